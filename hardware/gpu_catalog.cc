@@ -1,0 +1,84 @@
+#include "hardware/gpu_catalog.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "models/embedded_file.h"
+#include "models/textproto.h"
+
+namespace infergrid::gpu_catalog {
+absl::Span<const EmbeddedFile> EmbeddedFiles();
+}  // namespace infergrid::gpu_catalog
+
+namespace infergrid {
+namespace {
+
+const std::vector<GpuSpec>& Catalog() {
+  static const std::vector<GpuSpec>* catalog = [] {
+    auto* gpus = new std::vector<GpuSpec>;
+    for (const EmbeddedFile& file : gpu_catalog::EmbeddedFiles()) {
+      GpuSpec spec;
+      absl::Status status = ParseTextProto(file.text, file.path, &spec);
+      if (status.ok()) status = ValidateGpuSpec(spec, file.path);
+      if (!status.ok()) {  // compiled in and tested: a broken entry is a build defect
+        std::fprintf(stderr, "infergrid: internal catalog error: %s\n",
+                     std::string(status.message()).c_str());
+        std::abort();
+      }
+      gpus->push_back(std::move(spec));
+    }
+    std::sort(gpus->begin(), gpus->end(),
+              [](const GpuSpec& a, const GpuSpec& b) { return a.name() < b.name(); });
+    return gpus;
+  }();
+  return *catalog;
+}
+
+}  // namespace
+
+std::vector<std::string> GpuCatalogNames() {
+  std::vector<std::string> names;
+  for (const GpuSpec& spec : Catalog()) names.push_back(spec.name());
+  return names;
+}
+
+absl::StatusOr<GpuSpec> ResolveGpu(absl::string_view name_or_path) {
+  const std::string key = absl::AsciiStrToLower(name_or_path);
+  for (const GpuSpec& spec : Catalog()) {
+    if (spec.name() == key) return spec;
+  }
+  const std::string path(name_or_path);
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    return absl::NotFoundError(absl::StrCat("unknown GPU '", name_or_path, "' (catalog: ",
+                                            absl::StrJoin(GpuCatalogNames(), ", "),
+                                            "; or give a path to a GpuSpec .textproto)"));
+  }
+  GpuSpec spec;
+  if (absl::Status status = ReadTextProtoFile(path, &spec); !status.ok()) return status;
+  if (absl::Status status = ValidateGpuSpec(spec, path); !status.ok()) return status;
+  return spec;
+}
+
+absl::Status ValidateGpuSpec(const GpuSpec& spec, absl::string_view where) {
+  const std::pair<bool, absl::string_view> checks[] = {
+      {!spec.name().empty(), "name must be set"},
+      {spec.reported_total_mib() > 0 && spec.reported_total_mib() < (int64_t{1} << 30),
+       "reported_total_mib must be positive (read it from nvidia-smi, not the label)"},
+      {spec.tensor_peaks().fp16_flops() > 0, "tensor_peaks.fp16_flops must be positive"},
+      {spec.hbm_bytes_per_s() > 0, "hbm_bytes_per_s must be positive"},
+      {spec.l2_bytes() >= 0 && spec.sm_count() >= 0, "l2_bytes and sm_count must not be negative"},
+      {spec.framework_total_gib() >= 0, "framework_total_gib must not be negative"},
+  };
+  for (const auto& [ok, what] : checks) {
+    if (!ok) return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace infergrid

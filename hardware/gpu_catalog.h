@@ -1,0 +1,27 @@
+// The built-in GPU catalog (hardware/catalog/*.textproto, compiled in) and resolution of a
+// user's --gpu value (a catalog name or a GpuSpec .textproto path) into a validated GpuSpec.
+#ifndef INFERGRID_HARDWARE_GPU_CATALOG_H_
+#define INFERGRID_HARDWARE_GPU_CATALOG_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hardware/hardware_spec.pb.h"
+
+namespace infergrid {
+
+std::vector<std::string> GpuCatalogNames();
+absl::StatusOr<GpuSpec> ResolveGpu(absl::string_view name_or_path);
+absl::Status ValidateGpuSpec(const GpuSpec& spec, absl::string_view where);
+
+// Device memory as the device reports it (nvidia-smi memory.total), in bytes.
+inline double ReportedTotalBytes(const GpuSpec& spec) {
+  return static_cast<double>(spec.reported_total_mib()) * 1048576.0;
+}
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_HARDWARE_GPU_CATALOG_H_

@@ -1,0 +1,196 @@
+#include "models/hf_config.h"
+
+#include <cmath>
+#include <filesystem>
+#include <initializer_list>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "models/dtype.h"
+#include "models/json_text.h"
+#include "models/textproto.h"
+
+namespace infergrid {
+namespace {
+
+using nlohmann::json;
+
+// Reads the first present key among `keys` as a positive integer; `*found` tells whether any
+// key was present. Errors name the file and the key.
+absl::Status ReadInt(const json& config, std::initializer_list<const char*> keys,
+                     absl::string_view path, int64_t* value, bool* found) {
+  *found = false;
+  for (const char* key : keys) {
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null()) continue;
+    if (!it->is_number_integer() && !(it->is_number_float() &&
+                                      std::floor(it->get<double>()) == it->get<double>())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": field \"", key, "\" must be an integer, got ", it->dump()));
+    }
+    const double v = it->get<double>();
+    if (v < 0 || v > 9.0e15) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": field \"", key, "\" is out of range: ", it->dump()));
+    }
+    *value = it->get<int64_t>();
+    *found = true;
+    return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RequireInt(const json& config, std::initializer_list<const char*> keys,
+                        absl::string_view path, int64_t* value) {
+  bool found = false;
+  if (absl::Status s = ReadInt(config, keys, path, value, &found); !s.ok()) return s;
+  if (!found) {
+    std::vector<std::string> names(keys.begin(), keys.end());
+    return absl::InvalidArgumentError(absl::StrCat(path, ": missing field \"",
+                                                   absl::StrJoin(names, "\" or \""), "\""));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_view path,
+                              bool default_value) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return default_value;
+  if (!it->is_boolean()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": field \"", key, "\" must be true or false, got ", it->dump()));
+  }
+  return it->get<bool>();
+}
+
+std::string ModelNameFromPath(absl::string_view path) {
+  std::filesystem::path p{std::string(path)};
+  std::string name = p.has_parent_path() ? p.parent_path().filename().string() : "";
+  if (name.empty() || name == "." || name == "..") name = p.stem().string();
+  return absl::AsciiStrToLower(name);
+}
+
+}  // namespace
+
+absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::string_view path) {
+  absl::StatusOr<json> parsed = ParseJson(json_text, path);
+  if (!parsed.ok()) return parsed.status();
+  if (!parsed->is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": config.json must be a JSON object"));
+  }
+  const json* config = &*parsed;
+  const bool has_layers = config->contains("num_hidden_layers") || config->contains("n_layer") ||
+                          config->contains("num_layers");
+  if (!has_layers && config->contains("text_config") && (*config)["text_config"].is_object()) {
+    config = &(*config)["text_config"];
+  }
+
+  ModelSpec spec;
+  spec.set_name(ModelNameFromPath(path));
+  spec.set_display_name(spec.name());
+  spec.set_source(absl::StrCat("config.json at ", path));
+  if (auto it = config->find("_name_or_path"); it != config->end() && it->is_string()) {
+    spec.set_hf_id(it->get<std::string>());
+  }
+
+  int64_t layers = 0, hidden = 0, heads = 0, vocab = 0;
+  if (absl::Status s = RequireInt(*config, {"num_hidden_layers", "n_layer", "num_layers"}, path, &layers); !s.ok()) return s;
+  if (absl::Status s = RequireInt(*config, {"hidden_size", "n_embd", "d_model"}, path, &hidden); !s.ok()) return s;
+  if (absl::Status s = RequireInt(*config, {"num_attention_heads", "n_head"}, path, &heads); !s.ok()) return s;
+  if (absl::Status s = RequireInt(*config, {"vocab_size"}, path, &vocab); !s.ok()) return s;
+  if (heads < 1 || layers < 1 || hidden < 1 || layers > 10000 || heads > 100000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": num_hidden_layers, hidden_size and num_attention_heads must be positive"));
+  }
+  int64_t kv_heads = heads, head_dim = 0, ffn = 0, max_positions = 0;
+  bool found = false;
+  if (absl::Status s = ReadInt(*config, {"num_key_value_heads", "num_kv_heads"}, path, &kv_heads, &found); !s.ok()) return s;
+  if (!found) kv_heads = heads;
+  if (absl::Status s = ReadInt(*config, {"head_dim"}, path, &head_dim, &found); !s.ok()) return s;
+  if (!found) {
+    if (hidden % heads != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": no \"head_dim\" and hidden_size ", hidden, " is not a multiple of ", heads, " heads"));
+    }
+    head_dim = hidden / heads;
+  }
+  if (absl::Status s = ReadInt(*config, {"intermediate_size", "n_inner", "ffn_dim"}, path, &ffn, &found); !s.ok()) return s;
+  if (!found) ffn = 4 * hidden;  // GPT-2 convention when n_inner is null
+  if (absl::Status s = ReadInt(*config, {"max_position_embeddings", "n_positions", "seq_length"}, path, &max_positions, &found); !s.ok()) return s;
+
+  std::string model_type;
+  if (auto it = config->find("model_type"); it != config->end() && it->is_string()) {
+    model_type = absl::AsciiStrToLower(it->get<std::string>());
+  }
+  // Llama-family configs default to untied embeddings; GPT-2-style ones tie them.
+  const bool gpt_style = model_type == "gpt2" || config->contains("n_embd");
+  absl::StatusOr<bool> tied = ReadBool(*config, "tie_word_embeddings", path, gpt_style);
+  if (!tied.ok()) return tied.status();
+  // Qwen2 always carries QKV biases; Llama-style configs say so in attention_bias.
+  absl::StatusOr<bool> bias = ReadBool(*config, "attention_bias", path,
+                                       model_type == "qwen2" || model_type == "qwen2_moe");
+  if (!bias.ok()) return bias.status();
+
+  std::string act = "silu";
+  for (const char* key : {"hidden_act", "activation_function", "hidden_activation"}) {
+    if (auto it = config->find(key); it != config->end() && it->is_string()) {
+      act = absl::AsciiStrToLower(it->get<std::string>());
+      break;
+    }
+  }
+  // Gated MLPs (gate, up, down): SiLU/SwiGLU families and Gemma's GeGLU.
+  const bool gated = !gpt_style && (act == "silu" || act == "swiglu" || act == "geglu" ||
+                                    absl::StartsWith(model_type, "gemma"));
+
+  spec.set_num_layers(static_cast<int32_t>(layers));
+  spec.set_hidden_size(hidden);
+  spec.set_ffn_dim(ffn);
+  spec.set_num_attention_heads(static_cast<int32_t>(heads));
+  spec.set_num_kv_heads(static_cast<int32_t>(std::min<int64_t>(kv_heads, 1 << 30)));
+  spec.set_head_dim(static_cast<int32_t>(std::min<int64_t>(head_dim, 1 << 30)));
+  spec.set_vocab_size(vocab);
+  spec.set_tie_word_embeddings(*tied);
+  spec.set_gated_mlp(gated);
+  spec.set_attention_bias(*bias);
+  spec.set_max_position_embeddings(max_positions);
+  spec.set_dtype(DType::BF16);
+  if (auto it = config->find("torch_dtype"); it != config->end() && it->is_string()) {
+    absl::StatusOr<DType> dtype = ParseDType(it->get<std::string>());
+    if (!dtype.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"torch_dtype\": ",
+                                                     dtype.status().message()));
+    }
+    spec.set_dtype(*dtype);
+  }
+
+  int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0;
+  if (absl::Status s = ReadInt(*config, {"num_local_experts", "num_experts", "n_routed_experts"}, path, &experts, &found); !s.ok()) return s;
+  if (found && experts > 0) {
+    if (absl::Status s = RequireInt(*config, {"num_experts_per_tok", "moe_top_k"}, path, &top_k); !s.ok()) return s;
+    if (absl::Status s = ReadInt(*config, {"moe_intermediate_size"}, path, &expert_ffn, &found); !s.ok()) return s;
+    if (absl::Status s = ReadInt(*config, {"shared_expert_intermediate_size"}, path, &shared_ffn, &found); !s.ok()) return s;
+    if (experts > 100000 || top_k > experts) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": num_experts_per_tok (", top_k, ") must be in 1..", experts, " experts"));
+    }
+    MixtureOfExperts* moe = spec.mutable_moe();
+    moe->set_num_experts(static_cast<int32_t>(experts));
+    moe->set_experts_per_token(static_cast<int32_t>(top_k));
+    moe->set_expert_ffn_dim(expert_ffn);
+    // A shared expert of a different width is counted in units of the expert width.
+    if (shared_ffn > 0 && expert_ffn > 0) {
+      moe->set_num_shared_experts(static_cast<int32_t>(shared_ffn / expert_ffn));
+    }
+  }
+  return spec;
+}
+
+absl::StatusOr<ModelSpec> ReadHfConfigFile(const std::string& path) {
+  std::string text;
+  if (absl::Status s = ReadFileToString(path, &text, size_t{16} << 20); !s.ok()) return s;
+  return ImportHfConfig(text, path);
+}
+
+}  // namespace infergrid

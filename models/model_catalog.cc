@@ -1,0 +1,123 @@
+#include "models/model_catalog.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "models/embedded_file.h"
+#include "models/hf_config.h"
+#include "models/textproto.h"
+
+namespace infergrid::model_catalog {
+absl::Span<const EmbeddedFile> EmbeddedFiles();
+}  // namespace infergrid::model_catalog
+
+namespace infergrid {
+namespace {
+
+const std::vector<ModelSpec>& Catalog() {
+  static const std::vector<ModelSpec>* catalog = [] {
+    auto* models = new std::vector<ModelSpec>;
+    for (const EmbeddedFile& file : model_catalog::EmbeddedFiles()) {
+      ModelSpec spec;
+      absl::Status status = ParseTextProto(file.text, file.path, &spec);
+      if (status.ok()) status = ValidateModelSpec(spec, file.path);
+      // The catalog is compiled in and tested; a broken entry is a build defect.
+      if (!status.ok()) {
+        std::fprintf(stderr, "infergrid: internal catalog error: %s\n",
+                     std::string(status.message()).c_str());
+        std::abort();
+      }
+      models->push_back(std::move(spec));
+    }
+    std::sort(models->begin(), models->end(),
+              [](const ModelSpec& a, const ModelSpec& b) { return a.name() < b.name(); });
+    return models;
+  }();
+  return *catalog;
+}
+
+absl::Status Check(bool ok, absl::string_view where, absl::string_view what) {
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
+}
+
+}  // namespace
+
+std::vector<std::string> ModelCatalogNames() {
+  std::vector<std::string> names;
+  for (const ModelSpec& spec : Catalog()) names.push_back(spec.name());
+  return names;
+}
+
+absl::StatusOr<ModelSpec> FindCatalogModel(absl::string_view name) {
+  const std::string key = absl::AsciiStrToLower(name);
+  for (const ModelSpec& spec : Catalog()) {
+    if (spec.name() == key) return spec;
+  }
+  return absl::NotFoundError(absl::StrCat("unknown model '", name, "' (catalog: ",
+                                          absl::StrJoin(ModelCatalogNames(), ", "),
+                                          "; or give a path to a config.json)"));
+}
+
+absl::StatusOr<ModelSpec> ResolveModel(absl::string_view name_or_path) {
+  absl::StatusOr<ModelSpec> from_catalog = FindCatalogModel(name_or_path);
+  if (from_catalog.ok()) return from_catalog;
+  const std::string path(name_or_path);
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return from_catalog.status();
+  ModelSpec spec;
+  if (absl::EndsWith(path, ".textproto") || absl::EndsWith(path, ".txtpb")) {
+    if (absl::Status status = ReadTextProtoFile(path, &spec); !status.ok()) return status;
+    if (spec.name().empty()) spec.set_name(std::filesystem::path(path).stem().string());
+  } else {
+    absl::StatusOr<ModelSpec> imported = ReadHfConfigFile(path);
+    if (!imported.ok()) return imported.status();
+    spec = *std::move(imported);
+  }
+  if (absl::Status status = ValidateModelSpec(spec, path); !status.ok()) return status;
+  return spec;
+}
+
+absl::Status ValidateModelSpec(const ModelSpec& spec, absl::string_view where) {
+  // Bounds keep every derived product (parameters, FLOPs at 1M tokens) far from overflow.
+  const std::pair<bool, absl::string_view> checks[] = {
+      {spec.num_layers() >= 1 && spec.num_layers() <= 10000, "num_layers must be in 1..10000"},
+      {spec.hidden_size() >= 1 && spec.hidden_size() <= 1000000, "hidden_size must be in 1..1e6"},
+      {spec.ffn_dim() >= 1 && spec.ffn_dim() <= 10000000, "ffn_dim must be in 1..1e7"},
+      {spec.num_attention_heads() >= 1 && spec.num_attention_heads() <= 100000,
+       "num_attention_heads must be in 1..100000"},
+      {spec.num_kv_heads() >= 1 && spec.num_kv_heads() <= spec.num_attention_heads(),
+       "num_kv_heads must be in 1..num_attention_heads"},
+      {spec.num_kv_heads() >= 1 && spec.num_attention_heads() % spec.num_kv_heads() == 0,
+       "num_attention_heads must be a multiple of num_kv_heads"},
+      {spec.head_dim() >= 1 && spec.head_dim() <= 100000, "head_dim must be in 1..100000"},
+      {spec.vocab_size() >= 1 && spec.vocab_size() <= 100000000, "vocab_size must be in 1..1e8"},
+      {spec.max_position_embeddings() >= 0, "max_position_embeddings must not be negative"},
+      {spec.nominal_parameters() >= 0 && spec.nominal_parameters() < 1e15,
+       "nominal_parameters must be in 0..1e15"},
+  };
+  for (const auto& [ok, what] : checks) {
+    if (absl::Status status = Check(ok, where, what); !status.ok()) return status;
+  }
+  if (spec.has_moe()) {
+    const MixtureOfExperts& moe = spec.moe();
+    if (absl::Status status =
+            Check(moe.num_experts() >= 1 && moe.num_experts() <= 100000 &&
+                      moe.experts_per_token() >= 1 &&
+                      moe.experts_per_token() <= moe.num_experts() &&
+                      moe.expert_ffn_dim() >= 0 && moe.num_shared_experts() >= 0,
+                  where, "moe needs 1 <= experts_per_token <= num_experts <= 100000");
+        !status.ok()) {
+      return status;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace infergrid

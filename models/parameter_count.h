@@ -1,0 +1,30 @@
+// Exact parameter counts derived from the architecture, tensor by tensor.
+// Matches the element count of the published checkpoints (Llama-3-8B: 8,030,261,248).
+#ifndef INFERGRID_MODELS_PARAMETER_COUNT_H_
+#define INFERGRID_MODELS_PARAMETER_COUNT_H_
+
+#include <cstdint>
+
+#include "models/model_spec.pb.h"
+
+namespace infergrid {
+
+struct ParameterBreakdown {
+  int64_t embedding = 0;   // token embedding matrix (vocab x d_model)
+  int64_t attention = 0;   // Q, K, V, O projections (+ QKV biases) over all layers
+  int64_t mlp = 0;         // dense MLP or all experts (routed + shared) over all layers
+  int64_t router = 0;      // MoE gate matrices
+  int64_t norms = 0;       // RMSNorm weights (two per layer + final)
+  int64_t lm_head = 0;     // 0 when tied to the embedding
+  int64_t Total() const { return embedding + attention + mlp + router + norms + lm_head; }
+};
+
+ParameterBreakdown CountParameters(const ModelSpec& spec);
+
+// Parameters one token passes through: all but the routed experts it is not sent to.
+// Equals CountParameters().Total() for dense models.
+int64_t ActiveParametersPerToken(const ModelSpec& spec);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_MODELS_PARAMETER_COUNT_H_

@@ -1,0 +1,106 @@
+#include "sim/cli/command_line.h"
+
+#include <algorithm>
+
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace infergrid::cli {
+namespace {
+
+constexpr absl::string_view kUsagePayload = "infergrid/usage";
+
+bool Allowed(const std::vector<absl::string_view>& allowed, absl::string_view name) {
+  return std::find(allowed.begin(), allowed.end(), name) != allowed.end();
+}
+
+}  // namespace
+
+absl::Status UsageError(absl::string_view message) {
+  absl::Status status = absl::InvalidArgumentError(message);
+  status.SetPayload(kUsagePayload, absl::Cord("1"));
+  return status;
+}
+
+int ExitCodeFor(const absl::Status& status) {
+  if (status.ok()) return kExitOk;
+  return status.GetPayload(kUsagePayload).has_value() ? kExitUsage : kExitBadInput;
+}
+
+absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string>& args,
+                                                   const std::vector<absl::string_view>& allowed) {
+  ParsedCommandLine parsed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      parsed.positional.insert(parsed.positional.end(), args.begin() + i + 1, args.end());
+      break;
+    }
+    if (!absl::StartsWith(arg, "-") || arg == "-") {
+      parsed.positional.push_back(arg);
+      continue;
+    }
+    absl::string_view body = arg;
+    body.remove_prefix(absl::StartsWith(body, "--") ? 2 : 1);
+    if (body == "help" || body == "h") {
+      parsed.help = true;
+      continue;
+    }
+    std::string name(body);
+    std::string value;
+    bool has_value = false;
+    if (const size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    std::replace(name.begin(), name.end(), '-', '_');  // --kv-cache-dtype == --kv_cache_dtype
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    bool negated = false;
+    if ((flag == nullptr || !Allowed(allowed, name)) && absl::StartsWith(name, "no") && !has_value) {
+      absl::CommandLineFlag* positive = absl::FindCommandLineFlag(name.substr(2));
+      if (positive != nullptr && positive->IsOfType<bool>() && Allowed(allowed, name.substr(2))) {
+        flag = positive;
+        name = name.substr(2);
+        negated = true;
+      }
+    }
+    const std::string shown = absl::StrCat("--", body.substr(0, body.find('=')));
+    if (flag == nullptr || !Allowed(allowed, name)) {
+      return UsageError(absl::StrCat("unknown flag ", shown, " for this command (see --help)"));
+    }
+    if (!has_value) {
+      if (flag->IsOfType<bool>()) {
+        value = negated ? "false" : "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return UsageError(absl::StrCat("flag ", shown, " needs a value"));
+      }
+    }
+    std::string error;
+    if (!flag->ParseFrom(value, &error)) {
+      return UsageError(absl::StrCat("flag ", shown, ": ", error));
+    }
+    parsed.explicitly_set.insert(name);
+  }
+  return parsed;
+}
+
+std::string FlagHelp(const std::vector<absl::string_view>& allowed) {
+  std::string help;
+  for (absl::string_view name : allowed) {
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr) continue;
+    std::string dashed(name);
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    absl::StrAppend(&help, "  --", dashed, "=", flag->DefaultValue(), "\n      ", flag->Help(), "\n");
+  }
+  return help;
+}
+
+}  // namespace infergrid::cli

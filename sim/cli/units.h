@@ -1,0 +1,26 @@
+// Human-readable numbers for the terminal tables. Every memory figure says its unit:
+// GB = 1e9 bytes, GiB = 2^30 bytes (the accounting lesson, section 2).
+#ifndef INFERGRID_SIM_CLI_UNITS_H_
+#define INFERGRID_SIM_CLI_UNITS_H_
+
+#include <string>
+
+namespace infergrid::cli {
+
+inline constexpr double kGB = 1e9;
+inline constexpr double kGiB = 1073741824.0;
+inline constexpr double kMiB = 1048576.0;
+inline constexpr double kKiB = 1024.0;
+
+// Fixed-point with `decimals` digits ("16.00").
+std::string Fixed(double value, int decimals);
+// An integer-valued quantity with thousands separators ("16,000,000,000").
+std::string Grouped(double value);
+// A duration with an adaptive unit ("5.097 ms", "20.5 us").
+std::string Duration(double seconds);
+// Scientific with 2 decimals ("8.00e9").
+std::string Scientific(double value);
+
+}  // namespace infergrid::cli
+
+#endif  // INFERGRID_SIM_CLI_UNITS_H_

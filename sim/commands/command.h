@@ -1,0 +1,27 @@
+// A subcommand of `infergrid`: its name, a one-line summary, the flags it accepts and the
+// function that runs it once its flags are parsed. Output goes to `out`; errors are returned.
+#ifndef INFERGRID_SIM_COMMANDS_COMMAND_H_
+#define INFERGRID_SIM_COMMANDS_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace infergrid {
+
+struct Command {
+  absl::string_view name;
+  absl::string_view summary;
+  std::vector<absl::string_view> flags;
+  absl::Status (*run)(const std::vector<std::string>& positional, std::ostream& out);
+};
+
+const Command& MemoryCommand();
+const Command& RooflineCommand();
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_COMMANDS_COMMAND_H_

@@ -1,0 +1,119 @@
+#include "sim/commands/memory_report.h"
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hardware/gpu_catalog.h"
+#include "models/kv_cache_size.h"
+#include "sim/cli/command_line.h"
+#include "sim/cli/json_output.h"
+#include "sim/cli/text_table.h"
+#include "sim/cli/units.h"
+#include "sim/commands/command.h"
+#include "sim/commands/report_parts.h"
+
+namespace infergrid {
+
+using cli::Fixed;
+using cli::Grouped;
+using cli::kGB;
+using cli::kGiB;
+
+MemoryReport BuildMemoryReport(const cli::AccountingSetup& setup, int64_t context_tokens,
+                               int64_t batch) {
+  MemoryReport report;
+  report.set_model(setup.model.name());
+  *report.mutable_parameters() = setup.parameters;
+  *report.mutable_weights() = BuildWeightReport(setup);
+
+  KvReport& kv = *report.mutable_kv_cache();
+  kv.set_dtype(std::string(DTypeName(setup.kv_dtype)));
+  kv.set_bytes_per_token(static_cast<double>(KvBytesPerToken(setup.model, setup.kv_dtype)));
+  kv.set_context_tokens(context_tokens);
+  kv.set_batch(batch);
+  kv.set_bytes(KvBytes(setup.model, setup.kv_dtype, context_tokens, batch));
+
+  report.set_payload_bytes(setup.weight_bytes + kv.bytes());
+  DeviceReport& device = *report.mutable_device();
+  device.set_name(setup.gpu.name());
+  device.set_reported_name(setup.gpu.reported_name());
+  device.set_reported_total_mib(setup.gpu.reported_total_mib());
+  device.set_total_bytes(ReportedTotalBytes(setup.gpu));
+  device.set_nameplate_gb(setup.gpu.nameplate_gb());
+  report.set_remainder_bytes(device.total_bytes() - report.payload_bytes());
+
+  AddParameterNotes(setup, report.mutable_notes());
+  report.add_notes(
+      "remainder = device total - payload: an upper bound on everything else (other sequences' "
+      "KV blocks, activations, workspace, allocator caches, CUDA context), not free memory and "
+      "not a capacity plan");
+  if (report.remainder_bytes() < 0) {
+    report.add_notes(absl::StrCat("the payload exceeds the device total by ",
+                                  Fixed(-report.remainder_bytes() / kGiB, 2), " GiB"));
+  }
+  return report;
+}
+
+std::string RenderMemoryTable(const MemoryReport& report, const cli::AccountingSetup& setup) {
+  const ModelSpec& m = setup.model;
+  const KvReport& kv = report.kv_cache();
+  std::string out = absl::StrCat("InferGrid memory: ", m.display_name(), " on ",
+                                 setup.gpu.display_name(), "\n");
+  absl::StrAppend(&out, "  parameters     ", ParameterLine(report.parameters()), "\n");
+  absl::StrAppend(&out, "  weights        ", WeightLine(report.weights()), "\n");
+  absl::StrAppend(&out, "  KV cache       ", kv.dtype(), ", ", Grouped(kv.bytes_per_token()),
+                  " B = ", Fixed(kv.bytes_per_token() / cli::kKiB, 0), " KiB per token (2 x ",
+                  m.num_layers(), " layers x ", m.num_kv_heads(), " KV heads x ", m.head_dim(),
+                  " x ", Fixed(BytesPerElement(setup.kv_dtype), 1), " B)\n\n");
+
+  cli::TextTable table({"quantity", "bytes", "GB (1e9)", "GiB (2^30)"});
+  auto row = [&](std::string label, double bytes) {
+    table.AddRow({std::move(label), Grouped(bytes), Fixed(bytes / kGB, 2), Fixed(bytes / kGiB, 2)});
+  };
+  row("weights", report.weights().bytes());
+  row(absl::StrCat("KV cache (", Grouped(static_cast<double>(kv.context_tokens())), " tokens x ",
+                   kv.batch(), kv.batch() == 1 ? " sequence)" : " sequences)"),
+      kv.bytes());
+  row("nominal payload (weights + KV)", report.payload_bytes());
+  row(absl::StrCat("device total (", Grouped(static_cast<double>(report.device().reported_total_mib())),
+                   " MiB reported)"),
+      report.device().total_bytes());
+  row("arithmetic remainder", report.remainder_bytes());
+  absl::StrAppend(&out, table.Render(), "\n");
+  for (const std::string& note : report.notes()) absl::StrAppend(&out, "note: ", note, "\n");
+  return out;
+}
+
+namespace {
+
+absl::Status RunMemory(const std::vector<std::string>& positional, std::ostream& out) {
+  if (!positional.empty()) {
+    return cli::UsageError(absl::StrCat("memory takes no arguments, got '", positional[0], "'"));
+  }
+  absl::StatusOr<bool> json = cli::WantJson();
+  if (!json.ok()) return json.status();
+  const int64_t context = absl::GetFlag(FLAGS_context);
+  const int64_t batch = absl::GetFlag(FLAGS_batch);
+  if (absl::Status s = cli::CheckRange("context", context, 0, 100'000'000); !s.ok()) return s;
+  if (absl::Status s = cli::CheckRange("batch", batch, 1, 10'000'000); !s.ok()) return s;
+  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
+  if (!setup.ok()) return setup.status();
+  const MemoryReport report = BuildMemoryReport(*setup, context, batch);
+  out << (*json ? cli::ToJson(report) : RenderMemoryTable(report, *setup));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const Command& MemoryCommand() {
+  static const Command* command = [] {
+    auto* c = new Command{"memory", "weights, KV cache and payload against the device's reported memory",
+                          cli::AccountingFlagNames(), &RunMemory};
+    c->flags.push_back("context");
+    c->flags.push_back("batch");
+    return c;
+  }();
+  return *command;
+}
+
+}  // namespace infergrid

@@ -1,0 +1,72 @@
+// The `infergrid` command: `infergrid <command> [--flags]`. Parses its own flags (see
+// sim/cli/command_line.h), runs the command into a buffer, and prints it only on success, so
+// a failed run leaves no partial output: one line on stderr and exit code 1 (bad input) or 2
+// (usage).
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "sim/cli/command_line.h"
+#include "sim/commands/command.h"
+
+namespace infergrid {
+namespace {
+
+const std::vector<const Command*>& Commands() {
+  static const std::vector<const Command*> commands = {&MemoryCommand(), &RooflineCommand()};
+  return commands;
+}
+
+std::string Usage() {
+  std::string usage =
+      "usage: infergrid <command> [--flag=value ...]\n"
+      "       infergrid <command> --help\n\ncommands:\n";
+  for (const Command* command : Commands()) {
+    absl::StrAppend(&usage, "  ", command->name, std::string(12 - command->name.size(), ' '),
+                    command->summary, "\n");
+  }
+  return usage;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << "usage: infergrid <command> [--flag=value ...] (infergrid --help lists the commands)\n";
+    return cli::kExitUsage;
+  }
+  if (args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    std::cout << Usage();
+    return cli::kExitOk;
+  }
+  const Command* command = nullptr;
+  for (const Command* candidate : Commands()) {
+    if (candidate->name == args[0]) command = candidate;
+  }
+  if (command == nullptr) {
+    std::cerr << "infergrid: unknown command '" << args[0] << "' (infergrid --help lists them)\n";
+    return cli::kExitUsage;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(rest, command->flags);
+  absl::Status status = parsed.status();
+  if (status.ok() && parsed->help) {
+    std::cout << "usage: infergrid " << command->name << " [--flag=value ...]\n"
+              << command->summary << "\n\nflags:\n" << cli::FlagHelp(command->flags);
+    return cli::kExitOk;
+  }
+  std::ostringstream out;
+  if (status.ok()) status = command->run(parsed->positional, out);
+  if (!status.ok()) {
+    std::cerr << "infergrid " << command->name << ": error: " << status.message() << "\n";
+    return cli::ExitCodeFor(status);
+  }
+  std::cout << out.str() << std::flush;
+  return std::cout ? cli::kExitOk : cli::kExitBadInput;
+}
+
+}  // namespace
+}  // namespace infergrid
+
+int main(int argc, char** argv) { return infergrid::Main(argc, argv); }

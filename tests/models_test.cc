@@ -1,0 +1,342 @@
+// Tests of models/: catalog, exact parameter counts, dtypes, KV size, the accounting lesson's
+// pass formulas, config.json import and safetensors headers.
+#include <cmath>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "models/dtype.h"
+#include "models/hf_config.h"
+#include "models/kv_cache_size.h"
+#include "models/model_catalog.h"
+#include "models/parameter_count.h"
+#include "models/pass_accounting.h"
+#include "models/safetensors_header.h"
+#include "models/textproto.h"
+#include "tests/test_files.h"
+
+namespace infergrid {
+namespace {
+
+using ::testing::HasSubstr;
+
+ModelSpec Catalog(absl::string_view name) {
+  absl::StatusOr<ModelSpec> spec = FindCatalogModel(name);
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  return spec.ok() ? *spec : ModelSpec();
+}
+
+TEST(ModelCatalog, HasTheRequiredModels) {
+  for (const char* name : {"llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mistral-7b",
+                           "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b"}) {
+    EXPECT_TRUE(FindCatalogModel(name).ok()) << name;
+  }
+  EXPECT_TRUE(FindCatalogModel("Llama-3-8B").ok()) << "names are case-insensitive";
+}
+
+TEST(ModelCatalog, UnknownNameListsTheCatalog) {
+  absl::StatusOr<ModelSpec> spec = FindCatalogModel("llama-9");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(), HasSubstr("unknown model 'llama-9'"));
+  EXPECT_THAT(spec.status().message(), HasSubstr("llama-3-8b"));
+}
+
+// The element counts of the published checkpoints.
+TEST(ParameterCount, MatchesPublishedCheckpoints) {
+  const std::pair<const char*, int64_t> expected[] = {
+      {"llama-2-7b", 6'738'415'616},     {"llama-3-8b", 8'030'261'248},
+      {"llama-3-70b", 70'553'706'496},   {"llama-3.1-405b", 405'853'388'800},
+      {"mistral-7b", 7'241'732'096},     {"mixtral-8x7b", 46'702'792'704},
+      {"qwen2.5-0.5b", 494'032'768},     {"qwen2.5-7b", 7'615'616'512},
+      {"qwen2.5-72b", 72'706'203'648}};
+  for (const auto& [name, count] : expected) {
+    EXPECT_EQ(CountParameters(Catalog(name)).Total(), count) << name;
+  }
+}
+
+TEST(ParameterCount, BreakdownOfLlama3_8B) {
+  const ParameterBreakdown p = CountParameters(Catalog("llama-3-8b"));
+  EXPECT_EQ(p.embedding, 128256LL * 4096);
+  EXPECT_EQ(p.lm_head, 128256LL * 4096);
+  EXPECT_EQ(p.attention, 32LL * (4096 * 4096 * 2 + 2 * 4096 * 1024));
+  EXPECT_EQ(p.mlp, 32LL * 3 * 4096 * 14336);
+  EXPECT_EQ(p.norms, 32LL * 2 * 4096 + 4096);
+}
+
+TEST(ParameterCount, TiedEmbeddingsHaveNoLmHead) {
+  EXPECT_EQ(CountParameters(Catalog("qwen2.5-0.5b")).lm_head, 0);
+}
+
+TEST(ParameterCount, MixtralActivePerTokenUsesTopTwoExperts) {
+  const ModelSpec m = Catalog("mixtral-8x7b");
+  // Published: ~12.9B active. 6 idle experts x 32 layers x 3 x 4096 x 14336 fewer.
+  EXPECT_EQ(ActiveParametersPerToken(m), 46'702'792'704LL - 6LL * 32 * 3 * 4096 * 14336);
+  EXPECT_EQ(ActiveParametersPerToken(Catalog("llama-3-8b")), 8'030'261'248LL);
+}
+
+TEST(DType, SizesAndNames) {
+  EXPECT_EQ(BitsPerElement(DType::FP32), 32);
+  EXPECT_EQ(BitsPerElement(DType::BF16), 16);
+  EXPECT_EQ(BitsPerElement(DType::FP8_E5M2), 8);
+  EXPECT_EQ(BitsPerElement(DType::INT4), 4);
+  EXPECT_EQ(*ParseDType("bfloat16"), DType::BF16);
+  EXPECT_EQ(*ParseDType("FP8"), DType::FP8_E4M3);
+  EXPECT_EQ(*ParseDType("fp8_e5m2"), DType::FP8_E5M2);
+  EXPECT_EQ(*ParseDType("half"), DType::FP16);
+  EXPECT_FALSE(ParseDType("fp7").ok());
+  EXPECT_THAT(ParseDType("fp7").status().message(), HasSubstr("unknown dtype 'fp7'"));
+}
+
+TEST(WeightFormat, BytesPerParameter) {
+  EXPECT_DOUBLE_EQ(ParseWeightFormat("bf16")->BytesPerParameter(), 2.0);
+  EXPECT_DOUBLE_EQ(ParseWeightFormat("fp8")->BytesPerParameter(), 1.0);
+  EXPECT_DOUBLE_EQ(ParseWeightFormat("int4")->BytesPerParameter(), 0.5);
+  EXPECT_TRUE(ParseWeightFormat("int4")->IsRawFloor());
+  // One fp16 scale per 128 weights: 0.5 + 2/128.
+  EXPECT_DOUBLE_EQ(ParseWeightFormat("int4-g128")->BytesPerParameter(), 0.515625);
+  EXPECT_FALSE(ParseWeightFormat("int4-g128")->IsRawFloor());
+  // AWQ/GPTQ: fp16 scale + packed 4-bit zero per 128 weights.
+  EXPECT_DOUBLE_EQ(ParseWeightFormat("awq")->BytesPerParameter(), 0.5 + 2.5 / 128);
+  EXPECT_FALSE(ParseWeightFormat("bf16-g128").ok());
+  EXPECT_FALSE(ParseWeightFormat("int4-g0").ok());
+  EXPECT_FALSE(ParseWeightFormat("int4-gx").ok());
+}
+
+// Lesson section 4: 2 x L x H_kv x D x S x B x b.
+TEST(KvCacheSize, LessonFigures) {
+  const ModelSpec m = Catalog("llama-3-8b");
+  EXPECT_EQ(KvBytesPerToken(m, DType::FP16), 131072);  // 128 KiB
+  EXPECT_EQ(KvBytesPerToken(m, DType::BF16), 131072);
+  EXPECT_EQ(KvBytesPerToken(m, DType::FP8_E4M3), 65536);  // 64 KiB
+  EXPECT_EQ(KvBytesPerToken(m, DType::INT4), 32768);
+  const double gib = 1073741824.0;
+  EXPECT_DOUBLE_EQ(KvBytes(m, DType::FP16, 2048, 1), 268435456.0);
+  EXPECT_DOUBLE_EQ(KvBytes(m, DType::FP16, 4096, 1), 536870912.0);
+  EXPECT_DOUBLE_EQ(KvBytes(m, DType::FP16, 8192, 1) / gib, 1.0);
+  EXPECT_DOUBLE_EQ(KvBytes(m, DType::FP16, 16384, 1) / gib, 2.0);
+  EXPECT_DOUBLE_EQ(KvBytes(m, DType::FP16, 32768, 1), 4294967296.0);
+  // Exercise 1: 32K context, FP8 KV, batch 8 = 16 GiB.
+  EXPECT_DOUBLE_EQ(KvBytes(m, DType::FP8_E4M3, 32768, 8) / gib, 16.0);
+}
+
+// The second seed document claims MHA KV for a 70B model at 8K x 4 in FP16 needs "over 160 GB"
+// and GQA with 8 KV heads "~20 GB". The formula gives half of each.
+TEST(KvCacheSize, AnatomyDocumentKvFiguresDoNotFollowFromTheFormula) {
+  ModelSpec llama70 = Catalog("llama-3-70b");
+  const double gqa = KvBytes(llama70, DType::FP16, 8192, 4);
+  EXPECT_DOUBLE_EQ(gqa, 10'737'418'240.0);  // 10.74 GB = 10.00 GiB, not ~20 GB
+  llama70.set_num_kv_heads(64);              // the MHA variant
+  const double mha = KvBytes(llama70, DType::FP16, 8192, 4);
+  EXPECT_DOUBLE_EQ(mha, 85'899'345'920.0);   // 85.90 GB = 80 GiB, not "over 160 GB"
+  EXPECT_DOUBLE_EQ(mha / gqa, 8.0);          // the 8x reduction itself is right
+}
+
+PassInputs Nominal8B(const ModelSpec& m, DType kv) {
+  return PassInputs{8e9, 16e9, KvBytesPerToken(m, kv)};
+}
+
+// Lesson section 6.2 table.
+TEST(PassAccounting, PrefillTable) {
+  const ModelSpec m = Catalog("llama-3-8b");
+  const PassAccounting p256 = PrefillPass(m, Nominal8B(m, DType::FP16), 256, 1);
+  EXPECT_EQ(std::round(p256.attention_flops / 1e9), 17.0);  // 0.017 TFLOP
+  EXPECT_DOUBLE_EQ(p256.linear_flops, 4.096e12);            // 4.10 TFLOP
+  EXPECT_NEAR(p256.TotalFlops(false) / 1e12, 4.11, 0.005);
+  EXPECT_NEAR(100 * p256.attention_flops / p256.TotalFlops(false), 0.4, 0.05);
+  const PassAccounting p2048 = PrefillPass(m, Nominal8B(m, DType::FP16), 2048, 1);
+  EXPECT_NEAR(p2048.attention_flops / 1e12, 1.10, 0.005);
+  EXPECT_NEAR(p2048.linear_flops / 1e12, 32.77, 0.005);
+  EXPECT_NEAR(p2048.TotalFlops(false) / 1e12, 33.87, 0.005);
+  EXPECT_NEAR(100 * p2048.attention_flops / p2048.TotalFlops(false), 3.2, 0.05);
+  EXPECT_DOUBLE_EQ(p2048.attention_flops_causal * 2, p2048.attention_flops);
+  // Nominal payload: one pass over the weights plus P x 128 KiB of KV written.
+  EXPECT_DOUBLE_EQ(p2048.kv_write_bytes, 2048.0 * 131072);
+  EXPECT_DOUBLE_EQ(p2048.kv_read_bytes, 0);
+  EXPECT_DOUBLE_EQ(p2048.weight_bytes, 16e9);
+  EXPECT_DOUBLE_EQ(p2048.payload_bytes, 16e9 + 2048.0 * 131072);
+}
+
+// Lesson sections 6.3 and 6.4.
+TEST(PassAccounting, DecodeStepAt8K) {
+  const ModelSpec m = Catalog("llama-3-8b");
+  const PassAccounting d = DecodeStep(m, Nominal8B(m, DType::FP16), 8192, 1);
+  EXPECT_DOUBLE_EQ(d.linear_flops, 16e9);
+  EXPECT_NEAR(d.attention_flops / 1e9, 4.29, 0.005);
+  EXPECT_NEAR(d.TotalFlops(false) / 1e9, 20.29, 0.005);
+  EXPECT_NEAR(d.kv_read_bytes / 1e9, 1.07, 0.005);
+  EXPECT_DOUBLE_EQ(d.kv_write_bytes, 131072);
+  EXPECT_NEAR(d.payload_bytes / 1e9, 17.07, 0.005);
+  EXPECT_DOUBLE_EQ(d.TotalBytes() - d.payload_bytes, 131072);
+  EXPECT_NEAR(d.Intensity(false), 1.19, 0.005);
+}
+
+// Lesson section 8: the FP16 vs FP8 KV decision at batch 4, S = 8K.
+TEST(PassAccounting, KvPrecisionDecisionTable) {
+  const ModelSpec m = Catalog("llama-3-8b");
+  const PassAccounting fp16 = DecodeStep(m, Nominal8B(m, DType::FP16), 8192, 4);
+  const PassAccounting fp8 = DecodeStep(m, Nominal8B(m, DType::FP8_E4M3), 8192, 4);
+  const double gib = 1073741824.0;
+  EXPECT_DOUBLE_EQ(fp16.kv_read_bytes / gib, 4.0);
+  EXPECT_NEAR(fp16.kv_read_bytes / 1e9, 4.29, 0.005);
+  EXPECT_DOUBLE_EQ(fp8.kv_read_bytes / gib, 2.0);
+  EXPECT_NEAR(fp8.kv_read_bytes / 1e9, 2.15, 0.005);
+  EXPECT_NEAR(fp16.payload_bytes / 1e9, 20.29, 0.005);
+  EXPECT_NEAR(fp8.payload_bytes / 1e9, 18.15, 0.005);
+  EXPECT_NEAR(fp16.payload_bytes / gib, 18.90, 0.005);
+  EXPECT_NEAR(fp8.payload_bytes / gib, 16.90, 0.005);
+  const double delta = fp16.payload_bytes - fp8.payload_bytes;
+  EXPECT_NEAR(delta / 1e9, 2.15, 0.005);
+  EXPECT_NEAR(100 * delta / fp16.payload_bytes, 10.6, 0.05);
+}
+
+TEST(HfConfig, ImportsLlama3_8BAsInTheCatalog) {
+  const std::string path = testing::WriteFile(testing::TestDir() / "Meta-Llama-3-8B/config.json", R"({
+    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_act": "silu",
+    "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+    "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+    "max_position_embeddings": 8192, "rope_theta": 500000.0, "tie_word_embeddings": false,
+    "torch_dtype": "bfloat16", "rms_norm_eps": 1e-05})");
+  absl::StatusOr<ModelSpec> spec = ResolveModel(path);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->name(), "meta-llama-3-8b");
+  EXPECT_EQ(spec->head_dim(), 128);
+  EXPECT_EQ(spec->dtype(), DType::BF16);
+  EXPECT_TRUE(spec->gated_mlp());
+  EXPECT_EQ(CountParameters(*spec).Total(), 8'030'261'248);
+  EXPECT_EQ(KvBytesPerToken(*spec, DType::FP16), 131072);
+}
+
+TEST(HfConfig, ImportsMixtralAndQwen2) {
+  absl::StatusOr<ModelSpec> mixtral = ImportHfConfig(R"({"model_type": "mixtral",
+    "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+    "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+    "num_local_experts": 8, "num_experts_per_tok": 2, "hidden_act": "silu"})", "mixtral.json");
+  ASSERT_TRUE(mixtral.ok()) << mixtral.status();
+  EXPECT_EQ(CountParameters(*mixtral).Total(), 46'702'792'704);
+  absl::StatusOr<ModelSpec> qwen = ImportHfConfig(R"({"model_type": "qwen2",
+    "hidden_size": 3584, "intermediate_size": 18944, "num_attention_heads": 28,
+    "num_hidden_layers": 28, "num_key_value_heads": 4, "vocab_size": 152064,
+    "tie_word_embeddings": false, "hidden_act": "silu"})", "qwen.json");
+  ASSERT_TRUE(qwen.ok()) << qwen.status();
+  EXPECT_TRUE(qwen->attention_bias());
+  EXPECT_EQ(CountParameters(*qwen).Total(), 7'615'616'512);
+}
+
+TEST(HfConfig, ErrorsNameTheFileLineAndField) {
+  absl::StatusOr<ModelSpec> bad_json = ImportHfConfig("{\n  \"hidden_size\": 4096,\n  oops\n}", "c.json");
+  ASSERT_FALSE(bad_json.ok());
+  EXPECT_THAT(bad_json.status().message(), HasSubstr("c.json:3:3: invalid JSON"));
+
+  absl::StatusOr<ModelSpec> missing = ImportHfConfig(R"({"hidden_size": 4096})", "c.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("c.json: missing field \"num_hidden_layers\""));
+
+  absl::StatusOr<ModelSpec> not_int = ImportHfConfig(
+      R"({"num_hidden_layers": "32", "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 10})",
+      "c.json");
+  ASSERT_FALSE(not_int.ok());
+  EXPECT_THAT(not_int.status().message(), HasSubstr("\"num_hidden_layers\" must be an integer"));
+
+  EXPECT_FALSE(ImportHfConfig("[1, 2]", "c.json").ok());
+  EXPECT_FALSE(ImportHfConfig("", "c.json").ok());
+  absl::StatusOr<ModelSpec> negative = ImportHfConfig(
+      R"({"num_hidden_layers": -3, "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 10})",
+      "c.json");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_THAT(negative.status().message(), HasSubstr("out of range"));
+}
+
+TEST(HfConfig, InconsistentHeadsAreRejectedByValidation) {
+  const std::string path = testing::WriteFile(testing::TestDir() / "m/config.json",
+      R"({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 8,
+          "num_key_value_heads": 3, "vocab_size": 100, "intermediate_size": 128})");
+  absl::StatusOr<ModelSpec> spec = ResolveModel(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(), HasSubstr("multiple of num_kv_heads"));
+}
+
+// A safetensors file: 8-byte little-endian header length, JSON header, then the data.
+std::string Safetensors(const std::string& header, size_t data_bytes) {
+  std::string file(8, '\0');
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) file[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return file + header + std::string(data_bytes, '\0');
+}
+
+TEST(Safetensors, CountsParametersPerDtypeFromTheHeader) {
+  const std::string header =
+      R"({"__metadata__": {"format": "pt"},
+          "embed.weight": {"dtype": "BF16", "shape": [10, 4], "data_offsets": [0, 80]},
+          "layer.weight": {"dtype": "F8_E4M3", "shape": [4, 4], "data_offsets": [80, 96]},
+          "layer.scale": {"dtype": "F32", "shape": [], "data_offsets": [96, 100]}})";
+  const std::string path = testing::WriteFile(testing::TestDir() / "model.safetensors",
+                                              Safetensors(header, 100));
+  absl::StatusOr<SafetensorsSummary> s = ReadSafetensorsHeader(path);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->tensors, 3);
+  EXPECT_EQ(s->elements, 40 + 16 + 1);
+  EXPECT_EQ(s->bytes, 100);
+  EXPECT_EQ(s->by_dtype.at("BF16").elements, 40);
+  EXPECT_EQ(s->by_dtype.at("F8_E4M3").bytes, 16);
+  EXPECT_EQ(s->by_dtype.at("F32").elements, 1);
+}
+
+TEST(Safetensors, FolderSumsItsShards) {
+  const auto dir = testing::TestDir();
+  testing::WriteFile(dir / "a.safetensors",
+      Safetensors(R"({"x": {"dtype": "F16", "shape": [3], "data_offsets": [0, 6]}})", 6));
+  testing::WriteFile(dir / "b.safetensors",
+      Safetensors(R"({"y": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]}})", 8));
+  absl::StatusOr<SafetensorsSummary> s = ReadSafetensorsHeader(dir.string());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->elements, 7);
+}
+
+TEST(Safetensors, RejectsMalformedHeaders) {
+  const auto dir = testing::TestDir();
+  struct Case { const char* name; std::string contents; const char* error; };
+  const Case cases[] = {
+      {"short", std::string("\x05\x00", 2), "shorter than its 8-byte header length"},
+      {"huge_length", std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + "{}", "exceeds the file"},
+      {"not_json", Safetensors("{nope", 0), "invalid JSON"},
+      {"array", Safetensors("[1]", 0), "not a JSON object"},
+      {"no_dtype", Safetensors(R"({"t": {"shape": [1], "data_offsets": [0, 2]}})", 2), "missing \"dtype\""},
+      {"bad_dtype", Safetensors(R"({"t": {"dtype": "Q3", "shape": [1], "data_offsets": [0, 2]}})", 2), "unknown dtype"},
+      {"negative_dim", Safetensors(R"({"t": {"dtype": "F16", "shape": [-1], "data_offsets": [0, 2]}})", 2), "non-negative"},
+      {"span_mismatch", Safetensors(R"({"t": {"dtype": "F16", "shape": [4], "data_offsets": [0, 2]}})", 2), "needs 8"},
+      {"past_end", Safetensors(R"({"t": {"dtype": "F16", "shape": [4], "data_offsets": [0, 8]}})", 2), "fall outside"},
+      {"overflow", Safetensors(R"({"t": {"dtype": "F16", "shape": [4294967296, 4294967296], "data_offsets": [0, 8]}})", 8), "overflows"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = testing::WriteFile(dir / (std::string(c.name) + ".safetensors"), c.contents);
+    absl::StatusOr<SafetensorsSummary> s = ReadSafetensorsHeader(path);
+    ASSERT_FALSE(s.ok()) << c.name;
+    EXPECT_THAT(s.status().message(), HasSubstr(c.error)) << c.name;
+    EXPECT_THAT(s.status().message(), HasSubstr(path)) << c.name;
+  }
+}
+
+TEST(TextProto, ErrorsNameFileLineAndColumn) {
+  ModelSpec spec;
+  absl::Status status = ParseTextProto("name: \"x\"\nnum_layers: 3\nbogus: 1\n", "m.textproto", &spec);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("m.textproto:3:"));
+  EXPECT_THAT(status.message(), HasSubstr("bogus"));
+}
+
+TEST(ResolveModel, TextprotoFileAndValidation) {
+  const auto dir = testing::TestDir();
+  const std::string good = testing::WriteFile(dir / "tiny.textproto",
+      "num_layers: 2 hidden_size: 64 ffn_dim: 128 num_attention_heads: 4 num_kv_heads: 2 "
+      "head_dim: 16 vocab_size: 100 gated_mlp: true dtype: BF16");
+  absl::StatusOr<ModelSpec> spec = ResolveModel(good);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->name(), "tiny");
+  const std::string bad = testing::WriteFile(dir / "bad.textproto", "num_layers: 0 hidden_size: 64");
+  absl::StatusOr<ModelSpec> invalid = ResolveModel(bad);
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_THAT(invalid.status().message(), HasSubstr("num_layers must be in 1..10000"));
+}
+
+}  // namespace
+}  // namespace infergrid

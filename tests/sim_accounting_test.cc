@@ -1,0 +1,146 @@
+// The accounting lesson's figures, as they come out of the memory and roofline reports.
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/cli/accounting_setup.h"
+#include "sim/commands/memory_report.h"
+#include "sim/commands/roofline_report.h"
+
+namespace infergrid {
+namespace {
+
+using ::testing::HasSubstr;
+constexpr double kGiB = 1073741824.0;
+
+class AccountingTest : public ::testing::Test {
+ protected:
+  absl::FlagSaver saver_;  // each test starts from the defaults
+
+  cli::AccountingSetup Setup(const std::string& params = "nominal") {
+    absl::SetFlag(&FLAGS_params, params);
+    absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
+    EXPECT_TRUE(setup.ok()) << setup.status();
+    return setup.ok() ? *setup : cli::AccountingSetup();
+  }
+};
+
+// Lesson section 5: Llama 3 8B on H100 SXM, batch 1, S = 8,192, FP16 KV.
+TEST_F(AccountingTest, MemoryPayloadTable) {
+  const MemoryReport r = BuildMemoryReport(Setup(), 8192, 1);
+  EXPECT_EQ(r.parameters().used(), "nominal");
+  EXPECT_DOUBLE_EQ(r.weights().bytes(), 16e9);
+  EXPECT_NEAR(r.weights().bytes() / kGiB, 14.90, 0.005);
+  EXPECT_DOUBLE_EQ(r.kv_cache().bytes_per_token(), 131072);
+  EXPECT_DOUBLE_EQ(r.kv_cache().bytes() / kGiB, 1.00);
+  EXPECT_NEAR(r.kv_cache().bytes() / 1e9, 1.07, 0.005);
+  EXPECT_NEAR(r.payload_bytes() / 1e9, 17.07, 0.005);
+  EXPECT_NEAR(r.payload_bytes() / kGiB, 15.90, 0.005);
+  EXPECT_EQ(r.device().reported_total_mib(), 81559);
+  EXPECT_NEAR(r.device().total_bytes() / 1e9, 85.52, 0.005);
+  EXPECT_NEAR(r.device().total_bytes() / kGiB, 79.65, 0.005);
+  EXPECT_NEAR(r.remainder_bytes() / kGiB, 63.75, 0.005);
+  EXPECT_THAT(r.notes(0), HasSubstr("nominal"));
+}
+
+// Lesson section 3.2: weight bytes by precision for the nominal 8e9.
+TEST_F(AccountingTest, WeightBytesByPrecision) {
+  const std::pair<const char*, double> cases[] = {{"fp16", 16e9}, {"fp8", 8e9}, {"int4", 4e9}, {"fp32", 32e9}};
+  for (const auto& [format, bytes] : cases) {
+    absl::SetFlag(&FLAGS_weight_dtype, format);
+    const MemoryReport r = BuildMemoryReport(Setup(), 8192, 1);
+    EXPECT_DOUBLE_EQ(r.weights().bytes(), bytes) << format;
+  }
+  absl::SetFlag(&FLAGS_weight_dtype, "fp8");
+  EXPECT_NEAR(BuildMemoryReport(Setup(), 8192, 1).weights().bytes() / kGiB, 7.45, 0.005);
+  absl::SetFlag(&FLAGS_weight_dtype, "int4");
+  const MemoryReport int4 = BuildMemoryReport(Setup(), 8192, 1);
+  EXPECT_NEAR(int4.weights().bytes() / kGiB, 3.73, 0.005);
+  EXPECT_TRUE(int4.weights().raw_floor());
+}
+
+// Lesson section 4: weight precision and KV precision are separate decisions.
+TEST_F(AccountingTest, Fp8CheckpointWithEitherKvDtype) {
+  absl::SetFlag(&FLAGS_weight_dtype, "fp8");
+  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp16");
+  MemoryReport r = BuildMemoryReport(Setup(), 8192, 1);
+  EXPECT_NEAR(r.weights().bytes() / kGiB, 7.45, 0.005);
+  EXPECT_DOUBLE_EQ(r.kv_cache().bytes() / kGiB, 1.00);
+  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp8");
+  r = BuildMemoryReport(Setup(), 8192, 1);
+  EXPECT_DOUBLE_EQ(r.kv_cache().bytes() / kGiB, 0.50);
+  EXPECT_NEAR(r.kv_cache().bytes() / 1e9, 0.54, 0.005);
+}
+
+TEST_F(AccountingTest, ExactCountIsTheDefaultAndIsLabelled) {
+  absl::SetFlag(&FLAGS_params, "exact");
+  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
+  ASSERT_TRUE(setup.ok());
+  const MemoryReport r = BuildMemoryReport(*setup, 8192, 1);
+  EXPECT_EQ(r.parameters().used(), "exact");
+  EXPECT_DOUBLE_EQ(r.weights().bytes(), 2.0 * 8'030'261'248);
+  EXPECT_DOUBLE_EQ(r.parameters().nominal(), 8e9);
+}
+
+TEST_F(AccountingTest, DecodeRooflineAt8K) {
+  RooflineQuery q;
+  q.context_tokens = 8192;
+  q.batch = 1;
+  const RooflineReport r = BuildRooflineReport(Setup(), q);
+  EXPECT_NEAR(r.flops().total() / 1e9, 20.29, 0.005);
+  EXPECT_NEAR(r.bytes().payload() / 1e9, 17.07, 0.005);
+  EXPECT_NEAR(r.intensity(), 1.19, 0.005);
+  EXPECT_EQ(r.bounds().larger(), "hbm");
+  EXPECT_NEAR(r.bounds().machine_balance(), 295, 0.5);
+  // Exercise 3: 17.07 GB at a measured 2.1 TB/s memcpy rate is ~8.1 ms.
+  EXPECT_NEAR(r.bytes().payload() / 2.1e12 * 1e3, 8.1, 0.05);
+}
+
+TEST_F(AccountingTest, PrefillRooflineTableRows) {
+  RooflineQuery q;
+  q.prefill = true;
+  q.batch = 1;
+  q.prompt_tokens = 256;
+  RooflineReport r = BuildRooflineReport(Setup(), q);
+  EXPECT_NEAR(r.flops().attention() / 1e12, 0.017, 0.0005);
+  EXPECT_NEAR(r.flops().linear() / 1e12, 4.10, 0.005);
+  EXPECT_NEAR(r.flops().total() / 1e12, 4.11, 0.005);
+  EXPECT_NEAR(100 * r.flops().attention_share(), 0.4, 0.05);
+  q.prompt_tokens = 2048;
+  r = BuildRooflineReport(Setup(), q);
+  EXPECT_NEAR(r.flops().total() / 1e12, 33.87, 0.005);
+  EXPECT_NEAR(100 * r.flops().attention_share(), 3.2, 0.05);
+  EXPECT_EQ(r.bounds().larger(), "compute");
+  q.causal = true;
+  r = BuildRooflineReport(Setup(), q);
+  EXPECT_EQ(r.flops().attention_mode(), "causal");
+  EXPECT_NEAR(r.flops().total() / 1e12, 32.77 + 0.55, 0.005);
+}
+
+TEST_F(AccountingTest, KvDecisionTableFromTheReports) {
+  RooflineQuery q;
+  q.context_tokens = 8192;
+  q.batch = 4;
+  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp16");
+  const RooflineReport fp16 = BuildRooflineReport(Setup(), q);
+  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp8_e4m3");
+  const RooflineReport fp8 = BuildRooflineReport(Setup(), q);
+  EXPECT_NEAR(fp16.bytes().payload() / 1e9, 20.29, 0.005);
+  EXPECT_NEAR(fp8.bytes().payload() / 1e9, 18.15, 0.005);
+  EXPECT_NEAR(100 * (1 - fp8.bytes().payload() / fp16.bytes().payload()), 10.6, 0.05);
+}
+
+TEST_F(AccountingTest, BadFlagValuesAreUsageErrors) {
+  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp7");
+  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
+  ASSERT_FALSE(setup.ok());
+  EXPECT_THAT(setup.status().message(), HasSubstr("--kv-cache-dtype: unknown dtype 'fp7'"));
+  absl::SetFlag(&FLAGS_kv_cache_dtype, "auto");
+  absl::SetFlag(&FLAGS_model, "no-such-model");
+  setup = cli::ResolveAccountingSetup();
+  ASSERT_FALSE(setup.ok());
+  EXPECT_THAT(setup.status().message(), HasSubstr("--model: unknown model 'no-such-model'"));
+}
+
+}  // namespace
+}  // namespace infergrid
