@@ -1,0 +1,64 @@
+// The cost model's contract: the time of one engine iteration (one forward pass over a batch
+// of prefill chunks and decode sequences) on one replica, with the lower bounds behind it and
+// the binding resource. Implementations are pure functions of the batch shape: the roofline
+// model here (datasheet peaks, no calibration) and the calibrated model (calibration/).
+#ifndef INFERGRID_HARDWARE_ITERATION_COST_H_
+#define INFERGRID_HARDWARE_ITERATION_COST_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace infergrid {
+
+// One prefill chunk: `new_tokens` prompt tokens computed now, after `context_tokens` tokens
+// already in the KV cache (0 for a fresh prompt; > 0 for later chunks of a chunked prefill or
+// a prefix-cache hit).
+struct PrefillChunk {
+  int64_t new_tokens = 0;
+  int64_t context_tokens = 0;
+};
+
+// The work of one iteration. Decode sequences are listed by their own context length (tokens
+// already cached), never a batch mean: attention cost is not linear in a mean.
+struct BatchShape {
+  std::vector<PrefillChunk> prefill;
+  std::vector<int64_t> decode_context_tokens;
+
+  int64_t TotalNewTokens() const {
+    int64_t total = static_cast<int64_t>(decode_context_tokens.size());
+    for (const PrefillChunk& c : prefill) total += c.new_tokens;
+    return total;
+  }
+  bool empty() const { return prefill.empty() && decode_context_tokens.empty(); }
+};
+
+enum class Resource { kHbm, kCompute, kL2, kOverhead, kNetwork };
+absl::string_view ResourceName(Resource resource);
+
+struct IterationCost {
+  double duration_s = 0;
+  double flops = 0;
+  double hbm_bytes = 0;
+  double hbm_bound_s = 0;      // hbm_bytes / peak bandwidth
+  double compute_bound_s = 0;  // flops / peak tensor rate
+  double overhead_s = 0;       // launch, CPU and fixed costs inside duration_s
+  // Achieved fraction of each peak over the whole iteration (bound / duration).
+  double hbm_fraction() const { return duration_s > 0 ? hbm_bound_s / duration_s : 0; }
+  double compute_fraction() const { return duration_s > 0 ? compute_bound_s / duration_s : 0; }
+  Resource binding = Resource::kHbm;  // the resource with the largest share of duration_s
+};
+
+class IterationCostModel {
+ public:
+  virtual ~IterationCostModel() = default;
+  // Thread-compatible, deterministic, and cheap: O(batch) per call, no allocation in steady state.
+  virtual IterationCost Cost(const BatchShape& batch) const = 0;
+  // "roofline (uncalibrated)", "calibrated h100-sxm", ... for reports.
+  virtual absl::string_view Description() const = 0;
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_HARDWARE_ITERATION_COST_H_
