@@ -1,0 +1,43 @@
+// Opens a request trace file of any supported format and streams it as Requests. The format is
+// detected from the header (or first line, for JSON lines) unless TraceOptions::format forces it.
+// Sources read lazily with bounded memory; every error names file:line:column and what was
+// expected. Formats: azure (2023/2024 CSV), burstgpt, mooncake (JSONL), vidur (Splitwise CSV),
+// lengths (ShareGPT/arXiv length tables; arrivals are 0, pair with an arrival generator), and
+// infergrid (our own CSV, see README "Workloads and trace formats").
+#ifndef INFERGRID_TRACES_TRACE_READER_H_
+#define INFERGRID_TRACES_TRACE_READER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "traces/request.h"
+
+namespace infergrid {
+
+struct TraceOptions {
+  std::string format = "auto";   // auto | azure | burstgpt | mooncake | vidur | lengths | infergrid
+  bool skip_bad_rows = false;    // --on-bad-row=skip; counts per reason are kept
+  std::string model_filter;      // BurstGPT Model column
+};
+
+struct TraceReadStats {
+  int64_t rows = 0;      // requests yielded
+  int64_t skipped = 0;   // rows dropped (bad rows under skip, BurstGPT failures, model filter)
+  std::map<std::string, int64_t> skipped_by_reason;
+  std::vector<std::string> warnings;
+};
+
+// Opens a trace file; the format is detected from the header unless forced. The source streams
+// (constant memory) and yields Requests with arrival_s relative to the first row. `stats`, when
+// given, must outlive the source; it is updated as rows are read.
+absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path,
+                                                         const TraceOptions& options,
+                                                         TraceReadStats* stats = nullptr);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_TRACES_TRACE_READER_H_

@@ -1,0 +1,33 @@
+// Wrappers that rescale a RequestSource for `simulate`: stretch time by a factor, retime to a
+// target mean rate, or stop after a number of requests. Each owns its inner source and keeps
+// arrival order; ids are renumbered 0.. in output order.
+#ifndef INFERGRID_TRACES_TRACE_TRANSFORMS_H_
+#define INFERGRID_TRACES_TRACE_TRANSFORMS_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "traces/request.h"
+
+namespace infergrid {
+
+// Multiplies every arrival by `factor` (> 0): 2 makes the trace twice as long (half the rate).
+absl::StatusOr<std::unique_ptr<RequestSource>> ScaleTime(std::unique_ptr<RequestSource> inner,
+                                                         double factor);
+
+// Rescales arrivals so that the mean rate is `rate_per_s` (> 0). A stream cannot be read twice,
+// so the factor comes from the first `probe_requests` requests, which are buffered: their rate
+// (n - 1) / (t_last - t_first) is mapped to rate_per_s. A probe whose arrivals all coincide (a
+// length-only table) is spread at a constant rate_per_s instead.
+absl::StatusOr<std::unique_ptr<RequestSource>> ScaleToRate(std::unique_ptr<RequestSource> inner,
+                                                           double rate_per_s,
+                                                           int64_t probe_requests = 100000);
+
+// Yields at most `max_requests` (>= 0) requests.
+absl::StatusOr<std::unique_ptr<RequestSource>> LimitRequests(std::unique_ptr<RequestSource> inner,
+                                                             int64_t max_requests);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_TRACES_TRACE_TRANSFORMS_H_
