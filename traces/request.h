@@ -20,6 +20,8 @@ struct Request {
   std::vector<uint64_t> prefix_block_hashes;  // Mooncake hash_ids: one per 512-token block
   int32_t priority = 0;
   std::string session;            // tenant / session id where the trace has one
+  std::string model;              // the model that served it, where the trace says (BurstGPT)
+  std::string log_type;           // BurstGPT "Log Type": "Conversation log" or "API log"
 };
 
 // A stream of requests in non-decreasing arrival order. Next() returns false at the end and an

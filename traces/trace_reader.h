@@ -22,6 +22,9 @@ struct TraceOptions {
   std::string format = "auto";   // auto | azure | burstgpt | mooncake | vidur | lengths | infergrid
   bool skip_bad_rows = false;    // --on-bad-row=skip; counts per reason are kept
   std::string model_filter;      // BurstGPT Model column
+  // Longest line read; a longer one is a bad row (reason line_too_long), streamed past, never
+  // held in memory. 1 MiB: a Mooncake row for a 1 M-token prompt is about 16 kB.
+  int64_t max_line_bytes = int64_t{1} << 20;
 };
 
 struct TraceReadStats {
