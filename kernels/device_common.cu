@@ -88,13 +88,15 @@ __global__ void __launch_bounds__(kStreamThreads)
   if (acc == sentinel) *sink = acc;
 }
 
+// Bounded by an iteration count too, so a timer that does not advance cannot hang the run.
 __global__ void SpinKernel(uint64_t nanoseconds) {
   uint64_t start;
   uint64_t now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  int polls = 0;
   do {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < nanoseconds);
+  } while (now - start < nanoseconds && ++polls < (1 << 20));
 }
 
 template <typename T>
