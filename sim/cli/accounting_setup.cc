@@ -1,14 +1,18 @@
 #include "sim/cli/accounting_setup.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hardware/gpu_catalog.h"
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
 #include "models/safetensors_header.h"
+#include "sim/memory_plan/personality_catalog.h"
 #include "sim/cli/command_line.h"
 
 ABSL_FLAG(std::string, model, "llama-3-8b",
@@ -31,6 +35,25 @@ ABSL_FLAG(int64_t, context, 8192, "context length S in tokens (KV cache held per
 ABSL_FLAG(int64_t, batch, 1, "number of sequences B");
 ABSL_FLAG(int64_t, prompt, 2048, "prompt length P in tokens (prefill)");
 ABSL_FLAG(std::string, format, "table", "output: table or json");
+ABSL_FLAG(std::string, engine, "",
+          "serving engine whose KV-cache plan to print: vllm-v1, vllm-v0, sglang or trtllm, "
+          "optionally @version (vllm-v1@0.19, sglang@0.4.1, trtllm@cpp)");
+ABSL_FLAG(double, gpu_memory_utilization, 0.9, "vLLM: share of the whole GPU the engine may use");
+ABSL_FLAG(double, mem_fraction_static, 0,
+          "SGLang: share of free memory for weights + KV (0: the version's default)");
+ABSL_FLAG(double, free_gpu_memory_fraction, 0,
+          "TensorRT-LLM: share of the memory left after weights and buffers for KV (0: default 0.9)");
+ABSL_FLAG(int64_t, max_num_batched_tokens, 0,
+          "tokens of the profile run's batch (TensorRT-LLM max_num_tokens; 0: engine default)");
+ABSL_FLAG(int64_t, max_num_seqs, 0, "sequences per batch (TensorRT-LLM max_batch_size; 0: engine default)");
+ABSL_FLAG(int64_t, max_model_len, 0, "context length served (0: the model's max_position_embeddings)");
+ABSL_FLAG(int32_t, block_size, 0, "tokens per KV block (0: engine default: vLLM 16, SGLang 1, TensorRT-LLM 32/64)");
+ABSL_FLAG(int32_t, tensor_parallel_size, 1, "tensor-parallel GPUs per replica");
+ABSL_FLAG(int32_t, pipeline_parallel_size, 1, "pipeline stages per replica");
+ABSL_FLAG(int64_t, num_gpu_blocks_override, 0, "use this many KV blocks (vLLM's flag; 0: computed)");
+ABSL_FLAG(std::string, kv_cache_memory, "",
+          "KV bytes per GPU as the server reports them, skipping the profile (8GiB, 8.5e9, 8G)");
+ABSL_FLAG(bool, enforce_eager, false, "no CUDA graphs (vLLM's --enforce-eager)");
 
 namespace infergrid::cli {
 namespace {
@@ -96,6 +119,129 @@ absl::StatusOr<bool> WantJson() {
   if (format == "json") return true;
   if (format == "table") return false;
   return UsageError(absl::StrCat("--format: expected table or json, got '", format, "'"));
+}
+
+const std::vector<absl::string_view>& EngineFlagNames() {
+  static const std::vector<absl::string_view> names = {
+      "engine", "gpu_memory_utilization", "mem_fraction_static", "free_gpu_memory_fraction",
+      "max_num_batched_tokens", "max_num_seqs", "max_model_len", "block_size",
+      "tensor_parallel_size", "pipeline_parallel_size", "num_gpu_blocks_override",
+      "kv_cache_memory", "enforce_eager"};
+  return names;
+}
+
+std::vector<std::string> EngineFlagsGiven() {
+  std::vector<std::string> given;
+  auto note = [&](bool differs, absl::string_view name) {
+    if (differs) given.emplace_back(name);
+  };
+  note(absl::GetFlag(FLAGS_gpu_memory_utilization) != 0.9, "gpu-memory-utilization");
+  note(absl::GetFlag(FLAGS_mem_fraction_static) != 0, "mem-fraction-static");
+  note(absl::GetFlag(FLAGS_free_gpu_memory_fraction) != 0, "free-gpu-memory-fraction");
+  note(absl::GetFlag(FLAGS_max_num_batched_tokens) != 0, "max-num-batched-tokens");
+  note(absl::GetFlag(FLAGS_max_num_seqs) != 0, "max-num-seqs");
+  note(absl::GetFlag(FLAGS_max_model_len) != 0, "max-model-len");
+  note(absl::GetFlag(FLAGS_block_size) != 0, "block-size");
+  note(absl::GetFlag(FLAGS_tensor_parallel_size) != 1, "tensor-parallel-size");
+  note(absl::GetFlag(FLAGS_pipeline_parallel_size) != 1, "pipeline-parallel-size");
+  note(absl::GetFlag(FLAGS_num_gpu_blocks_override) != 0, "num-gpu-blocks-override");
+  note(!absl::GetFlag(FLAGS_kv_cache_memory).empty(), "kv-cache-memory");
+  note(absl::GetFlag(FLAGS_enforce_eager), "enforce-eager");
+  return given;
+}
+
+namespace {
+
+// "8GiB", "512MiB", "8GB", "8.5e9", and vLLM's "8G" (binary) / "8g" (decimal).
+absl::StatusOr<double> ParseByteSize(absl::string_view text) {
+  const std::pair<absl::string_view, double> suffixes[] = {
+      {"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0}, {"GB", 1e9}, {"MB", 1e6},
+      {"KB", 1e3}, {"G", 1073741824.0}, {"M", 1048576.0}, {"K", 1024.0}, {"g", 1e9},
+      {"m", 1e6}, {"k", 1e3}};
+  double scale = 1;
+  absl::string_view number = text;
+  for (const auto& [suffix, factor] : suffixes) {
+    if (absl::EndsWith(text, suffix)) {
+      number = text.substr(0, text.size() - suffix.size());
+      scale = factor;
+      break;
+    }
+  }
+  double value = 0;
+  if (!absl::SimpleAtod(number, &value) || !(value > 0) || value * scale > 1e15) {
+    return UsageError(absl::StrCat("--kv-cache-memory: expected a positive size such as 8GiB, "
+                                   "8.5e9 or 8G, got '", text, "'"));
+  }
+  return value * scale;
+}
+
+absl::Status CheckFractionFlag(absl::string_view flag, double value, bool zero_is_default) {
+  if ((zero_is_default && value == 0) || (value > 0 && value <= 1)) return absl::OkStatus();
+  return UsageError(absl::StrCat("--", flag, "=", value, " is outside (0, 1]"));
+}
+
+}  // namespace
+
+absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const AccountingSetup& setup,
+                                                           absl::string_view default_engine) {
+  MemoryPlanRequest request;
+  request.model = setup.model;
+  request.gpu = setup.gpu;
+  request.weights = setup.weights;
+  request.kv_dtype = setup.kv_dtype;
+  std::string engine = absl::GetFlag(FLAGS_engine);
+  if (engine.empty()) engine = std::string(default_engine);
+  absl::StatusOr<EngineMemoryPersonality> personality = ResolveEnginePersonality(engine);
+  if (!personality.ok()) return UsageError(absl::StrCat("--engine: ", personality.status().message()));
+  request.engine = engine;
+
+  request.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization);
+  request.mem_fraction_static = absl::GetFlag(FLAGS_mem_fraction_static);
+  request.free_gpu_memory_fraction = absl::GetFlag(FLAGS_free_gpu_memory_fraction);
+  if (absl::Status s = CheckFractionFlag("gpu-memory-utilization", request.gpu_memory_utilization, false); !s.ok()) return s;
+  if (absl::Status s = CheckFractionFlag("mem-fraction-static", request.mem_fraction_static, true); !s.ok()) return s;
+  if (absl::Status s = CheckFractionFlag("free-gpu-memory-fraction", request.free_gpu_memory_fraction, true); !s.ok()) return s;
+  // Each engine has its own fraction; the others' would be silently ignored.
+  const absl::string_view own = personality->fraction_flag();
+  const std::pair<absl::string_view, bool> fraction_flags[] = {
+      {"gpu_memory_utilization", request.gpu_memory_utilization != 0.9},
+      {"mem_fraction_static", request.mem_fraction_static != 0},
+      {"free_gpu_memory_fraction", request.free_gpu_memory_fraction != 0}};
+  for (const auto& [flag, given] : fraction_flags) {
+    if (given && flag != own) {
+      std::string dashed(flag), own_dashed(own);
+      std::replace(dashed.begin(), dashed.end(), '_', '-');
+      std::replace(own_dashed.begin(), own_dashed.end(), '_', '-');
+      return UsageError(absl::StrCat("--", dashed, " is not a ", personality->engine(),
+                                     " flag; its fraction is --", own_dashed));
+    }
+  }
+
+  request.max_num_batched_tokens = absl::GetFlag(FLAGS_max_num_batched_tokens);
+  request.max_num_seqs = absl::GetFlag(FLAGS_max_num_seqs);
+  request.max_model_len = absl::GetFlag(FLAGS_max_model_len);
+  request.num_gpu_blocks_override = absl::GetFlag(FLAGS_num_gpu_blocks_override);
+  const int64_t limit = int64_t{1} << 31;
+  for (const auto& [flag, value] : {std::pair<absl::string_view, int64_t>{"max_num_batched_tokens", request.max_num_batched_tokens},
+                                    {"max_num_seqs", request.max_num_seqs},
+                                    {"max_model_len", request.max_model_len},
+                                    {"num_gpu_blocks_override", request.num_gpu_blocks_override}}) {
+    if (absl::Status s = CheckRange(flag, value, 0, limit - 1); !s.ok()) return s;
+  }
+  request.block_size = absl::GetFlag(FLAGS_block_size);
+  if (absl::Status s = CheckRange("block_size", request.block_size, 0, 4096); !s.ok()) return s;
+  request.tensor_parallel = absl::GetFlag(FLAGS_tensor_parallel_size);
+  request.pipeline_parallel = absl::GetFlag(FLAGS_pipeline_parallel_size);
+  if (absl::Status s = CheckRange("tensor_parallel_size", request.tensor_parallel, 1, 1024); !s.ok()) return s;
+  if (absl::Status s = CheckRange("pipeline_parallel_size", request.pipeline_parallel, 1, 1024); !s.ok()) return s;
+  request.enable_cuda_graphs = !absl::GetFlag(FLAGS_enforce_eager);
+  const std::string kv_memory = absl::GetFlag(FLAGS_kv_cache_memory);
+  if (!kv_memory.empty()) {
+    absl::StatusOr<double> bytes = ParseByteSize(kv_memory);
+    if (!bytes.ok()) return bytes.status();
+    request.kv_cache_memory_bytes = *bytes;
+  }
+  return request;
 }
 
 absl::StatusOr<AccountingSetup> ResolveAccountingSetup() {

@@ -14,6 +14,7 @@
 #include "hardware/hardware_spec.pb.h"
 #include "models/dtype.h"
 #include "models/model_spec.pb.h"
+#include "sim/memory_plan/memory_plan.h"
 #include "sim/reports.pb.h"
 
 ABSL_DECLARE_FLAG(std::string, model);
@@ -28,6 +29,20 @@ ABSL_DECLARE_FLAG(int64_t, context);
 ABSL_DECLARE_FLAG(int64_t, batch);
 ABSL_DECLARE_FLAG(int64_t, prompt);
 ABSL_DECLARE_FLAG(std::string, format);
+// Serving-engine flags (`memory --engine`, issue 6), spelled as the engines spell them.
+ABSL_DECLARE_FLAG(std::string, engine);
+ABSL_DECLARE_FLAG(double, gpu_memory_utilization);
+ABSL_DECLARE_FLAG(double, mem_fraction_static);
+ABSL_DECLARE_FLAG(double, free_gpu_memory_fraction);
+ABSL_DECLARE_FLAG(int64_t, max_num_batched_tokens);
+ABSL_DECLARE_FLAG(int64_t, max_num_seqs);
+ABSL_DECLARE_FLAG(int64_t, max_model_len);
+ABSL_DECLARE_FLAG(int32_t, block_size);
+ABSL_DECLARE_FLAG(int32_t, tensor_parallel_size);
+ABSL_DECLARE_FLAG(int32_t, pipeline_parallel_size);
+ABSL_DECLARE_FLAG(int64_t, num_gpu_blocks_override);
+ABSL_DECLARE_FLAG(std::string, kv_cache_memory);
+ABSL_DECLARE_FLAG(bool, enforce_eager);
 
 namespace infergrid::cli {
 
@@ -54,6 +69,18 @@ absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, 
 
 // --format: "table" or "json".
 absl::StatusOr<bool> WantJson();
+
+// The serving-engine flags (--engine and the engines' own memory flags).
+const std::vector<absl::string_view>& EngineFlagNames();
+
+// The engine flags that differ from their defaults ("gpu-memory-utilization", ...).
+std::vector<std::string> EngineFlagsGiven();
+
+// The engine flags plus a resolved setup as a memory-plan request; an empty --engine means
+// `default_engine`. Usage errors name the flag: a fraction outside (0, 1], another engine's
+// fraction flag, an unknown --engine, a malformed --kv-cache-memory.
+absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const AccountingSetup& setup,
+                                                           absl::string_view default_engine = "vllm-v1");
 
 }  // namespace infergrid::cli
 

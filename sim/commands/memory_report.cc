@@ -11,6 +11,8 @@
 #include "sim/cli/units.h"
 #include "sim/commands/command.h"
 #include "sim/commands/report_parts.h"
+#include "sim/memory_plan/engine_memory_report.h"
+#include "sim/memory_plan/memory_plan_detail.h"
 
 namespace infergrid {
 
@@ -86,6 +88,22 @@ std::string RenderMemoryTable(const MemoryReport& report, const cli::AccountingS
 
 namespace {
 
+// `memory --engine=...`: the engine's KV-cache plan instead of the payload accounting. The plan
+// counts weights tensor by tensor from the architecture, as the engines load them.
+absl::Status RunEngineMemory(const cli::AccountingSetup& setup, bool json, std::ostream& out) {
+  absl::StatusOr<MemoryPlanRequest> request = cli::ResolveMemoryPlanRequest(setup);
+  if (!request.ok()) return request.status();
+  absl::StatusOr<MemoryPlanDetail> detail = ExplainEngineMemory(*request);
+  if (!detail.ok()) {
+    // Argument errors (TP, PP, fractions, sizes) are about the command line; "does not fit" is not.
+    if (absl::IsInvalidArgument(detail.status())) return cli::UsageError(detail.status().message());
+    return detail.status();
+  }
+  const EngineMemoryReport report = BuildEngineMemoryReport(*request, *detail);
+  out << (json ? cli::ToJson(report) : RenderEngineMemoryTable(report, setup.model, setup.gpu));
+  return absl::OkStatus();
+}
+
 absl::Status RunMemory(const std::vector<std::string>& positional, std::ostream& out) {
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("memory takes no arguments, got '", positional[0], "'"));
@@ -98,6 +116,10 @@ absl::Status RunMemory(const std::vector<std::string>& positional, std::ostream&
   if (absl::Status s = cli::CheckRange("batch", batch, 1, 10'000'000); !s.ok()) return s;
   absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
   if (!setup.ok()) return setup.status();
+  if (!absl::GetFlag(FLAGS_engine).empty()) return RunEngineMemory(*setup, *json, out);
+  if (const std::vector<std::string> given = cli::EngineFlagsGiven(); !given.empty()) {
+    return cli::UsageError(absl::StrCat("--", given[0], " is an engine flag: give --engine=vllm-v1|vllm-v0|sglang|trtllm"));
+  }
   const MemoryReport report = BuildMemoryReport(*setup, context, batch);
   out << (*json ? cli::ToJson(report) : RenderMemoryTable(report, *setup));
   return absl::OkStatus();
@@ -111,6 +133,7 @@ const Command& MemoryCommand() {
                           cli::AccountingFlagNames(), &RunMemory};
     c->flags.push_back("context");
     c->flags.push_back("batch");
+    for (absl::string_view flag : cli::EngineFlagNames()) c->flags.push_back(flag);
     return c;
   }();
   return *command;

@@ -1,0 +1,40 @@
+// The three sizing equations (vLLM profile, SGLang static fraction, TensorRT-LLM free
+// fraction), each filling the per-stage KV budget of a MemoryPlanDetail whose deployment
+// (personality, total, batch limits, stages, weights, bytes per token) memory_plan.cc has
+// already resolved, and each writing the startup-log lines of its engine. Internal to
+// sim/memory_plan.
+#ifndef INFERGRID_SIM_MEMORY_PLAN_ENGINE_RULES_H_
+#define INFERGRID_SIM_MEMORY_PLAN_ENGINE_RULES_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "sim/memory_plan/memory_plan.h"
+#include "sim/memory_plan/memory_plan_detail.h"
+
+namespace infergrid::memory_plan_internal {
+
+inline constexpr double kGiB = 1073741824.0;
+
+// Fills each stage's activation, non-torch, CUDA-graph and KV terms and the fraction; fails
+// (FailedPrecondition, by how many GiB) when a stage has nothing left for KV.
+absl::Status ApplyVllmRule(const MemoryPlanRequest& request, MemoryPlanDetail* detail);
+absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail* detail);
+absl::Status ApplyTrtllmRule(const MemoryPlanRequest& request, MemoryPlanDetail* detail);
+
+// The engine's startup-log lines for the finished plan (blocks and tokens known).
+void WriteVllmLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail);
+void WriteSglangLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail);
+void WriteTrtllmLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail);
+
+// "12.34" (GiB, two decimals, as the engines print) and "476,016".
+std::string Gib(double bytes);
+std::string Thousands(int64_t value);
+
+// Non-torch memory for this TP degree from the personality.
+double NonTorchBytes(const EngineMemoryPersonality& personality, int tensor_parallel);
+
+}  // namespace infergrid::memory_plan_internal
+
+#endif  // INFERGRID_SIM_MEMORY_PLAN_ENGINE_RULES_H_

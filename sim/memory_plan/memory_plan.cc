@@ -1,0 +1,273 @@
+// Resolves the deployment every rule shares (personality, device total, batch limits, pipeline
+// stages, per-stage weights and KV bytes per token), runs the engine's rule, then turns the KV
+// budget into whole blocks, applies the engines' overrides and picks the limiting stage.
+#include "sim/memory_plan/memory_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/memory_plan/engine_rules.h"
+#include "sim/memory_plan/memory_plan_detail.h"
+#include "sim/memory_plan/personality_catalog.h"
+
+namespace infergrid {
+
+namespace memory_plan_internal {
+
+std::string Gib(double bytes) { return absl::StrFormat("%.2f", bytes / kGiB); }
+
+std::string Thousands(int64_t value) {
+  const std::string digits = absl::StrCat(value < 0 ? -value : value);
+  std::string out = value < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+double NonTorchBytes(const EngineMemoryPersonality& personality, int tensor_parallel) {
+  return (tensor_parallel >= 2 ? personality.non_torch_gib_tp_multi() : personality.non_torch_gib_tp1()) * kGiB;
+}
+
+}  // namespace memory_plan_internal
+
+namespace {
+
+using memory_plan_internal::kGiB;
+
+absl::Status CheckFraction(absl::string_view flag, double value, bool zero_means_default) {
+  if (zero_means_default && value == 0) return absl::OkStatus();
+  if (value > 0 && value <= 1) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", flag, "=", value, " is outside (0, 1]: it is a fraction of memory"));
+}
+
+absl::Status ValidateRequest(const MemoryPlanRequest& r) {
+  const ModelSpec& m = r.model;
+  if (m.num_layers() <= 0 || m.hidden_size() <= 0 || m.num_attention_heads() <= 0 ||
+      m.num_kv_heads() <= 0 || m.head_dim() <= 0 || m.vocab_size() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("model '", m.name(), "' lacks layers, hidden size, heads, head_dim or vocab"));
+  }
+  if (BitsPerElement(r.kv_dtype) < 8) {
+    return absl::InvalidArgumentError(absl::StrCat("--kv-cache-dtype=", DTypeName(r.kv_dtype),
+                                                   ": the engines store KV in 8, 16 or 32 bits"));
+  }
+  if (BitsPerElement(r.weights.dtype) == 0) return absl::InvalidArgumentError("the weight dtype is unspecified");
+  for (auto [flag, value, zero_default] :
+       {std::tuple<absl::string_view, double, bool>{"gpu-memory-utilization", r.gpu_memory_utilization, false},
+        {"mem-fraction-static", r.mem_fraction_static, true},
+        {"free-gpu-memory-fraction", r.free_gpu_memory_fraction, true}}) {
+    if (absl::Status s = CheckFraction(flag, value, zero_default); !s.ok()) return s;
+  }
+  const int tp = r.tensor_parallel;
+  if (tp < 1 || tp > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat("--tensor-parallel-size=", tp, " must be in 1..1024"));
+  }
+  if (m.num_attention_heads() % tp != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--tensor-parallel-size=", tp, " does not divide the ", m.num_attention_heads(),
+        " attention heads of ", m.name(), "; use a divisor of ", m.num_attention_heads()));
+  }
+  const int kv = m.num_kv_heads();
+  if (tp <= kv ? kv % tp != 0 : tp % kv != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--tensor-parallel-size=", tp, " cannot shard the ", kv, " KV heads of ", m.name(),
+        ": TP must divide the KV heads, or be a multiple of them (heads are then replicated)"));
+  }
+  if (r.pipeline_parallel < 1 || r.pipeline_parallel > m.num_layers()) {
+    return absl::InvalidArgumentError(absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel,
+                                                   " must be in 1..", m.num_layers(), " (the model's layers)"));
+  }
+  const std::pair<absl::string_view, int64_t> counts[] = {
+      {"max-num-batched-tokens", r.max_num_batched_tokens}, {"max-num-seqs", r.max_num_seqs},
+      {"max-model-len", r.max_model_len}, {"num-gpu-blocks-override", r.num_gpu_blocks_override}};
+  for (const auto& [flag, value] : counts) {
+    if (value < 0 || value > (int64_t{1} << 40)) {
+      return absl::InvalidArgumentError(absl::StrCat("--", flag, "=", value, " must be in 0..2^40 (0: default)"));
+    }
+  }
+  if (r.block_size > 4096) {
+    return absl::InvalidArgumentError(absl::StrCat("--block-size=", r.block_size, " must be in 1..4096"));
+  }
+  if (r.kv_cache_memory_bytes < 0 || !std::isfinite(r.kv_cache_memory_bytes)) {
+    return absl::InvalidArgumentError("--kv-cache-memory must be a positive number of bytes");
+  }
+  return absl::OkStatus();
+}
+
+// vLLM's get_pp_indices: L / PP layers each, the remainder going to the stages before the last.
+std::vector<int> StageLayers(int layers, int stages) {
+  std::vector<int> result(static_cast<size_t>(stages), layers / stages);
+  for (int i = 2; i < layers % stages + 2; ++i) ++result[static_cast<size_t>(stages - i)];
+  return result;
+}
+
+bool GpuNameContains(const GpuSpec& gpu, absl::string_view needle) {
+  for (const std::string& name : {gpu.name(), gpu.display_name(), gpu.reported_name()}) {
+    if (absl::StrContains(absl::AsciiStrToLower(name), needle)) return true;
+  }
+  return false;
+}
+
+absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
+  const EngineMemoryPersonality& p = d->personality;
+  d->plan.engine = PersonalityName(p);
+  if (r.gpu.framework_total_gib() > 0) {
+    d->plan.total_bytes = r.gpu.framework_total_gib() * kGiB;
+    d->total_origin = "framework total (torch.cuda.mem_get_info) from the GPU spec";
+  } else {
+    d->plan.total_bytes = static_cast<double>(r.gpu.reported_total_mib()) * 1048576.0;
+    d->total_origin = "nvidia-smi total (the GPU spec has no framework_total_gib)";
+    d->notes.push_back("the GPU spec has no framework_total_gib: the nvidia-smi total is used, an upper "
+                       "bound (torch reads 0-0.9 GiB less on the cards we know)");
+  }
+  if (d->plan.total_bytes <= 0) return absl::InvalidArgumentError(absl::StrCat("GPU '", r.gpu.name(), "' has no memory total"));
+
+  d->max_model_len = r.max_model_len > 0 ? r.max_model_len : r.model.max_position_embeddings();
+  if (d->max_model_len <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("model '", r.model.name(),
+                                                   "' has no max_position_embeddings: give --max-model-len"));
+  }
+  const double total_gib = d->plan.total_bytes / kGiB;
+  const BatchDefaults* defaults = &p.batch_defaults(p.batch_defaults_size() - 1);
+  for (const BatchDefaults& b : p.batch_defaults()) {
+    if (total_gib >= b.min_total_gib() &&
+        (b.excluded_gpu_substring().empty() || !GpuNameContains(r.gpu, b.excluded_gpu_substring()))) {
+      defaults = &b;
+      break;
+    }
+  }
+  d->max_num_seqs = r.max_num_seqs > 0 ? r.max_num_seqs : defaults->max_num_seqs();
+  if (r.max_num_batched_tokens > 0) {
+    d->max_num_batched_tokens = r.max_num_batched_tokens;
+  } else if (defaults->max_num_batched_tokens() > 0) {
+    d->max_num_batched_tokens = defaults->max_num_batched_tokens();
+  } else if (p.chunked_prefill_above() > 0 && d->max_model_len > p.chunked_prefill_above()) {
+    d->max_num_batched_tokens = p.chunked_prefill_tokens();
+    d->notes.push_back(absl::StrCat("max_model_len ", d->max_model_len, " > ", p.chunked_prefill_above(),
+                                    ": the server enables chunked prefill with ", p.chunked_prefill_tokens(),
+                                    " tokens per step"));
+  } else {
+    d->max_num_batched_tokens = std::max(d->max_model_len, p.min_batched_tokens());
+  }
+  if (d->max_num_seqs <= 0) d->max_num_seqs = d->max_num_batched_tokens;
+
+  d->plan.block_size = r.block_size > 0 ? r.block_size : p.default_block_size();
+  if (p.rule() == SGLANG_STATIC_FRACTION && !p.round_to_page() && d->plan.block_size != 1) {
+    d->notes.push_back(absl::StrCat("this SGLang version has a token-granular pool: block size ",
+                                    d->plan.block_size, " ignored"));
+    d->plan.block_size = 1;
+  }
+
+  const std::vector<int> layers = StageLayers(r.model.num_layers(), r.pipeline_parallel);
+  const int64_t per_layer_token = int64_t{2} * KvHeadsPerGpu(r.model, r.tensor_parallel) *
+                                  r.model.head_dim() * BitsPerElement(r.kv_dtype) / 8;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    StagePlan stage;
+    stage.layers = layers[i];
+    const StageShape shape{layers[i], i == 0, i + 1 == layers.size()};
+    stage.weights = ComputeEngineWeightBytes(r.model, r.weights, r.tensor_parallel, shape, p);
+    stage.kv_bytes_per_token = per_layer_token * layers[i];
+    d->stages.push_back(stage);
+  }
+  return absl::OkStatus();
+}
+
+// Whole blocks per stage, the overrides, and the stage with the fewest blocks.
+absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
+  const EngineMemoryPersonality& p = d->personality;
+  int64_t fewest = std::numeric_limits<int64_t>::max();
+  for (size_t i = 0; i < d->stages.size(); ++i) {
+    StagePlan& stage = d->stages[i];
+    if (r.kv_cache_memory_bytes > 0) stage.kv_cache_bytes = r.kv_cache_memory_bytes;
+    const double block_bytes = static_cast<double>(d->plan.block_size) * static_cast<double>(stage.kv_bytes_per_token);
+    stage.num_blocks = static_cast<int64_t>(std::floor(std::max(0.0, stage.kv_cache_bytes) / block_bytes));
+    if (stage.num_blocks < fewest) {
+      fewest = stage.num_blocks;
+      d->limiting_stage = static_cast<int>(i);
+    }
+  }
+  d->computed_num_blocks = fewest;
+  if (r.kv_cache_memory_bytes > 0) {
+    d->notes.push_back(absl::StrCat("--kv-cache-memory: ", memory_plan_internal::Gib(r.kv_cache_memory_bytes),
+                                    " GiB of KV per GPU as given; the profiled terms are shown for reference"));
+  }
+  int64_t blocks = fewest;
+  if (r.num_gpu_blocks_override > 0) {
+    // vLLM replaces its count; SGLang (--max-total-tokens) and TensorRT-LLM (max_tokens) keep the smaller.
+    blocks = p.rule() == VLLM_PROFILE ? r.num_gpu_blocks_override : std::min(fewest, r.num_gpu_blocks_override);
+    d->notes.push_back(absl::StrCat("block count override ", r.num_gpu_blocks_override, " (computed ", fewest,
+                                    p.rule() == VLLM_PROFILE ? "; vLLM uses the override)" : "; the smaller wins)"));
+  }
+  if (blocks <= 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the KV cache budget (%.3f GiB per GPU) holds no whole block of %d tokens x %d B",
+        d->stages[static_cast<size_t>(d->limiting_stage)].kv_cache_bytes / kGiB, d->plan.block_size,
+        d->stages[static_cast<size_t>(d->limiting_stage)].kv_bytes_per_token));
+  }
+  const StagePlan& limit = d->stages[static_cast<size_t>(d->limiting_stage)];
+  MemoryPlan& plan = d->plan;
+  plan.weight_bytes = limit.weights.Total();
+  plan.activation_peak_bytes = limit.activation.peak;
+  plan.non_torch_bytes = limit.non_torch_bytes;
+  plan.cuda_graph_bytes = limit.cuda_graph_bytes;
+  plan.kv_cache_bytes = limit.kv_cache_bytes;
+  plan.kv_bytes_per_token = limit.kv_bytes_per_token;
+  plan.num_blocks = blocks;
+  plan.kv_tokens = blocks * plan.block_size;
+  if (p.require_max_model_len_fits() && plan.kv_tokens < d->max_model_len) {
+    const double per_token = static_cast<double>(plan.kv_bytes_per_token);
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "to serve one request of max_model_len %d tokens the KV cache needs %.2f GiB per GPU, but "
+        "it holds %d tokens (%.2f GiB, %.2f GiB short); vLLM refuses to start: lower "
+        "--max-model-len to at most %d or raise --gpu-memory-utilization",
+        d->max_model_len, static_cast<double>(d->max_model_len) * per_token / kGiB, plan.kv_tokens,
+        static_cast<double>(plan.kv_tokens) * per_token / kGiB,
+        static_cast<double>(d->max_model_len - plan.kv_tokens) * per_token / kGiB, plan.kv_tokens));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<MemoryPlanDetail> ExplainEngineMemory(const MemoryPlanRequest& request) {
+  if (absl::Status s = ValidateRequest(request); !s.ok()) return s;
+  absl::StatusOr<EngineMemoryPersonality> personality = ResolveEnginePersonality(request.engine);
+  if (!personality.ok()) return personality.status();
+  MemoryPlanDetail detail;
+  detail.personality = *std::move(personality);
+  for (const std::string& note : detail.personality.notes()) detail.notes.push_back(note);
+  if (absl::Status s = ResolveDeployment(request, &detail); !s.ok()) return s;
+
+  namespace rules = memory_plan_internal;
+  absl::Status status;
+  switch (detail.personality.rule()) {
+    case VLLM_PROFILE: status = rules::ApplyVllmRule(request, &detail); break;
+    case SGLANG_STATIC_FRACTION: status = rules::ApplySglangRule(request, &detail); break;
+    case TRTLLM_FREE_FRACTION: status = rules::ApplyTrtllmRule(request, &detail); break;
+    default: status = absl::InternalError(absl::StrCat("personality ", detail.plan.engine, " has no rule"));
+  }
+  if (!status.ok()) return status;
+  if (absl::Status s = FinishBlocks(request, &detail); !s.ok()) return s;
+  switch (detail.personality.rule()) {
+    case VLLM_PROFILE: rules::WriteVllmLog(request, &detail); break;
+    case SGLANG_STATIC_FRACTION: rules::WriteSglangLog(request, &detail); break;
+    default: rules::WriteTrtllmLog(request, &detail); break;
+  }
+  return detail;
+}
+
+absl::StatusOr<MemoryPlan> PlanEngineMemory(const MemoryPlanRequest& request) {
+  absl::StatusOr<MemoryPlanDetail> detail = ExplainEngineMemory(request);
+  if (!detail.ok()) return detail.status();
+  return std::move(detail->plan);
+}
+
+}  // namespace infergrid
