@@ -398,6 +398,9 @@ TEST(EngineDefaults, SglangFractions) {
   r.gpu = Gpu("h100-sxm");
   r.tensor_parallel = 1;
   EXPECT_DOUBLE_EQ(Explain(r).stages[0].req_to_token_bytes, 2049.0 * 131076 * 4);
+  EXPECT_EQ(Explain(r).max_num_seqs, 2048);
+  r.max_num_seqs = 512;  // --max-running-requests
+  EXPECT_DOUBLE_EQ(Explain(r).stages[0].req_to_token_bytes, 513.0 * 131076 * 4);
 }
 
 TEST(EngineFractions, TensorRtFractionAppliesToWhatRemains) {

@@ -47,14 +47,16 @@ absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail*
   } else {
     DefaultFraction(request, p, detail);
   }
+  // SGLang has no profile batch; its request limit is max_running_requests.
+  if (request.max_num_seqs == 0 && p.default_max_running_requests() > 0) {
+    detail->max_num_seqs = p.default_max_running_requests();
+  }
   for (size_t i = 0; i < detail->stages.size(); ++i) {
     StagePlan& stage = detail->stages[i];
     stage.non_torch_bytes = NonTorchBytes(p, request.tensor_parallel);
     stage.free_before_weights_bytes = detail->plan.total_bytes - stage.non_torch_bytes;
     if (p.subtract_req_to_token_pool()) {
-      const int64_t requests =
-          request.max_num_seqs > 0 ? request.max_num_seqs : p.default_max_running_requests();
-      stage.req_to_token_bytes = static_cast<double>(requests + 1) *
+      stage.req_to_token_bytes = static_cast<double>(detail->max_num_seqs + 1) *
                                  static_cast<double>(detail->max_model_len + 4) * 4.0;
     }
     const double weights = stage.weights.Total();
