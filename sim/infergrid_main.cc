@@ -15,7 +15,9 @@ namespace infergrid {
 namespace {
 
 const std::vector<const Command*>& Commands() {
-  static const std::vector<const Command*> commands = {&MemoryCommand(), &RooflineCommand()};
+  static const std::vector<const Command*> commands = {&MemoryCommand(), &RooflineCommand(),
+                                                       &TrainCommand(), &VectorIndexCommand(),
+                                                       &ValidateCommand()};
   return commands;
 }
 
@@ -24,7 +26,8 @@ std::string Usage() {
       "usage: infergrid <command> [--flag=value ...]\n"
       "       infergrid <command> --help\n\ncommands:\n";
   for (const Command* command : Commands()) {
-    absl::StrAppend(&usage, "  ", command->name, std::string(12 - command->name.size(), ' '),
+    const size_t pad = command->name.size() < 14 ? 14 - command->name.size() : 2;
+    absl::StrAppend(&usage, "  ", command->name, std::string(pad, ' '),
                     command->summary, "\n");
   }
   return usage;

@@ -21,6 +21,9 @@ struct Command {
 
 const Command& MemoryCommand();
 const Command& RooflineCommand();
+const Command& TrainCommand();
+const Command& VectorIndexCommand();
+const Command& ValidateCommand();
 
 }  // namespace infergrid
 
