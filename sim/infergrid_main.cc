@@ -17,7 +17,8 @@ namespace {
 const std::vector<const Command*>& Commands() {
   static const std::vector<const Command*> commands = {&MemoryCommand(), &RooflineCommand(),
                                                        &TrainCommand(), &VectorIndexCommand(),
-                                                       &ValidateCommand()};
+                                                       &ValidateCommand(),
+                                                       &SimulateCommand(), &CompareCommand()};
   return commands;
 }
 

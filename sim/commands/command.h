@@ -24,6 +24,8 @@ const Command& RooflineCommand();
 const Command& TrainCommand();
 const Command& VectorIndexCommand();
 const Command& ValidateCommand();
+const Command& SimulateCommand();
+const Command& CompareCommand();
 
 }  // namespace infergrid
 

@@ -1,0 +1,63 @@
+#include "sim/cli/simulate_flags.h"
+
+#include "absl/flags/flag.h"
+#include "sim/cli/accounting_setup.h"
+#include "sim/cli/trace_flags.h"
+
+ABSL_FLAG(std::string, scheduler, "vllm",
+          "batching policy: vllm (continuous, prefill first), sarathi (chunked prefill), orca "
+          "(iteration-level, KV reserved), static (static batches)");
+ABSL_FLAG(int64_t, chunk_size, 512,
+          "sarathi: prefill chunk / token budget per iteration (capped by --max-num-batched-tokens)");
+ABSL_FLAG(std::string, preemption_mode, "recompute",
+          "when KV blocks run out: recompute (drop and re-prefill) or swap (to host memory over PCIe)");
+ABSL_FLAG(double, swap_space, 4, "host memory for swapped-out KV blocks, GiB per GPU (vLLM's --swap-space)");
+ABSL_FLAG(bool, enable_prefix_caching, false,
+          "reuse KV blocks of identical prompt prefixes (needs block hashes, e.g. Mooncake traces)");
+ABSL_FLAG(bool, enable_cuda_graphs, true, "CUDA graphs for decode (--noenable-cuda-graphs = eager launches)");
+ABSL_FLAG(int32_t, num_replicas, 1, "model replicas (each on --tensor-parallel-size GPUs)");
+ABSL_FLAG(std::string, router, "round-robin", "request routing: round-robin, least-outstanding or least-kv");
+ABSL_FLAG(std::string, cost_model, "auto",
+          "iteration cost model: auto (calibrated when a profile exists for the GPU, else roofline), "
+          "roofline or calibrated");
+ABSL_FLAG(std::string, workload, "azure-conv",
+          "synthetic workload preset when no --trace is given (azure-conv, azure-code, "
+          "mooncake-conv, sharegpt, arxiv)");
+ABSL_FLAG(std::string, arrival, "poisson", "synthetic arrivals: poisson or gamma (with --cv)");
+ABSL_FLAG(double, rate, 0,
+          "requests per second: the synthetic arrival rate (0: 5 req/s), or with --trace the mean "
+          "rate to rescale the trace to (0: as recorded)");
+ABSL_FLAG(double, cv, 1, "coefficient of variation of gamma inter-arrival times");
+ABSL_FLAG(double, time_scale, 1, "--trace: multiply every arrival time by this (0.1 = ten times the rate)");
+ABSL_FLAG(int64_t, max_requests, 0,
+          "requests to simulate: the synthetic count (0: 1000), or the trace's first N (0: all)");
+ABSL_FLAG(uint64_t, seed, 0, "seed of every random stream (synthetic workload)");
+ABSL_FLAG(std::string, out, "",
+          "write summary.json, requests.csv, iterations.csv and timeline.json into this folder");
+ABSL_FLAG(bool, quiet, false, "no progress line on stderr");
+ABSL_FLAG(bool, coalesce, true,
+          "execute runs of uninterruptible iterations as one SimGrid activity (same times, faster)");
+ABSL_FLAG(int64_t, timeline_max_iterations, 200000, "iterations written to timeline.json at most");
+ABSL_FLAG(bool, record_wall_time, true,
+          "put wall-clock time and events/s in summary.json (the only non-deterministic fields)");
+
+namespace infergrid::cli {
+
+const std::vector<absl::string_view>& SimulateFlagNames() {
+  static const std::vector<absl::string_view>* names = [] {
+    auto* list = new std::vector<absl::string_view>(AccountingFlagNames());
+    for (absl::string_view name : EngineFlagNames()) list->push_back(name);
+    for (absl::string_view name : TraceFlagNames()) list->push_back(name);
+    for (absl::string_view name :
+         {"slo_ttft", "slo_tpot", "scheduler", "chunk_size", "preemption_mode", "swap_space",
+          "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "cost_model",
+          "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "quiet",
+          "coalesce", "timeline_max_iterations", "record_wall_time"}) {
+      list->push_back(name);
+    }
+    return list;
+  }();
+  return *names;
+}
+
+}  // namespace infergrid::cli

@@ -1,0 +1,57 @@
+// `infergrid simulate`: replays a workload (a trace or a synthetic preset) through the serving
+// model on SimGrid and prints the latency table (or summary JSON with --format=json); with
+// --out=DIR also writes summary.json, requests.csv, iterations.csv and timeline.json there,
+// all or nothing.
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "sim/cli/command_line.h"
+#include "sim/cli/json_output.h"
+#include "sim/cli/simulate_flags.h"
+#include "sim/commands/command.h"
+#include "sim/commands/simulation_setup.h"
+#include "sim/output/output_dir.h"
+#include "sim/output/summary_table.h"
+
+namespace infergrid {
+namespace {
+
+absl::Status RunSimulate(const std::vector<std::string>& positional, std::ostream& out) {
+  if (!positional.empty()) {
+    return cli::UsageError(absl::StrCat("simulate takes no arguments, got '", positional[0], "'"));
+  }
+  absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan();
+  if (!plan.ok()) return plan.status();
+  std::optional<OutputDir> dir;
+  if (!plan->out_dir.empty()) {
+    absl::StatusOr<OutputDir> opened = OutputDir::Open(plan->out_dir);
+    if (!opened.ok()) return opened.status();
+    dir.emplace(*std::move(opened));
+  }
+  absl::StatusOr<SimulationSummary> summary =
+      ExecuteSimulation(*plan, plan->synthetic.seed, dir ? &*dir : nullptr);
+  if (!summary.ok()) return summary.status();
+  if (dir) {
+    if (absl::Status s = dir->Commit(); !s.ok()) return s;
+  }
+  if (plan->json) {
+    out << cli::ToJson(*summary);
+  } else {
+    out << RenderSummaryTable(*summary, plan->title);
+    if (dir) {
+      out << "wrote " << plan->out_dir << "/{summary.json, requests.csv, iterations.csv, timeline.json}\n";
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const Command& SimulateCommand() {
+  static const Command* command = new Command{
+      "simulate", "replay a trace or synthetic workload through the serving model (SimGrid)",
+      cli::SimulateFlagNames(), &RunSimulate};
+  return *command;
+}
+
+}  // namespace infergrid

@@ -1,0 +1,376 @@
+#include "sim/engine/simulation.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/serving/replica.h"
+#include "sim/serving/router.h"
+#include "simgrid/s4u.hpp"
+
+namespace infergrid {
+namespace {
+
+namespace sg = simgrid::s4u;
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+class FanoutSink final : public IterationSink {
+ public:
+  FanoutSink(IterationStats& stats, IterationSink* extra) : stats_(stats), extra_(extra) {}
+  void OnIteration(const IterationRecord& record) override {
+    stats_.OnIteration(record);
+    if (extra_ != nullptr) extra_->OnIteration(record);
+  }
+
+ private:
+  IterationStats& stats_;
+  IterationSink* extra_;
+};
+
+// "simulate: 1234 arrived, 56789 iterations, 512.3 s simulated, 0.8 s wall" on one stderr
+// line, at most five times a second.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+  void Update(int64_t arrived, int64_t iterations, double simulated_s) {
+    if (!enabled_ || (++calls_ & 255) != 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const double wall = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "\rsimulate: %lld arrived, %lld iterations, %.1f s simulated, %.1f s wall   ",
+                 static_cast<long long>(arrived), static_cast<long long>(iterations), simulated_s, wall);
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void Finish() {
+    if (shown_) std::fprintf(stderr, "\r%80s\r", "");
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  uint64_t calls_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+class Run {
+ public:
+  Run(const EngineConfig& config, const IterationCostModel& cost_model, RequestSource& source,
+      IterationSink* sink)
+      : config_(config), cost_model_(cost_model), source_(source), fanout_(result_.stats, sink),
+        progress_(config.progress) {}
+
+  absl::Status Setup(std::vector<ReplicaDevices> devices);
+  void Arrivals();
+  void Worker(int index);
+  SimulationResult& result() { return result_; }
+  void FinishProgress() { progress_.Finish(); }
+  int64_t activities() const {
+    int64_t total = 0;
+    for (const ReplicaDevices& d : devices_) total += d.activities();
+    return total;
+  }
+  const absl::Status& error() const { return error_; }
+
+ private:
+  struct WorkerState {
+    sg::SemaphorePtr wake;
+    bool idle = false;
+  };
+
+  void Deliver(const Request& request);
+  // Yields until every request arriving at `now` has been delivered.
+  void DrainArrivalsAt(double now);
+  void Fail(absl::Status status);
+  // Runs ahead from `now` through uninterruptible iterations (or one iteration when running
+  // ahead is not allowed) and executes them.
+  void RunIterations(int index, double now);
+  // Time spent in tensor-parallel communication by an iteration of `tokens` new tokens,
+  // assuming the ring's links are free (exclusive replicas).
+  double RingBytes(int64_t tokens, int tp) const;
+  double AllReduceLatency(int tp) const {
+    return tp > 1 ? 2.0 * config_.num_layers * config_.allreduce_latency_s : 0;
+  }
+
+  const EngineConfig& config_;
+  const IterationCostModel& cost_model_;
+  RequestSource& source_;
+  SimulationResult result_;
+  FanoutSink fanout_;
+  ProgressLine progress_;
+  AdmissionPolicy admission_;
+  std::unique_ptr<Router> router_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::vector<Replica*> replica_view_;
+  std::vector<ReplicaDevices> devices_;
+  std::vector<WorkerState> workers_;
+  double next_arrival_s_ = 0;     // arrival time of the next request not yet delivered
+  bool arrivals_done_ = false;
+  absl::Status error_;
+};
+
+absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
+  devices_ = std::move(devices);
+  absl::StatusOr<std::unique_ptr<Router>> router = MakeRouter(config_.router);
+  if (!router.ok()) return router.status();
+  router_ = *std::move(router);
+  const int n = config_.layout.num_replicas;
+  workers_.resize(static_cast<size_t>(n));
+  result_.requests_per_replica.assign(static_cast<size_t>(n), 0);
+  for (int i = 0; i < n; ++i) {
+    absl::StatusOr<std::unique_ptr<Scheduler>> scheduler = MakeScheduler(config_.scheduler, config_.limits);
+    if (!scheduler.ok()) return scheduler.status();
+    if (i == 0) admission_.reserve_output = (*scheduler)->reserves_kv();
+    replicas_.push_back(std::make_unique<Replica>(i, *std::move(scheduler), config_.blocks, cost_model_,
+                                                  result_.log, fanout_));
+    replica_view_.push_back(replicas_.back().get());
+    workers_[static_cast<size_t>(i)].wake = sg::Semaphore::create(0);
+  }
+  admission_.max_model_len = config_.max_model_len;
+  admission_.block_size = config_.blocks.block_size;
+  admission_.usable_blocks = replicas_[0]->blocks().total_blocks() - replicas_[0]->blocks().watermark_blocks();
+  admission_.prefix_caching = config_.blocks.prefix_caching && !admission_.reserve_output;
+  return absl::OkStatus();
+}
+
+void Run::Fail(absl::Status status) {
+  if (error_.ok()) error_ = std::move(status);
+  arrivals_done_ = true;
+  next_arrival_s_ = kInfinity;
+  for (WorkerState& w : workers_) {
+    if (w.idle) {
+      w.idle = false;
+      w.wake->release();
+    }
+  }
+}
+
+void Run::Arrivals() {
+  Request request;
+  double last_arrival = 0;
+  while (error_.ok()) {
+    absl::StatusOr<bool> more = source_.Next(&request);
+    if (!more.ok()) {
+      Fail(more.status());
+      return;
+    }
+    if (!*more) break;
+    if (!std::isfinite(request.arrival_s) || request.arrival_s < last_arrival) {
+      Fail(absl::InvalidArgumentError(absl::StrCat(
+          "request ", request.id, ": arrival time ", request.arrival_s,
+          " s is not a finite time at or after the previous arrival (", last_arrival, " s)")));
+      return;
+    }
+    if (request.input_tokens < 1) {
+      Fail(absl::InvalidArgumentError(
+          absl::StrCat("request ", request.id, ": prompt of ", request.input_tokens, " tokens (need >= 1)")));
+      return;
+    }
+    last_arrival = request.arrival_s;
+    next_arrival_s_ = request.arrival_s;
+    if (request.arrival_s > sg::Engine::get_clock()) sg::this_actor::sleep_until(request.arrival_s);
+    Deliver(request);
+  }
+  next_arrival_s_ = kInfinity;
+  arrivals_done_ = true;
+  for (WorkerState& w : workers_) {
+    if (w.idle) {
+      w.idle = false;
+      w.wake->release();
+    }
+  }
+}
+
+void Run::Deliver(const Request& request) {
+  ++result_.arrivals;
+  RequestRecord record;
+  const int64_t index = result_.log.Add(record);
+  std::unique_ptr<Sequence> seq = AdmitRequest(request, admission_, index, &result_.log.at(index));
+  RequestRecord& stored = result_.log.at(index);
+  if (stored.truncated) ++result_.truncated;
+  if (seq == nullptr) {
+    ++result_.rejected;
+    return;
+  }
+  const int chosen = replicas_.size() == 1 ? 0 : router_->Route(replica_view_);
+  stored.replica = chosen;
+  ++result_.requests_per_replica[static_cast<size_t>(chosen)];
+  replicas_[static_cast<size_t>(chosen)]->Enqueue(seq.release());
+  WorkerState& worker = workers_[static_cast<size_t>(chosen)];
+  if (worker.idle) {
+    worker.idle = false;
+    worker.wake->release();
+  }
+  progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
+}
+
+double Run::RingBytes(int64_t tokens, int tp) const {
+  if (tp < 2) return 0;
+  // Ring all-reduce: each GPU sends 2 (k - 1) / k of the message; two all-reduces per layer.
+  const double message = static_cast<double>(tokens) * static_cast<double>(config_.hidden_size) *
+                         config_.activation_bytes;
+  return 2.0 * config_.num_layers * 2.0 * (tp - 1) / tp * message;
+}
+
+void Run::Worker(int index) {
+  Replica& replica = *replicas_[static_cast<size_t>(index)];
+  WorkerState& state = workers_[static_cast<size_t>(index)];
+  while (error_.ok()) {
+    const double now = sg::Engine::get_clock();
+    // Requests arriving at this very instant are delivered before the batch is formed.
+    while (!arrivals_done_ && next_arrival_s_ <= now) sg::this_actor::yield();
+    if (!error_.ok()) return;
+    if (replica.HasWork() && replica.Plan(now)) {
+      RunIterations(index, now);
+      continue;
+    }
+    replica.Publish();
+    if (arrivals_done_) {
+      if (replica.HasWork()) {
+        Fail(absl::InternalError(absl::StrCat(
+            "replica ", index, " cannot schedule its ", replica.LiveLoad().outstanding,
+            " remaining requests (KV capacity too small for them)")));
+      }
+      return;
+    }
+    state.idle = true;
+    state.wake->acquire();
+  }
+}
+
+void Run::DrainArrivalsAt(double now) {
+  while (!arrivals_done_ && next_arrival_s_ <= now) sg::this_actor::yield();
+}
+
+void Run::RunIterations(int index, double start) {
+  Replica& replica = *replicas_[static_cast<size_t>(index)];
+  ReplicaDevices& devices = devices_[static_cast<size_t>(index)];
+  const int tp = devices.tensor_parallel();
+  const double block_bytes =
+      static_cast<double>(config_.blocks.block_size) * static_cast<double>(config_.kv_bytes_per_token);
+  const double latency = AllReduceLatency(tp);
+
+  // The planned iteration as its own activities: KV swaps, compute, all-reduce ring.
+  auto run_one = [&](double begin) {
+    replica.Publish();
+    const BatchPlan& plan = replica.plan();
+    const double t0 = sg::Engine::get_clock();
+    devices.HostTransfer(static_cast<double>(plan.swap_out_blocks) * block_bytes,
+                         static_cast<double>(plan.swap_in_blocks) * block_bytes);
+    const double t1 = sg::Engine::get_clock();
+    devices.Compute(replica.cost().duration_s + latency, replica.cost().hbm_bytes);
+    const double t2 = sg::Engine::get_clock();
+    devices.AllReduce(RingBytes(replica.planned_tokens(), tp));
+    const double end = sg::Engine::get_clock();
+    // An arrival at this very instant sees the load the iteration started with (as it does
+    // when iterations run ahead).
+    DrainArrivalsAt(end);
+    replica.Complete(begin, end, (t1 - t0) + latency + (end - t2));
+    replica.Publish();
+  };
+  auto has_transfer = [&] {
+    return replica.plan().swap_out_blocks > 0 || replica.plan().swap_in_blocks > 0;
+  };
+  if (!config_.coalesce || !devices.exclusive() || has_transfer()) {
+    run_one(start);
+    progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
+    return;
+  }
+
+  // Run ahead: every iteration ending before the next arrival cannot be interrupted.
+  const double horizon = next_arrival_s_;
+  double t = start;
+  double compute_s = 0;
+  double hbm_bytes = 0;
+  double ring_bytes = 0;
+  int64_t count = 0;
+  bool transfer_pending = false;
+  while (true) {
+    const IterationCost& cost = replica.cost();
+    const double ring = RingBytes(replica.planned_tokens(), tp);
+    const double ring_s = ring > 0 ? ring / devices.ring_bytes_per_s() : 0;
+    const double end = t + cost.duration_s + latency + ring_s;
+    const bool last = end >= horizon || count + 1 >= config_.max_run_iterations;
+    // The load a router sees during the iteration in flight when the next request arrives.
+    if (last) replica.Publish();
+    compute_s += cost.duration_s + latency;
+    hbm_bytes += cost.hbm_bytes;
+    ring_bytes += ring;
+    replica.Complete(t, end, latency + ring_s);
+    ++count;
+    t = end;
+    if (last || !replica.HasWork() || !replica.Plan(t)) break;
+    if (has_transfer()) {
+      transfer_pending = true;
+      break;
+    }
+  }
+  devices.Compute(compute_s, hbm_bytes);
+  devices.AllReduce(ring_bytes);
+  DrainArrivalsAt(sg::Engine::get_clock());
+  replica.Publish();
+  if (transfer_pending) run_one(t);
+  progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
+}
+
+}  // namespace
+
+absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const GpuSpec& gpu,
+                                               const IterationCostModel& cost_model,
+                                               RequestSource& source, IterationSink* sink) {
+  static bool engine_started = false;
+  if (engine_started) {
+    return absl::FailedPreconditionError(
+        "SimGrid allows one simulation per process; run each simulation in its own process");
+  }
+  engine_started = true;
+  // SimGrid reads its own options from argv: ours never reach it, its logging stays quiet and
+  // the ptask model is selected.
+  char arg0[] = "infergrid";
+  char arg1[] = "--log=root.thres:critical";
+  char arg2[] = "--cfg=host/model:ptask_L07";
+  char* argv[] = {arg0, arg1, arg2, nullptr};
+  int argc = 3;
+  sg::Engine engine(&argc, argv);
+
+  absl::StatusOr<std::vector<ReplicaDevices>> devices = BuildPlatform(gpu, config.layout);
+  if (!devices.ok()) return devices.status();
+  sg::Host* host = (*devices)[0].host();
+  auto run = std::make_unique<Run>(config, cost_model, source, sink);
+  if (absl::Status s = run->Setup(*std::move(devices)); !s.ok()) return s;
+
+  Run* r = run.get();
+  sg::Actor::create("arrivals", host, [r] { r->Arrivals(); });
+  for (int i = 0; i < config.layout.num_replicas; ++i) {
+    sg::Actor::create(absl::StrCat("replica", i), host, [r, i] { r->Worker(i); });
+  }
+  const auto wall_start = std::chrono::steady_clock::now();
+  try {
+    engine.run();
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("SimGrid: ", e.what()));
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  r->FinishProgress();
+  if (!r->error().ok()) return r->error();
+
+  SimulationResult result = std::move(r->result());
+  result.duration_s = sg::Engine::get_clock();
+  result.wall_s = wall;
+  int64_t finished = 0;
+  for (const RequestRecord& record : result.log.records()) finished += record.outcome == RequestOutcome::kFinished;
+  result.events = result.arrivals + result.stats.iterations + finished;
+  result.activities = r->activities();
+  return result;
+}
+
+}  // namespace infergrid

@@ -1,0 +1,75 @@
+// One simulation run on SimGrid: an arrival actor replays the request source in simulated time
+// and hands each request to the router, which picks a replica; one worker actor per replica
+// forms batches with its scheduler, prices them with the cost model and executes them as
+// SimGrid activities on the replica's GPU hosts (compute on the GPUs and their HBM links,
+// tensor-parallel all-reduce rings over NVLink, KV swaps over PCIe), so transfers that share a
+// link contend. Requests are plain data.
+//
+// Iteration granularity: by default a worker runs ahead through the iterations that nothing
+// can interrupt (until the next arrival anywhere, a KV swap, or 65,536 iterations) and executes
+// them as one activity carrying their summed work, recording each iteration and token at its
+// own time; replicas whose links another replica's transfers can cross never run ahead.
+// coalesce = false executes every iteration as its own activities; both give the same times.
+//
+// One SimGrid Engine per process, ever: RunSimulation fails if called twice in a process (the
+// `compare` command and the tests run each simulation in a child process).
+#ifndef INFERGRID_SIM_ENGINE_SIMULATION_H_
+#define INFERGRID_SIM_ENGINE_SIMULATION_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hardware/hardware_spec.pb.h"
+#include "hardware/iteration_cost.h"
+#include "sim/engine/platform.h"
+#include "sim/metrics/iteration_record.h"
+#include "sim/metrics/iteration_stats.h"
+#include "sim/metrics/request_log.h"
+#include "sim/serving/admission.h"
+#include "sim/serving/block_manager.h"
+#include "sim/serving/scheduler.h"
+#include "traces/request.h"
+
+namespace infergrid {
+
+struct EngineConfig {
+  PlatformLayout layout;                 // replicas, TP, GPUs per node
+  std::string scheduler = "vllm";
+  SchedulerLimits limits;
+  BlockManagerOptions blocks;            // per replica
+  std::string router = "round-robin";
+  int64_t max_model_len = 8192;
+  // Tensor parallelism: two all-reduces per layer of new_tokens x hidden_size activations.
+  int num_layers = 32;
+  int64_t hidden_size = 4096;
+  double activation_bytes = 2;           // bf16 activations
+  double allreduce_latency_s = 0;        // fixed time per all-reduce (NCCL launch + sync)
+  int64_t kv_bytes_per_token = 0;        // per GPU, for swap transfers
+  bool coalesce = true;
+  int64_t max_run_iterations = 65536;
+  bool progress = false;                 // a progress line on stderr
+};
+
+struct SimulationResult {
+  RequestLog log;
+  IterationStats stats;
+  double duration_s = 0;                 // simulated: the last event's time
+  double wall_s = 0;                     // wall-clock time of the run (not deterministic)
+  int64_t arrivals = 0;
+  int64_t rejected = 0;
+  int64_t truncated = 0;
+  int64_t events = 0;                    // arrivals + iterations + request completions
+  int64_t activities = 0;                // SimGrid activities executed
+  std::vector<int64_t> requests_per_replica;
+};
+
+// `sink`, when given, receives every iteration (iterations.csv, timeline).
+absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const GpuSpec& gpu,
+                                               const IterationCostModel& cost_model,
+                                               RequestSource& source, IterationSink* sink);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_ENGINE_SIMULATION_H_

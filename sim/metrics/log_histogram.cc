@@ -1,0 +1,60 @@
+#include "sim/metrics/log_histogram.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace infergrid {
+namespace {
+
+constexpr int kSubBuckets = 1024;     // per octave
+constexpr int kMinExponent = -64;     // frexp exponent of the smallest octave (2^-65 s)
+constexpr int kOctaves = 128;
+
+int BucketOf(double value) {
+  if (!(value > 0)) return 0;
+  int exponent = 0;
+  const double mantissa = std::frexp(value, &exponent);  // value = mantissa * 2^exponent, [0.5, 1)
+  if (exponent < kMinExponent) return 0;
+  if (exponent >= kMinExponent + kOctaves) return kOctaves * kSubBuckets - 1;
+  const int sub = std::min(kSubBuckets - 1, static_cast<int>((mantissa - 0.5) * 2 * kSubBuckets));
+  return (exponent - kMinExponent) * kSubBuckets + sub;
+}
+
+double CentreOf(int bucket) {
+  const int exponent = bucket / kSubBuckets + kMinExponent;
+  const int sub = bucket % kSubBuckets;
+  return std::ldexp(0.5 + (sub + 0.5) / (2.0 * kSubBuckets), exponent);
+}
+
+}  // namespace
+
+LogHistogram::LogHistogram() : buckets_(static_cast<size_t>(kOctaves) * kSubBuckets, 0) {}
+
+void LogHistogram::Add(double value, int64_t count) {
+  buckets_[static_cast<size_t>(BucketOf(value))] += count;
+  count_ += count;
+  sum_ += value * static_cast<double>(count);
+  max_ = std::max(max_, value);
+}
+
+double LogHistogram::ValueAt(int64_t rank) const {
+  if (rank >= count_ - 1) return max_;
+  int64_t seen = 0;
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    seen += buckets_[i];
+    if (seen > rank) return i == 0 && buckets_[0] > 0 && rank < buckets_[0] ? 0.0 : CentreOf(static_cast<int>(i));
+  }
+  return max_;
+}
+
+double LogHistogram::Quantile(double q) const {
+  if (count_ == 0) return 0;
+  const double position = std::clamp(q, 0.0, 1.0) * static_cast<double>(count_ - 1);
+  const int64_t below = static_cast<int64_t>(std::floor(position));
+  const double low = ValueAt(below);
+  const double fraction = position - static_cast<double>(below);
+  if (fraction == 0) return low;
+  return low + fraction * (ValueAt(below + 1) - low);
+}
+
+}  // namespace infergrid

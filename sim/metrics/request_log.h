@@ -1,0 +1,71 @@
+// Per-request records of a run (arrival, first scheduling, first token, finish, tokens,
+// preemptions, replica) and the inter-token latency histogram, fed by the replicas as tokens
+// are produced. Times are seconds from the run's origin. Definitions (README "Simulation"):
+// TTFT = first token - arrival; TPOT = (finish - first token) / (output tokens - 1);
+// ITL = every gap between consecutive tokens of a request; queueing = first scheduled - arrival.
+#ifndef INFERGRID_SIM_METRICS_REQUEST_LOG_H_
+#define INFERGRID_SIM_METRICS_REQUEST_LOG_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/metrics/log_histogram.h"
+
+namespace infergrid {
+
+enum class RequestOutcome : uint8_t { kPending, kFinished, kRejected };
+
+struct RequestRecord {
+  double arrival_s = 0;
+  double scheduled_s = -1;       // first time any of its tokens entered a batch
+  double first_token_s = -1;
+  double last_token_s = -1;
+  double finish_s = -1;
+  int32_t input_tokens = 0;
+  int32_t output_tokens = 0;     // tokens it is served (the trace's, cut at max_model_len)
+  int32_t cached_tokens = 0;     // prompt tokens found in the prefix cache
+  int32_t preemptions = 0;
+  int32_t replica = -1;
+  RequestOutcome outcome = RequestOutcome::kPending;
+  bool truncated = false;        // output cut so that prompt + output <= max_model_len
+};
+
+class RequestLog {
+ public:
+  int64_t Add(const RequestRecord& record) {
+    records_.push_back(record);
+    return static_cast<int64_t>(records_.size()) - 1;
+  }
+  RequestRecord& at(int64_t index) { return records_[static_cast<size_t>(index)]; }
+  const std::vector<RequestRecord>& records() const { return records_; }
+
+  void OnScheduled(int64_t index, double time_s) {
+    RequestRecord& r = at(index);
+    if (r.scheduled_s < 0) r.scheduled_s = time_s;
+  }
+  void OnToken(int64_t index, double time_s) {
+    RequestRecord& r = at(index);
+    if (r.first_token_s < 0) {
+      r.first_token_s = time_s;
+    } else {
+      itl_.Add(time_s - r.last_token_s);
+    }
+    r.last_token_s = time_s;
+  }
+  void OnFinished(int64_t index, double time_s, int32_t preemptions, int64_t cached_tokens) {
+    RequestRecord& r = at(index);
+    r.finish_s = time_s;
+    r.preemptions = preemptions;
+    r.cached_tokens = static_cast<int32_t>(cached_tokens);
+    r.outcome = RequestOutcome::kFinished;
+  }
+  const LogHistogram& itl() const { return itl_; }
+
+ private:
+  std::vector<RequestRecord> records_;
+  LogHistogram itl_;
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_METRICS_REQUEST_LOG_H_

@@ -1,0 +1,42 @@
+// iterations.csv, streamed as the run goes (it can hold millions of rows): one row per
+// iteration of each replica, in completion order. Columns:
+//   replica, iteration, start_s, end_s, compute_s, communication_s, batch_size, prefill_seqs,
+//   prefill_tokens, decode_seqs, padding_seqs, kv_blocks_used, kv_fraction, waiting, running,
+//   swapped, preempted, swap_out_blocks, swap_in_blocks, binding, hbm_fraction,
+//   compute_fraction
+// Queue and KV columns are the state after the iteration's scheduling decisions.
+#ifndef INFERGRID_SIM_OUTPUT_ITERATIONS_CSV_H_
+#define INFERGRID_SIM_OUTPUT_ITERATIONS_CSV_H_
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sim/metrics/iteration_record.h"
+
+namespace infergrid {
+
+class IterationsCsv final : public IterationSink {
+ public:
+  // Opens `path` for writing (the caller's temporary name).
+  static absl::StatusOr<std::unique_ptr<IterationsCsv>> Open(const std::string& path);
+  ~IterationsCsv() override;
+  void OnIteration(const IterationRecord& r) override;
+  // Flushes and closes; reports any write error.
+  absl::Status Close();
+
+ private:
+  IterationsCsv(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {}
+  void Flush();
+
+  std::FILE* file_;
+  std::string path_;
+  std::string buffer_;
+  bool ok_ = true;
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_OUTPUT_ITERATIONS_CSV_H_

@@ -1,0 +1,20 @@
+// requests.csv: one row per request in arrival order. Columns (times in seconds from the run's
+// origin, empty where the event did not happen):
+//   id, replica, status (finished | rejected | unfinished), arrival_s, scheduled_s,
+//   first_token_s, finish_s, input_tokens, output_tokens, truncated, cached_tokens,
+//   preemptions, queueing_s, ttft_s, tpot_s, e2e_s
+#ifndef INFERGRID_SIM_OUTPUT_REQUESTS_CSV_H_
+#define INFERGRID_SIM_OUTPUT_REQUESTS_CSV_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "sim/metrics/request_log.h"
+
+namespace infergrid {
+
+absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_OUTPUT_REQUESTS_CSV_H_

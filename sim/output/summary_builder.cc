@@ -1,0 +1,119 @@
+#include "sim/output/summary_builder.h"
+
+#include <vector>
+
+#include "sim/metrics/latency_stats.h"
+
+namespace infergrid {
+namespace {
+
+void SetLatency(const LatencyStats& s, LatencySummary* out) {
+  out->set_count(static_cast<int32_t>(s.count));
+  out->set_mean(s.mean);
+  out->set_p50(s.p50);
+  out->set_p90(s.p90);
+  out->set_p95(s.p95);
+  out->set_p99(s.p99);
+  out->set_p99_9(s.p999);
+  out->set_max(s.max);
+}
+
+}  // namespace
+
+void FillSummary(const SimulationResult& result, const SummaryOptions& options,
+                 SimulationSummary* summary) {
+  std::vector<double> ttft, tpot, e2e, queueing;
+  double input_tokens = 0, output_tokens = 0, cached_tokens = 0;
+  int32_t completed = 0, meeting = 0;
+  for (const RequestRecord& r : result.log.records()) {
+    if (r.outcome != RequestOutcome::kFinished) continue;
+    ++completed;
+    const double t = r.first_token_s - r.arrival_s;
+    ttft.push_back(t);
+    e2e.push_back(r.finish_s - r.arrival_s);
+    queueing.push_back(r.scheduled_s - r.arrival_s);
+    double per_token = 0;
+    if (r.output_tokens > 1) {
+      per_token = (r.finish_s - r.first_token_s) / (r.output_tokens - 1);
+      tpot.push_back(per_token);
+    }
+    input_tokens += r.input_tokens;
+    output_tokens += r.output_tokens;
+    cached_tokens += r.cached_tokens;
+    const bool ttft_ok = options.slo_ttft_s <= 0 || t <= options.slo_ttft_s;
+    const bool tpot_ok = options.slo_tpot_s <= 0 || r.output_tokens < 2 || per_token <= options.slo_tpot_s;
+    meeting += ttft_ok && tpot_ok;
+  }
+  summary->set_requests(static_cast<int32_t>(result.arrivals));
+  summary->set_completed(completed);
+  summary->set_rejected(static_cast<int32_t>(result.rejected));
+  summary->set_truncated(static_cast<int32_t>(result.truncated));
+  for (int64_t n : result.requests_per_replica) summary->add_requests_per_replica(static_cast<int32_t>(n));
+  SetLatency(ComputeLatencyStats(ttft), summary->mutable_ttft());
+  SetLatency(ComputeLatencyStats(tpot), summary->mutable_tpot());
+  SetLatency(ComputeLatencyStats(result.log.itl()), summary->mutable_itl());
+  SetLatency(ComputeLatencyStats(e2e), summary->mutable_e2e());
+  SetLatency(ComputeLatencyStats(queueing), summary->mutable_queueing());
+
+  const double duration = result.duration_s;
+  auto per_s = [duration](double x) { return duration > 0 ? x / duration : 0.0; };
+  Throughput& throughput = *summary->mutable_throughput();
+  throughput.set_requests_per_s(per_s(completed));
+  throughput.set_input_tokens_per_s(per_s(input_tokens));
+  throughput.set_output_tokens_per_s(per_s(output_tokens));
+  throughput.set_total_tokens_per_s(per_s(input_tokens + output_tokens));
+  Goodput& goodput = *summary->mutable_goodput();
+  goodput.set_slo_ttft_s(options.slo_ttft_s);
+  goodput.set_slo_tpot_s(options.slo_tpot_s);
+  goodput.set_requests_meeting_slo(meeting);
+  goodput.set_fraction(completed > 0 ? static_cast<double>(meeting) / completed : 0);
+  goodput.set_requests_per_s(per_s(meeting));
+
+  const IterationStats& it = result.stats;
+  KvSummary& kv = *summary->mutable_kv();
+  kv.set_peak_blocks_used(static_cast<int32_t>(it.peak_kv_blocks));
+  kv.set_peak_fraction(it.peak_kv_fraction);
+  kv.set_preemptions(static_cast<int32_t>(it.preemptions));
+  kv.set_preemptions_swap(static_cast<int32_t>(it.preemptions_swap));
+  kv.set_preemptions_recompute(static_cast<int32_t>(it.preemptions - it.preemptions_swap));
+  kv.set_swap_out_bytes(static_cast<double>(it.swap_out_blocks) * options.kv_bytes_per_block);
+  kv.set_swap_in_bytes(static_cast<double>(it.swap_in_blocks) * options.kv_bytes_per_block);
+  kv.set_prefix_cache_hit_tokens(cached_tokens);
+  kv.set_prefix_cache_hit_rate(input_tokens > 0 ? cached_tokens / input_tokens : 0);
+
+  IterationSummary& iterations = *summary->mutable_iterations();
+  const double n = static_cast<double>(it.iterations);
+  iterations.set_iterations(static_cast<int32_t>(it.iterations));
+  iterations.set_prefill_iterations(static_cast<int32_t>(it.prefill_iterations));
+  iterations.set_mean_batch_size(n > 0 ? it.batch_size_sum / n : 0);
+  iterations.set_max_batch_size(static_cast<int32_t>(it.max_batch_size));
+  iterations.set_mean_new_tokens(n > 0 ? (it.prefill_tokens + it.decode_tokens) / n : 0);
+  iterations.set_busy_s(it.busy_s);
+  iterations.set_utilization(duration > 0 ? it.busy_s / (duration * options.num_replicas) : 0);
+  iterations.set_communication_s(it.communication_s);
+  iterations.set_max_waiting(static_cast<int32_t>(it.max_waiting));
+
+  for (int r = 0; r < kNumResources; ++r) {
+    const size_t i = static_cast<size_t>(r);
+    if (it.binding_iterations[i] == 0) continue;
+    ResourceShare& share = *summary->add_binding();
+    share.set_resource(std::string(ResourceName(static_cast<Resource>(r))));
+    share.set_iterations(static_cast<int32_t>(it.binding_iterations[i]));
+    share.set_iteration_share(n > 0 ? static_cast<double>(it.binding_iterations[i]) / n : 0);
+    share.set_time_s(it.binding_time_s[i]);
+    share.set_time_share(it.busy_s > 0 ? it.binding_time_s[i] / it.busy_s : 0);
+  }
+  summary->set_simulated_duration_s(duration);
+  summary->set_input_tokens(input_tokens);
+  summary->set_output_tokens(output_tokens);
+  summary->set_events(static_cast<int32_t>(result.events));
+  summary->set_simgrid_activities(static_cast<int32_t>(result.activities));
+  if (options.record_wall_time && result.wall_s > 0) {
+    RunPerformance& perf = *summary->mutable_performance();
+    perf.set_wall_time_s(result.wall_s);
+    perf.set_events_per_s(static_cast<double>(result.events) / result.wall_s);
+    perf.set_requests_per_s(static_cast<double>(result.arrivals) / result.wall_s);
+  }
+}
+
+}  // namespace infergrid

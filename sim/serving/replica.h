@@ -1,0 +1,90 @@
+// One serving replica (one model instance on its tensor-parallel GPUs) as the scheduler sees
+// it, without time: its queues, KV block manager and scheduling policy. The engine drives it
+// at iteration boundaries: Plan() forms and prices the next batch, Complete() applies the
+// tokens that batch produced once the engine knows when it ended. The engine may Complete a
+// planned iteration before simulated time reaches its end (running ahead through iterations
+// nothing can interrupt), so the load a router sees is the published one, not the live one.
+#ifndef INFERGRID_SIM_SERVING_REPLICA_H_
+#define INFERGRID_SIM_SERVING_REPLICA_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "hardware/iteration_cost.h"
+#include "sim/metrics/iteration_record.h"
+#include "sim/metrics/request_log.h"
+#include "sim/serving/batch_plan.h"
+#include "sim/serving/block_manager.h"
+#include "sim/serving/scheduler.h"
+#include "sim/serving/sequence.h"
+
+namespace infergrid {
+
+// What a router compares.
+struct ReplicaLoad {
+  int64_t outstanding = 0;      // waiting + running + swapped requests
+  int64_t kv_blocks_used = 0;
+  int64_t kv_blocks_total = 0;
+  double kv_fraction() const {
+    return kv_blocks_total > 0 ? static_cast<double>(kv_blocks_used) / static_cast<double>(kv_blocks_total) : 0;
+  }
+};
+
+class Replica {
+ public:
+  Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
+          const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink);
+  ~Replica();
+  Replica(const Replica&) = delete;
+  Replica& operator=(const Replica&) = delete;
+
+  int index() const { return index_; }
+  const BlockManager& blocks() const { return blocks_; }
+  const ReplicaQueues& queues() const { return queues_; }
+  const Scheduler& scheduler() const { return *scheduler_; }
+
+  // Takes ownership of an arriving sequence.
+  void Enqueue(Sequence* seq);
+  bool HasWork() const {
+    return !queues_.waiting.empty() || !queues_.running.empty() || !queues_.swapped.empty();
+  }
+
+  // Forms the next batch at `start_s` and prices it with the cost model; false when nothing
+  // can run until another request arrives.
+  bool Plan(double start_s);
+  const BatchPlan& plan() const { return plan_; }
+  const BatchShape& shape() const { return shape_; }
+  const IterationCost& cost() const { return cost_; }
+  // New tokens of the planned batch (for tensor-parallel all-reduce sizes).
+  int64_t planned_tokens() const { return shape_.TotalNewTokens(); }
+
+  // Applies the planned iteration, which ran from start_s to end_s (communication_s of it
+  // spent in all-reduces and swap transfers): tokens are produced at end_s, finished
+  // requests leave and the iteration goes to the sink.
+  void Complete(double start_s, double end_s, double communication_s);
+
+  ReplicaLoad LiveLoad() const;
+  const ReplicaLoad& published_load() const { return published_; }
+  void Publish() { published_ = LiveLoad(); }
+
+ private:
+  int index_;
+  std::unique_ptr<Scheduler> scheduler_;
+  BlockManager blocks_;
+  const IterationCostModel& cost_model_;
+  RequestLog& log_;
+  IterationSink& sink_;
+  ReplicaQueues queues_;
+  BatchPlan plan_;
+  BatchShape shape_;
+  IterationCost cost_;
+  IterationRecord record_;
+  std::vector<Sequence*> released_;
+  ReplicaLoad published_;
+  int64_t iterations_ = 0;
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_SERVING_REPLICA_H_

@@ -1,0 +1,92 @@
+// A replica's scheduling policy: at each iteration boundary it forms the next batch from the
+// replica's queues under its limits, admitting, preempting and swapping through the block
+// manager. Policies (see README "Simulation" for their semantics):
+//   vllm     continuous batching, prefill first: an iteration is either all prefills (whole
+//            prompts, under max_num_batched_tokens) or all decodes (vLLM V0's default);
+//   sarathi  chunked prefill: every running decode plus prefill chunks filling a token budget
+//            of min(chunk_size, max_num_batched_tokens) (Sarathi-Serve; vLLM's chunked prefill);
+//   orca     iteration-level batching: decodes and whole new prompts in one batch, KV reserved
+//            for prompt + output at admission (no paging, no preemption);
+//   static   static batches: a batch is formed when the replica is idle, prefilled, and decoded
+//            until its longest member finishes; finished members keep computing padding.
+#ifndef INFERGRID_SIM_SERVING_SCHEDULER_H_
+#define INFERGRID_SIM_SERVING_SCHEDULER_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "sim/serving/batch_plan.h"
+#include "sim/serving/block_manager.h"
+#include "sim/serving/sequence.h"
+
+namespace infergrid {
+
+enum class PreemptionMode { kRecompute, kSwap };
+
+struct SchedulerLimits {
+  int64_t max_num_seqs = 256;
+  int64_t max_num_batched_tokens = 8192;
+  int64_t chunk_size = 512;          // sarathi's token budget per iteration
+  PreemptionMode preemption = PreemptionMode::kRecompute;
+};
+
+// The queues of one replica. Sequences are owned by the engine.
+struct ReplicaQueues {
+  std::deque<Sequence*> waiting;    // FCFS; recompute-preempted sequences return to the front
+  std::vector<Sequence*> running;   // admission order; the last one is preempted first
+  std::deque<Sequence*> swapped;    // in arrival order; swapped back in from the front
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual absl::string_view name() const = 0;
+  // Whether KV is reserved for prompt + output at admission (orca, static) rather than paged.
+  virtual bool reserves_kv() const { return false; }
+  // Forms the next batch into `plan` (cleared by the caller). An empty plan means nothing can
+  // run until a sequence arrives.
+  virtual void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) = 0;
+  // After an iteration's tokens were applied: takes finished sequences out of the queues,
+  // frees their blocks and appends them to `released` (the engine deletes them).
+  virtual void Retire(ReplicaQueues& queues, BlockManager& blocks, std::vector<Sequence*>& released);
+};
+
+// "vllm", "sarathi", "orca" or "static"; anything else is InvalidArgument naming --scheduler.
+absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(absl::string_view name,
+                                                         const SchedulerLimits& limits);
+
+namespace scheduling {
+
+// Admits the waiting sequence at the front if the budget and the blocks allow, linking the
+// longest cached prefix (prefix caching). It is scheduled for all its remaining tokens, or for
+// max_tokens of them when `allow_partial` (chunked prefill). Returns false (nothing changed)
+// otherwise.
+bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
+                bool allow_partial, BatchPlan& plan);
+
+// Preempts the last running sequence (swap if the mode and host space allow, else recompute).
+// Returns the victim.
+Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
+                      BatchPlan& plan);
+
+// Schedules one decode token for every running sequence in decode, front to back, preempting
+// from the back when blocks run out (vLLM's _schedule_running). Stops at `max_tokens`.
+// Returns the tokens scheduled.
+int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
+                        int64_t max_tokens, BatchPlan& plan);
+
+// Swaps sequences back in, front first, while the watermark and max_num_seqs allow; each is
+// scheduled for its next step. Returns the tokens scheduled.
+int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs,
+                        int64_t max_tokens, BatchPlan& plan);
+
+}  // namespace scheduling
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_SERVING_SCHEDULER_H_

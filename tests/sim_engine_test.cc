@@ -1,0 +1,583 @@
+// The serving model and the SimGrid engine: block manager, schedulers, routers, metrics and
+// whole runs with a linear test cost model whose iteration times are known in closed form.
+// Every test that starts a SimGrid engine runs it in a forked child (one engine per process),
+// so the binary also passes when run directly, not only one test per process under ctest.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hardware/gpu_catalog.h"
+#include "sim/engine/platform.h"
+#include "sim/engine/simulation.h"
+#include "sim/engine/topology.h"
+#include "sim/metrics/latency_stats.h"
+#include "sim/metrics/log_histogram.h"
+#include "sim/serving/admission.h"
+#include "sim/serving/block_manager.h"
+#include "sim/serving/replica.h"
+#include "sim/serving/router.h"
+#include "sim/serving/scheduler.h"
+
+namespace infergrid {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// duration = 1 ms + 10 us per new token + 10 ns per cached context token.
+class LinearCostModel final : public IterationCostModel {
+ public:
+  IterationCost Cost(const BatchShape& batch) const override {
+    IterationCost cost;
+    double context = 0;
+    for (const PrefillChunk& c : batch.prefill) context += static_cast<double>(c.context_tokens);
+    for (int64_t c : batch.decode_context_tokens) context += static_cast<double>(c);
+    cost.duration_s = Seconds(batch.TotalNewTokens(), context);
+    cost.hbm_bytes = 1e9;
+    cost.hbm_bound_s = cost.duration_s / 2;
+    cost.binding = Resource::kHbm;
+    return cost;
+  }
+  absl::string_view Description() const override { return "linear test model"; }
+  static double Seconds(int64_t new_tokens, double context) {
+    return 1e-3 + 1e-5 * static_cast<double>(new_tokens) + 1e-8 * context;
+  }
+};
+
+class RecordingSink final : public IterationSink {
+ public:
+  void OnIteration(const IterationRecord& r) override { records.push_back(r); }
+  std::vector<IterationRecord> records;
+};
+
+Sequence* NewSeq(int64_t record, int32_t prompt, int32_t output) {
+  auto* seq = new Sequence;
+  seq->record = record;
+  seq->prompt_tokens = prompt;
+  seq->output_tokens = output;
+  return seq;
+}
+
+// ---------------------------------------------------------------- block manager
+
+TEST(BlockManager, WatermarkAppliesToAdmissionOnly) {
+  BlockManager blocks({.num_gpu_blocks = 200, .block_size = 16, .watermark = 0.01});
+  EXPECT_EQ(blocks.watermark_blocks(), 2);
+  EXPECT_EQ(blocks.BlocksFor(33), 3);
+  EXPECT_TRUE(blocks.CanAdmit(198));
+  EXPECT_FALSE(blocks.CanAdmit(199));
+  EXPECT_TRUE(blocks.CanGrow(200));
+  Sequence seq;
+  blocks.Grow(seq, 150);
+  EXPECT_EQ(blocks.used_blocks(), 150);
+  EXPECT_EQ(blocks.Needed(seq, 150 * 16 + 1), 1);
+  blocks.Release(seq);
+  EXPECT_EQ(blocks.free_blocks(), 200);
+  EXPECT_EQ(seq.gpu_blocks, 0);
+}
+
+TEST(BlockManager, PrefixCacheSharesAndEvictsLeastRecentlyFreed) {
+  BlockManager blocks({.num_gpu_blocks = 10, .block_size = 16, .watermark = 0, .prefix_caching = true});
+  Sequence a;
+  a.prefix_keys = {1, 2, 3};
+  blocks.Grow(a, 4);
+  a.computed = 40;  // two full blocks computed
+  blocks.PublishComputed(a);
+  EXPECT_EQ(a.linked_blocks, 2);
+  Sequence b;
+  b.prefix_keys = {1, 2, 9};
+  const BlockManager::PrefixMatch live = blocks.MatchPrefix(b, 10);
+  EXPECT_EQ(live.blocks, 2);
+  EXPECT_EQ(live.evictable, 0);
+  blocks.Release(a);  // the two cached blocks become evictable, still free
+  EXPECT_EQ(blocks.free_blocks(), 10);
+  EXPECT_EQ(blocks.cached_blocks(), 2);
+  const BlockManager::PrefixMatch idle = blocks.MatchPrefix(b, 10);
+  EXPECT_EQ(idle.evictable, 2);
+  blocks.AcquirePrefix(b, 2);
+  EXPECT_EQ(blocks.free_blocks(), 8);
+  blocks.Release(b);
+  // Taking all ten blocks evicts both cached prefixes.
+  Sequence c;
+  blocks.Grow(c, 10);
+  EXPECT_EQ(blocks.cached_blocks(), 0);
+  EXPECT_EQ(blocks.MatchPrefix(b, 10).blocks, 0);
+}
+
+TEST(BlockManager, SwapMovesBlocksToHostAndBack) {
+  BlockManager blocks({.num_gpu_blocks = 100, .block_size = 16, .watermark = 0, .num_cpu_blocks = 5});
+  Sequence seq;
+  blocks.Grow(seq, 6);
+  EXPECT_FALSE(blocks.CanSwapOut(seq));
+  Sequence small;
+  blocks.Grow(small, 4);
+  ASSERT_TRUE(blocks.CanSwapOut(small));
+  blocks.SwapOut(small);
+  EXPECT_EQ(small.cpu_blocks, 4);
+  EXPECT_EQ(blocks.free_cpu_blocks(), 1);
+  EXPECT_EQ(blocks.used_blocks(), 6);
+  blocks.SwapIn(small);
+  EXPECT_EQ(small.gpu_blocks, 4);
+  EXPECT_EQ(blocks.free_cpu_blocks(), 5);
+}
+
+// ---------------------------------------------------------------- schedulers
+
+struct SchedulerFixture {
+  explicit SchedulerFixture(const std::string& name, int64_t blocks = 1000,
+                            SchedulerLimits limits = SchedulerLimits{}, int64_t cpu_blocks = 0)
+      : manager({.num_gpu_blocks = blocks, .block_size = 16, .watermark = 0.01, .num_cpu_blocks = cpu_blocks}),
+        scheduler(*MakeScheduler(name, limits)) {}
+  ~SchedulerFixture() {
+    for (auto* q : {&queues.waiting, &queues.swapped}) for (Sequence* s : *q) delete s;
+    for (Sequence* s : queues.running) delete s;
+  }
+  // Plans, then applies the planned tokens as the replica does.
+  BatchPlan Step() {
+    BatchPlan plan;
+    scheduler->Plan(queues, manager, plan);
+    for (const ScheduledWork& w : plan.work) {
+      w.seq->computed += w.new_tokens;
+      if (w.seq->computed == w.seq->TotalTokens()) ++w.seq->generated;
+    }
+    std::vector<Sequence*> released;
+    scheduler->Retire(queues, manager, released);
+    for (Sequence* s : released) delete s;
+    return plan;
+  }
+  BlockManager manager;
+  std::unique_ptr<Scheduler> scheduler;
+  ReplicaQueues queues;
+};
+
+TEST(VllmScheduler, PrefillsRunAloneAndFirst) {
+  SchedulerFixture f("vllm", 1000, {.max_num_seqs = 8, .max_num_batched_tokens = 300});
+  f.queues.waiting.push_back(NewSeq(0, 100, 3));
+  f.Step();  // prefill of request 0
+  f.queues.waiting.push_back(NewSeq(1, 150, 2));
+  f.queues.waiting.push_back(NewSeq(2, 160, 2));
+  const BatchPlan p1 = f.Step();
+  // Request 1 fits the 300-token budget, request 2 does not: a prefill-only iteration.
+  ASSERT_EQ(p1.work.size(), 1u);
+  EXPECT_EQ(p1.work[0].seq->record, 1);
+  EXPECT_EQ(p1.work[0].new_tokens, 150);
+  const BatchPlan p2 = f.Step();
+  ASSERT_EQ(p2.work.size(), 1u);
+  EXPECT_EQ(p2.work[0].seq->record, 2);
+  const BatchPlan p3 = f.Step();  // all three decode together
+  EXPECT_EQ(p3.work.size(), 3u);
+  for (const ScheduledWork& w : p3.work) EXPECT_TRUE(w.decode);
+}
+
+TEST(VllmScheduler, PreemptsTheLastAdmittedByRecompute) {
+  // 10 blocks of 16 tokens; two 64-token prompts take 5 blocks each (prompt + first token).
+  SchedulerFixture f("vllm", 10, {.max_num_seqs = 8, .max_num_batched_tokens = 1000});
+  f.queues.waiting.push_back(NewSeq(0, 64, 100));
+  f.queues.waiting.push_back(NewSeq(1, 63, 100));
+  f.Step();
+  ASSERT_EQ(f.queues.running.size(), 2u);
+  EXPECT_EQ(f.manager.used_blocks(), 8);
+  // Decode: request 0 needs a fifth block, request 1 crosses 64 tokens and needs one too.
+  f.Step();
+  f.Step();
+  BatchPlan plan;
+  int steps = 0;
+  do {
+    plan = f.Step();
+    ++steps;
+  } while (plan.preempted_recompute == 0 && steps < 100);
+  ASSERT_EQ(plan.preempted_recompute, 1);
+  ASSERT_EQ(f.queues.waiting.size(), 1u);
+  EXPECT_EQ(f.queues.waiting.front()->record, 1);
+  EXPECT_EQ(f.queues.waiting.front()->computed, 0);
+  EXPECT_EQ(f.queues.waiting.front()->preemptions, 1);
+  EXPECT_EQ(f.queues.waiting.front()->gpu_blocks, 0);
+}
+
+TEST(VllmScheduler, SwapModeMovesTheVictimToHostMemory) {
+  SchedulerFixture f("vllm", 10, {.max_num_seqs = 8, .max_num_batched_tokens = 1000,
+                                  .preemption = PreemptionMode::kSwap}, /*cpu_blocks=*/100);
+  f.queues.waiting.push_back(NewSeq(0, 64, 100));
+  f.queues.waiting.push_back(NewSeq(1, 63, 100));
+  BatchPlan plan;
+  int steps = 0;
+  do {
+    plan = f.Step();
+    ++steps;
+  } while (plan.preempted_swap == 0 && steps < 100);
+  ASSERT_EQ(plan.preempted_swap, 1);
+  EXPECT_GT(plan.swap_out_blocks, 0);
+  ASSERT_EQ(f.queues.swapped.size(), 1u);
+  EXPECT_EQ(f.queues.swapped.front()->record, 1);
+  EXPECT_EQ(f.queues.swapped.front()->cpu_blocks, plan.swap_out_blocks);
+}
+
+TEST(SarathiScheduler, ChunksPrefillsUnderTheBudgetAfterDecodes) {
+  SchedulerFixture f("sarathi", 1000, {.max_num_seqs = 8, .max_num_batched_tokens = 8192, .chunk_size = 512});
+  f.queues.waiting.push_back(NewSeq(0, 10, 50));
+  f.Step();  // 10-token prompt
+  f.queues.waiting.push_back(NewSeq(1, 1000, 5));
+  const BatchPlan p1 = f.Step();
+  ASSERT_EQ(p1.work.size(), 2u);
+  EXPECT_TRUE(p1.work[0].decode);
+  EXPECT_EQ(p1.work[1].new_tokens, 511);  // 512 - one decode token
+  const BatchPlan p2 = f.Step();
+  ASSERT_EQ(p2.work.size(), 2u);
+  EXPECT_EQ(p2.work[1].new_tokens, 489);
+  EXPECT_EQ(p2.work[1].seq->generated, 1);  // the last chunk samples the first token
+}
+
+TEST(OrcaScheduler, MixesNewPromptsWithDecodesAndReservesKv) {
+  SchedulerFixture f("orca", 1000, {.max_num_seqs = 8, .max_num_batched_tokens = 4096});
+  f.queues.waiting.push_back(NewSeq(0, 100, 60));
+  f.Step();
+  EXPECT_EQ(f.manager.used_blocks(), 10);  // ceil(160 / 16), reserved up front
+  f.queues.waiting.push_back(NewSeq(1, 200, 8));
+  const BatchPlan p = f.Step();
+  ASSERT_EQ(p.work.size(), 2u);
+  EXPECT_TRUE(p.work[0].decode);
+  EXPECT_FALSE(p.work[1].decode);
+  EXPECT_EQ(p.work[1].new_tokens, 200);
+  EXPECT_EQ(f.manager.used_blocks(), 10 + 13);
+}
+
+TEST(StaticScheduler, LaterArrivalsWaitForTheWholeBatch) {
+  SchedulerFixture f("static", 1000, {.max_num_seqs = 8, .max_num_batched_tokens = 4096});
+  f.queues.waiting.push_back(NewSeq(0, 20, 2));
+  f.queues.waiting.push_back(NewSeq(1, 20, 4));
+  const BatchPlan prefill = f.Step();
+  EXPECT_EQ(prefill.work.size(), 2u);
+  f.queues.waiting.push_back(NewSeq(2, 20, 2));
+  const BatchPlan d1 = f.Step();  // request 0 finishes here (its 2nd token)
+  EXPECT_EQ(d1.work.size(), 2u);
+  const BatchPlan d2 = f.Step();  // request 0 pads
+  EXPECT_EQ(d2.work.size(), 1u);
+  EXPECT_EQ(d2.padding_contexts.size(), 1u);
+  EXPECT_EQ(f.queues.waiting.size(), 1u);
+  f.Step();  // request 1's 4th token: the batch ends
+  EXPECT_TRUE(f.queues.running.empty());
+  const BatchPlan next = f.Step();
+  ASSERT_EQ(next.work.size(), 1u);
+  EXPECT_EQ(next.work[0].seq->record, 2);
+}
+
+TEST(Schedulers, UnknownNameIsAnError) {
+  EXPECT_THAT(std::string(MakeScheduler("fifo", {}).status().message()), HasSubstr("--scheduler"));
+  EXPECT_THAT(std::string(MakeRouter("random").status().message()), HasSubstr("--router"));
+}
+
+// ---------------------------------------------------------------- metrics
+
+TEST(LatencyStats, InterpolatesLikeNumpy) {
+  std::vector<double> samples = {4, 1, 3, 2, 5, 6, 7, 8, 9, 10};
+  const LatencyStats s = ComputeLatencyStats(samples);
+  EXPECT_DOUBLE_EQ(s.mean, 5.5);
+  EXPECT_DOUBLE_EQ(s.p50, 5.5);    // numpy.percentile(range(1, 11), 50)
+  EXPECT_DOUBLE_EQ(s.p90, 9.1);
+  EXPECT_DOUBLE_EQ(s.p99, 9.91);
+  EXPECT_DOUBLE_EQ(s.max, 10);
+}
+
+TEST(LogHistogram, QuantilesWithinItsResolution) {
+  LogHistogram h;
+  std::vector<double> exact;
+  for (int i = 1; i <= 10000; ++i) {
+    const double v = 1e-3 * (1 + 0.37 * (i % 97)) * (1 + i / 5000.0);
+    h.Add(v);
+    exact.push_back(v);
+  }
+  std::sort(exact.begin(), exact.end());
+  for (double q : {0.5, 0.9, 0.99, 0.999}) {
+    EXPECT_NEAR(h.Quantile(q) / SortedQuantile(exact, q), 1.0, 1e-3) << q;
+  }
+  EXPECT_DOUBLE_EQ(h.max(), exact.back());
+  EXPECT_EQ(h.count(), 10000);
+  h.Add(0.5, 10);  // weighted
+  EXPECT_EQ(h.count(), 10010);
+}
+
+// ---------------------------------------------------------------- admission and routing
+
+TEST(Admission, TruncatesRejectsAndKeysPrefixBlocks) {
+  AdmissionPolicy policy{.max_model_len = 2048, .block_size = 16, .usable_blocks = 1000,
+                         .prefix_caching = true};
+  Request r;
+  r.input_tokens = 1500;
+  r.output_tokens = 1000;
+  r.prefix_block_hashes = {11, 12};
+  RequestRecord record;
+  std::unique_ptr<Sequence> seq = AdmitRequest(r, policy, 7, &record);
+  ASSERT_NE(seq, nullptr);
+  EXPECT_TRUE(record.truncated);
+  EXPECT_EQ(seq->output_tokens, 548);
+  // Two hashes cover 1,024 tokens: 64 full blocks of 16.
+  EXPECT_EQ(seq->prefix_keys.size(), 64u);
+  EXPECT_EQ(seq->prefix_keys[0], PrefixBlockKey(11, 0));
+  EXPECT_EQ(seq->prefix_keys[32], PrefixBlockKey(12, 0));
+  r.input_tokens = 3000;
+  EXPECT_EQ(AdmitRequest(r, policy, 8, &record), nullptr);
+  EXPECT_EQ(record.outcome, RequestOutcome::kRejected);
+  policy.reserve_output = true;
+  policy.usable_blocks = 50;
+  r.input_tokens = 700;
+  r.output_tokens = 200;
+  RequestRecord reserved;
+  EXPECT_EQ(AdmitRequest(r, policy, 9, &reserved), nullptr);  // 57 blocks > 50
+}
+
+TEST(Routers, LeastOutstandingAndLeastKvUsePublishedLoads) {
+  LinearCostModel cost;
+  RequestLog log;
+  RecordingSink sink;
+  std::vector<std::unique_ptr<Replica>> replicas;
+  std::vector<Replica*> view;
+  for (int i = 0; i < 3; ++i) {
+    replicas.push_back(std::make_unique<Replica>(i, *MakeScheduler("vllm", {}),
+                                                 BlockManagerOptions{.num_gpu_blocks = 100, .block_size = 16},
+                                                 cost, log, sink));
+    view.push_back(replicas.back().get());
+  }
+  auto rr = *MakeRouter("round-robin");
+  EXPECT_EQ(rr->Route(view), 0);
+  EXPECT_EQ(rr->Route(view), 1);
+  EXPECT_EQ(rr->Route(view), 2);
+  EXPECT_EQ(rr->Route(view), 0);
+  auto least = *MakeRouter("least-outstanding");
+  for (int i = 0; i < 2; ++i) log.Add({});
+  replicas[0]->Enqueue(NewSeq(0, 10, 5));
+  replicas[1]->Enqueue(NewSeq(1, 10, 5));
+  EXPECT_EQ(least->Route(view), 2);
+  // Replica 1 runs its prefill: 1 block in use, published; least-kv avoids it.
+  ASSERT_TRUE(replicas[1]->Plan(0));
+  replicas[1]->Publish();
+  auto kv = *MakeRouter("least-kv");
+  EXPECT_EQ(kv->Route(view), 2);  // tie on KV between 0 and 2 (none used): fewer outstanding
+}
+
+// ---------------------------------------------------------------- topology
+
+TEST(Topology, NvlinkWhereTheGpuHasItPcieOtherwise) {
+  const GpuSpec h100 = *ResolveGpu("h100-sxm");
+  const ClusterTopology t = BuildClusterTopology(h100, {8, 4}, 8);
+  ASSERT_EQ(t.gpus.size(), 12u);
+  const std::vector<RouteHop> nv = ShortestRoute(t, t.gpus[0], t.gpus[5]);
+  ASSERT_EQ(nv.size(), 2u);
+  EXPECT_DOUBLE_EQ(Bottleneck(t, nv), 450e9);
+  EXPECT_THAT(t.graph[nv[0].edge].name, HasSubstr("nvswitch"));
+  // Across nodes: PCIe switch, the fabric, PCIe switch.
+  EXPECT_DOUBLE_EQ(Bottleneck(t, ShortestRoute(t, t.gpus[0], t.gpus[9])), 64e9);
+  const GpuSpec l40s = *ResolveGpu("l40s");
+  const ClusterTopology p = BuildClusterTopology(l40s, {4}, 8);
+  const std::vector<RouteHop> pcie = ShortestRoute(p, p.gpus[0], p.gpus[1]);
+  ASSERT_EQ(pcie.size(), 2u);  // through their shared PCIe switch
+  EXPECT_DOUBLE_EQ(Bottleneck(p, pcie), l40s.pcie_bytes_per_s());
+}
+
+TEST(Topology, ReplicasPackIntoNodes) {
+  EXPECT_THAT(GpusPerNode({.num_replicas = 3, .tensor_parallel = 4, .gpus_per_node = 8}), ElementsAre(8, 4));
+  EXPECT_THAT(GpusPerNode({.num_replicas = 3, .tensor_parallel = 3, .gpus_per_node = 8}), ElementsAre(6, 3));
+}
+
+// ---------------------------------------------------------------- whole runs (one engine per child)
+
+// Runs `body` in a forked child and returns what it wrote, so each test gets its own engine.
+std::string InChild(const std::function<std::string()>& body) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string text;
+    try {
+      text = body();
+    } catch (const std::exception& e) {
+      text = absl::StrCat("exception: ", e.what());
+    }
+    size_t written = 0;
+    while (written < text.size()) {
+      const ssize_t n = write(fds[1], text.data() + written, text.size() - written);
+      if (n <= 0) break;
+      written += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) out.append(buffer, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return out;
+}
+
+EngineConfig TestConfig() {
+  EngineConfig config;
+  config.scheduler = "vllm";
+  config.limits = {.max_num_seqs = 64, .max_num_batched_tokens = 4096};
+  config.blocks = {.num_gpu_blocks = 2000, .block_size = 16, .watermark = 0.01};
+  config.max_model_len = 4096;
+  config.num_layers = 32;
+  config.hidden_size = 4096;
+  config.kv_bytes_per_token = 131072;
+  return config;
+}
+
+Request OneRequest(double arrival_s, int32_t prompt, int32_t output) {
+  Request r;
+  r.arrival_s = arrival_s;
+  r.input_tokens = prompt;
+  r.output_tokens = output;
+  return r;
+}
+
+std::vector<Request> Requests(int n, double gap_s, int32_t prompt, int32_t output) {
+  std::vector<Request> requests;
+  for (int i = 0; i < n; ++i) {
+    Request r;
+    r.id = i;
+    r.arrival_s = i * gap_s;
+    r.input_tokens = prompt + (i % 5) * 7;
+    r.output_tokens = output + (i % 3) * 5;
+    requests.push_back(r);
+  }
+  return requests;
+}
+
+// Runs and prints every request record and a few aggregates, one line each.
+std::string RunAndDescribe(const EngineConfig& config, const std::vector<Request>& requests) {
+  const GpuSpec gpu = *ResolveGpu("h100-sxm");
+  LinearCostModel cost;
+  VectorRequestSource source(requests);
+  RecordingSink sink;
+  absl::StatusOr<SimulationResult> result = RunSimulation(config, gpu, cost, source, &sink);
+  if (!result.ok()) return absl::StrCat("error: ", result.status().message());
+  std::string out = absl::StrCat("iterations ", result->stats.iterations, " preemptions ",
+                                 result->stats.preemptions, " swap_out ", result->stats.swap_out_blocks,
+                                 " duration ", absl::StrFormat("%.12f", result->duration_s), "\n");
+  for (const RequestRecord& r : result->log.records()) {
+    absl::StrAppendFormat(&out, "%d %d %.12f %.12f %.12f %d\n", r.replica, static_cast<int>(r.outcome),
+                          r.scheduled_s, r.first_token_s, r.finish_s, r.preemptions);
+  }
+  if (!sink.records.empty()) {
+    const IterationRecord& first = sink.records.front();
+    absl::StrAppendFormat(&out, "first_iteration %.12f %.12f %.12f\n", first.start_s, first.end_s,
+                          first.communication_s);
+  }
+  return out;
+}
+
+TEST(Engine, OneRequestTakesThePricedIterations) {
+  const std::string out = InChild([] {
+    return RunAndDescribe(TestConfig(), {OneRequest(2.5, 100, 4)});
+  });
+  const std::vector<std::string> lines = absl::StrSplit(out, '\n');
+  ASSERT_GE(lines.size(), 3u) << out;
+  EXPECT_THAT(lines[0], HasSubstr("iterations 4 "));
+  // Prefill of 100 tokens, then decodes at contexts 100, 101, 102.
+  const double prefill = LinearCostModel::Seconds(100, 0);
+  double finish = 2.5 + prefill;
+  for (int c = 100; c < 103; ++c) finish += LinearCostModel::Seconds(1, c);
+  double scheduled, first, end;
+  int replica, outcome, preemptions;
+  ASSERT_EQ(std::sscanf(lines[1].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &scheduled,
+                        &first, &end, &preemptions), 6) << out;
+  EXPECT_DOUBLE_EQ(scheduled, 2.5);
+  EXPECT_NEAR(first, 2.5 + prefill, 1e-12);
+  EXPECT_NEAR(end, finish, 1e-12);
+}
+
+TEST(Engine, RunningAheadGivesTheSameTimesAsIterationByIteration) {
+  const std::vector<Request> requests = Requests(60, 0.031, 300, 40);
+  EngineConfig config = TestConfig();
+  const std::string ahead = InChild([&] { return RunAndDescribe(config, requests); });
+  config.coalesce = false;
+  const std::string single = InChild([&] { return RunAndDescribe(config, requests); });
+  ASSERT_THAT(ahead, HasSubstr("iterations")) << ahead;
+  const std::vector<std::string> a = absl::StrSplit(ahead, '\n');
+  const std::vector<std::string> b = absl::StrSplit(single, '\n');
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 1; i + 1 < a.size(); ++i) {
+    double x[5], y[5];
+    int n1 = std::sscanf(a[i].c_str(), "%lf %lf %lf %lf %lf", &x[0], &x[1], &x[2], &x[3], &x[4]);
+    int n2 = std::sscanf(b[i].c_str(), "%lf %lf %lf %lf %lf", &y[0], &y[1], &y[2], &y[3], &y[4]);
+    ASSERT_EQ(n1, n2);
+    for (int k = 0; k < n1; ++k) EXPECT_NEAR(x[k], y[k], 1e-9) << "line " << i << ": " << a[i] << " vs " << b[i];
+  }
+}
+
+TEST(Engine, SameInputsSameResults) {
+  const std::vector<Request> requests = Requests(80, 0.02, 500, 30);
+  EngineConfig config = TestConfig();
+  config.layout.num_replicas = 2;
+  config.router = "least-outstanding";
+  const std::string first = InChild([&] { return RunAndDescribe(config, requests); });
+  const std::string second = InChild([&] { return RunAndDescribe(config, requests); });
+  EXPECT_THAT(first, HasSubstr("iterations"));
+  EXPECT_EQ(first, second);
+}
+
+TEST(Engine, TensorParallelAddsAllReducesOverNvlink) {
+  EngineConfig config = TestConfig();
+  config.layout.tensor_parallel = 2;
+  config.allreduce_latency_s = 7e-6;
+  const std::string out = InChild([&] {
+    return RunAndDescribe(config, {OneRequest(0, 1000, 2)});
+  });
+  // Prefill of 1,000 tokens: 2 x 32 all-reduces of 1000 x 4096 x 2 B; a ring of two sends half
+  // of each message both ways at 450 GB/s, plus 64 x 7 us latency.
+  const double ring_bytes = 2.0 * 32 * 2.0 * 1 / 2 * 1000 * 4096 * 2;
+  const double communication = 64 * 7e-6 + ring_bytes / 450e9;
+  const std::string expected_end = absl::StrFormat(
+      "first_iteration %.12f %.12f %.12f", 0.0, LinearCostModel::Seconds(1000, 0) + communication, communication);
+  EXPECT_THAT(out, HasSubstr(expected_end)) << out;
+}
+
+TEST(Engine, SwapPreemptionMovesKvOverPcie) {
+  EngineConfig config = TestConfig();
+  config.blocks = {.num_gpu_blocks = 40, .block_size = 16, .watermark = 0.01, .num_cpu_blocks = 400};
+  config.limits.preemption = PreemptionMode::kSwap;
+  config.max_model_len = 600;
+  const std::string out = InChild([&] { return RunAndDescribe(config, Requests(6, 0.001, 150, 150)); });
+  ASSERT_THAT(out, HasSubstr("iterations")) << out;
+  int iterations = 0, preemptions = 0, swap_out = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "iterations %d preemptions %d swap_out %d", &iterations,
+                        &preemptions, &swap_out), 3);
+  EXPECT_GT(preemptions, 0);
+  EXPECT_GT(swap_out, 0);
+  // Every request finishes (outcome 1) despite the preemptions.
+  const std::vector<std::string> lines = absl::StrSplit(out, '\n');
+  for (size_t i = 1; i <= 6; ++i) EXPECT_THAT(lines[i], HasSubstr(" 1 ")) << lines[i];
+}
+
+TEST(Engine, OneEnginePerProcess) {
+  const std::string out = InChild([] {
+    EngineConfig config = TestConfig();
+    const std::string first = RunAndDescribe(config, Requests(2, 0.1, 10, 2));
+    return RunAndDescribe(config, Requests(2, 0.1, 10, 2));
+  });
+  EXPECT_THAT(out, HasSubstr("one simulation per process"));
+}
+
+TEST(Engine, BadArrivalOrderIsAnError) {
+  std::vector<Request> requests = Requests(3, 1.0, 10, 2);
+  requests[2].arrival_s = 0.5;
+  const std::string out = InChild([&] { return RunAndDescribe(TestConfig(), requests); });
+  EXPECT_THAT(out, HasSubstr("request 2: arrival time 0.5"));
+}
+
+}  // namespace
+}  // namespace infergrid

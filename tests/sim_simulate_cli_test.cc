@@ -1,0 +1,303 @@
+// `infergrid simulate` and `compare` as users run them: golden table and JSON, byte-identical
+// outputs for identical inputs, the four output files and their columns, errors that name the
+// flag or file:line and leave no output behind, traces, tensor parallelism and replicas.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/command_runner.h"
+#include "tests/test_files.h"
+
+namespace infergrid {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::ReadAll;
+using testing::RunInfergrid;
+
+// A small deterministic run: 40 requests at 4 req/s on Llama-3-8B / H100, memory plan pinned.
+const char kSmall[] =
+    "simulate --engine=vllm-v1@0.19 --max-requests=40 --rate=4 --record-wall-time=false --quiet";
+
+nlohmann::json Json(const testing::CommandResult& r) { return nlohmann::json::parse(r.out); }
+
+std::vector<std::string> Lines(const std::string& text) {
+  return absl::StrSplit(text, '\n', absl::SkipEmpty());
+}
+
+TEST(SimulateCli, TableGolden) {
+  const testing::CommandResult r = RunInfergrid(kSmall);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string golden = ReadAll(testing::SourcePath("tests/golden/simulate_llama-3-8b_h100_small.txt"));
+  ASSERT_FALSE(golden.empty());
+  EXPECT_EQ(r.out, golden) << "regenerate with: infergrid " << kSmall
+                           << " > tests/golden/simulate_llama-3-8b_h100_small.txt";
+}
+
+TEST(SimulateCli, JsonGolden) {
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(kSmall, " --format=json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string golden = ReadAll(testing::SourcePath("tests/golden/simulate_llama-3-8b_h100_small.json"));
+  ASSERT_FALSE(golden.empty());
+  EXPECT_EQ(r.out, golden) << "regenerate with: infergrid " << kSmall
+                           << " --format=json > tests/golden/simulate_llama-3-8b_h100_small.json";
+}
+
+TEST(SimulateCli, MetricsFollowTheirDefinitions) {
+  const fs::path dir = testing::TestDir() / "out";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(kSmall, " --format=json --out=", dir.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  // Recompute TTFT, TPOT and E2E from requests.csv.
+  const std::vector<std::string> rows = Lines(ReadAll(dir / "requests.csv"));
+  ASSERT_EQ(rows.size(), 41u);
+  EXPECT_EQ(rows[0],
+            "id,replica,status,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,"
+            "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s");
+  double ttft_sum = 0, tpot_max = 0, e2e_max = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const std::vector<std::string> f = absl::StrSplit(rows[i], ',');
+    ASSERT_EQ(f.size(), 16u);
+    EXPECT_EQ(f[2], "finished");
+    const double arrival = std::stod(f[3]), first = std::stod(f[5]), finish = std::stod(f[6]);
+    const int out_tokens = std::stoi(f[8]);
+    // The CSV rounds to nanoseconds.
+    EXPECT_NEAR(std::stod(f[13]), first - arrival, 3e-9);
+    EXPECT_NEAR(std::stod(f[14]), (finish - first) / (out_tokens - 1), 3e-9);
+    ttft_sum += first - arrival;
+    tpot_max = std::max(tpot_max, (finish - first) / (out_tokens - 1));
+    e2e_max = std::max(e2e_max, finish - arrival);
+  }
+  EXPECT_NEAR(j["ttft"]["mean"].get<double>(), ttft_sum / 40, 3e-9);
+  EXPECT_NEAR(j["tpot"]["max"].get<double>(), tpot_max, 3e-9);
+  EXPECT_NEAR(j["e2e"]["max"].get<double>(), e2e_max, 3e-9);
+  // One ITL per output token after the first.
+  EXPECT_EQ(j["itl"]["count"].get<int>(), 40 * (j["output_tokens"].get<double>() / 40 - 1));
+  EXPECT_EQ(j["completed"], 40);
+  // iterations.csv: one row per iteration, summing to the summary's counts.
+  const std::vector<std::string> iterations = Lines(ReadAll(dir / "iterations.csv"));
+  EXPECT_EQ(static_cast<int>(iterations.size()) - 1, j["iterations"]["iterations"].get<int>());
+  EXPECT_THAT(iterations[0], HasSubstr("replica,iteration,start_s,end_s,compute_s"));
+  // timeline.json is a trace-event document with a slice per iteration.
+  const nlohmann::json timeline = nlohmann::json::parse(ReadAll(dir / "timeline.json"));
+  int slices = 0;
+  for (const auto& event : timeline["traceEvents"]) slices += event["ph"] == "X";
+  EXPECT_EQ(slices, j["iterations"]["iterations"].get<int>());
+  EXPECT_EQ(nlohmann::json::parse(ReadAll(dir / "summary.json")), j);
+}
+
+TEST(SimulateCli, SameInputsGiveByteIdenticalOutputs) {
+  const fs::path a = testing::TestDir() / "a";
+  const fs::path b = testing::TestDir() / "b";
+  const std::string args = "simulate --max-requests=60 --rate=8 --scheduler=sarathi --quiet --record-wall-time=false";
+  ASSERT_EQ(RunInfergrid(absl::StrCat(args, " --out=", a.string())).exit_code, 0);
+  ASSERT_EQ(RunInfergrid(absl::StrCat(args, " --out=", b.string())).exit_code, 0);
+  for (const char* name : {"summary.json", "requests.csv", "iterations.csv", "timeline.json"}) {
+    const std::string x = ReadAll(a / name);
+    EXPECT_FALSE(x.empty()) << name;
+    EXPECT_EQ(x, ReadAll(b / name)) << name;
+  }
+  // A different seed gives different arrivals.
+  const fs::path c = testing::TestDir() / "c";
+  ASSERT_EQ(RunInfergrid(absl::StrCat(args, " --seed=1 --out=", c.string())).exit_code, 0);
+  EXPECT_NE(ReadAll(a / "requests.csv"), ReadAll(c / "requests.csv"));
+}
+
+TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
+  const fs::path dir = testing::TestDir();
+  const fs::path out = dir / "out";
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string message;
+  };
+  const std::string bad_trace = testing::WriteFile(dir / "bad.csv",
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2023-11-16 18:15:46.6805900,374,44\n"
+      "2023-11-16 18:15:47.0000000,abc,10\n");
+  const std::vector<Case> cases = {
+      {"--scheduler=fifo", 2, "--scheduler"},
+      {"--router=random --num-replicas=2", 2, "--router"},
+      {"--tensor-parallel-size=16", 2, "--tensor-parallel-size"},
+      {"--max-num-batched-tokens=1024", 2, "--max-num-batched-tokens"},
+      {"--rate=-1", 2, "--rate"},
+      {"--model=llama-3-70b", 1, "GiB"},  // 140 GB of bf16 weights on one 80 GB GPU
+      {absl::StrCat("--trace=", bad_trace), 1, "bad.csv:3"},
+      {absl::StrCat("--trace=", (dir / "missing.csv").string()), 1, "missing.csv"},
+  };
+  for (const Case& c : cases) {
+    const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --quiet --out=", out.string(), " ", c.args));
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args;
+    EXPECT_FALSE(fs::exists(out)) << c.args << " left " << out;
+  }
+}
+
+TEST(SimulateCli, TraceWithTimeScaleAndMaxRequests) {
+  const fs::path dir = testing::TestDir();
+  const std::string trace = testing::WriteFile(dir / "azure.csv",
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2023-11-16 18:15:46.0000000,374,44\n"
+      "2023-11-16 18:15:48.0000000,396,109\n"
+      "2023-11-16 18:15:50.0000000,879,52\n"
+      "2023-11-16 18:15:56.0000000,91,16\n");
+  const fs::path out = dir / "out";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "simulate --quiet --format=json --time-scale=0.5 --max-requests=3 --trace=", trace, " --out=", out.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["requests"], 3);
+  EXPECT_EQ(j["config"]["workload"], "trace");
+  const std::vector<std::string> rows = Lines(ReadAll(out / "requests.csv"));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_THAT(rows[2], HasSubstr(",finished,1.000000000,"));  // 2 s after the first, halved
+  EXPECT_THAT(rows[3], HasSubstr(",2.000000000,"));
+  EXPECT_THAT(rows[3], HasSubstr(",879,52,"));
+}
+
+TEST(SimulateCli, TensorParallelReplicasOfLlama70b) {
+  const testing::CommandResult r = RunInfergrid(
+      "simulate --quiet --format=json --model=llama-3-70b --tensor-parallel-size=4 --num-replicas=2 "
+      "--router=least-outstanding --max-requests=60 --rate=6");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["completed"], 60);
+  EXPECT_EQ(j["config"]["tensor_parallel_size"], 4);
+  ASSERT_EQ(j["requests_per_replica"].size(), 2u);
+  EXPECT_EQ(j["requests_per_replica"][0].get<int>() + j["requests_per_replica"][1].get<int>(), 60);
+  EXPECT_GT(j["requests_per_replica"][1].get<int>(), 10);
+  EXPECT_GT(j["iterations"]["communication_s"].get<double>(), 0);
+  EXPECT_GT(j["cost_model"]["allreduce_latency_s"].get<double>(), 0);
+  // On two GPUs each reads 35 GB of weights per step against 8.8 GB on eight (the fixed
+  // overhead and the all-reduce latency narrow the gap); the KV left over on two GPUs holds a
+  // single request of 1,700 tokens.
+  const testing::CommandResult tp2 = RunInfergrid(
+      "simulate --quiet --format=json --model=llama-3-70b --tensor-parallel-size=2 --max-model-len=1700 "
+      "--max-requests=20 --rate=1");
+  const testing::CommandResult tp8 = RunInfergrid(
+      "simulate --quiet --format=json --model=llama-3-70b --tensor-parallel-size=8 --max-requests=20 --rate=1");
+  ASSERT_EQ(tp2.exit_code, 0) << tp2.err;
+  ASSERT_EQ(tp8.exit_code, 0) << tp8.err;
+  EXPECT_GT(Json(tp2)["tpot"]["mean"].get<double>(), 1.5 * Json(tp8)["tpot"]["mean"].get<double>());
+  // At 8,192 tokens of context the model does not fit two GPUs: the memory plan says so.
+  const testing::CommandResult full = RunInfergrid(
+      "simulate --quiet --model=llama-3-70b --tensor-parallel-size=2 --max-requests=5");
+  EXPECT_EQ(full.exit_code, 1);
+  EXPECT_THAT(full.err, HasSubstr("max_model_len"));
+}
+
+TEST(SimulateCli, SchedulersDiffer) {
+  auto run = [](const std::string& scheduler) {
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(
+        "simulate --quiet --format=json --max-requests=200 --rate=12 --scheduler=", scheduler));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json(r);
+  };
+  const nlohmann::json vllm = run("vllm");
+  const nlohmann::json sarathi = run("sarathi");
+  const nlohmann::json orca = run("orca");
+  const nlohmann::json batch = run("static");
+  for (const auto* j : {&vllm, &sarathi, &orca, &batch}) EXPECT_EQ((*j)["completed"], 200);
+  // Chunked prefill never stalls decodes behind a whole prompt: its worst ITL is shorter.
+  EXPECT_LT(sarathi["itl"]["max"].get<double>(), vllm["itl"]["max"].get<double>());
+  // Static batches make later requests wait for the whole batch.
+  EXPECT_GT(batch["ttft"]["p99"].get<double>(), 2 * vllm["ttft"]["p99"].get<double>());
+  EXPECT_GT(batch["iterations"]["mean_batch_size"].get<double>(), 0);
+}
+
+TEST(SimulateCli, PreemptionUnderMemoryPressure) {
+  // A tiny KV cache (--num-gpu-blocks-override) forces preemption; both modes finish everything.
+  for (const char* mode : {"recompute", "swap"}) {
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(
+        "simulate --quiet --format=json --max-requests=60 --rate=20 --max-model-len=2048 "
+        "--num-gpu-blocks-override=400 --preemption-mode=", mode));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = Json(r);
+    EXPECT_EQ(j["completed"], 60) << mode;
+    EXPECT_GT(j["kv"]["preemptions"].get<int>(), 0) << mode;
+    if (std::string(mode) == "swap") {
+      EXPECT_GT(j["kv"]["preemptions_swap"].get<int>(), 0);
+      EXPECT_GT(j["kv"]["swap_out_bytes"].get<double>(), 0);
+    } else {
+      EXPECT_EQ(j["kv"]["preemptions_recompute"], j["kv"]["preemptions"]);
+    }
+  }
+}
+
+TEST(SimulateCli, PrefixCacheReusesSharedBlocks) {
+  // Mooncake rows sharing their first two 512-token hash blocks.
+  std::string rows;
+  for (int i = 0; i < 20; ++i) {
+    absl::StrAppend(&rows, "{\"timestamp\": ", i * 500, ", \"input_length\": 1500, \"output_length\": 20, ",
+                    "\"hash_ids\": [1, 2, ", 100 + i, "]}\n");
+  }
+  const std::string trace = testing::WriteFile(testing::TestDir() / "mooncake.jsonl", rows);
+  const testing::CommandResult on = RunInfergrid(absl::StrCat(
+      "simulate --quiet --format=json --enable-prefix-caching --trace=", trace));
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  const nlohmann::json j = Json(on);
+  // 19 later requests each find 1,024 cached tokens.
+  EXPECT_EQ(j["kv"]["prefix_cache_hit_tokens"].get<double>(), 19 * 1024);
+  const testing::CommandResult off = RunInfergrid(absl::StrCat("simulate --quiet --format=json --trace=", trace));
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_LT(j["ttft"]["mean"].get<double>(), Json(off)["ttft"]["mean"].get<double>());
+}
+
+TEST(CompareCli, CommonRandomNumbersAndConfidenceIntervals) {
+  const testing::CommandResult same = RunInfergrid(
+      "compare --quiet --format=json --max-requests=50 --rate=6 --replications=3 --a=\"--scheduler=vllm\" "
+      "--b=\"--scheduler=vllm\"");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  const nlohmann::json s = Json(same);
+  EXPECT_EQ(s["replications"], 3);
+  for (const auto& d : s["differences"]) {
+    EXPECT_EQ(d["difference_mean"].get<double>(), 0) << d["metric"];  // same arrivals, same results
+    EXPECT_EQ(d["ci95_low"].get<double>(), 0) << d["metric"];
+  }
+  const testing::CommandResult ab = RunInfergrid(
+      "compare --quiet --max-requests=50 --rate=6 --replications=3 --a=\"--scheduler=vllm\" "
+      "--b=\"--scheduler=static\"");
+  ASSERT_EQ(ab.exit_code, 0) << ab.err;
+  EXPECT_THAT(ab.out, HasSubstr("95% CI"));
+  EXPECT_THAT(ab.out, HasSubstr("ttft.p99"));
+  const testing::CommandResult bad = RunInfergrid("compare --a=\"--scheduler=nope\" --b=\"\"");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--scheduler"));
+}
+
+TEST(CompareCli, TwoSummaryFiles) {
+  const fs::path dir = testing::TestDir();
+  ASSERT_EQ(RunInfergrid(absl::StrCat("simulate --quiet --max-requests=30 --out=", (dir / "a").string())).exit_code, 0);
+  ASSERT_EQ(RunInfergrid(absl::StrCat("simulate --quiet --max-requests=30 --max-num-seqs=4 --out=", (dir / "b").string())).exit_code, 0);
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "compare --format=json ", (dir / "a/summary.json").string(), " ", (dir / "b/summary.json").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["b"]["max_num_seqs"], 4);
+  const testing::CommandResult missing = RunInfergrid(absl::StrCat("compare ", (dir / "a/summary.json").string(), " nowhere.json"));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("nowhere.json"));
+}
+
+TEST(SimulateCli, WholeAzureConversationTrace) {
+  const std::string trace = testing::SourcePath("../shared/data/traces/AzureLLMInferenceTrace_conv.csv");
+  if (!fs::exists(trace)) GTEST_SKIP() << "no " << trace;
+  const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --quiet --format=json --trace=", trace));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["requests"], 19366);
+  EXPECT_EQ(j["completed"].get<int>() + j["rejected"].get<int>(), 19366);
+  // The trace covers about an hour.
+  EXPECT_GT(j["simulated_duration_s"].get<double>(), 3000);
+}
+
+}  // namespace
+}  // namespace infergrid
