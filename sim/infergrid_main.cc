@@ -18,7 +18,8 @@ const std::vector<const Command*>& Commands() {
   static const std::vector<const Command*> commands = {&MemoryCommand(), &RooflineCommand(),
                                                        &TrainCommand(), &VectorIndexCommand(),
                                                        &ValidateCommand(),
-                                                       &SimulateCommand(), &CompareCommand()};
+                                                       &SimulateCommand(), &CompareCommand(),
+                                                       &TraceCommand()};
   return commands;
 }
 

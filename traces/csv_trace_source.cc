@@ -95,6 +95,7 @@ LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Req
   };
   const std::string& time_name = layout_.time >= 0 ? layout_.names[static_cast<size_t>(layout_.time)] : "";
   time->kind = layout_.time_kind;
+  if (layout_.time >= 0) time->column = at(layout_.time).column;
   if (layout_.time_kind == RowTime::Kind::kWallClockNs) {
     if (!ParseWallClockNs(TrimBlanks(at(layout_.time).text), &time->ns, problem)) {
       problem->column += at(layout_.time).column;

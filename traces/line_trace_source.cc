@@ -119,9 +119,9 @@ absl::StatusOr<bool> LineTraceSource::Next(Request* request) {
         arrival = (time.value - first_time_.value) / 1000.0;
         break;
     }
-    if (earlier) {
+    if (earlier && !options_.allow_out_of_order) {
       problem_.reason = std::string(reason::kOutOfOrder);
-      problem_.column = 1;
+      problem_.column = time.column;
       problem_.message = absl::StrCat(
           "timestamp earlier than the previous row's (",
           time.kind == RowTime::Kind::kWallClockNs
@@ -132,7 +132,7 @@ absl::StatusOr<bool> LineTraceSource::Next(Request* request) {
       if (absl::Status s = Reject(problem_, true); !s.ok()) return s;
       continue;
     }
-    last_time_ = time;
+    if (!earlier) last_time_ = time;
     request->id = stats_->rows++;
     request->arrival_s = arrival;
     return true;

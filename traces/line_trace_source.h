@@ -31,6 +31,7 @@ struct RowTime {
   int64_t ns = 0;           // kWallClockNs: since the Unix epoch
   double value = 0;         // kSeconds, kMilliseconds: from the file's own origin; differences
                             // are taken before converting, so 27482 - 27000 ms is 0.482 s
+  int column = 0;           // 1-based column of the time field, for messages
 };
 
 class LineTraceSource : public RequestSource {

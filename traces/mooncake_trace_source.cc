@@ -280,6 +280,7 @@ LineTraceSource::RowOutcome MooncakeTraceSource::ParseRow(absl::string_view line
       if (key_ == "timestamp") {
         if (duplicate(have_time)) return RowOutcome::kBad;
         have_time = true;
+        time->column = static_cast<int>(value_at) + 1;
         if (!json.NumberToken("timestamp", &token) ||
             !ParseNonNegativeReal(token, "timestamp (ms)", &time->value, problem)) {
           if (problem->column == 0) problem->column = static_cast<int>(value_at) + 1;

@@ -16,6 +16,12 @@ namespace infergrid {
 // Named presets fitted to the real traces: azure-conv, azure-code, mooncake-conv, sharegpt, arxiv.
 // arrival: "poisson" or "gamma" (with cv); rate_per_s > 0; num_requests > 0; every stream seeded
 // from seed (std::mt19937_64).
+// Beyond those: arrival "piecewise" (rate_schedule: "DURATION_S:RELATIVE_RATE,...", repeated,
+// scaled to a mean of rate_per_s) and "replay" (replay_trace's inter-arrivals scaled to
+// rate_per_s); the preset's lengths can be replaced per column (input_lengths /
+// output_lengths: fixed:N, uniform:LO:HI, lognormal:MU:SIGMA, zipf:S:MAX) or as pairs
+// resampled from a trace (lengths_trace). The preset may also be a WorkloadPreset .textproto.
+// Arrivals and lengths draw from separate streams: changing one leaves the other unchanged.
 struct SyntheticWorkloadSpec {
   std::string preset = "azure-conv";
   std::string arrival = "poisson";
@@ -23,6 +29,11 @@ struct SyntheticWorkloadSpec {
   double cv = 1.0;
   int64_t num_requests = 1000;
   uint64_t seed = 0;
+  std::string rate_schedule;   // arrival == "piecewise"
+  std::string replay_trace;    // arrival == "replay"
+  std::string input_lengths;   // "" keeps the preset's
+  std::string output_lengths;  // "" keeps the preset's
+  std::string lengths_trace;   // non-empty: resample (input, output) pairs from this trace
 };
 
 absl::StatusOr<std::unique_ptr<RequestSource>> MakeSyntheticWorkload(

@@ -191,8 +191,14 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path
   const absl::string_view trimmed = TrimBlanks(line);
   const bool json = !trimmed.empty() && trimmed[0] == '{';
   if (options.format == "mooncake" || (options.format == "auto" && json)) {
+    header_stats->format = "mooncake";
     return std::unique_ptr<RequestSource>(
         new MooncakeTraceSource(*std::move(reader), options, stats, line));
+  }
+  if (json) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ":1:1: the first line is a JSON object, not a header of the ", options.format,
+        " format: this looks like a Mooncake trace (--trace-format=mooncake or auto)"));
   }
   std::vector<CsvField> fields;
   std::vector<std::string> storage;
@@ -225,6 +231,7 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path
       if (f.name == options.format) chosen = &f;
     }
   }
+  header_stats->format = std::string(chosen->name);
   absl::StatusOr<CsvLayout> layout = BuildLayout(*chosen, names, path, header_stats);
   if (!layout.ok()) return layout.status();
   if (!options.model_filter.empty() && layout->model < 0) {

@@ -25,9 +25,14 @@ struct TraceOptions {
   // Longest line read; a longer one is a bad row (reason line_too_long), streamed past, never
   // held in memory. 1 MiB: a Mooncake row for a 1 M-token prompt is about 16 kB.
   int64_t max_line_bytes = int64_t{1} << 20;
+  // Yield rows whose timestamp is earlier than the previous row's instead of rejecting them
+  // (arrivals then may be negative, relative to the first row). For `trace convert --sort`,
+  // which sorts in memory afterwards; simulation needs arrival order.
+  bool allow_out_of_order = false;
 };
 
 struct TraceReadStats {
+  std::string format;    // the format read (detected or forced)
   int64_t rows = 0;      // requests yielded
   int64_t skipped = 0;   // rows dropped (bad rows under skip, BurstGPT failures, model filter)
   std::map<std::string, int64_t> skipped_by_reason;

@@ -21,6 +21,7 @@ struct Command {
 
 const Command& MemoryCommand();
 const Command& RooflineCommand();
+const Command& TraceCommand();
 const Command& TrainCommand();
 const Command& VectorIndexCommand();
 const Command& ValidateCommand();
