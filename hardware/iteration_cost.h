@@ -44,9 +44,20 @@ struct IterationCost {
   double hbm_bound_s = 0;      // hbm_bytes / peak bandwidth
   double compute_bound_s = 0;  // flops / peak tensor rate
   double overhead_s = 0;       // launch, CPU and fixed costs inside duration_s
+  // Filled by the calibrated model (0 from the roofline model): flops = tensor + CUDA-core
+  // FLOPs; hbm_bytes there is the predicted DRAM traffic after L2 hits; l2_bound_s is L2
+  // bytes over the calibrated L2 rate (datasheets give no L2 peak); network_s is the time in
+  // collectives.
+  double tensor_flops = 0;
+  double cuda_flops = 0;
+  double l2_bytes = 0;
+  double l2_bound_s = 0;
+  double network_s = 0;
+  int64_t kernel_launches = 0;
   // Achieved fraction of each peak over the whole iteration (bound / duration).
   double hbm_fraction() const { return duration_s > 0 ? hbm_bound_s / duration_s : 0; }
   double compute_fraction() const { return duration_s > 0 ? compute_bound_s / duration_s : 0; }
+  double l2_fraction() const { return duration_s > 0 ? l2_bound_s / duration_s : 0; }
   Resource binding = Resource::kHbm;  // the resource with the largest share of duration_s
 };
 

@@ -18,6 +18,7 @@ const std::vector<const Command*>& Commands() {
   static const std::vector<const Command*> commands = {&MemoryCommand(), &RooflineCommand(),
                                                        &TrainCommand(), &VectorIndexCommand(),
                                                        &ValidateCommand(),
+                                                       &KernelsCommand(), &CalibrateCommand(),
                                                        &SimulateCommand(), &CompareCommand(),
                                                        &TraceCommand()};
   return commands;

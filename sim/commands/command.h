@@ -27,6 +27,8 @@ const Command& VectorIndexCommand();
 const Command& ValidateCommand();
 const Command& SimulateCommand();
 const Command& CompareCommand();
+const Command& KernelsCommand();
+const Command& CalibrateCommand();
 
 }  // namespace infergrid
 

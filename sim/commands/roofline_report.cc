@@ -2,6 +2,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "calibration/profile_catalog.h"
 #include "hardware/lower_bounds.h"
 #include "models/kv_cache_size.h"
 #include "models/pass_accounting.h"
@@ -11,8 +12,10 @@
 #include "sim/cli/units.h"
 #include "sim/commands/command.h"
 #include "sim/commands/report_parts.h"
+#include "sim/commands/roofline_calibrated.h"
 
 ABSL_FLAG(std::string, phase, "decode", "prefill or decode");
+ABSL_DECLARE_FLAG(std::string, calibration);
 ABSL_FLAG(std::string, attention, "full",
           "attention FLOPs in the total: full (the lesson's 2*L*H_q*D*P^2) or causal (halved)");
 
@@ -144,6 +147,7 @@ std::string RenderRooflineTable(const RooflineReport& r, const cli::AccountingSe
                   Fixed(lb.peak_flops() / 1e12, 1), " TFLOP/s peak (", lb.compute_dtype(), " dense)\n");
   absl::StrAppend(&out, "larger bound          ", lb.larger() == "hbm" ? "HBM" : "compute", " (",
                   cli::Duration(std::max(lb.hbm_s(), lb.compute_s())), ")\n\n");
+  absl::StrAppend(&out, RenderCalibratedLines(r));
   for (const std::string& note : r.notes()) absl::StrAppend(&out, "note: ", note, "\n");
   return out;
 }
@@ -175,7 +179,17 @@ absl::Status RunRoofline(const std::vector<std::string>& positional, std::ostrea
   if (absl::Status s = cli::CheckRange("batch", query.batch, 1, 10'000'000); !s.ok()) return s;
   absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
   if (!setup.ok()) return setup.status();
-  const RooflineReport report = BuildRooflineReport(*setup, query);
+  RooflineReport report = BuildRooflineReport(*setup, query);
+  const std::string calibration_path = absl::GetFlag(FLAGS_calibration);
+  absl::StatusOr<Calibration> calibration = ResolveCalibration(setup->gpu, calibration_path);
+  if (calibration.ok()) {
+    if (absl::Status s = AddCalibratedPrediction(*setup, query, *calibration, &report); !s.ok()) return s;
+  } else if (!calibration_path.empty() || !absl::IsNotFound(calibration.status())) {
+    return calibration.status();
+  } else {
+    report.add_notes(absl::StrCat("no calibration profile for ", setup->gpu.name(),
+                                  ": the calibrated prediction is omitted"));
+  }
   out << (*json ? cli::ToJson(report) : RenderRooflineTable(report, *setup));
   return absl::OkStatus();
 }
@@ -188,6 +202,7 @@ const Command& RooflineCommand() {
                           "FLOPs, nominal HBM bytes, intensity and peak lower bounds of one pass",
                           cli::AccountingFlagNames(), &RunRoofline};
     for (absl::string_view f : {"phase", "prompt", "context", "batch", "attention"}) c->flags.push_back(f);
+    c->flags.push_back("calibration");
     return c;
   }();
   return *command;

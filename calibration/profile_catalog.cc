@@ -1,0 +1,124 @@
+#include "calibration/profile_catalog.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/types/span.h"
+#include "google/protobuf/text_format.h"
+#include "hardware/resource_model.h"
+#include "models/embedded_file.h"
+#include "models/textproto.h"
+
+namespace infergrid {
+namespace calibration_profiles {
+absl::Span<const EmbeddedFile> EmbeddedFiles();
+}  // namespace calibration_profiles
+
+namespace {
+
+struct Bundled {
+  std::string path;
+  Calibration profile;
+};
+
+const std::map<std::string, Bundled>& Catalog() {
+  static const auto* catalog = [] {
+    auto* profiles = new std::map<std::string, Bundled>;
+    for (const EmbeddedFile& file : calibration_profiles::EmbeddedFiles()) {
+      Bundled b;
+      b.path = file.path;
+      absl::Status status = ParseTextProto(file.text, file.path, &b.profile);
+      if (!status.ok()) {  // compiled in and tested: a broken profile is a build defect
+        std::fprintf(stderr, "infergrid: internal calibration profile error: %s\n",
+                     std::string(status.message()).c_str());
+        std::abort();
+      }
+      const std::string name = b.profile.gpu();
+      (*profiles)[name] = std::move(b);
+    }
+    return profiles;
+  }();
+  return *catalog;
+}
+
+absl::Status Check(const GpuSpec& gpu, const Calibration& profile, absl::string_view where) {
+  if (profile.gpu() != gpu.name()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": profile is for GPU '", profile.gpu(),
+                                                   "', not '", gpu.name(), "'"));
+  }
+  absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, profile);
+  if (!model.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.status().message()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<std::string> BundledProfileNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, bundled] : Catalog()) names.push_back(name);
+  return names;
+}
+
+absl::StatusOr<Calibration> ResolveCalibration(const GpuSpec& gpu, absl::string_view path) {
+  if (path.empty()) {
+    auto it = Catalog().find(gpu.name());
+    if (it == Catalog().end()) {
+      return absl::NotFoundError(absl::StrCat(
+          "no calibration profile for GPU '", gpu.name(), "' (bundled: ",
+          absl::StrJoin(BundledProfileNames(), ", "),
+          "); extrapolate one with: infergrid calibrate extrapolate "
+          "--profile=calibration/profiles/h100-sxm.textproto --gpu=",
+          gpu.name(), " --out=FILE, then pass --calibration=FILE"));
+    }
+    if (absl::Status s = Check(gpu, it->second.profile, it->second.path); !s.ok()) return s;
+    return it->second.profile;
+  }
+  Calibration profile;
+  const std::string file(path);
+  if (absl::Status s = ReadTextProtoFile(file, &profile); !s.ok()) return s;
+  if (absl::Status s = Check(gpu, profile, file); !s.ok()) return s;
+  return profile;
+}
+
+std::string CalibrationToText(const Calibration& calibration) {
+  std::string body;
+  google::protobuf::TextFormat::PrintToString(calibration, &body);
+  return absl::StrCat("# proto-file: calibration/calibration.proto\n",
+                      "# proto-message: infergrid.Calibration\n",
+                      "# Generated; regenerate with: ", calibration.provenance().command(), "\n",
+                      body);
+}
+
+absl::Status WriteCalibrationFile(const std::string& path, const Calibration& calibration) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot write"));
+    out << CalibrationToText(calibration);
+    out.close();
+    if (!out) return absl::InvalidArgumentError(absl::StrCat(path, ": write failed"));
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot rename the written file"));
+  }
+  return absl::OkStatus();
+}
+
+std::string CalibrationLabel(const Calibration& calibration) {
+  if (calibration.extrapolated()) {
+    return absl::StrCat(calibration.gpu(), " (extrapolated from ", calibration.extrapolated_from(),
+                        " by ", calibration.extrapolation_method(), ")");
+  }
+  return absl::StrCat(calibration.gpu(), " (measured)");
+}
+
+}  // namespace infergrid

@@ -1,0 +1,211 @@
+#include "calibration/vidur_csv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "models/textproto.h"
+
+namespace infergrid {
+namespace {
+
+absl::Status LineError(const std::string& path, int line, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
+}
+
+// Lines without the trailing '\r'; the first is the header.
+std::vector<absl::string_view> Lines(const std::string& contents) {
+  std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
+  for (absl::string_view& l : lines) {
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  }
+  return lines;
+}
+
+struct Columns {
+  std::map<std::string, size_t> index;
+  absl::StatusOr<size_t> Find(const std::string& path, absl::string_view name) const {
+    auto it = index.find(std::string(name));
+    if (it == index.end()) return LineError(path, 1, absl::StrCat("missing column '", name, "'"));
+    return it->second;
+  }
+};
+
+Columns IndexHeader(absl::string_view header) {
+  Columns columns;
+  const std::vector<std::string> names = SplitCsvLine(header);
+  for (size_t i = 0; i < names.size(); ++i) {
+    columns.index[std::string(absl::StripAsciiWhitespace(names[i]))] = i;
+  }
+  return columns;
+}
+
+absl::Status ParseNumber(const std::string& path, int line, absl::string_view column,
+                         absl::string_view text, double* value) {
+  if (!absl::SimpleAtod(absl::StripAsciiWhitespace(text), value) || !std::isfinite(*value)) {
+    return LineError(path, line, absl::StrCat("column '", column, "': not a number: '", text, "'"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<std::string> SplitCsvLine(absl::string_view line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"') {
+      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back().push_back('"');
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back().push_back(c);
+    }
+  }
+  return fields;
+}
+
+bool LooksLikeVidurOps(absl::string_view header) {
+  return absl::StrContains(header, "num_tokens") && absl::StrContains(header, "time_stats.");
+}
+
+bool LooksLikeVidurCollective(absl::string_view header) {
+  return absl::StrContains(header, "num_workers") && absl::StrContains(header, "size") &&
+         absl::StrContains(header, "collective");
+}
+
+absl::StatusOr<VidurOpsTable> ReadVidurOpsCsv(const std::string& path) {
+  std::string contents;
+  if (absl::Status s = ReadFileToString(path, &contents); !s.ok()) return s;
+  const std::vector<absl::string_view> lines = Lines(contents);
+  if (lines.empty() || !LooksLikeVidurOps(lines[0])) {
+    return LineError(path, 1, "not a vidur per-op table (needs num_tokens and time_stats.<op>.median columns)");
+  }
+  const Columns columns = IndexHeader(lines[0]);
+  VidurOpsTable table;
+  table.path = path;
+  std::vector<std::pair<std::string, size_t>> op_columns;
+  for (const auto& [name, index] : columns.index) {
+    if (absl::StartsWith(name, "time_stats.") && absl::EndsWith(name, ".median")) {
+      op_columns.emplace_back(name.substr(11, name.size() - 11 - 7), index);
+    }
+  }
+  std::sort(op_columns.begin(), op_columns.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  for (const auto& [op, index] : op_columns) table.ops.push_back(op);
+  const char* shape_names[] = {"n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_size",
+                               "use_gated_mlp", "num_tokens", "num_tensor_parallel_workers"};
+  size_t shape_index[8];
+  for (int i = 0; i < 8; ++i) {
+    absl::StatusOr<size_t> index = columns.Find(path, shape_names[i]);
+    if (!index.ok()) return index.status();
+    shape_index[i] = *index;
+  }
+  const size_t width = SplitCsvLine(lines[0]).size();
+  for (size_t l = 1; l < lines.size(); ++l) {
+    const int line = static_cast<int>(l) + 1;
+    if (absl::StripAsciiWhitespace(lines[l]).empty()) continue;
+    const std::vector<std::string> fields = SplitCsvLine(lines[l]);
+    if (fields.size() != width) {
+      return LineError(path, line, absl::StrCat("expected ", width, " fields, got ", fields.size()));
+    }
+    VidurOpsRow row;
+    row.line = line;
+    double v[8] = {};
+    for (int i = 0; i < 8; ++i) {
+      if (i == 5) continue;
+      if (absl::Status s = ParseNumber(path, line, shape_names[i], fields[shape_index[i]], &v[i]); !s.ok()) {
+        return s;
+      }
+      if (v[i] <= 0 || v[i] != std::floor(v[i])) {
+        return LineError(path, line, absl::StrCat("column '", shape_names[i],
+                                                  "': expected a positive integer, got '",
+                                                  fields[shape_index[i]], "'"));
+      }
+    }
+    const std::string gated = absl::AsciiStrToLower(absl::StripAsciiWhitespace(fields[shape_index[5]]));
+    if (gated != "true" && gated != "false") {
+      return LineError(path, line, absl::StrCat("column 'use_gated_mlp': expected True or False, got '",
+                                                fields[shape_index[5]], "'"));
+    }
+    row.n_head = static_cast<int>(v[0]);
+    row.n_kv_head = static_cast<int>(v[1]);
+    row.n_embd = static_cast<int64_t>(v[2]);
+    row.n_expanded_embd = static_cast<int64_t>(v[3]);
+    row.vocab_size = static_cast<int64_t>(v[4]);
+    row.use_gated_mlp = gated == "true";
+    row.num_tokens = static_cast<int64_t>(v[6]);
+    row.tensor_parallel = static_cast<int>(v[7]);
+    for (const auto& [op, index] : op_columns) {
+      double ms = 0;
+      const std::string column = absl::StrCat("time_stats.", op, ".median");
+      if (absl::Status s = ParseNumber(path, line, column, fields[index], &ms); !s.ok()) return s;
+      if (ms <= 0) return LineError(path, line, absl::StrCat("column '", column, "': time must be positive"));
+      row.median_s.emplace_back(op, ms * 1e-3);
+    }
+    table.rows.push_back(std::move(row));
+  }
+  if (table.rows.empty()) return LineError(path, 2, "no data rows");
+  return table;
+}
+
+absl::StatusOr<std::vector<VidurCollectiveRow>> ReadVidurCollectiveCsv(const std::string& path) {
+  std::string contents;
+  if (absl::Status s = ReadFileToString(path, &contents); !s.ok()) return s;
+  const std::vector<absl::string_view> lines = Lines(contents);
+  if (lines.empty() || !LooksLikeVidurCollective(lines[0])) {
+    return LineError(path, 1, "not a vidur collective table (needs num_workers, size and collective columns)");
+  }
+  const Columns columns = IndexHeader(lines[0]);
+  absl::StatusOr<size_t> collective = columns.Find(path, "collective");
+  absl::StatusOr<size_t> workers = columns.Find(path, "num_workers");
+  absl::StatusOr<size_t> devices = columns.Find(path, "devices_per_node");
+  absl::StatusOr<size_t> size = columns.Find(path, "size");
+  if (!collective.ok()) return collective.status();
+  if (!workers.ok()) return workers.status();
+  if (!devices.ok()) return devices.status();
+  if (!size.ok()) return size.status();
+  std::vector<VidurCollectiveRow> rows;
+  const size_t width = SplitCsvLine(lines[0]).size();
+  for (size_t l = 1; l < lines.size(); ++l) {
+    const int line = static_cast<int>(l) + 1;
+    if (absl::StripAsciiWhitespace(lines[l]).empty()) continue;
+    const std::vector<std::string> fields = SplitCsvLine(lines[l]);
+    if (fields.size() != width) {
+      return LineError(path, line, absl::StrCat("expected ", width, " fields, got ", fields.size()));
+    }
+    VidurCollectiveRow row;
+    row.line = line;
+    row.collective = std::string(absl::StripAsciiWhitespace(fields[*collective]));
+    const std::string median_column = absl::StrCat("time_stats.", row.collective, ".median");
+    absl::StatusOr<size_t> median = columns.Find(path, median_column);
+    if (!median.ok()) return LineError(path, line, absl::StrCat("no column '", median_column, "'"));
+    double w = 0, dpn = 0, ms = 0;
+    if (absl::Status s = ParseNumber(path, line, "num_workers", fields[*workers], &w); !s.ok()) return s;
+    if (absl::Status s = ParseNumber(path, line, "devices_per_node", fields[*devices], &dpn); !s.ok()) return s;
+    if (absl::Status s = ParseNumber(path, line, "size", fields[*size], &row.size_bytes); !s.ok()) return s;
+    if (absl::Status s = ParseNumber(path, line, median_column, fields[*median], &ms); !s.ok()) return s;
+    if (w < 1 || row.size_bytes <= 0 || ms <= 0) {
+      return LineError(path, line, "num_workers, size and the median time must be positive");
+    }
+    row.num_workers = static_cast<int>(w);
+    row.devices_per_node = static_cast<int>(dpn);
+    row.median_s = ms * 1e-3;
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return LineError(path, 2, "no data rows");
+  return rows;
+}
+
+}  // namespace infergrid

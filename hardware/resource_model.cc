@@ -1,0 +1,310 @@
+#include "hardware/resource_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "hardware/lower_bounds.h"
+
+namespace infergrid {
+namespace {
+
+double CeilDiv(double a, double b) { return std::ceil(a / b); }
+
+absl::Status BuildTable(const RateTable& source, absl::string_view what, std::vector<double>* log_x,
+                        std::vector<double>* y) {
+  double previous = 0;
+  for (const RatePoint& p : source.points()) {
+    if (!(p.bytes() > previous) || !(p.bytes_per_s() > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": points need increasing positive bytes and positive bytes_per_s (at bytes ",
+          p.bytes(), ")"));
+    }
+    previous = p.bytes();
+    log_x->push_back(std::log(p.bytes()));
+    y->push_back(p.bytes_per_s());
+  }
+  if (log_x->empty()) return absl::InvalidArgumentError(absl::StrCat(what, ": no points"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
+                                                    const Calibration& calibration) {
+  const std::string where = absl::StrCat("calibration '", calibration.gpu(), "'");
+  ResourceModel model;
+  model.gpu_ = gpu;
+  model.calibration_ = calibration;
+  if (gpu.sm_count() <= 0 || gpu.l2_bytes() <= 0 || gpu.hbm_bytes_per_s() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("GPU '", gpu.name(), "' needs sm_count, l2_bytes and hbm_bytes_per_s for the "
+                     "calibrated cost model"));
+  }
+  model.sms_ = gpu.sm_count();
+  model.cuda_peak_ = gpu.cuda_core_fp32_flops() > 0 ? gpu.cuda_core_fp32_flops()
+                                                     : gpu.tensor_peaks().fp16_flops() / 16;
+  const GemmModel& g = calibration.gemm();
+  if (!(g.peak_fraction() > 0) || g.tiles().empty() || !(g.per_sm_bytes_per_s() > 0) ||
+      g.min_split_k() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": gemm needs peak_fraction > 0, per_sm_bytes_per_s > 0, min_split_k >= 1 and at "
+               "least one tile"));
+  }
+  for (const GemmTile& t : g.tiles()) {
+    if (t.bm() <= 0 || t.bn() <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": gemm tiles must be positive"));
+    }
+    model.tiles_.push_back({t.bm(), t.bn()});
+  }
+  if (absl::Status s = BuildTable(calibration.hbm(), absl::StrCat(where, ": hbm"),
+                                  &model.hbm_.log_x, &model.hbm_.y);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = BuildTable(calibration.l2(), absl::StrCat(where, ": l2"), &model.l2_.log_x,
+                                  &model.l2_.y);
+      !s.ok()) {
+    return s;
+  }
+  model.l2_peak_ = *std::max_element(model.l2_.y.begin(), model.l2_.y.end());
+  if (!(calibration.l2_usable_fraction() > 0 && calibration.l2_usable_fraction() <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": l2_usable_fraction must be in (0, 1]"));
+  }
+  model.l2_usable_ = calibration.l2_usable_fraction() * static_cast<double>(gpu.l2_bytes());
+
+  std::array<bool, kNumKernelKinds> seen{};
+  for (const KernelClassCalibration& c : calibration.kernel_classes()) {
+    int index = -1;
+    for (int i = 0; i < kNumKernelKinds; ++i) {
+      if (KernelKindName(static_cast<KernelKind>(i)) == c.name()) index = i;
+    }
+    if (index < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": unknown kernel class '", c.name(), "'"));
+    }
+    if (c.fixed_s() < 0 || c.bandwidth_fraction() <= 0 || c.compute_fraction() < 0 ||
+        c.per_item_bytes_per_s() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": kernel class '", c.name(),
+          "' needs fixed_s >= 0, bandwidth_fraction > 0 and compute_fraction >= 0"));
+    }
+    model.classes_[static_cast<size_t>(index)] = {c.fixed_s(), c.bandwidth_fraction(),
+                                                  c.compute_fraction(), c.per_item_bytes_per_s()};
+    seen[static_cast<size_t>(index)] = true;
+  }
+  for (int i = 0; i < kNumKernelKinds; ++i) {
+    const KernelKind kind = static_cast<KernelKind>(i);
+    if (kind == KernelKind::kAllReduce || kind == KernelKind::kAllGather) continue;
+    if (!seen[static_cast<size_t>(i)]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": no kernel class '", KernelKindName(kind), "'"));
+    }
+  }
+  for (const CollectiveTable& table : calibration.collectives()) {
+    if (table.collective() != "all_reduce") continue;
+    Collective c;
+    c.ranks = table.ranks();
+    double previous = -1;
+    for (const CollectivePoint& p : table.points()) {
+      if (!(p.bytes() > previous) || !(p.seconds() > 0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": all_reduce table for ", table.ranks(),
+            " ranks needs increasing bytes and positive seconds"));
+      }
+      previous = p.bytes();
+      c.bytes.push_back(p.bytes());
+      c.seconds.push_back(p.seconds());
+    }
+    if (c.bytes.size() < 2 || c.ranks < 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": an all_reduce table needs ranks >= 2 and at least two points"));
+    }
+    model.all_reduce_.push_back(std::move(c));
+  }
+  std::sort(model.all_reduce_.begin(), model.all_reduce_.end(),
+            [](const Collective& a, const Collective& b) { return a.ranks < b.ranks; });
+  return model;
+}
+
+double ResourceModel::Interpolate(const Table& table, double x) {
+  const double lx = std::log(std::max(x, 1.0));
+  const size_t n = table.log_x.size();
+  if (lx <= table.log_x[0]) return table.y[0];
+  if (lx >= table.log_x[n - 1]) return table.y[n - 1];
+  size_t i = 1;
+  while (table.log_x[i] < lx) ++i;
+  const double f = (lx - table.log_x[i - 1]) / (table.log_x[i] - table.log_x[i - 1]);
+  return table.y[i - 1] + f * (table.y[i] - table.y[i - 1]);
+}
+
+double ResourceModel::HbmRate(double bytes) const { return Interpolate(hbm_, bytes); }
+double ResourceModel::L2Rate(double working_set) const { return Interpolate(l2_, working_set); }
+
+double ResourceModel::Spill(double reread, double footprint) const {
+  if (reread <= 0 || footprint <= l2_usable_) return 0;
+  return reread * (1.0 - l2_usable_ / footprint);
+}
+
+double ResourceModel::ResidentHits(double resident) const {
+  if (resident <= 0) return 0;
+  return resident <= l2_usable_ ? resident : l2_usable_;
+}
+
+double ResourceModel::StreamRate(double bytes, double work_items, double per_item) const {
+  double rate = HbmRate(bytes);
+  if (work_items > 0) {
+    if (per_item <= 0) per_item = calibration_.gemm().per_sm_bytes_per_s();
+    rate = std::min(rate, std::min(work_items, sms_) * per_item);
+  }
+  return rate;
+}
+
+double ResourceModel::CollectiveSeconds(KernelKind kind, int ranks, double bytes) const {
+  if (ranks < 2 || bytes <= 0) return 0;
+  if (all_reduce_.empty()) return 0;
+  double size = bytes;
+  double scale = 1;
+  if (kind == KernelKind::kAllGather) {
+    size = bytes * ranks;
+    scale = 0.5;
+  }
+  // The table for this rank count, else the nearest larger one (or the largest).
+  const Collective* table = &all_reduce_.back();
+  for (const Collective& c : all_reduce_) {
+    if (c.ranks >= ranks) {
+      table = &c;
+      break;
+    }
+  }
+  const std::vector<double>& x = table->bytes;
+  const std::vector<double>& y = table->seconds;
+  const size_t n = x.size();
+  double t;
+  if (size <= x[0]) {
+    t = y[0];
+  } else if (size >= x[n - 1]) {
+    const double slope = (y[n - 1] - y[n - 2]) / (x[n - 1] - x[n - 2]);
+    t = y[n - 1] + std::max(0.0, slope) * (size - x[n - 1]);
+  } else {
+    size_t i = 1;
+    while (x[i] < size) ++i;
+    t = y[i - 1] + (size - x[i - 1]) / (x[i] - x[i - 1]) * (y[i] - y[i - 1]);
+  }
+  return scale * t;
+}
+
+KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
+  const GemmModel& g = calibration_.gemm();
+  const bool fp8 = kernel.tensor_dtype == DType::FP8_E4M3 || kernel.tensor_dtype == DType::FP8_E5M2;
+  const double fraction = fp8 && g.fp8_peak_fraction() > 0 ? g.fp8_peak_fraction() : g.peak_fraction();
+  const double peak_per_sm = PeakTensorFlops(gpu_, kernel.tensor_dtype) * fraction / sms_;
+  const double m = static_cast<double>(kernel.m);
+  const double n = static_cast<double>(kernel.n);
+  const double k = static_cast<double>(kernel.k);
+  const double groups = kernel.groups;
+  const double a = kernel.activation_bytes_per_element;
+  const double w = kernel.weight_bytes_per_element;
+  const double compulsory = kernel.hbm_bytes - ResidentHits(kernel.resident_input_bytes);
+  const double cuda_s = kernel.cuda_flops / cuda_peak_;
+  const double side = std::sqrt(sms_);
+
+  KernelTime best;
+  best.seconds = -1;
+  for (const std::array<int, 2>& tile : tiles_) {
+    const double bm = tile[0], bn = tile[1];
+    const double tm = CeilDiv(m, bm), tn = CeilDiv(n, bn);
+    const double tiles = tm * tn * groups;
+    double split = 1;
+    if (tiles < sms_) {
+      split = std::max(1.0, std::min(std::floor(sms_ / tiles), std::floor(k / g.min_split_k())));
+    }
+    const double ctas = tiles * split;
+    const double waves = CeilDiv(ctas, sms_);
+    const double efficiency = 1.0 / (1.0 + g.tile_penalty() * (bm + bn) / (bm * bn));
+    const double tensor_s = waves * 2.0 * bm * bn * (k / split + g.k_overhead()) / (peak_per_sm * efficiency);
+    // Tile loads: X once per N-tile, W once per M-tile; split-K adds fp32 partials.
+    const double partials = split > 1 ? 2.0 * m * n * 4.0 * split * groups : 0;
+    const double loads = groups * (m * k * a * tn + n * k * w * tm + m * n * a) + partials;
+    // Rule 3: the tiles of a wave run their K loops together, so a panel shared within the
+    // wave comes from HBM once; a later wave fetches its panels again unless X and W fit in L2.
+    double hbm_bytes = compulsory + partials;
+    const double operands = groups * (m * k * a + n * k * w);
+    if (operands > l2_usable_ && tm * tn > sms_) {
+      const double wave_panels = std::min(tm, side) * bm * k * a + std::min(tn, side) * bn * k * w;
+      const double streamed = waves * wave_panels + groups * m * n * a + partials;
+      hbm_bytes = std::max(hbm_bytes, std::min(streamed, loads));
+    }
+    const double footprint = std::min(operands, std::min(tm, side) * bm * k * a + std::min(tn, side) * bn * k * w);
+    const double hbm_s = hbm_bytes / StreamRate(hbm_bytes, ctas);
+    const double l2_s = loads / L2Rate(footprint);
+    const double busy = std::max({tensor_s, hbm_s, l2_s, cuda_s}) +
+                        g.overlap_penalty() * std::min(tensor_s, hbm_s);
+    if (best.seconds < 0 || busy < best.busy_s) {
+      best.busy_s = busy;
+      best.seconds = busy;
+      best.tensor_s = tensor_s;
+      best.cuda_s = cuda_s;
+      best.hbm_s = hbm_s;
+      best.l2_s = l2_s;
+      best.hbm_bytes = hbm_bytes;
+      best.l2_bytes = loads;
+      best.tile_m = tile[0];
+      best.tile_n = tile[1];
+      best.split_k = static_cast<int>(split);
+      best.waves = static_cast<int>(waves);
+    }
+  }
+  return best;
+}
+
+KernelTime ResourceModel::Time(const Kernel& kernel) const {
+  KernelTime t;
+  if (kernel.kind == KernelKind::kAllReduce || kernel.kind == KernelKind::kAllGather) {
+    t.network_s = CollectiveSeconds(kernel.kind, kernel.ranks, kernel.collective_bytes);
+    t.busy_s = t.network_s;
+    t.seconds = t.network_s;
+    t.binding = Resource::kNetwork;
+    return t;
+  }
+  const ClassParams& c = classes_[static_cast<size_t>(kernel.kind)];
+  if (kernel.kind == KernelKind::kGemm) {
+    t = GemmTime(kernel);
+  } else {
+    const double hbm = kernel.hbm_bytes - ResidentHits(kernel.resident_input_bytes) +
+                       Spill(kernel.reread_bytes, kernel.reread_footprint_bytes);
+    t.hbm_bytes = hbm;
+    t.l2_bytes = kernel.hbm_bytes + kernel.reread_bytes;
+    double rate = c.bandwidth_fraction * HbmRate(hbm);
+    if (kernel.parallel_work_items > 0) {
+      const double per_item = c.per_item_bytes_per_s > 0 ? c.per_item_bytes_per_s
+                                                         : calibration_.gemm().per_sm_bytes_per_s();
+      // Several small blocks share an SM, so the item count is not capped at sm_count here.
+      rate = std::min(rate, kernel.parallel_work_items * per_item);
+    }
+    t.hbm_s = hbm > 0 ? hbm / rate : 0;
+    const double working_set = std::max(kernel.reread_footprint_bytes, kernel.hbm_bytes);
+    t.l2_s = t.l2_bytes / L2Rate(working_set);
+    const double tensor_fraction =
+        c.compute_fraction > 0 ? c.compute_fraction : calibration_.gemm().peak_fraction();
+    const double peak = PeakTensorFlops(gpu_, kernel.tensor_dtype);
+    t.tensor_s = kernel.tensor_flops > 0 && peak > 0 ? kernel.tensor_flops / (peak * tensor_fraction) : 0;
+    t.cuda_s = kernel.cuda_flops / cuda_peak_;
+    t.busy_s = std::max({t.hbm_s, t.l2_s, t.tensor_s, t.cuda_s});
+  }
+  t.fixed_s = c.fixed_s;
+  t.seconds = kernel.kind == KernelKind::kGemm ? t.busy_s + t.fixed_s : std::max(t.busy_s, t.fixed_s);
+  const double largest = std::max({t.tensor_s, t.cuda_s, t.hbm_s, t.l2_s});
+  if (t.fixed_s > largest) {
+    t.binding = Resource::kOverhead;
+  } else if (largest == t.hbm_s) {
+    t.binding = Resource::kHbm;
+  } else if (largest == t.l2_s) {
+    t.binding = Resource::kL2;
+  } else {
+    t.binding = Resource::kCompute;
+  }
+  return t;
+}
+
+}  // namespace infergrid

@@ -1,0 +1,349 @@
+#include "models/iteration_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+
+namespace infergrid {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// CUDA-core FLOPs per element of the small kernels: RMSNorm squares, sums, scales and
+// multiplies by the weight (4); RoPE rotates pairs (3 per element); SiLU-and-multiply (4,
+// the exponential counted once); softmax per attention score (max, subtract, exp, sum: 4).
+constexpr double kNormFlopsPerElement = 4;
+constexpr double kRopeFlopsPerElement = 3;
+constexpr double kActivationFlopsPerElement = 4;
+constexpr double kSoftmaxFlopsPerScore = 4;
+constexpr double kDequantFlopsPerElement = 2;  // convert + scale (fp8 / int KV and weights)
+constexpr double kLogitBytes = 4;              // logits are sampled in fp32
+
+}  // namespace
+
+absl::string_view KernelKindName(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::kGemm: return "gemm";
+    case KernelKind::kAttentionPrefill: return "attention_prefill";
+    case KernelKind::kAttentionDecode: return "attention_decode";
+    case KernelKind::kNorm: return "norm";
+    case KernelKind::kRope: return "rope";
+    case KernelKind::kKvCacheWrite: return "kv_cache_write";
+    case KernelKind::kActivation: return "activation";
+    case KernelKind::kResidualAdd: return "residual_add";
+    case KernelKind::kEmbedding: return "embedding";
+    case KernelKind::kMoeRouting: return "moe_routing";
+    case KernelKind::kSampler: return "sampler";
+    case KernelKind::kAllReduce: return "all_reduce";
+    case KernelKind::kAllGather: return "all_gather";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
+    const ModelSpec& model, const IterationKernelOptions& options) {
+  const std::string where = absl::StrCat("model '", model.name(), "'");
+  if (model.num_layers() <= 0 || model.hidden_size() <= 0 || model.num_attention_heads() <= 0 ||
+      model.num_kv_heads() <= 0 || model.head_dim() <= 0 || model.vocab_size() <= 0 ||
+      model.ffn_dim() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": layers, hidden size, heads, KV heads, head dim, FFN dim and vocabulary must "
+               "all be positive"));
+  }
+  const int tp = options.tensor_parallel;
+  if (tp < 1) return absl::InvalidArgumentError(absl::StrCat("tensor parallel must be >= 1, got ", tp));
+  if (model.num_attention_heads() % tp != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.num_attention_heads(),
+                                                   " attention heads do not split over TP ", tp));
+  }
+  if (model.num_kv_heads() % tp != 0 && tp % model.num_kv_heads() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.num_kv_heads(),
+                                                   " KV heads neither split over nor replicate "
+                                                   "evenly across TP ", tp));
+  }
+  if (options.kv_block_tokens < 1 || options.attention_query_tile < 1 ||
+      options.decode_kv_split_tokens < 1) {
+    return absl::InvalidArgumentError("KV block, query tile and split sizes must be positive");
+  }
+  if (model.has_moe() && (model.moe().num_experts() < 1 || model.moe().experts_per_token() < 1 ||
+                          model.moe().experts_per_token() > model.moe().num_experts())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": MoE needs 1 <= experts_per_token <= num_experts"));
+  }
+  IterationKernelBuilder b;
+  b.model_ = model;
+  b.options_ = options;
+  b.layers_ = model.num_layers();
+  b.d_ = model.hidden_size();
+  b.q_heads_ = model.num_attention_heads() / tp;
+  // Under TP beyond the KV head count each GPU holds one (replicated) KV head.
+  b.kv_heads_ = std::max<int64_t>(1, model.num_kv_heads() / tp);
+  b.head_dim_ = model.head_dim();
+  b.ffn_ = CeilDiv(model.ffn_dim(), tp);
+  if (model.has_moe()) {
+    const int64_t expert_ffn =
+        model.moe().expert_ffn_dim() > 0 ? model.moe().expert_ffn_dim() : model.ffn_dim();
+    b.expert_ffn_ = CeilDiv(expert_ffn, tp);
+    b.shared_ffn_ = CeilDiv(expert_ffn * model.moe().num_shared_experts(), tp);
+  }
+  b.vocab_ = CeilDiv(model.vocab_size(), tp);
+  b.act_bytes_ = BytesPerElement(options.activation_dtype);
+  b.weight_bytes_ = options.weights.BytesPerParameter();
+  b.kv_elem_bytes_ = BytesPerElement(options.kv_dtype);
+  if (b.act_bytes_ <= 0 || b.weight_bytes_ <= 0 || b.kv_elem_bytes_ <= 0) {
+    return absl::InvalidArgumentError("activation, weight and KV dtypes must be set");
+  }
+  b.kv_bytes_per_token_layer_ =
+      2.0 * static_cast<double>(b.kv_heads_ * b.head_dim_) * b.kv_elem_bytes_;
+  const DType w = options.weights.dtype;
+  b.dequant_weights_ = (w == DType::INT4 || w == DType::INT8) && options.compute_dtype != DType::INT8;
+  return b;
+}
+
+void IterationKernelBuilder::AddGemm(IterationKernels* out, const char* name, int32_t repeat,
+                                     int64_t m, int64_t n, int64_t k, int32_t groups,
+                                     bool quantized) const {
+  // Embedding-shaped matrices (LM head, router) stay in the activation dtype under weight
+  // quantization, as vLLM, AWQ and GPTQ checkpoints keep them.
+  const double weight_bytes = quantized ? weight_bytes_ : act_bytes_;
+  Kernel& g = out->Add();
+  g = Kernel{};
+  g.kind = KernelKind::kGemm;
+  g.name = name;
+  g.repeat = repeat;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.groups = groups;
+  g.weight_bytes_per_element = weight_bytes;
+  g.activation_bytes_per_element = act_bytes_;
+  g.tensor_dtype = quantized ? options_.compute_dtype : options_.activation_dtype;
+  const double rows = static_cast<double>(m) * groups;
+  g.tensor_flops = 2.0 * rows * static_cast<double>(n) * static_cast<double>(k);
+  const double weights = static_cast<double>(groups) * static_cast<double>(n) * static_cast<double>(k);
+  if (quantized && dequant_weights_) g.cuda_flops = kDequantFlopsPerElement * weights;
+  const double x_bytes = rows * static_cast<double>(k) * act_bytes_;
+  g.hbm_bytes = x_bytes + weights * weight_bytes + rows * static_cast<double>(n) * act_bytes_;
+  g.resident_input_bytes = x_bytes;
+}
+
+void IterationKernelBuilder::AddElementwise(IterationKernels* out, KernelKind kind,
+                                            const char* name, int32_t repeat, double read_bytes,
+                                            double write_bytes, double cuda_flops,
+                                            double resident_input_bytes, double work_items) const {
+  Kernel& e = out->Add();
+  e = Kernel{};
+  e.kind = kind;
+  e.name = name;
+  e.repeat = repeat;
+  e.activation_bytes_per_element = act_bytes_;
+  e.cuda_flops = cuda_flops;
+  e.hbm_bytes = read_bytes + write_bytes;
+  e.resident_input_bytes = resident_input_bytes;
+  e.parallel_work_items = work_items;
+}
+
+void IterationKernelBuilder::AddCollective(IterationKernels* out, KernelKind kind,
+                                           const char* name, int32_t repeat, double bytes) const {
+  Kernel& c = out->Add();
+  c = Kernel{};
+  c.kind = kind;
+  c.name = name;
+  c.repeat = repeat;
+  c.collective_bytes = bytes;
+  c.ranks = options_.tensor_parallel;
+}
+
+void IterationKernelBuilder::AddMlp(IterationKernels* out, int64_t tokens) const {
+  const double t = static_cast<double>(tokens);
+  const int gate = model_.gated_mlp() ? 2 : 1;
+  if (!model_.has_moe()) {
+    AddGemm(out, model_.gated_mlp() ? "gate_up_proj" : "up_proj", layers_, tokens, gate * ffn_, d_, 1);
+    const double in = t * static_cast<double>(gate * ffn_) * act_bytes_;
+    AddElementwise(out, KernelKind::kActivation, "act", layers_, in,
+                   t * static_cast<double>(ffn_) * act_bytes_,
+                   kActivationFlopsPerElement * t * static_cast<double>(ffn_), in, t);
+    AddGemm(out, "down_proj", layers_, tokens, d_, ffn_, 1);
+    return;
+  }
+  const MixtureOfExperts& moe = model_.moe();
+  const int64_t experts = moe.num_experts();
+  const int64_t top_k = moe.experts_per_token();
+  const double d = static_cast<double>(d_);
+  // Router logits: a small GEMM with replicated weights.
+  AddGemm(out, "router", layers_, tokens, experts, d_, 1, /*quantized=*/false);
+  // Top-k softmax over the router logits and the permutation of token rows by expert.
+  const double routed_rows = t * static_cast<double>(top_k);
+  AddElementwise(out, KernelKind::kMoeRouting, "moe_route", layers_,
+                 t * static_cast<double>(experts) * kLogitBytes + t * d * act_bytes_,
+                 routed_rows * d * act_bytes_,
+                 kSoftmaxFlopsPerScore * t * static_cast<double>(experts), t * d * act_bytes_, t);
+  // Expected number of distinct experts hit by `tokens` tokens routed uniformly at random:
+  // E * (1 - (1 - k/E)^T). Only those experts' weights are read.
+  const double hit = static_cast<double>(experts) *
+                     (1.0 - std::pow(1.0 - static_cast<double>(top_k) / static_cast<double>(experts), t));
+  const int32_t groups = static_cast<int32_t>(
+      std::clamp<int64_t>(std::llround(hit), 1, std::min<int64_t>(experts, tokens * top_k)));
+  const int64_t rows_per_expert = CeilDiv(tokens * top_k, groups);
+  AddGemm(out, model_.gated_mlp() ? "expert_gate_up_proj" : "expert_up_proj", layers_,
+          rows_per_expert, gate * expert_ffn_, d_, groups);
+  // Exact FLOPs: T*k rows, not the rounded rows_per_expert * groups.
+  Kernel& up = out->kernels[static_cast<size_t>(out->size - 1)];
+  up.tensor_flops = 2.0 * routed_rows * static_cast<double>(gate * expert_ffn_) * d;
+  const double in = routed_rows * static_cast<double>(gate * expert_ffn_) * act_bytes_;
+  AddElementwise(out, KernelKind::kActivation, "expert_act", layers_, in,
+                 routed_rows * static_cast<double>(expert_ffn_) * act_bytes_,
+                 kActivationFlopsPerElement * routed_rows * static_cast<double>(expert_ffn_), in,
+                 routed_rows);
+  AddGemm(out, "expert_down_proj", layers_, rows_per_expert, d_, expert_ffn_, groups);
+  Kernel& down = out->kernels[static_cast<size_t>(out->size - 1)];
+  down.tensor_flops = 2.0 * routed_rows * d * static_cast<double>(expert_ffn_);
+  // Weighted sum of each token's k expert outputs.
+  AddElementwise(out, KernelKind::kMoeRouting, "moe_combine", layers_,
+                 routed_rows * d * act_bytes_, t * d * act_bytes_, 2.0 * routed_rows * d,
+                 routed_rows * d * act_bytes_, t);
+  if (shared_ffn_ > 0) {
+    AddGemm(out, "shared_gate_up_proj", layers_, tokens, gate * shared_ffn_, d_, 1);
+    const double shared_in = t * static_cast<double>(gate * shared_ffn_) * act_bytes_;
+    AddElementwise(out, KernelKind::kActivation, "shared_act", layers_, shared_in,
+                   t * static_cast<double>(shared_ffn_) * act_bytes_,
+                   kActivationFlopsPerElement * t * static_cast<double>(shared_ffn_), shared_in, t);
+    AddGemm(out, "shared_down_proj", layers_, tokens, d_, shared_ffn_, 1);
+  }
+}
+
+void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKernels* out) const {
+  const double q_heads = static_cast<double>(q_heads_);
+  const double kv_heads = static_cast<double>(kv_heads_);
+  const double head_dim = static_cast<double>(head_dim_);
+  const double group = q_heads / kv_heads;  // query heads per KV head on this GPU
+  const double kv_tl = kv_bytes_per_token_layer_;
+  const bool quantized_kv = options_.kv_dtype != options_.activation_dtype &&
+                            kv_elem_bytes_ < act_bytes_;
+  if (!batch.prefill.empty()) {
+    const int64_t tile = options_.attention_query_tile;
+    double pairs = 0, new_tokens = 0, keys = 0, keys_read = 0, footprint = 0, work = 0;
+    for (const PrefillChunk& chunk : batch.prefill) {
+      const double n = static_cast<double>(chunk.new_tokens);
+      const double c = static_cast<double>(chunk.context_tokens);
+      pairs += n * c + n * (n + 1) / 2;
+      new_tokens += n;
+      keys += c + n;
+      // Query tile j (of q) reads the context and the new keys up to its own last row:
+      // sum over tiles = q*c + tile*q*(q-1)/2 + n.
+      const double q = static_cast<double>(CeilDiv(chunk.new_tokens, tile));
+      keys_read += q * c + static_cast<double>(tile) * q * (q - 1) / 2 + n;
+      footprint = std::max(footprint, (c + n) * kv_tl);
+      work += q * q_heads;
+    }
+    Kernel& a = out->Add();
+    a = Kernel{};
+    a.kind = KernelKind::kAttentionPrefill;
+    a.name = "attention_prefill";
+    a.repeat = layers_;
+    a.activation_bytes_per_element = act_bytes_;
+    a.tensor_dtype = options_.activation_dtype;
+    a.tensor_flops = 4.0 * q_heads * head_dim * pairs;
+    a.cuda_flops = kSoftmaxFlopsPerScore * q_heads * pairs;
+    // Every query head's tiles dequantize the K/V they load.
+    if (quantized_kv) a.cuda_flops += kDequantFlopsPerElement * group * keys_read * kv_tl / kv_elem_bytes_;
+    const double qo_bytes = 2.0 * new_tokens * q_heads * head_dim * act_bytes_;
+    a.hbm_bytes = qo_bytes + keys * kv_tl;
+    a.resident_input_bytes = qo_bytes / 2;
+    // Each query head re-reads its KV head, tile after tile (flash kernels keep one tile of
+    // K/V in shared memory at a time): everything beyond one pass is a re-read.
+    a.reread_bytes = std::max(0.0, group * keys_read - keys) * kv_tl;
+    a.reread_footprint_bytes = footprint;
+    a.parallel_work_items = work;
+  }
+  if (!batch.decode_context_tokens.empty()) {
+    const double split = static_cast<double>(options_.decode_kv_split_tokens);
+    const double block = static_cast<double>(options_.kv_block_tokens);
+    double keys = 0, blocks = 0, chunks = 0, partials = 0, longest = 0;
+    for (int64_t context : batch.decode_context_tokens) {
+      const double len = static_cast<double>(context) + 1;  // the new token's K/V is cached first
+      keys += len;
+      blocks += std::ceil(len / block);
+      const double c = std::ceil(len / split);
+      chunks += c;
+      if (c > 1) partials += c;
+      longest = std::max(longest, len);
+    }
+    const double sequences = static_cast<double>(batch.decode_context_tokens.size());
+    Kernel& a = out->Add();
+    a = Kernel{};
+    a.kind = KernelKind::kAttentionDecode;
+    a.name = "attention_decode";
+    a.repeat = layers_;
+    a.activation_bytes_per_element = act_bytes_;
+    a.tensor_dtype = options_.activation_dtype;
+    a.tensor_flops = 4.0 * q_heads * head_dim * keys;
+    a.cuda_flops = kSoftmaxFlopsPerScore * q_heads * keys;
+    const double passes = options_.decode_groups_query_heads ? 1.0 : group;
+    if (quantized_kv) a.cuda_flops += kDequantFlopsPerElement * passes * keys * kv_tl / kv_elem_bytes_;
+    const double qo_bytes = 2.0 * sequences * q_heads * head_dim * act_bytes_;
+    // Split-KV partial outputs (fp32 values plus max and sum) written and reduced.
+    const double partial_bytes = 2.0 * partials * q_heads * (head_dim + 2) * 4;
+    a.hbm_bytes = qo_bytes + keys * kv_tl + blocks * 4 + partial_bytes;
+    a.resident_input_bytes = qo_bytes / 2;
+    a.reread_bytes = (passes - 1) * keys * kv_tl;
+    a.reread_footprint_bytes = longest * kv_tl;
+    a.parallel_work_items = chunks * (options_.decode_groups_query_heads ? kv_heads : q_heads);
+  }
+}
+
+void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* out) const {
+  out->size = 0;
+  const int64_t tokens = batch.TotalNewTokens();
+  out->new_tokens = tokens;
+  out->sampled_rows = static_cast<int64_t>(batch.decode_context_tokens.size() + batch.prefill.size());
+  if (tokens == 0) return;
+  const double t = static_cast<double>(tokens);
+  const double d = static_cast<double>(d_);
+  const double hidden_bytes = t * d * act_bytes_;  // one [tokens, d] activation
+  const bool tp = options_.tensor_parallel > 1;
+
+  AddElementwise(out, KernelKind::kEmbedding, "embedding", 1, hidden_bytes, hidden_bytes, 0, 0, 0);
+  if (tp) AddCollective(out, KernelKind::kAllReduce, "embedding_all_reduce", 1, hidden_bytes);
+
+  const double norm_flops = kNormFlopsPerElement * t * d;
+  AddElementwise(out, KernelKind::kNorm, "input_norm", layers_, hidden_bytes + d * act_bytes_,
+                 hidden_bytes, norm_flops, hidden_bytes, t);
+  AddGemm(out, "qkv_proj", layers_, tokens, (q_heads_ + 2 * kv_heads_) * head_dim_, d_, 1);
+  const double rope_bytes = t * static_cast<double>((q_heads_ + kv_heads_) * head_dim_) * act_bytes_;
+  AddElementwise(out, KernelKind::kRope, "rope", layers_, rope_bytes, rope_bytes,
+                 kRopeFlopsPerElement * rope_bytes / act_bytes_, rope_bytes, t);
+  const double kv_in = t * 2.0 * static_cast<double>(kv_heads_ * head_dim_) * act_bytes_;
+  AddElementwise(out, KernelKind::kKvCacheWrite, "kv_cache_write", layers_, kv_in,
+                 t * kv_bytes_per_token_layer_,
+                 kv_elem_bytes_ < act_bytes_ ? kDequantFlopsPerElement * kv_in / act_bytes_ : 0,
+                 kv_in, t);
+  AddAttention(batch, out);
+  AddGemm(out, "o_proj", layers_, tokens, d_, q_heads_ * head_dim_, 1);
+  if (tp) AddCollective(out, KernelKind::kAllReduce, "attention_all_reduce", layers_, hidden_bytes);
+  AddElementwise(out, KernelKind::kResidualAdd, "residual_add", layers_, 2 * hidden_bytes,
+                 hidden_bytes, t * d, hidden_bytes, 0);
+  AddElementwise(out, KernelKind::kNorm, "post_attention_norm", layers_,
+                 hidden_bytes + d * act_bytes_, hidden_bytes, norm_flops, hidden_bytes, t);
+  AddMlp(out, tokens);
+  if (tp) AddCollective(out, KernelKind::kAllReduce, "mlp_all_reduce", layers_, hidden_bytes);
+  AddElementwise(out, KernelKind::kResidualAdd, "mlp_residual_add", layers_, 2 * hidden_bytes,
+                 hidden_bytes, t * d, hidden_bytes, 0);
+
+  AddElementwise(out, KernelKind::kNorm, "final_norm", 1, hidden_bytes + d * act_bytes_,
+                 hidden_bytes, norm_flops, hidden_bytes, t);
+  const int64_t sampled = out->sampled_rows;
+  AddGemm(out, "lm_head", 1, sampled, vocab_, d_, 1, /*quantized=*/false);
+  const double s = static_cast<double>(sampled);
+  if (tp) {
+    AddCollective(out, KernelKind::kAllGather, "logits_all_gather", 1,
+                  s * static_cast<double>(vocab_) * act_bytes_);
+  }
+  const double vocab = static_cast<double>(model_.vocab_size());
+  // Softmax and sampling over fp32 logits: two passes over [sampled, vocab].
+  AddElementwise(out, KernelKind::kSampler, "sampler", 1, 2 * s * vocab * kLogitBytes, s * 8,
+                 kSoftmaxFlopsPerScore * s * vocab, 0, s);
+}
+
+}  // namespace infergrid

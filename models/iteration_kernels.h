@@ -1,0 +1,167 @@
+// The kernels of one engine iteration (one forward pass over a batch of prefill chunks and
+// decode sequences) on one GPU of a tensor-parallel group, each with its demands: tensor-core
+// FLOPs (with their dtype), CUDA-core FLOPs, compulsory HBM bytes, L2 re-read candidates, and
+// its shape. Layers are identical, so a layer's kernels appear once with `repeat` = layers.
+// What the demands cost in time is the resource model's business (hardware/resource_model.h);
+// this file only counts. Building is O(batch) and allocation-free (IterationKernels is a
+// fixed-capacity array), because the engine asks for it every iteration.
+//
+// Kernels of a layer, in order: input RMSNorm, fused QKV GEMM, RoPE, KV-cache write,
+// attention (one varlen prefill kernel for the prefill chunks, causal with prior context;
+// one paged decode kernel reading each sequence's KV at its own length), O GEMM, all-reduce
+// (TP > 1), residual add, post-attention RMSNorm, MLP (dense: fused gate+up GEMM, activation,
+// down GEMM; MoE: router GEMM, top-k routing and token permutation, grouped expert GEMMs over
+// the experts the tokens hit, activation, grouped down GEMM, shared experts as a dense MLP),
+// all-reduce (TP > 1), residual add. Around the layers: embedding lookup (+ all-reduce under
+// TP: the table is split by vocabulary), final RMSNorm, LM head on the sampled rows only (one
+// per decode sequence and one per prefill chunk, as vLLM computes logits at every scheduled
+// request's last position), logits all-gather (TP > 1), and sampling.
+#ifndef INFERGRID_MODELS_ITERATION_KERNELS_H_
+#define INFERGRID_MODELS_ITERATION_KERNELS_H_
+
+#include <array>
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+// The batch shape is the cost-model contract's (a header-only struct with no dependencies);
+// the kernel list is the first step of turning it into a cost.
+#include "hardware/iteration_cost.h"
+#include "models/dtype.h"
+#include "models/model_spec.pb.h"
+
+namespace infergrid {
+
+// Kinds index the calibration's kernel classes (hardware/resource_model.h).
+enum class KernelKind : uint8_t {
+  kGemm = 0,
+  kAttentionPrefill,
+  kAttentionDecode,
+  kNorm,
+  kRope,
+  kKvCacheWrite,
+  kActivation,
+  kResidualAdd,
+  kEmbedding,
+  kMoeRouting,
+  kSampler,
+  kAllReduce,
+  kAllGather,
+};
+inline constexpr int kNumKernelKinds = 13;
+absl::string_view KernelKindName(KernelKind kind);  // "gemm", "attention_decode", ...
+
+struct Kernel {
+  KernelKind kind = KernelKind::kGemm;
+  const char* name = "";  // static literal: "qkv_proj", "attention_decode", ...
+  int32_t repeat = 1;     // identical launches per iteration (layers)
+
+  // GEMM shape: D[m, n] = X[m, k] * W[n, k]^T, `groups` independent GEMMs of this shape
+  // (MoE experts hit by at least one token), `weight_bytes_per_element` for W (int4 with
+  // group scales < 1 byte) and `activation_bytes_per_element` for X and D.
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  int32_t groups = 1;
+  double weight_bytes_per_element = 2;
+  double activation_bytes_per_element = 2;
+
+  DType tensor_dtype = DType::BF16;  // the tensor-core math format
+  double tensor_flops = 0;
+  double cuda_flops = 0;            // softmax, norms, activation, dequantization (fp32 CUDA cores)
+  // Compulsory HBM traffic: every byte the kernel must read or write once.
+  double hbm_bytes = 0;
+  // Of hbm_bytes, the input the previous kernel just wrote (an activation): served from L2
+  // when it fits (the small-working-set rule).
+  double resident_input_bytes = 0;
+  // Re-reads beyond the compulsory bytes (GQA query heads re-reading their KV head, flash
+  // attention query tiles re-reading K/V) and the working set that must stay resident in L2
+  // for them to hit. GEMM tile re-reads are derived from the chosen tile by the resource model.
+  double reread_bytes = 0;
+  double reread_footprint_bytes = 0;
+  // Independent work items (CTAs) the kernel can spread over: bounds how many SMs stream at
+  // once. Row-wise kernels (RMSNorm, RoPE, SiLU-and-mul, KV-cache write, sampling: vLLM's
+  // kernels launch one block per token) have one per row. 0: plenty (torch elementwise ops).
+  double parallel_work_items = 0;
+
+  // Collectives: bytes per rank and the number of ranks.
+  double collective_bytes = 0;
+  int32_t ranks = 1;
+};
+
+inline constexpr int kMaxIterationKernels = 40;
+
+struct IterationKernels {
+  std::array<Kernel, kMaxIterationKernels> kernels;
+  int size = 0;
+  int64_t new_tokens = 0;      // rows through the linear layers
+  int64_t sampled_rows = 0;    // rows through the LM head
+  const Kernel* begin() const { return kernels.data(); }
+  const Kernel* end() const { return kernels.data() + size; }
+  Kernel& Add() { return kernels[static_cast<size_t>(size++)]; }
+};
+
+struct IterationKernelOptions {
+  int tensor_parallel = 1;
+  WeightFormat weights;                  // dtype + bytes per parameter (group scales included)
+  DType activation_dtype = DType::BF16;  // X, D, Q/O and the residual stream
+  DType kv_dtype = DType::BF16;
+  // Tensor-core math of the GEMMs: fp8 for fp8 weights, else the activation dtype (weights
+  // in int4/int8 are dequantized to it, which adds CUDA-core work).
+  DType compute_dtype = DType::BF16;
+  int kv_block_tokens = 16;              // block-table granularity of the paged KV cache
+  // true: the decode kernel loads each KV head once for all the query heads that share it
+  // (FlashInfer, FlashAttention, SGLang's grouped Triton kernel); false: one pass per query
+  // head (vLLM's original PagedAttention), whose repeats are L2 re-reads.
+  bool decode_groups_query_heads = true;
+  int attention_query_tile = 128;        // rows of Q per flash-attention tile (prefill)
+  int decode_kv_split_tokens = 256;      // split-KV chunk of the decode kernel (flash-decoding)
+};
+
+// Per-GPU dimensions after tensor parallelism, validated once.
+class IterationKernelBuilder {
+ public:
+  static absl::StatusOr<IterationKernelBuilder> Create(const ModelSpec& model,
+                                                       const IterationKernelOptions& options);
+
+  // Fills `out` (previous contents dropped). O(prefill chunks + decode sequences).
+  void Build(const BatchShape& batch, IterationKernels* out) const;
+
+  const IterationKernelOptions& options() const { return options_; }
+  const ModelSpec& model() const { return model_; }
+  // K and V bytes of one token in one layer on this GPU.
+  double kv_bytes_per_token_layer() const { return kv_bytes_per_token_layer_; }
+
+ private:
+  IterationKernelBuilder() = default;
+  void AddGemm(IterationKernels* out, const char* name, int32_t repeat, int64_t m, int64_t n,
+               int64_t k, int32_t groups, bool quantized = true) const;
+  void AddElementwise(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
+                      double read_bytes, double write_bytes, double cuda_flops,
+                      double resident_input_bytes, double work_items) const;
+  void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
+                     double bytes) const;
+  void AddMlp(IterationKernels* out, int64_t tokens) const;
+  void AddAttention(const BatchShape& batch, IterationKernels* out) const;
+
+  ModelSpec model_;
+  IterationKernelOptions options_;
+  int32_t layers_ = 0;
+  int64_t d_ = 0;
+  int64_t q_heads_ = 0;       // per GPU
+  int64_t kv_heads_ = 0;      // per GPU (replicated when TP exceeds the KV heads)
+  int64_t head_dim_ = 0;
+  int64_t ffn_ = 0;           // dense MLP width per GPU
+  int64_t expert_ffn_ = 0;    // one expert's width per GPU
+  int64_t shared_ffn_ = 0;    // shared experts' total width per GPU
+  int64_t vocab_ = 0;         // per GPU (vocabulary-parallel LM head)
+  double act_bytes_ = 2;
+  double weight_bytes_ = 2;
+  double kv_elem_bytes_ = 2;
+  double kv_bytes_per_token_layer_ = 0;
+  bool dequant_weights_ = false;  // int4/int8 weights multiplied in compute_dtype
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_MODELS_ITERATION_KERNELS_H_

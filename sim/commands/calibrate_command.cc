@@ -1,0 +1,273 @@
+// `infergrid calibrate fit|report|crossval|extrapolate`: build, check and transfer calibration
+// profiles.
+//   fit          --gpu=G --in=FILE[,FILE...] --out=PROFILE   fit a profile from measurements
+//   report       --profile=P --measured=CSV                   prediction vs measurement per op
+//   crossval     --gpu=G --in=CSV                             leave-one-TP-out and leave-shapes-out
+//   extrapolate  --profile=P --gpu=G --out=PROFILE            datasheet-ratio transfer to G
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "calibration/cross_validation.h"
+#include "calibration/extrapolate.h"
+#include "calibration/profile_catalog.h"
+#include "calibration/profile_fit.h"
+#include "hardware/gpu_catalog.h"
+#include "models/textproto.h"
+#include "sim/cli/accounting_setup.h"
+#include "sim/cli/command_line.h"
+#include "sim/cli/text_table.h"
+#include "sim/cli/units.h"
+#include "sim/commands/command.h"
+
+ABSL_FLAG(std::string, in, "",
+          "calibrate fit/crossval: input files, comma-separated: vidur per-op or collective CSVs, "
+          "the micro-benchmark CSV, or a Measurements .textproto from kernels/");
+ABSL_FLAG(std::string, profile, "", "calibrate report/extrapolate: a calibration profile .textproto");
+ABSL_FLAG(std::string, measured, "", "calibrate report: a vidur per-op CSV to compare against");
+ABSL_DECLARE_FLAG(std::string, out);
+
+namespace infergrid {
+namespace {
+
+using cli::Fixed;
+
+std::vector<std::string> InputList() {
+  std::vector<std::string> inputs;
+  for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_in), ',', absl::SkipWhitespace())) {
+    inputs.emplace_back(part);
+  }
+  return inputs;
+}
+
+std::string ErrorTable(const std::vector<OpError>& errors) {
+  cli::TextTable table({"op", "rows", "MAPE", "median |err|", "median APE", "bias"});
+  for (const OpError& e : errors) {
+    table.AddRow({e.op, absl::StrCat(e.rows), absl::StrCat(Fixed(100 * e.mape, 1), "%"),
+                  absl::StrCat(Fixed(e.median_abs_error_s * 1e6, 2), " us"),
+                  absl::StrCat(Fixed(100 * e.median_ape, 1), "%"),
+                  absl::StrCat(e.bias >= 0 ? "+" : "", Fixed(100 * e.bias, 1), "%")});
+  }
+  return table.Render();
+}
+
+// MAPE and bias per op and num_tokens band: where in the shape space the errors sit.
+std::string BandTable(const std::vector<SampleError>& errors) {
+  const int64_t upper[] = {16, 64, 256, 1024, 4096, int64_t{1} << 40};
+  const char* names[] = {"1-16", "17-64", "65-256", "257-1024", "1025-4096", ">4096"};
+  std::vector<std::string> ops;
+  std::map<std::string, std::array<std::vector<const SampleError*>, 6>> cells;
+  for (const SampleError& e : errors) {
+    if (!cells.count(e.sample->op)) ops.push_back(e.sample->op);
+    int band = 0;
+    while (e.sample->tokens > upper[band]) ++band;
+    cells[e.sample->op][static_cast<size_t>(band)].push_back(&e);
+  }
+  std::vector<std::string> header = {"MAPE (bias) by tokens"};
+  for (const char* n : names) header.push_back(n);
+  cli::TextTable table(header);
+  for (const std::string& op : ops) {
+    std::vector<std::string> row = {op};
+    for (const auto& cell : cells[op]) {
+      if (cell.empty()) {
+        row.push_back("-");
+        continue;
+      }
+      double mape = 0, bias = 0;
+      for (const SampleError* e : cell) {
+        mape += e->ape();
+        bias += e->predicted_s / e->sample->measured_s - 1;
+      }
+      const double n = static_cast<double>(cell.size());
+      row.push_back(absl::StrCat(Fixed(100 * mape / n, 1), "% (", bias >= 0 ? "+" : "",
+                                 Fixed(100 * bias / n, 0), ")"));
+    }
+    table.AddRow(std::move(row));
+  }
+  return table.Render();
+}
+
+absl::Status RequireFlag(absl::string_view name, const std::string& value, absl::string_view sub) {
+  if (value.empty()) return cli::UsageError(absl::StrCat("calibrate ", sub, " needs --", name));
+  return absl::OkStatus();
+}
+
+std::string CommandLine(absl::string_view sub, std::initializer_list<std::pair<absl::string_view, std::string>> flags) {
+  std::string line = absl::StrCat("infergrid calibrate ", sub);
+  for (const auto& [name, value] : flags) absl::StrAppend(&line, " --", name, "=", value);
+  return line;
+}
+
+absl::Status RunFit(std::ostream& out) {
+  const std::string in = absl::GetFlag(FLAGS_in), path = absl::GetFlag(FLAGS_out);
+  const std::string gpu_name = absl::GetFlag(FLAGS_gpu);
+  if (absl::Status s = RequireFlag("in", in, "fit"); !s.ok()) return s;
+  if (absl::Status s = RequireFlag("out", path, "fit"); !s.ok()) return s;
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu(gpu_name);
+  if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
+  const std::string command = CommandLine("fit", {{"gpu", gpu_name}, {"in", in}, {"out", path}});
+  absl::StatusOr<Calibration> profile = FitProfile(*gpu, InputList(), command);
+  if (!profile.ok()) return profile.status();
+  if (absl::Status s = WriteCalibrationFile(path, *profile); !s.ok()) return s;
+  out << absl::StrCat("calibration profile for ", gpu->name(), " written to ", path, "\n");
+  for (const CalibrationInput& i : profile->provenance().inputs()) {
+    out << absl::StrCat("  input ", i.path(), " (", i.kind(), ", ", i.rows(), " rows)\n");
+  }
+  const GemmModel& g = profile->gemm();
+  double best_tile = 0;
+  for (const GemmTile& t : g.tiles()) {
+    best_tile = std::max(best_tile, 1.0 / (1.0 + g.tile_penalty() * (t.bm() + t.bn()) / (1.0 * t.bm() * t.bn())));
+  }
+  out << absl::StrCat("  gemm: ", Fixed(100 * g.peak_fraction() * best_tile, 1),
+                  "% of the tensor peak in the largest tile, k overhead ",
+                  Fixed(g.k_overhead(), 0), ", tile penalty ", Fixed(g.tile_penalty(), 1), ", overlap penalty ",
+                  Fixed(g.overlap_penalty(), 2), ", ", Fixed(g.per_sm_bytes_per_s() / 1e9, 1), " GB/s per SM\n");
+  double hbm_max = 0;
+  for (const RatePoint& p : profile->hbm().points()) hbm_max = std::max(hbm_max, p.bytes_per_s());
+  out << absl::StrCat("  hbm: streaming up to ", Fixed(hbm_max / 1e12, 2), " TB/s; l2: ",
+                  Fixed(profile->l2().points(0).bytes_per_s() / 1e12, 2), " TB/s\n\n");
+  std::vector<OpError> quality;
+  for (const FitQuality& q : profile->fit_quality()) {
+    quality.push_back({q.op(), q.rows(), q.mape(), q.median_abs_error_s(), 0, 0});
+  }
+  cli::TextTable table({"held-in op", "rows", "MAPE", "median |err|"});
+  for (const OpError& e : quality) {
+    table.AddRow({e.op, absl::StrCat(e.rows), absl::StrCat(Fixed(100 * e.mape, 1), "%"),
+                  absl::StrCat(Fixed(e.median_abs_error_s * 1e6, 2), " us")});
+  }
+  out << absl::StrCat(table.Render());
+  return absl::OkStatus();
+}
+
+absl::Status RunReport(std::ostream& out) {
+  const std::string profile_path = absl::GetFlag(FLAGS_profile);
+  const std::string measured = absl::GetFlag(FLAGS_measured);
+  if (absl::Status s = RequireFlag("profile", profile_path, "report"); !s.ok()) return s;
+  if (absl::Status s = RequireFlag("measured", measured, "report"); !s.ok()) return s;
+  Calibration profile;
+  if (absl::Status s = ReadTextProtoFile(profile_path, &profile); !s.ok()) return s;
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu(profile.gpu());
+  if (!gpu.ok()) return absl::InvalidArgumentError(absl::StrCat(profile_path, ": ", gpu.status().message()));
+  absl::StatusOr<Calibration> checked = ResolveCalibration(*gpu, profile_path);
+  if (!checked.ok()) return checked.status();
+  absl::StatusOr<ResourceModel> model = ResourceModel::Create(*gpu, *checked);
+  if (!model.ok()) return model.status();
+  absl::StatusOr<VidurOpsTable> table = ReadVidurOpsCsv(measured);
+  if (!table.ok()) return table.status();
+  absl::StatusOr<std::vector<KernelSample>> samples = SamplesFromVidurOps(*table);
+  if (!samples.ok()) return samples.status();
+  std::vector<SampleError> errors = Predict(*model, *samples);
+  out << absl::StrCat("InferGrid calibration report: profile ", CalibrationLabel(*checked), "\n",
+                  "  measured ", measured, " (", table->rows.size(), " rows, ", samples->size(),
+                  " op timings)\n\n", ErrorTable(SummarizeErrors(errors)), "\n");
+  out << BandTable(errors) << "\n";
+  std::sort(errors.begin(), errors.end(), [](const SampleError& a, const SampleError& b) {
+    return a.ape() > b.ape() || (a.ape() == b.ape() && a.sample->where < b.sample->where);
+  });
+  cli::TextTable worst({"worst cases", "TP", "tokens", "measured", "predicted", "error", "row"});
+  for (size_t i = 0; i < std::min<size_t>(10, errors.size()); ++i) {
+    const SampleError& e = errors[i];
+    worst.AddRow({e.sample->op, absl::StrCat(e.sample->tensor_parallel), absl::StrCat(e.sample->tokens),
+                  absl::StrCat(Fixed(e.sample->measured_s * 1e6, 1), " us"),
+                  absl::StrCat(Fixed(e.predicted_s * 1e6, 1), " us"),
+                  absl::StrCat(Fixed(100 * (e.predicted_s / e.sample->measured_s - 1), 1), "%"),
+                  e.sample->where});
+  }
+  out << absl::StrCat(worst.Render());
+  return absl::OkStatus();
+}
+
+absl::Status RunCrossValidation(std::ostream& out) {
+  const std::string in = absl::GetFlag(FLAGS_in);
+  if (absl::Status s = RequireFlag("in", in, "crossval"); !s.ok()) return s;
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu(absl::GetFlag(FLAGS_gpu));
+  if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
+  std::vector<KernelSample> samples;
+  std::vector<std::string> used;
+  for (const std::string& path : InputList()) {
+    absl::StatusOr<VidurOpsTable> table = ReadVidurOpsCsv(path);
+    if (!table.ok()) return table.status();
+    absl::StatusOr<std::vector<KernelSample>> rows = SamplesFromVidurOps(*table);
+    if (!rows.ok()) return rows.status();
+    samples.insert(samples.end(), rows->begin(), rows->end());
+    used.push_back(path);
+  }
+  out << absl::StrCat("InferGrid held-out accuracy on ", gpu->name(), ": ", absl::StrJoin(used, ", "),
+                  " (", samples.size(), " op timings)\n");
+  for (Holdout holdout : {Holdout::kTensorParallel, Holdout::kTokenBands}) {
+    absl::StatusOr<CrossValidation> cv = CrossValidate(*gpu, samples, holdout);
+    if (!cv.ok()) return cv.status();
+    const bool tp = holdout == Holdout::kTensorParallel;
+    out << absl::StrCat("\n", tp ? "leave-one-TP-out" : "leave-shapes-out (num_tokens bands)",
+                    ": each row predicted by a fit that never saw its ", tp ? "TP degree" : "band", "\n");
+    out << absl::StrCat(ErrorTable(cv->pooled));
+    cli::TextTable folds({"fold", "train", "test", "GEMM MAPE", "all MAPE"});
+    for (const FoldResult& f : cv->folds) {
+      std::string gemm = "-", all = "-";
+      for (const OpError& e : f.errors) {
+        if (e.op == "all GEMMs") gemm = absl::StrCat(Fixed(100 * e.mape, 1), "%");
+        if (e.op == "all") all = absl::StrCat(Fixed(100 * e.mape, 1), "%");
+      }
+      folds.AddRow({f.name, absl::StrCat(f.train_rows), absl::StrCat(f.test_rows), gemm, all});
+    }
+    out << absl::StrCat("\n", folds.Render());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunExtrapolate(std::ostream& out) {
+  const std::string profile_path = absl::GetFlag(FLAGS_profile), path = absl::GetFlag(FLAGS_out);
+  const std::string gpu_name = absl::GetFlag(FLAGS_gpu);
+  if (absl::Status s = RequireFlag("profile", profile_path, "extrapolate"); !s.ok()) return s;
+  if (absl::Status s = RequireFlag("out", path, "extrapolate"); !s.ok()) return s;
+  absl::StatusOr<GpuSpec> target = ResolveGpu(gpu_name);
+  if (!target.ok()) return cli::UsageError(absl::StrCat("--gpu: ", target.status().message()));
+  Calibration source;
+  if (absl::Status s = ReadTextProtoFile(profile_path, &source); !s.ok()) return s;
+  absl::StatusOr<GpuSpec> source_gpu = ResolveGpu(source.gpu());
+  if (!source_gpu.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(profile_path, ": ", source_gpu.status().message()));
+  }
+  absl::StatusOr<Calibration> checked = ResolveCalibration(*source_gpu, profile_path);
+  if (!checked.ok()) return checked.status();
+  const std::string command =
+      CommandLine("extrapolate", {{"profile", profile_path}, {"gpu", gpu_name}, {"out", path}});
+  absl::StatusOr<Calibration> profile = ExtrapolateProfile(*checked, *source_gpu, *target, command);
+  if (!profile.ok()) return profile.status();
+  if (absl::Status s = WriteCalibrationFile(path, *profile); !s.ok()) return s;
+  out << absl::StrCat("extrapolated profile for ", target->name(), " written to ", path, "\n");
+  for (const std::string& note : profile->notes()) out << absl::StrCat("note: ", note, "\n");
+  return absl::OkStatus();
+}
+
+absl::Status RunCalibrate(const std::vector<std::string>& positional, std::ostream& out) {
+  if (positional.size() != 1) {
+    return cli::UsageError("calibrate takes one of: fit, report, crossval, extrapolate");
+  }
+  const std::string& sub = positional[0];
+  if (sub == "fit") return RunFit(out);
+  if (sub == "report") return RunReport(out);
+  if (sub == "crossval") return RunCrossValidation(out);
+  if (sub == "extrapolate") return RunExtrapolate(out);
+  return cli::UsageError(absl::StrCat("calibrate: unknown action '", sub,
+                                      "' (expected fit, report, crossval or extrapolate)"));
+}
+
+}  // namespace
+
+const Command& CalibrateCommand() {
+  static const Command* command = new Command{
+      "calibrate",
+      "fit | report | crossval | extrapolate: calibration profiles of the GPU cost model",
+      {"gpu", "in", "out", "profile", "measured"},
+      &RunCalibrate};
+  return *command;
+}
+
+}  // namespace infergrid

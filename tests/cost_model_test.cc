@@ -1,0 +1,694 @@
+// The calibrated cost model: the kernel list's demands against the accounting formulas, the
+// L2 rules, wave quantization, TP collectives, MoE routing, KV precision, the bundled profiles
+// against the rows they were fitted on, and the `kernels` / `calibrate` / `roofline` commands.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "calibration/cross_validation.h"
+#include "calibration/extrapolate.h"
+#include "calibration/profile_catalog.h"
+#include "calibration/profile_fit.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hardware/calibrated_cost_model.h"
+#include "hardware/gpu_catalog.h"
+#include "hardware/resource_model.h"
+#include "models/iteration_kernels.h"
+#include "models/kv_cache_size.h"
+#include "models/model_catalog.h"
+#include "models/parameter_count.h"
+#include "models/pass_accounting.h"
+#include "tests/command_runner.h"
+#include "tests/test_files.h"
+
+namespace infergrid {
+namespace {
+
+using ::testing::HasSubstr;
+
+ModelSpec Model(const std::string& name) {
+  absl::StatusOr<ModelSpec> m = ResolveModel(name);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return *m;
+}
+
+GpuSpec Gpu(const std::string& name) {
+  absl::StatusOr<GpuSpec> g = ResolveGpu(name);
+  EXPECT_TRUE(g.ok()) << g.status();
+  return *g;
+}
+
+IterationKernels Build(const ModelSpec& model, const BatchShape& batch, IterationKernelOptions options = {}) {
+  absl::StatusOr<IterationKernelBuilder> b = IterationKernelBuilder::Create(model, options);
+  EXPECT_TRUE(b.ok()) << b.status();
+  IterationKernels kernels;
+  b->Build(batch, &kernels);
+  return kernels;
+}
+
+const Kernel* Find(const IterationKernels& kernels, absl::string_view name) {
+  for (const Kernel& k : kernels) {
+    if (name == k.name) return &k;
+  }
+  return nullptr;
+}
+
+double Sum(const IterationKernels& kernels, KernelKind kind, double Kernel::*field) {
+  double total = 0;
+  for (const Kernel& k : kernels) {
+    if (k.kind == kind) total += k.repeat * (k.*field);
+  }
+  return total;
+}
+
+BatchShape Decode(int sequences, int64_t context) {
+  BatchShape b;
+  b.decode_context_tokens.assign(static_cast<size_t>(sequences), context);
+  return b;
+}
+
+// A profile with round numbers for rule tests: one tile (256 x 128), no split-K below 1e9
+// elements, flat HBM and L2 rates, no fixed costs.
+Calibration RoundProfile(const GpuSpec& gpu) {
+  Calibration p = PriorProfile(gpu);
+  GemmModel* g = p.mutable_gemm();
+  g->clear_tiles();
+  GemmTile* t = g->add_tiles();
+  t->set_bm(256);
+  t->set_bn(128);
+  g->set_peak_fraction(1.0);
+  g->set_k_overhead(0);
+  g->set_tile_penalty(0);
+  g->set_overlap_penalty(0);
+  g->set_per_sm_bytes_per_s(1e12);
+  g->set_min_split_k(1 << 30);
+  p.mutable_hbm()->clear_points();
+  for (double s : {1e3, 1e12}) {
+    RatePoint* pt = p.mutable_hbm()->add_points();
+    pt->set_bytes(s);
+    pt->set_bytes_per_s(gpu.hbm_bytes_per_s());
+  }
+  for (RatePoint& pt : *p.mutable_l2()->mutable_points()) pt.set_bytes_per_s(1e15);
+  for (KernelClassCalibration& c : *p.mutable_kernel_classes()) {
+    c.set_fixed_s(0);
+    c.set_bandwidth_fraction(1);
+  }
+  return p;
+}
+
+ResourceModel Resources(const GpuSpec& gpu, const Calibration& p) {
+  absl::StatusOr<ResourceModel> m = ResourceModel::Create(gpu, p);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return *m;
+}
+
+Kernel Gemm(int64_t m, int64_t n, int64_t k) {
+  Kernel g;
+  g.kind = KernelKind::kGemm;
+  g.name = "gemm";
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.tensor_flops = 2.0 * m * n * k;
+  g.hbm_bytes = 2.0 * (m * k + n * k + m * n);
+  return g;
+}
+
+// ---------------------------------------------------------------- kernel list and accounting
+
+TEST(IterationKernels, DecodeGemmFlopsAreTwoNPerTokenWithoutEmbeddingAndNorms) {
+  const ModelSpec llama = Model("llama-3-8b");
+  const IterationKernels k = Build(llama, Decode(4, 1000));
+  const ParameterBreakdown p = CountParameters(llama);
+  // 2 FLOPs per weight per token through every matrix; the embedding is a lookup and the
+  // norms are elementwise, so they are the only parameters without GEMM FLOPs.
+  const double expected = 2.0 * 4 * static_cast<double>(p.Total() - p.embedding - p.norms);
+  EXPECT_DOUBLE_EQ(Sum(k, KernelKind::kGemm, &Kernel::tensor_flops), expected);
+  // The accounting lesson's 2*N per token counts the embedding too.
+  const PassAccounting pass =
+      DecodeStep(llama, {static_cast<double>(p.Total()), 16e9, KvBytesPerToken(llama, DType::BF16)}, 1000, 4);
+  EXPECT_DOUBLE_EQ(pass.linear_flops - expected, 2.0 * 4 * static_cast<double>(p.embedding + p.norms));
+}
+
+TEST(IterationKernels, DecodeAttentionReadsEachSequenceAtItsOwnLength) {
+  const ModelSpec llama = Model("llama-3-8b");
+  BatchShape batch;
+  batch.decode_context_tokens = {10, 1000, 30000};
+  const IterationKernels k = Build(llama, batch);
+  const Kernel* a = Find(k, "attention_decode");
+  ASSERT_NE(a, nullptr);
+  const double keys = 11 + 1001 + 30001;  // the new token's K/V is cached before attention
+  // 4 * L * H_q * D per (query, key), the lesson's decode formula with S + 1 keys.
+  EXPECT_DOUBLE_EQ(a->repeat * a->tensor_flops, 4.0 * 32 * 32 * 128 * keys);
+  // K and V of every key: 2 * H_kv * D * 2 bytes per layer; plus Q/O, block table.
+  const double kv = keys * 2 * 8 * 128 * 2;
+  // Plus Q and O (3 x 32 heads x 128 x 2 bytes each), the block table (4 bytes per 16-token
+  // block: 1 + 63 + 1876 blocks) and the split-KV partials of the sequences longer than one
+  // 256-token chunk (4 + 118 chunks x 32 heads x (128 + 2) fp32 values, written and read).
+  EXPECT_DOUBLE_EQ(a->hbm_bytes, kv + 2.0 * 3 * 32 * 128 * 2 + 4.0 * (1 + 63 + 1876) +
+                                     2.0 * (4 + 118) * 32 * 130 * 4);
+  // Not a mean: three sequences of the mean length give the same FLOPs but fewer split
+  // chunks of work than the 30000-token sequence alone.
+  EXPECT_DOUBLE_EQ(a->parallel_work_items, 8.0 * (1 + 4 + 118));
+}
+
+TEST(IterationKernels, PrefillAttentionIsCausalWithPriorContext) {
+  const ModelSpec llama = Model("llama-3-8b");
+  BatchShape batch;
+  batch.prefill = {{512, 0}, {256, 2048}};
+  const IterationKernels k = Build(llama, batch);
+  const Kernel* a = Find(k, "attention_prefill");
+  ASSERT_NE(a, nullptr);
+  const double pairs = 512.0 * 513 / 2 + (256.0 * 2048 + 256.0 * 257 / 2);
+  EXPECT_DOUBLE_EQ(a->repeat * a->tensor_flops, 4.0 * 32 * 32 * 128 * pairs);
+  // A fresh 2,048-token prompt: 4*D FLOPs per (query, key) pair (QK^T and PV) over the
+  // P(P+1)/2 causal pairs; the lesson's 2*L*H_q*D*P^2 (1.10 TFLOP at P = 2,048) is the same
+  // figure but for the diagonal.
+  BatchShape fresh;
+  fresh.prefill = {{2048, 0}};
+  const Kernel* f = Find(Build(llama, fresh), "attention_prefill");
+  EXPECT_DOUBLE_EQ(f->repeat * f->tensor_flops - 2.0 * 32 * 32 * 128 * 2048.0 * 2048,
+                   2.0 * 32 * 32 * 128 * 2048);
+}
+
+TEST(IterationKernels, LmHeadRunsOnSampledRowsOnly) {
+  const ModelSpec llama = Model("llama-3-8b");
+  BatchShape batch;
+  batch.prefill = {{1000, 0}, {500, 100}};
+  batch.decode_context_tokens = {5, 6, 7};
+  const IterationKernels k = Build(llama, batch);
+  EXPECT_EQ(k.new_tokens, 1503);
+  EXPECT_EQ(k.sampled_rows, 5);
+  EXPECT_EQ(Find(k, "lm_head")->m, 5);
+  EXPECT_EQ(Find(k, "qkv_proj")->m, 1503);
+  EXPECT_EQ(Find(k, "lm_head")->n, 128256);
+}
+
+TEST(IterationKernels, TensorParallelDividesShapesAndAddsAllReduces) {
+  const ModelSpec llama = Model("llama-3-8b");
+  const IterationKernels one = Build(llama, Decode(8, 100));
+  for (const Kernel& k : one) {
+    EXPECT_NE(k.kind, KernelKind::kAllReduce) << k.name;
+    EXPECT_NE(k.kind, KernelKind::kAllGather) << k.name;
+  }
+  IterationKernelOptions tp4;
+  tp4.tensor_parallel = 4;
+  const IterationKernels four = Build(llama, Decode(8, 100), tp4);
+  EXPECT_EQ(Find(four, "qkv_proj")->n, (32 + 2 * 8) * 128 / 4);
+  EXPECT_EQ(Find(four, "o_proj")->k, 32 * 128 / 4);
+  EXPECT_EQ(Find(four, "gate_up_proj")->n, 2 * 14336 / 4);
+  EXPECT_EQ(Find(four, "down_proj")->k, 14336 / 4);
+  EXPECT_EQ(Find(four, "lm_head")->n, 128256 / 4);
+  int all_reduces = 0;
+  for (const Kernel& k : four) {
+    if (k.kind == KernelKind::kAllReduce) {
+      all_reduces += k.repeat;
+      EXPECT_EQ(k.ranks, 4);
+      EXPECT_DOUBLE_EQ(k.collective_bytes, 8.0 * 4096 * 2);  // [tokens, d] in bf16
+    }
+  }
+  EXPECT_EQ(all_reduces, 2 * 32 + 1);  // attention + MLP per layer, and the embedding
+  ASSERT_NE(Find(four, "logits_all_gather"), nullptr);
+  EXPECT_DOUBLE_EQ(Sum(four, KernelKind::kGemm, &Kernel::tensor_flops) -
+                       2.0 * 8 * 4096 * (128256 / 4),
+                   (Sum(one, KernelKind::kGemm, &Kernel::tensor_flops) - 2.0 * 8 * 4096 * 128256) / 4);
+  // TP 16 replicates the 8 KV heads: one per GPU.
+  IterationKernelOptions tp16;
+  tp16.tensor_parallel = 16;
+  EXPECT_EQ(Find(Build(Model("llama-3-70b"), Decode(1, 10), tp16), "qkv_proj")->n, (64 / 16 + 2) * 128);
+}
+
+TEST(IterationKernels, MixtralReadsOnlyTheExpertsItsTokensHit) {
+  const ModelSpec mixtral = Model("mixtral-8x7b");
+  const IterationKernels one = Build(mixtral, Decode(1, 100));
+  const Kernel* up = Find(one, "expert_gate_up_proj");
+  ASSERT_NE(up, nullptr);
+  // One token, top-2 of 8: two experts' weights, one row each.
+  EXPECT_EQ(up->groups, 2);
+  EXPECT_EQ(up->m, 1);
+  EXPECT_DOUBLE_EQ(up->tensor_flops, 2.0 * 2 * (2 * 14336) * 4096);
+  ASSERT_NE(Find(one, "router"), nullptr);
+  EXPECT_EQ(Find(one, "router")->n, 8);
+  ASSERT_NE(Find(one, "moe_route"), nullptr);
+  // 64 tokens x top-2 spread over all 8 experts: 16 rows each.
+  const IterationKernels many = Build(mixtral, Decode(64, 100));
+  const Kernel* many_up = Find(many, "expert_gate_up_proj");
+  EXPECT_EQ(many_up->groups, 8);
+  EXPECT_EQ(many_up->m, 16);
+  EXPECT_DOUBLE_EQ(many_up->tensor_flops, 2.0 * 64 * 2 * (2 * 14336) * 4096);
+  EXPECT_GT(many_up->hbm_bytes, 3.9 * up->hbm_bytes);  // four times the experts' weights
+  EXPECT_EQ(Find(many, "gate_up_proj"), nullptr);      // no dense MLP
+}
+
+TEST(IterationKernels, KvPrecisionCostsCapacityBandwidthAndDequantization) {
+  const ModelSpec llama = Model("llama-3-8b");
+  IterationKernelOptions fp8;
+  fp8.kv_dtype = DType::FP8_E4M3;
+  const IterationKernels half = Build(llama, Decode(4, 8192));
+  const IterationKernels quarter = Build(llama, Decode(4, 8192), fp8);
+  const Kernel* a16 = Find(half, "attention_decode");
+  const Kernel* a8 = Find(quarter, "attention_decode");
+  const double kv16 = 4.0 * 8193 * 2 * 8 * 128 * 2;
+  EXPECT_NEAR(a16->hbm_bytes - a8->hbm_bytes, kv16 / 2, kv16 * 1e-3);
+  EXPECT_EQ(a16->cuda_flops, 4.0 * 32 * 4 * 8193);                // softmax only
+  EXPECT_DOUBLE_EQ(a8->cuda_flops - a16->cuda_flops, 2.0 * 4 * 8193 * 2 * 8 * 128);  // dequant
+  // Capacity: bytes per token per layer halve.
+  absl::StatusOr<IterationKernelBuilder> b = IterationKernelBuilder::Create(llama, fp8);
+  EXPECT_DOUBLE_EQ(b->kv_bytes_per_token_layer(), 2 * 8 * 128 * 1.0);
+  EXPECT_DOUBLE_EQ(b->kv_bytes_per_token_layer() * llama.num_layers(),
+                   static_cast<double>(KvBytesPerToken(llama, DType::FP8_E4M3)));
+}
+
+TEST(IterationKernels, RejectsShapesThatDoNotSplit) {
+  IterationKernelOptions tp3;
+  tp3.tensor_parallel = 3;
+  absl::StatusOr<IterationKernelBuilder> b = IterationKernelBuilder::Create(Model("llama-3-8b"), tp3);
+  ASSERT_FALSE(b.ok());
+  EXPECT_THAT(b.status().message(), HasSubstr("do not split over TP 3"));
+  IterationKernelOptions tp0;
+  tp0.tensor_parallel = 0;
+  EXPECT_FALSE(IterationKernelBuilder::Create(Model("llama-3-8b"), tp0).ok());
+}
+
+// ---------------------------------------------------------------- resource model rules
+
+TEST(ResourceModel, WaveQuantizationStepsWhenTilesSpillIntoANewWave) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  const ResourceModel r = Resources(h100, RoundProfile(h100));
+  // N = 4096 in 128-wide tiles = 32 columns; 256-row tiles: M = 1024 -> 4 x 32 = 128 tiles
+  // (one wave of 132 SMs), M = 1025 -> 5 x 32 = 160 tiles (two waves).
+  const KernelTime full = r.Time(Gemm(1024, 4096, 8192));
+  const KernelTime spill = r.Time(Gemm(1025, 4096, 8192));
+  EXPECT_EQ(full.waves, 1);
+  EXPECT_EQ(spill.waves, 2);
+  EXPECT_EQ(full.binding, Resource::kCompute);
+  EXPECT_NEAR(spill.tensor_s / full.tensor_s, 2.0, 1e-12);
+  // One wave of 128 tiles of 256 x 128 x 8192 at the per-SM peak.
+  EXPECT_NEAR(full.tensor_s, 2.0 * 256 * 128 * 8192 / (h100.tensor_peaks().fp16_flops() / 132), 1e-15);
+  // Filling the rest of the second wave costs nothing more: M = 2048 -> 256 tiles, 2 waves.
+  EXPECT_NEAR(r.Time(Gemm(2048, 4096, 8192)).tensor_s, spill.tensor_s, 1e-15);
+}
+
+TEST(ResourceModel, GemmTileRereadsHitL2WhenTheWaveFits) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  const ResourceModel r = Resources(h100, RoundProfile(h100));
+  // Small K: a wave's panels (about 11.5 x (256 + 128) x K x 2 bytes) fit in 25 MB.
+  const Kernel small = Gemm(4096, 4096, 1024);
+  const KernelTime t = r.Time(small);
+  // Loads: X once per N-tile (32), W once per M-tile (16), D once.
+  const double loads = 2.0 * (4096.0 * 1024 * 32 + 4096.0 * 1024 * 16 + 4096.0 * 4096);
+  EXPECT_DOUBLE_EQ(t.l2_bytes, loads);
+  EXPECT_DOUBLE_EQ(t.hbm_bytes, small.hbm_bytes - 0);  // resident_input_bytes = 0 here
+  // Large K: X and W (268 MB) exceed the usable L2, so each of the 4 waves (512 tiles over
+  // 132 SMs) fetches its own panels: sqrt(132) row panels of X (256 x 16384) and as many
+  // column panels of W (128 x 16384), plus the output once.
+  const Kernel big = Gemm(4096, 4096, 16384);
+  const KernelTime tb = r.Time(big);
+  const double side = std::sqrt(132.0);
+  const double wave_panels = side * 256 * 16384 * 2 + side * 128 * 16384 * 2;
+  EXPECT_EQ(tb.waves, 4);
+  EXPECT_NEAR(tb.hbm_bytes, 4 * wave_panels + 4096.0 * 4096 * 2, 1.0);
+  EXPECT_GT(tb.hbm_bytes, big.hbm_bytes);  // more than the compulsory bytes
+  EXPECT_LT(tb.hbm_bytes, tb.l2_bytes);    // far less than every tile load
+}
+
+TEST(ResourceModel, SmallWorkingSetsAreReadFromL2) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  const ResourceModel r = Resources(h100, RoundProfile(h100));
+  const ModelSpec llama = Model("llama-3-8b");
+  // Decode of 8 sequences: the norm's input (8 x 4096 x 2 bytes) was just written.
+  const Kernel* norm = Find(Build(llama, Decode(8, 100)), "input_norm");
+  const KernelTime t = r.Time(*norm);
+  EXPECT_DOUBLE_EQ(t.hbm_bytes, norm->hbm_bytes - 8.0 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(t.l2_bytes, norm->hbm_bytes);
+  // A prefill of 16384 tokens: the 134 MB input does not fit; only the usable L2's worth
+  // (0.5 x 50 MiB, the most recently written part) is served from L2.
+  BatchShape prefill;
+  prefill.prefill = {{16384, 0}};
+  const Kernel* big = Find(Build(llama, prefill), "input_norm");
+  EXPECT_DOUBLE_EQ(r.Time(*big).hbm_bytes, big->hbm_bytes - 0.5 * 52428800);
+}
+
+TEST(ResourceModel, GqaQueryHeadsShareTheirKvHeadThroughL2) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  const ResourceModel r = Resources(h100, RoundProfile(h100));
+  const ModelSpec llama = Model("llama-3-8b");  // 32 query heads over 8 KV heads: groups of 4
+  IterationKernelOptions per_head;
+  per_head.decode_groups_query_heads = false;
+  const Kernel* a = Find(Build(llama, Decode(16, 4095), per_head), "attention_decode");
+  const double kv = 16.0 * 4096 * 2 * 8 * 128 * 2;  // one layer
+  EXPECT_DOUBLE_EQ(a->reread_bytes, 3 * kv);
+  const KernelTime t = r.Time(*a);
+  // One sequence's K/V of a layer (16 MiB) fits in the usable 25 MB: the 3 re-reads per KV
+  // head are L2 hits, HBM sees the KV once (and Q, just written by RoPE, comes from L2).
+  EXPECT_NEAR(t.hbm_bytes, a->hbm_bytes - a->resident_input_bytes, 1.0);
+  EXPECT_NEAR(t.l2_bytes, a->hbm_bytes + 3 * kv, 1.0);
+  // At 32K tokens one sequence's K/V (134 MB) does not fit: most re-reads go to HBM.
+  const Kernel* longer = Find(Build(llama, Decode(2, 32767), per_head), "attention_decode");
+  const KernelTime tl = r.Time(*longer);
+  const double kv_long = 2.0 * 32768 * 2 * 8 * 128 * 2;
+  const double footprint = 32768.0 * 2 * 8 * 128 * 2;
+  EXPECT_NEAR(tl.hbm_bytes,
+              longer->hbm_bytes - longer->resident_input_bytes + 3 * kv_long * (1 - 0.5 * 52428800 / footprint),
+              1.0);
+  // Grouped kernels (the default) load each KV head once for its query heads: no re-reads.
+  EXPECT_EQ(Find(Build(llama, Decode(16, 4095)), "attention_decode")->reread_bytes, 0);
+}
+
+TEST(ResourceModel, FewWorkItemsLimitTheStreamingRate) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  Calibration p = RoundProfile(h100);
+  p.mutable_gemm()->set_per_sm_bytes_per_s(10e9);
+  const ResourceModel r = Resources(h100, p);
+  Kernel k;
+  k.kind = KernelKind::kAttentionDecode;
+  k.name = "attention_decode";
+  k.hbm_bytes = 1e6;
+  k.parallel_work_items = 8;  // 8 blocks at 10 GB/s each
+  EXPECT_NEAR(r.Time(k).hbm_s, 1e6 / 80e9, 1e-15);
+  k.parallel_work_items = 100;  // 1 TB/s, below the HBM rate
+  EXPECT_NEAR(r.Time(k).hbm_s, 1e6 / 1e12, 1e-15);
+  k.parallel_work_items = 1000;  // 10 TB/s: HBM (3.35 TB/s here) binds
+  EXPECT_NEAR(r.Time(k).hbm_s, 1e6 / 3.35e12, 1e-15);
+  // GEMMs run one CTA per SM: at most 132 stream at once.
+  const KernelTime g = r.Time(Gemm(1, 1 << 20, 256));
+  EXPECT_EQ(g.split_k, 1);
+  EXPECT_NEAR(g.hbm_s, g.hbm_bytes / (132 * 10e9), 1e-12);
+}
+
+TEST(ResourceModel, CollectivesComeFromTheMeasuredTable) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  Calibration p = RoundProfile(h100);
+  CollectiveTable* t = p.add_collectives();
+  t->set_collective("all_reduce");
+  t->set_ranks(2);
+  for (auto [b, s] : {std::pair{1e3, 10e-6}, {1e6, 20e-6}, {2e6, 30e-6}}) {
+    CollectivePoint* pt = t->add_points();
+    pt->set_bytes(b);
+    pt->set_seconds(s);
+  }
+  const ResourceModel r = Resources(h100, p);
+  EXPECT_DOUBLE_EQ(r.CollectiveSeconds(KernelKind::kAllReduce, 2, 500), 10e-6);
+  EXPECT_DOUBLE_EQ(r.CollectiveSeconds(KernelKind::kAllReduce, 2, 1.5e6), 25e-6);
+  EXPECT_DOUBLE_EQ(r.CollectiveSeconds(KernelKind::kAllReduce, 2, 3e6), 40e-6);  // last slope
+  EXPECT_DOUBLE_EQ(r.CollectiveSeconds(KernelKind::kAllGather, 2, 0.75e6), 0.5 * 25e-6);
+  EXPECT_EQ(r.CollectiveSeconds(KernelKind::kAllReduce, 1, 1e6), 0);
+}
+
+TEST(ResourceModel, RejectsIncompleteProfiles) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  Calibration p = RoundProfile(h100);
+  p.mutable_gemm()->clear_tiles();
+  EXPECT_THAT(ResourceModel::Create(h100, p).status().message(), HasSubstr("at least one tile"));
+  p = RoundProfile(h100);
+  p.mutable_kernel_classes()->RemoveLast();
+  EXPECT_THAT(ResourceModel::Create(h100, p).status().message(), HasSubstr("no kernel class"));
+  p = RoundProfile(h100);
+  p.mutable_hbm()->mutable_points(1)->set_bytes(1);
+  EXPECT_THAT(ResourceModel::Create(h100, p).status().message(), HasSubstr("increasing"));
+}
+
+// ---------------------------------------------------------------- bundled profiles
+
+TEST(BundledProfiles, EveryCatalogGpuHasOneAndUnmeasuredOnesSaySo) {
+  for (const std::string& name : GpuCatalogNames()) {
+    absl::StatusOr<Calibration> p = ResolveCalibration(Gpu(name), "");
+    ASSERT_TRUE(p.ok()) << name << ": " << p.status();
+    const bool measured = name == "h100-sxm" || name == "a100-80gb";
+    EXPECT_EQ(p->extrapolated(), !measured) << name;
+    if (!measured) {
+      EXPECT_FALSE(p->extrapolated_from().empty());
+      EXPECT_THAT(CalibrationLabel(*p), HasSubstr("extrapolated from"));
+    }
+  }
+}
+
+// The H100 profile predicts the measured rows it keeps (powers of two in M, every TP).
+TEST(BundledProfiles, H100ReproducesItsHeldInGemmRows) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  absl::StatusOr<Calibration> p = ResolveCalibration(h100, "");
+  ASSERT_TRUE(p.ok());
+  ASSERT_GE(p->gemm_reference_size(), 100);
+  const ResourceModel r = Resources(h100, *p);
+  double ape = 0;
+  for (const GemmReference& ref : p->gemm_reference()) {
+    Kernel k = Gemm(ref.m(), ref.n(), ref.k());
+    k.resident_input_bytes = 2.0 * ref.m() * ref.k();
+    ape += std::abs(r.Time(k).seconds / ref.measured_s() - 1);
+  }
+  EXPECT_LT(ape / p->gemm_reference_size(), 0.12);
+}
+
+TEST(CalibratedCostModel, Llama3DecodeStepOnH100) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  absl::StatusOr<Calibration> p = ResolveCalibration(h100, "");
+  ASSERT_TRUE(p.ok());
+  CalibratedCostOptions options;
+  auto graphs = CalibratedCostModel::Create(Model("llama-3-8b"), h100, *p, options);
+  ASSERT_TRUE(graphs.ok()) << graphs.status();
+  options.cuda_graphs = false;
+  auto eager = CalibratedCostModel::Create(Model("llama-3-8b"), h100, *p, options);
+  const IterationCost c = (*graphs)->Cost(Decode(1, 136));
+  // Weights (15.0 GiB read) at the fitted streaming rate, plus ~13 small kernels per layer.
+  EXPECT_GT(c.duration_s, 5.5e-3);
+  EXPECT_LT(c.duration_s, 8.0e-3);
+  EXPECT_EQ(c.binding, Resource::kHbm);
+  EXPECT_GT(c.hbm_fraction(), 0.6);
+  EXPECT_LT(c.compute_fraction(), 0.01);
+  EXPECT_GE(c.hbm_bound_s, 0);
+  // Eager is never faster; with Llama-3-8B's long GEMMs the host keeps ahead of the GPU.
+  EXPECT_GE((*eager)->Cost(Decode(1, 136)).duration_s, c.duration_s);
+  // A small model's kernels are shorter than the host's issue time: eager is host-bound.
+  CalibratedCostOptions small_eager;
+  small_eager.cuda_graphs = false;
+  auto qwen_graphs = CalibratedCostModel::Create(Model("qwen2.5-0.5b"), h100, *p, {});
+  auto qwen_eager = CalibratedCostModel::Create(Model("qwen2.5-0.5b"), h100, *p, small_eager);
+  const IterationCost q = (*qwen_eager)->Cost(Decode(1, 136));
+  EXPECT_GT(q.duration_s, (*qwen_graphs)->Cost(Decode(1, 136)).duration_s);
+  EXPECT_DOUBLE_EQ(q.duration_s, static_cast<double>(q.kernel_launches) * p->launch().eager_s());
+  EXPECT_EQ(q.binding, Resource::kOverhead);
+  EXPECT_EQ(c.duration_s, (*graphs)->Cost(Decode(1, 136)).duration_s);  // deterministic
+  // More sequences cost more, and long contexts cost more than short ones.
+  EXPECT_GT((*graphs)->Cost(Decode(64, 136)).duration_s, c.duration_s);
+  EXPECT_GT((*graphs)->Cost(Decode(64, 8192)).duration_s, (*graphs)->Cost(Decode(64, 136)).duration_s);
+  EXPECT_EQ((*graphs)->Cost(BatchShape{}).duration_s, 0);
+}
+
+TEST(CalibratedCostModel, LargePrefillIsComputeBound) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  auto model = CalibratedCostModel::Create(Model("llama-3-8b"), h100, *ResolveCalibration(h100, ""), {});
+  ASSERT_TRUE(model.ok());
+  BatchShape prefill;
+  prefill.prefill = {{8192, 0}};
+  const IterationCost c = (*model)->Cost(prefill);
+  EXPECT_EQ(c.binding, Resource::kCompute);
+  EXPECT_GT(c.compute_fraction(), 0.5);
+  EXPECT_LT(c.compute_fraction(), 1.0);
+}
+
+TEST(Extrapolation, ScalesRatesByDatasheetRatiosAndMarksTheSource) {
+  const GpuSpec h100 = Gpu("h100-sxm"), h200 = Gpu("h200-sxm");
+  absl::StatusOr<Calibration> source = ResolveCalibration(h100, "");
+  ASSERT_TRUE(source.ok());
+  absl::StatusOr<Calibration> x = ExtrapolateProfile(*source, h100, h200, "test");
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_TRUE(x->extrapolated());
+  EXPECT_EQ(x->extrapolated_from(), "h100-sxm");
+  EXPECT_NEAR(x->hbm().points(10).bytes_per_s() / source->hbm().points(10).bytes_per_s(), 4.8 / 3.35, 1e-12);
+  EXPECT_EQ(x->gemm().peak_fraction(), source->gemm().peak_fraction());
+  EXPECT_FALSE(ExtrapolateProfile(*x, h200, h100, "test").ok());  // not from an extrapolation
+}
+
+// ---------------------------------------------------------------- fitting
+
+// Rows generated from a known profile, written as a vidur table, fitted back.
+TEST(Fitting, RecoversTimesOfASyntheticVidurTable) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  const ResourceModel truth = Resources(h100, *ResolveCalibration(h100, ""));
+  std::string csv;
+  const char* ops[] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj", "add"};
+  for (const char* op : ops) absl::StrAppend(&csv, "time_stats.", op, ".median,");
+  absl::StrAppend(&csv, "n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens,"
+                        "num_tensor_parallel_workers\n");
+  VidurOpsTable table;
+  for (int tp : {1, 2, 4}) {
+    for (int64_t m : {1, 4, 16, 64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096}) {
+      VidurOpsRow row;
+      row.n_head = 32;
+      row.n_kv_head = 8;
+      row.n_embd = 4096;
+      row.n_expanded_embd = 14336;
+      row.vocab_size = 32000;
+      row.num_tokens = m;
+      row.tensor_parallel = tp;
+      row.line = 2;
+      for (const char* op : ops) row.median_s.emplace_back(op, 1.0);
+      table.rows = {row};
+      absl::StatusOr<std::vector<KernelSample>> s = SamplesFromVidurOps(table);
+      ASSERT_TRUE(s.ok());
+      for (const char* op : ops) {
+        for (const KernelSample& k : *s) {
+          if (k.op == op) absl::StrAppend(&csv, truth.Time(k.kernel).seconds * 1e3, ",");
+        }
+      }
+      absl::StrAppend(&csv, "32,8,4096,14336,32000,True,", m, ",", tp, "\n");
+    }
+  }
+  const std::string path = testing::WriteFile(testing::TestDir() / "ops.csv", csv);
+  absl::StatusOr<Calibration> fitted = FitProfile(h100, {path}, "test");
+  ASSERT_TRUE(fitted.ok()) << fitted.status();
+  for (const FitQuality& q : fitted->fit_quality()) {
+    EXPECT_LT(q.mape(), 0.05) << q.op();
+  }
+  EXPECT_EQ(fitted->provenance().inputs(0).kind(), "vidur-ops-csv");
+  EXPECT_EQ(fitted->provenance().inputs(0).rows(), 36);
+}
+
+TEST(Fitting, VidurCsvErrorsNameTheFileAndLine) {
+  const std::filesystem::path dir = testing::TestDir();
+  const std::string header =
+      "time_stats.add.median,n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,"
+      "num_tokens,num_tensor_parallel_workers\n";
+  std::string path = testing::WriteFile(dir / "a.csv", header + "0.01,32,8,4096,14336,32000,True,-4,1\n");
+  EXPECT_THAT(ReadVidurOpsCsv(path).status().message(), HasSubstr("a.csv:2: column 'num_tokens'"));
+  path = testing::WriteFile(dir / "b.csv", header + "0.01,32,8,4096,14336,32000,True,4,1\nx,1\n");
+  EXPECT_THAT(ReadVidurOpsCsv(path).status().message(), HasSubstr("b.csv:3: expected 9 fields"));
+  path = testing::WriteFile(dir / "c.csv", header + "abc,32,8,4096,14336,32000,True,4,1\n");
+  EXPECT_THAT(ReadVidurOpsCsv(path).status().message(), HasSubstr("c.csv:2: column 'time_stats.add.median'"));
+  path = testing::WriteFile(dir / "d.csv", "a,b\n1,2\n");
+  EXPECT_THAT(ReadVidurOpsCsv(path).status().message(), HasSubstr("d.csv:1: not a vidur per-op table"));
+}
+
+// ---------------------------------------------------------------- commands
+
+// Runs the binary with `input` on stdin, in a fresh folder per call (files the test wrote
+// in TestDir() stay).
+testing::CommandResult RunWithInput(const std::string& args, const std::string& input) {
+  static int calls = 0;
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("cost_model_run." + std::to_string(getpid()) + "." +
+                                     std::to_string(++calls));
+  std::filesystem::create_directories(dir);
+  const std::string in = testing::WriteFile(dir / "stdin", input);
+  const std::string command = std::string(INFERGRID_BIN) + " " + args + " <" + in + " >" +
+                              (dir / "out").string() + " 2>" + (dir / "err").string();
+  const int status = std::system(command.c_str());
+  testing::CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = testing::ReadAll(dir / "out");
+  r.err = testing::ReadAll(dir / "err");
+  return r;
+}
+
+TEST(KernelsCommand, OneLinePerKernelWithTheInputFieldsFirst) {
+  const testing::CommandResult r = RunWithInput(
+      "kernels --gpu=h100-sxm", "gemm 1 4096 4096 bf16\n\n# a comment\ngemm  4096 22016 4096 bf16\ngemm 64 4096 4096 fp8\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  const std::vector<std::string> f = absl::StrSplit(lines[0], ' ');
+  ASSERT_EQ(f.size(), 9u) << lines[0];
+  EXPECT_EQ(absl::StrJoin(std::vector<std::string>(f.begin(), f.begin() + 5), " "), "gemm 1 4096 4096 bf16");
+  double us = 0, hbm = 0, compute = 0;
+  ASSERT_TRUE(absl::SimpleAtod(f[5], &us));
+  EXPECT_EQ(f[6], "hbm");
+  ASSERT_TRUE(absl::SimpleAtod(f[7], &hbm));
+  ASSERT_TRUE(absl::SimpleAtod(f[8], &compute));
+  // 33.6 MB of weights: above the HBM lower bound (33.6 MB / 3.35 TB/s = 10.02 us), near the
+  // measured 16 us; 33.6 MFLOP / 989.4 TFLOP/s = 0.03 us.
+  EXPECT_EQ(f[7], "10.02");
+  EXPECT_EQ(f[8], "0.03");
+  EXPECT_GT(us, hbm);
+  EXPECT_LT(us, 20.0);
+  EXPECT_THAT(lines[1], ::testing::StartsWith("gemm 4096 22016 4096 bf16 "));  // fields as given, rejoined
+  EXPECT_THAT(lines[1], HasSubstr(" compute "));
+  EXPECT_THAT(lines[2], ::testing::StartsWith("gemm 64 4096 4096 fp8 "));
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(KernelsCommand, BadInputNamesTheLineAndPrintsNothing) {
+  testing::CommandResult r = RunWithInput("kernels --gpu=h100-sxm", "gemm 1 2 3 bf16\nconv 1 2 3\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("stdin:2: unknown kernel kind 'conv'"));
+  r = RunWithInput("kernels --gpu=h100-sxm", "gemm -4 4096 4096 bf16\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("stdin:1: M must be a positive integer, got '-4'"));
+  r = RunWithInput("kernels --gpu=h100-sxm", "gemm 4 4096 bf16\n");
+  EXPECT_THAT(r.err, HasSubstr("stdin:1: expected 'gemm M N K DTYPE'"));
+  r = RunWithInput("kernels --gpu=h100-sxm", "gemm 4 4096 4096 int3\n");
+  EXPECT_THAT(r.err, HasSubstr("stdin:1:"));
+  r = RunWithInput("kernels --gpu=a100-80gb", "gemm 4 4096 4096 fp8\n");
+  EXPECT_THAT(r.err, HasSubstr("has no fp8 tensor cores"));
+}
+
+TEST(KernelsCommand, MalformedProfileNamesFileAndLine) {
+  const std::filesystem::path dir = testing::TestDir();
+  const std::string bad = testing::WriteFile(dir / "bad.textproto", "gpu: \"h100-sxm\"\ngemm {\n  peak_fraction: oops\n}\n");
+  testing::CommandResult r = RunWithInput("kernels --gpu=h100-sxm --calibration=" + bad, "gemm 1 2 3 bf16\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("bad.textproto:3:"));
+  const std::string incomplete = testing::WriteFile(dir / "incomplete.textproto", "gpu: \"h100-sxm\"\n");
+  r = RunWithInput("kernels --gpu=h100-sxm --calibration=" + incomplete, "gemm 1 2 3 bf16\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("incomplete.textproto: calibration 'h100-sxm': gemm needs"));
+  const std::string other = testing::WriteFile(dir / "other.textproto", "gpu: \"a100-80gb\"\n");
+  r = RunWithInput("kernels --gpu=h100-sxm --calibration=" + other, "gemm 1 2 3 bf16\n");
+  EXPECT_THAT(r.err, HasSubstr("profile is for GPU 'a100-80gb', not 'h100-sxm'"));
+}
+
+TEST(KernelsCommand, ExtrapolatedProfileSaysSoOnStderr) {
+  const testing::CommandResult r = RunWithInput("kernels --gpu=h200-sxm", "gemm 1 4096 4096 bf16\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("extrapolated from h100-sxm"));
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+}
+
+TEST(CalibrateCommand, UsageErrors) {
+  testing::CommandResult r = testing::RunInfergrid("calibrate");
+  EXPECT_EQ(r.exit_code, 2);
+  r = testing::RunInfergrid("calibrate frobnicate");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("unknown action 'frobnicate'"));
+  r = testing::RunInfergrid("calibrate fit --gpu=h100-sxm");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("needs --in"));
+}
+
+TEST(CalibrateCommand, ExtrapolateThenReport) {
+  const std::filesystem::path dir = testing::TestDir();
+  const std::string out = (dir / "a100.textproto").string();
+  testing::CommandResult r = testing::RunInfergrid(
+      "calibrate extrapolate --profile=" + testing::SourcePath("calibration/profiles/h100-sxm.textproto") +
+      " --gpu=a100-80gb --out=" + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("extrapolated profile for a100-80gb"));
+  Calibration p;
+  ASSERT_TRUE(ResolveCalibration(Gpu("a100-80gb"), out).ok());
+  const std::string data = testing::SourcePath("../shared/data/measurements/a100/meta-llama-3-8b_mlp_ops.csv");
+  if (!std::filesystem::exists(data)) GTEST_SKIP() << "no shared data at " << data;
+  r = testing::RunInfergrid("calibrate report --profile=" + out + " --measured=" + data);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("extrapolated from h100-sxm"));
+  EXPECT_THAT(r.out, HasSubstr("worst cases"));
+}
+
+TEST(RooflineCommand, ShowsTheCalibratedPredictionNextToTheBounds) {
+  testing::CommandResult r = testing::RunInfergrid("roofline --context=136 --batch=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("calibrated prediction "));
+  EXPECT_THAT(r.out, HasSubstr("h100-sxm (measured"));
+  r = testing::RunInfergrid("roofline --gpu=l40s --format=json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"extrapolated\": true"));
+}
+
+}  // namespace
+}  // namespace infergrid
