@@ -51,6 +51,7 @@ absl::StatusOr<Calibration> ExtrapolateProfile(const Calibration& source, const 
                                  : 1.0;
   const double l2_ratio = static_cast<double>(target.sm_count()) / source_gpu.sm_count() * clock_ratio;
   for (RatePoint& p : *out.mutable_l2()->mutable_points()) p.set_bytes_per_s(p.bytes_per_s() * l2_ratio);
+  out.mutable_gemm()->set_l2_bytes_per_s(source.gemm().l2_bytes_per_s() * l2_ratio);
   out.mutable_l2()->set_source(absl::StrCat("extrapolated: ", source.gpu(), "'s L2 rate x ",
                                             absl::StrFormat("%.4f", l2_ratio), " (SMs x clock)"));
   if (target.tensor_peaks().fp8_flops() <= 0) out.mutable_gemm()->set_fp8_peak_fraction(0);

@@ -343,9 +343,9 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
     }
   }
   if (gemms.empty()) return absl::InvalidArgumentError("no GEMM rows to fit the GEMM model from");
-  // While the GEMM model is fitted, L2 does not bind: no input measures it, and its rate is
-  // set afterwards to the lowest the measured GEMMs allow.
-  *profile->mutable_l2() = FlatTable(1e16, "");
+  // While the GEMM model is fitted, L2 does not bind GEMMs: their L2 ceiling is set afterwards
+  // to the lowest rate the measured GEMMs allow.
+  profile->mutable_gemm()->set_l2_bytes_per_s(1e16);
   GemmParams params{profile->gemm().peak_fraction(), profile->gemm().k_overhead(),
                     profile->gemm().tile_penalty(), profile->gemm().overlap_penalty(),
                     profile->gemm().per_sm_bytes_per_s() / 1e9, 0.85, 1.0, 1.0, 2.5};
@@ -404,6 +404,9 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
       const double busy = s->measured_s - t.fixed_s;
       if (busy > 0) implied = std::max(implied, t.l2_bytes / busy);
     }
+    profile->mutable_gemm()->set_l2_bytes_per_s(implied);
+    // Without an L2 sweep (a Measurements input replaces this later), the other kernels get
+    // the same lower bound.
     *profile->mutable_l2() = FlatTable(
         implied, "lower bound from the GEMM rows: the largest tile traffic (X once per N-tile, W "
                  "once per M-tile) per measured second; no input measures L2 directly");

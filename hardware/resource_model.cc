@@ -237,7 +237,7 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
     }
     const double footprint = std::min(operands, std::min(tm, side) * bm * k * a + std::min(tn, side) * bn * k * w);
     const double hbm_s = hbm_bytes / StreamRate(hbm_bytes, ctas);
-    const double l2_s = loads / L2Rate(footprint);
+    const double l2_s = loads / (g.l2_bytes_per_s() > 0 ? g.l2_bytes_per_s() : L2Rate(footprint));
     const double busy = std::max({tensor_s, hbm_s, l2_s, cuda_s}) +
                         g.overlap_penalty() * std::min(tensor_s, hbm_s);
     if (best.seconds < 0 || busy < best.busy_s) {

@@ -13,9 +13,11 @@
 #include "absl/strings/str_split.h"
 #include "calibration/cross_validation.h"
 #include "calibration/extrapolate.h"
+#include "calibration/measurements.pb.h"
 #include "calibration/profile_catalog.h"
 #include "calibration/profile_fit.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "hardware/calibrated_cost_model.h"
 #include "hardware/gpu_catalog.h"
@@ -549,6 +551,72 @@ TEST(Fitting, RecoversTimesOfASyntheticVidurTable) {
   }
   EXPECT_EQ(fitted->provenance().inputs(0).kind(), "vidur-ops-csv");
   EXPECT_EQ(fitted->provenance().inputs(0).rows(), 36);
+}
+
+// A raw sweep as kernels/ writes it: GEMM times generated from the bundled profile, an L2
+// working-set sweep, launch overhead and an all-reduce table.
+TEST(Fitting, MeasurementsFromKernelsReplaceThePriors) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  const ResourceModel truth = Resources(h100, *ResolveCalibration(h100, ""));
+  Measurements m;
+  MeasurementProvenance* p = m.mutable_provenance();
+  p->set_gpu_name("NVIDIA H100 80GB HBM3");
+  p->set_driver_version("580.1");
+  p->set_sm_count(132);
+  p->set_date_utc("2026-11-20T14:03:11Z");
+  p->set_tool_version("infergrid-calibrate test");
+  for (int64_t n : {4096, 14336}) {
+    for (int64_t k : {4096, 14336}) {
+      for (int64_t mm : {1, 8, 64, 256, 1024, 4096}) {
+        GemmSample* g = m.add_gemm();
+        g->set_m(mm);
+        g->set_n(n);
+        g->set_k(k);
+        g->set_dtype(DType::BF16);
+        g->mutable_timing()->set_median_seconds(truth.Time(Gemm(mm, n, k)).seconds);
+      }
+    }
+  }
+  for (double footprint : {1e6, 2e7, 1e8}) {
+    L2Sample* l2 = m.add_l2();
+    l2->set_footprint_bytes(static_cast<int64_t>(footprint));
+    l2->set_read_bytes_per_second(footprint < 5e7 ? 9e12 : 3e12);
+  }
+  LaunchOverheadSample* launch = m.add_launch_overhead();
+  launch->set_kind(LaunchOverheadSample::GRAPH_REPLAY);
+  launch->set_seconds_per_kernel(1.7e-6);
+  for (double bytes : {1e4, 1e6, 1e8}) {
+    AllReduceSample* a = m.add_all_reduce();
+    a->set_ranks(2);
+    a->set_buffer_bytes(static_cast<int64_t>(bytes));
+    a->mutable_timing()->set_median_seconds(5e-6 + bytes / 3e11);
+  }
+  std::string text;
+  ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(m, &text));
+  const std::string path = testing::WriteFile(testing::TestDir() / "sweep.textproto", text);
+  absl::StatusOr<Calibration> fitted = FitProfile(h100, {path}, "test");
+  ASSERT_TRUE(fitted.ok()) << fitted.status();
+  EXPECT_EQ(fitted->provenance().inputs(0).kind(), "measurements-textproto");
+  EXPECT_EQ(fitted->provenance().gpu_reported_name(), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(fitted->provenance().driver(), "580.1");
+  EXPECT_EQ(fitted->provenance().date(), "2026-11-20T14:03:11Z");
+  ASSERT_EQ(fitted->l2().points_size(), 3);
+  EXPECT_EQ(fitted->l2().points(2).bytes_per_s(), 3e12);
+  EXPECT_EQ(fitted->launch().graph_s(), 1.7e-6);
+  ASSERT_EQ(fitted->collectives_size(), 1);
+  EXPECT_EQ(fitted->collectives(0).ranks(), 2);
+  bool gemm_quality = false;
+  for (const FitQuality& q : fitted->fit_quality()) {
+    if (q.op() != "gemm bf16") continue;
+    gemm_quality = true;
+    EXPECT_LT(q.mape(), 0.06);
+  }
+  EXPECT_TRUE(gemm_quality);
+  // A sweep from another GPU is refused.
+  p->set_sm_count(108);
+  ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(m, &text));
+  const std::string other = testing::WriteFile(testing::TestDir() / "a100.textproto", text);
+  EXPECT_THAT(FitProfile(h100, {other}, "test").status().message(), HasSubstr("with 108 SMs"));
 }
 
 TEST(Fitting, VidurCsvErrorsNameTheFileAndLine) {

@@ -130,8 +130,8 @@ absl::Status RunFit(std::ostream& out) {
                   Fixed(g.overlap_penalty(), 2), ", ", Fixed(g.per_sm_bytes_per_s() / 1e9, 1), " GB/s per SM\n");
   double hbm_max = 0;
   for (const RatePoint& p : profile->hbm().points()) hbm_max = std::max(hbm_max, p.bytes_per_s());
-  out << absl::StrCat("  hbm: streaming up to ", Fixed(hbm_max / 1e12, 2), " TB/s; l2: ",
-                  Fixed(profile->l2().points(0).bytes_per_s() / 1e12, 2), " TB/s\n\n");
+  out << absl::StrCat("  hbm: streaming up to ", Fixed(hbm_max / 1e12, 2), " TB/s; GEMM tile traffic through L2 at ",
+                  Fixed(g.l2_bytes_per_s() / 1e12, 2), " TB/s\n\n");
   std::vector<OpError> quality;
   for (const FitQuality& q : profile->fit_quality()) {
     quality.push_back({q.op(), q.rows(), q.mape(), q.median_abs_error_s(), 0, 0});
