@@ -175,7 +175,8 @@ TEST(SimulateCli, TensorParallelReplicasOfLlama70b) {
   EXPECT_EQ(j["requests_per_replica"][0].get<int>() + j["requests_per_replica"][1].get<int>(), 60);
   EXPECT_GT(j["requests_per_replica"][1].get<int>(), 10);
   EXPECT_GT(j["iterations"]["communication_s"].get<double>(), 0);
-  EXPECT_GT(j["cost_model"]["allreduce_latency_s"].get<double>(), 0);
+  // The calibrated model times the all-reduces from its NCCL table; the engine moves their bytes.
+  EXPECT_EQ(j["cost_model"]["kind"], "calibrated");
   // On two GPUs each reads 35 GB of weights per step against 8.8 GB on eight (the fixed
   // overhead and the all-reduce latency narrow the gap); the KV left over on two GPUs holds a
   // single request of 1,700 tokens.
@@ -221,7 +222,9 @@ TEST(SimulateCli, PreemptionUnderMemoryPressure) {
         "--num-gpu-blocks-override=400 --preemption-mode=", mode));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = Json(r);
-    EXPECT_EQ(j["completed"], 60) << mode;
+    // Prompts longer than --max-model-len are refused; every other request finishes.
+    EXPECT_EQ(j["completed"].get<int>() + j["rejected"].get<int>(), 60) << mode;
+    EXPECT_GT(j["completed"].get<int>(), 45) << mode;
     EXPECT_GT(j["kv"]["preemptions"].get<int>(), 0) << mode;
     if (std::string(mode) == "swap") {
       EXPECT_GT(j["kv"]["preemptions_swap"].get<int>(), 0);

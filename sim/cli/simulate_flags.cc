@@ -49,7 +49,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
     for (absl::string_view name : EngineFlagNames()) list->push_back(name);
     for (absl::string_view name : TraceFlagNames()) list->push_back(name);
     for (absl::string_view name :
-         {"slo_ttft", "slo_tpot", "scheduler", "chunk_size", "preemption_mode", "swap_space",
+         {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "preemption_mode", "swap_space",
           "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "cost_model",
           "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "quiet",
           "coalesce", "timeline_max_iterations", "record_wall_time"}) {

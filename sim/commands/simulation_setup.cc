@@ -17,11 +17,12 @@
 #include "sim/cli/slo_flags.h"
 #include "sim/cli/trace_flags.h"
 #include "sim/cli/units.h"
-#include "sim/engine/interim_workload.h"
 #include "sim/output/iterations_csv.h"
 #include "sim/output/requests_csv.h"
 #include "sim/output/timeline.h"
 #include "traces/trace_transforms.h"
+
+ABSL_DECLARE_FLAG(std::string, calibration);  // kernels_command.cc
 
 namespace infergrid {
 namespace {
@@ -65,7 +66,7 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const SimulationPlan
   if (plan.trace.empty()) {
     SyntheticWorkloadSpec spec = plan.synthetic;
     spec.seed = seed;
-    return MakeInterimSyntheticWorkload(spec);
+    return MakeSyntheticWorkload(spec);
   }
   absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(plan.trace, plan.trace_options, stats);
   if (!source.ok()) return source.status();
@@ -155,6 +156,11 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan() {
   plan.synthetic.cv = cv;
   plan.synthetic.num_requests = max_requests > 0 ? max_requests : kDefaultSyntheticRequests;
   plan.synthetic.seed = absl::GetFlag(FLAGS_seed);
+  if (plan.trace.empty()) {
+    // Sources are lazy: opening one checks the preset and the arrival parameters only.
+    absl::StatusOr<std::unique_ptr<RequestSource>> probe = MakeSyntheticWorkload(plan.synthetic);
+    if (!probe.ok()) return cli::UsageError(absl::StrCat("--workload: ", probe.status().message()));
+  }
 
   // Model, GPU, formats, and the memory plan.
   absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
@@ -237,6 +243,10 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan() {
   c.active_parameters = plan.setup.parameters.active_per_token();
   c.tensor_parallel = tp;
   c.enable_cuda_graphs = cuda_graphs;
+  c.kv_dtype = plan.setup.kv_dtype;
+  c.weights = plan.setup.weights;
+  c.block_size = m.block_size;
+  c.calibration_path = absl::GetFlag(FLAGS_calibration);
 
   MemorySummary& ms = plan.memory;
   ms.set_plan_engine(m.engine);
@@ -330,7 +340,8 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   c.set_description(std::string(cost->model->Description()));
   c.set_reason(cost->reason);
   c.set_iteration_overhead_s(cost->overhead_s);
-  c.set_allreduce_latency_s(plan.engine.allreduce_latency_s);
+  // The calibrated model times collectives from its NCCL table (IterationCost::network_s).
+  c.set_allreduce_latency_s(cost->kind == "roofline" ? plan.engine.allreduce_latency_s : 0);
   *summary.mutable_memory() = plan.memory;
   FillSummary(*result, plan.summary_options, &summary);
   if (cost->kind == "roofline") {

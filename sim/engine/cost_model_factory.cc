@@ -1,6 +1,8 @@
 #include "sim/engine/cost_model_factory.h"
 
 #include "absl/strings/str_cat.h"
+#include "calibration/profile_catalog.h"
+#include "hardware/calibrated_cost_model.h"
 #include "hardware/roofline_cost_model.h"
 
 namespace infergrid {
@@ -28,14 +30,31 @@ absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--cost-model: expected auto, roofline or calibrated, got '", request.choice, "'"));
   }
-  // No calibration profile is bundled yet (calibration/profiles/); when one is, `auto` and
-  // `calibrated` build the calibrated model here.
-  if (request.choice == "calibrated") {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "--cost-model=calibrated: no calibration profile for ", request.gpu.name(),
-        " is built in (use --cost-model=roofline)"));
-  }
   CostModelChoice choice;
+  if (request.choice != "roofline") {
+    absl::StatusOr<Calibration> calibration = ResolveCalibration(request.gpu, request.calibration_path);
+    if (calibration.ok()) {
+      CalibratedCostOptions options;
+      options.kernels.tensor_parallel = request.tensor_parallel;
+      options.kernels.weights = request.weights;
+      options.kernels.kv_dtype = request.kv_dtype;
+      options.kernels.compute_dtype = request.compute_dtype;
+      options.kernels.kv_block_tokens = request.block_size;
+      options.cuda_graphs = request.enable_cuda_graphs;
+      absl::StatusOr<std::unique_ptr<CalibratedCostModel>> model =
+          CalibratedCostModel::Create(request.model, request.gpu, *calibration, options);
+      if (!model.ok()) return model.status();
+      choice.kind = "calibrated";
+      choice.reason = absl::StrCat("calibration profile ", CalibrationLabel(*calibration));
+      choice.model = *std::move(model);
+      return choice;
+    }
+    // A profile named on the command line must load; a missing bundled one falls back.
+    if (request.choice == "calibrated" || !request.calibration_path.empty() ||
+        calibration.status().code() != absl::StatusCode::kNotFound) {
+      return calibration.status();
+    }
+  }
   choice.kind = "roofline";
   choice.reason = request.choice == "roofline"
                       ? "requested with --cost-model=roofline"

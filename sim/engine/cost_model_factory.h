@@ -1,11 +1,15 @@
 // Chooses and builds the IterationCostModel a simulation runs on: `--cost-model=auto` (the
-// default) takes the calibrated model when a calibration profile exists for the GPU and the
-// roofline model otherwise; `roofline` and `calibrated` force one. The summary reports which
-// model ran and why. This is the one place that knows the concrete models.
+// default) takes the calibrated model when a calibration profile exists for the GPU (bundled,
+// or --calibration=FILE) and the roofline model otherwise; `roofline` and `calibrated` force
+// one. The summary reports which model ran and why. This is the one place that knows the
+// concrete models.
 //
 // The model prices one tensor-parallel shard's forward pass (per-GPU weights, KV and FLOPs)
-// including the per-iteration CPU/launch overhead; the engine adds tensor-parallel
-// communication itself so that all-reduces contend on the simulated links.
+// including the per-iteration launch and fixed overheads. Tensor-parallel collectives: the
+// calibrated model reports their measured time as IterationCost::network_s; the engine moves
+// the ring's bytes over the simulated links and keeps the rest of network_s as fixed latency,
+// so an uncontended iteration takes exactly duration_s. The roofline model has no collectives
+// (network_s = 0); the engine adds a per-all-reduce latency and the ring's bytes.
 #ifndef INFERGRID_SIM_ENGINE_COST_MODEL_FACTORY_H_
 #define INFERGRID_SIM_ENGINE_COST_MODEL_FACTORY_H_
 
@@ -16,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "hardware/hardware_spec.pb.h"
 #include "hardware/iteration_cost.h"
+#include "models/dtype.h"
 #include "models/dtype.pb.h"
 #include "models/model_spec.pb.h"
 
@@ -31,6 +36,10 @@ struct CostModelRequest {
   double active_parameters = 0;         // whole model; divided by TP inside
   int tensor_parallel = 1;
   bool enable_cuda_graphs = true;
+  DType kv_dtype = DType::BF16;
+  WeightFormat weights;
+  int block_size = 16;
+  std::string calibration_path;         // --calibration=FILE; empty: the bundled profile
 };
 
 struct CostModelChoice {

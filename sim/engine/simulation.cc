@@ -97,8 +97,27 @@ class Run {
   // Time spent in tensor-parallel communication by an iteration of `tokens` new tokens,
   // assuming the ring's links are free (exclusive replicas).
   double RingBytes(int64_t tokens, int tp) const;
-  double AllReduceLatency(int tp) const {
-    return tp > 1 ? 2.0 * config_.num_layers * config_.allreduce_latency_s : 0;
+  // The GPU-side part of an iteration and the fixed (latency) part of its collectives: the
+  // calibrated model's measured collective time minus what the ring's bytes take on the links,
+  // or the configured per-all-reduce latency for a model without collectives.
+  struct IterationTimes {
+    double compute_s = 0;      // on the GPUs, fixed collective latency included
+    double latency_s = 0;      // of compute_s, spent in collectives
+    double ring_bytes = 0;     // per GPU, over the ring's links
+    double ring_s = 0;         // uncontended time of ring_bytes
+  };
+  IterationTimes Times(const IterationCost& cost, int64_t tokens, const ReplicaDevices& devices) const {
+    IterationTimes t;
+    const int tp = devices.tensor_parallel();
+    t.ring_bytes = RingBytes(tokens, tp);
+    t.ring_s = t.ring_bytes > 0 ? t.ring_bytes / devices.ring_bytes_per_s() : 0;
+    if (cost.network_s > 0) {
+      t.latency_s = std::max(0.0, cost.network_s - t.ring_s);
+    } else if (tp > 1) {
+      t.latency_s = 2.0 * config_.num_layers * config_.allreduce_latency_s;
+    }
+    t.compute_s = cost.duration_s - cost.network_s + t.latency_s;
+    return t;
   }
 
   const EngineConfig& config_;
@@ -254,27 +273,26 @@ void Run::DrainArrivalsAt(double now) {
 void Run::RunIterations(int index, double start) {
   Replica& replica = *replicas_[static_cast<size_t>(index)];
   ReplicaDevices& devices = devices_[static_cast<size_t>(index)];
-  const int tp = devices.tensor_parallel();
   const double block_bytes =
       static_cast<double>(config_.blocks.block_size) * static_cast<double>(config_.kv_bytes_per_token);
-  const double latency = AllReduceLatency(tp);
 
   // The planned iteration as its own activities: KV swaps, compute, all-reduce ring.
   auto run_one = [&](double begin) {
     replica.Publish();
     const BatchPlan& plan = replica.plan();
+    const IterationTimes times = Times(replica.cost(), replica.planned_tokens(), devices);
     const double t0 = sg::Engine::get_clock();
     devices.HostTransfer(static_cast<double>(plan.swap_out_blocks) * block_bytes,
                          static_cast<double>(plan.swap_in_blocks) * block_bytes);
     const double t1 = sg::Engine::get_clock();
-    devices.Compute(replica.cost().duration_s + latency, replica.cost().hbm_bytes);
+    devices.Compute(times.compute_s, replica.cost().hbm_bytes);
     const double t2 = sg::Engine::get_clock();
-    devices.AllReduce(RingBytes(replica.planned_tokens(), tp));
+    devices.AllReduce(times.ring_bytes);
     const double end = sg::Engine::get_clock();
     // An arrival at this very instant sees the load the iteration started with (as it does
     // when iterations run ahead).
     DrainArrivalsAt(end);
-    replica.Complete(begin, end, (t1 - t0) + latency + (end - t2));
+    replica.Complete(begin, end, (t1 - t0) + times.latency_s + (end - t2));
     replica.Publish();
   };
   auto has_transfer = [&] {
@@ -295,17 +313,15 @@ void Run::RunIterations(int index, double start) {
   int64_t count = 0;
   bool transfer_pending = false;
   while (true) {
-    const IterationCost& cost = replica.cost();
-    const double ring = RingBytes(replica.planned_tokens(), tp);
-    const double ring_s = ring > 0 ? ring / devices.ring_bytes_per_s() : 0;
-    const double end = t + cost.duration_s + latency + ring_s;
+    const IterationTimes times = Times(replica.cost(), replica.planned_tokens(), devices);
+    const double end = t + times.compute_s + times.ring_s;
     const bool last = end >= horizon || count + 1 >= config_.max_run_iterations;
     // The load a router sees during the iteration in flight when the next request arrives.
     if (last) replica.Publish();
-    compute_s += cost.duration_s + latency;
-    hbm_bytes += cost.hbm_bytes;
-    ring_bytes += ring;
-    replica.Complete(t, end, latency + ring_s);
+    compute_s += times.compute_s;
+    hbm_bytes += replica.cost().hbm_bytes;
+    ring_bytes += times.ring_bytes;
+    replica.Complete(t, end, times.latency_s + times.ring_s);
     ++count;
     t = end;
     if (last || !replica.HasWork() || !replica.Plan(t)) break;

@@ -63,7 +63,7 @@ bool Replica::Plan(double start_s) {
   cost_ = cost_model_.Cost(shape_);
   r.replica = index_;
   r.index = iterations_;
-  r.compute_s = cost_.duration_s;
+  r.compute_s = cost_.duration_s - cost_.network_s;
   r.kv_blocks_used = blocks_.used_blocks();
   r.kv_blocks_total = blocks_.total_blocks();
   r.waiting = static_cast<int32_t>(queues_.waiting.size());

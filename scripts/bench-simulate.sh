@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Speed benchmark of `infergrid simulate` (not a test): Llama-3-8B on one H100 SXM, vllm
+# scheduler, roofline cost model.
+#   1. the whole Azure LLM 2023 conversation trace (19,366 requests, about an hour);
+#   2. the same trace repeated back to back until 1,000,000 requests (about 52 hours simulated).
+# Prints wall time, peak resident memory (/usr/bin/time -v), events/s and requests/s for each.
+# Usage: scripts/bench-simulate.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
+# Needs ../shared/data/traces/splitwise_conv.csv (the Azure conversation trace, re-based).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN="${1:-./build/sim/infergrid}"
+TRACE="${TRACE:-../shared/data/traces/splitwise_conv.csv}"
+REQUESTS="${REQUESTS:-1000000}"
+[[ -x "$BIN" ]] || { echo "no binary at $BIN (build with scripts/build.sh infergrid)" >&2; exit 1; }
+[[ -r "$TRACE" ]] || { echo "no trace at $TRACE" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+# The trace repeated: copy k starts where copy k-1 ended plus one mean inter-arrival gap.
+awk -F, -v want="$REQUESTS" '
+  BEGIN { n = 0; written = 0 }
+  NR == 1 { header = $0; next }
+  { t[n] = $1; p[n] = $2; d[n] = $3; n++ }
+  END {
+    print header
+    period = t[n - 1] + t[n - 1] / (n - 1)
+    for (k = 0; written < want; k++)
+      for (i = 0; i < n && written < want; i++) {
+        printf "%.6f,%d,%d\n", t[i] + k * period, p[i], d[i]; written++
+      }
+  }' "$TRACE" > "$WORK/repeated.csv"
+
+run() {
+  local name="$1"; shift
+  /usr/bin/time -v "$BIN" simulate --quiet --format=json "$@" > "$WORK/$name.json" 2> "$WORK/$name.time"
+  python3 - "$name" "$WORK/$name.json" "$WORK/$name.time" <<'PY'
+import json, re, sys
+name, summary, timing = sys.argv[1:]
+s = json.load(open(summary))
+t = open(timing).read()
+wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", t).group(1)
+parts = [float(x) for x in wall.split(":")]
+wall_s = sum(v * 60 ** i for i, v in enumerate(reversed(parts)))
+rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
+perf = s["performance"]
+print(f"{name}: {s['requests']:,} requests, {s['simulated_duration_s'] / 3600:.1f} h simulated, "
+      f"{s['iterations']['iterations']:,} iterations, {s['events']:,} events, "
+      f"{s['simgrid_activities']:,} SimGrid activities")
+print(f"  process wall {wall_s:.2f} s, peak RSS {rss_kb / 1024:.0f} MiB; engine run {perf['wall_time_s']:.2f} s: "
+      f"{perf['events_per_s']:,.0f} events/s, {perf['requests_per_s']:,.0f} requests/s")
+PY
+}
+
+echo "infergrid simulate speed ($(nproc) CPUs, $(uname -m)); $BIN"
+run azure-conv --trace="$TRACE"
+run "azure-conv x$(( (REQUESTS + 19365) / 19366 ))" --trace="$WORK/repeated.csv"
