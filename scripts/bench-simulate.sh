@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Speed benchmark of `infergrid simulate` (not a test): Llama-3-8B on one H100 SXM, vllm
-# scheduler, roofline cost model.
-#   1. the whole Azure LLM 2023 conversation trace (19,366 requests, about an hour);
-#   2. the same trace repeated back to back until 1,000,000 requests (about 52 hours simulated).
-# Prints wall time, peak resident memory (/usr/bin/time -v), events/s and requests/s for each.
+# scheduler, on
+#   - the whole Azure LLM 2023 conversation trace (19,366 requests, about an hour), and
+#   - the same trace repeated back to back until 1,000,000 requests (about 50 hours simulated),
+# with the calibrated cost model (the default; exact, and with --cost-stride=16) and the
+# roofline model. FULL=1 adds the 1M run with the calibrated model priced at every iteration
+# (several minutes). Prints wall time, peak resident memory (/usr/bin/time -v), events/s and
+# requests/s of each run.
 # Usage: scripts/bench-simulate.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 # Needs ../shared/data/traces/splitwise_conv.csv (the Azure conversation trace, re-based).
 set -euo pipefail
@@ -15,6 +18,7 @@ REQUESTS="${REQUESTS:-1000000}"
 [[ -r "$TRACE" ]] || { echo "no trace at $TRACE" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 WORK="$(mktemp -d)"
+RUNS=0
 trap 'rm -rf "$WORK"' EXIT
 
 # The trace repeated: copy k starts where copy k-1 ended plus one mean inter-arrival gap.
@@ -33,8 +37,9 @@ awk -F, -v want="$REQUESTS" '
 
 run() {
   local name="$1"; shift
-  /usr/bin/time -v "$BIN" simulate --quiet --format=json "$@" > "$WORK/$name.json" 2> "$WORK/$name.time"
-  python3 - "$name" "$WORK/$name.json" "$WORK/$name.time" <<'PY'
+  local file="$WORK/run$((++RUNS))"
+  /usr/bin/time -v "$BIN" simulate --quiet --format=json "$@" > "$file.json" 2> "$file.time"
+  python3 - "$name" "$file.json" "$file.time" <<'PY'
 import json, re, sys
 name, summary, timing = sys.argv[1:]
 s = json.load(open(summary))
@@ -45,13 +50,20 @@ wall_s = sum(v * 60 ** i for i, v in enumerate(reversed(parts)))
 rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
 perf = s["performance"]
 print(f"{name}: {s['requests']:,} requests, {s['simulated_duration_s'] / 3600:.1f} h simulated, "
-      f"{s['iterations']['iterations']:,} iterations, {s['events']:,} events, "
-      f"{s['simgrid_activities']:,} SimGrid activities")
+      f"{s['iterations']['iterations']:,} iterations ({s['cost_model_calls']:,} priced by the model), "
+      f"{s['events']:,} events, {s['simgrid_activities']:,} SimGrid activities")
 print(f"  process wall {wall_s:.2f} s, peak RSS {rss_kb / 1024:.0f} MiB; engine run {perf['wall_time_s']:.2f} s: "
       f"{perf['events_per_s']:,.0f} events/s, {perf['requests_per_s']:,.0f} requests/s")
 PY
 }
 
 echo "infergrid simulate speed ($(nproc) CPUs, $(uname -m)); $BIN"
-run azure-conv --trace="$TRACE"
-run "azure-conv x$(( (REQUESTS + 19365) / 19366 ))" --trace="$WORK/repeated.csv"
+x="x$(( (REQUESTS + 19365) / 19366 ))"
+run "azure-conv, calibrated" --trace="$TRACE"
+run "azure-conv, calibrated, --cost-stride=16" --trace="$TRACE" --cost-stride=16
+run "azure-conv, roofline" --trace="$TRACE" --cost-model=roofline
+run "azure-conv $x, roofline" --trace="$WORK/repeated.csv" --cost-model=roofline
+run "azure-conv $x, calibrated, --cost-stride=16" --trace="$WORK/repeated.csv" --cost-stride=16
+if [[ "${FULL:-0}" == 1 ]]; then
+  run "azure-conv $x, calibrated" --trace="$WORK/repeated.csv"
+fi

@@ -25,6 +25,7 @@
 #include "sim/metrics/log_histogram.h"
 #include "sim/serving/admission.h"
 #include "sim/serving/block_manager.h"
+#include "sim/serving/iteration_pricer.h"
 #include "sim/serving/replica.h"
 #include "sim/serving/router.h"
 #include "sim/serving/scheduler.h"
@@ -500,15 +501,11 @@ TEST(Engine, OneRequestTakesThePricedIterations) {
   EXPECT_NEAR(end, finish, 1e-12);
 }
 
-TEST(Engine, RunningAheadGivesTheSameTimesAsIterationByIteration) {
-  const std::vector<Request> requests = Requests(60, 0.031, 300, 40);
-  EngineConfig config = TestConfig();
-  const std::string ahead = InChild([&] { return RunAndDescribe(config, requests); });
-  config.coalesce = false;
-  const std::string single = InChild([&] { return RunAndDescribe(config, requests); });
-  ASSERT_THAT(ahead, HasSubstr("iterations")) << ahead;
-  const std::vector<std::string> a = absl::StrSplit(ahead, '\n');
-  const std::vector<std::string> b = absl::StrSplit(single, '\n');
+// Both descriptions hold the same requests at the same times (1 ns).
+void ExpectSameTimes(const std::string& a_text, const std::string& b_text) {
+  ASSERT_THAT(a_text, HasSubstr("iterations")) << a_text;
+  const std::vector<std::string> a = absl::StrSplit(a_text, '\n');
+  const std::vector<std::string> b = absl::StrSplit(b_text, '\n');
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 1; i + 1 < a.size(); ++i) {
     double x[5], y[5];
@@ -517,6 +514,72 @@ TEST(Engine, RunningAheadGivesTheSameTimesAsIterationByIteration) {
     ASSERT_EQ(n1, n2);
     for (int k = 0; k < n1; ++k) EXPECT_NEAR(x[k], y[k], 1e-9) << "line " << i << ": " << a[i] << " vs " << b[i];
   }
+}
+
+TEST(Engine, RunningAheadGivesTheSameTimesAsIterationByIteration) {
+  const std::vector<Request> requests = Requests(60, 0.031, 300, 40);
+  EngineConfig config = TestConfig();
+  const std::string ahead = InChild([&] { return RunAndDescribe(config, requests); });
+  config.coalesce = false;
+  const std::string single = InChild([&] { return RunAndDescribe(config, requests); });
+  ExpectSameTimes(ahead, single);
+}
+
+TEST(Engine, CostStrideInterpolatesALinearModelExactly) {
+  // The test model is linear in the contexts, so interpolating decode runs changes nothing.
+  const std::vector<Request> requests = Requests(40, 0.05, 200, 60);
+  EngineConfig config = TestConfig();
+  const std::string exact = InChild([&] { return RunAndDescribe(config, requests); });
+  config.cost_stride = 16;
+  const std::string strided = InChild([&] { return RunAndDescribe(config, requests); });
+  ExpectSameTimes(exact, strided);
+}
+
+TEST(IterationPricer, PricesAnchorsAndInterpolatesBetween) {
+  class Counting final : public IterationCostModel {
+   public:
+    IterationCost Cost(const BatchShape& batch) const override {
+      ++calls;
+      IterationCost c;
+      double context = 0;
+      for (int64_t x : batch.decode_context_tokens) context += static_cast<double>(x);
+      c.duration_s = 1e-3 + 1e-6 * context * context;  // not linear: interpolation shows
+      return c;
+    }
+    absl::string_view Description() const override { return "counting"; }
+    mutable int calls = 0;
+  } model;
+  IterationPricer pricer(model, 4);
+  Sequence a, b;
+  a.prompt_tokens = b.prompt_tokens = 10;
+  a.output_tokens = b.output_tokens = 100;
+  a.generated = b.generated = 1;
+  std::vector<double> durations;
+  for (int step = 0; step < 6; ++step) {
+    a.computed = b.computed = 10 + step;
+    a.generated = b.generated = 1 + step;
+    BatchPlan plan;
+    plan.Add(&a, 1);
+    plan.Add(&b, 1);
+    BatchShape shape;
+    shape.decode_context_tokens = {a.computed, b.computed};
+    durations.push_back(pricer.Price(plan, shape).duration_s);
+  }
+  // Anchors at steps 0 and 4 (contexts 20 and 28 in total), one call for step 4 ahead of time,
+  // one for step 8 once step 5 needs it.
+  EXPECT_EQ(model.calls, 3);
+  auto exact = [](double total) { return 1e-3 + 1e-6 * total * total; };
+  EXPECT_DOUBLE_EQ(durations[0], exact(20));
+  EXPECT_DOUBLE_EQ(durations[4], exact(28));
+  EXPECT_DOUBLE_EQ(durations[2], exact(20) + 0.5 * (exact(28) - exact(20)));
+  // A new member starts a new run with an exact price.
+  Sequence c = a;
+  BatchPlan plan;
+  plan.Add(&a, 1);
+  plan.Add(&c, 1);
+  BatchShape shape;
+  shape.decode_context_tokens = {16, 16};
+  EXPECT_DOUBLE_EQ(pricer.Price(plan, shape).duration_s, exact(32));
 }
 
 TEST(Engine, SameInputsSameResults) {

@@ -37,6 +37,9 @@ ABSL_FLAG(std::string, out, "",
 ABSL_FLAG(bool, quiet, false, "no progress line on stderr");
 ABSL_FLAG(bool, coalesce, true,
           "execute runs of uninterruptible iterations as one SimGrid activity (same times, faster)");
+ABSL_FLAG(int32_t, cost_stride, 1,
+          "price every Nth step of an unchanged decode batch with the cost model and interpolate "
+          "the steps between (1: price every iteration)");
 ABSL_FLAG(int64_t, timeline_max_iterations, 200000, "iterations written to timeline.json at most");
 ABSL_FLAG(bool, record_wall_time, true,
           "put wall-clock time and events/s in summary.json (the only non-deterministic fields)");
@@ -52,7 +55,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
          {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "preemption_mode", "swap_space",
           "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "cost_model",
           "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "quiet",
-          "coalesce", "timeline_max_iterations", "record_wall_time"}) {
+          "coalesce", "cost_stride", "timeline_max_iterations", "record_wall_time"}) {
       list->push_back(name);
     }
     return list;

@@ -30,6 +30,7 @@ ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(std::string, out);
 ABSL_DECLARE_FLAG(bool, quiet);
 ABSL_DECLARE_FLAG(bool, coalesce);
+ABSL_DECLARE_FLAG(int32_t, cost_stride);
 ABSL_DECLARE_FLAG(int64_t, timeline_max_iterations);
 ABSL_DECLARE_FLAG(bool, record_wall_time);
 

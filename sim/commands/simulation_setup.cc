@@ -224,6 +224,8 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan() {
   e.allreduce_latency_s = AllReduceLatency(tp);
   e.kv_bytes_per_token = m.kv_bytes_per_token;
   e.coalesce = absl::GetFlag(FLAGS_coalesce);
+  e.cost_stride = absl::GetFlag(FLAGS_cost_stride);
+  if (absl::Status s = cli::CheckRange("cost_stride", e.cost_stride, 1, 4096); !s.ok()) return s;
   e.progress = !absl::GetFlag(FLAGS_quiet) && isatty(STDERR_FILENO);
   const int64_t usable = m.num_blocks - static_cast<int64_t>(0.01 * static_cast<double>(m.num_blocks));
   if ((max_model_len + m.block_size - 1) / m.block_size > usable) {
@@ -299,6 +301,7 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan() {
   k.set_slo_ttft_s(slo_ttft);
   k.set_slo_tpot_s(slo_tpot);
   k.set_coalesce(e.coalesce);
+  k.set_cost_stride(e.cost_stride);
 
   const std::string gpus = replicas * tp == 1 ? "1 x " : absl::StrCat(replicas * tp, " x ");
   plan.title = absl::StrCat(plan.setup.model.display_name(), " on ", gpus, plan.setup.gpu.display_name());

@@ -74,6 +74,11 @@ class Run {
   void Worker(int index);
   SimulationResult& result() { return result_; }
   void FinishProgress() { progress_.Finish(); }
+  int64_t cost_model_calls() const {
+    int64_t total = 0;
+    for (const auto& replica : replicas_) total += replica->pricer().exact_calls();
+    return total;
+  }
   int64_t activities() const {
     int64_t total = 0;
     for (const ReplicaDevices& d : devices_) total += d.activities();
@@ -150,7 +155,7 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
     if (!scheduler.ok()) return scheduler.status();
     if (i == 0) admission_.reserve_output = (*scheduler)->reserves_kv();
     replicas_.push_back(std::make_unique<Replica>(i, *std::move(scheduler), config_.blocks, cost_model_,
-                                                  result_.log, fanout_));
+                                                  result_.log, fanout_, config_.cost_stride));
     replica_view_.push_back(replicas_.back().get());
     workers_[static_cast<size_t>(i)].wake = sg::Semaphore::create(0);
   }
@@ -386,6 +391,7 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   for (const RequestRecord& record : result.log.records()) finished += record.outcome == RequestOutcome::kFinished;
   result.events = result.arrivals + result.stats.iterations + finished;
   result.activities = r->activities();
+  result.cost_model_calls = r->cost_model_calls();
   return result;
 }
 

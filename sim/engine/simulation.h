@@ -48,6 +48,7 @@ struct EngineConfig {
   double allreduce_latency_s = 0;        // fixed time per all-reduce (NCCL launch + sync)
   int64_t kv_bytes_per_token = 0;        // per GPU, for swap transfers
   bool coalesce = true;
+  int cost_stride = 1;                   // IterationPricer: exact price every Nth decode step
   int64_t max_run_iterations = 65536;
   bool progress = false;                 // a progress line on stderr
 };
@@ -62,6 +63,7 @@ struct SimulationResult {
   int64_t truncated = 0;
   int64_t events = 0;                    // arrivals + iterations + request completions
   int64_t activities = 0;                // SimGrid activities executed
+  int64_t cost_model_calls = 0;          // exact prices (the rest interpolated)
   std::vector<int64_t> requests_per_replica;
 };
 

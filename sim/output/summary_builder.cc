@@ -108,6 +108,7 @@ void FillSummary(const SimulationResult& result, const SummaryOptions& options,
   summary->set_output_tokens(output_tokens);
   summary->set_events(static_cast<int32_t>(result.events));
   summary->set_simgrid_activities(static_cast<int32_t>(result.activities));
+  summary->set_cost_model_calls(static_cast<int32_t>(result.cost_model_calls));
   if (options.record_wall_time && result.wall_s > 0) {
     RunPerformance& perf = *summary->mutable_performance();
     perf.set_wall_time_s(result.wall_s);

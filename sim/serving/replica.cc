@@ -5,11 +5,12 @@
 namespace infergrid {
 
 Replica::Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
-                 const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink)
+                 const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
+                 int cost_stride)
     : index_(index),
       scheduler_(std::move(scheduler)),
       blocks_(blocks),
-      cost_model_(cost_model),
+      pricer_(cost_model, cost_stride),
       log_(log),
       sink_(sink) {
   published_ = LiveLoad();
@@ -60,7 +61,7 @@ bool Replica::Plan(double start_s) {
   }
   for (int64_t context : plan_.padding_contexts) shape_.decode_context_tokens.push_back(context);
   r.padding_seqs = static_cast<int32_t>(plan_.padding_contexts.size());
-  cost_ = cost_model_.Cost(shape_);
+  cost_ = pricer_.Price(plan_, shape_);
   r.replica = index_;
   r.index = iterations_;
   r.compute_s = cost_.duration_s - cost_.network_s;

@@ -16,6 +16,7 @@
 #include "sim/metrics/request_log.h"
 #include "sim/serving/batch_plan.h"
 #include "sim/serving/block_manager.h"
+#include "sim/serving/iteration_pricer.h"
 #include "sim/serving/scheduler.h"
 #include "sim/serving/sequence.h"
 
@@ -33,8 +34,10 @@ struct ReplicaLoad {
 
 class Replica {
  public:
+  // `cost_stride`: see IterationPricer (1 prices every iteration exactly).
   Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
-          const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink);
+          const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
+          int cost_stride = 1);
   ~Replica();
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
@@ -43,6 +46,7 @@ class Replica {
   const BlockManager& blocks() const { return blocks_; }
   const ReplicaQueues& queues() const { return queues_; }
   const Scheduler& scheduler() const { return *scheduler_; }
+  const IterationPricer& pricer() const { return pricer_; }
 
   // Takes ownership of an arriving sequence.
   void Enqueue(Sequence* seq);
@@ -72,7 +76,7 @@ class Replica {
   int index_;
   std::unique_ptr<Scheduler> scheduler_;
   BlockManager blocks_;
-  const IterationCostModel& cost_model_;
+  IterationPricer pricer_;
   RequestLog& log_;
   IterationSink& sink_;
   ReplicaQueues queues_;
