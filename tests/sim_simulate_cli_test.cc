@@ -125,6 +125,7 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
       {"--scheduler=fifo", 2, "--scheduler"},
       {"--router=random --num-replicas=2", 2, "--router"},
       {"--tensor-parallel-size=16", 2, "--tensor-parallel-size"},
+      {"--tensor-parallel-size=3", 2, "does not divide the 32 attention heads"},
       {"--max-num-batched-tokens=1024", 2, "--max-num-batched-tokens"},
       {"--rate=-1", 2, "--rate"},
       {"--model=llama-3-70b", 1, "GiB"},  // 140 GB of bf16 weights on one 80 GB GPU

@@ -176,6 +176,11 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan() {
     return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp,
                                         " does not fit a node of 8 GPUs (tensor parallelism stays inside a node)"));
   }
+  if (plan.setup.model.num_attention_heads() % tp != 0) {
+    return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp, " does not divide the ",
+                                        plan.setup.model.num_attention_heads(), " attention heads of ",
+                                        plan.setup.model.name()));
+  }
   const int64_t max_model_len = request->max_model_len > 0 ? request->max_model_len
                                                            : plan.setup.model.max_position_embeddings();
   const int64_t max_seqs = request->max_num_seqs > 0 ? request->max_num_seqs : 256;
