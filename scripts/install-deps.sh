@@ -4,6 +4,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config
           libsimgrid-dev libboost-graph-dev libprotobuf-dev protobuf-compiler libabsl-dev
           libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev)
+# scripts/fuzz.sh also needs clang and its sanitizer and libFuzzer runtimes.
+if [[ "${INFERGRID_FUZZ_DEPS:-0}" == 1 ]]; then packages+=(clang-14 libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

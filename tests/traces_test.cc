@@ -437,6 +437,18 @@ TEST(BurstGpt, FailedRowsAreDroppedAndCountedAndTheModelFilterApplies) {
               {"--model-filter needs a Model column"}, none);
 }
 
+TEST(BurstGpt, SeveralEscapedQuotedFieldsInOneRow) {
+  // Found by the fuzzer: unescaped fields must stay valid while later ones are unescaped.
+  const std::string path = WriteFile(
+      TestDir() / "q.csv",
+      absl::StrCat(kBurstHeader, "5,\"Chat\"\"GPT\"\"\",472,18,490,\"API \"\"log\"\"\"\n"));
+  absl::StatusOr<ReadResult> r = ReadAllRequests(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->requests.size(), 1u);
+  EXPECT_EQ(r->requests[0].model, "Chat\"GPT\"");
+  EXPECT_EQ(r->requests[0].log_type, "API \"log\"");
+}
+
 TEST(Detection, EachFormatFromItsHeader) {
   const std::string dir = TestDir();
   struct Case {

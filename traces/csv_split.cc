@@ -8,7 +8,7 @@ namespace infergrid {
 namespace {
 
 bool SplitQuoted(absl::string_view line, std::vector<CsvField>* fields,
-                 std::vector<std::string>* storage, RowProblem* problem) {
+                 std::deque<std::string>* storage, RowProblem* problem) {
   size_t used_storage = 0;
   size_t at = 0;
   while (true) {
@@ -82,7 +82,7 @@ bool SplitQuoted(absl::string_view line, std::vector<CsvField>* fields,
 }  // namespace
 
 bool SplitCsvLine(absl::string_view line, std::vector<CsvField>* fields,
-                  std::vector<std::string>* storage, RowProblem* problem) {
+                  std::deque<std::string>* storage, RowProblem* problem) {
   fields->clear();
   if (std::memchr(line.data(), '"', line.size()) != nullptr) {
     return SplitQuoted(line, fields, storage, problem);

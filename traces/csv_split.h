@@ -1,9 +1,11 @@
 // Splits one CSV line into fields, fast: plain lines (no '"') are cut with memchr and never
 // copied. RFC 4180 quoting is accepted too ("a,b" and "say ""hi""" as one field); a quoted
-// field with doubled quotes is unescaped into caller-owned storage.
+// field with doubled quotes is unescaped into caller-owned storage: a deque, because fields
+// already point into its strings and a vector would move them when it grows.
 #ifndef INFERGRID_TRACES_CSV_SPLIT_H_
 #define INFERGRID_TRACES_CSV_SPLIT_H_
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -19,7 +21,7 @@ struct CsvField {
 
 // Replaces `fields` with the fields of `line`. False (with problem) on a malformed quote.
 bool SplitCsvLine(absl::string_view line, std::vector<CsvField>* fields,
-                  std::vector<std::string>* storage, RowProblem* problem);
+                  std::deque<std::string>* storage, RowProblem* problem);
 
 }  // namespace infergrid
 

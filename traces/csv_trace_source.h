@@ -47,7 +47,7 @@ class CsvTraceSource final : public LineTraceSource {
 
   CsvLayout layout_;
   std::vector<CsvField> fields_;
-  std::vector<std::string> storage_;
+  std::deque<std::string> storage_;  // deque: growing it never moves a string a field points into
   std::string model_scratch_;
   int64_t total_mismatches_ = 0;
   int64_t first_mismatch_line_ = 0;

@@ -1,6 +1,7 @@
 #include "traces/line_reader.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -8,7 +9,9 @@
 namespace infergrid {
 namespace {
 
-// Bytes asked of the OS per read: large enough that the per-line cost dominates.
+// The buffer starts small (a small file costs little) and doubles while a line does not fit,
+// up to one line at the cap plus a chunk. 64 KiB reads already make the per-line cost dominate.
+constexpr size_t kInitialBytes = size_t{64} << 10;
 constexpr size_t kChunkBytes = size_t{1} << 20;
 
 }  // namespace
@@ -28,8 +31,10 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
 
 LineReader::LineReader(std::string path, std::FILE* file, int64_t max_line_bytes)
     : path_(std::move(path)), file_(file), max_line_bytes_(max_line_bytes) {
-  // Room for one whole line at the cap plus its terminator, plus a chunk to read into.
-  buffer_.resize(static_cast<size_t>(max_line_bytes) + 2 + kChunkBytes);
+  // At most: room for one whole line at the cap plus its terminator, plus a chunk to read into.
+  max_buffer_ = static_cast<size_t>(max_line_bytes) + 2 + kChunkBytes;
+  capacity_ = std::min(kInitialBytes, max_buffer_);
+  buffer_.reset(new char[capacity_]);
 }
 
 LineReader::~LineReader() { std::fclose(file_); }
@@ -37,13 +42,20 @@ LineReader::~LineReader() { std::fclose(file_); }
 absl::StatusOr<bool> LineReader::Fill() {
   if (eof_) return false;
   if (begin_ > 0) {
-    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
   }
-  const size_t room = buffer_.size() - end_;
-  if (room == 0) return true;  // the caller checks the cap before asking again
-  const size_t got = std::fread(buffer_.data() + end_, 1, room, file_);
+  if (end_ == capacity_) {
+    if (capacity_ == max_buffer_) return true;  // the caller checks the cap before asking again
+    const size_t grown = std::min(max_buffer_, 2 * capacity_);
+    std::unique_ptr<char[]> bigger(new char[grown]);
+    std::memcpy(bigger.get(), buffer_.get(), end_);
+    buffer_ = std::move(bigger);
+    capacity_ = grown;
+  }
+  const size_t room = capacity_ - end_;
+  const size_t got = std::fread(buffer_.get() + end_, 1, room, file_);
   if (got < room) {
     if (std::ferror(file_)) {
       return absl::DataLossError(absl::StrCat(path_, ": read failed after ", bytes_read_,
@@ -66,8 +78,8 @@ absl::StatusOr<LineReader::Result> LineReader::Next(absl::string_view* line) {
       if (!*more) break;
     }
     started_ = true;
-    leading_.assign(buffer_.data(), std::min<size_t>(end_, 4));
-    if (end_ >= 3 && std::memcmp(buffer_.data(), "\xEF\xBB\xBF", 3) == 0) {
+    leading_.assign(buffer_.get(), std::min<size_t>(end_, 4));
+    if (end_ >= 3 && std::memcmp(buffer_.get(), "\xEF\xBB\xBF", 3) == 0) {
       begin_ = 3;
       had_bom_ = true;
     }
@@ -76,9 +88,9 @@ absl::StatusOr<LineReader::Result> LineReader::Next(absl::string_view* line) {
   size_t scan = begin_;
   while (true) {
     const char* newline = static_cast<const char*>(
-        std::memchr(buffer_.data() + scan, '\n', end_ - scan));
+        std::memchr(buffer_.get() + scan, '\n', end_ - scan));
     if (newline != nullptr) {
-      const size_t at = static_cast<size_t>(newline - buffer_.data());
+      const size_t at = static_cast<size_t>(newline - buffer_.get());
       if (skipping_) {
         // The rest of a too-long line ends here; continue with the next line.
         skipping_ = false;
@@ -93,7 +105,7 @@ absl::StatusOr<LineReader::Result> LineReader::Next(absl::string_view* line) {
         begin_ = at + 1;
         return Result::kTooLong;
       }
-      *line = absl::string_view(buffer_.data() + begin_, stop - begin_);
+      *line = absl::string_view(buffer_.get() + begin_, stop - begin_);
       begin_ = at + 1;
       return Result::kLine;
     }
@@ -126,7 +138,7 @@ absl::StatusOr<LineReader::Result> LineReader::Next(absl::string_view* line) {
     begin_ = end_;
     return Result::kTooLong;
   }
-  *line = absl::string_view(buffer_.data() + begin_, stop - begin_);
+  *line = absl::string_view(buffer_.get() + begin_, stop - begin_);
   begin_ = end_;
   return Result::kLine;
 }

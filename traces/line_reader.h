@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -49,7 +48,9 @@ class LineReader {
   std::string path_;
   std::FILE* file_;
   int64_t max_line_bytes_;
-  std::vector<char> buffer_;
+  std::unique_ptr<char[]> buffer_;  // not zero-filled: only bytes read are ever looked at
+  size_t capacity_ = 0;             // grows on demand up to max_buffer_
+  size_t max_buffer_ = 0;
   size_t begin_ = 0;  // start of unread data
   size_t end_ = 0;    // end of valid data
   bool eof_ = false;

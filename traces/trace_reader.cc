@@ -201,7 +201,7 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path
         " format: this looks like a Mooncake trace (--trace-format=mooncake or auto)"));
   }
   std::vector<CsvField> fields;
-  std::vector<std::string> storage;
+  std::deque<std::string> storage;
   RowProblem problem;
   if (!SplitCsvLine(line, &fields, &storage, &problem)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ":1:", problem.column, ": header: ",

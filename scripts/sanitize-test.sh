@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the test suite with AddressSanitizer and UndefinedBehaviorSanitizer (build dir
+# build-asan, the default compiler) and runs it; any sanitizer report fails the test that
+# triggered it. TESTS=regex limits the ctest run (e.g. TESTS=traces for the trace tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERGRID_BUILD_KERNELS=OFF \
+  -DCMAKE_CXX_FLAGS="$sanitize" -DCMAKE_EXE_LINKER_FLAGS="$sanitize" >/dev/null
+ninja -C build-asan -j"${JOBS:-$(nproc)}"
+cd build-asan
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --output-on-failure -j"${JOBS:-$(nproc)}" ${TESTS:+-R "$TESTS"}
