@@ -523,6 +523,15 @@ TEST(Engine, RunningAheadGivesTheSameTimesAsIterationByIteration) {
   config.coalesce = false;
   const std::string single = InChild([&] { return RunAndDescribe(config, requests); });
   ExpectSameTimes(ahead, single);
+  // A load-aware router sees the same loads either way, so it routes the same.
+  config = TestConfig();
+  config.layout.num_replicas = 3;
+  config.router = "least-kv";
+  const std::vector<Request> busy = Requests(150, 0.004, 300, 40);
+  const std::string routed_ahead = InChild([&] { return RunAndDescribe(config, busy); });
+  config.coalesce = false;
+  const std::string routed_single = InChild([&] { return RunAndDescribe(config, busy); });
+  ExpectSameTimes(routed_ahead, routed_single);
 }
 
 TEST(Engine, CostStrideInterpolatesALinearModelExactly) {
