@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# Warnings stay warnings here: with -fsanitize, g++ 12 reports -Wuninitialized inside Boost.Graph
+# headers (named_graph.hpp) that the plain build does not; the plain build keeps -Werror.
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERGRID_BUILD_KERNELS=OFF \
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERGRID_BUILD_KERNELS=OFF -DINFERGRID_WERROR=OFF \
   -DCMAKE_CXX_FLAGS="$sanitize" -DCMAKE_EXE_LINKER_FLAGS="$sanitize" >/dev/null
 ninja -C build-asan -j"${JOBS:-$(nproc)}"
 cd build-asan

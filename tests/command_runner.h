@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace infergrid::testing {
@@ -49,6 +51,23 @@ inline CommandResult RunInfergrid(const std::string& args) {
   result.out = ReadAll(out);
   result.err = ReadAll(err);
   return result;
+}
+
+// One command that must fail: its exit code, a piece of the one line it writes on stderr.
+struct CliErrorCase {
+  std::string args;
+  int exit_code;
+  std::string message;
+};
+
+// The project's rule for bad input: the expected exit code, exactly one line on stderr that
+// contains the message, and nothing on stdout.
+inline void ExpectOneLineError(const CliErrorCase& c) {
+  const CommandResult r = RunInfergrid(c.args);
+  EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr(c.message)) << c.args;
+  EXPECT_EQ(r.out, "") << c.args;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
 }
 
 inline std::string SourcePath(const std::string& relative) {

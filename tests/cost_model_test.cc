@@ -61,6 +61,8 @@ const Kernel* Find(const IterationKernels& kernels, absl::string_view name) {
   }
   return nullptr;
 }
+// The kernel points into `kernels`: a temporary would leave it dangling (ASan found two).
+const Kernel* Find(IterationKernels&& kernels, absl::string_view name) = delete;
 
 double Sum(const IterationKernels& kernels, KernelKind kind, double Kernel::*field) {
   double total = 0;
@@ -175,7 +177,8 @@ TEST(IterationKernels, PrefillAttentionIsCausalWithPriorContext) {
   // figure but for the diagonal.
   BatchShape fresh;
   fresh.prefill = {{2048, 0}};
-  const Kernel* f = Find(Build(llama, fresh), "attention_prefill");
+  const IterationKernels fresh_kernels = Build(llama, fresh);
+  const Kernel* f = Find(fresh_kernels, "attention_prefill");
   EXPECT_DOUBLE_EQ(f->repeat * f->tensor_flops - 2.0 * 32 * 32 * 128 * 2048.0 * 2048,
                    2.0 * 32 * 32 * 128 * 2048);
 }
@@ -224,7 +227,8 @@ TEST(IterationKernels, TensorParallelDividesShapesAndAddsAllReduces) {
   // TP 16 replicates the 8 KV heads: one per GPU.
   IterationKernelOptions tp16;
   tp16.tensor_parallel = 16;
-  EXPECT_EQ(Find(Build(Model("llama-3-70b"), Decode(1, 10), tp16), "qkv_proj")->n, (64 / 16 + 2) * 128);
+  const IterationKernels tp16_kernels = Build(Model("llama-3-70b"), Decode(1, 10), tp16);
+  EXPECT_EQ(Find(tp16_kernels, "qkv_proj")->n, (64 / 16 + 2) * 128);
 }
 
 TEST(IterationKernels, MixtralReadsOnlyTheExpertsItsTokensHit) {
@@ -326,7 +330,8 @@ TEST(ResourceModel, SmallWorkingSetsAreReadFromL2) {
   const ResourceModel r = Resources(h100, RoundProfile(h100));
   const ModelSpec llama = Model("llama-3-8b");
   // Decode of 8 sequences: the norm's input (8 x 4096 x 2 bytes) was just written.
-  const Kernel* norm = Find(Build(llama, Decode(8, 100)), "input_norm");
+  const IterationKernels decode = Build(llama, Decode(8, 100));
+  const Kernel* norm = Find(decode, "input_norm");
   const KernelTime t = r.Time(*norm);
   EXPECT_DOUBLE_EQ(t.hbm_bytes, norm->hbm_bytes - 8.0 * 4096 * 2);
   EXPECT_DOUBLE_EQ(t.l2_bytes, norm->hbm_bytes);
@@ -334,7 +339,8 @@ TEST(ResourceModel, SmallWorkingSetsAreReadFromL2) {
   // (0.5 x 50 MiB, the most recently written part) is served from L2.
   BatchShape prefill;
   prefill.prefill = {{16384, 0}};
-  const Kernel* big = Find(Build(llama, prefill), "input_norm");
+  const IterationKernels prefill_kernels = Build(llama, prefill);
+  const Kernel* big = Find(prefill_kernels, "input_norm");
   EXPECT_DOUBLE_EQ(r.Time(*big).hbm_bytes, big->hbm_bytes - 0.5 * 52428800);
 }
 
@@ -344,7 +350,8 @@ TEST(ResourceModel, GqaQueryHeadsShareTheirKvHeadThroughL2) {
   const ModelSpec llama = Model("llama-3-8b");  // 32 query heads over 8 KV heads: groups of 4
   IterationKernelOptions per_head;
   per_head.decode_groups_query_heads = false;
-  const Kernel* a = Find(Build(llama, Decode(16, 4095), per_head), "attention_decode");
+  const IterationKernels short_kernels = Build(llama, Decode(16, 4095), per_head);
+  const Kernel* a = Find(short_kernels, "attention_decode");
   const double kv = 16.0 * 4096 * 2 * 8 * 128 * 2;  // one layer
   EXPECT_DOUBLE_EQ(a->reread_bytes, 3 * kv);
   const KernelTime t = r.Time(*a);
@@ -353,7 +360,8 @@ TEST(ResourceModel, GqaQueryHeadsShareTheirKvHeadThroughL2) {
   EXPECT_NEAR(t.hbm_bytes, a->hbm_bytes - a->resident_input_bytes, 1.0);
   EXPECT_NEAR(t.l2_bytes, a->hbm_bytes + 3 * kv, 1.0);
   // At 32K tokens one sequence's K/V (134 MB) does not fit: most re-reads go to HBM.
-  const Kernel* longer = Find(Build(llama, Decode(2, 32767), per_head), "attention_decode");
+  const IterationKernels long_kernels = Build(llama, Decode(2, 32767), per_head);
+  const Kernel* longer = Find(long_kernels, "attention_decode");
   const KernelTime tl = r.Time(*longer);
   const double kv_long = 2.0 * 32768 * 2 * 8 * 128 * 2;
   const double footprint = 32768.0 * 2 * 8 * 128 * 2;
@@ -361,7 +369,8 @@ TEST(ResourceModel, GqaQueryHeadsShareTheirKvHeadThroughL2) {
               longer->hbm_bytes - longer->resident_input_bytes + 3 * kv_long * (1 - 0.5 * 52428800 / footprint),
               1.0);
   // Grouped kernels (the default) load each KV head once for its query heads: no re-reads.
-  EXPECT_EQ(Find(Build(llama, Decode(16, 4095)), "attention_decode")->reread_bytes, 0);
+  const IterationKernels grouped = Build(llama, Decode(16, 4095));
+  EXPECT_EQ(Find(grouped, "attention_decode")->reread_bytes, 0);
 }
 
 TEST(ResourceModel, FewWorkItemsLimitTheStreamingRate) {

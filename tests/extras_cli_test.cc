@@ -169,19 +169,13 @@ TEST(ValidateCli, AllNegativeData) {
   EXPECT_TRUE(noted) << j["notes"];
 }
 
-struct ErrorCase {
-  std::string args;
-  int exit_code;
-  std::string message;
-};
-
 TEST(ExtrasCli, BadInputGivesOneLineAndNoOutput) {
   const std::filesystem::path dir = testing::TestDir();
   const std::string good = testing::WriteFile(dir / "good.csv", "id,ttft_s,tpot_s\na,0.5,0.03\n");
   const std::string bad = testing::WriteFile(dir / "bad.csv", "id,ttft_s,tpot_s\na,0.5,0.03\nb,soon,0.03\n");
   const std::string other = testing::WriteFile(dir / "other.csv", "id,ttft_s,tpot_s\na,0.5,0.03\nb,0.5,0.03\n");
   const std::string broken_model = testing::WriteFile(dir / "broken/config.json", "{\"num_hidden_layers\": 2,,}");
-  const ErrorCase cases[] = {
+  const testing::CliErrorCase cases[] = {
       {"train --mfu=0.5 --effective-flops-per-gpu=4e14", 2, "give the rate once"},
       {"train --mfu=1.5", 2, "--mfu=1.5 is out of range"},
       {"train --num-gpus=0", 2, "--num-gpus=0 is out of range"},
@@ -208,13 +202,8 @@ TEST(ExtrasCli, BadInputGivesOneLineAndNoOutput) {
       {"validate --slo-ttft=2 --predicted=" + good + " --observed=" + (dir / "missing.csv").string(), 1,
        "missing.csv: cannot open file"},
   };
-  for (const ErrorCase& c : cases) {
-    const testing::CommandResult r = RunInfergrid(c.args);
-    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
-    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
-    EXPECT_EQ(r.out, "") << c.args;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
-  }
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+
 }
 
 TEST(ExtrasCli, UsageListsTheCommands) {

@@ -653,12 +653,7 @@ framework_total_gib: 31.84 tensor_peaks { fp16_flops: 209.5e12 } hbm_bytes_per_s
 }
 
 TEST(MemoryEngineCli, BadInputIsAClearError) {
-  struct Case {
-    std::string args;
-    int exit_code;
-    std::string message;
-  };
-  const Case cases[] = {
+  const testing::CliErrorCase cases[] = {
       {"memory --engine=vllm-v1 --gpu-memory-utilization=1.5", 2, "--gpu-memory-utilization=1.5 is outside (0, 1]"},
       {"memory --engine=vllm-v1 --gpu-memory-utilization=0", 2, "--gpu-memory-utilization=0 is outside (0, 1]"},
       {"memory --engine=sglang --mem-fraction-static=2", 2, "--mem-fraction-static=2 is outside (0, 1]"},
@@ -674,12 +669,8 @@ TEST(MemoryEngineCli, BadInputIsAClearError) {
       {"memory --engine=vllm-v1@0.19 --model=llama-3.3-70b --quantization=fp8", 1, "lower --max-model-len"},
       {"memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=100", 1, "it holds 1600 tokens"},
   };
-  for (const Case& c : cases) {
-    const testing::CommandResult r = RunInfergrid(c.args);
-    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
-    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
-    EXPECT_EQ(r.out, "") << c.args;
-  }
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+
 }
 
 }  // namespace

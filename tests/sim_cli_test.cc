@@ -92,19 +92,13 @@ TEST(InfergridCli, SafetensorsCheckpointCount) {
   EXPECT_DOUBLE_EQ(j["weights"]["bytes"].get<double>(), 6000);
 }
 
-struct ErrorCase {
-  std::string args;
-  int exit_code;
-  const char* message;
-};
-
 TEST(InfergridCli, BadInputGivesOneLineAndNoOutput) {
   const std::string dir = testing::TestDir().string();
   testing::WriteFile(dir + "/broken/config.json", "{\"num_hidden_layers\": 32,,}");
   testing::WriteFile(dir + "/bad.safetensors", std::string("\x10\0\0\0\0\0\0\0{}", 10));
   const std::string broken = "--model=" + dir + "/broken/config.json";
   const std::string bad_st = "--params=checkpoint --safetensors=" + dir + "/bad.safetensors";
-  const ErrorCase cases[] = {
+  const testing::CliErrorCase cases[] = {
       {"", 2, "usage: infergrid"},
       {"frobnicate", 2, "unknown command 'frobnicate'"},
       {"memory --model=llama-9b", 2, "--model: unknown model 'llama-9b'"},
@@ -124,13 +118,8 @@ TEST(InfergridCli, BadInputGivesOneLineAndNoOutput) {
       {"memory " + broken, 1, "config.json:1:"},
       {"memory " + bad_st, 1, "exceeds the file"},
   };
-  for (const ErrorCase& c : cases) {
-    const testing::CommandResult r = RunInfergrid(c.args);
-    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
-    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
-    EXPECT_EQ(r.out, "") << c.args;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
-  }
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+
 }
 
 TEST(InfergridCli, HelpListsTheCommandsFlags) {

@@ -112,16 +112,11 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputs) {
 TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
   const fs::path dir = testing::TestDir();
   const fs::path out = dir / "out";
-  struct Case {
-    std::string args;
-    int exit_code;
-    std::string message;
-  };
   const std::string bad_trace = testing::WriteFile(dir / "bad.csv",
       "TIMESTAMP,ContextTokens,GeneratedTokens\n"
       "2023-11-16 18:15:46.6805900,374,44\n"
       "2023-11-16 18:15:47.0000000,abc,10\n");
-  const std::vector<Case> cases = {
+  const std::vector<testing::CliErrorCase> cases = {
       {"--scheduler=fifo", 2, "--scheduler"},
       {"--router=random --num-replicas=2", 2, "--router"},
       {"--tensor-parallel-size=16", 2, "--tensor-parallel-size"},
@@ -132,12 +127,9 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
       {absl::StrCat("--trace=", bad_trace), 1, "bad.csv:3"},
       {absl::StrCat("--trace=", (dir / "missing.csv").string()), 1, "missing.csv"},
   };
-  for (const Case& c : cases) {
-    const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --quiet --out=", out.string(), " ", c.args));
-    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << ": " << r.err;
-    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_TRUE(r.out.empty()) << c.args;
+  for (const testing::CliErrorCase& c : cases) {
+    testing::ExpectOneLineError(
+        {absl::StrCat("simulate --quiet --out=", out.string(), " ", c.args), c.exit_code, c.message});
     EXPECT_FALSE(fs::exists(out)) << c.args << " left " << out;
   }
 }

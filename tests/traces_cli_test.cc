@@ -126,13 +126,8 @@ TEST(TraceCli, FitWritesAPresetTheSimulatorReads) {
 
 TEST(TraceCli, UsageAndInputErrors) {
   const std::string dir = TestDir();
-  struct Case {
-    std::string args;
-    int exit_code;
-    std::string message;
-  };
   const std::string ok = WriteFile(dir + "/m.jsonl", kMooncake);
-  const std::vector<Case> cases = {
+  const std::vector<testing::CliErrorCase> cases = {
       {"trace", 2, "trace needs a subcommand: stats, convert, sample or fit"},
       {"trace summarize --trace=" + ok, 2, "unknown trace subcommand 'summarize'"},
       {"trace stats", 2, "--trace=FILE is required"},
@@ -145,12 +140,8 @@ TEST(TraceCli, UsageAndInputErrors) {
       {"trace stats --trace=" + ok + " --trace-format=azure", 1,
        "m.jsonl:1:1: the first line is a JSON object, not a header of the azure format"},
   };
-  for (const Case& c : cases) {
-    const CommandResult r = RunInfergrid(c.args);
-    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
-    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
-    EXPECT_EQ(r.out, "") << c.args;
-  }
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+
 }
 
 }  // namespace

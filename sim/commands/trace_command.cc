@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -107,6 +109,33 @@ absl::StatusOr<std::string> OutputPath() {
   return path;
 }
 
+// A trace read from --trace and written to --output in InferGrid's format (convert, sample).
+// The reader keeps a pointer to `read`: a TraceCopy stays where it was opened.
+struct TraceCopy {
+  std::string output;
+  TraceReadStats read;
+  std::unique_ptr<RequestSource> source;
+  std::unique_ptr<TraceWriter> writer;
+};
+
+absl::Status OpenTraceCopy(bool allow_out_of_order, TraceCopy* copy) {
+  absl::StatusOr<std::string> path = TracePath();
+  if (!path.ok()) return path.status();
+  absl::StatusOr<std::string> output = OutputPath();
+  if (!output.ok()) return output.status();
+  absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions();
+  if (!options.ok()) return options.status();
+  options->allow_out_of_order = allow_out_of_order;
+  copy->output = *output;
+  absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(*path, *options, &copy->read);
+  if (!source.ok()) return source.status();
+  copy->source = *std::move(source);
+  absl::StatusOr<std::unique_ptr<TraceWriter>> writer = TraceWriter::Create(copy->output);
+  if (!writer.ok()) return writer.status();
+  copy->writer = *std::move(writer);
+  return absl::OkStatus();
+}
+
 std::string Summary(const std::string& verb, int64_t written, const std::string& path,
                     const TraceReadStats& read) {
   TraceStats s;
@@ -133,32 +162,23 @@ absl::Status RunStats(std::ostream& out) {
 }
 
 absl::Status RunConvert(std::ostream& out) {
-  absl::StatusOr<std::string> path = TracePath();
-  if (!path.ok()) return path.status();
-  absl::StatusOr<std::string> output = OutputPath();
-  if (!output.ok()) return output.status();
-  absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions();
-  if (!options.ok()) return options.status();
   const bool sort = absl::GetFlag(FLAGS_sort);
-  options->allow_out_of_order = sort;
-  TraceReadStats read;
-  absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(*path, *options, &read);
-  if (!source.ok()) return source.status();
-  absl::StatusOr<std::unique_ptr<TraceWriter>> writer = TraceWriter::Create(*output);
-  if (!writer.ok()) return writer.status();
+  TraceCopy copy;
+  if (absl::Status s = OpenTraceCopy(/*allow_out_of_order=*/sort, &copy); !s.ok()) return s;
+  TraceWriter& writer = *copy.writer;
   Request request;
   std::vector<Request> all;  // only with --sort
   while (true) {
-    absl::StatusOr<bool> more = (*source)->Next(&request);
+    absl::StatusOr<bool> more = copy.source->Next(&request);
     if (!more.ok()) return more.status();
     if (!*more) break;
     if (sort) {
       all.push_back(request);
-    } else if (absl::Status s = (*writer)->Write(request); !s.ok()) {
+    } else if (absl::Status s = writer.Write(request); !s.ok()) {
       return s;
     }
   }
-  if (sort) {
+  if (sort && !all.empty()) {
     std::stable_sort(all.begin(), all.end(),
                      [](const Request& a, const Request& b) { return a.arrival_s < b.arrival_s; });
     int64_t moved = 0;
@@ -167,22 +187,16 @@ absl::Status RunConvert(std::ostream& out) {
       moved += all[i].id != static_cast<int64_t>(i);
       all[i].id = static_cast<int64_t>(i);
       all[i].arrival_s -= origin;
-      if (absl::Status s = (*writer)->Write(all[i]); !s.ok()) return s;
+      if (absl::Status s = writer.Write(all[i]); !s.ok()) return s;
     }
-    read.warnings.push_back(absl::StrCat("sorted by arrival: ", moved, " requests moved"));
+    copy.read.warnings.push_back(absl::StrCat("sorted by arrival: ", moved, " requests moved"));
   }
-  if (absl::Status s = (*writer)->Close(); !s.ok()) return s;
-  out << Summary("wrote", (*writer)->rows(), *output, read);
+  if (absl::Status s = writer.Close(); !s.ok()) return s;
+  out << Summary("wrote", writer.rows(), copy.output, copy.read);
   return absl::OkStatus();
 }
 
 absl::Status RunSample(std::ostream& out) {
-  absl::StatusOr<std::string> path = TracePath();
-  if (!path.ok()) return path.status();
-  absl::StatusOr<std::string> output = OutputPath();
-  if (!output.ok()) return output.status();
-  absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions();
-  if (!options.ok()) return options.status();
   const double start = absl::GetFlag(FLAGS_start_s);
   const double end = absl::GetFlag(FLAGS_end_s);
   const int64_t limit = absl::GetFlag(FLAGS_requests);
@@ -193,31 +207,29 @@ absl::Status RunSample(std::ostream& out) {
     return cli::UsageError(absl::StrCat("--end-s must be 0 (no end) or above --start-s, got ", end));
   }
   if (limit < 0) return cli::UsageError(absl::StrCat("--requests must be >= 0, got ", limit));
-  TraceReadStats read;
-  absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(*path, *options, &read);
-  if (!source.ok()) return source.status();
-  absl::StatusOr<std::unique_ptr<TraceWriter>> writer = TraceWriter::Create(*output);
-  if (!writer.ok()) return writer.status();
+  TraceCopy copy;
+  if (absl::Status s = OpenTraceCopy(/*allow_out_of_order=*/false, &copy); !s.ok()) return s;
+  TraceWriter& writer = *copy.writer;
   Request request;
   double origin = -1;
-  while (limit == 0 || (*writer)->rows() < limit) {
-    absl::StatusOr<bool> more = (*source)->Next(&request);
+  while (limit == 0 || writer.rows() < limit) {
+    absl::StatusOr<bool> more = copy.source->Next(&request);
     if (!more.ok()) return more.status();
     if (!*more) break;
     if (request.arrival_s < start) continue;
     if (end > 0 && request.arrival_s >= end) break;  // sorted: nothing later qualifies
     if (origin < 0) origin = request.arrival_s;
     request.arrival_s -= origin;
-    request.id = (*writer)->rows();
-    if (absl::Status s = (*writer)->Write(request); !s.ok()) return s;
+    request.id = writer.rows();
+    if (absl::Status s = writer.Write(request); !s.ok()) return s;
   }
-  if ((*writer)->rows() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(*path, ": no request falls in the window [",
+  if (writer.rows() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(absl::GetFlag(FLAGS_trace), ": no request falls in the window [",
                                                    start, ", ", end > 0 ? absl::StrCat(end) : "end",
                                                    ") s"));
   }
-  if (absl::Status s = (*writer)->Close(); !s.ok()) return s;
-  out << Summary("wrote", (*writer)->rows(), *output, read);
+  if (absl::Status s = writer.Close(); !s.ok()) return s;
+  out << Summary("wrote", writer.rows(), copy.output, copy.read);
   return absl::OkStatus();
 }
 
