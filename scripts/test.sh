@@ -1,8 +1,32 @@
 #!/usr/bin/env bash
-# Quick start, step 2: install what is missing, build everything, and run every test.
+# Quick start, step 2 (and what CI runs): install what is missing, build everything, and run
+# every test in three stages:
+#   1. the suite, built as shipped (g++, -Werror, CUDA kernels where nvcc is found), build/;
+#   2. the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, build-asan/
+#      (scripts/sanitize-test.sh);
+#   3. every libFuzzer target for FUZZ_SECONDS each (default 60), build-fuzz/ (scripts/fuzz.sh).
+# Any failing test, sanitizer report, crash, leak or fuzzer timeout fails the script.
+# `scripts/test.sh --quick` runs stage 1 only (the edit-build-test loop); JOBS=N limits the
+# build and ctest parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+case "${1:-}" in
+  "") ;;
+  --quick) quick=1 ;;
+  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
+stage() { echo "== test stage $1 ($(date -u +%H:%M:%S))" >&2; }
+
+stage "1/3: build and ctest"
 scripts/install-deps.sh
 scripts/build.sh
-cd build
-ctest --output-on-failure -j"${JOBS:-$(nproc)}"
+(cd build && ctest --output-on-failure -j"${JOBS:-$(nproc)}")
+((quick)) && exit 0
+
+stage "2/3: ctest under ASan and UBSan"
+scripts/sanitize-test.sh
+
+stage "3/3: libFuzzer, ${FUZZ_SECONDS:-60} s per target"
+scripts/fuzz.sh
+stage "done"
