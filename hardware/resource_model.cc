@@ -55,7 +55,8 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
     if (t.bm() <= 0 || t.bn() <= 0) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": gemm tiles must be positive"));
     }
-    model.tiles_.push_back({t.bm(), t.bn()});
+    const double bm = t.bm(), bn = t.bn();
+    model.tiles_.push_back({t.bm(), t.bn(), 1.0 / (1.0 + g.tile_penalty() * (bm + bn) / (bm * bn))});
   }
   if (absl::Status s = BuildTable(calibration.hbm(), absl::StrCat(where, ": hbm"),
                                   &model.hbm_.log_x, &model.hbm_.y);
@@ -151,15 +152,6 @@ double ResourceModel::ResidentHits(double resident) const {
   return resident <= l2_usable_ ? resident : l2_usable_;
 }
 
-double ResourceModel::StreamRate(double bytes, double work_items, double per_item) const {
-  double rate = HbmRate(bytes);
-  if (work_items > 0) {
-    if (per_item <= 0) per_item = calibration_.gemm().per_sm_bytes_per_s();
-    rate = std::min(rate, std::min(work_items, sms_) * per_item);
-  }
-  return rate;
-}
-
 double ResourceModel::CollectiveSeconds(KernelKind kind, int ranks, double bytes) const {
   if (ranks < 2 || bytes <= 0) return 0;
   if (all_reduce_.empty()) return 0;
@@ -209,10 +201,17 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
   const double cuda_s = kernel.cuda_flops / cuda_peak_;
   const double side = std::sqrt(sms_);
 
+  // The HBM and L2 rates interpolate in log space; most tiles ask for the same byte count and
+  // working set as the tile before (the compulsory bytes; operands that fit), so a rate is
+  // looked up again only when its argument changes. Same arithmetic, fewer logs.
+  const double per_sm_bytes_per_s = g.per_sm_bytes_per_s();
+  const bool l2_fixed = g.l2_bytes_per_s() > 0;
+  double rate_bytes = -1, hbm_rate = 0, rate_footprint = -1, l2_rate = l2_fixed ? g.l2_bytes_per_s() : 0;
+
   KernelTime best;
   best.seconds = -1;
-  for (const std::array<int, 2>& tile : tiles_) {
-    const double bm = tile[0], bn = tile[1];
+  for (const TilePlan& tile : tiles_) {
+    const double bm = tile.bm, bn = tile.bn;
     const double tm = CeilDiv(m, bm), tn = CeilDiv(n, bn);
     const double tiles = tm * tn * groups;
     double split = 1;
@@ -221,8 +220,7 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
     }
     const double ctas = tiles * split;
     const double waves = CeilDiv(ctas, sms_);
-    const double efficiency = 1.0 / (1.0 + g.tile_penalty() * (bm + bn) / (bm * bn));
-    const double tensor_s = waves * 2.0 * bm * bn * (k / split + g.k_overhead()) / (peak_per_sm * efficiency);
+    const double tensor_s = waves * 2.0 * bm * bn * (k / split + g.k_overhead()) / (peak_per_sm * tile.efficiency);
     // Tile loads: X once per N-tile, W once per M-tile; split-K adds fp32 partials.
     const double partials = split > 1 ? 2.0 * m * n * 4.0 * split * groups : 0;
     const double loads = groups * (m * k * a * tn + n * k * w * tm + m * n * a) + partials;
@@ -236,8 +234,19 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
       hbm_bytes = std::max(hbm_bytes, std::min(streamed, loads));
     }
     const double footprint = std::min(operands, std::min(tm, side) * bm * k * a + std::min(tn, side) * bn * k * w);
-    const double hbm_s = hbm_bytes / StreamRate(hbm_bytes, ctas);
-    const double l2_s = loads / (g.l2_bytes_per_s() > 0 ? g.l2_bytes_per_s() : L2Rate(footprint));
+    if (hbm_bytes != rate_bytes) {
+      rate_bytes = hbm_bytes;
+      hbm_rate = HbmRate(hbm_bytes);
+    }
+    if (!l2_fixed && footprint != rate_footprint) {
+      rate_footprint = footprint;
+      l2_rate = L2Rate(footprint);
+    }
+    // Memory-level parallelism: at most min(ctas, sm_count) SMs stream, each at the per-SM rate.
+    const double stream_rate =
+        ctas > 0 ? std::min(hbm_rate, std::min(ctas, sms_) * per_sm_bytes_per_s) : hbm_rate;
+    const double hbm_s = hbm_bytes / stream_rate;
+    const double l2_s = loads / l2_rate;
     const double busy = std::max({tensor_s, hbm_s, l2_s, cuda_s}) +
                         g.overlap_penalty() * std::min(tensor_s, hbm_s);
     if (best.seconds < 0 || busy < best.busy_s) {
@@ -249,8 +258,8 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
       best.l2_s = l2_s;
       best.hbm_bytes = hbm_bytes;
       best.l2_bytes = loads;
-      best.tile_m = tile[0];
-      best.tile_n = tile[1];
+      best.tile_m = tile.bm;
+      best.tile_n = tile.bn;
       best.split_k = static_cast<int>(split);
       best.waves = static_cast<int>(waves);
     }

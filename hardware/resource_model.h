@@ -98,9 +98,6 @@ class ResourceModel {
   static double Interpolate(const Table& table, double x);
   // Bytes re-read from HBM when `reread` bytes need a working set of `footprint` bytes.
   double Spill(double reread, double footprint) const;
-  // min(HBM rate(bytes), work items x per-item rate); per_item 0: the GEMM per-SM rate, and
-  // at most sm_count items stream at once.
-  double StreamRate(double bytes, double work_items, double per_item = 0) const;
   // Bytes of a just-written input served by L2: all of it when it fits, else the usable L2's
   // worth (the most recently written part).
   double ResidentHits(double resident) const;
@@ -114,7 +111,12 @@ class ResourceModel {
   double l2_usable_ = 0;
   double sms_ = 1;
   double cuda_peak_ = 0;
-  std::vector<std::array<int, 2>> tiles_;
+  struct TilePlan {
+    int bm = 0;
+    int bn = 0;
+    double efficiency = 1;  // 1 / (1 + tile_penalty (bm + bn) / (bm bn)): fixed per profile
+  };
+  std::vector<TilePlan> tiles_;
   std::vector<Collective> all_reduce_;
 };
 

@@ -10,6 +10,14 @@ namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// log2(n) when n is a power of two, else -1.
+int PowerOfTwoShift(int64_t n) {
+  if (n < 1 || (n & (n - 1)) != 0) return -1;
+  int shift = 0;
+  while ((int64_t{1} << shift) < n) ++shift;
+  return shift;
+}
+
 // CUDA-core FLOPs per element of the small kernels: RMSNorm squares, sums, scales and
 // multiplies by the weight (4); RoPE rotates pairs (3 per element); SiLU-and-multiply (4,
 // the exponential counted once); softmax per attention score (max, subtract, exp, sum: 4).
@@ -73,6 +81,8 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   }
   IterationKernelBuilder b;
   b.model_ = model;
+  b.block_shift_ = PowerOfTwoShift(options.kv_block_tokens);
+  b.split_shift_ = PowerOfTwoShift(options.decode_kv_split_tokens);
   b.options_ = options;
   b.layers_ = model.num_layers();
   b.d_ = model.hidden_size();
@@ -258,18 +268,33 @@ void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKern
     a.parallel_work_items = work;
   }
   if (!batch.decode_context_tokens.empty()) {
-    const double split = static_cast<double>(options_.decode_kv_split_tokens);
-    const double block = static_cast<double>(options_.kv_block_tokens);
-    double keys = 0, blocks = 0, chunks = 0, partials = 0, longest = 0;
-    for (int64_t context : batch.decode_context_tokens) {
-      const double len = static_cast<double>(context) + 1;  // the new token's K/V is cached first
-      keys += len;
-      blocks += std::ceil(len / block);
-      const double c = std::ceil(len / split);
-      chunks += c;
-      if (c > 1) partials += c;
-      longest = std::max(longest, len);
+    // Exact integer sums (every count is far below 2^53, so they convert to double exactly).
+    // This loop runs over every decode sequence of every iteration: with the vLLM sizes
+    // (powers of two) the ceiling divisions are shifts, which keeps it a few cycles a sequence.
+    const int64_t split = options_.decode_kv_split_tokens;
+    const int64_t block = options_.kv_block_tokens;
+    int64_t keys_n = 0, blocks_n = 0, chunks_n = 0, partials_n = 0, longest_n = 0;
+    const auto accumulate = [&](int64_t len, int64_t len_blocks, int64_t len_chunks) {
+      keys_n += len;
+      blocks_n += len_blocks;
+      chunks_n += len_chunks;
+      if (len_chunks > 1) partials_n += len_chunks;
+      longest_n = std::max(longest_n, len);
+    };
+    if (block_shift_ >= 0 && split_shift_ >= 0) {
+      for (int64_t context : batch.decode_context_tokens) {
+        const int64_t len = context + 1;  // the new token's K/V is cached first
+        accumulate(len, (len + block - 1) >> block_shift_, (len + split - 1) >> split_shift_);
+      }
+    } else {
+      for (int64_t context : batch.decode_context_tokens) {
+        const int64_t len = context + 1;
+        accumulate(len, CeilDiv(len, block), CeilDiv(len, split));
+      }
     }
+    const double keys = static_cast<double>(keys_n), blocks = static_cast<double>(blocks_n);
+    const double chunks = static_cast<double>(chunks_n), partials = static_cast<double>(partials_n);
+    const double longest = static_cast<double>(longest_n);
     const double sequences = static_cast<double>(batch.decode_context_tokens.size());
     Kernel& a = out->Add();
     a = Kernel{};

@@ -160,6 +160,8 @@ class IterationKernelBuilder {
   double kv_elem_bytes_ = 2;
   double kv_bytes_per_token_layer_ = 0;
   bool dequant_weights_ = false;  // int4/int8 weights multiplied in compute_dtype
+  int block_shift_ = -1;          // log2(kv_block_tokens) when a power of two, else -1
+  int split_shift_ = -1;          // log2(decode_kv_split_tokens) likewise
 };
 
 }  // namespace infergrid

@@ -163,6 +163,31 @@ TEST(IterationKernels, DecodeAttentionReadsEachSequenceAtItsOwnLength) {
   EXPECT_DOUBLE_EQ(a->parallel_work_items, 8.0 * (1 + 4 + 118));
 }
 
+// Block and split counts are ceiling divisions; power-of-two sizes (vLLM's 16 and 256) take a
+// shift, any other size a division: both must count the same way.
+TEST(IterationKernels, DecodeBlocksAndSplitsForAnyBlockAndSplitSize) {
+  const ModelSpec llama = Model("llama-3-8b");
+  BatchShape batch;
+  batch.decode_context_tokens = {23, 24, 400};  // 24, 25 and 401 keys
+  const double qo = 2.0 * 3 * 32 * 128 * 2;
+  const double kv = (24.0 + 25 + 401) * 2 * 8 * 128 * 2;
+  const auto partial_bytes = [](double chunks) { return 2.0 * chunks * 32 * 130 * 4; };
+  IterationKernelOptions odd;
+  odd.kv_block_tokens = 24;
+  odd.decode_kv_split_tokens = 384;
+  const IterationKernels odd_kernels = Build(llama, batch, odd);
+  const Kernel* a = Find(odd_kernels, "attention_decode");
+  ASSERT_NE(a, nullptr);
+  // Blocks of 24: 1 + 2 + 17; chunks of 384: 1 + 1 + 2, the last sequence's 2 are partials.
+  EXPECT_DOUBLE_EQ(a->hbm_bytes, qo + kv + 4.0 * (1 + 2 + 17) + partial_bytes(2));
+  EXPECT_DOUBLE_EQ(a->parallel_work_items, 8.0 * (1 + 1 + 2));
+  const IterationKernels vllm_kernels = Build(llama, batch);  // blocks of 16, chunks of 256
+  const Kernel* b = Find(vllm_kernels, "attention_decode");
+  ASSERT_NE(b, nullptr);
+  EXPECT_DOUBLE_EQ(b->hbm_bytes, qo + kv + 4.0 * (2 + 2 + 26) + partial_bytes(2));
+  EXPECT_DOUBLE_EQ(b->parallel_work_items, 8.0 * (1 + 1 + 2));
+}
+
 TEST(IterationKernels, PrefillAttentionIsCausalWithPriorContext) {
   const ModelSpec llama = Model("llama-3-8b");
   BatchShape batch;
