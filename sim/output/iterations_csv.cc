@@ -1,7 +1,7 @@
 #include "sim/output/iterations_csv.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "sim/output/csv_append.h"
 
 namespace infergrid {
 
@@ -23,12 +23,30 @@ IterationsCsv::~IterationsCsv() {
 void IterationsCsv::OnIteration(const IterationRecord& r) {
   const double kv_fraction = r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_used) /
                                                           static_cast<double>(r.kv_blocks_total) : 0;
-  absl::StrAppendFormat(&buffer_, "%d,%d,%.9f,%.9f,%.9f,%.9f,%d,%d,%d,%d,%d,%d,%.6f,%d,%d,%d,%d,%d,%d,%s,%.6f,%.6f\n",
-                        r.replica, r.index, r.start_s, r.end_s, r.compute_s, r.communication_s,
-                        r.batch_size(), r.prefill_seqs, r.prefill_tokens, r.decode_seqs,
-                        r.padding_seqs, r.kv_blocks_used, kv_fraction, r.waiting, r.running,
-                        r.swapped, r.preempted, r.swap_out_blocks, r.swap_in_blocks,
-                        ResourceName(r.binding), r.hbm_fraction, r.compute_fraction);
+  // Same text as printf("%d,%d,%.9f,%.9f,%.9f,%.9f,%d x 6,%.6f,%d x 6,%s,%.6f,%.6f\n").
+  std::string& b = buffer_;
+  AppendInt(&b, r.replica);
+  AppendInt(&b, r.index);
+  AppendFixed(&b, r.start_s, 9);
+  AppendFixed(&b, r.end_s, 9);
+  AppendFixed(&b, r.compute_s, 9);
+  AppendFixed(&b, r.communication_s, 9);
+  AppendInt(&b, r.batch_size());
+  AppendInt(&b, r.prefill_seqs);
+  AppendInt(&b, r.prefill_tokens);
+  AppendInt(&b, r.decode_seqs);
+  AppendInt(&b, r.padding_seqs);
+  AppendInt(&b, r.kv_blocks_used);
+  AppendFixed(&b, kv_fraction, 6);
+  AppendInt(&b, r.waiting);
+  AppendInt(&b, r.running);
+  AppendInt(&b, r.swapped);
+  AppendInt(&b, r.preempted);
+  AppendInt(&b, r.swap_out_blocks);
+  AppendInt(&b, r.swap_in_blocks);
+  AppendField(&b, ResourceName(r.binding));
+  AppendFixed(&b, r.hbm_fraction, 6);
+  AppendFixed(&b, r.compute_fraction, 6, '\n');
   if (buffer_.size() > (1 << 20)) Flush();
 }
 

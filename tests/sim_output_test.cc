@@ -1,0 +1,47 @@
+// The CSV number appenders print exactly what printf prints (iterations.csv must not change
+// when its writer does).
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "sim/output/csv_append.h"
+
+namespace infergrid {
+namespace {
+
+TEST(CsvAppend, FixedMatchesPrintfEverywhere) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-12, 40);
+  std::vector<double> values = {0.0, -0.0, 0.5e-9, 1.5e-9, 2.5e-9, 0.0000000005, 1e300, -1e300,
+                                std::numeric_limits<double>::max(), std::numeric_limits<double>::min(),
+                                std::numeric_limits<double>::denorm_min(), 1.0 / 3, 2.0 / 3,
+                                204.11312345678951, std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN()};
+  for (int i = 0; i < 100000; ++i) values.push_back(std::ldexp(mantissa(rng), exponent(rng)));
+  for (const double v : values) {
+    for (const int precision : {6, 9}) {
+      std::string got;
+      AppendFixed(&got, v, precision, '\n');
+      EXPECT_EQ(got, absl::StrFormat("%.*f\n", precision, v)) << v;
+    }
+  }
+}
+
+TEST(CsvAppend, IntegersAndFields) {
+  std::string row;
+  AppendInt(&row, 0);
+  AppendInt(&row, -42);
+  AppendInt(&row, std::numeric_limits<int64_t>::min());
+  AppendInt(&row, std::numeric_limits<int64_t>::max());
+  AppendField(&row, "hbm", '\n');
+  EXPECT_EQ(row, "0,-42,-9223372036854775808,9223372036854775807,hbm\n");
+}
+
+}  // namespace
+}  // namespace infergrid
