@@ -1,6 +1,7 @@
 // `infergrid simulate` and `compare` as users run them: golden table and JSON, byte-identical
 // outputs for identical inputs, the four output files and their columns, errors that name the
 // flag or file:line and leave no output behind, traces, tensor parallelism and replicas.
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -109,6 +110,25 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputs) {
   EXPECT_NE(ReadAll(a / "requests.csv"), ReadAll(c / "requests.csv"));
 }
 
+// A sweep that needs only the metrics writes only summary.json, and the same one.
+TEST(SimulateCli, OutputsSelectsTheFilesWithoutChangingResults) {
+  const fs::path all = testing::TestDir() / "all";
+  const fs::path some = testing::TestDir() / "some";
+  const std::string args = "simulate --max-requests=60 --rate=8 --quiet --record-wall-time=false";
+  ASSERT_EQ(RunInfergrid(absl::StrCat(args, " --out=", all.string())).exit_code, 0);
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat(args, " --quiet=false --out=", some.string(), " --outputs=requests,summary"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("wrote ", some.string(), "/{summary.json, requests.csv}\n")));
+  std::vector<std::string> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(some)) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"requests.csv", "summary.json"}));
+  EXPECT_EQ(ReadAll(some / "summary.json"), ReadAll(all / "summary.json"));
+  EXPECT_EQ(ReadAll(some / "requests.csv"), ReadAll(all / "requests.csv"));
+  testing::ExpectOneLineError({"simulate --outputs=summary", 2, "--outputs needs --out=DIR"});
+}
+
 TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
   const fs::path dir = testing::TestDir();
   const fs::path out = dir / "out";
@@ -123,6 +143,8 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
       {"--tensor-parallel-size=3", 2, "does not divide the 32 attention heads"},
       {"--max-num-batched-tokens=1024", 2, "--max-num-batched-tokens"},
       {"--rate=-1", 2, "--rate"},
+      {"--outputs=summary,plots", 2, "--outputs: unknown output 'plots'"},
+      {"--outputs=summary,summary", 2, "--outputs: 'summary' is listed twice"},
       {"--model=llama-3-70b", 1, "GiB"},  // 140 GB of bf16 weights on one 80 GB GPU
       {absl::StrCat("--trace=", bad_trace), 1, "bad.csv:3"},
       {absl::StrCat("--trace=", (dir / "missing.csv").string()), 1, "missing.csv"},

@@ -34,6 +34,9 @@ ABSL_FLAG(int64_t, max_requests, 0,
 ABSL_FLAG(uint64_t, seed, 0, "seed of every random stream (synthetic workload)");
 ABSL_FLAG(std::string, out, "",
           "write summary.json, requests.csv, iterations.csv and timeline.json into this folder");
+ABSL_FLAG(std::string, outputs, "summary,requests,iterations,timeline",
+          "with --out: the files to write, a comma list of summary, requests, iterations and "
+          "timeline (a sweep that needs only the metrics: --outputs=summary)");
 ABSL_FLAG(bool, quiet, false, "no progress line on stderr");
 ABSL_FLAG(bool, coalesce, true,
           "execute runs of uninterruptible iterations as one SimGrid activity (same times, faster)");
@@ -54,7 +57,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
     for (absl::string_view name :
          {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "preemption_mode", "swap_space",
           "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "cost_model",
-          "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "quiet",
+          "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "outputs", "quiet",
           "coalesce", "cost_stride", "timeline_max_iterations", "record_wall_time"}) {
       list->push_back(name);
     }

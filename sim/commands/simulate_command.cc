@@ -1,7 +1,7 @@
 // `infergrid simulate`: replays a workload (a trace or a synthetic preset) through the serving
 // model on SimGrid and prints the latency table (or summary JSON with --format=json); with
-// --out=DIR also writes summary.json, requests.csv, iterations.csv and timeline.json there,
-// all or nothing.
+// --out=DIR also writes summary.json, requests.csv, iterations.csv and timeline.json there
+// (or the ones --outputs names), all or nothing.
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -39,7 +39,7 @@ absl::Status RunSimulate(const std::vector<std::string>& positional, std::ostrea
   } else {
     out << RenderSummaryTable(*summary, plan->title);
     if (dir) {
-      out << "wrote " << plan->out_dir << "/{summary.json, requests.csv, iterations.csv, timeline.json}\n";
+      out << "wrote " << plan->out_dir << "/{" << plan->outputs.FileList() << "}\n";
     }
   }
   return absl::OkStatus();

@@ -10,6 +10,7 @@
 #include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "sim/cli/command_line.h"
 #include "sim/cli/json_output.h"
 #include "sim/cli/number_flags.h"
@@ -40,7 +41,7 @@ std::string CommandLineEcho() {
   std::vector<std::string> parts = {"infergrid simulate"};
   for (absl::string_view name : cli::SimulateFlagNames()) {
     const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    if (flag == nullptr || name == "out" || name == "quiet" || name == "format") continue;
+    if (flag == nullptr || name == "out" || name == "outputs" || name == "quiet" || name == "format") continue;
     const std::string value = flag->CurrentValue();
     if (value == flag->DefaultValue()) continue;
     std::string dashed(name);
@@ -82,7 +83,35 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const SimulationPlan
   return source;
 }
 
+// "summary,requests,..." (any order, no repeats) into a selection.
+absl::StatusOr<OutputSelection> ParseOutputs(absl::string_view list) {
+  constexpr absl::string_view kExpected = "expected a comma list of summary, requests, iterations and timeline";
+  OutputSelection selection{false, false, false, false};
+  for (absl::string_view name : absl::StrSplit(list, ',')) {
+    bool* wanted = name == "summary"      ? &selection.summary
+                   : name == "requests"   ? &selection.requests
+                   : name == "iterations" ? &selection.iterations
+                   : name == "timeline"   ? &selection.timeline
+                                          : nullptr;
+    if (wanted == nullptr) {
+      return cli::UsageError(absl::StrCat("--outputs: unknown output '", name, "': ", kExpected));
+    }
+    if (*wanted) return cli::UsageError(absl::StrCat("--outputs: '", name, "' is listed twice"));
+    *wanted = true;
+  }
+  return selection;
+}
+
 }  // namespace
+
+std::string OutputSelection::FileList() const {
+  std::vector<absl::string_view> files;
+  if (summary) files.push_back("summary.json");
+  if (requests) files.push_back("requests.csv");
+  if (iterations) files.push_back("iterations.csv");
+  if (timeline) files.push_back("timeline.json");
+  return absl::StrJoin(files, ", ");
+}
 
 absl::StatusOr<SimulationPlan> ResolveSimulationPlan() {
   SimulationPlan plan;
@@ -271,6 +300,13 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan() {
   plan.summary_options.num_replicas = replicas;
   plan.summary_options.record_wall_time = absl::GetFlag(FLAGS_record_wall_time);
   plan.out_dir = absl::GetFlag(FLAGS_out);
+  absl::StatusOr<OutputSelection> outputs = ParseOutputs(absl::GetFlag(FLAGS_outputs));
+  if (!outputs.ok()) return outputs.status();
+  const absl::CommandLineFlag* outputs_flag = absl::FindCommandLineFlag("outputs");
+  if (plan.out_dir.empty() && outputs_flag->CurrentValue() != outputs_flag->DefaultValue()) {
+    return cli::UsageError("--outputs needs --out=DIR (without it no file is written)");
+  }
+  plan.outputs = *outputs;
 
   SimulationConfig& k = plan.config;
   k.set_command_line(CommandLineEcho());
@@ -325,19 +361,21 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   FanoutSink sinks;
   std::unique_ptr<IterationsCsv> iterations_csv;
   std::unique_ptr<Timeline> timeline;
-  if (out != nullptr) {
+  if (out != nullptr && plan.outputs.iterations) {
     absl::StatusOr<std::unique_ptr<IterationsCsv>> csv = IterationsCsv::Open(out->TempPath("iterations.csv"));
     if (!csv.ok()) return csv.status();
     iterations_csv = *std::move(csv);
     sinks.Add(iterations_csv.get());
+  }
+  if (out != nullptr && plan.outputs.timeline) {
     absl::StatusOr<std::unique_ptr<Timeline>> t =
         Timeline::Open(out->TempPath("timeline.json"), plan.engine.layout.num_replicas, plan.timeline_max_iterations);
     if (!t.ok()) return t.status();
     timeline = *std::move(t);
     sinks.Add(timeline.get());
   }
-  absl::StatusOr<SimulationResult> result =
-      RunSimulation(plan.engine, plan.setup.gpu, *cost->model, **source, out != nullptr ? &sinks : nullptr);
+  absl::StatusOr<SimulationResult> result = RunSimulation(
+      plan.engine, plan.setup.gpu, *cost->model, **source, iterations_csv || timeline ? &sinks : nullptr);
   if (!result.ok()) return result.status();
 
   SimulationSummary summary;
@@ -364,14 +402,20 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
     summary.add_notes(absl::StrCat(trace_stats.skipped, " trace rows skipped (", reasons, ")"));
   }
   for (const std::string& warning : trace_stats.warnings) summary.add_notes(absl::StrCat("trace: ", warning));
-  if (out != nullptr) {
+  if (iterations_csv) {
     if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
+  }
+  if (timeline) {
     if (absl::Status s = timeline->Close(); !s.ok()) return s;
     if (timeline->truncated()) {
       summary.add_notes(absl::StrCat("timeline.json holds the first ", timeline->written(),
                                      " iterations (--timeline-max-iterations)"));
     }
+  }
+  if (out != nullptr && plan.outputs.requests) {
     if (absl::Status s = WriteRequestsCsv(result->log, out->TempPath("requests.csv")); !s.ok()) return s;
+  }
+  if (out != nullptr && plan.outputs.summary) {
     if (absl::Status s = out->WriteFile("summary.json", cli::ToJson(summary)); !s.ok()) return s;
   }
   return summary;

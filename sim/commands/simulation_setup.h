@@ -24,6 +24,16 @@
 
 namespace infergrid {
 
+// The files `simulate --out=DIR` writes (--outputs).
+struct OutputSelection {
+  bool summary = true;     // summary.json
+  bool requests = true;    // requests.csv
+  bool iterations = true;  // iterations.csv
+  bool timeline = true;    // timeline.json
+  // "summary.json, requests.csv, ..." in that order, for the closing line.
+  std::string FileList() const;
+};
+
 struct SimulationPlan {
   SimulationConfig config;            // the echo in summary.json
   cli::AccountingSetup setup;
@@ -43,6 +53,7 @@ struct SimulationPlan {
   SyntheticWorkloadSpec synthetic;
 
   std::string out_dir;                // empty: no files
+  OutputSelection outputs;
   bool json = false;
   int64_t timeline_max_iterations = 200000;
 };
@@ -53,8 +64,9 @@ inline constexpr int64_t kDefaultSyntheticRequests = 1000;
 
 absl::StatusOr<SimulationPlan> ResolveSimulationPlan();
 
-// Runs `plan` with the workload seeded by `seed`. With `out`, writes requests.csv,
-// iterations.csv, timeline.json and summary.json as temporaries there (the caller commits).
+// Runs `plan` with the workload seeded by `seed`. With `out`, writes the files plan.outputs
+// selects (summary.json, requests.csv, iterations.csv, timeline.json) as temporaries there
+// (the caller commits).
 absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed,
                                                     OutputDir* out);
 
