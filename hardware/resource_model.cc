@@ -1,6 +1,7 @@
 #include "hardware/resource_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -33,7 +34,9 @@ absl::Status BuildTable(const RateTable& source, absl::string_view what, std::ve
 absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
                                                     const Calibration& calibration) {
   const std::string where = absl::StrCat("calibration '", calibration.gpu(), "'");
+  static std::atomic<uint64_t> next_id{1};
   ResourceModel model;
+  model.id_ = next_id.fetch_add(1, std::memory_order_relaxed);
   model.gpu_ = gpu;
   model.calibration_ = calibration;
   if (gpu.sm_count() <= 0 || gpu.l2_bytes() <= 0 || gpu.hbm_bytes_per_s() <= 0) {
@@ -186,6 +189,52 @@ double ResourceModel::CollectiveSeconds(KernelKind kind, int ranks, double bytes
   return scale * t;
 }
 
+namespace {
+
+// What GemmTime reads of a Kernel, plus the model's id.
+struct GemmKey {
+  uint64_t model_id = 0;  // 0: an empty slot (ids start at 1)
+  int64_t m = 0, n = 0, k = 0;
+  int32_t groups = 0;
+  DType dtype = DType::BF16;
+  double weight_bytes = 0, activation_bytes = 0, hbm_bytes = 0, resident_bytes = 0, cuda_flops = 0;
+
+  bool operator==(const GemmKey&) const = default;
+};
+
+GemmKey KeyOf(uint64_t model_id, const Kernel& kernel) {
+  return {model_id, kernel.m, kernel.n, kernel.k, kernel.groups, kernel.tensor_dtype,
+          kernel.weight_bytes_per_element, kernel.activation_bytes_per_element, kernel.hbm_bytes,
+          kernel.resident_input_bytes, kernel.cuda_flops};
+}
+
+size_t SlotOf(const GemmKey& key, size_t slots) {
+  // The shape and the row count decide which GEMM this is; the byte fields follow from them.
+  uint64_t h = key.model_id * 0x9E3779B97F4A7C15ull;
+  for (const int64_t v : {key.m, key.n, key.k, static_cast<int64_t>(key.groups)}) {
+    h = (h ^ static_cast<uint64_t>(v)) * 0xBF58476D1CE4E5B9ull;
+  }
+  return static_cast<size_t>(h >> 32) & (slots - 1);
+}
+
+struct GemmCacheEntry {
+  GemmKey key;
+  KernelTime time;
+};
+
+}  // namespace
+
+KernelTime ResourceModel::CachedGemmTime(const Kernel& kernel) const {
+  constexpr size_t kSlots = 256;  // a power of two; a few iterations' GEMMs of a few models
+  thread_local std::array<GemmCacheEntry, kSlots> cache;
+  const GemmKey key = KeyOf(id_, kernel);
+  GemmCacheEntry& entry = cache[SlotOf(key, kSlots)];
+  if (entry.key == key) return entry.time;
+  entry.key = key;
+  entry.time = GemmTime(kernel);
+  return entry.time;
+}
+
 KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
   const GemmModel& g = calibration_.gemm();
   const bool fp8 = kernel.tensor_dtype == DType::FP8_E4M3 || kernel.tensor_dtype == DType::FP8_E5M2;
@@ -278,7 +327,7 @@ KernelTime ResourceModel::Time(const Kernel& kernel) const {
   }
   const ClassParams& c = classes_[static_cast<size_t>(kernel.kind)];
   if (kernel.kind == KernelKind::kGemm) {
-    t = GemmTime(kernel);
+    t = CachedGemmTime(kernel);
   } else {
     const double hbm = kernel.hbm_bytes - ResidentHits(kernel.resident_input_bytes) +
                        Spill(kernel.reread_bytes, kernel.reread_footprint_bytes);

@@ -25,6 +25,7 @@
 #define INFERGRID_HARDWARE_RESOURCE_MODEL_H_
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -94,6 +95,11 @@ class ResourceModel {
   };
 
   ResourceModel() = default;
+  // GemmTime through a small per-thread cache: consecutive iterations of an unchanged batch
+  // ask for the same GEMMs again (same shape, same bytes), and the tile search is the cost
+  // model's most expensive step. Entries are keyed on the model's id and every Kernel field
+  // GemmTime reads, so a hit returns exactly what GemmTime would compute.
+  KernelTime CachedGemmTime(const Kernel& kernel) const;
   KernelTime GemmTime(const Kernel& kernel) const;
   static double Interpolate(const Table& table, double x);
   // Bytes re-read from HBM when `reread` bytes need a working set of `footprint` bytes.
@@ -102,6 +108,7 @@ class ResourceModel {
   // worth (the most recently written part).
   double ResidentHits(double resident) const;
 
+  uint64_t id_ = 0;  // unique per Create(); copies share it (they are the same model)
   GpuSpec gpu_;
   Calibration calibration_;
   std::array<ClassParams, kNumKernelKinds> classes_{};

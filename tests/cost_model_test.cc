@@ -350,6 +350,34 @@ TEST(ResourceModel, GemmTileRereadsHitL2WhenTheWaveFits) {
   EXPECT_LT(tb.hbm_bytes, tb.l2_bytes);    // far less than every tile load
 }
 
+// GEMM times are cached per thread: a hit must be exactly what the model computes, for this
+// model and this kernel only.
+TEST(ResourceModel, CachedGemmTimesBelongToTheirModelAndKernel) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  const Calibration base = RoundProfile(h100);
+  Calibration slower = base;
+  slower.mutable_gemm()->set_peak_fraction(base.gemm().peak_fraction() / 2);
+  const ResourceModel a = Resources(h100, base);
+  const ResourceModel b = Resources(h100, slower);
+  const Kernel big = Gemm(4096, 4096, 4096);  // compute-bound: the peak fraction shows
+  const double first = a.Time(big).seconds;
+  const double other = b.Time(big).seconds;  // same kernel, another model: not a's entry
+  EXPECT_GT(other, 1.5 * first);
+  EXPECT_EQ(a.Time(big).seconds, first);
+  // A copy is the same model and may share entries; a new model of the same profile must agree.
+  const ResourceModel copy = a;
+  EXPECT_EQ(copy.Time(big).seconds, first);
+  EXPECT_EQ(Resources(h100, base).Time(big).seconds, first);
+  // Kernels that differ only in a demand the shape does not show (here the CUDA-core FLOPs of
+  // dequantizing int4 weights) get their own times.
+  Kernel small = Gemm(16, 4096, 4096);
+  const double plain = a.Time(small).seconds;
+  small.cuda_flops = 1e12;
+  const double dequantized = a.Time(small).seconds;
+  EXPECT_GT(dequantized, 10 * plain);
+  EXPECT_EQ(dequantized, Resources(h100, base).Time(small).seconds);
+}
+
 TEST(ResourceModel, SmallWorkingSetsAreReadFromL2) {
   const GpuSpec h100 = Gpu("h100-sxm");
   const ResourceModel r = Resources(h100, RoundProfile(h100));
