@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -76,6 +77,27 @@ std::vector<std::string> SplitCsvLine(absl::string_view line) {
   return fields;
 }
 
+namespace {
+
+// Calls `row(line number, fields)` for every non-blank line after the header; a line whose
+// field count differs from the header's is an error naming it. Stops at the first error.
+absl::Status ForEachDataRow(const std::string& path, const std::vector<absl::string_view>& lines,
+                            absl::FunctionRef<absl::Status(int, const std::vector<std::string>&)> row) {
+  const size_t width = SplitCsvLine(lines[0]).size();
+  for (size_t l = 1; l < lines.size(); ++l) {
+    const int line = static_cast<int>(l) + 1;
+    if (absl::StripAsciiWhitespace(lines[l]).empty()) continue;
+    const std::vector<std::string> fields = SplitCsvLine(lines[l]);
+    if (fields.size() != width) {
+      return LineError(path, line, absl::StrCat("expected ", width, " fields, got ", fields.size()));
+    }
+    if (absl::Status s = row(line, fields); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 bool LooksLikeVidurOps(absl::string_view header) {
   return absl::StrContains(header, "num_tokens") && absl::StrContains(header, "time_stats.");
 }
@@ -112,14 +134,7 @@ absl::StatusOr<VidurOpsTable> ReadVidurOpsCsv(const std::string& path) {
     if (!index.ok()) return index.status();
     shape_index[i] = *index;
   }
-  const size_t width = SplitCsvLine(lines[0]).size();
-  for (size_t l = 1; l < lines.size(); ++l) {
-    const int line = static_cast<int>(l) + 1;
-    if (absl::StripAsciiWhitespace(lines[l]).empty()) continue;
-    const std::vector<std::string> fields = SplitCsvLine(lines[l]);
-    if (fields.size() != width) {
-      return LineError(path, line, absl::StrCat("expected ", width, " fields, got ", fields.size()));
-    }
+  const absl::Status read = ForEachDataRow(path, lines, [&](int line, const std::vector<std::string>& fields) {
     VidurOpsRow row;
     row.line = line;
     double v[8] = {};
@@ -155,7 +170,9 @@ absl::StatusOr<VidurOpsTable> ReadVidurOpsCsv(const std::string& path) {
       row.median_s.emplace_back(op, ms * 1e-3);
     }
     table.rows.push_back(std::move(row));
-  }
+    return absl::OkStatus();
+  });
+  if (!read.ok()) return read;
   if (table.rows.empty()) return LineError(path, 2, "no data rows");
   return table;
 }
@@ -177,14 +194,7 @@ absl::StatusOr<std::vector<VidurCollectiveRow>> ReadVidurCollectiveCsv(const std
   if (!devices.ok()) return devices.status();
   if (!size.ok()) return size.status();
   std::vector<VidurCollectiveRow> rows;
-  const size_t width = SplitCsvLine(lines[0]).size();
-  for (size_t l = 1; l < lines.size(); ++l) {
-    const int line = static_cast<int>(l) + 1;
-    if (absl::StripAsciiWhitespace(lines[l]).empty()) continue;
-    const std::vector<std::string> fields = SplitCsvLine(lines[l]);
-    if (fields.size() != width) {
-      return LineError(path, line, absl::StrCat("expected ", width, " fields, got ", fields.size()));
-    }
+  const absl::Status read = ForEachDataRow(path, lines, [&](int line, const std::vector<std::string>& fields) {
     VidurCollectiveRow row;
     row.line = line;
     row.collective = std::string(absl::StripAsciiWhitespace(fields[*collective]));
@@ -203,7 +213,9 @@ absl::StatusOr<std::vector<VidurCollectiveRow>> ReadVidurCollectiveCsv(const std
     row.devices_per_node = static_cast<int>(dpn);
     row.median_s = ms * 1e-3;
     rows.push_back(std::move(row));
-  }
+    return absl::OkStatus();
+  });
+  if (!read.ok()) return read;
   if (rows.empty()) return LineError(path, 2, "no data rows");
   return rows;
 }

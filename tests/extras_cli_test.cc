@@ -203,7 +203,6 @@ TEST(ExtrasCli, BadInputGivesOneLineAndNoOutput) {
        "missing.csv: cannot open file"},
   };
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
-
 }
 
 TEST(ExtrasCli, UsageListsTheCommands) {

@@ -670,7 +670,6 @@ TEST(MemoryEngineCli, BadInputIsAClearError) {
       {"memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=100", 1, "it holds 1600 tokens"},
   };
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
-
 }
 
 }  // namespace

@@ -119,7 +119,6 @@ TEST(InfergridCli, BadInputGivesOneLineAndNoOutput) {
       {"memory " + bad_st, 1, "exceeds the file"},
   };
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
-
 }
 
 TEST(InfergridCli, HelpListsTheCommandsFlags) {

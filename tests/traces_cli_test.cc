@@ -141,7 +141,6 @@ TEST(TraceCli, UsageAndInputErrors) {
        "m.jsonl:1:1: the first line is a JSON object, not a header of the azure format"},
   };
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
-
 }
 
 }  // namespace
