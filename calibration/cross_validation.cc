@@ -3,6 +3,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "calibration/profile_catalog.h"
 
 namespace infergrid {
 namespace {
@@ -45,7 +46,7 @@ absl::StatusOr<CrossValidation> CrossValidate(const GpuSpec& gpu,
     if (absl::Status s = FitKernelSamples(gpu, train, &profile); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("fold '", name, "': ", s.message()));
     }
-    absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, profile);
+    absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(profile));
     if (!model.ok()) return model.status();
     // Predictions point into `samples`, which outlives them.
     std::vector<SampleError> errors;

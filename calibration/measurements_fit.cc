@@ -5,10 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/dtype.h"
+#include "base/textproto.h"
 #include "calibration/profile_fit.h"
 #include "calibration/vidur_csv.h"
-#include "models/dtype.h"
-#include "models/textproto.h"
 
 namespace infergrid {
 namespace {

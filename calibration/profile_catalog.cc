@@ -10,10 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
+#include "base/embedded_file.h"
+#include "base/textproto.h"
 #include "google/protobuf/text_format.h"
 #include "hardware/resource_model.h"
-#include "models/embedded_file.h"
-#include "models/textproto.h"
 
 namespace infergrid {
 namespace calibration_profiles {
@@ -52,12 +52,25 @@ absl::Status Check(const GpuSpec& gpu, const Calibration& profile, absl::string_
     return absl::InvalidArgumentError(absl::StrCat(where, ": profile is for GPU '", profile.gpu(),
                                                    "', not '", gpu.name(), "'"));
   }
-  absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, profile);
+  absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(profile));
   if (!model.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.status().message()));
   return absl::OkStatus();
 }
 
 }  // namespace
+
+ResourceCalibration ResourcesOf(const Calibration& calibration) {
+  ResourceCalibration resources;
+  resources.set_gpu(calibration.gpu());
+  *resources.mutable_gemm() = calibration.gemm();
+  *resources.mutable_hbm() = calibration.hbm();
+  *resources.mutable_l2() = calibration.l2();
+  resources.set_l2_usable_fraction(calibration.l2_usable_fraction());
+  *resources.mutable_kernel_classes() = calibration.kernel_classes();
+  *resources.mutable_launch() = calibration.launch();
+  *resources.mutable_collectives() = calibration.collectives();
+  return resources;
+}
 
 std::vector<std::string> BundledProfileNames() {
   std::vector<std::string> names;

@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "calibration/calibration.pb.h"
 #include "hardware/hardware_spec.pb.h"
+#include "hardware/resource_calibration.pb.h"
 
 namespace infergrid {
 
@@ -28,6 +29,9 @@ absl::StatusOr<Calibration> ResolveCalibration(const GpuSpec& gpu, absl::string_
 // command, written to a temporary name and renamed (no partial file on failure).
 std::string CalibrationToText(const Calibration& calibration);
 absl::Status WriteCalibrationFile(const std::string& path, const Calibration& calibration);
+
+// The rates the resource model reads (hardware/resource_model.h), copied out of a profile.
+ResourceCalibration ResourcesOf(const Calibration& calibration);
 
 // "h100-sxm (measured)" or "h200-sxm (extrapolated from h100-sxm by datasheet ratios)".
 std::string CalibrationLabel(const Calibration& calibration);

@@ -12,12 +12,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/textproto.h"
 #include "calibration/extrapolate.h"
 #include "calibration/measurements_fit.h"
 #include "calibration/nelder_mead.h"
+#include "calibration/profile_catalog.h"
 #include "hardware/gpu_catalog.h"
 #include "hardware/lower_bounds.h"
-#include "models/textproto.h"
 
 namespace infergrid {
 namespace {
@@ -358,7 +359,7 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
                        const GemmParams& p) {
     if (!p.InBounds(best_intensity)) return kLargeLoss;
     p.Apply(gpu, &work);
-    absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, work);
+    absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(work));
     if (!model.ok()) return kLargeLoss;
     return WeightedLogError(*model, rows, weights);
   };
@@ -396,7 +397,7 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
 
   // L2: the lowest rate at which every measured GEMM's tile traffic fits in its measured time.
   {
-    absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, *profile);
+    absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(*profile));
     if (!model.ok()) return model.status();
     double implied = 0;
     for (const KernelSample* s : gemms) {
@@ -424,7 +425,7 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
       tc->set_fixed_s(x[0] * 1e-6);
       tc->set_bandwidth_fraction(x[1]);
       tc->set_per_item_bytes_per_s(std::pow(10.0, x[2]) * 1e9);
-      absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, trial);
+      absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(trial));
       if (!model.ok()) return kLargeLoss;
       return WeightedLogError(*model, rows, cw);
     };
@@ -677,7 +678,7 @@ absl::StatusOr<Calibration> FitProfile(const GpuSpec& gpu, const std::vector<std
     profile.add_notes("no collective tables: tensor parallelism above 1 cannot be costed with this profile");
   }
 
-  absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, profile);
+  absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(profile));
   if (!model.ok()) return model.status();
   const std::vector<SampleError> errors = Predict(*model, samples);
   for (const OpError& e : SummarizeErrors(errors)) {

@@ -10,7 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "models/textproto.h"
+#include "base/textproto.h"
 
 namespace infergrid {
 namespace {

@@ -1,17 +1,42 @@
 # Helpers shared by the module CMakeLists.
 
 # infergrid_proto_library(NAME PROTOS a.proto b.proto [DEPS lib...])
-# A static library of generated protobuf code. Generated headers are included by their path
-# from the repository root ("models/model_spec.pb.h").
+# A static library of the generated code of PROTOS (paths relative to the calling folder).
+# protoc runs from the repository root, so that a file's import path ("models/dtype.proto"),
+# its descriptor name and its generated header ("models/model_spec.pb.h", under the build
+# root) are the same path whichever folder declares it. Generated code is compiled without our
+# warning set.
 function(infergrid_proto_library name)
   cmake_parse_arguments(ARG "" "" "PROTOS;DEPS" ${ARGN})
-  add_library(${name} STATIC)
-  target_sources(${name} PRIVATE ${ARG_PROTOS})
-  protobuf_generate(TARGET ${name} LANGUAGE cpp
-                    IMPORT_DIRS ${PROJECT_SOURCE_DIR}
-                    PROTOC_OUT_DIR ${PROJECT_BINARY_DIR})
+  set(generated "")
+  foreach(proto IN LISTS ARG_PROTOS)
+    get_filename_component(abs "${proto}" ABSOLUTE)
+    file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}" "${abs}")
+    string(REGEX REPLACE "\\.proto$" "" stem "${rel}")
+    set(outputs "${PROJECT_BINARY_DIR}/${stem}.pb.h" "${PROJECT_BINARY_DIR}/${stem}.pb.cc")
+    add_custom_command(
+      OUTPUT ${outputs}
+      COMMAND protobuf::protoc --cpp_out=${PROJECT_BINARY_DIR} -I ${PROJECT_SOURCE_DIR} ${rel}
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+      DEPENDS "${abs}" protobuf::protoc
+      COMMENT "protoc ${rel}"
+      VERBATIM)
+    list(APPEND generated ${outputs})
+  endforeach()
+  add_library(${name} STATIC ${generated})
   target_include_directories(${name} PUBLIC ${PROJECT_BINARY_DIR})
   target_link_libraries(${name} PUBLIC protobuf::libprotobuf ${ARG_DEPS})
+endfunction()
+
+# infergrid_library(NAME SOURCES a.cc ... [DEPS lib...])
+# One folder's library: its sources with our warnings, headers included by their path from the
+# repository root ("models/model_catalog.h").
+function(infergrid_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  infergrid_warnings(${name})
 endfunction()
 
 # infergrid_embed_files(OUT_VAR NAMESPACE ns FILES a.textproto ...)

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "base/textproto.h"
 #include "hardware/gpu_catalog.h"
 #include "hardware/hardware_spec.pb.h"
 #include "models/model_catalog.h"
 #include "models/model_spec.pb.h"
-#include "models/textproto.h"
 #include "traces/length_distribution.h"
 #include "traces/random_streams.h"
 #include "traces/workload_preset.pb.h"

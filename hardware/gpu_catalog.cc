@@ -8,8 +8,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "models/embedded_file.h"
-#include "models/textproto.h"
+#include "base/embedded_file.h"
+#include "base/textproto.h"
 
 namespace infergrid::gpu_catalog {
 absl::Span<const EmbeddedFile> EmbeddedFiles();

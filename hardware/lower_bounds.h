@@ -7,8 +7,8 @@
 
 #include "absl/strings/string_view.h"
 
+#include "base/dtype.pb.h"
 #include "hardware/hardware_spec.pb.h"
-#include "models/dtype.pb.h"
 
 namespace infergrid {
 

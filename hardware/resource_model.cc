@@ -32,7 +32,7 @@ absl::Status BuildTable(const RateTable& source, absl::string_view what, std::ve
 }  // namespace
 
 absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
-                                                    const Calibration& calibration) {
+                                                    const ResourceCalibration& calibration) {
   const std::string where = absl::StrCat("calibration '", calibration.gpu(), "'");
   static std::atomic<uint64_t> next_id{1};
   ResourceModel model;

@@ -1,5 +1,5 @@
 // The time of one kernel on one GPU from its demands (models/iteration_kernels.h) and a
-// calibration profile (calibration/calibration.proto): the largest of tensor FLOPs / calibrated
+// calibration (hardware/resource_calibration.proto, filled from a profile by calibration/): the largest of tensor FLOPs / calibrated
 // tensor rate(shape), CUDA-core FLOPs / CUDA-core peak, HBM bytes / calibrated HBM rate(size)
 // and L2 bytes / calibrated L2 rate(working set), plus the class's calibrated fixed cost
 // (GPU-side ramp and tail). Collectives take their time from the measured NCCL tables.
@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "calibration/calibration.pb.h"
 #include "hardware/hardware_spec.pb.h"
-#include "hardware/iteration_cost.h"
+#include "hardware/resource.h"
+#include "hardware/resource_calibration.pb.h"
 #include "models/iteration_kernels.h"
 
 namespace infergrid {
@@ -59,7 +59,7 @@ struct KernelTime {
 class ResourceModel {
  public:
   // Errors name what is missing or inconsistent in the profile.
-  static absl::StatusOr<ResourceModel> Create(const GpuSpec& gpu, const Calibration& calibration);
+  static absl::StatusOr<ResourceModel> Create(const GpuSpec& gpu, const ResourceCalibration& calibration);
 
   KernelTime Time(const Kernel& kernel) const;
 
@@ -75,7 +75,7 @@ class ResourceModel {
   double launch_graph_s() const { return calibration_.launch().graph_s(); }
   double launch_eager_s() const { return calibration_.launch().eager_s(); }
   const GpuSpec& gpu() const { return gpu_; }
-  const Calibration& calibration() const { return calibration_; }
+  const ResourceCalibration& calibration() const { return calibration_; }
 
  private:
   struct ClassParams {
@@ -110,7 +110,7 @@ class ResourceModel {
 
   uint64_t id_ = 0;  // unique per Create(); copies share it (they are the same model)
   GpuSpec gpu_;
-  Calibration calibration_;
+  ResourceCalibration calibration_;
   std::array<ClassParams, kNumKernelKinds> classes_{};
   Table hbm_;
   Table l2_;

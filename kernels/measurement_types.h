@@ -12,7 +12,7 @@
 
 namespace infergrid::calib {
 
-// The subset of infergrid.DType (models/dtype.proto) the kernels use; written by name.
+// The subset of infergrid.DType (base/dtype.proto) the kernels use; written by name.
 enum class DType { kFp16, kBf16, kFp8E4M3 };
 const char* DTypeName(DType dtype);          // "FP16", "BF16", "FP8_E4M3"
 int DTypeBytes(DType dtype);                 // 2, 2, 1

@@ -8,9 +8,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "models/dtype.h"
-#include "models/json_text.h"
-#include "models/textproto.h"
+#include "base/dtype.h"
+#include "base/json_text.h"
+#include "base/textproto.h"
 
 namespace infergrid {
 namespace {

@@ -24,10 +24,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-// The batch shape is the cost-model contract's (a header-only struct with no dependencies);
-// the kernel list is the first step of turning it into a cost.
-#include "hardware/iteration_cost.h"
-#include "models/dtype.h"
+#include "base/dtype.h"
+#include "models/batch_shape.h"
 #include "models/model_spec.pb.h"
 
 namespace infergrid {

@@ -1,6 +1,6 @@
 #include "models/kv_cache_size.h"
 
-#include "models/dtype.h"
+#include "base/dtype.h"
 
 namespace infergrid {
 

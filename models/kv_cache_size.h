@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "models/dtype.pb.h"
+#include "base/dtype.pb.h"
 #include "models/model_spec.pb.h"
 
 namespace infergrid {

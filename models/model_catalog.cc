@@ -9,9 +9,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "models/embedded_file.h"
+#include "base/embedded_file.h"
+#include "base/textproto.h"
 #include "models/hf_config.h"
-#include "models/textproto.h"
 
 namespace infergrid::model_catalog {
 absl::Span<const EmbeddedFile> EmbeddedFiles();

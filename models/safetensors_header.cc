@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "models/json_text.h"
+#include "base/json_text.h"
 
 namespace infergrid {
 namespace {

@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config
           libsimgrid-dev libboost-graph-dev libprotobuf-dev protobuf-compiler libabsl-dev
-          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+          python3)  # scripts/check-includes.py and the docs link check
 # scripts/fuzz.sh also needs clang and its sanitizer and libFuzzer runtimes.
 if [[ "${INFERGRID_FUZZ_DEPS:-0}" == 1 ]]; then packages+=(clang-14 libclang-rt-14-dev); fi
 missing=()

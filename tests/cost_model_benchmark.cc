@@ -6,9 +6,9 @@
 
 #include "benchmark/benchmark.h"
 #include "calibration/profile_catalog.h"
-#include "hardware/calibrated_cost_model.h"
 #include "hardware/gpu_catalog.h"
 #include "models/model_catalog.h"
+#include "sim/cost/calibrated_cost_model.h"
 
 namespace infergrid {
 namespace {

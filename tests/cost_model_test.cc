@@ -19,7 +19,6 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "hardware/calibrated_cost_model.h"
 #include "hardware/gpu_catalog.h"
 #include "hardware/resource_model.h"
 #include "models/iteration_kernels.h"
@@ -27,6 +26,7 @@
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
 #include "models/pass_accounting.h"
+#include "sim/cost/calibrated_cost_model.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 
@@ -108,7 +108,7 @@ Calibration RoundProfile(const GpuSpec& gpu) {
 }
 
 ResourceModel Resources(const GpuSpec& gpu, const Calibration& p) {
-  absl::StatusOr<ResourceModel> m = ResourceModel::Create(gpu, p);
+  absl::StatusOr<ResourceModel> m = ResourceModel::Create(gpu, ResourcesOf(p));
   EXPECT_TRUE(m.ok()) << m.status();
   return *m;
 }
@@ -470,13 +470,13 @@ TEST(ResourceModel, RejectsIncompleteProfiles) {
   const GpuSpec h100 = Gpu("h100-sxm");
   Calibration p = RoundProfile(h100);
   p.mutable_gemm()->clear_tiles();
-  EXPECT_THAT(ResourceModel::Create(h100, p).status().message(), HasSubstr("at least one tile"));
+  EXPECT_THAT(ResourceModel::Create(h100, ResourcesOf(p)).status().message(), HasSubstr("at least one tile"));
   p = RoundProfile(h100);
   p.mutable_kernel_classes()->RemoveLast();
-  EXPECT_THAT(ResourceModel::Create(h100, p).status().message(), HasSubstr("no kernel class"));
+  EXPECT_THAT(ResourceModel::Create(h100, ResourcesOf(p)).status().message(), HasSubstr("no kernel class"));
   p = RoundProfile(h100);
   p.mutable_hbm()->mutable_points(1)->set_bytes(1);
-  EXPECT_THAT(ResourceModel::Create(h100, p).status().message(), HasSubstr("increasing"));
+  EXPECT_THAT(ResourceModel::Create(h100, ResourcesOf(p)).status().message(), HasSubstr("increasing"));
 }
 
 // ---------------------------------------------------------------- bundled profiles

@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "calibration/classification_metrics.h"
-#include "calibration/latency_errors.h"
-#include "calibration/request_latency_csv.h"
-#include "calibration/slo_validation.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/model_catalog.h"
 #include "models/training_compute.h"
 #include "models/vector_index_memory.h"
+#include "sim/validation/classification_metrics.h"
+#include "sim/validation/latency_errors.h"
+#include "sim/validation/request_latency_csv.h"
+#include "sim/validation/slo_validation.h"
 
 namespace infergrid {
 namespace {

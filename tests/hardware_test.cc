@@ -3,7 +3,7 @@
 #include "gtest/gtest.h"
 #include "hardware/gpu_catalog.h"
 #include "hardware/lower_bounds.h"
-#include "hardware/roofline_cost_model.h"
+#include "sim/cost/roofline_cost_model.h"
 #include "tests/test_files.h"
 
 namespace infergrid {

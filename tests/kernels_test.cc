@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/textproto.h"
 #include "calibration/measurements.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,7 +21,6 @@
 #include "kernels/sweep_plan.h"
 #include "kernels/textproto_writer.h"
 #include "models/model_spec.pb.h"
-#include "models/textproto.h"
 #include "tests/test_files.h"
 
 namespace infergrid::calib {

@@ -27,7 +27,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/memory_plan/memory_plan.h"
 #include "sim/memory_plan/memory_plan_detail.h"
-#include "sim/memory_plan/personality_catalog.h"
+#include "sim/personality/personality_catalog.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 
@@ -459,7 +459,7 @@ TEST(EnginePersonalities, VersionsResolve) {
   EXPECT_EQ(PersonalityName(*ResolveEnginePersonality("sglang")), "sglang@0.4.9");
   EXPECT_EQ(PersonalityName(*ResolveEnginePersonality("trtllm@cpp")), "trtllm@cpp");
   for (const char* bad : {"vllm-v2", "vllm-v1@0.5", "tgi"}) {
-    absl::StatusOr<EngineMemoryPersonality> p = ResolveEnginePersonality(bad);
+    absl::StatusOr<EnginePersonality> p = ResolveEnginePersonality(bad);
     EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_THAT(p.status().message(), HasSubstr("vllm-v1@0.19"));
   }

@@ -3,16 +3,16 @@
 #include <cmath>
 #include <string>
 
+#include "base/dtype.h"
+#include "base/textproto.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "models/dtype.h"
 #include "models/hf_config.h"
 #include "models/kv_cache_size.h"
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
 #include "models/pass_accounting.h"
 #include "models/safetensors_header.h"
-#include "models/textproto.h"
 #include "tests/test_files.h"
 
 namespace infergrid {

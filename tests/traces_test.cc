@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "absl/strings/str_cat.h"
 #include "tests/test_files.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_transforms.h"

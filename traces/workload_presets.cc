@@ -6,8 +6,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "models/embedded_file.h"
-#include "models/textproto.h"
+#include "base/embedded_file.h"
+#include "base/textproto.h"
 
 namespace infergrid::workload_presets {
 absl::Span<const EmbeddedFile> EmbeddedFiles();

@@ -12,8 +12,8 @@
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
 #include "models/safetensors_header.h"
-#include "sim/memory_plan/personality_catalog.h"
 #include "sim/cli/command_line.h"
+#include "sim/personality/personality_catalog.h"
 
 ABSL_FLAG(std::string, model, "llama-3-8b",
           "catalog model name, or a path to a Hugging Face config.json or a ModelSpec .textproto");
@@ -191,7 +191,7 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const AccountingSetup
   request.kv_dtype = setup.kv_dtype;
   std::string engine = absl::GetFlag(FLAGS_engine);
   if (engine.empty()) engine = std::string(default_engine);
-  absl::StatusOr<EngineMemoryPersonality> personality = ResolveEnginePersonality(engine);
+  absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(engine);
   if (!personality.ok()) return UsageError(absl::StrCat("--engine: ", personality.status().message()));
   request.engine = engine;
 

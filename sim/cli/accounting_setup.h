@@ -11,11 +11,11 @@
 
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
+#include "base/dtype.h"
 #include "hardware/hardware_spec.pb.h"
-#include "models/dtype.h"
 #include "models/model_spec.pb.h"
 #include "sim/memory_plan/memory_plan.h"
-#include "sim/reports.pb.h"
+#include "sim/reports/accounting_reports.pb.h"
 
 ABSL_DECLARE_FLAG(std::string, model);
 ABSL_DECLARE_FLAG(std::string, gpu);

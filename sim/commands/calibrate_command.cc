@@ -14,17 +14,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/textproto.h"
 #include "calibration/cross_validation.h"
 #include "calibration/extrapolate.h"
 #include "calibration/profile_catalog.h"
 #include "calibration/profile_fit.h"
 #include "hardware/gpu_catalog.h"
-#include "models/textproto.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/text_table.h"
-#include "sim/cli/units.h"
 #include "sim/commands/command.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 
 ABSL_FLAG(std::string, in, "",
           "calibrate fit/crossval: input files, comma-separated: vidur per-op or collective CSVs, "
@@ -36,7 +36,7 @@ ABSL_DECLARE_FLAG(std::string, out);
 namespace infergrid {
 namespace {
 
-using cli::Fixed;
+using format::Fixed;
 
 std::vector<std::string> InputList() {
   std::vector<std::string> inputs;
@@ -47,7 +47,7 @@ std::vector<std::string> InputList() {
 }
 
 std::string ErrorTable(const std::vector<OpError>& errors) {
-  cli::TextTable table({"op", "rows", "MAPE", "median |err|", "median APE", "bias"});
+  format::TextTable table({"op", "rows", "MAPE", "median |err|", "median APE", "bias"});
   for (const OpError& e : errors) {
     table.AddRow({e.op, absl::StrCat(e.rows), absl::StrCat(Fixed(100 * e.mape, 1), "%"),
                   absl::StrCat(Fixed(e.median_abs_error_s * 1e6, 2), " us"),
@@ -71,7 +71,7 @@ std::string BandTable(const std::vector<SampleError>& errors) {
   }
   std::vector<std::string> header = {"MAPE (bias) by tokens"};
   for (const char* n : names) header.push_back(n);
-  cli::TextTable table(header);
+  format::TextTable table(header);
   for (const std::string& op : ops) {
     std::vector<std::string> row = {op};
     for (const auto& cell : cells[op]) {
@@ -136,7 +136,7 @@ absl::Status RunFit(std::ostream& out) {
   for (const FitQuality& q : profile->fit_quality()) {
     quality.push_back({q.op(), q.rows(), q.mape(), q.median_abs_error_s(), 0, 0});
   }
-  cli::TextTable table({"held-in op", "rows", "MAPE", "median |err|"});
+  format::TextTable table({"held-in op", "rows", "MAPE", "median |err|"});
   for (const OpError& e : quality) {
     table.AddRow({e.op, absl::StrCat(e.rows), absl::StrCat(Fixed(100 * e.mape, 1), "%"),
                   absl::StrCat(Fixed(e.median_abs_error_s * 1e6, 2), " us")});
@@ -156,7 +156,7 @@ absl::Status RunReport(std::ostream& out) {
   if (!gpu.ok()) return absl::InvalidArgumentError(absl::StrCat(profile_path, ": ", gpu.status().message()));
   absl::StatusOr<Calibration> checked = ResolveCalibration(*gpu, profile_path);
   if (!checked.ok()) return checked.status();
-  absl::StatusOr<ResourceModel> model = ResourceModel::Create(*gpu, *checked);
+  absl::StatusOr<ResourceModel> model = ResourceModel::Create(*gpu, ResourcesOf(*checked));
   if (!model.ok()) return model.status();
   absl::StatusOr<VidurOpsTable> table = ReadVidurOpsCsv(measured);
   if (!table.ok()) return table.status();
@@ -170,7 +170,7 @@ absl::Status RunReport(std::ostream& out) {
   std::sort(errors.begin(), errors.end(), [](const SampleError& a, const SampleError& b) {
     return a.ape() > b.ape() || (a.ape() == b.ape() && a.sample->where < b.sample->where);
   });
-  cli::TextTable worst({"worst cases", "TP", "tokens", "measured", "predicted", "error", "row"});
+  format::TextTable worst({"worst cases", "TP", "tokens", "measured", "predicted", "error", "row"});
   for (size_t i = 0; i < std::min<size_t>(10, errors.size()); ++i) {
     const SampleError& e = errors[i];
     worst.AddRow({e.sample->op, absl::StrCat(e.sample->tensor_parallel), absl::StrCat(e.sample->tokens),
@@ -207,7 +207,7 @@ absl::Status RunCrossValidation(std::ostream& out) {
     out << absl::StrCat("\n", tp ? "leave-one-TP-out" : "leave-shapes-out (num_tokens bands)",
                     ": each row predicted by a fit that never saw its ", tp ? "TP degree" : "band", "\n");
     out << absl::StrCat(ErrorTable(cv->pooled));
-    cli::TextTable folds({"fold", "train", "test", "GEMM MAPE", "all MAPE"});
+    format::TextTable folds({"fold", "train", "test", "GEMM MAPE", "all MAPE"});
     for (const FoldResult& f : cv->folds) {
       std::string gemm = "-", all = "-";
       for (const OpError& e : f.errors) {

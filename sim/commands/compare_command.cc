@@ -16,16 +16,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/textproto.h"
 #include "google/protobuf/util/json_util.h"
-#include "models/textproto.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/json_output.h"
 #include "sim/cli/simulate_flags.h"
-#include "sim/cli/text_table.h"
-#include "sim/cli/units.h"
 #include "sim/commands/child_process.h"
 #include "sim/commands/command.h"
 #include "sim/commands/simulation_setup.h"
+#include "sim/format/json_output.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 #include "sim/output/output_dir.h"
 
 ABSL_FLAG(std::string, a, "", "compare: configuration A, as simulate flags (\"--scheduler=vllm --max-num-seqs=128\")");
@@ -106,14 +106,14 @@ std::string RenderComparison(const Comparison& c) {
     absl::StrAppend(&out, " (common random numbers: seeds ", c.seeds(0), "..", c.seeds(c.seeds_size() - 1), ")");
   }
   absl::StrAppend(&out, "\n  A: ", c.a().command_line(), "\n  B: ", c.b().command_line(), "\n\n");
-  cli::TextTable table({"metric", "A", "B", "B - A", "95% CI", "relative"});
+  format::TextTable table({"metric", "A", "B", "B - A", "95% CI", "relative"});
   for (const MetricDifference& d : c.differences()) {
     auto fmt = [](double v) { return absl::StrFormat("%.6g", v); };
     const std::string ci = c.replications() > 1
                                ? absl::StrCat("[", fmt(d.ci95_low()), ", ", fmt(d.ci95_high()), "]")
                                : "-";
     table.AddRow({d.metric(), fmt(d.a_mean()), fmt(d.b_mean()), fmt(d.difference_mean()), ci,
-                  absl::StrCat(cli::Fixed(100 * d.relative(), 1), "%")});
+                  absl::StrCat(format::Fixed(100 * d.relative(), 1), "%")});
   }
   absl::StrAppend(&out, table.Render());
   absl::StrAppend(&out, "latencies in seconds; throughput and goodput per second of simulated time\n");
@@ -211,10 +211,10 @@ absl::Status RunCompare(const std::vector<std::string>& positional, std::ostream
   if (!dir_name.empty()) {
     absl::StatusOr<OutputDir> dir = OutputDir::Open(dir_name);
     if (!dir.ok()) return dir.status();
-    if (absl::Status s = dir->WriteFile("comparison.json", cli::ToJson(comparison)); !s.ok()) return s;
+    if (absl::Status s = dir->WriteFile("comparison.json", format::ToJson(comparison)); !s.ok()) return s;
     if (absl::Status s = dir->Commit(); !s.ok()) return s;
   }
-  out << (*json ? cli::ToJson(comparison) : RenderComparison(comparison));
+  out << (*json ? format::ToJson(comparison) : RenderComparison(comparison));
   return absl::OkStatus();
 }
 

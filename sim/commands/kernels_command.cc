@@ -15,15 +15,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/dtype.h"
 #include "calibration/profile_catalog.h"
 #include "hardware/gpu_catalog.h"
 #include "hardware/lower_bounds.h"
 #include "hardware/resource_model.h"
-#include "models/dtype.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/units.h"
 #include "sim/commands/command.h"
+#include "sim/format/units.h"
 
 ABSL_FLAG(std::string, calibration, "",
           "a calibration profile .textproto (default: the bundled profile of --gpu)");
@@ -80,9 +80,9 @@ absl::StatusOr<std::string> GemmLine(const ResourceModel& model, int line,
   k.hbm_bytes = (m * kk + n * kk) * k.weight_bytes_per_element + m * n * 2;
   const KernelTime t = model.Time(k);
   const LowerBounds lb = ComputeLowerBounds(model.gpu(), *dtype, k.tensor_flops, k.hbm_bytes);
-  return absl::StrCat(absl::StrJoin(fields, " "), " ", cli::Fixed(t.seconds * 1e6, 2), " ",
-                      ResourceName(t.binding), " ", cli::Fixed(lb.hbm_s * 1e6, 2), " ",
-                      cli::Fixed(lb.compute_s * 1e6, 2), "\n");
+  return absl::StrCat(absl::StrJoin(fields, " "), " ", format::Fixed(t.seconds * 1e6, 2), " ",
+                      ResourceName(t.binding), " ", format::Fixed(lb.hbm_s * 1e6, 2), " ",
+                      format::Fixed(lb.compute_s * 1e6, 2), "\n");
 }
 
 absl::Status RunKernels(const std::vector<std::string>& positional, std::ostream& out) {
@@ -94,7 +94,7 @@ absl::Status RunKernels(const std::vector<std::string>& positional, std::ostream
   if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
   absl::StatusOr<Calibration> profile = ResolveCalibration(*gpu, absl::GetFlag(FLAGS_calibration));
   if (!profile.ok()) return profile.status();
-  absl::StatusOr<ResourceModel> model = ResourceModel::Create(*gpu, *profile);
+  absl::StatusOr<ResourceModel> model = ResourceModel::Create(*gpu, ResourcesOf(*profile));
   if (!model.ok()) return model.status();
   // Standard output carries one line per kernel and nothing else; the note goes to stderr.
   if (profile->extrapolated()) {

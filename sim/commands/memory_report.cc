@@ -6,20 +6,18 @@
 #include "hardware/gpu_catalog.h"
 #include "models/kv_cache_size.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/json_output.h"
-#include "sim/cli/text_table.h"
-#include "sim/cli/units.h"
 #include "sim/commands/command.h"
 #include "sim/commands/report_parts.h"
+#include "sim/format/json_output.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 #include "sim/memory_plan/engine_memory_report.h"
 #include "sim/memory_plan/memory_plan_detail.h"
 
 namespace infergrid {
 
-using cli::Fixed;
-using cli::Grouped;
-using cli::kGB;
-using cli::kGiB;
+using format::Fixed;
+using format::Grouped;
 
 MemoryReport BuildMemoryReport(const cli::AccountingSetup& setup, int64_t context_tokens,
                                int64_t batch) {
@@ -64,11 +62,11 @@ std::string RenderMemoryTable(const MemoryReport& report, const cli::AccountingS
   absl::StrAppend(&out, "  parameters     ", ParameterLine(report.parameters()), "\n");
   absl::StrAppend(&out, "  weights        ", WeightLine(report.weights()), "\n");
   absl::StrAppend(&out, "  KV cache       ", kv.dtype(), ", ", Grouped(kv.bytes_per_token()),
-                  " B = ", Fixed(kv.bytes_per_token() / cli::kKiB, 0), " KiB per token (2 x ",
+                  " B = ", Fixed(kv.bytes_per_token() / kKiB, 0), " KiB per token (2 x ",
                   m.num_layers(), " layers x ", m.num_kv_heads(), " KV heads x ", m.head_dim(),
                   " x ", Fixed(BytesPerElement(setup.kv_dtype), 1), " B)\n\n");
 
-  cli::TextTable table({"quantity", "bytes", "GB (1e9)", "GiB (2^30)"});
+  format::TextTable table({"quantity", "bytes", "GB (1e9)", "GiB (2^30)"});
   auto row = [&](std::string label, double bytes) {
     table.AddRow({std::move(label), Grouped(bytes), Fixed(bytes / kGB, 2), Fixed(bytes / kGiB, 2)});
   };
@@ -100,7 +98,7 @@ absl::Status RunEngineMemory(const cli::AccountingSetup& setup, bool json, std::
     return detail.status();
   }
   const EngineMemoryReport report = BuildEngineMemoryReport(*request, *detail);
-  out << (json ? cli::ToJson(report) : RenderEngineMemoryTable(report, setup.model, setup.gpu));
+  out << (json ? format::ToJson(report) : RenderEngineMemoryTable(report, setup.model, setup.gpu));
   return absl::OkStatus();
 }
 
@@ -121,7 +119,7 @@ absl::Status RunMemory(const std::vector<std::string>& positional, std::ostream&
     return cli::UsageError(absl::StrCat("--", given[0], " is an engine flag: give --engine=vllm-v1|vllm-v0|sglang|trtllm"));
   }
   const MemoryReport report = BuildMemoryReport(*setup, context, batch);
-  out << (*json ? cli::ToJson(report) : RenderMemoryTable(report, *setup));
+  out << (*json ? format::ToJson(report) : RenderMemoryTable(report, *setup));
   return absl::OkStatus();
 }
 

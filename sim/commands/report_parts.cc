@@ -1,7 +1,7 @@
 #include "sim/commands/report_parts.h"
 
 #include "absl/strings/str_cat.h"
-#include "sim/cli/units.h"
+#include "sim/format/units.h"
 
 namespace infergrid {
 
@@ -16,16 +16,16 @@ WeightReport BuildWeightReport(const cli::AccountingSetup& setup) {
 }
 
 std::string ParameterLine(const ParameterReport& p) {
-  std::string line = absl::StrCat(cli::Scientific(p.count()), " (", p.used());
-  if (p.used() != "exact") absl::StrAppend(&line, "; exact from the architecture: ", cli::Grouped(p.exact()));
-  if (p.used() == "exact" && p.nominal() > 0) absl::StrAppend(&line, " = ", cli::Grouped(p.exact()), "; nominal ", cli::Scientific(p.nominal()));
-  if (p.checkpoint() > 0 && p.used() != "checkpoint") absl::StrAppend(&line, "; checkpoint ", cli::Grouped(p.checkpoint()));
-  if (p.active_per_token() < p.count()) absl::StrAppend(&line, "; active per token ", cli::Scientific(p.active_per_token()));
+  std::string line = absl::StrCat(format::Scientific(p.count()), " (", p.used());
+  if (p.used() != "exact") absl::StrAppend(&line, "; exact from the architecture: ", format::Grouped(p.exact()));
+  if (p.used() == "exact" && p.nominal() > 0) absl::StrAppend(&line, " = ", format::Grouped(p.exact()), "; nominal ", format::Scientific(p.nominal()));
+  if (p.checkpoint() > 0 && p.used() != "checkpoint") absl::StrAppend(&line, "; checkpoint ", format::Grouped(p.checkpoint()));
+  if (p.active_per_token() < p.count()) absl::StrAppend(&line, "; active per token ", format::Scientific(p.active_per_token()));
   return line + ")";
 }
 
 std::string WeightLine(const WeightReport& w) {
-  std::string line = absl::StrCat(w.format(), ", ", cli::Fixed(w.bytes_per_parameter(), 4), " B/param");
+  std::string line = absl::StrCat(w.format(), ", ", format::Fixed(w.bytes_per_parameter(), 4), " B/param");
   if (w.raw_floor()) absl::StrAppend(&line, " (raw 4-bit payload: a floor, no scales or zero points)");
   return line;
 }
@@ -34,9 +34,9 @@ void AddParameterNotes(const cli::AccountingSetup& setup,
                        google::protobuf::RepeatedPtrField<std::string>* notes) {
   const ParameterReport& p = setup.parameters;
   if (p.used() == "nominal") {
-    notes->Add(absl::StrCat("bytes and FLOPs use the nominal ", cli::Scientific(p.nominal()),
-                            " parameters; the architecture has ", cli::Grouped(p.exact()),
-                            " (", cli::Fixed(100.0 * (p.exact() - p.nominal()) / p.nominal(), 1),
+    notes->Add(absl::StrCat("bytes and FLOPs use the nominal ", format::Scientific(p.nominal()),
+                            " parameters; the architecture has ", format::Grouped(p.exact()),
+                            " (", format::Fixed(100.0 * (p.exact() - p.nominal()) / p.nominal(), 1),
                             "% more): use --params=exact for capacity"));
   }
   if (setup.weights.IsRawFloor()) {

@@ -6,7 +6,7 @@
 
 #include "google/protobuf/repeated_ptr_field.h"
 #include "sim/cli/accounting_setup.h"
-#include "sim/reports.pb.h"
+#include "sim/reports/accounting_reports.pb.h"
 
 namespace infergrid {
 

@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "calibration/profile_catalog.h"
-#include "hardware/calibrated_cost_model.h"
-#include "sim/cli/units.h"
+#include "sim/cost/calibrated_cost_model.h"
+#include "sim/format/units.h"
 
 namespace infergrid {
 
@@ -50,12 +50,12 @@ std::string RenderCalibratedLines(const RooflineReport& report) {
   if (!report.has_calibrated()) return "";
   const CalibratedPrediction& p = report.calibrated();
   std::string out = absl::StrCat(
-      "calibrated prediction ", cli::Duration(p.duration_s()), " with CUDA graphs, ",
-      cli::Duration(p.eager_duration_s()), " eager (", p.kernel_launches(), " kernels)\n");
+      "calibrated prediction ", format::Duration(p.duration_s()), " with CUDA graphs, ",
+      format::Duration(p.eager_duration_s()), " eager (", p.kernel_launches(), " kernels)\n");
   absl::StrAppend(&out, "  binding            ", p.binding(), ": predicted DRAM ",
-                  cli::Fixed(p.predicted_hbm_bytes() / cli::kGB, 2), " GB at ",
-                  cli::Fixed(100 * p.hbm_fraction(), 1), "% of HBM peak, ",
-                  cli::Fixed(100 * p.compute_fraction(), 1), "% of tensor peak\n");
+                  format::Fixed(p.predicted_hbm_bytes() / kGB, 2), " GB at ",
+                  format::Fixed(100 * p.hbm_fraction(), 1), "% of HBM peak, ",
+                  format::Fixed(100 * p.compute_fraction(), 1), "% of tensor peak\n");
   absl::StrAppend(&out, "  profile            ", p.profile(), "\n\n");
   return out;
 }

@@ -10,7 +10,7 @@
 #include "calibration/calibration.pb.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/commands/roofline_report.h"
-#include "sim/reports.pb.h"
+#include "sim/reports/accounting_reports.pb.h"
 
 namespace infergrid {
 

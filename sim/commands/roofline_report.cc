@@ -7,12 +7,12 @@
 #include "models/kv_cache_size.h"
 #include "models/pass_accounting.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/json_output.h"
-#include "sim/cli/text_table.h"
-#include "sim/cli/units.h"
 #include "sim/commands/command.h"
 #include "sim/commands/report_parts.h"
 #include "sim/commands/roofline_calibrated.h"
+#include "sim/format/json_output.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 
 ABSL_FLAG(std::string, phase, "decode", "prefill or decode");
 ABSL_DECLARE_FLAG(std::string, calibration);
@@ -21,10 +21,8 @@ ABSL_FLAG(std::string, attention, "full",
 
 namespace infergrid {
 
-using cli::Fixed;
-using cli::Grouped;
-using cli::kGB;
-using cli::kGiB;
+using format::Fixed;
+using format::Grouped;
 
 RooflineReport BuildRooflineReport(const cli::AccountingSetup& setup, const RooflineQuery& query) {
   RooflineReport report;
@@ -99,7 +97,7 @@ std::string RenderRooflineTable(const RooflineReport& r, const cli::AccountingSe
   const double flop_unit = prefill ? 1e12 : 1e9;
   const std::string unit_name = prefill ? "TFLOP" : "GFLOP";
   const int decimals = prefill ? 3 : 2;
-  cli::TextTable flop_table({"FLOPs", "FLOP", unit_name, "share"});
+  format::TextTable flop_table({"FLOPs", "FLOP", unit_name, "share"});
   const FlopReport& f = r.flops();
   auto share = [&](double v) { return absl::StrCat(Fixed(100.0 * v / f.total(), 1), "%"); };
   flop_table.AddRow({prefill ? "linear (2*N*P per sequence)" : "linear (2*N per sequence)",
@@ -119,7 +117,7 @@ std::string RenderRooflineTable(const RooflineReport& r, const cli::AccountingSe
   flop_table.AddRow({"total", Grouped(f.total()), Fixed(f.total() / flop_unit, decimals), "100.0%"});
   absl::StrAppend(&out, flop_table.Render(), "\n");
 
-  cli::TextTable byte_table({"nominal HBM payload", "bytes", "GB (1e9)", "GiB (2^30)"});
+  format::TextTable byte_table({"nominal HBM payload", "bytes", "GB (1e9)", "GiB (2^30)"});
   auto byte_row = [&](std::string label, double b) {
     byte_table.AddRow({std::move(label), Grouped(b), Fixed(b / kGB, 2), Fixed(b / kGiB, 2)});
   };
@@ -139,14 +137,14 @@ std::string RenderRooflineTable(const RooflineReport& r, const cli::AccountingSe
   absl::StrAppend(&out, "arithmetic intensity  ", Fixed(r.intensity(), 2),
                   " FLOP/byte (machine balance at peaks: ", Fixed(lb.machine_balance(), 0),
                   " FLOP/byte)\n");
-  absl::StrAppend(&out, "lower bound, HBM      ", cli::Duration(lb.hbm_s()), " = ",
+  absl::StrAppend(&out, "lower bound, HBM      ", format::Duration(lb.hbm_s()), " = ",
                   Fixed(b.payload() / kGB, 2), " GB / ", Fixed(lb.peak_hbm_bytes_per_s() / 1e12, 2),
                   " TB/s peak\n");
-  absl::StrAppend(&out, "lower bound, compute  ", cli::Duration(lb.compute_s()), " = ",
+  absl::StrAppend(&out, "lower bound, compute  ", format::Duration(lb.compute_s()), " = ",
                   Fixed(f.total() / flop_unit, decimals), " ", unit_name, " / ",
                   Fixed(lb.peak_flops() / 1e12, 1), " TFLOP/s peak (", lb.compute_dtype(), " dense)\n");
   absl::StrAppend(&out, "larger bound          ", lb.larger() == "hbm" ? "HBM" : "compute", " (",
-                  cli::Duration(std::max(lb.hbm_s(), lb.compute_s())), ")\n\n");
+                  format::Duration(std::max(lb.hbm_s(), lb.compute_s())), ")\n\n");
   absl::StrAppend(&out, RenderCalibratedLines(r));
   for (const std::string& note : r.notes()) absl::StrAppend(&out, "note: ", note, "\n");
   return out;
@@ -190,7 +188,7 @@ absl::Status RunRoofline(const std::vector<std::string>& positional, std::ostrea
     report.add_notes(absl::StrCat("no calibration profile for ", setup->gpu.name(),
                                   ": the calibrated prediction is omitted"));
   }
-  out << (*json ? cli::ToJson(report) : RenderRooflineTable(report, *setup));
+  out << (*json ? format::ToJson(report) : RenderRooflineTable(report, *setup));
   return absl::OkStatus();
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "sim/cli/accounting_setup.h"
-#include "sim/reports.pb.h"
+#include "sim/reports/accounting_reports.pb.h"
 
 namespace infergrid {
 

@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/json_output.h"
 #include "sim/cli/simulate_flags.h"
 #include "sim/commands/command.h"
 #include "sim/commands/simulation_setup.h"
+#include "sim/format/json_output.h"
 #include "sim/output/output_dir.h"
 #include "sim/output/summary_table.h"
 
@@ -35,7 +35,7 @@ absl::Status RunSimulate(const std::vector<std::string>& positional, std::ostrea
     if (absl::Status s = dir->Commit(); !s.ok()) return s;
   }
   if (plan->json) {
-    out << cli::ToJson(*summary);
+    out << format::ToJson(*summary);
   } else {
     out << RenderSummaryTable(*summary, plan->title);
     if (dir) {

@@ -12,12 +12,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/json_output.h"
 #include "sim/cli/number_flags.h"
 #include "sim/cli/simulate_flags.h"
 #include "sim/cli/slo_flags.h"
 #include "sim/cli/trace_flags.h"
-#include "sim/cli/units.h"
+#include "sim/format/json_output.h"
+#include "sim/format/units.h"
 #include "sim/output/iterations_csv.h"
 #include "sim/output/requests_csv.h"
 #include "sim/output/timeline.h"
@@ -249,7 +249,7 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan() {
   e.blocks.block_size = m.block_size;
   e.blocks.watermark = 0.01;
   e.blocks.prefix_caching = absl::GetFlag(FLAGS_enable_prefix_caching);
-  e.blocks.num_cpu_blocks = block_bytes > 0 ? static_cast<int64_t>(swap_gib * cli::kGiB / block_bytes) : 0;
+  e.blocks.num_cpu_blocks = block_bytes > 0 ? static_cast<int64_t>(swap_gib * kGiB / block_bytes) : 0;
   e.router = router;
   e.max_model_len = max_model_len;
   e.num_layers = plan.setup.model.num_layers();
@@ -416,7 +416,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
     if (absl::Status s = WriteRequestsCsv(result->log, out->TempPath("requests.csv")); !s.ok()) return s;
   }
   if (out != nullptr && plan.outputs.summary) {
-    if (absl::Status s = out->WriteFile("summary.json", cli::ToJson(summary)); !s.ok()) return s;
+    if (absl::Status s = out->WriteFile("summary.json", format::ToJson(summary)); !s.ok()) return s;
   }
   return summary;
 }

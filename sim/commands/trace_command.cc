@@ -13,11 +13,11 @@
 #include "google/protobuf/text_format.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/json_output.h"
-#include "sim/cli/text_table.h"
 #include "sim/cli/trace_flags.h"
-#include "sim/cli/units.h"
 #include "sim/commands/command.h"
+#include "sim/format/json_output.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 #include "traces/preset_fit.h"
 #include "traces/trace_statistics.h"
 #include "traces/trace_writer.h"
@@ -34,8 +34,8 @@ ABSL_FLAG(std::string, preset_name, "", "trace fit: the preset's name (default: 
 namespace infergrid {
 namespace {
 
-using cli::Fixed;
-using cli::Grouped;
+using format::Fixed;
+using format::Grouped;
 
 std::string Percent(double fraction) { return absl::StrCat(Fixed(100 * fraction, 1), "%"); }
 
@@ -70,7 +70,7 @@ std::string RenderTraceStatsTable(const TraceStats& s) {
     absl::StrAppend(&out, "  arrivals       none in the file (lengths only)\n");
   }
   absl::StrAppend(&out, "\n");
-  cli::TextTable table({"tokens", "mean", "min", "p50", "p90", "p99", "max", "total"});
+  format::TextTable table({"tokens", "mean", "min", "p50", "p90", "p99", "max", "total"});
   for (const auto& [name, t] : {std::pair<const char*, const TokenStats*>{"input", &s.input()},
                                 {"output", &s.output()}}) {
     table.AddRow({name, Fixed(t->mean(), 1), Grouped(static_cast<double>(t->min())),
@@ -157,7 +157,7 @@ absl::Status RunStats(std::ostream& out) {
   if (!options.ok()) return options.status();
   absl::StatusOr<TraceStats> stats = ComputeTraceStats(*path, *options);
   if (!stats.ok()) return stats.status();
-  out << (*json ? cli::ToJson(*stats) : RenderTraceStatsTable(*stats));
+  out << (*json ? format::ToJson(*stats) : RenderTraceStatsTable(*stats));
   return absl::OkStatus();
 }
 

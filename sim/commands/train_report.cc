@@ -11,11 +11,11 @@
 #include "models/training_compute.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/json_output.h"
 #include "sim/cli/number_flags.h"
-#include "sim/cli/text_table.h"
-#include "sim/cli/units.h"
 #include "sim/commands/command.h"
+#include "sim/format/json_output.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 
 ABSL_FLAG(double, params_count, 0,
           "parameter count N (e.g. 70e9); replaces --model (0: count the model's parameters)");
@@ -36,9 +36,9 @@ ABSL_FLAG(int64_t, seq_len, 0,
 
 namespace infergrid {
 
-using cli::Fixed;
-using cli::Grouped;
-using cli::Scientific;
+using format::Fixed;
+using format::Grouped;
+using format::Scientific;
 
 namespace {
 
@@ -156,7 +156,7 @@ std::string RenderTrainingTable(const TrainingReport& r, const GpuSpec& gpu) {
                   ") = ", Percent(r.mfu(), 2), " of ", Tflops(r.peak_bf16_flops_per_gpu()),
                   " dense bf16 peak\n\n");
 
-  cli::TextTable flops({"training compute", "FLOPs", "per parameter-token"});
+  format::TextTable flops({"training compute", "FLOPs", "per parameter-token"});
   flops.AddRow({"forward (2*N*D)", Scientific(r.forward_flops()), "2"});
   flops.AddRow({"backward (4*N*D)", Scientific(r.backward_flops()), "4"});
   flops.AddRow({"total (6*N*D)", Scientific(r.flops()), "6"});
@@ -166,7 +166,7 @@ std::string RenderTrainingTable(const TrainingReport& r, const GpuSpec& gpu) {
   }
   absl::StrAppend(&out, flops.Render(), "\n");
 
-  cli::TextTable chinchilla({"compute-optimal (assumed ~20 tokens/parameter)", "parameters", "tokens"});
+  format::TextTable chinchilla({"compute-optimal (assumed ~20 tokens/parameter)", "parameters", "tokens"});
   chinchilla.AddRow({"tokens for this N", Scientific(r.parameters()), Scientific(r.compute_optimal_tokens())});
   chinchilla.AddRow({"split of this budget", Scientific(r.optimal_parameters_for_budget()),
                      Scientific(r.optimal_tokens_for_budget())});
@@ -180,7 +180,7 @@ std::string RenderTrainingTable(const TrainingReport& r, const GpuSpec& gpu) {
 
   if (r.has_target()) {
     const TrainingTimeTarget& t = r.target();
-    cli::TextTable target({absl::StrCat("to take ", Fixed(t.days(), 1), " days instead (one change)"),
+    format::TextTable target({absl::StrCat("to take ", Fixed(t.days(), 1), " days instead (one change)"),
                            "needed", "vs. this run", ""});
     target.AddRow({absl::StrCat("GPUs at ", Tflops(r.effective_flops_per_gpu()), " each"),
                    Grouped(std::ceil(t.num_gpus())), absl::StrCat(Fixed(t.num_gpus() / r.num_gpus(), 2), "x"), ""});
@@ -284,7 +284,7 @@ absl::Status RunTrain(const std::vector<std::string>& positional, std::ostream& 
                                         " has no dense bf16 peak for --mfu; give --effective-flops-per-gpu"));
   }
   const TrainingReport report = BuildTrainingReport(q);
-  out << (*json ? cli::ToJson(report) : RenderTrainingTable(report, q.gpu));
+  out << (*json ? format::ToJson(report) : RenderTrainingTable(report, q.gpu));
   return absl::OkStatus();
 }
 

@@ -9,7 +9,7 @@
 
 #include "hardware/hardware_spec.pb.h"
 #include "models/model_spec.pb.h"
-#include "sim/extras_reports.pb.h"
+#include "sim/reports/extras_reports.pb.h"
 
 namespace infergrid {
 

@@ -4,12 +4,12 @@
 #include "absl/strings/str_cat.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/json_output.h"
 #include "sim/cli/number_flags.h"
 #include "sim/cli/slo_flags.h"
-#include "sim/cli/text_table.h"
-#include "sim/cli/units.h"
 #include "sim/commands/command.h"
+#include "sim/format/json_output.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 
 ABSL_FLAG(std::string, predicted, "",
           "CSV of predicted per-request latencies: a header with at least id,ttft_s,tpot_s");
@@ -19,8 +19,8 @@ ABSL_FLAG(bool, allow_unmatched, false,
 
 namespace infergrid {
 
-using cli::Fixed;
-using cli::Grouped;
+using format::Fixed;
+using format::Grouped;
 
 namespace {
 
@@ -123,9 +123,9 @@ ValidationReport BuildValidationReport(const SloValidation& v, const SloLimits& 
 
 std::string RenderValidationTable(const ValidationReport& r) {
   std::string slo;
-  if (r.slo_ttft_s() > 0) slo = absl::StrCat("TTFT <= ", cli::Duration(r.slo_ttft_s()));
+  if (r.slo_ttft_s() > 0) slo = absl::StrCat("TTFT <= ", format::Duration(r.slo_ttft_s()));
   if (r.slo_tpot_s() > 0) {
-    absl::StrAppend(&slo, slo.empty() ? "" : " and ", "TPOT <= ", cli::Duration(r.slo_tpot_s()));
+    absl::StrAppend(&slo, slo.empty() ? "" : " and ", "TPOT <= ", format::Duration(r.slo_tpot_s()));
   }
   std::string out = absl::StrCat("InferGrid validate: ", r.predicted(), " (predicted) vs ", r.observed(),
                                  " (observed), ", Grouped(r.requests()), " requests joined by id\n");
@@ -135,14 +135,14 @@ std::string RenderValidationTable(const ValidationReport& r) {
                   Percent(k.predicted_miss_rate()), "\n\n");
 
   const ConfusionReport& c = r.confusion();
-  cli::TextTable confusion({"confusion matrix", "observed miss", "observed met"});
+  format::TextTable confusion({"confusion matrix", "observed miss", "observed met"});
   confusion.AddRow({"predicted miss", absl::StrCat("TP ", Grouped(c.true_positives())),
                     absl::StrCat("FP ", Grouped(c.false_positives()))});
   confusion.AddRow({"predicted met", absl::StrCat("FN ", Grouped(c.false_negatives())),
                     absl::StrCat("TN ", Grouped(c.true_negatives()))});
   absl::StrAppend(&out, confusion.Render(), "\n");
 
-  cli::TextTable metrics({"SLO-miss prediction", "value"});
+  format::TextTable metrics({"SLO-miss prediction", "value"});
   metrics.AddRow({"precision TP/(TP+FP)", Metric(k.precision(), k.precision_defined())});
   metrics.AddRow({"recall TP/(TP+FN)", Metric(k.recall(), k.recall_defined())});
   metrics.AddRow({"F1", Metric(k.f1(), k.f1_defined())});
@@ -150,25 +150,25 @@ std::string RenderValidationTable(const ValidationReport& r) {
   metrics.AddRow({"accuracy", Fixed(k.accuracy(), 4)});
   absl::StrAppend(&out, metrics.Render(), "\n");
 
-  cli::TextTable latency({"latency error", "requests", "MAPE", "median |error|", "mean error (pred - obs)"});
+  format::TextTable latency({"latency error", "requests", "MAPE", "median |error|", "mean error (pred - obs)"});
   for (const LatencyErrorReport& e : r.latency()) {
     latency.AddRow({e.metric() == "ttft" ? "TTFT" : "TPOT", Grouped(e.requests()),
-                    e.mape_requests() > 0 ? Percent(e.mape()) : "-", cli::Duration(e.median_absolute_error_s()),
-                    cli::Duration(e.mean_error_s())});
+                    e.mape_requests() > 0 ? Percent(e.mape()) : "-", format::Duration(e.median_absolute_error_s()),
+                    format::Duration(e.mean_error_s())});
   }
   absl::StrAppend(&out, latency.Render(), "\n");
 
   // Quantiles of each distribution over the same requests (linear interpolation, numpy's default).
   const LatencyErrorReport& ttft = r.latency(0);
   const LatencyErrorReport& tpot = r.latency(1);
-  cli::TextTable quantiles({"quantile", "TTFT observed", "TTFT predicted", "error", "TPOT observed",
+  format::TextTable quantiles({"quantile", "TTFT observed", "TTFT predicted", "error", "TPOT observed",
                             "TPOT predicted", "error"});
   for (int i = 0; i < ttft.quantiles_size(); ++i) {
     std::vector<std::string> row = {ttft.quantiles(i).quantile()};
     for (const LatencyErrorReport* e : {&ttft, &tpot}) {
       if (i < e->quantiles_size()) {
         const QuantileErrorReport& q = e->quantiles(i);
-        row.insert(row.end(), {cli::Duration(q.observed_s()), cli::Duration(q.predicted_s()),
+        row.insert(row.end(), {format::Duration(q.observed_s()), format::Duration(q.predicted_s()),
                                SignedPercent(q.relative_error())});
       } else {
         row.insert(row.end(), {"-", "-", "-"});
@@ -210,7 +210,7 @@ absl::Status RunValidate(const std::vector<std::string>& positional, std::ostrea
       ValidateSloPredictions(*predicted, *observed, limits, absl::GetFlag(FLAGS_allow_unmatched));
   if (!validation.ok()) return validation.status();
   const ValidationReport report = BuildValidationReport(*validation, limits, predicted_path, observed_path);
-  out << (*json ? cli::ToJson(report) : RenderValidationTable(report));
+  out << (*json ? format::ToJson(report) : RenderValidationTable(report));
   return absl::OkStatus();
 }
 

@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "calibration/slo_validation.h"
-#include "sim/extras_reports.pb.h"
+#include "sim/reports/extras_reports.pb.h"
+#include "sim/validation/slo_validation.h"
 
 namespace infergrid {
 

@@ -8,10 +8,10 @@
 #include "absl/strings/strip.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
-#include "sim/cli/json_output.h"
-#include "sim/cli/text_table.h"
-#include "sim/cli/units.h"
 #include "sim/commands/command.h"
+#include "sim/format/json_output.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 
 ABSL_FLAG(int64_t, vectors, 1'000'000, "number of vectors N");
 ABSL_FLAG(int64_t, dim, 768, "dimensions D per vector");
@@ -24,10 +24,8 @@ ABSL_FLAG(std::string, table_m, "16,24,32", "values of M of the overhead table's
 
 namespace infergrid {
 
-using cli::Fixed;
-using cli::Grouped;
-using cli::kGB;
-using cli::kGiB;
+using format::Fixed;
+using format::Grouped;
 
 namespace {
 
@@ -116,7 +114,7 @@ std::string RenderVectorIndexTable(const VectorIndexReport& r) {
                   Fixed(n.expected_upper_layers(), 4), " lists x (4 + ", r.m(), " x ", r.id_bytes(),
                   ")) + level ", Fixed(n.level_bytes(), 0), " B\n\n");
 
-  cli::TextTable memory({"memory", "bytes", "GB (1e9)", "GiB (2^30)"});
+  format::TextTable memory({"memory", "bytes", "GB (1e9)", "GiB (2^30)"});
   auto row = [&](std::string label, double bytes) {
     memory.AddRow({std::move(label), Grouped(bytes), Fixed(bytes / kGB, 3), Fixed(bytes / kGiB, 3)});
   };
@@ -130,7 +128,7 @@ std::string RenderVectorIndexTable(const VectorIndexReport& r) {
   for (const ClaimedRangeDims& dims : r.claimed_range()) ms.push_back(dims.m());
   std::vector<std::string> header = {absl::StrCat("overhead, ", r.element(), " (* in 50-65%)")};
   for (int m : ms) header.push_back(absl::StrCat("M = ", m));
-  cli::TextTable table(header);
+  format::TextTable table(header);
   for (size_t i = 0; i < static_cast<size_t>(r.table_size()); i += ms.size()) {
     std::vector<std::string> cells = {absl::StrCat("D = ", r.table(static_cast<int>(i)).dim())};
     for (size_t j = 0; j < ms.size(); ++j) {
@@ -191,7 +189,7 @@ absl::Status RunVectorIndex(const std::vector<std::string>& positional, std::ost
   q.table_dims = *std::move(dims);
   q.table_m = *std::move(ms);
   const VectorIndexReport report = BuildVectorIndexReport(q);
-  out << (*json ? cli::ToJson(report) : RenderVectorIndexTable(report));
+  out << (*json ? format::ToJson(report) : RenderVectorIndexTable(report));
   return absl::OkStatus();
 }
 

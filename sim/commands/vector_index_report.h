@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/vector_index_memory.h"
-#include "sim/extras_reports.pb.h"
+#include "sim/reports/extras_reports.pb.h"
 
 namespace infergrid {
 

@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "hardware/hardware_spec.pb.h"
-#include "sim/engine/topology.h"
+#include "hardware/topology.h"
 #include "simgrid/forward.h"
 
 namespace infergrid {

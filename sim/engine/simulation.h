@@ -22,7 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "hardware/hardware_spec.pb.h"
-#include "hardware/iteration_cost.h"
+#include "sim/cost/iteration_cost.h"
 #include "sim/engine/platform.h"
 #include "sim/metrics/iteration_record.h"
 #include "sim/metrics/iteration_stats.h"

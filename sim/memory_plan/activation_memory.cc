@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
+#include "base/units.h"
 #include "sim/memory_plan/weight_memory.h"
 
 namespace infergrid {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
 constexpr double kLogitBytes = 4;  // samplers work on fp32 logits
 
 // FFN width one token passes through on one GPU: the routed experts' for MoE.

@@ -1,6 +1,6 @@
 // The activation peak of an engine's memory-profiling run and its CUDA-graph estimate, per
 // GPU, from the personality's coefficients (ActivationModel, CudaGraphModel in
-// engine_memory.proto) and the model's shape: the peak is a function of the dummy batch's
+// sim/personality/engine_personality.proto) and the model's shape: the peak is a function of the dummy batch's
 // tokens, the rows it samples, hidden and FFN width per GPU, vocabulary and TP; never a lookup.
 #ifndef INFERGRID_SIM_MEMORY_PLAN_ACTIVATION_MEMORY_H_
 #define INFERGRID_SIM_MEMORY_PLAN_ACTIVATION_MEMORY_H_
@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "models/model_spec.pb.h"
-#include "sim/memory_plan/engine_memory.pb.h"
+#include "sim/personality/engine_personality.pb.h"
 
 namespace infergrid {
 

@@ -4,14 +4,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "sim/cli/text_table.h"
-#include "sim/cli/units.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 
 namespace infergrid {
 
-using cli::Fixed;
-using cli::Grouped;
-using cli::kGiB;
+using format::Fixed;
+using format::Grouped;
 
 EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
                                            const MemoryPlanDetail& detail) {
@@ -79,7 +78,7 @@ std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec
   absl::StrAppend(&out, "  fraction       ", r.fraction_flag(), " ", absl::StrFormat("%.3g", r.fraction()),
                   " (", r.fraction_origin(), ")\n\n");
 
-  cli::TextTable table({"term (per GPU)", "GiB (2^30)", "bytes"});
+  format::TextTable table({"term (per GPU)", "GiB (2^30)", "bytes"});
   auto row = [&](std::string label, double bytes) {
     table.AddRow({std::move(label), Fixed(bytes / kGiB, 2), Grouped(bytes)});
   };

@@ -8,7 +8,7 @@
 
 #include "sim/memory_plan/memory_plan.h"
 #include "sim/memory_plan/memory_plan_detail.h"
-#include "sim/reports.pb.h"
+#include "sim/reports/accounting_reports.pb.h"
 
 namespace infergrid {
 

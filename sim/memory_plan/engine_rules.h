@@ -10,12 +10,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "base/units.h"
 #include "sim/memory_plan/memory_plan.h"
 #include "sim/memory_plan/memory_plan_detail.h"
 
 namespace infergrid::memory_plan_internal {
-
-inline constexpr double kGiB = 1073741824.0;
 
 // Fills each stage's activation, non-torch, CUDA-graph and KV terms and the fraction; fails
 // (FailedPrecondition, by how many GiB) when a stage has nothing left for KV.
@@ -33,7 +32,7 @@ std::string Gib(double bytes);
 std::string Thousands(int64_t value);
 
 // Non-torch memory for this TP degree from the personality.
-double NonTorchBytes(const EngineMemoryPersonality& personality, int tensor_parallel);
+double NonTorchBytes(const EnginePersonality& personality, int tensor_parallel);
 
 }  // namespace infergrid::memory_plan_internal
 

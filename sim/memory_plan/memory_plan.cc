@@ -14,7 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "sim/memory_plan/engine_rules.h"
 #include "sim/memory_plan/memory_plan_detail.h"
-#include "sim/memory_plan/personality_catalog.h"
+#include "sim/personality/personality_catalog.h"
 
 namespace infergrid {
 
@@ -32,7 +32,7 @@ std::string Thousands(int64_t value) {
   return out;
 }
 
-double NonTorchBytes(const EngineMemoryPersonality& personality, int tensor_parallel) {
+double NonTorchBytes(const EnginePersonality& personality, int tensor_parallel) {
   return (tensor_parallel >= 2 ? personality.non_torch_gib_tp_multi() : personality.non_torch_gib_tp1()) * kGiB;
 }
 
@@ -40,7 +40,6 @@ double NonTorchBytes(const EngineMemoryPersonality& personality, int tensor_para
 
 namespace {
 
-using memory_plan_internal::kGiB;
 
 absl::Status CheckFraction(absl::string_view flag, double value, bool zero_means_default) {
   if (zero_means_default && value == 0) return absl::OkStatus();
@@ -117,7 +116,7 @@ bool GpuNameContains(const GpuSpec& gpu, absl::string_view needle) {
 }
 
 absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
-  const EngineMemoryPersonality& p = d->personality;
+  const EnginePersonality& p = d->personality;
   d->plan.engine = PersonalityName(p);
   if (r.gpu.framework_total_gib() > 0) {
     d->plan.total_bytes = r.gpu.framework_total_gib() * kGiB;
@@ -182,7 +181,7 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
 
 // Whole blocks per stage, the overrides, and the stage with the fewest blocks.
 absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
-  const EngineMemoryPersonality& p = d->personality;
+  const EnginePersonality& p = d->personality;
   int64_t fewest = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < d->stages.size(); ++i) {
     StagePlan& stage = d->stages[i];
@@ -239,7 +238,7 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
 
 absl::StatusOr<MemoryPlanDetail> ExplainEngineMemory(const MemoryPlanRequest& request) {
   if (absl::Status s = ValidateRequest(request); !s.ok()) return s;
-  absl::StatusOr<EngineMemoryPersonality> personality = ResolveEnginePersonality(request.engine);
+  absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(request.engine);
   if (!personality.ok()) return personality.status();
   MemoryPlanDetail detail;
   detail.personality = *std::move(personality);

@@ -1,6 +1,6 @@
 // The KV-cache capacity a serving engine allocates at startup, predicted term by term the way
 // the engine itself computes and logs it (vLLM V1/V0, SGLang, TensorRT-LLM). Each engine rule
-// lives in a versioned personality (sim/memory_plan/engines/*.textproto); every term is
+// lives in a versioned personality (sim/personality/engines/*.textproto); every term is
 // derived from the model and the deployment, never looked up per model. `infergrid memory
 // --engine=...` prints this plan and `simulate` sizes its block manager from it, so both
 // agree. All byte counts are per GPU unless stated; tokens are per replica.
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/dtype.h"
 #include "hardware/hardware_spec.pb.h"
-#include "models/dtype.h"
 #include "models/model_spec.pb.h"
 
 namespace infergrid {

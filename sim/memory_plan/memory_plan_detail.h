@@ -11,9 +11,9 @@
 
 #include "absl/status/statusor.h"
 #include "sim/memory_plan/activation_memory.h"
-#include "sim/memory_plan/engine_memory.pb.h"
 #include "sim/memory_plan/memory_plan.h"
 #include "sim/memory_plan/weight_memory.h"
+#include "sim/personality/engine_personality.pb.h"
 
 namespace infergrid {
 
@@ -33,7 +33,7 @@ struct StagePlan {
 
 struct MemoryPlanDetail {
   MemoryPlan plan;                       // the stage with the fewest blocks
-  EngineMemoryPersonality personality;
+  EnginePersonality personality;
   std::string fraction_flag;             // "gpu_memory_utilization", ...
   double fraction = 0;
   std::string fraction_origin;           // "given", "default", "default for TP2", "reserve ..."

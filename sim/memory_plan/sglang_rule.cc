@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "models/dtype.h"
+#include "base/dtype.h"
 #include "sim/memory_plan/engine_rules.h"
 
 namespace infergrid::memory_plan_internal {
@@ -14,7 +14,7 @@ namespace {
 
 // The default mem_fraction_static: the newer reserve rule where the GPU falls in a class,
 // else the old per-TP table.
-void DefaultFraction(const MemoryPlanRequest& request, const EngineMemoryPersonality& p,
+void DefaultFraction(const MemoryPlanRequest& request, const EnginePersonality& p,
                      MemoryPlanDetail* detail) {
   const int64_t total_mib = request.gpu.reported_total_mib();
   for (const ReserveClass& c : p.reserve_classes()) {
@@ -39,7 +39,7 @@ void DefaultFraction(const MemoryPlanRequest& request, const EngineMemoryPersona
 }  // namespace
 
 absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail* detail) {
-  const EngineMemoryPersonality& p = detail->personality;
+  const EnginePersonality& p = detail->personality;
   detail->fraction_flag = "mem_fraction_static";
   if (request.mem_fraction_static > 0) {
     detail->fraction = request.mem_fraction_static;

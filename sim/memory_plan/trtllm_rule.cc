@@ -11,7 +11,7 @@
 namespace infergrid::memory_plan_internal {
 
 absl::Status ApplyTrtllmRule(const MemoryPlanRequest& request, MemoryPlanDetail* detail) {
-  const EngineMemoryPersonality& p = detail->personality;
+  const EnginePersonality& p = detail->personality;
   detail->fraction_flag = "free_gpu_memory_fraction";
   detail->fraction = request.free_gpu_memory_fraction > 0 ? request.free_gpu_memory_fraction : p.default_fraction();
   detail->fraction_origin = request.free_gpu_memory_fraction > 0 ? "given" : "default";

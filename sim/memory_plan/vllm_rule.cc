@@ -10,7 +10,7 @@
 namespace infergrid::memory_plan_internal {
 
 absl::Status ApplyVllmRule(const MemoryPlanRequest& request, MemoryPlanDetail* detail) {
-  const EngineMemoryPersonality& p = detail->personality;
+  const EnginePersonality& p = detail->personality;
   detail->fraction_flag = "gpu_memory_utilization";
   detail->fraction = request.gpu_memory_utilization;
   detail->fraction_origin = request.gpu_memory_utilization == p.default_fraction() ? "default" : "given";

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/units.h"
+
 namespace infergrid {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
 
 bool IsFloat(DType dtype) {
   return dtype == DType::FP32 || dtype == DType::FP16 || dtype == DType::BF16;
@@ -33,7 +34,7 @@ DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights) {
 
 EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights,
                                            int tensor_parallel, const StageShape& stage,
-                                           const EngineMemoryPersonality& personality) {
+                                           const EnginePersonality& personality) {
   const double tp = std::max(1, tensor_parallel);
   const double h = static_cast<double>(model.hidden_size());
   const double d = model.head_dim();

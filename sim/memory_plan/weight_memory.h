@@ -6,9 +6,9 @@
 #ifndef INFERGRID_SIM_MEMORY_PLAN_WEIGHT_MEMORY_H_
 #define INFERGRID_SIM_MEMORY_PLAN_WEIGHT_MEMORY_H_
 
-#include "models/dtype.h"
+#include "base/dtype.h"
 #include "models/model_spec.pb.h"
-#include "sim/memory_plan/engine_memory.pb.h"
+#include "sim/personality/engine_personality.pb.h"
 
 namespace infergrid {
 
@@ -38,7 +38,7 @@ DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights);
 
 EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights,
                                            int tensor_parallel, const StageShape& stage,
-                                           const EngineMemoryPersonality& personality);
+                                           const EnginePersonality& personality);
 
 }  // namespace infergrid
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "hardware/iteration_cost.h"
+#include "hardware/resource.h"
 
 namespace infergrid {
 

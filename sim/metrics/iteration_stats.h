@@ -10,8 +10,6 @@
 
 namespace infergrid {
 
-inline constexpr int kNumResources = 5;  // Resource values
-
 class IterationStats final : public IterationSink {
  public:
   void OnIteration(const IterationRecord& r) override;

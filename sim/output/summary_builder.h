@@ -6,7 +6,7 @@
 #define INFERGRID_SIM_OUTPUT_SUMMARY_BUILDER_H_
 
 #include "sim/engine/simulation.h"
-#include "sim/simulation.pb.h"
+#include "sim/reports/simulation.pb.h"
 
 namespace infergrid {
 

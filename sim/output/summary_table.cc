@@ -1,17 +1,17 @@
 #include "sim/output/summary_table.h"
 
 #include "absl/strings/str_cat.h"
-#include "sim/cli/text_table.h"
-#include "sim/cli/units.h"
+#include "sim/format/text_table.h"
+#include "sim/format/units.h"
 
 namespace infergrid {
 
-using cli::Fixed;
-using cli::Grouped;
+using format::Fixed;
+using format::Grouped;
 
 namespace {
 
-void AddLatencyRow(cli::TextTable& table, const std::string& name, const LatencySummary& s) {
+void AddLatencyRow(format::TextTable& table, const std::string& name, const LatencySummary& s) {
   auto ms = [](double seconds) { return Fixed(seconds * 1e3, 2); };
   if (s.count() == 0) {
     table.AddRow({name, "-", "-", "-", "-", "-", "-", "-", "0"});
@@ -42,9 +42,9 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
   const MemorySummary& m = s.memory();
   absl::StrAppend(&out, "  KV cache     ", Grouped(m.num_gpu_blocks()), " blocks x ", c.block_size(),
                   " tokens = ", Grouped(m.kv_tokens()), " tokens per replica (", c.kv_cache_dtype(), ", ",
-                  Fixed(m.kv_cache_bytes_per_gpu() / cli::kGiB, 2), " GiB per GPU, plan ", m.plan_engine(), ")\n\n");
+                  Fixed(m.kv_cache_bytes_per_gpu() / kGiB, 2), " GiB per GPU, plan ", m.plan_engine(), ")\n\n");
 
-  cli::TextTable table({"latency (ms)", "mean", "p50", "p90", "p95", "p99", "p99.9", "max", "count"});
+  format::TextTable table({"latency (ms)", "mean", "p50", "p90", "p95", "p99", "p99.9", "max", "count"});
   AddLatencyRow(table, "TTFT", s.ttft());
   AddLatencyRow(table, "TPOT", s.tpot());
   AddLatencyRow(table, "ITL", s.itl());

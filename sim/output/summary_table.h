@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "sim/simulation.pb.h"
+#include "sim/reports/simulation.pb.h"
 
 namespace infergrid {
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hardware/iteration_cost.h"
+#include "sim/cost/iteration_cost.h"
 #include "sim/serving/batch_plan.h"
 
 namespace infergrid {

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "hardware/iteration_cost.h"
+#include "sim/cost/iteration_cost.h"
 #include "sim/metrics/iteration_record.h"
 #include "sim/metrics/request_log.h"
 #include "sim/serving/batch_plan.h"

@@ -1,0 +1,28 @@
+// Reading protobuf text format with errors that name the file, line and column.
+// Every input file of InferGrid (specs, catalogs, calibration, experiments) goes through here.
+#ifndef INFERGRID_BASE_TEXTPROTO_H_
+#define INFERGRID_BASE_TEXTPROTO_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/status.h"
+#include "google/protobuf/message.h"
+
+namespace infergrid {
+
+// Parses `text` into `message`; `path` only names the source in errors
+// ("path:LINE:COL: message"). Unknown fields are errors.
+absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
+                            google::protobuf::Message* message);
+
+// Reads a whole file (at most `max_bytes`) into `contents`; errors name the path.
+absl::Status ReadFileToString(const std::string& path, std::string* contents,
+                              size_t max_bytes = size_t{1} << 30);
+
+// Reads and parses a textproto file.
+absl::Status ReadTextProtoFile(const std::string& path, google::protobuf::Message* message);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_BASE_TEXTPROTO_H_

@@ -1,0 +1,71 @@
+// The cluster as a graph (Boost.Graph): GPUs, per-node NVSwitch, PCIe switches (two GPUs each,
+// as on HGX boards), the host CPU with its memory, and a fabric joining the nodes; edges are
+// full-duplex links with a bandwidth per direction. Routes are shortest paths weighted by
+// 1 / bandwidth, so GPU pairs talk over NVLink where the GPU has it and over PCIe otherwise.
+// The platform (platform.h) turns vertices into SimGrid hosts and edges into links.
+//
+// Captured: which transfers share which link (TP all-reduce rings, KV swaps of two GPUs behind
+// one PCIe switch). Left out: link latency (SimGrid caps a link's bandwidth by its latency;
+// collective latency is added as time instead), NVSwitch internal limits, NUMA.
+#ifndef INFERGRID_HARDWARE_TOPOLOGY_H_
+#define INFERGRID_HARDWARE_TOPOLOGY_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "boost/graph/adjacency_list.hpp"
+#include "hardware/hardware_spec.pb.h"
+
+namespace infergrid {
+
+enum class VertexKind { kGpu, kCpu, kNvSwitch, kPcieSwitch, kFabric };
+
+struct TopologyVertex {
+  VertexKind kind = VertexKind::kGpu;
+  std::string name;
+  int node = 0;
+};
+
+struct TopologyEdge {
+  std::string name;
+  double bytes_per_s = 0;  // each direction
+  size_t a = 0;            // the endpoints as added: crossing a -> b is the "up" direction
+  size_t b = 0;
+};
+
+using TopologyGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
+                                            TopologyVertex, TopologyEdge>;
+using TopologyVertexId = TopologyGraph::vertex_descriptor;
+using TopologyEdgeId = TopologyGraph::edge_descriptor;
+
+// One hop of a route: the edge and whether it is crossed from its endpoint a to b.
+struct RouteHop {
+  TopologyEdgeId edge;
+  bool forward = true;
+};
+
+struct ClusterTopology {
+  TopologyGraph graph;
+  std::vector<TopologyVertexId> gpus;  // global GPU index -> vertex
+  std::vector<TopologyVertexId> cpus;  // node -> vertex
+  int gpus_per_node = 8;
+};
+
+// Node network bandwidth per GPU: one 400 Gb/s NIC per GPU (DGX H100 / HGX), 50 GB/s.
+inline constexpr double kNicBytesPerS = 50e9;
+
+// Nodes holding gpus_in_node[i] GPUs of type `gpu` each (at most gpus_per_node).
+ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>& gpus_in_node,
+                                     int gpus_per_node);
+
+// The fastest path (fewest seconds per byte) between two vertices.
+std::vector<RouteHop> ShortestRoute(const ClusterTopology& topology, TopologyVertexId from,
+                                    TopologyVertexId to);
+
+// The smallest bandwidth along a route (B/s).
+double Bottleneck(const ClusterTopology& topology, const std::vector<RouteHop>& route);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_HARDWARE_TOPOLOGY_H_

@@ -1,0 +1,37 @@
+// The work of one engine iteration as the scheduler forms it: the prefill chunks with the
+// context already cached before each, and the decode sequences by their own context length.
+// What it costs is the cost models' business (sim/cost/); models/iteration_kernels.h turns it
+// into the kernels of a forward pass.
+#ifndef INFERGRID_MODELS_BATCH_SHAPE_H_
+#define INFERGRID_MODELS_BATCH_SHAPE_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace infergrid {
+
+// One prefill chunk: `new_tokens` prompt tokens computed now, after `context_tokens` tokens
+// already in the KV cache (0 for a fresh prompt; > 0 for later chunks of a chunked prefill or
+// a prefix-cache hit).
+struct PrefillChunk {
+  int64_t new_tokens = 0;
+  int64_t context_tokens = 0;
+};
+
+// The work of one iteration. Decode sequences are listed by their own context length (tokens
+// already cached), never a batch mean: attention cost is not linear in a mean.
+struct BatchShape {
+  std::vector<PrefillChunk> prefill;
+  std::vector<int64_t> decode_context_tokens;
+
+  int64_t TotalNewTokens() const {
+    int64_t total = static_cast<int64_t>(decode_context_tokens.size());
+    for (const PrefillChunk& c : prefill) total += c.new_tokens;
+    return total;
+  }
+  bool empty() const { return prefill.empty() && decode_context_tokens.empty(); }
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_MODELS_BATCH_SHAPE_H_

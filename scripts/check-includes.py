@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Checks that dependencies point one way: every #include and proto import of a project file
+names a file of its own folder or of a folder below it in LAYERS (docs/design.md, "Layout").
+
+LAYERS is the one place the allowed order is written: each folder lists the folders it may
+use directly, all of them listed before it; what those may use, it may use too. Folders not
+listed (tests/, fuzz/, scripts/) sit on top and may include anything. A file in a listed
+folder that includes a folder that is not listed is an error too, so a new folder must be
+placed here before it is used.
+
+Usage: scripts/check-includes.py [REPO_ROOT]   exit 0: clean; 1: violations, one line each.
+"""
+import os
+import re
+import sys
+
+LAYERS = [
+    ("base", []),
+    ("models", ["base"]),
+    ("hardware", ["models"]),
+    ("calibration", ["hardware"]),
+    ("traces", ["base"]),
+    ("kernels", []),  # CUDA micro-benchmarks, built standalone on the GPU machine
+    ("sim/reports", ["base"]),
+    ("sim/format", ["base"]),
+    ("sim/validation", ["base"]),
+    ("sim/cost", ["calibration"]),
+    ("sim/metrics", ["hardware"]),
+    ("sim/personality", ["base"]),
+    ("sim/memory_plan", ["sim/personality", "sim/format", "sim/reports", "hardware"]),
+    ("sim/serving", ["sim/cost", "sim/metrics", "traces"]),
+    ("sim/engine", ["sim/serving"]),
+    ("sim/output", ["sim/engine", "sim/reports", "sim/format"]),
+    ("sim/cli", ["sim/memory_plan", "sim/serving", "traces"]),
+    ("sim/commands", ["sim/cli", "sim/output", "sim/validation"]),
+    ("sim", ["sim/commands"]),  # infergrid_main.cc
+]
+
+SOURCE_SUFFIXES = (".h", ".cc", ".cu", ".cuh", ".proto")
+INCLUDE = re.compile(r'^\s*(?:#\s*include|import)\s+"([^"]+)"')
+
+
+def allowed_sets():
+    """Folder -> the set of folders it may include (itself and everything below it)."""
+    allowed = {}
+    for folder, uses in LAYERS:
+        below = {folder}
+        for used in uses:
+            if used not in allowed:
+                raise SystemExit(f"check-includes.py: {folder} uses {used}, which is not listed before it")
+            below |= allowed[used]
+        allowed[folder] = below
+    return allowed
+
+
+def folder_of(path, folders):
+    """The listed folder that owns the folder `path` (repository-relative), or None. A listed
+    folder owns its subfolders (models/catalog, traces/benchmarks), except one with listed
+    subfolders of its own (sim/): there each subfolder must be listed."""
+    if path in folders:
+        return path
+    containers = {f.rsplit("/", 1)[0] for f in folders if "/" in f}
+    best = None
+    for folder in folders:
+        if path.startswith(folder + "/") and folder not in containers:
+            if best is None or len(folder) > len(best):
+                best = folder
+    return best
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+    os.chdir(root)
+    allowed = allowed_sets()
+    folders = list(allowed)
+    top_level = {f.split("/")[0] for f in folders}
+    errors = []
+    for top in sorted(top_level):
+        for dirpath, _, files in os.walk(top):
+            for name in sorted(files):
+                if not name.endswith(SOURCE_SUFFIXES):
+                    continue
+                path = os.path.join(dirpath, name)
+                source_folder = folder_of(os.path.dirname(path), folders)
+                if source_folder is None:
+                    errors.append(f"{path}: folder {os.path.dirname(path)} is not in LAYERS "
+                                  "(scripts/check-includes.py)")
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    for number, line in enumerate(f, 1):
+                        match = INCLUDE.match(line)
+                        if not match:
+                            continue
+                        target = match.group(1)
+                        if target.split("/")[0] not in top_level:
+                            continue  # third-party (absl/, google/, simgrid/, boost/, ...)
+                        target_folder = folder_of(os.path.dirname(target), folders)
+                        if target_folder is None:
+                            errors.append(f"{path}:{number}: includes {target}, whose folder is "
+                                          "not in LAYERS (scripts/check-includes.py)")
+                        elif target_folder not in allowed[source_folder]:
+                            errors.append(f"{path}:{number}: includes {target}: {source_folder} "
+                                          f"may not use {target_folder} (it is not below it)")
+    for error in errors:
+        print(error)
+    if errors:
+        print(f"{len(errors)} include(s) against the layer order in scripts/check-includes.py",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

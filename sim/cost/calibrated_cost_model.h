@@ -1,0 +1,65 @@
+// The calibrated cost model: an iteration's kernel list (models/iteration_kernels.h) timed
+// kernel by kernel by the resource model (hardware/resource_model.h) from a calibration
+// profile. Under CUDA graphs kernels replay back to back (GPU time + a graph gap each);
+// eager, the host also issues every kernel, and the iteration takes the longer of the host's
+// issue time and the GPU's work (so eager is never faster than graphs). Lower bounds are the seed lesson's (section 9): predicted HBM bytes
+// over the datasheet HBM peak, tensor FLOPs over the datasheet tensor peak of their dtype, L2
+// bytes over the calibrated L2 rate; achieved fractions are bound / duration, and the binding
+// resource is the one with the highest achieved fraction (network and overhead count by their
+// share of the duration).
+#ifndef INFERGRID_SIM_COST_CALIBRATED_COST_MODEL_H_
+#define INFERGRID_SIM_COST_CALIBRATED_COST_MODEL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "calibration/calibration.pb.h"
+#include "hardware/hardware_spec.pb.h"
+#include "hardware/resource_model.h"
+#include "models/iteration_kernels.h"
+#include "models/model_spec.pb.h"
+#include "sim/cost/iteration_cost.h"
+
+namespace infergrid {
+
+struct CalibratedCostOptions {
+  IterationKernelOptions kernels;
+  bool cuda_graphs = true;
+};
+
+// One kernel's share of an iteration, for reports.
+struct KernelCost {
+  Kernel kernel;
+  KernelTime time;       // one launch
+  double total_s = 0;    // time.seconds * kernel.repeat
+};
+
+class CalibratedCostModel final : public IterationCostModel {
+ public:
+  static absl::StatusOr<std::unique_ptr<CalibratedCostModel>> Create(
+      const ModelSpec& model, const GpuSpec& gpu, const Calibration& calibration,
+      const CalibratedCostOptions& options);
+
+  IterationCost Cost(const BatchShape& batch) const override;
+  // The same, with every kernel's time (allocates; for reports, not the engine).
+  IterationCost CostWithKernels(const BatchShape& batch, std::vector<KernelCost>* kernels) const;
+  absl::string_view Description() const override { return description_; }
+  const ResourceModel& resources() const { return resources_; }
+
+ private:
+  CalibratedCostModel(IterationKernelBuilder builder, ResourceModel resources,
+                      const CalibratedCostOptions& options, std::string description)
+      : builder_(std::move(builder)), resources_(std::move(resources)), options_(options),
+        description_(std::move(description)) {}
+
+  IterationKernelBuilder builder_;
+  ResourceModel resources_;
+  CalibratedCostOptions options_;
+  std::string description_;
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_COST_CALIBRATED_COST_MODEL_H_

@@ -1,0 +1,54 @@
+#include "sim/cost/roofline_cost_model.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "hardware/lower_bounds.h"
+
+namespace infergrid {
+
+RooflineCostModel::RooflineCostModel(const ModelSpec& model, const GpuSpec& gpu,
+                                     const RooflineCostOptions& options)
+    : attention_flops_per_pair_(4.0 * model.num_layers() * model.num_attention_heads() *
+                                model.head_dim() / std::max(1, options.tensor_parallel)),
+      peak_flops_(PeakTensorFlops(gpu, options.compute_dtype)),
+      peak_hbm_bytes_per_s_(gpu.hbm_bytes_per_s()),
+      options_(options),
+      description_(absl::StrCat("roofline (uncalibrated peaks of ", gpu.name(), ")")) {}
+
+IterationCost RooflineCostModel::Cost(const BatchShape& batch) const {
+  IterationCost cost;
+  if (batch.empty()) return cost;
+  double new_tokens = 0;
+  double attention_pairs = 0;  // (query, key) pairs, causal within a chunk
+  double kv_read_tokens = 0;
+  for (const PrefillChunk& chunk : batch.prefill) {
+    const double n = static_cast<double>(chunk.new_tokens);
+    const double c = static_cast<double>(chunk.context_tokens);
+    new_tokens += n;
+    attention_pairs += n * c + n * (n + 1) / 2;
+    kv_read_tokens += c;
+  }
+  for (int64_t context : batch.decode_context_tokens) {
+    new_tokens += 1;
+    attention_pairs += static_cast<double>(context) + 1;
+    kv_read_tokens += static_cast<double>(context);
+  }
+  const double per_gpu_params = options_.active_parameters / std::max(1, options_.tensor_parallel);
+  cost.flops = 2.0 * per_gpu_params * new_tokens + attention_flops_per_pair_ * attention_pairs;
+  cost.hbm_bytes = options_.weight_bytes +
+                   static_cast<double>(options_.kv_bytes_per_token) * (kv_read_tokens + new_tokens);
+  cost.compute_bound_s = peak_flops_ > 0 ? cost.flops / peak_flops_ : 0;
+  cost.hbm_bound_s = cost.hbm_bytes / peak_hbm_bytes_per_s_;
+  cost.overhead_s = options_.overhead_s;
+  const double busy = std::max(cost.compute_bound_s, cost.hbm_bound_s);
+  cost.duration_s = busy + cost.overhead_s;
+  if (cost.overhead_s > busy) {
+    cost.binding = Resource::kOverhead;
+  } else {
+    cost.binding = cost.hbm_bound_s >= cost.compute_bound_s ? Resource::kHbm : Resource::kCompute;
+  }
+  return cost;
+}
+
+}  // namespace infergrid

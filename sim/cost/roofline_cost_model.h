@@ -1,0 +1,45 @@
+// The uncalibrated cost model: per iteration, time = max(FLOPs / peak tensor rate, HBM bytes /
+// peak bandwidth) + a fixed per-iteration overhead. FLOPs and bytes follow the accounting
+// lesson per sequence (linear 2*N per new token; attention 4*L*H_q*D per (query, key) pair
+// with causal halving inside a chunk; weights read once per iteration, KV read for every
+// sequence's context, KV written for every new token). Peaks are ceilings, so this model is
+// optimistic by construction; it exists so the engine runs before calibration, and as the
+// "roofline" baseline the calibrated model is compared against.
+#ifndef INFERGRID_SIM_COST_ROOFLINE_COST_MODEL_H_
+#define INFERGRID_SIM_COST_ROOFLINE_COST_MODEL_H_
+
+#include <string>
+
+#include "base/dtype.pb.h"
+#include "hardware/hardware_spec.pb.h"
+#include "models/model_spec.pb.h"
+#include "sim/cost/iteration_cost.h"
+
+namespace infergrid {
+
+struct RooflineCostOptions {
+  DType compute_dtype = DType::BF16;
+  double weight_bytes = 0;          // per GPU
+  int64_t kv_bytes_per_token = 0;   // per GPU
+  double active_parameters = 0;     // N in 2*N FLOPs per token (per GPU: divided by TP)
+  int tensor_parallel = 1;
+  double overhead_s = 0;            // fixed cost per iteration (launches, scheduling)
+};
+
+class RooflineCostModel final : public IterationCostModel {
+ public:
+  RooflineCostModel(const ModelSpec& model, const GpuSpec& gpu, const RooflineCostOptions& options);
+  IterationCost Cost(const BatchShape& batch) const override;
+  absl::string_view Description() const override { return description_; }
+
+ private:
+  double attention_flops_per_pair_;  // 4 * L * H_q * D / TP
+  double peak_flops_;
+  double peak_hbm_bytes_per_s_;
+  RooflineCostOptions options_;
+  std::string description_;
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_COST_ROOFLINE_COST_MODEL_H_
