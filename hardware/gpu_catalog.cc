@@ -74,6 +74,7 @@ absl::Status ValidateGpuSpec(const GpuSpec& spec, absl::string_view where) {
       {spec.hbm_bytes_per_s() > 0, "hbm_bytes_per_s must be positive"},
       {spec.l2_bytes() >= 0 && spec.sm_count() >= 0, "l2_bytes and sm_count must not be negative"},
       {spec.framework_total_gib() >= 0, "framework_total_gib must not be negative"},
+      {spec.gpus_per_node() >= 0 && spec.gpus_per_node() <= 4096, "gpus_per_node must be in 0..4096"},
   };
   for (const auto& [ok, what] : checks) {
     if (!ok) return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));

@@ -22,6 +22,11 @@ inline double ReportedTotalBytes(const GpuSpec& spec) {
   return static_cast<double>(spec.reported_total_mib()) * 1048576.0;
 }
 
+// GPUs per server: the spec's gpus_per_node, or 8 (an HGX/DGX board) when it gives none.
+inline int GpusPerNode(const GpuSpec& spec) {
+  return spec.gpus_per_node() > 0 ? spec.gpus_per_node() : 8;
+}
+
 }  // namespace infergrid
 
 #endif  // INFERGRID_HARDWARE_GPU_CATALOG_H_

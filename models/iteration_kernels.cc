@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "models/kv_cache_size.h"
 
 namespace infergrid {
 namespace {
@@ -87,8 +88,7 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   b.layers_ = model.num_layers();
   b.d_ = model.hidden_size();
   b.q_heads_ = model.num_attention_heads() / tp;
-  // Under TP beyond the KV head count each GPU holds one (replicated) KV head.
-  b.kv_heads_ = std::max<int64_t>(1, model.num_kv_heads() / tp);
+  b.kv_heads_ = KvHeadsPerGpu(model, tp);
   b.head_dim_ = model.head_dim();
   b.ffn_ = CeilDiv(model.ffn_dim(), tp);
   if (model.has_moe()) {
@@ -104,8 +104,7 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   if (b.act_bytes_ <= 0 || b.weight_bytes_ <= 0 || b.kv_elem_bytes_ <= 0) {
     return absl::InvalidArgumentError("activation, weight and KV dtypes must be set");
   }
-  b.kv_bytes_per_token_layer_ =
-      2.0 * static_cast<double>(b.kv_heads_ * b.head_dim_) * b.kv_elem_bytes_;
+  b.kv_bytes_per_token_layer_ = static_cast<double>(KvBytesPerTokenLayer(model, options.kv_dtype, tp));
   const DType w = options.weights.dtype;
   b.dequant_weights_ = (w == DType::INT4 || w == DType::INT8) && options.compute_dtype != DType::INT8;
   return b;

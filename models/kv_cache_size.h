@@ -1,5 +1,7 @@
-// KV cache payload: 2 (K and V) x L x H_kv x D x S x B x b, with b from the KV cache dtype
-// (independent of the weight dtype). Payload only: block tables and padding are extra.
+// The one home of KV-cache arithmetic: K and V bytes per token, per layer and per GPU of a
+// tensor-parallel group, from the architecture and the KV cache dtype (independent of the
+// weight dtype), and the layout an engine's plan gives the cache. Payload only: block tables
+// and padding are extra.
 #ifndef INFERGRID_MODELS_KV_CACHE_SIZE_H_
 #define INFERGRID_MODELS_KV_CACHE_SIZE_H_
 
@@ -10,14 +12,34 @@
 
 namespace infergrid {
 
-// Bytes of K and V for one token over all layers (Llama-3-8B fp16: 131,072 B = 128 KiB).
-int64_t KvBytesPerToken(const ModelSpec& spec, DType kv_dtype);
+// KV heads one GPU of a tensor-parallel group holds: H_kv / TP, or 1 when TP exceeds H_kv
+// (the heads are then replicated).
+int KvHeadsPerGpu(const ModelSpec& spec, int tensor_parallel);
 
-// Bytes for `tokens` tokens of each of `sequences` sequences.
+// Bytes of K and V for one token in one layer on one GPU: 2 x heads per GPU x D x b.
+int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_parallel);
+
+// Bytes of K and V for one token over all layers on one GPU (Llama-3-8B fp16: 131,072 B =
+// 128 KiB at TP 1).
+int64_t KvBytesPerToken(const ModelSpec& spec, DType kv_dtype, int tensor_parallel = 1);
+
+// Bytes for `tokens` tokens of each of `sequences` sequences (TP 1).
 inline double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t sequences) {
   return static_cast<double>(KvBytesPerToken(spec, kv_dtype)) * static_cast<double>(tokens) *
          static_cast<double>(sequences);
 }
+
+// A paged KV cache as an engine lays it out on each GPU of a replica (every GPU of a
+// tensor-parallel group holds the same number of blocks, of its own heads).
+struct KvCacheLayout {
+  DType dtype = DType::BF16;
+  int block_size = 16;            // tokens per block
+  int64_t bytes_per_token = 0;    // on one GPU, over the layers it holds
+  int64_t num_blocks = 0;
+  double BlockBytes() const {
+    return static_cast<double>(block_size) * static_cast<double>(bytes_per_token);
+  }
+};
 
 }  // namespace infergrid
 

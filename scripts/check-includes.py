@@ -30,7 +30,7 @@ LAYERS = [
     ("sim/memory_plan", ["sim/personality", "sim/format", "sim/reports", "hardware"]),
     ("sim/serving", ["sim/cost", "sim/metrics", "traces"]),
     ("sim/engine", ["sim/serving"]),
-    ("sim/output", ["sim/engine", "sim/reports", "sim/format"]),
+    ("sim/output", ["sim/engine", "sim/memory_plan", "sim/reports", "sim/format"]),
     ("sim/cli", ["sim/memory_plan", "sim/serving", "traces"]),
     ("sim/commands", ["sim/cli", "sim/output", "sim/validation"]),
     ("sim", ["sim/commands"]),  # infergrid_main.cc

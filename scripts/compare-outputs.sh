@@ -67,6 +67,10 @@ check calibrate-fit calibrate fit --gpu=a100-80gb --in="$D/a100/meta-llama-3-8b_
 check calibrate-extrapolate calibrate extrapolate --profile="$PWD/calibration/profiles/h100-sxm.textproto" --gpu=h200-sxm --out=@OUT@.textproto
 check bad-flag simulate --scheduler=nope
 check bad-model memory --model=no-such
+check bad-int memory --tensor-parallel-size=abc
+check bad-bool simulate --enable-prefix-caching=maybe
+check bad-double simulate --rate=fast
+check help simulate --help
 if [[ "${FULL:-0}" == 1 ]]; then
   rep="$WORK/repeated.csv"
   awk -F, 'NR==1{h=$0;next}{t[n]=$1;p[n]=$2;d[n]=$3;n++}END{print h;per=t[n-1]+t[n-1]/(n-1);w=0;for(k=0;w<1000000;k++)for(i=0;i<n&&w<1000000;i++){printf "%.6f,%d,%d\n",t[i]+k*per,p[i],d[i];w++}}' "$TRACE" >"$rep"

@@ -63,7 +63,7 @@ int Main(int argc, char** argv) {
     return cli::kExitOk;
   }
   std::ostringstream out;
-  if (status.ok()) status = command->run(parsed->positional, out);
+  if (status.ok()) status = command->run(*parsed, out);
   if (!status.ok()) {
     std::cerr << "infergrid " << command->name << ": error: " << status.message() << "\n";
     return cli::ExitCodeFor(status);

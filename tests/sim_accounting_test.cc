@@ -1,6 +1,4 @@
 // The accounting lesson's figures, as they come out of the memory and roofline reports.
-#include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/cli/accounting_setup.h"
@@ -15,14 +13,25 @@ constexpr double kGiB = 1073741824.0;
 
 class AccountingTest : public ::testing::Test {
  protected:
-  absl::FlagSaver saver_;  // each test starts from the defaults
+  // Flags as a command line would give them, later ones winning; each test starts from the
+  // defaults.
+  void Set(const std::string& flag, const std::string& value) { args_.push_back("--" + flag + "=" + value); }
+
+  absl::StatusOr<cli::AccountingSetup> Resolve() {
+    absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args_, cli::AccountingFlagNames());
+    if (!parsed.ok()) return parsed.status();
+    return cli::ResolveAccountingSetup(parsed->flags);
+  }
 
   cli::AccountingSetup Setup(const std::string& params = "nominal") {
-    absl::SetFlag(&FLAGS_params, params);
-    absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
+    Set("params", params);
+    absl::StatusOr<cli::AccountingSetup> setup = Resolve();
     EXPECT_TRUE(setup.ok()) << setup.status();
     return setup.ok() ? *setup : cli::AccountingSetup();
   }
+
+ private:
+  std::vector<std::string> args_;
 };
 
 // Lesson section 5: Llama 3 8B on H100 SXM, batch 1, S = 8,192, FP16 KV.
@@ -47,13 +56,13 @@ TEST_F(AccountingTest, MemoryPayloadTable) {
 TEST_F(AccountingTest, WeightBytesByPrecision) {
   const std::pair<const char*, double> cases[] = {{"fp16", 16e9}, {"fp8", 8e9}, {"int4", 4e9}, {"fp32", 32e9}};
   for (const auto& [format, bytes] : cases) {
-    absl::SetFlag(&FLAGS_weight_dtype, format);
+    Set("weight_dtype", format);
     const MemoryReport r = BuildMemoryReport(Setup(), 8192, 1);
     EXPECT_DOUBLE_EQ(r.weights().bytes(), bytes) << format;
   }
-  absl::SetFlag(&FLAGS_weight_dtype, "fp8");
+  Set("weight_dtype", "fp8");
   EXPECT_NEAR(BuildMemoryReport(Setup(), 8192, 1).weights().bytes() / kGiB, 7.45, 0.005);
-  absl::SetFlag(&FLAGS_weight_dtype, "int4");
+  Set("weight_dtype", "int4");
   const MemoryReport int4 = BuildMemoryReport(Setup(), 8192, 1);
   EXPECT_NEAR(int4.weights().bytes() / kGiB, 3.73, 0.005);
   EXPECT_TRUE(int4.weights().raw_floor());
@@ -61,20 +70,20 @@ TEST_F(AccountingTest, WeightBytesByPrecision) {
 
 // Lesson section 4: weight precision and KV precision are separate decisions.
 TEST_F(AccountingTest, Fp8CheckpointWithEitherKvDtype) {
-  absl::SetFlag(&FLAGS_weight_dtype, "fp8");
-  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp16");
+  Set("weight_dtype", "fp8");
+  Set("kv_cache_dtype", "fp16");
   MemoryReport r = BuildMemoryReport(Setup(), 8192, 1);
   EXPECT_NEAR(r.weights().bytes() / kGiB, 7.45, 0.005);
   EXPECT_DOUBLE_EQ(r.kv_cache().bytes() / kGiB, 1.00);
-  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp8");
+  Set("kv_cache_dtype", "fp8");
   r = BuildMemoryReport(Setup(), 8192, 1);
   EXPECT_DOUBLE_EQ(r.kv_cache().bytes() / kGiB, 0.50);
   EXPECT_NEAR(r.kv_cache().bytes() / 1e9, 0.54, 0.005);
 }
 
 TEST_F(AccountingTest, ExactCountIsTheDefaultAndIsLabelled) {
-  absl::SetFlag(&FLAGS_params, "exact");
-  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
+  Set("params", "exact");
+  absl::StatusOr<cli::AccountingSetup> setup = Resolve();
   ASSERT_TRUE(setup.ok());
   const MemoryReport r = BuildMemoryReport(*setup, 8192, 1);
   EXPECT_EQ(r.parameters().used(), "exact");
@@ -121,9 +130,9 @@ TEST_F(AccountingTest, KvDecisionTableFromTheReports) {
   RooflineQuery q;
   q.context_tokens = 8192;
   q.batch = 4;
-  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp16");
+  Set("kv_cache_dtype", "fp16");
   const RooflineReport fp16 = BuildRooflineReport(Setup(), q);
-  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp8_e4m3");
+  Set("kv_cache_dtype", "fp8_e4m3");
   const RooflineReport fp8 = BuildRooflineReport(Setup(), q);
   EXPECT_NEAR(fp16.bytes().payload() / 1e9, 20.29, 0.005);
   EXPECT_NEAR(fp8.bytes().payload() / 1e9, 18.15, 0.005);
@@ -131,13 +140,13 @@ TEST_F(AccountingTest, KvDecisionTableFromTheReports) {
 }
 
 TEST_F(AccountingTest, BadFlagValuesAreUsageErrors) {
-  absl::SetFlag(&FLAGS_kv_cache_dtype, "fp7");
-  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
+  Set("kv_cache_dtype", "fp7");
+  absl::StatusOr<cli::AccountingSetup> setup = Resolve();
   ASSERT_FALSE(setup.ok());
   EXPECT_THAT(setup.status().message(), HasSubstr("--kv-cache-dtype: unknown dtype 'fp7'"));
-  absl::SetFlag(&FLAGS_kv_cache_dtype, "auto");
-  absl::SetFlag(&FLAGS_model, "no-such-model");
-  setup = cli::ResolveAccountingSetup();
+  Set("kv_cache_dtype", "auto");
+  Set("model", "no-such-model");
+  setup = Resolve();
   ASSERT_FALSE(setup.ok());
   EXPECT_THAT(setup.status().message(), HasSubstr("--model: unknown model 'no-such-model'"));
 }

@@ -139,7 +139,7 @@ struct SchedulerFixture {
   explicit SchedulerFixture(const std::string& name, int64_t blocks = 1000,
                             SchedulerLimits limits = SchedulerLimits{}, int64_t cpu_blocks = 0)
       : manager({.num_gpu_blocks = blocks, .block_size = 16, .watermark = 0.01, .num_cpu_blocks = cpu_blocks}),
-        scheduler(*MakeScheduler(name, limits)) {}
+        scheduler(MakeScheduler(*ParseEnumName(kSchedulerNames, name), limits)) {}
   ~SchedulerFixture() {
     for (auto* q : {&queues.waiting, &queues.swapped}) for (Sequence* s : *q) delete s;
     for (Sequence* s : queues.running) delete s;
@@ -273,9 +273,14 @@ TEST(StaticScheduler, LaterArrivalsWaitForTheWholeBatch) {
   EXPECT_EQ(next.work[0].seq->record, 2);
 }
 
-TEST(Schedulers, UnknownNameIsAnError) {
-  EXPECT_THAT(std::string(MakeScheduler("fifo", {}).status().message()), HasSubstr("--scheduler"));
-  EXPECT_THAT(std::string(MakeRouter("random").status().message()), HasSubstr("--router"));
+TEST(Schedulers, NamesAreTheFlagValuesAndUnknownNamesParseToNothing) {
+  EXPECT_EQ(ParseEnumName(kSchedulerNames, "sarathi"), SchedulerKind::kSarathi);
+  EXPECT_EQ(NameOf(kSchedulerNames, SchedulerKind::kStatic), "static");
+  EXPECT_EQ(NameList(kSchedulerNames), "vllm, sarathi, orca or static");
+  EXPECT_EQ(ParseEnumName(kSchedulerNames, "fifo"), std::nullopt);
+  EXPECT_EQ(ParseEnumName(kRouterNames, "least-kv"), RouterKind::kLeastKv);
+  EXPECT_EQ(ParseEnumName(kRouterNames, "random"), std::nullopt);
+  EXPECT_EQ(ParseEnumName(kPreemptionModeNames, "swap"), PreemptionMode::kSwap);
 }
 
 // ---------------------------------------------------------------- metrics
@@ -344,17 +349,17 @@ TEST(Routers, LeastOutstandingAndLeastKvUsePublishedLoads) {
   std::vector<std::unique_ptr<Replica>> replicas;
   std::vector<Replica*> view;
   for (int i = 0; i < 3; ++i) {
-    replicas.push_back(std::make_unique<Replica>(i, *MakeScheduler("vllm", {}),
+    replicas.push_back(std::make_unique<Replica>(i, MakeScheduler(SchedulerKind::kVllm, {}),
                                                  BlockManagerOptions{.num_gpu_blocks = 100, .block_size = 16},
                                                  cost, log, sink));
     view.push_back(replicas.back().get());
   }
-  auto rr = *MakeRouter("round-robin");
+  auto rr = MakeRouter(RouterKind::kRoundRobin);
   EXPECT_EQ(rr->Route(view), 0);
   EXPECT_EQ(rr->Route(view), 1);
   EXPECT_EQ(rr->Route(view), 2);
   EXPECT_EQ(rr->Route(view), 0);
-  auto least = *MakeRouter("least-outstanding");
+  auto least = MakeRouter(RouterKind::kLeastOutstanding);
   for (int i = 0; i < 2; ++i) log.Add({});
   replicas[0]->Enqueue(NewSeq(0, 10, 5));
   replicas[1]->Enqueue(NewSeq(1, 10, 5));
@@ -362,7 +367,7 @@ TEST(Routers, LeastOutstandingAndLeastKvUsePublishedLoads) {
   // Replica 1 runs its prefill: 1 block in use, published; least-kv avoids it.
   ASSERT_TRUE(replicas[1]->Plan(0));
   replicas[1]->Publish();
-  auto kv = *MakeRouter("least-kv");
+  auto kv = MakeRouter(RouterKind::kLeastKv);
   EXPECT_EQ(kv->Route(view), 2);  // tie on KV between 0 and 2 (none used): fewer outstanding
 }
 
@@ -427,7 +432,7 @@ std::string InChild(const std::function<std::string()>& body) {
 
 EngineConfig TestConfig() {
   EngineConfig config;
-  config.scheduler = "vllm";
+  config.scheduler = SchedulerKind::kVllm;
   config.limits = {.max_num_seqs = 64, .max_num_batched_tokens = 4096};
   config.blocks = {.num_gpu_blocks = 2000, .block_size = 16, .watermark = 0.01};
   config.max_model_len = 4096;
@@ -526,7 +531,7 @@ TEST(Engine, RunningAheadGivesTheSameTimesAsIterationByIteration) {
   // A load-aware router sees the same loads either way, so it routes the same.
   config = TestConfig();
   config.layout.num_replicas = 3;
-  config.router = "least-kv";
+  config.router = RouterKind::kLeastKv;
   const std::vector<Request> busy = Requests(150, 0.004, 300, 40);
   const std::string routed_ahead = InChild([&] { return RunAndDescribe(config, busy); });
   config.coalesce = false;
@@ -595,7 +600,7 @@ TEST(Engine, SameInputsSameResults) {
   const std::vector<Request> requests = Requests(80, 0.02, 500, 30);
   EngineConfig config = TestConfig();
   config.layout.num_replicas = 2;
-  config.router = "least-outstanding";
+  config.router = RouterKind::kLeastOutstanding;
   const std::string first = InChild([&] { return RunAndDescribe(config, requests); });
   const std::string second = InChild([&] { return RunAndDescribe(config, requests); });
   EXPECT_THAT(first, HasSubstr("iterations"));

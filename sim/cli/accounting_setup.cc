@@ -54,6 +54,8 @@ ABSL_FLAG(int64_t, num_gpu_blocks_override, 0, "use this many KV blocks (vLLM's 
 ABSL_FLAG(std::string, kv_cache_memory, "",
           "KV bytes per GPU as the server reports them, skipping the profile (8GiB, 8.5e9, 8G)");
 ABSL_FLAG(bool, enforce_eager, false, "no CUDA graphs (vLLM's --enforce-eager)");
+ABSL_FLAG(std::string, calibration, "",
+          "a calibration profile .textproto (default: the bundled profile of --gpu)");
 
 namespace infergrid::cli {
 namespace {
@@ -67,10 +69,10 @@ absl::Status AsFlagError(absl::string_view flag, absl::string_view value, const 
   return status;
 }
 
-absl::StatusOr<WeightFormat> ResolveWeightFormat(const ModelSpec& model) {
-  const std::string weight_dtype = absl::GetFlag(FLAGS_weight_dtype);
-  const std::string vllm_dtype = absl::GetFlag(FLAGS_dtype);
-  const std::string quantization = absl::GetFlag(FLAGS_quantization);
+absl::StatusOr<WeightFormat> ResolveWeightFormat(const FlagValues& flags, const ModelSpec& model) {
+  const std::string weight_dtype = flags.Get(FLAGS_weight_dtype);
+  const std::string vllm_dtype = flags.Get(FLAGS_dtype);
+  const std::string quantization = flags.Get(FLAGS_quantization);
   const int given = !weight_dtype.empty() + !(vllm_dtype.empty() || vllm_dtype == "auto") +
                     !quantization.empty();
   if (given > 1) {
@@ -114,8 +116,8 @@ absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, 
                                  maximum, ")"));
 }
 
-absl::StatusOr<bool> WantJson() {
-  const std::string format = absl::GetFlag(FLAGS_format);
+absl::StatusOr<bool> WantJson(const FlagValues& flags) {
+  const std::string format = flags.Get(FLAGS_format);
   if (format == "json") return true;
   if (format == "table") return false;
   return UsageError(absl::StrCat("--format: expected table or json, got '", format, "'"));
@@ -130,23 +132,23 @@ const std::vector<absl::string_view>& EngineFlagNames() {
   return names;
 }
 
-std::vector<std::string> EngineFlagsGiven() {
+std::vector<std::string> EngineFlagsGiven(const FlagValues& flags) {
   std::vector<std::string> given;
   auto note = [&](bool differs, absl::string_view name) {
     if (differs) given.emplace_back(name);
   };
-  note(absl::GetFlag(FLAGS_gpu_memory_utilization) != 0.9, "gpu-memory-utilization");
-  note(absl::GetFlag(FLAGS_mem_fraction_static) != 0, "mem-fraction-static");
-  note(absl::GetFlag(FLAGS_free_gpu_memory_fraction) != 0, "free-gpu-memory-fraction");
-  note(absl::GetFlag(FLAGS_max_num_batched_tokens) != 0, "max-num-batched-tokens");
-  note(absl::GetFlag(FLAGS_max_num_seqs) != 0, "max-num-seqs");
-  note(absl::GetFlag(FLAGS_max_model_len) != 0, "max-model-len");
-  note(absl::GetFlag(FLAGS_block_size) != 0, "block-size");
-  note(absl::GetFlag(FLAGS_tensor_parallel_size) != 1, "tensor-parallel-size");
-  note(absl::GetFlag(FLAGS_pipeline_parallel_size) != 1, "pipeline-parallel-size");
-  note(absl::GetFlag(FLAGS_num_gpu_blocks_override) != 0, "num-gpu-blocks-override");
-  note(!absl::GetFlag(FLAGS_kv_cache_memory).empty(), "kv-cache-memory");
-  note(absl::GetFlag(FLAGS_enforce_eager), "enforce-eager");
+  note(flags.Get(FLAGS_gpu_memory_utilization) != 0.9, "gpu-memory-utilization");
+  note(flags.Get(FLAGS_mem_fraction_static) != 0, "mem-fraction-static");
+  note(flags.Get(FLAGS_free_gpu_memory_fraction) != 0, "free-gpu-memory-fraction");
+  note(flags.Get(FLAGS_max_num_batched_tokens) != 0, "max-num-batched-tokens");
+  note(flags.Get(FLAGS_max_num_seqs) != 0, "max-num-seqs");
+  note(flags.Get(FLAGS_max_model_len) != 0, "max-model-len");
+  note(flags.Get(FLAGS_block_size) != 0, "block-size");
+  note(flags.Get(FLAGS_tensor_parallel_size) != 1, "tensor-parallel-size");
+  note(flags.Get(FLAGS_pipeline_parallel_size) != 1, "pipeline-parallel-size");
+  note(flags.Get(FLAGS_num_gpu_blocks_override) != 0, "num-gpu-blocks-override");
+  note(!flags.Get(FLAGS_kv_cache_memory).empty(), "kv-cache-memory");
+  note(flags.Get(FLAGS_enforce_eager), "enforce-eager");
   return given;
 }
 
@@ -182,22 +184,23 @@ absl::Status CheckFractionFlag(absl::string_view flag, double value, bool zero_i
 
 }  // namespace
 
-absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const AccountingSetup& setup,
+absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& flags,
+                                                           const AccountingSetup& setup,
                                                            absl::string_view default_engine) {
   MemoryPlanRequest request;
   request.model = setup.model;
   request.gpu = setup.gpu;
   request.weights = setup.weights;
   request.kv_dtype = setup.kv_dtype;
-  std::string engine = absl::GetFlag(FLAGS_engine);
+  std::string engine = flags.Get(FLAGS_engine);
   if (engine.empty()) engine = std::string(default_engine);
   absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(engine);
   if (!personality.ok()) return UsageError(absl::StrCat("--engine: ", personality.status().message()));
   request.engine = engine;
 
-  request.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization);
-  request.mem_fraction_static = absl::GetFlag(FLAGS_mem_fraction_static);
-  request.free_gpu_memory_fraction = absl::GetFlag(FLAGS_free_gpu_memory_fraction);
+  request.gpu_memory_utilization = flags.Get(FLAGS_gpu_memory_utilization);
+  request.mem_fraction_static = flags.Get(FLAGS_mem_fraction_static);
+  request.free_gpu_memory_fraction = flags.Get(FLAGS_free_gpu_memory_fraction);
   if (absl::Status s = CheckFractionFlag("gpu-memory-utilization", request.gpu_memory_utilization, false); !s.ok()) return s;
   if (absl::Status s = CheckFractionFlag("mem-fraction-static", request.mem_fraction_static, true); !s.ok()) return s;
   if (absl::Status s = CheckFractionFlag("free-gpu-memory-fraction", request.free_gpu_memory_fraction, true); !s.ok()) return s;
@@ -217,10 +220,10 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const AccountingSetup
     }
   }
 
-  request.max_num_batched_tokens = absl::GetFlag(FLAGS_max_num_batched_tokens);
-  request.max_num_seqs = absl::GetFlag(FLAGS_max_num_seqs);
-  request.max_model_len = absl::GetFlag(FLAGS_max_model_len);
-  request.num_gpu_blocks_override = absl::GetFlag(FLAGS_num_gpu_blocks_override);
+  request.max_num_batched_tokens = flags.Get(FLAGS_max_num_batched_tokens);
+  request.max_num_seqs = flags.Get(FLAGS_max_num_seqs);
+  request.max_model_len = flags.Get(FLAGS_max_model_len);
+  request.num_gpu_blocks_override = flags.Get(FLAGS_num_gpu_blocks_override);
   const int64_t limit = int64_t{1} << 31;
   for (const auto& [flag, value] : {std::pair<absl::string_view, int64_t>{"max_num_batched_tokens", request.max_num_batched_tokens},
                                     {"max_num_seqs", request.max_num_seqs},
@@ -228,14 +231,14 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const AccountingSetup
                                     {"num_gpu_blocks_override", request.num_gpu_blocks_override}}) {
     if (absl::Status s = CheckRange(flag, value, 0, limit - 1); !s.ok()) return s;
   }
-  request.block_size = absl::GetFlag(FLAGS_block_size);
+  request.block_size = flags.Get(FLAGS_block_size);
   if (absl::Status s = CheckRange("block_size", request.block_size, 0, 4096); !s.ok()) return s;
-  request.tensor_parallel = absl::GetFlag(FLAGS_tensor_parallel_size);
-  request.pipeline_parallel = absl::GetFlag(FLAGS_pipeline_parallel_size);
+  request.tensor_parallel = flags.Get(FLAGS_tensor_parallel_size);
+  request.pipeline_parallel = flags.Get(FLAGS_pipeline_parallel_size);
   if (absl::Status s = CheckRange("tensor_parallel_size", request.tensor_parallel, 1, 1024); !s.ok()) return s;
   if (absl::Status s = CheckRange("pipeline_parallel_size", request.pipeline_parallel, 1, 1024); !s.ok()) return s;
-  request.enable_cuda_graphs = !absl::GetFlag(FLAGS_enforce_eager);
-  const std::string kv_memory = absl::GetFlag(FLAGS_kv_cache_memory);
+  request.enable_cuda_graphs = !flags.Get(FLAGS_enforce_eager);
+  const std::string kv_memory = flags.Get(FLAGS_kv_cache_memory);
   if (!kv_memory.empty()) {
     absl::StatusOr<double> bytes = ParseByteSize(kv_memory);
     if (!bytes.ok()) return bytes.status();
@@ -244,19 +247,19 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const AccountingSetup
   return request;
 }
 
-absl::StatusOr<AccountingSetup> ResolveAccountingSetup() {
+absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags) {
   AccountingSetup setup;
-  const std::string model_name = absl::GetFlag(FLAGS_model);
+  const std::string model_name = flags.Get(FLAGS_model);
   absl::StatusOr<ModelSpec> model = ResolveModel(model_name);
   if (!model.ok()) return AsFlagError("model", model_name, model.status());
   setup.model = *std::move(model);
 
-  const std::string gpu_name = absl::GetFlag(FLAGS_gpu);
+  const std::string gpu_name = flags.Get(FLAGS_gpu);
   absl::StatusOr<GpuSpec> gpu = ResolveGpu(gpu_name);
   if (!gpu.ok()) return AsFlagError("gpu", gpu_name, gpu.status());
   setup.gpu = *std::move(gpu);
 
-  absl::StatusOr<WeightFormat> weights = ResolveWeightFormat(setup.model);
+  absl::StatusOr<WeightFormat> weights = ResolveWeightFormat(flags, setup.model);
   if (!weights.ok()) return weights.status();
   setup.weights = *weights;
   setup.compute_dtype =
@@ -264,7 +267,7 @@ absl::StatusOr<AccountingSetup> ResolveAccountingSetup() {
       : weights->dtype == DType::FP32                                          ? DType::FP32
                                                                                : DType::BF16;
 
-  const std::string kv = absl::GetFlag(FLAGS_kv_cache_dtype);
+  const std::string kv = flags.Get(FLAGS_kv_cache_dtype);
   if (kv == "auto") {
     setup.kv_dtype = setup.model.dtype();
   } else {
@@ -277,14 +280,14 @@ absl::StatusOr<AccountingSetup> ResolveAccountingSetup() {
   params.set_exact(static_cast<double>(CountParameters(setup.model).Total()));
   params.set_nominal(setup.model.nominal_parameters());
   params.set_active_per_token(static_cast<double>(ActiveParametersPerToken(setup.model)));
-  const std::string safetensors = absl::GetFlag(FLAGS_safetensors);
+  const std::string safetensors = flags.Get(FLAGS_safetensors);
   if (!safetensors.empty()) {
     absl::StatusOr<SafetensorsSummary> summary = ReadSafetensorsHeader(safetensors);
     if (!summary.ok()) return summary.status();
     params.set_checkpoint(static_cast<double>(summary->elements));
     setup.checkpoint_bytes = static_cast<double>(summary->bytes);
   }
-  const std::string mode = absl::GetFlag(FLAGS_params);
+  const std::string mode = flags.Get(FLAGS_params);
   params.set_used(mode);
   if (mode == "exact") {
     params.set_count(params.exact());

@@ -14,6 +14,7 @@
 #include "base/dtype.h"
 #include "hardware/hardware_spec.pb.h"
 #include "models/model_spec.pb.h"
+#include "sim/cli/command_line.h"
 #include "sim/memory_plan/memory_plan.h"
 #include "sim/reports/accounting_reports.pb.h"
 
@@ -43,6 +44,8 @@ ABSL_DECLARE_FLAG(int32_t, pipeline_parallel_size);
 ABSL_DECLARE_FLAG(int64_t, num_gpu_blocks_override);
 ABSL_DECLARE_FLAG(std::string, kv_cache_memory);
 ABSL_DECLARE_FLAG(bool, enforce_eager);
+// The calibrated cost model's profile (`simulate`, `roofline`, `kernels`).
+ABSL_DECLARE_FLAG(std::string, calibration);
 
 namespace infergrid::cli {
 
@@ -62,24 +65,25 @@ const std::vector<absl::string_view>& AccountingFlagNames();
 
 // Resolves the flags; errors are usage errors (exit 2) for bad flag values and input errors
 // (exit 1) for unreadable or malformed files.
-absl::StatusOr<AccountingSetup> ResolveAccountingSetup();
+absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags);
 
 // Checks a size flag is in [minimum, maximum]; a usage error names the flag otherwise.
 absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, int64_t maximum);
 
 // --format: "table" or "json".
-absl::StatusOr<bool> WantJson();
+absl::StatusOr<bool> WantJson(const FlagValues& flags);
 
 // The serving-engine flags (--engine and the engines' own memory flags).
 const std::vector<absl::string_view>& EngineFlagNames();
 
 // The engine flags that differ from their defaults ("gpu-memory-utilization", ...).
-std::vector<std::string> EngineFlagsGiven();
+std::vector<std::string> EngineFlagsGiven(const FlagValues& flags);
 
 // The engine flags plus a resolved setup as a memory-plan request; an empty --engine means
 // `default_engine`. Usage errors name the flag: a fraction outside (0, 1], another engine's
 // fraction flag, an unknown --engine, a malformed --kv-cache-memory.
-absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const AccountingSetup& setup,
+absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& flags,
+                                                           const AccountingSetup& setup,
                                                            absl::string_view default_engine = "vllm-v1");
 
 }  // namespace infergrid::cli

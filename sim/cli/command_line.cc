@@ -18,7 +18,43 @@ bool Allowed(const std::vector<absl::string_view>& allowed, absl::string_view na
   return std::find(allowed.begin(), allowed.end(), name) != allowed.end();
 }
 
+// Parses `text` as T and writes its canonical text; false (with Abseil's reason) if it does
+// not parse.
+template <typename T>
+bool Canonical(absl::string_view text, std::string* canonical, std::string* error) {
+  T value{};
+  if (!absl::ParseFlag(text, &value, error)) return false;
+  *canonical = absl::UnparseFlag(value);
+  return true;
+}
+
+// The flag types InferGrid defines.
+bool CanonicalFor(const absl::CommandLineFlag& flag, absl::string_view text, std::string* canonical,
+                  std::string* error) {
+  if (flag.IsOfType<bool>()) return Canonical<bool>(text, canonical, error);
+  if (flag.IsOfType<int32_t>()) return Canonical<int32_t>(text, canonical, error);
+  if (flag.IsOfType<int64_t>()) return Canonical<int64_t>(text, canonical, error);
+  if (flag.IsOfType<uint64_t>()) return Canonical<uint64_t>(text, canonical, error);
+  if (flag.IsOfType<double>()) return Canonical<double>(text, canonical, error);
+  if (flag.IsOfType<std::string>()) return Canonical<std::string>(text, canonical, error);
+  *error = "unsupported flag type";
+  return false;
+}
+
 }  // namespace
+
+std::string FlagValues::Text(absl::string_view name) const {
+  const auto it = given_.find(std::string(name));
+  if (it != given_.end()) return it->second;
+  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+  return flag == nullptr ? "" : flag->DefaultValue();
+}
+
+FlagValues FlagValues::With(const FlagValues& overrides) const {
+  FlagValues merged = *this;
+  for (const auto& [name, value] : overrides.given_) merged.given_[name] = value;
+  return merged;
+}
 
 absl::Status UsageError(absl::string_view message) {
   absl::Status status = absl::InvalidArgumentError(message);
@@ -82,11 +118,13 @@ absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string
         return UsageError(absl::StrCat("flag ", shown, " needs a value"));
       }
     }
-    std::string error;
-    if (!flag->ParseFrom(value, &error)) {
-      return UsageError(absl::StrCat("flag ", shown, ": ", error));
+    std::string canonical, reason;
+    if (!CanonicalFor(*flag, value, &canonical, &reason)) {
+      // Worded as Abseil's own parser words it.
+      return UsageError(absl::StrCat("flag ", shown, ": Illegal value '", value, "' specified for flag '",
+                                     name, "'", reason.empty() ? "" : "; ", reason));
     }
-    parsed.explicitly_set.insert(name);
+    parsed.flags.given_[name] = canonical;
   }
   return parsed;
 }

@@ -1,17 +1,23 @@
-// Command-line parsing for the infergrid subcommands over Abseil's flag registry.
-// We parse argv ourselves (before anything else, SimGrid included, sees it) so that each
-// subcommand accepts only its own flags, and so that usage errors exit with code 2 and a
-// one-line message instead of Abseil's exit(1).
+// Command-line parsing for the infergrid subcommands. Flags are defined with ABSL_FLAG (name,
+// type, default, help), but the Abseil registry is only read, never written: a parse returns
+// its values in a FlagValues, and commands turn those into typed options once, at the edge.
+// So one process can parse several command lines (compare's A and B on top of the shared
+// flags) without global state. We parse argv ourselves (before anything else, SimGrid
+// included, sees it) so that each subcommand accepts only its own flags, and so that usage
+// errors exit with code 2 and a one-line message instead of Abseil's exit(1).
 #ifndef INFERGRID_SIM_CLI_COMMAND_LINE_H_
 #define INFERGRID_SIM_CLI_COMMAND_LINE_H_
 
+#include <map>
 #include <set>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/flags/flag.h"
+#include "absl/flags/marshalling.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace infergrid::cli {
 
@@ -24,15 +30,45 @@ inline constexpr int kExitUsage = 2;     // the command line is wrong
 absl::Status UsageError(absl::string_view message);
 int ExitCodeFor(const absl::Status& status);
 
+struct ParsedCommandLine;
+
+// The flags one command line gave, over their registered defaults. Values are held in
+// Abseil's canonical text (absl::UnparseFlag of the parsed value: "0.9", "true"), checked
+// against the flag's type when parsed.
+class FlagValues {
+ public:
+  // The value given for `flag`, else its default.
+  template <typename T>
+  T Get(const absl::Flag<T>& flag) const {
+    const auto it = given_.find(std::string(absl::GetFlagReflectionHandle(flag).Name()));
+    if (it == given_.end()) return absl::GetFlag(flag);
+    T value{};
+    std::string error;
+    absl::ParseFlag(it->second, &value, &error);  // valid: checked by ParseCommandLine
+    return value;
+  }
+  // Whether the command line named the flag (whatever the value).
+  bool IsSet(absl::string_view name) const { return given_.count(std::string(name)) > 0; }
+  // The value as canonical text, given or default ("" for an unknown flag).
+  std::string Text(absl::string_view name) const;
+  // These values with `overrides`' given values on top.
+  FlagValues With(const FlagValues& overrides) const;
+
+ private:
+  friend absl::StatusOr<ParsedCommandLine> ParseCommandLine(
+      const std::vector<std::string>&, const std::vector<absl::string_view>&);
+  std::map<std::string, std::string> given_;  // flag name -> canonical text
+};
+
 struct ParsedCommandLine {
   std::vector<std::string> positional;
-  std::set<std::string> explicitly_set;  // flag names given on the command line
+  FlagValues flags;
   bool help = false;
 };
 
 // Parses args (without the program and subcommand names): --name=value, --name value,
 // --bool, --nobool, --help, and "--" ending the flags. Only names in `allowed` are accepted;
-// values are parsed and stored through the Abseil flag registry.
+// a value that does not parse as the flag's type is a usage error naming the flag.
 absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string>& args,
                                                    const std::vector<absl::string_view>& allowed);
 

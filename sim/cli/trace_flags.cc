@@ -19,9 +19,9 @@ const std::vector<absl::string_view>& TraceFlagNames() {
   return names;
 }
 
-absl::StatusOr<TraceOptions> ResolveTraceOptions() {
+absl::StatusOr<TraceOptions> ResolveTraceOptions(const FlagValues& flags) {
   TraceOptions options;
-  options.format = absl::GetFlag(FLAGS_trace_format);
+  options.format = flags.Get(FLAGS_trace_format);
   static constexpr absl::string_view kFormats[] = {"auto",   "azure",   "burstgpt", "mooncake",
                                                    "vidur",  "lengths", "infergrid"};
   bool known = false;
@@ -30,12 +30,12 @@ absl::StatusOr<TraceOptions> ResolveTraceOptions() {
     return UsageError(absl::StrCat("--trace-format: expected auto, azure, burstgpt, mooncake, "
                                    "vidur, lengths or infergrid, got '", options.format, "'"));
   }
-  const std::string on_bad_row = absl::GetFlag(FLAGS_on_bad_row);
+  const std::string on_bad_row = flags.Get(FLAGS_on_bad_row);
   if (on_bad_row != "fail" && on_bad_row != "skip") {
     return UsageError(absl::StrCat("--on-bad-row: expected fail or skip, got '", on_bad_row, "'"));
   }
   options.skip_bad_rows = on_bad_row == "skip";
-  options.model_filter = absl::GetFlag(FLAGS_model_filter);
+  options.model_filter = flags.Get(FLAGS_model_filter);
   return options;
 }
 

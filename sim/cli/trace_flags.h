@@ -10,6 +10,7 @@
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "sim/cli/command_line.h"
 #include "traces/trace_reader.h"
 
 ABSL_DECLARE_FLAG(std::string, trace);         // --trace=FILE
@@ -23,7 +24,7 @@ namespace infergrid::cli {
 const std::vector<absl::string_view>& TraceFlagNames();
 
 // The reader options from the flags; a bad --trace-format or --on-bad-row is a usage error.
-absl::StatusOr<TraceOptions> ResolveTraceOptions();
+absl::StatusOr<TraceOptions> ResolveTraceOptions(const FlagValues& flags);
 
 }  // namespace infergrid::cli
 

@@ -38,9 +38,9 @@ namespace {
 
 using format::Fixed;
 
-std::vector<std::string> InputList() {
+std::vector<std::string> InputList(const cli::FlagValues& flags) {
   std::vector<std::string> inputs;
-  for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_in), ',', absl::SkipWhitespace())) {
+  for (absl::string_view part : absl::StrSplit(flags.Get(FLAGS_in), ',', absl::SkipWhitespace())) {
     inputs.emplace_back(part);
   }
   return inputs;
@@ -104,15 +104,15 @@ std::string CommandLine(absl::string_view sub, std::initializer_list<std::pair<a
   return line;
 }
 
-absl::Status RunFit(std::ostream& out) {
-  const std::string in = absl::GetFlag(FLAGS_in), path = absl::GetFlag(FLAGS_out);
-  const std::string gpu_name = absl::GetFlag(FLAGS_gpu);
+absl::Status RunFit(const cli::FlagValues& flags, std::ostream& out) {
+  const std::string in = flags.Get(FLAGS_in), path = flags.Get(FLAGS_out);
+  const std::string gpu_name = flags.Get(FLAGS_gpu);
   if (absl::Status s = RequireFlag("in", in, "fit"); !s.ok()) return s;
   if (absl::Status s = RequireFlag("out", path, "fit"); !s.ok()) return s;
   absl::StatusOr<GpuSpec> gpu = ResolveGpu(gpu_name);
   if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
   const std::string command = CommandLine("fit", {{"gpu", gpu_name}, {"in", in}, {"out", path}});
-  absl::StatusOr<Calibration> profile = FitProfile(*gpu, InputList(), command);
+  absl::StatusOr<Calibration> profile = FitProfile(*gpu, InputList(flags), command);
   if (!profile.ok()) return profile.status();
   if (absl::Status s = WriteCalibrationFile(path, *profile); !s.ok()) return s;
   out << absl::StrCat("calibration profile for ", gpu->name(), " written to ", path, "\n");
@@ -145,9 +145,9 @@ absl::Status RunFit(std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status RunReport(std::ostream& out) {
-  const std::string profile_path = absl::GetFlag(FLAGS_profile);
-  const std::string measured = absl::GetFlag(FLAGS_measured);
+absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
+  const std::string profile_path = flags.Get(FLAGS_profile);
+  const std::string measured = flags.Get(FLAGS_measured);
   if (absl::Status s = RequireFlag("profile", profile_path, "report"); !s.ok()) return s;
   if (absl::Status s = RequireFlag("measured", measured, "report"); !s.ok()) return s;
   Calibration profile;
@@ -183,14 +183,14 @@ absl::Status RunReport(std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status RunCrossValidation(std::ostream& out) {
-  const std::string in = absl::GetFlag(FLAGS_in);
+absl::Status RunCrossValidation(const cli::FlagValues& flags, std::ostream& out) {
+  const std::string in = flags.Get(FLAGS_in);
   if (absl::Status s = RequireFlag("in", in, "crossval"); !s.ok()) return s;
-  absl::StatusOr<GpuSpec> gpu = ResolveGpu(absl::GetFlag(FLAGS_gpu));
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu(flags.Get(FLAGS_gpu));
   if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
   std::vector<KernelSample> samples;
   std::vector<std::string> used;
-  for (const std::string& path : InputList()) {
+  for (const std::string& path : InputList(flags)) {
     absl::StatusOr<VidurOpsTable> table = ReadVidurOpsCsv(path);
     if (!table.ok()) return table.status();
     absl::StatusOr<std::vector<KernelSample>> rows = SamplesFromVidurOps(*table);
@@ -221,9 +221,9 @@ absl::Status RunCrossValidation(std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status RunExtrapolate(std::ostream& out) {
-  const std::string profile_path = absl::GetFlag(FLAGS_profile), path = absl::GetFlag(FLAGS_out);
-  const std::string gpu_name = absl::GetFlag(FLAGS_gpu);
+absl::Status RunExtrapolate(const cli::FlagValues& flags, std::ostream& out) {
+  const std::string profile_path = flags.Get(FLAGS_profile), path = flags.Get(FLAGS_out);
+  const std::string gpu_name = flags.Get(FLAGS_gpu);
   if (absl::Status s = RequireFlag("profile", profile_path, "extrapolate"); !s.ok()) return s;
   if (absl::Status s = RequireFlag("out", path, "extrapolate"); !s.ok()) return s;
   absl::StatusOr<GpuSpec> target = ResolveGpu(gpu_name);
@@ -246,15 +246,17 @@ absl::Status RunExtrapolate(std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status RunCalibrate(const std::vector<std::string>& positional, std::ostream& out) {
+absl::Status RunCalibrate(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
   if (positional.size() != 1) {
     return cli::UsageError("calibrate takes one of: fit, report, crossval, extrapolate");
   }
   const std::string& sub = positional[0];
-  if (sub == "fit") return RunFit(out);
-  if (sub == "report") return RunReport(out);
-  if (sub == "crossval") return RunCrossValidation(out);
-  if (sub == "extrapolate") return RunExtrapolate(out);
+  if (sub == "fit") return RunFit(flags, out);
+  if (sub == "report") return RunReport(flags, out);
+  if (sub == "crossval") return RunCrossValidation(flags, out);
+  if (sub == "extrapolate") return RunExtrapolate(flags, out);
   return cli::UsageError(absl::StrCat("calibrate: unknown action '", sub,
                                       "' (expected fit, report, crossval or extrapolate)"));
 }

@@ -1,5 +1,5 @@
 // A subcommand of `infergrid`: its name, a one-line summary, the flags it accepts and the
-// function that runs it once its flags are parsed. Output goes to `out`; errors are returned.
+// function that runs it on its parsed command line. Output goes to `out`; errors are returned.
 #ifndef INFERGRID_SIM_COMMANDS_COMMAND_H_
 #define INFERGRID_SIM_COMMANDS_COMMAND_H_
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "sim/cli/command_line.h"
 
 namespace infergrid {
 
@@ -16,7 +17,7 @@ struct Command {
   absl::string_view name;
   absl::string_view summary;
   std::vector<absl::string_view> flags;
-  absl::Status (*run)(const std::vector<std::string>& positional, std::ostream& out);
+  absl::Status (*run)(const cli::ParsedCommandLine& command_line, std::ostream& out);
 };
 
 const Command& MemoryCommand();

@@ -12,7 +12,6 @@
 #include <optional>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -20,9 +19,11 @@
 #include "google/protobuf/util/json_util.h"
 #include "sim/cli/command_line.h"
 #include "sim/cli/simulate_flags.h"
+#include "sim/cli/simulate_options.h"
 #include "sim/commands/child_process.h"
 #include "sim/commands/command.h"
-#include "sim/commands/simulation_setup.h"
+#include "sim/commands/simulation_plan.h"
+#include "sim/commands/simulation_run.h"
 #include "sim/format/json_output.h"
 #include "sim/format/text_table.h"
 #include "sim/format/units.h"
@@ -133,23 +134,38 @@ absl::StatusOr<SimulationSummary> ReadSummary(const std::string& path) {
   return summary;
 }
 
-// Applies a configuration's flags on top of the shared ones (in this process).
-absl::Status ApplyVariant(const std::string& flags, absl::string_view which) {
+// A configuration's flags (`--a`/`--b`) parsed on their own; usage errors name the option.
+absl::StatusOr<cli::FlagValues> ParseVariant(const std::string& flags, absl::string_view which) {
   std::vector<std::string> args = absl::StrSplit(flags, ' ', absl::SkipWhitespace());
   absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, cli::SimulateFlagNames());
   if (!parsed.ok()) return cli::UsageError(absl::StrCat("--", which, ": ", parsed.status().message()));
   if (!parsed->positional.empty() || parsed->help) {
     return cli::UsageError(absl::StrCat("--", which, ": expected simulate flags, got '", flags, "'"));
   }
-  return absl::OkStatus();
+  return parsed->flags;
 }
 
-absl::StatusOr<SimulationSummary> RunVariant(const std::string& flags, absl::string_view which, uint64_t seed) {
+// One configuration: the shared flags with its own on top, resolved into a plan. Errors keep
+// their exit code and name the configuration.
+absl::StatusOr<SimulationPlan> ResolveVariant(const cli::FlagValues& shared, const std::string& flags,
+                                              absl::string_view which) {
+  absl::StatusOr<cli::FlagValues> own = ParseVariant(flags, which);
+  if (!own.ok()) return own.status();
+  absl::StatusOr<cli::SimulateOptions> options = cli::ReadSimulateOptions(shared.With(*own));
+  absl::StatusOr<SimulationPlan> plan =
+      options.ok() ? ResolveSimulationPlan(*options) : absl::StatusOr<SimulationPlan>(options.status());
+  if (!plan.ok()) {
+    const std::string message = absl::StrCat("--", which, ": ", plan.status().message());
+    if (cli::ExitCodeFor(plan.status()) == cli::kExitUsage) return cli::UsageError(message);
+    return absl::Status(plan.status().code(), message);
+  }
+  return plan;
+}
+
+// Runs a resolved configuration with `seed` in a child process (one SimGrid engine per process).
+absl::StatusOr<SimulationSummary> RunVariant(const SimulationPlan& plan, absl::string_view which, uint64_t seed) {
   absl::StatusOr<std::string> bytes = RunInChildProcess([&]() -> absl::StatusOr<std::string> {
-    if (absl::Status s = ApplyVariant(flags, which); !s.ok()) return s;
-    absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan();
-    if (!plan.ok()) return plan.status();
-    absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(*plan, seed, nullptr);
+    absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(plan, seed, nullptr);
     if (!summary.ok()) return summary.status();
     return summary->SerializeAsString();
   });
@@ -159,12 +175,38 @@ absl::StatusOr<SimulationSummary> RunVariant(const std::string& flags, absl::str
   return summary;
 }
 
-absl::Status RunCompare(const std::vector<std::string>& positional, std::ostream& out) {
-  absl::StatusOr<bool> json = cli::WantJson();
+// Both configurations over `replications` seeds from --seed (common random numbers).
+absl::Status RunReplications(const cli::FlagValues& flags, const std::string& a_flags,
+                             const std::string& b_flags, int replications, Comparison& comparison) {
+  absl::StatusOr<SimulationPlan> a = ResolveVariant(flags, a_flags, "a");
+  if (!a.ok()) return a.status();
+  absl::StatusOr<SimulationPlan> b = ResolveVariant(flags, b_flags, "b");
+  if (!b.ok()) return b.status();
+  *comparison.mutable_a() = a->config;
+  *comparison.mutable_b() = b->config;
+  const uint64_t seed = flags.Get(FLAGS_seed);
+  comparison.set_replications(replications);
+  for (int i = 0; i < replications; ++i) {
+    const uint64_t s = seed + static_cast<uint64_t>(i);
+    comparison.add_seeds(s);
+    absl::StatusOr<SimulationSummary> a_run = RunVariant(*a, "a", s);
+    if (!a_run.ok()) return a_run.status();
+    absl::StatusOr<SimulationSummary> b_run = RunVariant(*b, "b", s);
+    if (!b_run.ok()) return b_run.status();
+    *comparison.add_a_runs() = *std::move(a_run);
+    *comparison.add_b_runs() = *std::move(b_run);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
+  absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
-  const std::string a_flags = absl::GetFlag(FLAGS_a);
-  const std::string b_flags = absl::GetFlag(FLAGS_b);
-  const int replications = absl::GetFlag(FLAGS_replications);
+  const std::string a_flags = flags.Get(FLAGS_a);
+  const std::string b_flags = flags.Get(FLAGS_b);
+  const int replications = flags.Get(FLAGS_replications);
   if (absl::Status s = cli::CheckRange("replications", replications, 1, 1000); !s.ok()) return s;
   Comparison comparison;
   if (positional.size() == 2 && a_flags.empty() && b_flags.empty()) {
@@ -178,36 +220,13 @@ absl::Status RunCompare(const std::vector<std::string>& positional, std::ostream
     *comparison.add_b_runs() = *b;
     comparison.set_replications(1);
   } else if (positional.empty() && (!a_flags.empty() || !b_flags.empty())) {
-    // Validate both configurations here, where a usage error still exits 2, before any run.
-    for (const auto& [flags, which] : {std::pair<std::string, absl::string_view>{a_flags, "a"}, {b_flags, "b"}}) {
-      absl::FlagSaver saver;
-      if (absl::Status s = ApplyVariant(flags, which); !s.ok()) return s;
-      absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan();
-      if (!plan.ok()) {
-        const std::string message = absl::StrCat("--", which, ": ", plan.status().message());
-        if (cli::ExitCodeFor(plan.status()) == cli::kExitUsage) return cli::UsageError(message);
-        return absl::Status(plan.status().code(), message);
-      }
-      *(which == "a" ? comparison.mutable_a() : comparison.mutable_b()) = plan->config;
-    }
-    const uint64_t seed = absl::GetFlag(FLAGS_seed);
-    comparison.set_replications(replications);
-    for (int i = 0; i < replications; ++i) {
-      const uint64_t s = seed + static_cast<uint64_t>(i);
-      comparison.add_seeds(s);
-      absl::StatusOr<SimulationSummary> a = RunVariant(a_flags, "a", s);
-      if (!a.ok()) return a.status();
-      absl::StatusOr<SimulationSummary> b = RunVariant(b_flags, "b", s);
-      if (!b.ok()) return b.status();
-      *comparison.add_a_runs() = *std::move(a);
-      *comparison.add_b_runs() = *std::move(b);
-    }
+    if (absl::Status s = RunReplications(flags, a_flags, b_flags, replications, comparison); !s.ok()) return s;
   } else {
     return cli::UsageError(
         "compare takes two summary.json files, or --a=\"FLAGS\" and --b=\"FLAGS\" (simulate flags)");
   }
   AddDifferences(comparison);
-  const std::string dir_name = absl::GetFlag(FLAGS_out);
+  const std::string dir_name = flags.Get(FLAGS_out);
   if (!dir_name.empty()) {
     absl::StatusOr<OutputDir> dir = OutputDir::Open(dir_name);
     if (!dir.ok()) return dir.status();

@@ -25,9 +25,6 @@
 #include "sim/commands/command.h"
 #include "sim/format/units.h"
 
-ABSL_FLAG(std::string, calibration, "",
-          "a calibration profile .textproto (default: the bundled profile of --gpu)");
-
 namespace infergrid {
 namespace {
 
@@ -85,14 +82,16 @@ absl::StatusOr<std::string> GemmLine(const ResourceModel& model, int line,
                       format::Fixed(lb.compute_s * 1e6, 2), "\n");
 }
 
-absl::Status RunKernels(const std::vector<std::string>& positional, std::ostream& out) {
+absl::Status RunKernels(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("kernels takes no arguments (kernels come on standard input), got '",
                                         positional[0], "'"));
   }
-  absl::StatusOr<GpuSpec> gpu = ResolveGpu(absl::GetFlag(FLAGS_gpu));
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu(flags.Get(FLAGS_gpu));
   if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
-  absl::StatusOr<Calibration> profile = ResolveCalibration(*gpu, absl::GetFlag(FLAGS_calibration));
+  absl::StatusOr<Calibration> profile = ResolveCalibration(*gpu, flags.Get(FLAGS_calibration));
   if (!profile.ok()) return profile.status();
   absl::StatusOr<ResourceModel> model = ResourceModel::Create(*gpu, ResourcesOf(*profile));
   if (!model.ok()) return model.status();

@@ -88,8 +88,9 @@ namespace {
 
 // `memory --engine=...`: the engine's KV-cache plan instead of the payload accounting. The plan
 // counts weights tensor by tensor from the architecture, as the engines load them.
-absl::Status RunEngineMemory(const cli::AccountingSetup& setup, bool json, std::ostream& out) {
-  absl::StatusOr<MemoryPlanRequest> request = cli::ResolveMemoryPlanRequest(setup);
+absl::Status RunEngineMemory(const cli::FlagValues& flags, const cli::AccountingSetup& setup, bool json,
+                             std::ostream& out) {
+  absl::StatusOr<MemoryPlanRequest> request = cli::ResolveMemoryPlanRequest(flags, setup);
   if (!request.ok()) return request.status();
   absl::StatusOr<MemoryPlanDetail> detail = ExplainEngineMemory(*request);
   if (!detail.ok()) {
@@ -102,20 +103,22 @@ absl::Status RunEngineMemory(const cli::AccountingSetup& setup, bool json, std::
   return absl::OkStatus();
 }
 
-absl::Status RunMemory(const std::vector<std::string>& positional, std::ostream& out) {
+absl::Status RunMemory(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("memory takes no arguments, got '", positional[0], "'"));
   }
-  absl::StatusOr<bool> json = cli::WantJson();
+  absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
-  const int64_t context = absl::GetFlag(FLAGS_context);
-  const int64_t batch = absl::GetFlag(FLAGS_batch);
+  const int64_t context = flags.Get(FLAGS_context);
+  const int64_t batch = flags.Get(FLAGS_batch);
   if (absl::Status s = cli::CheckRange("context", context, 0, 100'000'000); !s.ok()) return s;
   if (absl::Status s = cli::CheckRange("batch", batch, 1, 10'000'000); !s.ok()) return s;
-  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
+  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
   if (!setup.ok()) return setup.status();
-  if (!absl::GetFlag(FLAGS_engine).empty()) return RunEngineMemory(*setup, *json, out);
-  if (const std::vector<std::string> given = cli::EngineFlagsGiven(); !given.empty()) {
+  if (!flags.Get(FLAGS_engine).empty()) return RunEngineMemory(flags, *setup, *json, out);
+  if (const std::vector<std::string> given = cli::EngineFlagsGiven(flags); !given.empty()) {
     return cli::UsageError(absl::StrCat("--", given[0], " is an engine flag: give --engine=vllm-v1|vllm-v0|sglang|trtllm"));
   }
   const MemoryReport report = BuildMemoryReport(*setup, context, batch);

@@ -15,7 +15,6 @@
 #include "sim/format/units.h"
 
 ABSL_FLAG(std::string, phase, "decode", "prefill or decode");
-ABSL_DECLARE_FLAG(std::string, calibration);
 ABSL_FLAG(std::string, attention, "full",
           "attention FLOPs in the total: full (the lesson's 2*L*H_q*D*P^2) or causal (halved)");
 
@@ -152,33 +151,35 @@ std::string RenderRooflineTable(const RooflineReport& r, const cli::AccountingSe
 
 namespace {
 
-absl::Status RunRoofline(const std::vector<std::string>& positional, std::ostream& out) {
+absl::Status RunRoofline(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("roofline takes no arguments, got '", positional[0], "'"));
   }
-  absl::StatusOr<bool> json = cli::WantJson();
+  absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
   RooflineQuery query;
-  const std::string phase = absl::GetFlag(FLAGS_phase);
+  const std::string phase = flags.Get(FLAGS_phase);
   if (phase != "prefill" && phase != "decode") {
     return cli::UsageError(absl::StrCat("--phase: expected prefill or decode, got '", phase, "'"));
   }
-  const std::string attention = absl::GetFlag(FLAGS_attention);
+  const std::string attention = flags.Get(FLAGS_attention);
   if (attention != "full" && attention != "causal") {
     return cli::UsageError(absl::StrCat("--attention: expected full or causal, got '", attention, "'"));
   }
   query.prefill = phase == "prefill";
   query.causal = attention == "causal";
-  query.prompt_tokens = absl::GetFlag(FLAGS_prompt);
-  query.context_tokens = absl::GetFlag(FLAGS_context);
-  query.batch = absl::GetFlag(FLAGS_batch);
+  query.prompt_tokens = flags.Get(FLAGS_prompt);
+  query.context_tokens = flags.Get(FLAGS_context);
+  query.batch = flags.Get(FLAGS_batch);
   if (absl::Status s = cli::CheckRange("prompt", query.prompt_tokens, 1, 100'000'000); !s.ok()) return s;
   if (absl::Status s = cli::CheckRange("context", query.context_tokens, 0, 100'000'000); !s.ok()) return s;
   if (absl::Status s = cli::CheckRange("batch", query.batch, 1, 10'000'000); !s.ok()) return s;
-  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup();
+  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
   if (!setup.ok()) return setup.status();
   RooflineReport report = BuildRooflineReport(*setup, query);
-  const std::string calibration_path = absl::GetFlag(FLAGS_calibration);
+  const std::string calibration_path = flags.Get(FLAGS_calibration);
   absl::StatusOr<Calibration> calibration = ResolveCalibration(setup->gpu, calibration_path);
   if (calibration.ok()) {
     if (absl::Status s = AddCalibratedPrediction(*setup, query, *calibration, &report); !s.ok()) return s;

@@ -8,7 +8,9 @@
 #include "sim/cli/command_line.h"
 #include "sim/cli/simulate_flags.h"
 #include "sim/commands/command.h"
-#include "sim/commands/simulation_setup.h"
+#include "sim/cli/simulate_options.h"
+#include "sim/commands/simulation_plan.h"
+#include "sim/commands/simulation_run.h"
 #include "sim/format/json_output.h"
 #include "sim/output/output_dir.h"
 #include "sim/output/summary_table.h"
@@ -16,30 +18,34 @@
 namespace infergrid {
 namespace {
 
-absl::Status RunSimulate(const std::vector<std::string>& positional, std::ostream& out) {
+absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("simulate takes no arguments, got '", positional[0], "'"));
   }
-  absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan();
+  absl::StatusOr<cli::SimulateOptions> options = cli::ReadSimulateOptions(command_line.flags);
+  if (!options.ok()) return options.status();
+  absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan(*options);
   if (!plan.ok()) return plan.status();
+  const cli::SimulateOptions& o = plan->options;
   std::optional<OutputDir> dir;
-  if (!plan->out_dir.empty()) {
-    absl::StatusOr<OutputDir> opened = OutputDir::Open(plan->out_dir);
+  if (!o.out_dir.empty()) {
+    absl::StatusOr<OutputDir> opened = OutputDir::Open(o.out_dir);
     if (!opened.ok()) return opened.status();
     dir.emplace(*std::move(opened));
   }
   absl::StatusOr<SimulationSummary> summary =
-      ExecuteSimulation(*plan, plan->synthetic.seed, dir ? &*dir : nullptr);
+      ExecuteSimulation(*plan, o.workload.synthetic.seed, dir ? &*dir : nullptr);
   if (!summary.ok()) return summary.status();
   if (dir) {
     if (absl::Status s = dir->Commit(); !s.ok()) return s;
   }
-  if (plan->json) {
+  if (o.json) {
     out << format::ToJson(*summary);
   } else {
     out << RenderSummaryTable(*summary, plan->title);
     if (dir) {
-      out << "wrote " << plan->out_dir << "/{" << plan->outputs.FileList() << "}\n";
+      out << "wrote " << o.out_dir << "/{" << o.outputs.FileList() << "}\n";
     }
   }
   return absl::OkStatus();

@@ -94,16 +94,16 @@ std::string RenderTraceStatsTable(const TraceStats& s) {
 
 namespace {
 
-absl::StatusOr<std::string> TracePath() {
-  const std::string path = absl::GetFlag(FLAGS_trace);
+absl::StatusOr<std::string> TracePath(const cli::FlagValues& flags) {
+  const std::string path = flags.Get(FLAGS_trace);
   if (path.empty()) return cli::UsageError("--trace=FILE is required");
   return path;
 }
 
-absl::StatusOr<std::string> OutputPath() {
-  const std::string path = absl::GetFlag(FLAGS_output);
+absl::StatusOr<std::string> OutputPath(const cli::FlagValues& flags) {
+  const std::string path = flags.Get(FLAGS_output);
   if (path.empty()) return cli::UsageError("--output=FILE is required (the InferGrid trace to write)");
-  if (path == absl::GetFlag(FLAGS_trace)) {
+  if (path == flags.Get(FLAGS_trace)) {
     return cli::UsageError("--output must differ from --trace");
   }
   return path;
@@ -118,12 +118,12 @@ struct TraceCopy {
   std::unique_ptr<TraceWriter> writer;
 };
 
-absl::Status OpenTraceCopy(bool allow_out_of_order, TraceCopy* copy) {
-  absl::StatusOr<std::string> path = TracePath();
+absl::Status OpenTraceCopy(const cli::FlagValues& flags, bool allow_out_of_order, TraceCopy* copy) {
+  absl::StatusOr<std::string> path = TracePath(flags);
   if (!path.ok()) return path.status();
-  absl::StatusOr<std::string> output = OutputPath();
+  absl::StatusOr<std::string> output = OutputPath(flags);
   if (!output.ok()) return output.status();
-  absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions();
+  absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions(flags);
   if (!options.ok()) return options.status();
   options->allow_out_of_order = allow_out_of_order;
   copy->output = *output;
@@ -148,12 +148,12 @@ std::string Summary(const std::string& verb, int64_t written, const std::string&
   return out;
 }
 
-absl::Status RunStats(std::ostream& out) {
-  absl::StatusOr<bool> json = cli::WantJson();
+absl::Status RunStats(const cli::FlagValues& flags, std::ostream& out) {
+  absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
-  absl::StatusOr<std::string> path = TracePath();
+  absl::StatusOr<std::string> path = TracePath(flags);
   if (!path.ok()) return path.status();
-  absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions();
+  absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions(flags);
   if (!options.ok()) return options.status();
   absl::StatusOr<TraceStats> stats = ComputeTraceStats(*path, *options);
   if (!stats.ok()) return stats.status();
@@ -161,10 +161,10 @@ absl::Status RunStats(std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status RunConvert(std::ostream& out) {
-  const bool sort = absl::GetFlag(FLAGS_sort);
+absl::Status RunConvert(const cli::FlagValues& flags, std::ostream& out) {
+  const bool sort = flags.Get(FLAGS_sort);
   TraceCopy copy;
-  if (absl::Status s = OpenTraceCopy(/*allow_out_of_order=*/sort, &copy); !s.ok()) return s;
+  if (absl::Status s = OpenTraceCopy(flags, /*allow_out_of_order=*/sort, &copy); !s.ok()) return s;
   TraceWriter& writer = *copy.writer;
   Request request;
   std::vector<Request> all;  // only with --sort
@@ -196,10 +196,10 @@ absl::Status RunConvert(std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status RunSample(std::ostream& out) {
-  const double start = absl::GetFlag(FLAGS_start_s);
-  const double end = absl::GetFlag(FLAGS_end_s);
-  const int64_t limit = absl::GetFlag(FLAGS_requests);
+absl::Status RunSample(const cli::FlagValues& flags, std::ostream& out) {
+  const double start = flags.Get(FLAGS_start_s);
+  const double end = flags.Get(FLAGS_end_s);
+  const int64_t limit = flags.Get(FLAGS_requests);
   if (!(start >= 0) || !std::isfinite(start)) {
     return cli::UsageError(absl::StrCat("--start-s must be >= 0, got ", start));
   }
@@ -208,7 +208,7 @@ absl::Status RunSample(std::ostream& out) {
   }
   if (limit < 0) return cli::UsageError(absl::StrCat("--requests must be >= 0, got ", limit));
   TraceCopy copy;
-  if (absl::Status s = OpenTraceCopy(/*allow_out_of_order=*/false, &copy); !s.ok()) return s;
+  if (absl::Status s = OpenTraceCopy(flags, /*allow_out_of_order=*/false, &copy); !s.ok()) return s;
   TraceWriter& writer = *copy.writer;
   Request request;
   double origin = -1;
@@ -224,7 +224,7 @@ absl::Status RunSample(std::ostream& out) {
     if (absl::Status s = writer.Write(request); !s.ok()) return s;
   }
   if (writer.rows() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(absl::GetFlag(FLAGS_trace), ": no request falls in the window [",
+    return absl::InvalidArgumentError(absl::StrCat(flags.Get(FLAGS_trace), ": no request falls in the window [",
                                                    start, ", ", end > 0 ? absl::StrCat(end) : "end",
                                                    ") s"));
   }
@@ -233,12 +233,12 @@ absl::Status RunSample(std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status RunFit(std::ostream& out) {
-  absl::StatusOr<std::string> path = TracePath();
+absl::Status RunFit(const cli::FlagValues& flags, std::ostream& out) {
+  absl::StatusOr<std::string> path = TracePath(flags);
   if (!path.ok()) return path.status();
-  absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions();
+  absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions(flags);
   if (!options.ok()) return options.status();
-  std::string name = absl::GetFlag(FLAGS_preset_name);
+  std::string name = flags.Get(FLAGS_preset_name);
   if (name.empty()) {
     name = *path;
     name = name.substr(name.find_last_of('/') + 1);
@@ -252,7 +252,7 @@ absl::Status RunFit(std::ostream& out) {
   printer.PrintToString(*preset, &text);
   text = absl::StrCat("# proto-message: infergrid.WorkloadPreset\n# Fitted by `infergrid trace fit --trace=",
                       preset->source(), " --preset-name=", name, "`.\n", text);
-  const std::string output = absl::GetFlag(FLAGS_output);
+  const std::string output = flags.Get(FLAGS_output);
   if (output.empty()) {
     out << text;
     return absl::OkStatus();
@@ -265,7 +265,9 @@ absl::Status RunFit(std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status RunTrace(const std::vector<std::string>& positional, std::ostream& out) {
+absl::Status RunTrace(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
   if (positional.size() != 1) {
     return cli::UsageError(positional.empty()
                                ? "trace needs a subcommand: stats, convert, sample or fit"
@@ -273,10 +275,10 @@ absl::Status RunTrace(const std::vector<std::string>& positional, std::ostream& 
                                               " arguments"));
   }
   const std::string& sub = positional[0];
-  if (sub == "stats") return RunStats(out);
-  if (sub == "convert") return RunConvert(out);
-  if (sub == "sample") return RunSample(out);
-  if (sub == "fit") return RunFit(out);
+  if (sub == "stats") return RunStats(flags, out);
+  if (sub == "convert") return RunConvert(flags, out);
+  if (sub == "sample") return RunSample(flags, out);
+  if (sub == "fit") return RunFit(flags, out);
   return cli::UsageError(absl::StrCat("unknown trace subcommand '", sub,
                                       "': expected stats, convert, sample or fit"));
 }

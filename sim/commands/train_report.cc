@@ -210,8 +210,8 @@ absl::Status AsFlagError(absl::string_view flag, const std::string& value, const
   return status;
 }
 
-absl::Status ResolveParameters(TrainingQuery& q) {
-  const double count = absl::GetFlag(FLAGS_params_count);
+absl::Status ResolveParameters(const cli::FlagValues& flags, TrainingQuery& q) {
+  const double count = flags.Get(FLAGS_params_count);
   if (absl::Status s = cli::CheckDoubleRange("params_count", count, 0, 1e16); !s.ok()) return s;
   if (count > 0) {
     if (count < 1) return cli::UsageError("--params-count must be at least 1");
@@ -219,13 +219,13 @@ absl::Status ResolveParameters(TrainingQuery& q) {
     q.parameters_source = "--params-count";
     return absl::OkStatus();
   }
-  const std::string name = absl::GetFlag(FLAGS_model);
+  const std::string name = flags.Get(FLAGS_model);
   absl::StatusOr<ModelSpec> model = ResolveModel(name);
   if (!model.ok()) return AsFlagError("model", name, model.status());
   q.model = *std::move(model);
   const double exact = static_cast<double>(CountParameters(q.model).Total());
   const double active = static_cast<double>(ActiveParametersPerToken(q.model));
-  const std::string mode = absl::GetFlag(FLAGS_params);
+  const std::string mode = flags.Get(FLAGS_params);
   double scale = 1;
   if (mode == "nominal") {
     if (q.model.nominal_parameters() <= 0) {
@@ -242,20 +242,22 @@ absl::Status ResolveParameters(TrainingQuery& q) {
   return absl::OkStatus();
 }
 
-absl::Status RunTrain(const std::vector<std::string>& positional, std::ostream& out) {
+absl::Status RunTrain(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("train takes no arguments, got '", positional[0], "'"));
   }
-  absl::StatusOr<bool> json = cli::WantJson();
+  absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
   TrainingQuery q;
-  q.tokens = absl::GetFlag(FLAGS_tokens);
-  q.tokens_per_parameter = absl::GetFlag(FLAGS_tokens_per_parameter);
-  q.mfu = absl::GetFlag(FLAGS_mfu);
-  q.effective_flops_per_gpu = absl::GetFlag(FLAGS_effective_flops_per_gpu);
-  q.target_days = absl::GetFlag(FLAGS_target_days);
-  const int64_t num_gpus = absl::GetFlag(FLAGS_num_gpus);
-  const int64_t seq_len = absl::GetFlag(FLAGS_seq_len);
+  q.tokens = flags.Get(FLAGS_tokens);
+  q.tokens_per_parameter = flags.Get(FLAGS_tokens_per_parameter);
+  q.mfu = flags.Get(FLAGS_mfu);
+  q.effective_flops_per_gpu = flags.Get(FLAGS_effective_flops_per_gpu);
+  q.target_days = flags.Get(FLAGS_target_days);
+  const int64_t num_gpus = flags.Get(FLAGS_num_gpus);
+  const int64_t seq_len = flags.Get(FLAGS_seq_len);
   for (const absl::Status& s :
        {cli::CheckDoubleRange("tokens", q.tokens, 0, 1e18),
         cli::CheckDoubleRange("tokens_per_parameter", q.tokens_per_parameter, 1e-3, 1e6),
@@ -271,11 +273,11 @@ absl::Status RunTrain(const std::vector<std::string>& positional, std::ostream& 
   }
   q.num_gpus = static_cast<int>(num_gpus);
   q.sequence_length = static_cast<int>(seq_len);
-  if (absl::Status s = ResolveParameters(q); !s.ok()) return s;
+  if (absl::Status s = ResolveParameters(flags, q); !s.ok()) return s;
   if (q.sequence_length > 0 && q.model.name().empty()) {
     return cli::UsageError("--seq-len needs the architecture: give --model instead of --params-count");
   }
-  const std::string gpu_name = absl::GetFlag(FLAGS_gpu);
+  const std::string gpu_name = flags.Get(FLAGS_gpu);
   absl::StatusOr<GpuSpec> gpu = ResolveGpu(gpu_name);
   if (!gpu.ok()) return AsFlagError("gpu", gpu_name, gpu.status());
   q.gpu = *std::move(gpu);

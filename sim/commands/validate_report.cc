@@ -183,20 +183,22 @@ std::string RenderValidationTable(const ValidationReport& r) {
 
 namespace {
 
-absl::Status RunValidate(const std::vector<std::string>& positional, std::ostream& out) {
+absl::Status RunValidate(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("validate takes no arguments, got '", positional[0], "'"));
   }
-  absl::StatusOr<bool> json = cli::WantJson();
+  absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
-  const std::string predicted_path = absl::GetFlag(FLAGS_predicted);
-  const std::string observed_path = absl::GetFlag(FLAGS_observed);
+  const std::string predicted_path = flags.Get(FLAGS_predicted);
+  const std::string observed_path = flags.Get(FLAGS_observed);
   if (predicted_path.empty() || observed_path.empty()) {
     return cli::UsageError("validate needs --predicted=CSV and --observed=CSV");
   }
   SloLimits limits;
-  limits.ttft_s = absl::GetFlag(FLAGS_slo_ttft);
-  limits.tpot_s = absl::GetFlag(FLAGS_slo_tpot);
+  limits.ttft_s = flags.Get(FLAGS_slo_ttft);
+  limits.tpot_s = flags.Get(FLAGS_slo_tpot);
   if (absl::Status s = cli::CheckDoubleRange("slo_ttft", limits.ttft_s, 0, 1e6); !s.ok()) return s;
   if (absl::Status s = cli::CheckDoubleRange("slo_tpot", limits.tpot_s, 0, 1e6); !s.ok()) return s;
   if (limits.ttft_s == 0 && limits.tpot_s == 0) {
@@ -207,7 +209,7 @@ absl::Status RunValidate(const std::vector<std::string>& positional, std::ostrea
   absl::StatusOr<RequestLatencyFile> observed = ReadRequestLatencyCsv(observed_path);
   if (!observed.ok()) return observed.status();
   absl::StatusOr<SloValidation> validation =
-      ValidateSloPredictions(*predicted, *observed, limits, absl::GetFlag(FLAGS_allow_unmatched));
+      ValidateSloPredictions(*predicted, *observed, limits, flags.Get(FLAGS_allow_unmatched));
   if (!validation.ok()) return validation.status();
   const ValidationReport report = BuildValidationReport(*validation, limits, predicted_path, observed_path);
   out << (*json ? format::ToJson(report) : RenderValidationTable(report));

@@ -158,17 +158,19 @@ absl::StatusOr<std::vector<int64_t>> ParseList(absl::string_view flag, const std
   return values;
 }
 
-absl::Status RunVectorIndex(const std::vector<std::string>& positional, std::ostream& out) {
+absl::Status RunVectorIndex(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("vector-index takes no arguments, got '", positional[0], "'"));
   }
-  absl::StatusOr<bool> json = cli::WantJson();
+  absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
   VectorIndexQuery q;
-  const int64_t vectors = absl::GetFlag(FLAGS_vectors);
-  q.dim = absl::GetFlag(FLAGS_dim);
-  q.layout.m = absl::GetFlag(FLAGS_hnsw_m);
-  q.layout.id_bytes = absl::GetFlag(FLAGS_id_bytes);
+  const int64_t vectors = flags.Get(FLAGS_vectors);
+  q.dim = flags.Get(FLAGS_dim);
+  q.layout.m = flags.Get(FLAGS_hnsw_m);
+  q.layout.id_bytes = flags.Get(FLAGS_id_bytes);
   for (const absl::Status& s : {cli::CheckRange("vectors", vectors, 1, 1'000'000'000'000),
                                 cli::CheckRange("dim", q.dim, 1, 1'000'000),
                                 cli::CheckRange("hnsw_m", q.layout.m, 2, 1024)}) {
@@ -178,13 +180,13 @@ absl::Status RunVectorIndex(const std::vector<std::string>& positional, std::ost
     return cli::UsageError(absl::StrCat("--id-bytes: expected 4 or 8, got ", q.layout.id_bytes));
   }
   q.vectors = static_cast<double>(vectors);
-  const std::string dtype = absl::GetFlag(FLAGS_vector_dtype);
+  const std::string dtype = flags.Get(FLAGS_vector_dtype);
   absl::StatusOr<VectorElement> element = ParseVectorElement(dtype);
   if (!element.ok()) return cli::UsageError(absl::StrCat("--vector-dtype: ", element.status().message()));
   q.element = *element;
-  absl::StatusOr<std::vector<int64_t>> dims = ParseList("table-dims", absl::GetFlag(FLAGS_table_dims), 1, 1'000'000);
+  absl::StatusOr<std::vector<int64_t>> dims = ParseList("table-dims", flags.Get(FLAGS_table_dims), 1, 1'000'000);
   if (!dims.ok()) return dims.status();
-  absl::StatusOr<std::vector<int64_t>> ms = ParseList("table-m", absl::GetFlag(FLAGS_table_m), 2, 1024);
+  absl::StatusOr<std::vector<int64_t>> ms = ParseList("table-m", flags.Get(FLAGS_table_m), 2, 1024);
   if (!ms.ok()) return ms.status();
   q.table_dims = *std::move(dims);
   q.table_m = *std::move(ms);

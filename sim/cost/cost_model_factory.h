@@ -20,33 +20,43 @@
 #include "absl/status/statusor.h"
 #include "base/dtype.h"
 #include "base/dtype.pb.h"
+#include "base/enum_names.h"
 #include "hardware/hardware_spec.pb.h"
+#include "models/kv_cache_size.h"
 #include "models/model_spec.pb.h"
 #include "sim/cost/iteration_cost.h"
 
 namespace infergrid {
 
+// --cost-model: auto takes the calibrated model where a profile exists.
+enum class CostModelKind { kAuto, kRoofline, kCalibrated };
+inline constexpr EnumName<CostModelKind> kCostModelNames[] = {{CostModelKind::kAuto, "auto"},
+                                                              {CostModelKind::kRoofline, "roofline"},
+                                                              {CostModelKind::kCalibrated, "calibrated"}};
+
 struct CostModelRequest {
-  std::string choice = "auto";          // auto | roofline | calibrated
+  CostModelKind kind = CostModelKind::kAuto;
   ModelSpec model;
   GpuSpec gpu;
   DType compute_dtype = DType::BF16;
+  WeightFormat weights;
   double weight_bytes_per_gpu = 0;
-  int64_t kv_bytes_per_token_per_gpu = 0;
+  KvCacheLayout kv;                     // dtype, block size and bytes per token per GPU
   double active_parameters = 0;         // whole model; divided by TP inside
   int tensor_parallel = 1;
   bool enable_cuda_graphs = true;
-  DType kv_dtype = DType::BF16;
-  WeightFormat weights;
-  int block_size = 16;
   std::string calibration_path;         // --calibration=FILE; empty: the bundled profile
 };
 
 struct CostModelChoice {
   std::unique_ptr<IterationCostModel> model;
-  std::string kind;     // "roofline" or "calibrated"
+  CostModelKind kind = CostModelKind::kRoofline;  // the one built: roofline or calibrated
   std::string reason;   // why this one ("no calibration profile for h100-sxm")
   double overhead_s = 0;  // the per-iteration overhead the model includes
+  // A model without collectives (roofline): the fixed time of one tensor-parallel all-reduce,
+  // which the engine adds per all-reduce on top of the ring's bytes. 0 for the calibrated
+  // model, whose collectives are inside IterationCost::network_s.
+  double allreduce_latency_s = 0;
 };
 
 // Per-iteration CPU and launch overhead of the uncalibrated model, from the published step
@@ -55,6 +65,11 @@ struct CostModelChoice {
 // without, against a 4.80 ms HBM roofline.
 inline constexpr double kRooflineOverheadCudaGraphsS = 2.26e-3;
 inline constexpr double kRooflineLaunchPerLayerEagerS = 2.22e-3 / 32;
+
+// The roofline model's per-all-reduce latency: the NCCL all-reduce floor on DGX-H100
+// (microbenchmarks.csv F41: 7 us at TP2, 23 us at TP8 for small messages), interpolated in
+// log2(TP); 0 without tensor parallelism.
+double RooflineAllReduceLatency(int tensor_parallel);
 
 absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request);
 

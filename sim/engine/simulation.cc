@@ -156,17 +156,14 @@ class Run {
 
 absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
   devices_ = std::move(devices);
-  absl::StatusOr<std::unique_ptr<Router>> router = MakeRouter(config_.router);
-  if (!router.ok()) return router.status();
-  router_ = *std::move(router);
+  router_ = MakeRouter(config_.router);
   const int n = config_.layout.num_replicas;
   workers_.resize(static_cast<size_t>(n));
   result_.requests_per_replica.assign(static_cast<size_t>(n), 0);
   for (int i = 0; i < n; ++i) {
-    absl::StatusOr<std::unique_ptr<Scheduler>> scheduler = MakeScheduler(config_.scheduler, config_.limits);
-    if (!scheduler.ok()) return scheduler.status();
-    if (i == 0) admission_.reserve_output = (*scheduler)->reserves_kv();
-    replicas_.push_back(std::make_unique<Replica>(i, *std::move(scheduler), config_.blocks, cost_model_,
+    std::unique_ptr<Scheduler> scheduler = MakeScheduler(config_.scheduler, config_.limits);
+    if (i == 0) admission_.reserve_output = scheduler->reserves_kv();
+    replicas_.push_back(std::make_unique<Replica>(i, std::move(scheduler), config_.blocks, cost_model_,
                                                   result_.log, fanout_, config_.cost_stride));
     replica_view_.push_back(replicas_.back().get());
     workers_[static_cast<size_t>(i)].wake = sg::Semaphore::create(0);

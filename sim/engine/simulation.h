@@ -29,6 +29,7 @@
 #include "sim/metrics/request_log.h"
 #include "sim/serving/admission.h"
 #include "sim/serving/block_manager.h"
+#include "sim/serving/router.h"
 #include "sim/serving/scheduler.h"
 #include "traces/request.h"
 
@@ -36,10 +37,10 @@ namespace infergrid {
 
 struct EngineConfig {
   PlatformLayout layout;                 // replicas, TP, GPUs per node
-  std::string scheduler = "vllm";
+  SchedulerKind scheduler = SchedulerKind::kVllm;
   SchedulerLimits limits;
   BlockManagerOptions blocks;            // per replica
-  std::string router = "round-robin";
+  RouterKind router = RouterKind::kRoundRobin;
   int64_t max_model_len = 8192;
   // Tensor parallelism: two all-reduces per layer of new_tokens x hidden_size activations.
   int num_layers = 32;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/units.h"
+#include "models/kv_cache_size.h"
 #include "sim/memory_plan/weight_memory.h"
 
 namespace infergrid {

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "models/kv_cache_size.h"
 #include "sim/memory_plan/engine_rules.h"
 #include "sim/memory_plan/memory_plan_detail.h"
 #include "sim/personality/personality_catalog.h"
@@ -115,14 +116,31 @@ bool GpuNameContains(const GpuSpec& gpu, absl::string_view needle) {
   return false;
 }
 
+// Device memory as the engine reads it: torch's total where the GPU spec has it.
+double EngineTotalBytes(const GpuSpec& gpu) {
+  return gpu.framework_total_gib() > 0 ? gpu.framework_total_gib() * kGiB
+                                       : static_cast<double>(gpu.reported_total_mib()) * 1048576.0;
+}
+
+// The personality's batch defaults for a GPU with `total_bytes`: the first class that matches.
+const BatchDefaults& DefaultsForGpu(const EnginePersonality& p, const GpuSpec& gpu, double total_bytes) {
+  const double total_gib = total_bytes / kGiB;
+  for (const BatchDefaults& b : p.batch_defaults()) {
+    if (total_gib >= b.min_total_gib() &&
+        (b.excluded_gpu_substring().empty() || !GpuNameContains(gpu, b.excluded_gpu_substring()))) {
+      return b;
+    }
+  }
+  return p.batch_defaults(p.batch_defaults_size() - 1);
+}
+
 absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   const EnginePersonality& p = d->personality;
   d->plan.engine = PersonalityName(p);
+  d->plan.total_bytes = EngineTotalBytes(r.gpu);
   if (r.gpu.framework_total_gib() > 0) {
-    d->plan.total_bytes = r.gpu.framework_total_gib() * kGiB;
     d->total_origin = "framework total (torch.cuda.mem_get_info) from the GPU spec";
   } else {
-    d->plan.total_bytes = static_cast<double>(r.gpu.reported_total_mib()) * 1048576.0;
     d->total_origin = "nvidia-smi total (the GPU spec has no framework_total_gib)";
     d->notes.push_back("the GPU spec has no framework_total_gib: the nvidia-smi total is used, an upper "
                        "bound (torch reads 0-0.9 GiB less on the cards we know)");
@@ -134,15 +152,7 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
     return absl::InvalidArgumentError(absl::StrCat("model '", r.model.name(),
                                                    "' has no max_position_embeddings: give --max-model-len"));
   }
-  const double total_gib = d->plan.total_bytes / kGiB;
-  const BatchDefaults* defaults = &p.batch_defaults(p.batch_defaults_size() - 1);
-  for (const BatchDefaults& b : p.batch_defaults()) {
-    if (total_gib >= b.min_total_gib() &&
-        (b.excluded_gpu_substring().empty() || !GpuNameContains(r.gpu, b.excluded_gpu_substring()))) {
-      defaults = &b;
-      break;
-    }
-  }
+  const BatchDefaults* defaults = &DefaultsForGpu(p, r.gpu, d->plan.total_bytes);
   d->max_num_seqs = r.max_num_seqs > 0 ? r.max_num_seqs : defaults->max_num_seqs();
   if (r.max_num_batched_tokens > 0) {
     d->max_num_batched_tokens = r.max_num_batched_tokens;
@@ -166,8 +176,7 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
   }
 
   const std::vector<int> layers = StageLayers(r.model.num_layers(), r.pipeline_parallel);
-  const int64_t per_layer_token = int64_t{2} * KvHeadsPerGpu(r.model, r.tensor_parallel) *
-                                  r.model.head_dim() * BitsPerElement(r.kv_dtype) / 8;
+  const int64_t per_layer_token = KvBytesPerTokenLayer(r.model, r.kv_dtype, r.tensor_parallel);
   for (size_t i = 0; i < layers.size(); ++i) {
     StagePlan stage;
     stage.layers = layers[i];
@@ -219,6 +228,7 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   plan.cuda_graph_bytes = limit.cuda_graph_bytes;
   plan.kv_cache_bytes = limit.kv_cache_bytes;
   plan.kv_bytes_per_token = limit.kv_bytes_per_token;
+  plan.kv_dtype = r.kv_dtype;
   plan.num_blocks = blocks;
   plan.kv_tokens = blocks * plan.block_size;
   if (p.require_max_model_len_fits() && plan.kv_tokens < d->max_model_len) {
@@ -267,6 +277,20 @@ absl::StatusOr<MemoryPlan> PlanEngineMemory(const MemoryPlanRequest& request) {
   absl::StatusOr<MemoryPlanDetail> detail = ExplainEngineMemory(request);
   if (!detail.ok()) return detail.status();
   return std::move(detail->plan);
+}
+
+absl::StatusOr<EngineDefaults> ResolveEngineDefaults(absl::string_view engine, const GpuSpec& gpu) {
+  absl::StatusOr<EnginePersonality> p = ResolveEnginePersonality(engine);
+  if (!p.ok()) return p.status();
+  const BatchDefaults& batch = DefaultsForGpu(*p, gpu, EngineTotalBytes(gpu));
+  EngineDefaults defaults;
+  defaults.engine = PersonalityName(*p);
+  defaults.max_num_seqs = batch.max_num_seqs();
+  defaults.max_num_batched_tokens = batch.max_num_batched_tokens();
+  defaults.min_batched_tokens = p->min_batched_tokens();
+  defaults.block_size = p->default_block_size();
+  defaults.watermark_fraction = p->watermark_fraction();
+  return defaults;
 }
 
 }  // namespace infergrid

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "base/dtype.h"
 #include "hardware/hardware_spec.pb.h"
+#include "models/kv_cache_size.h"
 #include "models/model_spec.pb.h"
 
 namespace infergrid {
@@ -53,12 +55,28 @@ struct MemoryPlan {
   int64_t num_blocks = 0;
   int64_t kv_tokens = 0;                // per replica: num_blocks * block_size
   std::vector<std::string> log_lines;   // the plan as the engine logs it, term by term
+  DType kv_dtype = DType::BF16;         // the request's, carried with the capacity
+
+  // The cache the plan allocates, as one value for the engine and the cost model.
+  KvCacheLayout kv() const { return {kv_dtype, block_size, kv_bytes_per_token, num_blocks}; }
 };
 
 // Plans the engine's KV cache. InvalidArgument (naming the flag) for fractions outside
 // (0, 1], unknown engines/versions, TP that does not divide the heads; FailedPrecondition
 // when the model does not fit, saying by how many GiB.
 absl::StatusOr<MemoryPlan> PlanEngineMemory(const MemoryPlanRequest& request);
+
+// The limits an engine applies when the user sets none, from its personality and, for the batch
+// limits, the GPU's memory (vLLM picks larger ones on >= 70 GiB cards).
+struct EngineDefaults {
+  std::string engine;                   // resolved personality, "vllm-v0@0.6.5"
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;   // 0: derived from max_model_len or the chunk size
+  int64_t min_batched_tokens = 0;       // the floor of a derived max_num_batched_tokens
+  int block_size = 16;
+  double watermark_fraction = 0;        // KV blocks admission keeps free
+};
+absl::StatusOr<EngineDefaults> ResolveEngineDefaults(absl::string_view engine, const GpuSpec& gpu);
 
 }  // namespace infergrid
 

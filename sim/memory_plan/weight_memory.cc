@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/units.h"
+#include "models/kv_cache_size.h"
 
 namespace infergrid {
 namespace {
@@ -22,10 +23,6 @@ double ScaleBytesPerOutputChannel(const WeightFormat& weights) {
 }
 
 }  // namespace
-
-int KvHeadsPerGpu(const ModelSpec& model, int tensor_parallel) {
-  return std::max(1, model.num_kv_heads() / std::max(1, tensor_parallel));
-}
 
 DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights) {
   if (IsFloat(weights.dtype)) return weights.dtype;

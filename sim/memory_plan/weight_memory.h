@@ -29,9 +29,6 @@ struct EngineWeightBytes {
   double Total() const { return linear + embedding + lm_head + replicated + rope_cache + load_overhead; }
 };
 
-// KV heads one GPU holds: Hkv / TP, or 1 when TP exceeds Hkv (heads are replicated).
-int KvHeadsPerGpu(const ModelSpec& model, int tensor_parallel);
-
 // The float dtype the non-linear tensors stay in: the weight dtype when it is a float format,
 // else the checkpoint's dtype (bf16 when unspecified).
 DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights);

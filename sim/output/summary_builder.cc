@@ -1,7 +1,9 @@
 #include "sim/output/summary_builder.h"
 
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "sim/metrics/latency_stats.h"
 
 namespace infergrid {
@@ -18,10 +20,54 @@ void SetLatency(const LatencyStats& s, LatencySummary* out) {
   out->set_max(s.max);
 }
 
-}  // namespace
+CostModelSummary DescribeCostModel(const CostModelChoice& choice) {
+  CostModelSummary c;
+  c.set_kind(std::string(NameOf(kCostModelNames, choice.kind)));
+  c.set_description(std::string(choice.model->Description()));
+  c.set_reason(choice.reason);
+  c.set_iteration_overhead_s(choice.overhead_s);
+  c.set_allreduce_latency_s(choice.allreduce_latency_s);
+  return c;
+}
 
-void FillSummary(const SimulationResult& result, const SummaryOptions& options,
-                 SimulationSummary* summary) {
+MemorySummary DescribeMemory(const MemoryPlan& m, const BlockManagerOptions& blocks) {
+  MemorySummary ms;
+  ms.set_plan_engine(m.engine);
+  ms.set_weight_bytes_per_gpu(m.weight_bytes);
+  ms.set_kv_cache_bytes_per_gpu(m.kv_cache_bytes);
+  ms.set_kv_bytes_per_token_per_gpu(static_cast<double>(m.kv_bytes_per_token));
+  ms.set_num_gpu_blocks(static_cast<int32_t>(m.num_blocks));
+  ms.set_kv_tokens(static_cast<int32_t>(m.kv_tokens));
+  ms.set_num_cpu_blocks(static_cast<int32_t>(blocks.num_cpu_blocks));
+  ms.set_watermark_blocks(static_cast<int32_t>(WatermarkBlocks(blocks)));
+  return ms;
+}
+
+void AddNotes(const SummaryContext& context, SimulationSummary* summary) {
+  if (context.cost_model->kind == CostModelKind::kRoofline) {
+    summary->add_notes("the roofline cost model uses datasheet peaks: iteration times are optimistic "
+                       "(a lower bound plus a fixed overhead), not calibrated predictions");
+  }
+  if (const TraceReadStats* t = context.trace_stats; t != nullptr) {
+    if (t->skipped > 0) {
+      std::string reasons;
+      for (const auto& [reason, count] : t->skipped_by_reason) {
+        absl::StrAppend(&reasons, reasons.empty() ? "" : ", ", reason, " ", count);
+      }
+      summary->add_notes(absl::StrCat(t->skipped, " trace rows skipped (", reasons, ")"));
+    }
+    for (const std::string& warning : t->warnings) summary->add_notes(absl::StrCat("trace: ", warning));
+  }
+  if (context.timeline_written >= 0) {
+    summary->add_notes(absl::StrCat("timeline.json holds the first ", context.timeline_written,
+                                    " iterations (--timeline-max-iterations)"));
+  }
+}
+
+// The run's own figures.
+void AddResults(const SimulationResult& result, const SummaryContext& context, SimulationSummary* summary) {
+  const double kv_bytes_per_block = static_cast<double>(context.engine->blocks.block_size) *
+                                    static_cast<double>(context.engine->kv_bytes_per_token);
   std::vector<double> ttft, tpot, e2e, queueing;
   double input_tokens = 0, output_tokens = 0, cached_tokens = 0;
   int32_t completed = 0, meeting = 0;
@@ -40,8 +86,8 @@ void FillSummary(const SimulationResult& result, const SummaryOptions& options,
     input_tokens += r.input_tokens;
     output_tokens += r.output_tokens;
     cached_tokens += r.cached_tokens;
-    const bool ttft_ok = options.slo_ttft_s <= 0 || t <= options.slo_ttft_s;
-    const bool tpot_ok = options.slo_tpot_s <= 0 || r.output_tokens < 2 || per_token <= options.slo_tpot_s;
+    const bool ttft_ok = context.slo_ttft_s <= 0 || t <= context.slo_ttft_s;
+    const bool tpot_ok = context.slo_tpot_s <= 0 || r.output_tokens < 2 || per_token <= context.slo_tpot_s;
     meeting += ttft_ok && tpot_ok;
   }
   summary->set_requests(static_cast<int32_t>(result.arrivals));
@@ -63,8 +109,8 @@ void FillSummary(const SimulationResult& result, const SummaryOptions& options,
   throughput.set_output_tokens_per_s(per_s(output_tokens));
   throughput.set_total_tokens_per_s(per_s(input_tokens + output_tokens));
   Goodput& goodput = *summary->mutable_goodput();
-  goodput.set_slo_ttft_s(options.slo_ttft_s);
-  goodput.set_slo_tpot_s(options.slo_tpot_s);
+  goodput.set_slo_ttft_s(context.slo_ttft_s);
+  goodput.set_slo_tpot_s(context.slo_tpot_s);
   goodput.set_requests_meeting_slo(meeting);
   goodput.set_fraction(completed > 0 ? static_cast<double>(meeting) / completed : 0);
   goodput.set_requests_per_s(per_s(meeting));
@@ -76,8 +122,8 @@ void FillSummary(const SimulationResult& result, const SummaryOptions& options,
   kv.set_preemptions(static_cast<int32_t>(it.preemptions));
   kv.set_preemptions_swap(static_cast<int32_t>(it.preemptions_swap));
   kv.set_preemptions_recompute(static_cast<int32_t>(it.preemptions - it.preemptions_swap));
-  kv.set_swap_out_bytes(static_cast<double>(it.swap_out_blocks) * options.kv_bytes_per_block);
-  kv.set_swap_in_bytes(static_cast<double>(it.swap_in_blocks) * options.kv_bytes_per_block);
+  kv.set_swap_out_bytes(static_cast<double>(it.swap_out_blocks) * kv_bytes_per_block);
+  kv.set_swap_in_bytes(static_cast<double>(it.swap_in_blocks) * kv_bytes_per_block);
   kv.set_prefix_cache_hit_tokens(cached_tokens);
   kv.set_prefix_cache_hit_rate(input_tokens > 0 ? cached_tokens / input_tokens : 0);
 
@@ -89,7 +135,7 @@ void FillSummary(const SimulationResult& result, const SummaryOptions& options,
   iterations.set_max_batch_size(static_cast<int32_t>(it.max_batch_size));
   iterations.set_mean_new_tokens(n > 0 ? (it.prefill_tokens + it.decode_tokens) / n : 0);
   iterations.set_busy_s(it.busy_s);
-  iterations.set_utilization(duration > 0 ? it.busy_s / (duration * options.num_replicas) : 0);
+  iterations.set_utilization(duration > 0 ? it.busy_s / (duration * context.engine->layout.num_replicas) : 0);
   iterations.set_communication_s(it.communication_s);
   iterations.set_max_waiting(static_cast<int32_t>(it.max_waiting));
 
@@ -109,12 +155,24 @@ void FillSummary(const SimulationResult& result, const SummaryOptions& options,
   summary->set_events(static_cast<int32_t>(result.events));
   summary->set_simgrid_activities(static_cast<int32_t>(result.activities));
   summary->set_cost_model_calls(static_cast<int32_t>(result.cost_model_calls));
-  if (options.record_wall_time && result.wall_s > 0) {
+  if (context.record_wall_time && result.wall_s > 0) {
     RunPerformance& perf = *summary->mutable_performance();
     perf.set_wall_time_s(result.wall_s);
     perf.set_events_per_s(static_cast<double>(result.events) / result.wall_s);
     perf.set_requests_per_s(static_cast<double>(result.arrivals) / result.wall_s);
   }
+}
+
+}  // namespace
+
+SimulationSummary BuildSummary(const SimulationResult& result, const SummaryContext& context) {
+  SimulationSummary summary;
+  *summary.mutable_config() = context.config;
+  *summary.mutable_cost_model() = DescribeCostModel(*context.cost_model);
+  *summary.mutable_memory() = DescribeMemory(*context.memory_plan, context.engine->blocks);
+  AddResults(result, context, &summary);
+  AddNotes(context, &summary);
+  return summary;
 }
 
 }  // namespace infergrid

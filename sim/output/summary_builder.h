@@ -1,26 +1,36 @@
-// Builds summary.json's SimulationSummary from a finished run: latency distributions of the
-// completed requests (TTFT, TPOT, ITL, E2E, queueing), throughput over the simulated duration,
-// goodput under the SLO, KV and preemption figures, iteration aggregates and the binding
-// resource's share. The caller fills config, cost_model and memory.
+// Builds summary.json's SimulationSummary, the one place it is assembled: the run's setup (the
+// configuration echo, the cost model that ran, the memory plan and the block counts), latency
+// distributions of the completed requests (TTFT, TPOT, ITL, E2E, queueing), throughput over the
+// simulated duration, goodput under the SLO, KV and preemption figures, iteration aggregates,
+// the binding resource's share, and notes on what a reader must know (optimistic model, skipped
+// trace rows, a truncated timeline).
 #ifndef INFERGRID_SIM_OUTPUT_SUMMARY_BUILDER_H_
 #define INFERGRID_SIM_OUTPUT_SUMMARY_BUILDER_H_
 
+#include <cstdint>
+
+#include "sim/cost/cost_model_factory.h"
 #include "sim/engine/simulation.h"
+#include "sim/memory_plan/memory_plan.h"
 #include "sim/reports/simulation.pb.h"
+#include "traces/trace_reader.h"
 
 namespace infergrid {
 
-struct SummaryOptions {
-  double slo_ttft_s = 0;            // 0: no limit
+// What the run was set up with, beyond its result.
+struct SummaryContext {
+  SimulationConfig config;                    // the plan's echo, with this run's seed
+  const EngineConfig* engine = nullptr;       // replicas, blocks, block size, KV bytes per token
+  const MemoryPlan* memory_plan = nullptr;
+  const CostModelChoice* cost_model = nullptr;
+  double slo_ttft_s = 0;                      // 0: no limit
   double slo_tpot_s = 0;
-  double kv_bytes_per_block = 0;    // per GPU, for swap traffic
-  int num_replicas = 1;
   bool record_wall_time = true;
+  const TraceReadStats* trace_stats = nullptr;  // null: a synthetic workload
+  int64_t timeline_written = -1;              // >= 0: timeline.json stopped after this many
 };
 
-// Adds the run's figures to `summary` (config, cost_model and memory already set).
-void FillSummary(const SimulationResult& result, const SummaryOptions& options,
-                 SimulationSummary* summary);
+SimulationSummary BuildSummary(const SimulationResult& result, const SummaryContext& context);
 
 }  // namespace infergrid
 

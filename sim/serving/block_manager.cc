@@ -8,7 +8,7 @@ namespace infergrid {
 BlockManager::BlockManager(const BlockManagerOptions& options)
     : block_size_(options.block_size),
       total_(options.num_gpu_blocks),
-      watermark_blocks_(static_cast<int64_t>(options.watermark * static_cast<double>(options.num_gpu_blocks))),
+      watermark_blocks_(WatermarkBlocks(options)),
       prefix_caching_(options.prefix_caching),
       free_plain_(options.num_gpu_blocks),
       cpu_total_(options.num_cpu_blocks) {}

@@ -27,6 +27,11 @@ struct BlockManagerOptions {
   int64_t num_cpu_blocks = 0;       // swap space in blocks
 };
 
+// Blocks admission keeps free: floor(watermark x GPU blocks).
+inline int64_t WatermarkBlocks(const BlockManagerOptions& options) {
+  return static_cast<int64_t>(options.watermark * static_cast<double>(options.num_gpu_blocks));
+}
+
 class BlockManager {
  public:
   explicit BlockManager(const BlockManagerOptions& options);

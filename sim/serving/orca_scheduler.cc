@@ -13,7 +13,6 @@ namespace {
 class OrcaScheduler final : public Scheduler {
  public:
   explicit OrcaScheduler(const SchedulerLimits& limits) : limits_(limits) {}
-  absl::string_view name() const override { return "orca"; }
   bool reserves_kv() const override { return true; }
 
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {

@@ -1,13 +1,10 @@
 #include "sim/serving/router.h"
 
-#include "absl/strings/str_cat.h"
-
 namespace infergrid {
 namespace {
 
 class RoundRobinRouter final : public Router {
  public:
-  absl::string_view name() const override { return "round-robin"; }
   int Route(const std::vector<Replica*>& replicas) override {
     const int chosen = static_cast<int>(next_ % replicas.size());
     ++next_;
@@ -20,7 +17,6 @@ class RoundRobinRouter final : public Router {
 
 class LeastOutstandingRouter final : public Router {
  public:
-  absl::string_view name() const override { return "least-outstanding"; }
   int Route(const std::vector<Replica*>& replicas) override {
     int best = 0;
     for (int i = 1; i < static_cast<int>(replicas.size()); ++i) {
@@ -32,7 +28,6 @@ class LeastOutstandingRouter final : public Router {
 
 class LeastKvRouter final : public Router {
  public:
-  absl::string_view name() const override { return "least-kv"; }
   int Route(const std::vector<Replica*>& replicas) override {
     int best = 0;
     for (int i = 1; i < static_cast<int>(replicas.size()); ++i) {
@@ -50,12 +45,13 @@ class LeastKvRouter final : public Router {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Router>> MakeRouter(absl::string_view name) {
-  if (name == "round-robin") return std::make_unique<RoundRobinRouter>();
-  if (name == "least-outstanding") return std::make_unique<LeastOutstandingRouter>();
-  if (name == "least-kv") return std::make_unique<LeastKvRouter>();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--router: expected round-robin, least-outstanding or least-kv, got '", name, "'"));
+std::unique_ptr<Router> MakeRouter(RouterKind kind) {
+  switch (kind) {
+    case RouterKind::kRoundRobin: return std::make_unique<RoundRobinRouter>();
+    case RouterKind::kLeastOutstanding: return std::make_unique<LeastOutstandingRouter>();
+    case RouterKind::kLeastKv: return std::make_unique<LeastKvRouter>();
+  }
+  return std::make_unique<RoundRobinRouter>();
 }
 
 }  // namespace infergrid

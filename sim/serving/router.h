@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/enum_names.h"
 #include "sim/serving/replica.h"
 
 namespace infergrid {
@@ -18,13 +18,17 @@ namespace infergrid {
 class Router {
  public:
   virtual ~Router() = default;
-  virtual absl::string_view name() const = 0;
   // Index into `replicas` (non-empty).
   virtual int Route(const std::vector<Replica*>& replicas) = 0;
 };
 
-// "round-robin", "least-outstanding" or "least-kv"; InvalidArgument naming --router otherwise.
-absl::StatusOr<std::unique_ptr<Router>> MakeRouter(absl::string_view name);
+enum class RouterKind { kRoundRobin, kLeastOutstanding, kLeastKv };
+inline constexpr EnumName<RouterKind> kRouterNames[] = {
+    {RouterKind::kRoundRobin, "round-robin"},
+    {RouterKind::kLeastOutstanding, "least-outstanding"},
+    {RouterKind::kLeastKv, "least-kv"}};
+
+std::unique_ptr<Router> MakeRouter(RouterKind kind);
 
 }  // namespace infergrid
 

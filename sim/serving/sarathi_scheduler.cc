@@ -16,7 +16,6 @@ class SarathiScheduler final : public Scheduler {
   explicit SarathiScheduler(const SchedulerLimits& limits)
       : limits_(limits),
         budget_(std::max<int64_t>(1, std::min(limits.chunk_size, limits.max_num_batched_tokens))) {}
-  absl::string_view name() const override { return "sarathi"; }
 
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
     int64_t tokens = scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, plan);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
 #include "sim/serving/schedulers.h"
 
 namespace infergrid {
@@ -22,14 +21,14 @@ void Scheduler::Retire(ReplicaQueues& queues, BlockManager& blocks,
   queues.running.resize(kept);
 }
 
-absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(absl::string_view name,
-                                                         const SchedulerLimits& limits) {
-  if (name == "vllm") return MakeVllmScheduler(limits);
-  if (name == "sarathi") return MakeSarathiScheduler(limits);
-  if (name == "orca") return MakeOrcaScheduler(limits);
-  if (name == "static") return MakeStaticScheduler(limits);
-  return absl::InvalidArgumentError(
-      absl::StrCat("--scheduler: expected vllm, sarathi, orca or static, got '", name, "'"));
+std::unique_ptr<Scheduler> MakeScheduler(SchedulerKind kind, const SchedulerLimits& limits) {
+  switch (kind) {
+    case SchedulerKind::kVllm: return MakeVllmScheduler(limits);
+    case SchedulerKind::kSarathi: return MakeSarathiScheduler(limits);
+    case SchedulerKind::kOrca: return MakeOrcaScheduler(limits);
+    case SchedulerKind::kStatic: return MakeStaticScheduler(limits);
+  }
+  return MakeVllmScheduler(limits);
 }
 
 namespace scheduling {

@@ -20,13 +20,25 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/enum_names.h"
 #include "sim/serving/batch_plan.h"
 #include "sim/serving/block_manager.h"
 #include "sim/serving/sequence.h"
 
 namespace infergrid {
 
+// What happens to a running sequence when KV blocks run out: drop it and prefill it again
+// later, or move its blocks to host memory.
 enum class PreemptionMode { kRecompute, kSwap };
+inline constexpr EnumName<PreemptionMode> kPreemptionModeNames[] = {
+    {PreemptionMode::kRecompute, "recompute"}, {PreemptionMode::kSwap, "swap"}};
+
+// The batching policies (see MakeScheduler).
+enum class SchedulerKind { kVllm, kSarathi, kOrca, kStatic };
+inline constexpr EnumName<SchedulerKind> kSchedulerNames[] = {{SchedulerKind::kVllm, "vllm"},
+                                                              {SchedulerKind::kSarathi, "sarathi"},
+                                                              {SchedulerKind::kOrca, "orca"},
+                                                              {SchedulerKind::kStatic, "static"}};
 
 struct SchedulerLimits {
   int64_t max_num_seqs = 256;
@@ -45,7 +57,6 @@ struct ReplicaQueues {
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
-  virtual absl::string_view name() const = 0;
   // Whether KV is reserved for prompt + output at admission (orca, static) rather than paged.
   virtual bool reserves_kv() const { return false; }
   // Forms the next batch into `plan` (cleared by the caller). An empty plan means nothing can
@@ -56,9 +67,7 @@ class Scheduler {
   virtual void Retire(ReplicaQueues& queues, BlockManager& blocks, std::vector<Sequence*>& released);
 };
 
-// "vllm", "sarathi", "orca" or "static"; anything else is InvalidArgument naming --scheduler.
-absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(absl::string_view name,
-                                                         const SchedulerLimits& limits);
+std::unique_ptr<Scheduler> MakeScheduler(SchedulerKind kind, const SchedulerLimits& limits);
 
 namespace scheduling {
 

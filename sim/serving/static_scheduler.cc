@@ -14,7 +14,6 @@ namespace {
 class StaticScheduler final : public Scheduler {
  public:
   explicit StaticScheduler(const SchedulerLimits& limits) : limits_(limits) {}
-  absl::string_view name() const override { return "static"; }
   bool reserves_kv() const override { return true; }
 
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {

@@ -14,7 +14,6 @@ namespace {
 class VllmScheduler final : public Scheduler {
  public:
   explicit VllmScheduler(const SchedulerLimits& limits) : limits_(limits) {}
-  absl::string_view name() const override { return "vllm"; }
 
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
     if (queues.swapped.empty()) {

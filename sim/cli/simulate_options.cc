@@ -1,0 +1,194 @@
+#include "sim/cli/simulate_options.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/reflection.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "sim/cli/number_flags.h"
+#include "sim/cli/simulate_flags.h"
+#include "sim/cli/slo_flags.h"
+#include "sim/cli/trace_flags.h"
+
+namespace infergrid::cli {
+namespace {
+
+// The enum named by a flag's value; a usage error listing the names otherwise.
+template <typename Enum, size_t N>
+absl::StatusOr<Enum> ParseFlagEnum(absl::string_view flag, const EnumName<Enum> (&names)[N],
+                                   absl::string_view value) {
+  std::optional<Enum> parsed = ParseEnumName(names, value);
+  if (!parsed.has_value()) {
+    return UsageError(absl::StrCat("--", flag, ": expected ", NameList(names), ", got '", value, "'"));
+  }
+  return *parsed;
+}
+
+// The flags that differ from their defaults, as a command line that reruns the simulation
+// (the output-only flags left out: they do not change results).
+std::string CommandLineEcho(const FlagValues& flags) {
+  std::vector<std::string> parts = {"infergrid simulate"};
+  for (absl::string_view name : SimulateFlagNames()) {
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr || name == "out" || name == "outputs" || name == "quiet" || name == "format") continue;
+    const std::string value = flags.Text(name);
+    if (value == flag->DefaultValue()) continue;
+    std::string dashed(name);
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    parts.push_back(absl::StrCat("--", dashed, "=", value));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+// "summary,requests,..." (any order, no repeats) into a selection.
+absl::StatusOr<OutputSelection> ParseOutputs(absl::string_view list) {
+  constexpr absl::string_view kExpected = "expected a comma list of summary, requests, iterations and timeline";
+  OutputSelection selection{false, false, false, false};
+  for (absl::string_view name : absl::StrSplit(list, ',')) {
+    bool* wanted = name == "summary"      ? &selection.summary
+                   : name == "requests"   ? &selection.requests
+                   : name == "iterations" ? &selection.iterations
+                   : name == "timeline"   ? &selection.timeline
+                                          : nullptr;
+    if (wanted == nullptr) {
+      return UsageError(absl::StrCat("--outputs: unknown output '", name, "': ", kExpected));
+    }
+    if (*wanted) return UsageError(absl::StrCat("--outputs: '", name, "' is listed twice"));
+    *wanted = true;
+  }
+  return selection;
+}
+
+// Scheduler, preemption, router, cost model and the engine's numeric settings.
+absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
+  absl::StatusOr<SchedulerKind> scheduler = ParseFlagEnum("scheduler", kSchedulerNames, flags.Get(FLAGS_scheduler));
+  if (!scheduler.ok()) return scheduler.status();
+  absl::StatusOr<PreemptionMode> preemption =
+      ParseFlagEnum("preemption-mode", kPreemptionModeNames, flags.Get(FLAGS_preemption_mode));
+  if (!preemption.ok()) return preemption.status();
+  absl::StatusOr<RouterKind> router = ParseFlagEnum("router", kRouterNames, flags.Get(FLAGS_router));
+  if (!router.ok()) return router.status();
+  absl::StatusOr<CostModelKind> cost_model = ParseFlagEnum("cost-model", kCostModelNames, flags.Get(FLAGS_cost_model));
+  if (!cost_model.ok()) return cost_model.status();
+  o.scheduler = *scheduler;
+  o.preemption = *preemption;
+  o.router = *router;
+  o.cost_model = *cost_model;
+  o.num_replicas = flags.Get(FLAGS_num_replicas);
+  if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, 4096); !s.ok()) return s;
+  o.chunk_size = flags.Get(FLAGS_chunk_size);
+  if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 1, int64_t{1} << 30); !s.ok()) return s;
+  o.swap_space_gib = flags.Get(FLAGS_swap_space);
+  if (absl::Status s = CheckDoubleRange("swap-space", o.swap_space_gib, 0, 1e6); !s.ok()) return s;
+  o.prefix_caching = flags.Get(FLAGS_enable_prefix_caching);
+  o.cuda_graphs = flags.Get(FLAGS_enable_cuda_graphs) && !flags.Get(FLAGS_enforce_eager);
+  o.calibration_path = flags.Get(FLAGS_calibration);
+  o.coalesce = flags.Get(FLAGS_coalesce);
+  o.cost_stride = flags.Get(FLAGS_cost_stride);
+  return CheckRange("cost_stride", o.cost_stride, 1, 4096);
+}
+
+// SLO limits and the timeline's length.
+absl::Status ReadLimits(const FlagValues& flags, SimulateOptions& o) {
+  o.slo_ttft_s = flags.Get(FLAGS_slo_ttft);
+  o.slo_tpot_s = flags.Get(FLAGS_slo_tpot);
+  if (absl::Status s = CheckDoubleRange("slo-ttft", o.slo_ttft_s, 0, 1e9); !s.ok()) return s;
+  if (absl::Status s = CheckDoubleRange("slo-tpot", o.slo_tpot_s, 0, 1e9); !s.ok()) return s;
+  o.timeline_max_iterations = flags.Get(FLAGS_timeline_max_iterations);
+  return CheckRange("timeline_max_iterations", o.timeline_max_iterations, 0, int64_t{1} << 40);
+}
+
+// A trace (with its rescaling) or a synthetic preset (with its arrivals).
+absl::Status ReadWorkload(const FlagValues& flags, WorkloadOptions& w) {
+  const double rate = flags.Get(FLAGS_rate);
+  const double cv = flags.Get(FLAGS_cv);
+  const double time_scale = flags.Get(FLAGS_time_scale);
+  const int64_t max_requests = flags.Get(FLAGS_max_requests);
+  if (absl::Status s = CheckDoubleRange("rate", rate, 0, 1e9); !s.ok()) return s;
+  if (!(cv > 0) || cv > 1e3) return UsageError(absl::StrCat("--cv=", cv, " is outside (0, 1000]"));
+  if (!(time_scale > 0) || time_scale > 1e9) {
+    return UsageError(absl::StrCat("--time-scale=", time_scale, " must be > 0"));
+  }
+  if (absl::Status s = CheckRange("max_requests", max_requests, 0, int64_t{1} << 31); !s.ok()) return s;
+  const std::string arrival = flags.Get(FLAGS_arrival);
+  if (arrival != "poisson" && arrival != "gamma") {
+    return UsageError(absl::StrCat("--arrival: expected poisson or gamma, got '", arrival, "'"));
+  }
+  w.trace = flags.Get(FLAGS_trace);
+  absl::StatusOr<TraceOptions> trace_options = ResolveTraceOptions(flags);
+  if (!trace_options.ok()) return trace_options.status();
+  w.trace_options = *trace_options;
+  w.time_scale = time_scale;
+  w.trace_rate = w.trace.empty() ? 0 : rate;
+  w.max_requests = max_requests;
+  if (!w.trace.empty() && access(w.trace.c_str(), R_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat("--trace=", w.trace, ": cannot read the file"));
+  }
+  if (w.trace.empty() && time_scale != 1) {
+    return UsageError("--time-scale applies to --trace; a synthetic workload takes --rate");
+  }
+  w.synthetic.preset = flags.Get(FLAGS_workload);
+  w.synthetic.arrival = arrival;
+  w.synthetic.rate_per_s = rate > 0 ? rate : kDefaultSyntheticRate;
+  w.synthetic.cv = cv;
+  w.synthetic.num_requests = max_requests > 0 ? max_requests : kDefaultSyntheticRequests;
+  w.synthetic.seed = flags.Get(FLAGS_seed);
+  if (w.trace.empty()) {
+    // Sources are lazy: opening one checks the preset and the arrival parameters only.
+    absl::StatusOr<std::unique_ptr<RequestSource>> probe = MakeSyntheticWorkload(w.synthetic);
+    if (!probe.ok()) return UsageError(absl::StrCat("--workload: ", probe.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+// What is written where: --out, --outputs, progress, wall time.
+absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
+  o.out_dir = flags.Get(FLAGS_out);
+  absl::StatusOr<OutputSelection> outputs = ParseOutputs(flags.Get(FLAGS_outputs));
+  if (!outputs.ok()) return outputs.status();
+  if (o.out_dir.empty() && flags.Text("outputs") != absl::GetFlagReflectionHandle(FLAGS_outputs).DefaultValue()) {
+    return UsageError("--outputs needs --out=DIR (without it no file is written)");
+  }
+  o.outputs = *outputs;
+  o.progress = !flags.Get(FLAGS_quiet) && isatty(STDERR_FILENO);
+  o.record_wall_time = flags.Get(FLAGS_record_wall_time);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string OutputSelection::FileList() const {
+  std::vector<absl::string_view> files;
+  if (summary) files.push_back("summary.json");
+  if (requests) files.push_back("requests.csv");
+  if (iterations) files.push_back("iterations.csv");
+  if (timeline) files.push_back("timeline.json");
+  return absl::StrJoin(files, ", ");
+}
+
+absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
+  SimulateOptions o;
+  absl::StatusOr<bool> json = WantJson(flags);
+  if (!json.ok()) return json.status();
+  o.json = *json;
+  if (absl::Status s = ReadPolicies(flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadLimits(flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadWorkload(flags, o.workload); !s.ok()) return s;
+  absl::StatusOr<AccountingSetup> setup = ResolveAccountingSetup(flags);
+  if (!setup.ok()) return setup.status();
+  o.setup = *std::move(setup);
+  absl::StatusOr<MemoryPlanRequest> memory = ResolveMemoryPlanRequest(flags, o.setup, "vllm-v1");
+  if (!memory.ok()) return memory.status();
+  o.memory = *std::move(memory);
+  if (absl::Status s = ReadOutputs(flags, o); !s.ok()) return s;
+  o.command_line = CommandLineEcho(flags);
+  return o;
+}
+
+}  // namespace infergrid::cli

@@ -1,0 +1,81 @@
+// Every setting of one `simulate` run, read from its flags once and checked: policy names become
+// enums here, ranges are checked here, and a bad value is a usage error naming the flag. What
+// the settings imply (the memory plan, engine defaults, the cost model) is resolved later, from
+// these options alone (sim/commands/simulation_plan.h). `compare` builds one per configuration.
+#ifndef INFERGRID_SIM_CLI_SIMULATE_OPTIONS_H_
+#define INFERGRID_SIM_CLI_SIMULATE_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "sim/cli/accounting_setup.h"
+#include "sim/cli/command_line.h"
+#include "sim/cost/cost_model_factory.h"
+#include "sim/memory_plan/memory_plan.h"
+#include "sim/serving/router.h"
+#include "sim/serving/scheduler.h"
+#include "traces/synthetic_workload.h"
+#include "traces/trace_reader.h"
+
+namespace infergrid::cli {
+
+// The files `simulate --out=DIR` writes (--outputs).
+struct OutputSelection {
+  bool summary = true;     // summary.json
+  bool requests = true;    // requests.csv
+  bool iterations = true;  // iterations.csv
+  bool timeline = true;    // timeline.json
+  // "summary.json, requests.csv, ..." in that order, for the closing line.
+  std::string FileList() const;
+};
+
+// Where the requests come from: a trace, or a synthetic preset.
+struct WorkloadOptions {
+  std::string trace;                 // empty: the synthetic preset
+  TraceOptions trace_options;
+  double time_scale = 1;             // trace arrival times multiplied by this
+  double trace_rate = 0;             // trace rescaled to this mean rate (0: as recorded)
+  int64_t max_requests = 0;          // the trace's first N (0: all)
+  SyntheticWorkloadSpec synthetic;   // preset, arrivals, rate, count and seed
+};
+
+// Synthetic defaults when --rate / --max-requests are 0.
+inline constexpr double kDefaultSyntheticRate = 5.0;
+inline constexpr int64_t kDefaultSyntheticRequests = 1000;
+
+struct SimulateOptions {
+  AccountingSetup setup;             // model, GPU, weight and KV formats, parameter count
+  MemoryPlanRequest memory;          // the engine flags as given (0: the engine's default)
+  SchedulerKind scheduler = SchedulerKind::kVllm;
+  int64_t chunk_size = 512;
+  PreemptionMode preemption = PreemptionMode::kRecompute;
+  double swap_space_gib = 4;
+  bool prefix_caching = false;
+  bool cuda_graphs = true;
+  int num_replicas = 1;
+  RouterKind router = RouterKind::kRoundRobin;
+  CostModelKind cost_model = CostModelKind::kAuto;
+  std::string calibration_path;      // --calibration; empty: the bundled profile
+  bool coalesce = true;
+  int cost_stride = 1;
+  WorkloadOptions workload;
+  double slo_ttft_s = 0;             // 0: no limit
+  double slo_tpot_s = 0;
+  std::string out_dir;               // empty: no files
+  OutputSelection outputs;
+  bool json = false;                 // --format=json
+  bool progress = false;             // a progress line on stderr (a terminal, not --quiet)
+  int64_t timeline_max_iterations = 200000;
+  bool record_wall_time = true;
+  // The flags that differ from their defaults, as a command line that reruns the simulation.
+  std::string command_line;
+};
+
+// Reads and checks every simulate flag. Usage errors (exit 2) name the flag; a trace that
+// cannot be read or a model/GPU file that does not parse is bad input (exit 1).
+absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags);
+
+}  // namespace infergrid::cli
+
+#endif  // INFERGRID_SIM_CLI_SIMULATE_OPTIONS_H_

@@ -1,0 +1,111 @@
+#include "sim/commands/simulation_run.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "sim/format/json_output.h"
+#include "sim/output/iterations_csv.h"
+#include "sim/output/requests_csv.h"
+#include "sim/output/summary_builder.h"
+#include "sim/output/timeline.h"
+#include "traces/trace_transforms.h"
+
+namespace infergrid {
+namespace {
+
+// Hands every iteration to each output that records iterations (iterations.csv, the timeline).
+class IterationOutputs final : public IterationSink {
+ public:
+  void Add(IterationSink* sink) { sinks_.push_back(sink); }
+  bool empty() const { return sinks_.empty(); }
+  void OnIteration(const IterationRecord& record) override {
+    for (IterationSink* sink : sinks_) sink->OnIteration(record);
+  }
+
+ private:
+  std::vector<IterationSink*> sinks_;
+};
+
+absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadOptions& w, uint64_t seed,
+                                                            TraceReadStats* stats) {
+  if (w.trace.empty()) {
+    SyntheticWorkloadSpec spec = w.synthetic;
+    spec.seed = seed;
+    return MakeSyntheticWorkload(spec);
+  }
+  absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(w.trace, w.trace_options, stats);
+  if (!source.ok()) return source.status();
+  if (w.max_requests > 0) {
+    source = LimitRequests(*std::move(source), w.max_requests);
+    if (!source.ok()) return source.status();
+  }
+  if (w.time_scale != 1) {
+    source = ScaleTime(*std::move(source), w.time_scale);
+    if (!source.ok()) return source.status();
+  }
+  if (w.trace_rate > 0) source = ScaleToRate(*std::move(source), w.trace_rate);
+  return source;
+}
+
+}  // namespace
+
+absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed,
+                                                    OutputDir* out) {
+  const cli::SimulateOptions& o = plan.options;
+  absl::StatusOr<CostModelChoice> cost = MakeCostModel(plan.cost_request);
+  if (!cost.ok()) return cost.status();
+  TraceReadStats trace_stats;
+  absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenWorkload(o.workload, seed, &trace_stats);
+  if (!source.ok()) return source.status();
+
+  IterationOutputs outputs;
+  std::unique_ptr<IterationsCsv> iterations_csv;
+  std::unique_ptr<Timeline> timeline;
+  if (out != nullptr && o.outputs.iterations) {
+    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv = IterationsCsv::Open(out->TempPath("iterations.csv"));
+    if (!csv.ok()) return csv.status();
+    iterations_csv = *std::move(csv);
+    outputs.Add(iterations_csv.get());
+  }
+  if (out != nullptr && o.outputs.timeline) {
+    absl::StatusOr<std::unique_ptr<Timeline>> t =
+        Timeline::Open(out->TempPath("timeline.json"), plan.engine.layout.num_replicas, o.timeline_max_iterations);
+    if (!t.ok()) return t.status();
+    timeline = *std::move(t);
+    outputs.Add(timeline.get());
+  }
+  EngineConfig engine = plan.engine;
+  engine.allreduce_latency_s = cost->allreduce_latency_s;
+  absl::StatusOr<SimulationResult> result =
+      RunSimulation(engine, o.setup.gpu, *cost->model, **source, outputs.empty() ? nullptr : &outputs);
+  if (!result.ok()) return result.status();
+
+  SummaryContext context;
+  context.config = plan.config;
+  context.config.set_seed(seed);
+  context.engine = &plan.engine;
+  context.memory_plan = &plan.memory_plan;
+  context.cost_model = &*cost;
+  context.slo_ttft_s = o.slo_ttft_s;
+  context.slo_tpot_s = o.slo_tpot_s;
+  context.record_wall_time = o.record_wall_time;
+  if (!o.workload.trace.empty()) context.trace_stats = &trace_stats;
+  if (iterations_csv) {
+    if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
+  }
+  if (timeline) {
+    if (absl::Status s = timeline->Close(); !s.ok()) return s;
+    if (timeline->truncated()) context.timeline_written = timeline->written();
+  }
+  SimulationSummary summary = BuildSummary(*result, context);
+  if (out != nullptr && o.outputs.requests) {
+    if (absl::Status s = WriteRequestsCsv(result->log, out->TempPath("requests.csv")); !s.ok()) return s;
+  }
+  if (out != nullptr && o.outputs.summary) {
+    if (absl::Status s = out->WriteFile("summary.json", format::ToJson(summary)); !s.ok()) return s;
+  }
+  return summary;
+}
+
+}  // namespace infergrid
