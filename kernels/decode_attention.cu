@@ -17,9 +17,11 @@
 #include <numeric>
 #include <random>
 
+#include "kernels/attention_check.cuh"
 #include "kernels/attention_reference.h"
 #include "kernels/benchmarks.h"
 #include "kernels/device_common.cuh"
+#include "kernels/float_conversions.cuh"
 
 namespace infergrid::calib {
 namespace {
@@ -36,32 +38,17 @@ constexpr const char* kKernelName = "infergrid-paged-split512-v1";
 
 static_assert(kMaxGroup <= kThreads / 32, "one warp per query head in the softmax");
 
-// Raw 8-element loads and their conversion to float, per KV type.
+// Raw 8-element loads and their conversion to float, per KV type: fp16 and bf16 here, as four
+// packed pairs; fp8 below.
 template <typename KvT>
-struct KvTraits;
-
-template <>
-struct KvTraits<__half> {
+struct KvTraits {
   using Raw = uint4;  // 8 x 16 bit
   __device__ static void ToFloat(const Raw& raw, float (&f)[kElems]) {
-    const __half2* h = reinterpret_cast<const __half2*>(&raw);
+    using Pair = typename PackedPair<KvT>::Type;
+    const Pair* h = reinterpret_cast<const Pair*>(&raw);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const float2 t = __half22float2(h[i]);
-      f[2 * i] = t.x;
-      f[2 * i + 1] = t.y;
-    }
-  }
-};
-
-template <>
-struct KvTraits<__nv_bfloat16> {
-  using Raw = uint4;
-  __device__ static void ToFloat(const Raw& raw, float (&f)[kElems]) {
-    const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 t = __bfloat1622float2(h[i]);
+      const float2 t = ToFloat2(h[i]);
       f[2 * i] = t.x;
       f[2 * i + 1] = t.y;
     }
@@ -82,23 +69,6 @@ struct KvTraits<__nv_fp8_e4m3> {
     }
   }
 };
-
-template <typename T>
-__device__ __forceinline__ float ToFloat1(T x);
-template <>
-__device__ __forceinline__ float ToFloat1<__half>(__half x) { return __half2float(x); }
-template <>
-__device__ __forceinline__ float ToFloat1<__nv_bfloat16>(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
-template <typename T>
-__device__ __forceinline__ T FromFloat1(float x);
-template <>
-__device__ __forceinline__ __half FromFloat1<__half>(float x) { return __float2half_rn(x); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 FromFloat1<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 
 struct DecodeParams {
   const void* q;
@@ -164,6 +134,17 @@ __global__ void __launch_bounds__(kThreads)
   const int32_t* table = p.block_table + static_cast<size_t>(seq) * p.max_blocks_per_seq;
   const KvT* k_cache = static_cast<const KvT*>(p.k_cache);
   const KvT* v_cache = static_cast<const KvT*>(p.v_cache);
+  // The raw rows of kUnroll token steps from `cache` (zeros past the partition's end), loaded
+  // together so that all of them are in flight at once.
+  auto load_rows = [&](const KvT* cache, int base, Raw (&raw)[kUnroll]) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int t = base + u * kTokensPerStep + hw;
+      raw[u] = t < n_tok ? *reinterpret_cast<const Raw*>(
+                               KvRow(cache, table, p, kvh, t_begin + t, lane16))
+                         : Raw{};
+    }
+  };
 
   // Phase 1: logits[g][t] = q_g . k_t for the partition's tokens.
   {
@@ -175,13 +156,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     for (int base = 0; base < n_tok; base += kTokensPerStep * kUnroll) {
       Raw raw[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int t = base + u * kTokensPerStep + hw;
-        raw[u] = t < n_tok ? *reinterpret_cast<const Raw*>(
-                                 KvRow(k_cache, table, p, kvh, t_begin + t, lane16))
-                           : Raw{};
-      }
+      load_rows(k_cache, base, raw);
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const int t = base + u * kTokensPerStep + hw;
@@ -242,13 +217,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     for (int base = 0; base < n_tok; base += kTokensPerStep * kUnroll) {
       Raw raw[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int t = base + u * kTokensPerStep + hw;
-        raw[u] = t < n_tok ? *reinterpret_cast<const Raw*>(
-                                 KvRow(v_cache, table, p, kvh, t_begin + t, lane16))
-                           : Raw{};
-      }
+      load_rows(v_cache, base, raw);
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const int t = base + u * kTokensPerStep + hw;
@@ -349,10 +318,23 @@ int Log2(int x) {
   return s;
 }
 
-// Device buffers of one decode problem size; the block table is a random permutation of
-// physical blocks, so consecutive logical blocks are not adjacent in memory (as in a real
-// paged cache after some churn).
+// Device buffers of one decode problem size: Q and the output of q_bytes each, K and V of
+// kv_bytes each, table_entries block-table entries, `sequences` context lengths and `slots`
+// partition results (sequence x query head x partition). The block table is a random
+// permutation of physical blocks (UploadTable), so consecutive logical blocks are not adjacent
+// in memory (as in a real paged cache after some churn).
 struct DecodeBuffers {
+  DecodeBuffers(size_t q_bytes, size_t kv_bytes, size_t table_entries, size_t sequences,
+                size_t slots)
+      : q(q_bytes),
+        out(q_bytes),
+        k(kv_bytes),
+        v(kv_bytes),
+        table(table_entries * sizeof(int32_t)),
+        lens(sequences * sizeof(int32_t)),
+        part_acc(slots * kHeadDim * sizeof(float)),
+        part_max(slots * sizeof(float)),
+        part_sum(slots * sizeof(float)) {}
   DeviceBuffer q, out, k, v, table, lens, part_acc, part_max, part_sum;
 };
 
@@ -376,6 +358,35 @@ void UploadTable(const std::vector<int32_t>& contexts, int block_size, int max_b
                         cudaMemcpyHostToDevice));
 }
 
+float SoftmaxScale() { return 1.0f / std::sqrt(static_cast<float>(kHeadDim)); }
+
+// fp8 KV is filled with values in [-4, 4) (KvValueScale) and read with k_scale = v_scale = 1/4
+// (KvScale): dequantized K and V lie in [-1, 1) like the 16-bit ones.
+float KvValueScale(DType kv_dtype) { return kv_dtype == DType::kFp8E4M3 ? 4.0f : 1.0f; }
+float KvScale(DType kv_dtype) { return kv_dtype == DType::kFp8E4M3 ? 0.25f : 1.0f; }
+
+DecodeParams MakeParams(const DecodeBuffers& b, int q_heads, int kv_heads, int block_size,
+                        int max_blocks_per_seq, int max_parts, float kv_scale) {
+  DecodeParams p{};
+  p.q = b.q.get();
+  p.k_cache = b.k.get();
+  p.v_cache = b.v.get();
+  p.block_table = b.table.get<int32_t>();
+  p.context_lens = b.lens.get<int32_t>();
+  p.out = b.out.get();
+  p.part_acc = b.part_acc.get<float>();
+  p.part_max = b.part_max.get<float>();
+  p.part_sum = b.part_sum.get<float>();
+  p.q_heads = q_heads;
+  p.kv_heads = kv_heads;
+  p.block_shift = Log2(block_size);
+  p.max_blocks_per_seq = max_blocks_per_seq;
+  p.max_parts = max_parts;
+  p.qk_scale = SoftmaxScale() * kv_scale;
+  p.v_scale = kv_scale;
+  return p;
+}
+
 }  // namespace
 
 CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads,
@@ -395,56 +406,26 @@ CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads,
   const size_t q_elems = static_cast<size_t>(batch) * q_heads * kHeadDim;
   const size_t slots = static_cast<size_t>(batch) * q_heads * max_parts;
 
-  CorrectnessCheck check;
-  check.name = std::string("decode attention ") + DTypeName(kv_dtype) + " KV, " +
-               std::to_string(q_heads) + "/" + std::to_string(kv_heads) +
-               " heads, contexts 1/700/1500, block 16";
-  check.tolerance = 1e-2;
+  CorrectnessCheck check = NewAttentionCheck(
+      std::string("decode attention ") + DTypeName(kv_dtype) + " KV, " +
+      std::to_string(q_heads) + "/" + std::to_string(kv_heads) +
+      " heads, contexts 1/700/1500, block 16");
   if (q_heads % kv_heads != 0 || q_heads / kv_heads > kMaxGroup) {
     check.name += " (unsupported GQA group)";
     return check;
   }
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  DecodeBuffers b;
-  b.q = DeviceBuffer(q_elems * 2);
-  b.out = DeviceBuffer(q_elems * 2);
-  b.k = DeviceBuffer(kv_elems * static_cast<size_t>(DTypeBytes(kv_dtype)));
-  b.v = DeviceBuffer(kv_elems * static_cast<size_t>(DTypeBytes(kv_dtype)));
-  b.table = DeviceBuffer(static_cast<size_t>(batch) * max_blocks * sizeof(int32_t));
-  b.lens = DeviceBuffer(static_cast<size_t>(batch) * sizeof(int32_t));
-  b.part_acc = DeviceBuffer(slots * kHeadDim * sizeof(float));
-  b.part_max = DeviceBuffer(slots * sizeof(float));
-  b.part_sum = DeviceBuffer(slots * sizeof(float));
-  // fp8 values span [-4, 4) with scales 1/4: dequantized K and V in [-1, 1) like the others.
-  const bool fp8 = kv_dtype == DType::kFp8E4M3;
-  const float value_scale = fp8 ? 4.0f : 1.0f;
-  const float kv_scale = fp8 ? 0.25f : 1.0f;
-  FillUniform(q_dtype, b.q.get(), q_elems, ctx.seed + 31, 1.0f, stream);
-  FillUniform(kv_dtype, b.k.get(), kv_elems, ctx.seed + 32, value_scale, stream);
-  FillUniform(kv_dtype, b.v.get(), kv_elems, ctx.seed + 33, value_scale, stream);
-  CUDA_CHECK(cudaMemsetAsync(b.out.get(), 0xFF, b.out.bytes(), stream));  // NaN until written
+  DecodeBuffers b(q_elems * 2, kv_elems * static_cast<size_t>(DTypeBytes(kv_dtype)),
+                  static_cast<size_t>(batch) * max_blocks, static_cast<size_t>(batch), slots);
+  const AttentionTensors t{q_dtype, kv_dtype, q_elems, kv_elems,
+                           b.q.get(), b.k.get(), b.v.get(), b.out.get()};
+  FillCheckInputs(t, ctx.seed + 31, KvValueScale(kv_dtype), stream);
   UploadTable(contexts, block_size, max_blocks, num_blocks, ctx.seed + 34, b.table, b.lens);
-
-  DecodeParams p{};
-  p.q = b.q.get();
-  p.k_cache = b.k.get();
-  p.v_cache = b.v.get();
-  p.block_table = b.table.get<int32_t>();
-  p.context_lens = b.lens.get<int32_t>();
-  p.out = b.out.get();
-  p.part_acc = b.part_acc.get<float>();
-  p.part_max = b.part_max.get<float>();
-  p.part_sum = b.part_sum.get<float>();
-  p.q_heads = q_heads;
-  p.kv_heads = kv_heads;
-  p.block_shift = Log2(block_size);
-  p.max_blocks_per_seq = max_blocks;
-  p.max_parts = max_parts;
-  const float softmax_scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
-  p.qk_scale = softmax_scale * kv_scale;
-  p.v_scale = kv_scale;
-  LaunchDecode(kv_dtype, p, batch, stream);
+  const float kv_scale = KvScale(kv_dtype);
+  LaunchDecode(kv_dtype,
+               MakeParams(b, q_heads, kv_heads, block_size, max_blocks, max_parts, kv_scale),
+               batch, stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   PagedDecodeProblem ref;
@@ -454,7 +435,7 @@ CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads,
   ref.head_dim = kHeadDim;
   ref.block_size = block_size;
   ref.max_blocks_per_seq = max_blocks;
-  ref.scale = softmax_scale;
+  ref.scale = SoftmaxScale();
   ref.q = DownloadAsFloat(q_dtype, b.q.get(), q_elems);
   ref.k_cache = DownloadAsFloat(kv_dtype, b.k.get(), kv_elems);
   ref.v_cache = DownloadAsFloat(kv_dtype, b.v.get(), kv_elems);
@@ -464,10 +445,7 @@ CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads,
   CUDA_CHECK(cudaMemcpy(ref.block_table.data(), b.table.get(),
                         ref.block_table.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
   ref.context_lens = contexts;
-  const std::vector<double> expected = PagedDecodeAttentionReference(ref);
-  const std::vector<float> got = DownloadAsFloat(q_dtype, b.out.get(), q_elems);
-  check.relative_error = RelativeError(got, expected);
-  check.passed = check.relative_error <= check.tolerance;
+  CompareWithReference(t, PagedDecodeAttentionReference(ref), &check);
   CUDA_CHECK(cudaStreamDestroy(stream));
   return check;
 }
@@ -493,41 +471,25 @@ std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig
   }
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  DecodeBuffers b;
-  b.q = DeviceBuffer(max_q);
-  b.out = DeviceBuffer(max_q);
-  b.k = DeviceBuffer(max_kv);
-  b.v = DeviceBuffer(max_kv);
-  b.table = DeviceBuffer(max_table * sizeof(int32_t));
-  b.lens = DeviceBuffer(static_cast<size_t>(max_batch) * sizeof(int32_t));
-  b.part_acc = DeviceBuffer(max_slots * kHeadDim * sizeof(float));
-  b.part_max = DeviceBuffer(max_slots * sizeof(float));
-  b.part_sum = DeviceBuffer(max_slots * sizeof(float));
+  DecodeBuffers b(max_q, max_kv, max_table, static_cast<size_t>(max_batch), max_slots);
   L2Flusher flusher(ctx.flush_bytes, ctx.sm_count);
 
-  bool filled = false;
-  DType filled_dtype = DType::kBf16;
-  for (size_t i = 0; i < configs.size(); ++i) {
-    if (NowSeconds() > ctx.deadline) {
-      notes->push_back(DeadlineNote("decode", i, configs.size()));
-      break;
-    }
-    const DecodeConfig& c = configs[i];
+  FilledDType filled;
+  ForEachConfigUntilDeadline("decode", configs, ctx.deadline, notes,
+                             [&](size_t i, const DecodeConfig& c) {
     if (c.head_dim != kHeadDim || c.q_heads % c.kv_heads != 0 ||
         c.q_heads / c.kv_heads > kMaxGroup || (c.block_size_tokens & (c.block_size_tokens - 1))) {
       notes->push_back("decode: configuration outside the kernel (head_dim 128, GQA group <= 8, "
                        "power-of-two blocks) skipped");
-      continue;
+      return;
     }
     const DType q_dtype = QueryType(c.kv_dtype);
-    const bool fp8 = c.kv_dtype == DType::kFp8E4M3;
-    if (!filled || filled_dtype != c.kv_dtype) {
+    if (filled.NeedsFill(c.kv_dtype)) {
       const size_t elems = max_kv / static_cast<size_t>(DTypeBytes(c.kv_dtype));
-      FillUniform(c.kv_dtype, b.k.get(), elems, ctx.seed + 41, fp8 ? 4.0f : 1.0f, stream);
-      FillUniform(c.kv_dtype, b.v.get(), elems, ctx.seed + 42, fp8 ? 4.0f : 1.0f, stream);
+      const float value_scale = KvValueScale(c.kv_dtype);
+      FillUniform(c.kv_dtype, b.k.get(), elems, ctx.seed + 41, value_scale, stream);
+      FillUniform(c.kv_dtype, b.v.get(), elems, ctx.seed + 42, value_scale, stream);
       FillUniform(q_dtype, b.q.get(), max_q / 2, ctx.seed + 43, 1.0f, stream);
-      filled = true;
-      filled_dtype = c.kv_dtype;
     }
     const int blocks_per_seq =
         static_cast<int>((c.context_tokens + c.block_size_tokens - 1) / c.block_size_tokens);
@@ -535,24 +497,10 @@ std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig
                                         static_cast<int32_t>(c.context_tokens));
     UploadTable(contexts, c.block_size_tokens, blocks_per_seq,
                 static_cast<int64_t>(c.batch) * blocks_per_seq, ctx.seed + i, b.table, b.lens);
-
-    DecodeParams p{};
-    p.q = b.q.get();
-    p.k_cache = b.k.get();
-    p.v_cache = b.v.get();
-    p.block_table = b.table.get<int32_t>();
-    p.context_lens = b.lens.get<int32_t>();
-    p.out = b.out.get();
-    p.part_acc = b.part_acc.get<float>();
-    p.part_max = b.part_max.get<float>();
-    p.part_sum = b.part_sum.get<float>();
-    p.q_heads = c.q_heads;
-    p.kv_heads = c.kv_heads;
-    p.block_shift = Log2(c.block_size_tokens);
-    p.max_blocks_per_seq = blocks_per_seq;
-    p.max_parts = static_cast<int>((c.context_tokens + kPartitionTokens - 1) / kPartitionTokens);
-    p.qk_scale = (1.0f / std::sqrt(static_cast<float>(kHeadDim))) * (fp8 ? 0.25f : 1.0f);
-    p.v_scale = fp8 ? 0.25f : 1.0f;
+    const int parts =
+        static_cast<int>((c.context_tokens + kPartitionTokens - 1) / kPartitionTokens);
+    const DecodeParams p = MakeParams(b, c.q_heads, c.kv_heads, c.block_size_tokens,
+                                      blocks_per_seq, parts, KvScale(c.kv_dtype));
     auto run = [&] { LaunchDecode(c.kv_dtype, p, c.batch, stream); };
 
     DecodeAttentionSample s;
@@ -572,7 +520,7 @@ std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig
     s.flops = 4.0 * c.batch * c.q_heads * static_cast<double>(c.context_tokens) * c.head_dim;
     s.kernel = kKernelName;
     out.push_back(s);
-  }
+  });
   CUDA_CHECK(cudaStreamDestroy(stream));
   return out;
 }

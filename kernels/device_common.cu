@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/float_conversions.cuh"
 #include "kernels/numeric_formats.h"
 
 namespace infergrid::calib {
@@ -100,26 +101,11 @@ __global__ void SpinKernel(uint64_t nanoseconds) {
 }
 
 template <typename T>
-__device__ __forceinline__ T FromFloat(float x);
-template <>
-__device__ __forceinline__ __half FromFloat<__half>(float x) { return __float2half_rn(x); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_fp8_e4m3 FromFloat<__nv_fp8_e4m3>(float x) {
-  return __nv_fp8_e4m3(x);  // round to nearest even, saturating to +-448
-}
-template <>
-__device__ __forceinline__ float FromFloat<float>(float x) { return x; }
-
-template <typename T>
 __global__ void FillKernel(T* __restrict__ out, size_t n, uint64_t seed, float scale) {
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
-    out[i] = FromFloat<T>(scale * UniformFromHash(HashIndex(seed, i)));
+    out[i] = FromFloat1<T>(scale * UniformFromHash(HashIndex(seed, i)));
   }
 }
 

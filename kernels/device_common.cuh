@@ -1,6 +1,7 @@
 // Device-side helpers shared by the benchmark .cu files: owned device buffers, the streaming
-// kernels (also used to flush L2), a spin kernel, event timing of repeated runs, and fills
-// with deterministic random values (never zeros: METHOD.md, zeros run faster than data).
+// kernels (also used to flush L2), a spin kernel, event timing of repeated runs, fills with
+// deterministic random values (never zeros: METHOD.md, zeros run faster than data), and the
+// walk of a sweep over its configurations up to the budget deadline.
 #ifndef INFERGRID_KERNELS_DEVICE_COMMON_CUH_
 #define INFERGRID_KERNELS_DEVICE_COMMON_CUH_
 
@@ -11,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/benchmarks.h"
 #include "kernels/cuda_check.h"
 #include "kernels/measurement_types.h"
 
@@ -94,6 +96,40 @@ std::vector<float> DownloadAsFloat(DType dtype, const void* ptr, size_t count);
 
 // "section: deadline reached after k of n configurations" notes.
 std::string DeadlineNote(const char* section, size_t done, size_t total);
+
+// Calls measure(i, configs[i]) for each configuration in order until NowSeconds() passes
+// `deadline`; then notes (DeadlineNote) how far `section` got and measures no more.
+template <typename Config, typename Measure>
+void ForEachConfigUntilDeadline(const char* section, const std::vector<Config>& configs,
+                                double deadline, std::vector<std::string>* notes,
+                                Measure&& measure) {
+  for (size_t i = 0; i < configs.size(); ++i) {
+    if (NowSeconds() > deadline) {
+      notes->push_back(DeadlineNote(section, i, configs.size()));
+      return;
+    }
+    measure(i, configs[i]);
+  }
+}
+
+// The dtype a sweep's input buffers hold: they are filled when a configuration needs a dtype
+// they do not hold yet, not before every configuration (a fill covers the whole buffers,
+// sized for the largest configuration).
+class FilledDType {
+ public:
+  // True on the first call and whenever `dtype` differs from the previous call's: the caller
+  // fills its buffers with `dtype` then.
+  bool NeedsFill(DType dtype) {
+    if (filled_ && dtype_ == dtype) return false;
+    filled_ = true;
+    dtype_ = dtype;
+    return true;
+  }
+
+ private:
+  bool filled_ = false;
+  DType dtype_ = DType::kBf16;
+};
 
 }  // namespace infergrid::calib
 

@@ -14,9 +14,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/attention_check.cuh"
 #include "kernels/attention_reference.h"
 #include "kernels/benchmarks.h"
 #include "kernels/device_common.cuh"
+#include "kernels/float_conversions.cuh"
 
 namespace infergrid::calib {
 namespace {
@@ -55,15 +57,6 @@ struct PrefillParams {
   int causal;
   float scale_log2;  // softmax scale * log2(e): exp2 of scaled logits
 };
-
-template <typename T>
-__device__ __forceinline__ T FromFloat1(float x);
-template <>
-__device__ __forceinline__ __half FromFloat1<__half>(float x) { return __float2half_rn(x); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 FromFloat1<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 
 // Copies 64 rows of 128 elements (row r from src_row(r), or zeros where it returns nullptr)
 // into smem with row stride kLdT; 16-byte accesses.
@@ -271,17 +264,14 @@ CorrectnessCheck CheckPrefillAttention(DType dtype, const BenchContext& ctx) {
   const int keys = context + n;
   const size_t q_elems = static_cast<size_t>(batch) * n * q_heads * kHeadDim;
   const size_t kv_elems = static_cast<size_t>(batch) * keys * kv_heads * kHeadDim;
-  CorrectnessCheck check;
-  check.name = std::string("prefill attention ") + DTypeName(dtype) +
-               ", 150 tokens after 37, 4/2 heads, causal";
-  check.tolerance = 1e-2;
+  CorrectnessCheck check = NewAttentionCheck(std::string("prefill attention ") +
+                                             DTypeName(dtype) +
+                                             ", 150 tokens after 37, 4/2 heads, causal");
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   DeviceBuffer q(q_elems * 2), k(kv_elems * 2), v(kv_elems * 2), out(q_elems * 2);
-  FillUniform(dtype, q.get(), q_elems, ctx.seed + 51, 1.0f, stream);
-  FillUniform(dtype, k.get(), kv_elems, ctx.seed + 52, 1.0f, stream);
-  FillUniform(dtype, v.get(), kv_elems, ctx.seed + 53, 1.0f, stream);
-  CUDA_CHECK(cudaMemsetAsync(out.get(), 0xFF, out.bytes(), stream));
+  const AttentionTensors t{dtype, dtype, q_elems, kv_elems, q.get(), k.get(), v.get(), out.get()};
+  FillCheckInputs(t, ctx.seed + 51, 1.0f, stream);
   LaunchPrefill(dtype, MakeParams(q.get(), k.get(), v.get(), out.get(), n, context, q_heads,
                                   kv_heads, true),
                 batch, stream);
@@ -299,9 +289,7 @@ CorrectnessCheck CheckPrefillAttention(DType dtype, const BenchContext& ctx) {
   ref.q = DownloadAsFloat(dtype, q.get(), q_elems);
   ref.k = DownloadAsFloat(dtype, k.get(), kv_elems);
   ref.v = DownloadAsFloat(dtype, v.get(), kv_elems);
-  const std::vector<double> expected = PrefillAttentionReference(ref);
-  check.relative_error = RelativeError(DownloadAsFloat(dtype, out.get(), q_elems), expected);
-  check.passed = check.relative_error <= check.tolerance;
+  CompareWithReference(t, PrefillAttentionReference(ref), &check);
   CUDA_CHECK(cudaStreamDestroy(stream));
   return check;
 }
@@ -321,25 +309,18 @@ std::vector<PrefillAttentionSample> RunPrefillSweep(const std::vector<PrefillCon
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   DeviceBuffer q(max_q * 2), k(max_kv * 2), v(max_kv * 2), o(max_q * 2);
   L2Flusher flusher(ctx.flush_bytes, ctx.sm_count);
-  bool filled = false;
-  DType filled_dtype = DType::kBf16;
-  for (size_t i = 0; i < configs.size(); ++i) {
-    if (NowSeconds() > ctx.deadline) {
-      notes->push_back(DeadlineNote("prefill", i, configs.size()));
-      break;
-    }
-    const PrefillConfig& c = configs[i];
+  FilledDType filled;
+  ForEachConfigUntilDeadline("prefill", configs, ctx.deadline, notes,
+                             [&](size_t, const PrefillConfig& c) {
     if (c.head_dim != kHeadDim || c.q_heads % c.kv_heads != 0 || c.dtype == DType::kFp8E4M3) {
       notes->push_back("prefill: configuration outside the kernel (head_dim 128, fp16/bf16) "
                        "skipped");
-      continue;
+      return;
     }
-    if (!filled || filled_dtype != c.dtype) {
+    if (filled.NeedsFill(c.dtype)) {
       FillUniform(c.dtype, q.get(), max_q, ctx.seed + 61, 1.0f, stream);
       FillUniform(c.dtype, k.get(), max_kv, ctx.seed + 62, 1.0f, stream);
       FillUniform(c.dtype, v.get(), max_kv, ctx.seed + 63, 1.0f, stream);
-      filled = true;
-      filled_dtype = c.dtype;
     }
     const PrefillParams p = MakeParams(q.get(), k.get(), v.get(), o.get(), c.query_tokens,
                                        c.context_tokens, c.q_heads, c.kv_heads, c.causal);
@@ -363,7 +344,7 @@ std::vector<PrefillAttentionSample> RunPrefillSweep(const std::vector<PrefillCon
                      2 * (c.context_tokens + c.query_tokens) * c.kv_heads);
     s.kernel = kKernelName;
     out.push_back(s);
-  }
+  });
   CUDA_CHECK(cudaStreamDestroy(stream));
   return out;
 }

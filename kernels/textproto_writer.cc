@@ -9,11 +9,15 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace infergrid::calib {
 namespace {
 
-// Accumulates "name: value" lines with two-space indentation per nested message.
+// Accumulates "name: value" lines with two-space indentation per nested message. Field()
+// writes a value in the text form of its type, leaving scalars at their default (0, false, "")
+// out; enums and every element of a repeated string are written.
 class TextOut {
  public:
   void Open(const char* name) {
@@ -26,73 +30,191 @@ class TextOut {
     Indent();
     out_ << "}\n";
   }
-  void Raw(const char* name, const std::string& text) {
-    Indent();
-    out_ << name << ": " << text << "\n";
+  void Field(const char* name, const std::string& value) {
+    if (!value.empty()) Line(name, QuoteTextProtoString(value));
   }
-  void Str(const char* name, const std::string& value) {
-    if (!value.empty()) Raw(name, QuoteTextProtoString(value));
+  void Field(const char* name, const std::vector<std::string>& values) {
+    for (const std::string& value : values) Line(name, QuoteTextProtoString(value));
   }
-  void Int(const char* name, int64_t value) {
-    if (value != 0) Raw(name, std::to_string(value));
+  void Field(const char* name, int64_t value) {
+    if (value != 0) Line(name, std::to_string(value));
   }
-  void Dbl(const char* name, double value) {
-    if (value != 0 || std::signbit(value)) Raw(name, FormatTextProtoDouble(value));
+  void Field(const char* name, int32_t value) { Field(name, int64_t{value}); }
+  void Field(const char* name, double value) {
+    if (value != 0 || std::signbit(value)) Line(name, FormatTextProtoDouble(value));
   }
-  void Bool(const char* name, bool value) {
-    if (value) Raw(name, "true");
+  void Field(const char* name, bool value) {
+    if (value) Line(name, "true");
   }
-  void Enum(const char* name, const char* value) { Raw(name, value); }
+  void Field(const char* name, DType value) { Line(name, DTypeName(value)); }
+  void Field(const char* name, HbmKind value) { Line(name, HbmKindName(value)); }
+  void Field(const char* name, LaunchKind value) { Line(name, LaunchKindName(value)); }
+  void Field(const char* name, const TimingStats& timing);  // nested: after WriteFields below
   std::string str() const { return out_.str(); }
 
  private:
+  void Line(const char* name, const std::string& text) {
+    Indent();
+    out_ << name << ": " << text << "\n";
+  }
   void Indent() { out_ << std::string(static_cast<size_t>(depth_) * 2, ' '); }
   std::ostringstream out_;
   int depth_ = 0;
 };
 
-void WriteTiming(TextOut& t, const TimingStats& s) {
-  t.Open("timing");
-  t.Dbl("median_seconds", s.median_seconds);
-  t.Dbl("min_seconds", s.min_seconds);
-  t.Dbl("max_seconds", s.max_seconds);
-  t.Int("iterations", s.iterations);
-  t.Bool("l2_flushed", s.l2_flushed);
+// `name { ... }` around the fields WriteFields writes for `message` (defined below them, so
+// that it sees every overload).
+template <typename Message>
+void WriteMessage(TextOut& t, const char* name, const Message& message);
+
+// One `name { ... }` block per element of a repeated message field.
+template <typename Message>
+void WriteRepeated(TextOut& t, const char* name, const std::vector<Message>& messages) {
+  for (const Message& message : messages) WriteMessage(t, name, message);
+}
+
+// The fields of each message, in the order of calibration/measurements.proto.
+void WriteFields(TextOut& t, const TimingStats& s) {
+  t.Field("median_seconds", s.median_seconds);
+  t.Field("min_seconds", s.min_seconds);
+  t.Field("max_seconds", s.max_seconds);
+  t.Field("iterations", s.iterations);
+  t.Field("l2_flushed", s.l2_flushed);
+}
+
+void WriteFields(TextOut& t, const Provenance& p) {
+  t.Field("gpu_name", p.gpu_name);
+  t.Field("gpu_uuid", p.gpu_uuid);
+  t.Field("driver_version", p.driver_version);
+  t.Field("cuda_driver_api_version", p.cuda_driver_api_version);
+  t.Field("cuda_runtime_version", p.cuda_runtime_version);
+  t.Field("cublaslt_version", p.cublaslt_version);
+  t.Field("nccl_version", p.nccl_version);
+  t.Field("compute_capability_major", p.compute_capability_major);
+  t.Field("compute_capability_minor", p.compute_capability_minor);
+  t.Field("sm_count", p.sm_count);
+  t.Field("memory_total_mib", p.memory_total_mib);
+  t.Field("l2_bytes", p.l2_bytes);
+  t.Field("shared_memory_per_sm_bytes", p.shared_memory_per_sm_bytes);
+  t.Field("memory_bus_width_bits", p.memory_bus_width_bits);
+  t.Field("sm_clock_max_mhz", p.sm_clock_max_mhz);
+  t.Field("memory_clock_max_mhz", p.memory_clock_max_mhz);
+  t.Field("sm_clock_start_mhz", p.sm_clock_start_mhz);
+  t.Field("sm_clock_end_mhz", p.sm_clock_end_mhz);
+  t.Field("memory_clock_start_mhz", p.memory_clock_start_mhz);
+  t.Field("power_limit_watts", p.power_limit_watts);
+  t.Field("gpu_count", p.gpu_count);
+  t.Field("date_utc", p.date_utc);
+  t.Field("tool_version", p.tool_version);
+  t.Field("host", p.host);
+  t.Field("command_line", p.command_line);
+  t.Field("quick", p.quick);
+  t.Field("budget_seconds", p.budget_seconds);
+  t.Field("wall_seconds", p.wall_seconds);
+  t.Field("notes", p.notes);
+}
+
+void WriteFields(TextOut& t, const CorrectnessCheck& c) {
+  t.Field("name", c.name);
+  t.Field("passed", c.passed);
+  t.Field("relative_error", c.relative_error);
+  t.Field("tolerance", c.tolerance);
+}
+
+void WriteFields(TextOut& t, const HbmSample& s) {
+  t.Field("kind", s.kind);
+  t.Field("buffer_bytes", s.buffer_bytes);
+  t.Field("moved_bytes", s.moved_bytes);
+  t.Field("timing", s.timing);
+  t.Field("bytes_per_second", s.bytes_per_second);
+}
+
+void WriteFields(TextOut& t, const L2Sample& s) {
+  t.Field("footprint_bytes", s.footprint_bytes);
+  t.Field("passes", s.passes);
+  t.Field("moved_bytes", s.moved_bytes);
+  t.Field("timing", s.timing);
+  t.Field("read_bytes_per_second", s.read_bytes_per_second);
+}
+
+void WriteFields(TextOut& t, const GemmSample& s) {
+  t.Field("m", s.m);
+  t.Field("n", s.n);
+  t.Field("k", s.k);
+  t.Field("dtype", s.dtype);
+  t.Field("output_dtype", s.output_dtype);
+  t.Field("layout", s.layout);
+  t.Field("timing", s.timing);
+  t.Field("flops", s.flops);
+  t.Field("flops_per_second", s.flops_per_second);
+  t.Field("algorithm_id", s.algorithm_id);
+  t.Field("tile_id", s.tile_id);
+  t.Field("stages_id", s.stages_id);
+  t.Field("splitk", s.splitk);
+  t.Field("workspace_bytes", s.workspace_bytes);
+  t.Field("fp8_fast_accum", s.fp8_fast_accum);
+  t.Field("min_moved_bytes", s.min_moved_bytes);
+  t.Field("sources", s.sources);
+}
+
+void WriteFields(TextOut& t, const DecodeAttentionSample& s) {
+  t.Field("batch", s.batch);
+  t.Field("context_tokens", s.context_tokens);
+  t.Field("q_heads", s.q_heads);
+  t.Field("kv_heads", s.kv_heads);
+  t.Field("head_dim", s.head_dim);
+  t.Field("kv_dtype", s.kv_dtype);
+  t.Field("query_dtype", s.query_dtype);
+  t.Field("block_size_tokens", s.block_size_tokens);
+  t.Field("timing", s.timing);
+  t.Field("kv_bytes", s.kv_bytes);
+  t.Field("moved_bytes", s.moved_bytes);
+  t.Field("bytes_per_second", s.bytes_per_second);
+  t.Field("flops", s.flops);
+  t.Field("kernel", s.kernel);
+}
+
+void WriteFields(TextOut& t, const PrefillAttentionSample& s) {
+  t.Field("batch", s.batch);
+  t.Field("query_tokens", s.query_tokens);
+  t.Field("context_tokens", s.context_tokens);
+  t.Field("q_heads", s.q_heads);
+  t.Field("kv_heads", s.kv_heads);
+  t.Field("head_dim", s.head_dim);
+  t.Field("causal", s.causal);
+  t.Field("dtype", s.dtype);
+  t.Field("timing", s.timing);
+  t.Field("flops", s.flops);
+  t.Field("flops_per_second", s.flops_per_second);
+  t.Field("moved_bytes", s.moved_bytes);
+  t.Field("kernel", s.kernel);
+}
+
+void WriteFields(TextOut& t, const LaunchOverheadSample& s) {
+  t.Field("kind", s.kind);
+  t.Field("kernels_per_measurement", s.kernels_per_measurement);
+  t.Field("timing", s.timing);
+  t.Field("seconds_per_kernel", s.seconds_per_kernel);
+}
+
+void WriteFields(TextOut& t, const AllReduceSample& s) {
+  t.Field("buffer_bytes", s.buffer_bytes);
+  t.Field("ranks", s.ranks);
+  t.Field("dtype", s.dtype);
+  t.Field("timing", s.timing);
+  t.Field("algorithm_bytes_per_second", s.algorithm_bytes_per_second);
+  t.Field("bus_bytes_per_second", s.bus_bytes_per_second);
+}
+
+template <typename Message>
+void WriteMessage(TextOut& t, const char* name, const Message& message) {
+  t.Open(name);
+  WriteFields(t, message);
   t.Close();
 }
 
-void WriteProvenance(TextOut& t, const Provenance& p) {
-  t.Open("provenance");
-  t.Str("gpu_name", p.gpu_name);
-  t.Str("gpu_uuid", p.gpu_uuid);
-  t.Str("driver_version", p.driver_version);
-  t.Int("cuda_driver_api_version", p.cuda_driver_api_version);
-  t.Int("cuda_runtime_version", p.cuda_runtime_version);
-  t.Int("cublaslt_version", p.cublaslt_version);
-  t.Int("nccl_version", p.nccl_version);
-  t.Int("compute_capability_major", p.compute_capability_major);
-  t.Int("compute_capability_minor", p.compute_capability_minor);
-  t.Int("sm_count", p.sm_count);
-  t.Int("memory_total_mib", p.memory_total_mib);
-  t.Int("l2_bytes", p.l2_bytes);
-  t.Int("shared_memory_per_sm_bytes", p.shared_memory_per_sm_bytes);
-  t.Int("memory_bus_width_bits", p.memory_bus_width_bits);
-  t.Dbl("sm_clock_max_mhz", p.sm_clock_max_mhz);
-  t.Dbl("memory_clock_max_mhz", p.memory_clock_max_mhz);
-  t.Dbl("sm_clock_start_mhz", p.sm_clock_start_mhz);
-  t.Dbl("sm_clock_end_mhz", p.sm_clock_end_mhz);
-  t.Dbl("memory_clock_start_mhz", p.memory_clock_start_mhz);
-  t.Dbl("power_limit_watts", p.power_limit_watts);
-  t.Int("gpu_count", p.gpu_count);
-  t.Str("date_utc", p.date_utc);
-  t.Str("tool_version", p.tool_version);
-  t.Str("host", p.host);
-  t.Str("command_line", p.command_line);
-  t.Bool("quick", p.quick);
-  t.Dbl("budget_seconds", p.budget_seconds);
-  t.Dbl("wall_seconds", p.wall_seconds);
-  for (const std::string& note : p.notes) t.Raw("notes", QuoteTextProtoString(note));
-  t.Close();
+void TextOut::Field(const char* name, const TimingStats& timing) {
+  WriteMessage(*this, name, timing);
 }
 
 }  // namespace
@@ -131,107 +253,15 @@ std::string FormatTextProtoDouble(double value) {
 
 std::string ToTextProto(const MeasurementSet& set) {
   TextOut t;
-  WriteProvenance(t, set.provenance);
-  for (const CorrectnessCheck& c : set.checks) {
-    t.Open("checks");
-    t.Str("name", c.name);
-    t.Bool("passed", c.passed);
-    t.Dbl("relative_error", c.relative_error);
-    t.Dbl("tolerance", c.tolerance);
-    t.Close();
-  }
-  for (const HbmSample& s : set.hbm) {
-    t.Open("hbm");
-    t.Enum("kind", HbmKindName(s.kind));
-    t.Int("buffer_bytes", s.buffer_bytes);
-    t.Int("moved_bytes", s.moved_bytes);
-    WriteTiming(t, s.timing);
-    t.Dbl("bytes_per_second", s.bytes_per_second);
-    t.Close();
-  }
-  for (const L2Sample& s : set.l2) {
-    t.Open("l2");
-    t.Int("footprint_bytes", s.footprint_bytes);
-    t.Int("passes", s.passes);
-    t.Int("moved_bytes", s.moved_bytes);
-    WriteTiming(t, s.timing);
-    t.Dbl("read_bytes_per_second", s.read_bytes_per_second);
-    t.Close();
-  }
-  for (const GemmSample& s : set.gemm) {
-    t.Open("gemm");
-    t.Int("m", s.m);
-    t.Int("n", s.n);
-    t.Int("k", s.k);
-    t.Enum("dtype", DTypeName(s.dtype));
-    t.Enum("output_dtype", DTypeName(s.output_dtype));
-    t.Str("layout", s.layout);
-    WriteTiming(t, s.timing);
-    t.Dbl("flops", s.flops);
-    t.Dbl("flops_per_second", s.flops_per_second);
-    t.Int("algorithm_id", s.algorithm_id);
-    t.Int("tile_id", s.tile_id);
-    t.Int("stages_id", s.stages_id);
-    t.Int("splitk", s.splitk);
-    t.Int("workspace_bytes", s.workspace_bytes);
-    t.Bool("fp8_fast_accum", s.fp8_fast_accum);
-    t.Int("min_moved_bytes", s.min_moved_bytes);
-    for (const std::string& src : s.sources) t.Raw("sources", QuoteTextProtoString(src));
-    t.Close();
-  }
-  for (const DecodeAttentionSample& s : set.decode_attention) {
-    t.Open("decode_attention");
-    t.Int("batch", s.batch);
-    t.Int("context_tokens", s.context_tokens);
-    t.Int("q_heads", s.q_heads);
-    t.Int("kv_heads", s.kv_heads);
-    t.Int("head_dim", s.head_dim);
-    t.Enum("kv_dtype", DTypeName(s.kv_dtype));
-    t.Enum("query_dtype", DTypeName(s.query_dtype));
-    t.Int("block_size_tokens", s.block_size_tokens);
-    WriteTiming(t, s.timing);
-    t.Int("kv_bytes", s.kv_bytes);
-    t.Int("moved_bytes", s.moved_bytes);
-    t.Dbl("bytes_per_second", s.bytes_per_second);
-    t.Dbl("flops", s.flops);
-    t.Str("kernel", s.kernel);
-    t.Close();
-  }
-  for (const PrefillAttentionSample& s : set.prefill_attention) {
-    t.Open("prefill_attention");
-    t.Int("batch", s.batch);
-    t.Int("query_tokens", s.query_tokens);
-    t.Int("context_tokens", s.context_tokens);
-    t.Int("q_heads", s.q_heads);
-    t.Int("kv_heads", s.kv_heads);
-    t.Int("head_dim", s.head_dim);
-    t.Bool("causal", s.causal);
-    t.Enum("dtype", DTypeName(s.dtype));
-    WriteTiming(t, s.timing);
-    t.Dbl("flops", s.flops);
-    t.Dbl("flops_per_second", s.flops_per_second);
-    t.Int("moved_bytes", s.moved_bytes);
-    t.Str("kernel", s.kernel);
-    t.Close();
-  }
-  for (const LaunchOverheadSample& s : set.launch_overhead) {
-    t.Open("launch_overhead");
-    t.Enum("kind", LaunchKindName(s.kind));
-    t.Int("kernels_per_measurement", s.kernels_per_measurement);
-    WriteTiming(t, s.timing);
-    t.Dbl("seconds_per_kernel", s.seconds_per_kernel);
-    t.Close();
-  }
-  for (const AllReduceSample& s : set.all_reduce) {
-    t.Open("all_reduce");
-    t.Int("buffer_bytes", s.buffer_bytes);
-    t.Int("ranks", s.ranks);
-    t.Enum("dtype", DTypeName(s.dtype));
-    WriteTiming(t, s.timing);
-    t.Dbl("algorithm_bytes_per_second", s.algorithm_bytes_per_second);
-    t.Dbl("bus_bytes_per_second", s.bus_bytes_per_second);
-    t.Close();
-  }
+  WriteMessage(t, "provenance", set.provenance);
+  WriteRepeated(t, "checks", set.checks);
+  WriteRepeated(t, "hbm", set.hbm);
+  WriteRepeated(t, "l2", set.l2);
+  WriteRepeated(t, "gemm", set.gemm);
+  WriteRepeated(t, "decode_attention", set.decode_attention);
+  WriteRepeated(t, "prefill_attention", set.prefill_attention);
+  WriteRepeated(t, "launch_overhead", set.launch_overhead);
+  WriteRepeated(t, "all_reduce", set.all_reduce);
   return "# proto-file: calibration/measurements.proto\n"
          "# proto-message: infergrid.Measurements\n"
          "# Written by infergrid-calibrate (kernels/). Raw samples; see the proto for units.\n" +

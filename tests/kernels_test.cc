@@ -535,6 +535,337 @@ TEST(TextprotoWriter, OutputParsesAsTheMeasurementsProto) {
   EXPECT_TRUE(std::isinf(parsed.all_reduce(0).bus_bytes_per_second()));
 }
 
+// Every field of every message set to a non-zero value (so none is left out), then a second
+// element of each repeated message with its scalars at their defaults (left out), except the
+// second check's relative error: a negative zero, which is written.
+MeasurementSet FullSet() {
+  MeasurementSet m;
+  Provenance& p = m.provenance;
+  p.gpu_name = "NVIDIA H200";
+  p.gpu_uuid = "GPU-0";
+  p.driver_version = "580.159.04";
+  p.cuda_driver_api_version = 13000;
+  p.cuda_runtime_version = 13001;
+  p.cublaslt_version = 130002;
+  p.nccl_version = 22703;
+  p.compute_capability_major = 9;
+  p.compute_capability_minor = 1;
+  p.sm_count = 132;
+  p.memory_total_mib = 143771;
+  p.l2_bytes = 62914560;
+  p.shared_memory_per_sm_bytes = 233472;
+  p.memory_bus_width_bits = 6144;
+  p.sm_clock_max_mhz = 1980;
+  p.memory_clock_max_mhz = 3201.5;
+  p.sm_clock_start_mhz = 1755;
+  p.sm_clock_end_mhz = 1740.25;
+  p.memory_clock_start_mhz = 3201;
+  p.power_limit_watts = 700;
+  p.gpu_count = 8;
+  p.date_utc = "2026-11-20T14:03:11Z";
+  p.tool_version = "infergrid-calibrate 1";
+  p.host = "gpu \"box\"\n\xc3\xa9";
+  p.command_line = "infergrid-calibrate --quick";
+  p.quick = true;
+  p.budget_seconds = 300;
+  p.wall_seconds = 287.125;
+  p.notes = {"n1", "n2"};
+  m.checks.push_back({"gemm FP16", true, 1.5e-4, 1e-2});
+  m.checks.push_back({"prefill attention BF16", false, -0.0, 0});
+  HbmSample h;
+  h.kind = HbmKind::kCopy;
+  h.buffer_bytes = 1 << 30;
+  h.moved_bytes = int64_t{2} << 30;
+  h.timing = Summarize({1e-3, 3e-3, 2e-3}, true);
+  h.bytes_per_second = 1.0737e12;
+  HbmSample h_zero;
+  h_zero.kind = HbmKind::kWrite;
+  m.hbm = {h, h_zero};
+  L2Sample l2;
+  l2.footprint_bytes = 8 << 20;
+  l2.passes = 64;
+  l2.moved_bytes = int64_t{512} << 20;
+  l2.timing = Summarize({2.5e-4, 2.25e-4}, false);
+  l2.read_bytes_per_second = 2.2e12;
+  m.l2 = {l2, L2Sample{}};
+  GemmSample g;
+  g.m = 128;
+  g.n = 6144;
+  g.k = 4096;
+  g.dtype = DType::kFp8E4M3;
+  g.output_dtype = DType::kFp16;
+  g.layout = "NT";
+  g.timing = Summarize({1.5e-5}, true);
+  g.flops = 6.4e9;
+  g.flops_per_second = 4.3e14;
+  g.algorithm_id = 66;
+  g.tile_id = 21;
+  g.stages_id = 3;
+  g.splitk = 2;
+  g.workspace_bytes = 1 << 22;
+  g.fp8_fast_accum = true;
+  g.min_moved_bytes = 25952256;
+  g.sources = {"a", "b"};
+  m.gemm = {g, GemmSample{}};
+  DecodeAttentionSample d;
+  d.batch = 16;
+  d.context_tokens = 131072;
+  d.q_heads = 32;
+  d.kv_heads = 8;
+  d.head_dim = 128;
+  d.kv_dtype = DType::kFp8E4M3;
+  d.query_dtype = DType::kBf16;
+  d.block_size_tokens = 16;
+  d.timing = Summarize({2e-3}, true);
+  d.kv_bytes = int64_t{8} << 30;
+  d.moved_bytes = (int64_t{8} << 30) + 4096;
+  d.bytes_per_second = 4.29e12;
+  d.flops = 2.7e11;
+  d.kernel = "infergrid-paged-split512-v1";
+  m.decode_attention = {d, DecodeAttentionSample{}};
+  PrefillAttentionSample pf;
+  pf.batch = 2;
+  pf.query_tokens = 2048;
+  pf.context_tokens = 8192;
+  pf.q_heads = 32;
+  pf.kv_heads = 8;
+  pf.head_dim = 128;
+  pf.causal = true;
+  pf.dtype = DType::kFp16;
+  pf.timing = Summarize({1e-3}, true);
+  pf.flops = 1.2e13;
+  pf.flops_per_second = 5.5e14;
+  pf.moved_bytes = 123456789;
+  pf.kernel = "infergrid-wmma-fa2-v1";
+  PrefillAttentionSample pf_zero;
+  pf_zero.causal = false;
+  m.prefill_attention = {pf, pf_zero};
+  LaunchOverheadSample lo;
+  lo.kind = LaunchKind::kSyncLaunch;
+  lo.kernels_per_measurement = 1000;
+  lo.timing = Summarize({1.2e-3}, false);
+  lo.seconds_per_kernel = 1.2e-6;
+  m.launch_overhead = {lo, LaunchOverheadSample{}};
+  AllReduceSample ar;
+  ar.buffer_bytes = 1 << 20;
+  ar.ranks = 8;
+  ar.dtype = DType::kFp16;
+  ar.timing = Summarize({3e-5}, false);
+  ar.algorithm_bytes_per_second = 3.5e10;
+  ar.bus_bytes_per_second = -std::numeric_limits<double>::infinity();
+  m.all_reduce = {ar, AllReduceSample{}};
+  return m;
+}
+
+// The exact text, written by the field-by-field writer before its messages shared helpers:
+// any change to the output (order, omitted zeros, number or string format) shows here.
+TEST(TextprotoWriter, EveryFieldByteForByte) {
+  const std::string expected = R"pb(# proto-file: calibration/measurements.proto
+# proto-message: infergrid.Measurements
+# Written by infergrid-calibrate (kernels/). Raw samples; see the proto for units.
+provenance {
+  gpu_name: "NVIDIA H200"
+  gpu_uuid: "GPU-0"
+  driver_version: "580.159.04"
+  cuda_driver_api_version: 13000
+  cuda_runtime_version: 13001
+  cublaslt_version: 130002
+  nccl_version: 22703
+  compute_capability_major: 9
+  compute_capability_minor: 1
+  sm_count: 132
+  memory_total_mib: 143771
+  l2_bytes: 62914560
+  shared_memory_per_sm_bytes: 233472
+  memory_bus_width_bits: 6144
+  sm_clock_max_mhz: 1980
+  memory_clock_max_mhz: 3201.5
+  sm_clock_start_mhz: 1755
+  sm_clock_end_mhz: 1740.25
+  memory_clock_start_mhz: 3201
+  power_limit_watts: 700
+  gpu_count: 8
+  date_utc: "2026-11-20T14:03:11Z"
+  tool_version: "infergrid-calibrate 1"
+  host: "gpu \"box\"\n\303\251"
+  command_line: "infergrid-calibrate --quick"
+  quick: true
+  budget_seconds: 300
+  wall_seconds: 287.125
+  notes: "n1"
+  notes: "n2"
+}
+checks {
+  name: "gemm FP16"
+  passed: true
+  relative_error: 0.00015
+  tolerance: 0.01
+}
+checks {
+  name: "prefill attention BF16"
+  relative_error: -0
+}
+hbm {
+  kind: COPY
+  buffer_bytes: 1073741824
+  moved_bytes: 2147483648
+  timing {
+    median_seconds: 0.002
+    min_seconds: 0.001
+    max_seconds: 0.003
+    iterations: 3
+    l2_flushed: true
+  }
+  bytes_per_second: 1.0737e+12
+}
+hbm {
+  kind: WRITE
+  timing {
+  }
+}
+l2 {
+  footprint_bytes: 8388608
+  passes: 64
+  moved_bytes: 536870912
+  timing {
+    median_seconds: 0.0002375
+    min_seconds: 0.000225
+    max_seconds: 0.00025
+    iterations: 2
+  }
+  read_bytes_per_second: 2.2e+12
+}
+l2 {
+  timing {
+  }
+}
+gemm {
+  m: 128
+  n: 6144
+  k: 4096
+  dtype: FP8_E4M3
+  output_dtype: FP16
+  layout: "NT"
+  timing {
+    median_seconds: 1.5e-05
+    min_seconds: 1.5e-05
+    max_seconds: 1.5e-05
+    iterations: 1
+    l2_flushed: true
+  }
+  flops: 6.4e+09
+  flops_per_second: 4.3e+14
+  algorithm_id: 66
+  tile_id: 21
+  stages_id: 3
+  splitk: 2
+  workspace_bytes: 4194304
+  fp8_fast_accum: true
+  min_moved_bytes: 25952256
+  sources: "a"
+  sources: "b"
+}
+gemm {
+  dtype: BF16
+  output_dtype: BF16
+  layout: "TN"
+  timing {
+  }
+}
+decode_attention {
+  batch: 16
+  context_tokens: 131072
+  q_heads: 32
+  kv_heads: 8
+  head_dim: 128
+  kv_dtype: FP8_E4M3
+  query_dtype: BF16
+  block_size_tokens: 16
+  timing {
+    median_seconds: 0.002
+    min_seconds: 0.002
+    max_seconds: 0.002
+    iterations: 1
+    l2_flushed: true
+  }
+  kv_bytes: 8589934592
+  moved_bytes: 8589938688
+  bytes_per_second: 4.29e+12
+  flops: 2.7e+11
+  kernel: "infergrid-paged-split512-v1"
+}
+decode_attention {
+  kv_dtype: BF16
+  query_dtype: BF16
+  timing {
+  }
+}
+prefill_attention {
+  batch: 2
+  query_tokens: 2048
+  context_tokens: 8192
+  q_heads: 32
+  kv_heads: 8
+  head_dim: 128
+  causal: true
+  dtype: FP16
+  timing {
+    median_seconds: 0.001
+    min_seconds: 0.001
+    max_seconds: 0.001
+    iterations: 1
+    l2_flushed: true
+  }
+  flops: 1.2e+13
+  flops_per_second: 5.5e+14
+  moved_bytes: 123456789
+  kernel: "infergrid-wmma-fa2-v1"
+}
+prefill_attention {
+  dtype: BF16
+  timing {
+  }
+}
+launch_overhead {
+  kind: SYNC_LAUNCH
+  kernels_per_measurement: 1000
+  timing {
+    median_seconds: 0.0012
+    min_seconds: 0.0012
+    max_seconds: 0.0012
+    iterations: 1
+  }
+  seconds_per_kernel: 1.2e-06
+}
+launch_overhead {
+  kind: STREAM_LAUNCH
+  timing {
+  }
+}
+all_reduce {
+  buffer_bytes: 1048576
+  ranks: 8
+  dtype: FP16
+  timing {
+    median_seconds: 3e-05
+    min_seconds: 3e-05
+    max_seconds: 3e-05
+    iterations: 1
+  }
+  algorithm_bytes_per_second: 3.5e+10
+  bus_bytes_per_second: -inf
+}
+all_reduce {
+  dtype: BF16
+  timing {
+  }
+}
+)pb";
+  EXPECT_EQ(ToTextProto(FullSet()), expected);
+  Measurements parsed;
+  EXPECT_TRUE(ParseTextProto(expected, "full.textproto", &parsed).ok());
+}
+
 TEST(TextprotoWriter, EmptySetAndFormatting) {
   Measurements parsed;
   EXPECT_TRUE(ParseTextProto(ToTextProto(MeasurementSet{}), "empty", &parsed).ok());
