@@ -9,10 +9,12 @@ folder that includes a folder that is not listed is an error too, so a new folde
 placed here before it is used.
 
 Usage: scripts/check-includes.py [REPO_ROOT]   exit 0: clean; 1: violations, one line each.
+       scripts/check-includes.py --self-test    the checker on a scratch tree with known faults.
 """
 import os
 import re
 import sys
+import tempfile
 
 LAYERS = [
     ("base", []),
@@ -68,8 +70,8 @@ def folder_of(path, folders):
     return best
 
 
-def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+def violations(root):
+    """The violations in the tree at `root`, one line each."""
     os.chdir(root)
     allowed = allowed_sets()
     folders = list(allowed)
@@ -101,6 +103,58 @@ def main():
                         elif target_folder not in allowed[source_folder]:
                             errors.append(f"{path}:{number}: includes {target}: {source_folder} "
                                           f"may not use {target_folder} (it is not below it)")
+    return errors
+
+
+def self_test():
+    """Checks the checker: a clean scratch tree passes; an upward include, a sideways one
+    between sim folders, an upward proto import and an unlisted sim folder are each reported."""
+    files = {
+        "base/a.h": '#include "absl/strings/str_cat.h"\n',
+        "models/m.h": '#include "base/a.h"\n',
+        "sim/cost/c.h": '#include "models/m.h"\n#include "hardware/h.h"\n',
+        "hardware/h.h": '#include "models/m.h"\n',
+        "sim/commands/x.cc": '#include "sim/cost/c.h"\n#include "traces/t.h"\n',
+        "traces/t.h": '#include "base/a.h"\n',
+    }
+    faults = {
+        "models/bad.h": ('#include "hardware/h.h"\n', "models may not use hardware"),
+        "sim/serving/bad.h": ('#include "sim/commands/x.h"\n', "sim/serving may not use sim/commands"),
+        "base/bad.proto": ('import "models/m.proto";\n', "base may not use models"),
+        "sim/newfolder/a.h": ("", "folder sim/newfolder is not in LAYERS"),
+        "traces/bad.h": ('#include "models/m.h"\n', "traces may not use models"),
+    }
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory() as scratch:
+        def write(path, text):
+            os.makedirs(os.path.join(scratch, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(scratch, path), "w") as f:
+                f.write(text)
+        for path, text in files.items():
+            write(path, text)
+        clean = violations(scratch)
+        os.chdir(cwd)
+        if clean:
+            print("self-test: a clean tree was reported:", *clean, sep="\n  ")
+            return 1
+        for path, (text, _) in faults.items():
+            write(path, text)
+        found = violations(scratch)
+        os.chdir(cwd)
+    missing = [f"{path}: {why}" for path, (_, why) in faults.items()
+               if not any(line.startswith(path) and why in line for line in found)]
+    if missing or len(found) != len(faults):
+        print("self-test failed; expected:", *missing, "got:", *found, sep="\n  ")
+        return 1
+    print(f"self-test: {len(faults)} planted faults reported, clean tree passed")
+    return 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+    errors = violations(root)
     for error in errors:
         print(error)
     if errors:

@@ -1,4 +1,4 @@
-// Tests of the training-compute, vector-index and SLO-validation calculations (issue 7), with
+// Tests of the training-compute, vector-index and SLO-validation calculations, with
 // the figures of the memory-anatomy seed document and where they do not follow from its own
 // formulas (its KV-cache figures are checked in models_test.cc).
 #include <cmath>

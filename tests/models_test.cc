@@ -121,6 +121,20 @@ TEST(KvCacheSize, LessonFigures) {
 
 // The second seed document claims MHA KV for a 70B model at 8K x 4 in FP16 needs "over 160 GB"
 // and GQA with 8 KV heads "~20 GB". The formula gives half of each.
+// Per GPU of a tensor-parallel group: heads split, replicated once TP exceeds them.
+TEST(KvCacheSize, PerGpuUnderTensorParallelism) {
+  const ModelSpec m70 = *ResolveModel("llama-3-70b");  // 80 layers, 8 KV heads of 128
+  EXPECT_EQ(KvHeadsPerGpu(m70, 1), 8);
+  EXPECT_EQ(KvHeadsPerGpu(m70, 4), 2);
+  EXPECT_EQ(KvHeadsPerGpu(m70, 16), 1);  // replicated
+  EXPECT_EQ(KvBytesPerTokenLayer(m70, DType::BF16, 2), 2 * 4 * 128 * 2);
+  EXPECT_EQ(KvBytesPerToken(m70, DType::BF16, 2), 163840);  // half the TP1 327,680 B
+  EXPECT_EQ(KvBytesPerToken(m70, DType::FP8_E4M3, 8), 80 * 2 * 1 * 128 * 1);
+  EXPECT_EQ(KvBytesPerToken(m70, DType::BF16, 16), KvBytesPerToken(m70, DType::BF16, 8));
+  const KvCacheLayout layout{DType::BF16, 16, 131072, 100};
+  EXPECT_DOUBLE_EQ(layout.BlockBytes(), 16.0 * 131072);
+}
+
 TEST(KvCacheSize, AnatomyDocumentKvFiguresDoNotFollowFromTheFormula) {
   ModelSpec llama70 = Catalog("llama-3-70b");
   const double gqa = KvBytes(llama70, DType::FP16, 8192, 4);

@@ -291,6 +291,55 @@ TEST(CompareCli, CommonRandomNumbersAndConfidenceIntervals) {
   EXPECT_THAT(bad.err, HasSubstr("--scheduler"));
 }
 
+// Each configuration is the shared flags with its own on top, and nothing else: B does not
+// inherit A's flags, and parsing them prints nothing (no flag-library noise on stderr).
+TEST(CompareCli, ConfigurationsOverlayTheSharedFlagsIndependently) {
+  const testing::CommandResult r = RunInfergrid(
+      "compare --quiet --format=json --max-requests=20 --kv-cache-dtype=fp16 "
+      "--a=\"--kv-cache-dtype=fp8 --max-num-seqs=8\" --b=\"--scheduler=sarathi\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["a"]["kv_cache_dtype"], "fp8_e4m3");
+  EXPECT_EQ(j["a"]["max_num_seqs"], 8);
+  EXPECT_EQ(j["a"]["scheduler"], "vllm");
+  EXPECT_EQ(j["b"]["kv_cache_dtype"], "fp16");
+  EXPECT_EQ(j["b"]["max_num_seqs"], 256);
+  EXPECT_EQ(j["b"]["scheduler"], "sarathi");
+  EXPECT_THAT(j["a"]["command_line"].get<std::string>(), HasSubstr("--kv-cache-dtype=fp8 "));
+  EXPECT_THAT(j["b"]["command_line"].get<std::string>(), HasSubstr("--kv-cache-dtype=fp16 "));
+}
+
+// The scheduler's defaults come from the scheduling personality (vllm-v0@0.6.5: 256 sequences,
+// max(max_model_len, 2048) tokens, 16-token blocks, a 1% watermark), whatever --engine sizes
+// the memory; the user's flags win.
+TEST(SimulateCli, SchedulerDefaultsComeFromThePersonality) {
+  const testing::CommandResult r = RunInfergrid(
+      "simulate --quiet --format=json --max-requests=10 --engine=sglang --max-model-len=1024");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["config"]["max_num_seqs"], 256);
+  EXPECT_EQ(j["config"]["max_num_batched_tokens"], 2048);
+  EXPECT_EQ(j["config"]["block_size"], 16);
+  EXPECT_EQ(j["memory"]["watermark_blocks"], j["memory"]["num_gpu_blocks"].get<int>() / 100);
+  const testing::CommandResult chunked = RunInfergrid(
+      "simulate --quiet --format=json --max-requests=10 --scheduler=sarathi --chunk-size=4096 --max-num-seqs=64");
+  ASSERT_EQ(chunked.exit_code, 0) << chunked.err;
+  EXPECT_EQ(Json(chunked)["config"]["max_num_batched_tokens"], 4096);
+  EXPECT_EQ(Json(chunked)["config"]["max_num_seqs"], 64);
+}
+
+// Tensor parallelism stays inside one server, whose size the GPU spec gives.
+TEST(SimulateCli, TensorParallelismStaysInsideTheGpuSpecsNode) {
+  std::string spec = ReadAll(testing::SourcePath("hardware/catalog/h100-sxm.textproto"));
+  spec.replace(spec.find("gpus_per_node: 8"), 16, "gpus_per_node: 4");
+  const std::string path = testing::WriteFile(testing::TestDir() / "h100-4.textproto", spec);
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "simulate --quiet --model=llama-3-70b --tensor-parallel-size=8 --gpu=", path));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("does not fit a node of 4 GPUs"));
+}
+
 TEST(CompareCli, TwoSummaryFiles) {
   const fs::path dir = testing::TestDir();
   ASSERT_EQ(RunInfergrid(absl::StrCat("simulate --quiet --max-requests=30 --out=", (dir / "a").string())).exit_code, 0);

@@ -30,7 +30,7 @@ ABSL_DECLARE_FLAG(int64_t, context);
 ABSL_DECLARE_FLAG(int64_t, batch);
 ABSL_DECLARE_FLAG(int64_t, prompt);
 ABSL_DECLARE_FLAG(std::string, format);
-// Serving-engine flags (`memory --engine`, issue 6), spelled as the engines spell them.
+// Serving-engine flags (`memory --engine`, `simulate`), spelled as the engines spell them.
 ABSL_DECLARE_FLAG(std::string, engine);
 ABSL_DECLARE_FLAG(double, gpu_memory_utilization);
 ABSL_DECLARE_FLAG(double, mem_fraction_static);

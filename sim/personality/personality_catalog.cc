@@ -83,6 +83,9 @@ absl::Status ValidateEnginePersonality(const EnginePersonality& p, absl::string_
     return fail("a derived default fraction needs fraction_by_tp entries");
   }
   if (p.batch_defaults().empty()) return fail("batch_defaults needs at least one entry");
+  if (!(p.watermark_fraction() >= 0 && p.watermark_fraction() < 0.5)) {
+    return fail("watermark_fraction must be in [0, 0.5)");
+  }
   if (p.rule() != SGLANG_STATIC_FRACTION && !p.has_activation()) {
     return fail("vLLM and TensorRT-LLM rules need an activation model");
   }

@@ -1,0 +1,81 @@
+// Command-line parsing: values land in a FlagValues in Abseil's canonical text, the flag
+// registry is never written (so one process can hold several command lines), later values win,
+// an overlay keeps the base's other values, and bad names or values are usage errors.
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/cli/accounting_setup.h"
+#include "sim/cli/command_line.h"
+#include "sim/cli/simulate_flags.h"
+
+namespace infergrid::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+FlagValues Parse(const std::vector<std::string>& args) {
+  absl::StatusOr<ParsedCommandLine> parsed = ParseCommandLine(args, SimulateFlagNames());
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  return parsed.ok() ? parsed->flags : FlagValues();
+}
+
+TEST(CommandLine, ValuesAreTypedAndTheRegistryIsNeverWritten) {
+  const FlagValues flags = Parse({"--model=llama-3-70b", "--tensor_parallel_size", "4",
+                                  "--gpu-memory-utilization=0.80", "--enforce-eager", "--noenable-cuda-graphs"});
+  EXPECT_EQ(flags.Get(FLAGS_model), "llama-3-70b");
+  EXPECT_EQ(flags.Get(FLAGS_tensor_parallel_size), 4);
+  EXPECT_DOUBLE_EQ(flags.Get(FLAGS_gpu_memory_utilization), 0.8);
+  EXPECT_TRUE(flags.Get(FLAGS_enforce_eager));
+  EXPECT_FALSE(flags.Get(FLAGS_enable_cuda_graphs));
+  EXPECT_EQ(flags.Get(FLAGS_scheduler), "vllm");  // not given: the default
+  EXPECT_EQ(flags.Text("gpu_memory_utilization"), "0.8");  // canonical, as Abseil unparses it
+  EXPECT_EQ(flags.Text("enforce_eager"), "true");
+  EXPECT_EQ(flags.Text("max_num_seqs"), "0");
+  EXPECT_TRUE(flags.IsSet("model"));
+  EXPECT_FALSE(flags.IsSet("gpu"));
+  // The registry keeps its defaults.
+  EXPECT_EQ(absl::GetFlag(FLAGS_model), "llama-3-8b");
+  EXPECT_EQ(absl::GetFlag(FLAGS_tensor_parallel_size), 1);
+  EXPECT_FALSE(absl::GetFlag(FLAGS_enforce_eager));
+}
+
+TEST(CommandLine, LaterValuesWinAndOverlaysKeepTheRest) {
+  const FlagValues shared = Parse({"--rate=2", "--max-requests=10", "--rate=3"});
+  EXPECT_DOUBLE_EQ(shared.Get(FLAGS_rate), 3);
+  const FlagValues merged = shared.With(Parse({"--rate=7", "--scheduler=sarathi"}));
+  EXPECT_DOUBLE_EQ(merged.Get(FLAGS_rate), 7);
+  EXPECT_EQ(merged.Get(FLAGS_max_requests), 10);
+  EXPECT_EQ(merged.Get(FLAGS_scheduler), "sarathi");
+  EXPECT_DOUBLE_EQ(shared.Get(FLAGS_rate), 3);  // the base is unchanged
+  EXPECT_EQ(shared.Get(FLAGS_scheduler), "vllm");
+}
+
+TEST(CommandLine, UnknownFlagsAndBadValuesAreUsageErrors) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--no-such-flag=1"}, "unknown flag --no-such-flag for this command"},
+      {{"--phase=decode"}, "unknown flag --phase for this command"},  // roofline's, not simulate's
+      {{"--tensor-parallel-size=two"}, "flag --tensor-parallel-size: Illegal value 'two' specified for flag 'tensor_parallel_size'"},
+      {{"--enable-prefix-caching=maybe"}, "Illegal value 'maybe'"},
+      {{"--max-requests"}, "flag --max-requests needs a value"},
+  };
+  for (const auto& [args, message] : cases) {
+    absl::StatusOr<ParsedCommandLine> parsed = ParseCommandLine(args, SimulateFlagNames());
+    ASSERT_FALSE(parsed.ok()) << args[0];
+    EXPECT_EQ(ExitCodeFor(parsed.status()), kExitUsage) << args[0];
+    EXPECT_THAT(parsed.status().message(), HasSubstr(message));
+  }
+}
+
+TEST(CommandLine, PositionalArgumentsAndHelp) {
+  absl::StatusOr<ParsedCommandLine> parsed =
+      ParseCommandLine({"stats", "--trace=x.csv", "--", "--not-a-flag"}, {"trace"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_THAT(parsed->positional, ::testing::ElementsAre("stats", "--not-a-flag"));
+  EXPECT_TRUE(ParseCommandLine({"--help"}, {})->help);
+}
+
+}  // namespace
+}  // namespace infergrid::cli
