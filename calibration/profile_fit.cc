@@ -11,12 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "base/textproto.h"
 #include "calibration/extrapolate.h"
 #include "calibration/measurements_fit.h"
 #include "calibration/nelder_mead.h"
 #include "calibration/profile_catalog.h"
+#include "calibration/profile_inputs.h"
 #include "hardware/gpu_catalog.h"
 #include "hardware/lower_bounds.h"
 
@@ -157,26 +156,6 @@ bool NumberBefore(absl::string_view text, absl::string_view unit, double* value)
   return absl::SimpleAtod(absl::StripAsciiWhitespace(text.substr(start, at - start)), value);
 }
 
-struct Microbenchmark {
-  std::string id, value, unit, hardware, conditions, source;
-};
-
-absl::StatusOr<std::vector<Microbenchmark>> ReadMicrobenchmarks(const std::string& path) {
-  std::string contents;
-  if (absl::Status s = ReadFileToString(path, &contents); !s.ok()) return s;
-  std::vector<Microbenchmark> rows;
-  std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
-  for (size_t l = 1; l < lines.size(); ++l) {
-    if (absl::StripAsciiWhitespace(lines[l]).empty()) continue;
-    std::vector<std::string> f = SplitCsvLine(lines[l]);
-    if (f.size() < 9) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ":", l + 1, ": expected 9 fields, got ", f.size()));
-    }
-    rows.push_back({f[0], f[3], f[4], f[5], f[7], f[8]});
-  }
-  return rows;
-}
-
 // Applies the published H100 figures: fp8 GEMM rate relative to bf16 (F26, F27), the
 // FlashAttention-3 forward rate (F32) and the decode-attention bandwidth (F34). Figures for
 // other GPUs are left out (the table's hardware column says which GPU each is).
@@ -232,6 +211,26 @@ void ApplyMicrobenchmarks(const GpuSpec& gpu, const std::vector<Microbenchmark>&
         "streaming ceiling %.2f TB/s",
         low / 1000, curve_max / 1e12));
   }
+}
+
+// Adds the collective tables of `other` (another GPU's profile, read from `path`), scaled to
+// `gpu`'s interconnect, for the rank counts `profile` has no table of: a measured table, even
+// of another GPU, beats none.
+absl::Status AddScaledCollectives(const GpuSpec& gpu, const Calibration& other, const std::string& path,
+                                  Calibration* profile) {
+  absl::StatusOr<GpuSpec> other_gpu = ResolveGpu(other.gpu());
+  if (!other_gpu.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", other_gpu.status().message()));
+  absl::StatusOr<Calibration> scaled = ExtrapolateProfile(other, *other_gpu, gpu, "");
+  if (!scaled.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", scaled.status().message()));
+  for (const CollectiveTable& t : scaled->collectives()) {
+    bool present = false;
+    for (const CollectiveTable& existing : profile->collectives()) present |= existing.ranks() == t.ranks();
+    if (present) continue;
+    CollectiveTable* added = profile->add_collectives();
+    *added = t;
+    added->set_source(absl::StrCat("extrapolated from ", path, ": ", t.source()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -576,102 +575,44 @@ std::vector<CollectiveTable> BinCollectives(const std::vector<VidurCollectiveRow
 
 absl::StatusOr<Calibration> FitProfile(const GpuSpec& gpu, const std::vector<std::string>& inputs,
                                        const std::string& command) {
+  absl::StatusOr<std::vector<ProfileInput>> read = ReadProfileInputs(gpu, inputs);
+  if (!read.ok()) return read.status();
   Calibration profile = PriorProfile(gpu);
   std::vector<KernelSample> samples;
-  std::vector<std::pair<std::string, std::vector<Microbenchmark>>> microbenchmarks;
-  std::vector<MeasurementsFit> measured;
-  std::vector<std::pair<std::string, Calibration>> borrowed;
   std::set<int> ranks_seen;
   CalibrationProvenance* provenance = profile.mutable_provenance();
-  for (const std::string& path : inputs) {
-    CalibrationInput* input = provenance->add_inputs();
-    input->set_path(path);
-    if (absl::EndsWith(path, ".textproto") || absl::EndsWith(path, ".txtpb")) {
-      // A calibration profile of another GPU lends its collective tables (interconnect-scaled)
-      // where the inputs measure none.
-      Calibration other;
-      std::string text;
-      if (absl::Status s = ReadFileToString(path, &text, size_t{1} << 26); !s.ok()) return s;
-      if (ParseTextProto(text, path, &other).ok() && !other.gpu().empty()) {
-        borrowed.emplace_back(path, std::move(other));
-        input->set_kind("calibration-profile");
-        input->set_rows(static_cast<int32_t>(borrowed.back().second.collectives_size()));
-        input->set_description("collective tables only, scaled to this GPU's interconnect, for rank "
-                               "counts no other input measures");
-        continue;
-      }
-      absl::StatusOr<MeasurementsFit> m = ReadMeasurementsForFit(path, gpu);
-      if (!m.ok()) return m.status();
-      input->set_kind("measurements-textproto");
-      input->set_rows(m->rows);
-      input->set_description(m->description);
-      for (KernelSample& s : m->samples) samples.push_back(std::move(s));
-      m->samples.clear();
-      for (const CollectiveTable& t : m->collectives) ranks_seen.insert(t.ranks());
-      measured.push_back(std::move(*m));
-      continue;
+  for (ProfileInput& input : *read) {
+    CalibrationInput* entry = provenance->add_inputs();
+    *entry = input.provenance;
+    for (KernelSample& s : input.samples) samples.push_back(std::move(s));
+    if (input.kind == ProfileInputKind::kMeasurements) {
+      for (const CollectiveTable& t : input.measurements->collectives) ranks_seen.insert(t.ranks());
     }
-    std::string contents;
-    if (absl::Status s = ReadFileToString(path, &contents, size_t{1} << 26); !s.ok()) return s;
-    const absl::string_view header = absl::string_view(contents).substr(0, contents.find('\n'));
-    if (LooksLikeVidurOps(header)) {
-      absl::StatusOr<VidurOpsTable> table = ReadVidurOpsCsv(path);
-      if (!table.ok()) return table.status();
-      absl::StatusOr<std::vector<KernelSample>> rows = SamplesFromVidurOps(*table);
-      if (!rows.ok()) return rows.status();
-      input->set_kind("vidur-ops-csv");
-      input->set_rows(static_cast<int32_t>(table->rows.size()));
-      input->set_description(absl::StrCat(
-          "per-op medians (ms) over num_tokens and TP; fitted: GEMM efficiency, HBM curve and the "
-          "fixed cost and bandwidth fraction of norm, rope, activation, residual_add, embedding (",
-          rows->size(), " op timings)"));
-      for (KernelSample& s : *rows) samples.push_back(std::move(s));
-    } else if (LooksLikeVidurCollective(header)) {
-      absl::StatusOr<std::vector<VidurCollectiveRow>> rows = ReadVidurCollectiveCsv(path);
-      if (!rows.ok()) return rows.status();
-      input->set_kind("vidur-collective-csv");
-      input->set_rows(static_cast<int32_t>(rows->size()));
-      int used = 0;
-      for (CollectiveTable& t : BinCollectives(*rows, path)) {
-        if (ranks_seen.count(t.ranks())) continue;  // the first file given wins
-        ranks_seen.insert(t.ranks());
-        used += t.points_size();
-        *profile.add_collectives() = std::move(t);
-      }
-      input->set_description(absl::StrCat(
-          "NCCL all-reduce kernel medians (ms) by message size and ranks; kept as measured tables (",
-          used, " binned points)"));
-    } else if (absl::StartsWith(header, "id,category,figure,value")) {
-      absl::StatusOr<std::vector<Microbenchmark>> rows = ReadMicrobenchmarks(path);
-      if (!rows.ok()) return rows.status();
-      input->set_kind("microbenchmarks-csv");
-      input->set_rows(static_cast<int32_t>(rows->size()));
-      input->set_description(
-          "published figures: fp8/bf16 MAMF (F26, F27) -> fp8 GEMM fraction; FlashAttention-3 "
-          "(F32) -> prefill attention compute fraction; FlashInfer decode bandwidth (F34) -> decode "
-          "attention bandwidth fraction; memcpy (F35) as a cross-check");
-      microbenchmarks.emplace_back(path, std::move(*rows));
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ":1: unrecognised input (expected a vidur per-op or collective CSV, the "
-                "micro-benchmark CSV or a Measurements .textproto)"));
+    if (input.kind != ProfileInputKind::kVidurCollective) continue;
+    int used = 0;
+    for (CollectiveTable& t : BinCollectives(input.collective_rows, entry->path())) {
+      if (ranks_seen.count(t.ranks())) continue;  // the first file given wins
+      ranks_seen.insert(t.ranks());
+      used += t.points_size();
+      *profile.add_collectives() = std::move(t);
     }
+    entry->set_description(absl::StrCat(
+        "NCCL all-reduce kernel medians (ms) by message size and ranks; kept as measured tables (",
+        used, " binned points)"));
   }
   if (absl::Status s = FitKernelSamples(gpu, samples, &profile); !s.ok()) return s;
-  for (const auto& [path, rows] : microbenchmarks) ApplyMicrobenchmarks(gpu, rows, path, &profile);
-  for (const MeasurementsFit& m : measured) m.Apply(&profile);
-  for (const auto& [path, other] : borrowed) {
-    absl::StatusOr<GpuSpec> other_gpu = ResolveGpu(other.gpu());
-    if (!other_gpu.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", other_gpu.status().message()));
-    absl::StatusOr<Calibration> scaled = ExtrapolateProfile(other, *other_gpu, gpu, "");
-    if (!scaled.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", scaled.status().message()));
-    for (const CollectiveTable& t : scaled->collectives()) {
-      bool present = false;
-      for (const CollectiveTable& existing : profile.collectives()) present |= existing.ranks() == t.ranks();
-      if (present) continue;
-      CollectiveTable* added = profile.add_collectives();
-      *added = t;
-      added->set_source(absl::StrCat("extrapolated from ", path, ": ", t.source()));
+  for (const ProfileInput& input : *read) {
+    if (input.kind != ProfileInputKind::kMicrobenchmarks) continue;
+    ApplyMicrobenchmarks(gpu, input.microbenchmarks, input.provenance.path(), &profile);
+  }
+  for (const ProfileInput& input : *read) {
+    if (input.kind == ProfileInputKind::kMeasurements) input.measurements->Apply(&profile);
+  }
+  for (const ProfileInput& input : *read) {
+    if (input.kind != ProfileInputKind::kOtherGpuProfile) continue;
+    if (absl::Status s = AddScaledCollectives(gpu, *input.other_gpu_profile, input.provenance.path(), &profile);
+        !s.ok()) {
+      return s;
     }
   }
   if (profile.collectives().empty()) {

@@ -45,8 +45,9 @@ Calibration PriorProfile(const GpuSpec& gpu);
 absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample>& samples,
                               Calibration* profile);
 
-// Reads every input (vidur per-op CSV, vidur collective CSV, the micro-benchmark CSV, a
-// Measurements .textproto), fits, and fills provenance, fit quality and GEMM references.
+// Reads every input (ReadProfileInputs in profile_inputs.h: vidur per-op and collective CSVs,
+// the micro-benchmark CSV, a Measurements .textproto, another GPU's profile), fits, and fills
+// provenance, fit quality and GEMM references.
 // `command` is recorded as the command that regenerates the profile.
 absl::StatusOr<Calibration> FitProfile(const GpuSpec& gpu, const std::vector<std::string>& inputs,
                                        const std::string& command);

@@ -20,7 +20,7 @@ absl::Status LineError(const std::string& path, int line, absl::string_view what
 }
 
 // Lines without the trailing '\r'; the first is the header.
-std::vector<absl::string_view> Lines(const std::string& contents) {
+std::vector<absl::string_view> Lines(absl::string_view contents) {
   std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
   for (absl::string_view& l : lines) {
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
@@ -110,6 +110,10 @@ bool LooksLikeVidurCollective(absl::string_view header) {
 absl::StatusOr<VidurOpsTable> ReadVidurOpsCsv(const std::string& path) {
   std::string contents;
   if (absl::Status s = ReadFileToString(path, &contents); !s.ok()) return s;
+  return ParseVidurOpsCsv(contents, path);
+}
+
+absl::StatusOr<VidurOpsTable> ParseVidurOpsCsv(absl::string_view contents, const std::string& path) {
   const std::vector<absl::string_view> lines = Lines(contents);
   if (lines.empty() || !LooksLikeVidurOps(lines[0])) {
     return LineError(path, 1, "not a vidur per-op table (needs num_tokens and time_stats.<op>.median columns)");
@@ -180,6 +184,11 @@ absl::StatusOr<VidurOpsTable> ReadVidurOpsCsv(const std::string& path) {
 absl::StatusOr<std::vector<VidurCollectiveRow>> ReadVidurCollectiveCsv(const std::string& path) {
   std::string contents;
   if (absl::Status s = ReadFileToString(path, &contents); !s.ok()) return s;
+  return ParseVidurCollectiveCsv(contents, path);
+}
+
+absl::StatusOr<std::vector<VidurCollectiveRow>> ParseVidurCollectiveCsv(absl::string_view contents,
+                                                                         const std::string& path) {
   const std::vector<absl::string_view> lines = Lines(contents);
   if (lines.empty() || !LooksLikeVidurCollective(lines[0])) {
     return LineError(path, 1, "not a vidur collective table (needs num_workers, size and collective columns)");

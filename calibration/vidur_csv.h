@@ -41,6 +41,8 @@ bool LooksLikeVidurOps(absl::string_view header);
 bool LooksLikeVidurCollective(absl::string_view header);
 
 absl::StatusOr<VidurOpsTable> ReadVidurOpsCsv(const std::string& path);
+// The same from a file's contents already read; `path` names it in errors.
+absl::StatusOr<VidurOpsTable> ParseVidurOpsCsv(absl::string_view contents, const std::string& path);
 
 struct VidurCollectiveRow {
   int line = 0;
@@ -52,6 +54,8 @@ struct VidurCollectiveRow {
 };
 
 absl::StatusOr<std::vector<VidurCollectiveRow>> ReadVidurCollectiveCsv(const std::string& path);
+absl::StatusOr<std::vector<VidurCollectiveRow>> ParseVidurCollectiveCsv(absl::string_view contents,
+                                                                         const std::string& path);
 
 // Splits one CSV line on commas, honouring double quotes (no embedded newlines).
 std::vector<std::string> SplitCsvLine(absl::string_view line);

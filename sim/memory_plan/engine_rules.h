@@ -34,6 +34,12 @@ std::string Thousands(int64_t value);
 // Non-torch memory for this TP degree from the personality.
 double NonTorchBytes(const EnginePersonality& personality, int tensor_parallel);
 
+// The terms of the profiling forward pass that vLLM and TensorRT-LLM (PyTorch backend) run
+// before sizing KV: each stage's activation peak (a dummy batch of max_num_batched_tokens
+// tokens sampling min(max_num_seqs, max_num_batched_tokens) rows, logits on the last stage
+// only) and its non-torch memory. SGLang runs no such pass.
+void FillProfileRunTerms(const MemoryPlanRequest& request, MemoryPlanDetail* detail);
+
 }  // namespace infergrid::memory_plan_internal
 
 #endif  // INFERGRID_SIM_MEMORY_PLAN_ENGINE_RULES_H_

@@ -1,8 +1,6 @@
 // TensorRT-LLM: the fraction applies to what is free after weights, runtime buffers and (PyTorch
 // backend) the profiling pass:
 //   KV = free_gpu_memory_fraction * (total - weights - context - activation profile)
-#include <algorithm>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -15,13 +13,9 @@ absl::Status ApplyTrtllmRule(const MemoryPlanRequest& request, MemoryPlanDetail*
   detail->fraction_flag = "free_gpu_memory_fraction";
   detail->fraction = request.free_gpu_memory_fraction > 0 ? request.free_gpu_memory_fraction : p.default_fraction();
   detail->fraction_origin = request.free_gpu_memory_fraction > 0 ? "given" : "default";
-  const int64_t rows = std::min(detail->max_num_seqs, detail->max_num_batched_tokens);
+  FillProfileRunTerms(request, detail);
   for (size_t i = 0; i < detail->stages.size(); ++i) {
     StagePlan& stage = detail->stages[i];
-    const bool last = i + 1 == detail->stages.size();
-    stage.activation = ComputeActivationPeak(request.model, p.activation(), detail->max_num_batched_tokens,
-                                             rows, request.tensor_parallel, last);
-    stage.non_torch_bytes = NonTorchBytes(p, request.tensor_parallel);
     const double used = stage.weights.Total() + stage.non_torch_bytes + stage.activation.peak;
     stage.available_bytes = detail->plan.total_bytes - used;
     stage.kv_cache_bytes = detail->fraction * stage.available_bytes;

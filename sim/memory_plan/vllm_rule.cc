@@ -1,7 +1,5 @@
 // vLLM (V1 and V0): KV = total * gpu_memory_utilization - (weights + activation peak +
 // non-torch increase [+ CUDA-graph estimate where the version subtracts it]).
-#include <algorithm>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -17,13 +15,9 @@ absl::Status ApplyVllmRule(const MemoryPlanRequest& request, MemoryPlanDetail* d
   detail->cuda_graph_subtracted = p.cuda_graph().subtracted() && request.enable_cuda_graphs;
   const double budget = detail->plan.total_bytes * detail->fraction;
   detail->plan.budget_bytes = budget;
-  const int64_t rows = std::min(detail->max_num_seqs, detail->max_num_batched_tokens);
+  FillProfileRunTerms(request, detail);
   for (size_t i = 0; i < detail->stages.size(); ++i) {
     StagePlan& stage = detail->stages[i];
-    const bool last = i + 1 == detail->stages.size();
-    stage.activation = ComputeActivationPeak(request.model, p.activation(), detail->max_num_batched_tokens,
-                                             rows, request.tensor_parallel, last);
-    stage.non_torch_bytes = NonTorchBytes(p, request.tensor_parallel);
     stage.cuda_graph_bytes = CudaGraphEstimateBytes(p.cuda_graph(), stage.layers, request.enable_cuda_graphs);
     const double weights = stage.weights.Total();
     const double non_kv = weights + stage.activation.peak + stage.non_torch_bytes +

@@ -8,13 +8,14 @@
 #ifndef INFERGRID_SIM_OUTPUT_ITERATIONS_CSV_H_
 #define INFERGRID_SIM_OUTPUT_ITERATIONS_CSV_H_
 
-#include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sim/metrics/iteration_record.h"
+#include "sim/output/buffered_file.h"
 
 namespace infergrid {
 
@@ -22,19 +23,14 @@ class IterationsCsv final : public IterationSink {
  public:
   // Opens `path` for writing (the caller's temporary name).
   static absl::StatusOr<std::unique_ptr<IterationsCsv>> Open(const std::string& path);
-  ~IterationsCsv() override;
   void OnIteration(const IterationRecord& r) override;
   // Flushes and closes; reports any write error.
   absl::Status Close();
 
  private:
-  IterationsCsv(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {}
-  void Flush();
+  explicit IterationsCsv(BufferedFile file) : file_(std::move(file)) {}
 
-  std::FILE* file_;
-  std::string path_;
-  std::string buffer_;
-  bool ok_ = true;
+  BufferedFile file_;
 };
 
 }  // namespace infergrid

@@ -1,9 +1,8 @@
 #include "sim/output/requests_csv.h"
 
-#include <cstdio>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/output/buffered_file.h"
 
 namespace infergrid {
 namespace {
@@ -16,12 +15,11 @@ void AppendTime(std::string& out, double t) {
 }  // namespace
 
 absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) return absl::UnavailableError(absl::StrCat(path, ": cannot open for writing"));
-  std::string out =
-      "id,replica,status,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,"
-      "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s\n";
-  bool ok = true;
+  absl::StatusOr<BufferedFile> file = BufferedFile::Open(path);
+  if (!file.ok()) return file.status();
+  std::string& out = *file->buffer();
+  out = "id,replica,status,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,"
+        "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s\n";
   const auto& records = log.records();
   for (size_t i = 0; i < records.size(); ++i) {
     const RequestRecord& r = records[i];
@@ -40,15 +38,9 @@ absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path) {
                         ? (r.finish_s - r.first_token_s) / (r.output_tokens - 1) : -1);
     if (finished) absl::StrAppendFormat(&out, "%.9f", r.finish_s - r.arrival_s);
     out.push_back('\n');
-    if (out.size() > (1 << 20)) {
-      ok = ok && std::fwrite(out.data(), 1, out.size(), file) == out.size();
-      out.clear();
-    }
+    file->FlushIfFull();
   }
-  ok = ok && std::fwrite(out.data(), 1, out.size(), file) == out.size();
-  ok = (std::fclose(file) == 0) && ok;
-  if (!ok) return absl::UnavailableError(absl::StrCat(path, ": write failed"));
-  return absl::OkStatus();
+  return file->Close();
 }
 
 }  // namespace infergrid

@@ -9,13 +9,14 @@
 #define INFERGRID_SIM_OUTPUT_TIMELINE_H_
 
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sim/metrics/iteration_record.h"
+#include "sim/output/buffered_file.h"
 
 namespace infergrid {
 
@@ -23,24 +24,20 @@ class Timeline final : public IterationSink {
  public:
   static absl::StatusOr<std::unique_ptr<Timeline>> Open(const std::string& path, int num_replicas,
                                                         int64_t max_iterations);
-  ~Timeline() override;
   void OnIteration(const IterationRecord& r) override;
+  // Ends the JSON, flushes and closes; reports any write error.
   absl::Status Close();
   bool truncated() const { return written_ >= max_iterations_ && dropped_ > 0; }
   int64_t written() const { return written_; }
 
  private:
-  Timeline(std::FILE* file, std::string path, int64_t max_iterations)
-      : file_(file), path_(std::move(path)), max_iterations_(max_iterations) {}
-  void Flush();
+  Timeline(BufferedFile file, int64_t max_iterations)
+      : file_(std::move(file)), max_iterations_(max_iterations) {}
 
-  std::FILE* file_;
-  std::string path_;
+  BufferedFile file_;
   int64_t max_iterations_;
   int64_t written_ = 0;
   int64_t dropped_ = 0;
-  std::string buffer_;
-  bool ok_ = true;
 };
 
 }  // namespace infergrid
