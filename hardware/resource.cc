@@ -9,6 +9,7 @@ absl::string_view ResourceName(Resource resource) {
     case Resource::kL2: return "l2";
     case Resource::kOverhead: return "overhead";
     case Resource::kNetwork: return "network";
+    case Resource::kHost: return "host";
   }
   return "unknown";
 }

@@ -319,10 +319,13 @@ void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKern
 
 void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* out) const {
   out->size = 0;
-  const int64_t tokens = batch.TotalNewTokens();
+  // A captured CUDA graph's padding rows run through every linear and elementwise layer; they
+  // write no KV and attend to nothing, and no logits are computed for them.
+  const int64_t real_tokens = batch.TotalNewTokens();
+  const int64_t tokens = real_tokens + batch.padding_rows;
   out->new_tokens = tokens;
-  out->sampled_rows = static_cast<int64_t>(batch.decode_context_tokens.size() + batch.prefill.size());
-  if (tokens == 0) return;
+  out->sampled_rows = batch.sequences();
+  if (real_tokens == 0) return;
   const double t = static_cast<double>(tokens);
   const double d = static_cast<double>(d_);
   const double hidden_bytes = t * d * act_bytes_;  // one [tokens, d] activation
@@ -338,11 +341,12 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
   const double rope_bytes = t * static_cast<double>((q_heads_ + kv_heads_) * head_dim_) * act_bytes_;
   AddElementwise(out, KernelKind::kRope, "rope", layers_, rope_bytes, rope_bytes,
                  kRopeFlopsPerElement * rope_bytes / act_bytes_, rope_bytes, t);
-  const double kv_in = t * 2.0 * static_cast<double>(kv_heads_ * head_dim_) * act_bytes_;
+  const double kv_tokens = static_cast<double>(real_tokens);
+  const double kv_in = kv_tokens * 2.0 * static_cast<double>(kv_heads_ * head_dim_) * act_bytes_;
   AddElementwise(out, KernelKind::kKvCacheWrite, "kv_cache_write", layers_, kv_in,
-                 t * kv_bytes_per_token_layer_,
+                 kv_tokens * kv_bytes_per_token_layer_,
                  kv_elem_bytes_ < act_bytes_ ? kDequantFlopsPerElement * kv_in / act_bytes_ : 0,
-                 kv_in, t);
+                 kv_in, kv_tokens);
   AddAttention(batch, out);
   AddGemm(out, "o_proj", layers_, tokens, d_, q_heads_ * head_dim_, 1);
   if (tp) AddCollective(out, KernelKind::kAllReduce, "attention_all_reduce", layers_, hidden_bytes);

@@ -450,25 +450,6 @@ TEST(EnginePipeline, SmallestStageWins) {
   EXPECT_EQ(d.plan.kv_bytes_per_token, d.stages[static_cast<size_t>(d.limiting_stage)].kv_bytes_per_token);
 }
 
-// What an engine applies when the user sets no limit, as the simulated scheduler reads it.
-TEST(EngineDefaults, ResolvedFromThePersonalityForTheGpu) {
-  absl::StatusOr<EngineDefaults> v0 = ResolveEngineDefaults("vllm-v0", Gpu("h100-sxm"));
-  ASSERT_TRUE(v0.ok()) << v0.status();
-  EXPECT_EQ(v0->engine, "vllm-v0@0.6.5");
-  EXPECT_EQ(v0->max_num_seqs, 256);
-  EXPECT_EQ(v0->max_num_batched_tokens, 0);  // derived: max(max_model_len, 2048)
-  EXPECT_EQ(v0->min_batched_tokens, 2048);
-  EXPECT_EQ(v0->block_size, 16);
-  EXPECT_DOUBLE_EQ(v0->watermark_fraction, 0.01);
-  absl::StatusOr<EngineDefaults> v1 = ResolveEngineDefaults("vllm-v1@0.19", Gpu("h100-sxm"));
-  ASSERT_TRUE(v1.ok());
-  EXPECT_EQ(v1->max_num_seqs, 1024);
-  EXPECT_EQ(v1->max_num_batched_tokens, 8192);
-  EXPECT_EQ(ResolveEngineDefaults("vllm-v1@0.19", Gpu("a100-80gb"))->max_num_seqs, 256);
-  EXPECT_EQ(ResolveEngineDefaults("sglang@0.4.9", Gpu("h100-sxm"))->block_size, 1);
-  EXPECT_EQ(ResolveEngineDefaults("tgi", Gpu("h100-sxm")).status().code(), absl::StatusCode::kInvalidArgument);
-}
-
 TEST(EnginePersonalities, WatermarkMustBeASmallFraction) {
   EnginePersonality p = *ResolveEnginePersonality("vllm-v0");
   EXPECT_TRUE(ValidateEnginePersonality(p, "x").ok());

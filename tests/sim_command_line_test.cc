@@ -30,7 +30,7 @@ TEST(CommandLine, ValuesAreTypedAndTheRegistryIsNeverWritten) {
   EXPECT_DOUBLE_EQ(flags.Get(FLAGS_gpu_memory_utilization), 0.8);
   EXPECT_TRUE(flags.Get(FLAGS_enforce_eager));
   EXPECT_FALSE(flags.Get(FLAGS_enable_cuda_graphs));
-  EXPECT_EQ(flags.Get(FLAGS_scheduler), "vllm");  // not given: the default
+  EXPECT_EQ(flags.Get(FLAGS_router), "round-robin");  // not given: the default
   EXPECT_EQ(flags.Text("gpu_memory_utilization"), "0.8");  // canonical, as Abseil unparses it
   EXPECT_EQ(flags.Text("enforce_eager"), "true");
   EXPECT_EQ(flags.Text("max_num_seqs"), "0");
@@ -50,7 +50,7 @@ TEST(CommandLine, LaterValuesWinAndOverlaysKeepTheRest) {
   EXPECT_EQ(merged.Get(FLAGS_max_requests), 10);
   EXPECT_EQ(merged.Get(FLAGS_scheduler), "sarathi");
   EXPECT_DOUBLE_EQ(shared.Get(FLAGS_rate), 3);  // the base is unchanged
-  EXPECT_EQ(shared.Get(FLAGS_scheduler), "vllm");
+  EXPECT_EQ(shared.Get(FLAGS_scheduler), "");
 }
 
 TEST(CommandLine, UnknownFlagsAndBadValuesAreUsageErrors) {

@@ -4,11 +4,24 @@
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/trace_flags.h"
 
-ABSL_FLAG(std::string, scheduler, "vllm",
+ABSL_FLAG(std::string, scheduler, "",
           "batching policy: vllm (continuous, prefill first), sarathi (chunked prefill), orca "
-          "(iteration-level, KV reserved), static (static batches)");
-ABSL_FLAG(int64_t, chunk_size, 512,
-          "sarathi: prefill chunk / token budget per iteration (capped by --max-num-batched-tokens)");
+          "(iteration-level, KV reserved), static (static batches); default: the engine's");
+ABSL_FLAG(int64_t, chunk_size, 0,
+          "sarathi: prefill chunk / token budget per iteration (0: --max-num-batched-tokens)");
+ABSL_FLAG(int32_t, num_scheduler_steps, 0,
+          "vLLM 0.6 multi-step scheduling: decode steps per scheduler call (0: the engine's default, 1)");
+ABSL_FLAG(bool, multi_step_stream_outputs, true,
+          "vLLM multi-step: stream each step's tokens (false: a group's tokens leave together at its end)");
+ABSL_FLAG(bool, disable_async_output_proc, false, "vLLM V0 0.6: process outputs on the step's critical path");
+ABSL_FLAG(bool, no_async_scheduling, false, "vLLM V1: schedule and prepare inputs before each forward");
+ABSL_FLAG(bool, disable_overlap_schedule, false, "SGLang: run the scheduler after each batch, not under it");
+ABSL_FLAG(bool, disable_overlap_scheduler, false, "TensorRT-LLM PyTorch backend: no overlap scheduler");
+ABSL_FLAG(bool, disable_custom_all_reduce, false,
+          "tensor-parallel all-reduces through NCCL only, not the engine's own one-shot/two-shot kernels");
+ABSL_FLAG(double, cpu_speed, 1,
+          "host CPU speed relative to the host of the host-time calibration (an A100 server of 2023-24; "
+          "2 = twice as fast)");
 ABSL_FLAG(std::string, preemption_mode, "recompute",
           "when KV blocks run out: recompute (drop and re-prefill) or swap (to host memory over PCIe)");
 ABSL_FLAG(double, swap_space, 4, "host memory for swapped-out KV blocks, GiB per GPU (vLLM's --swap-space)");
@@ -55,7 +68,9 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
     for (absl::string_view name : EngineFlagNames()) list->push_back(name);
     for (absl::string_view name : TraceFlagNames()) list->push_back(name);
     for (absl::string_view name :
-         {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "preemption_mode", "swap_space",
+         {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "num_scheduler_steps",
+          "multi_step_stream_outputs", "disable_async_output_proc", "no_async_scheduling", "disable_overlap_schedule",
+          "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "preemption_mode", "swap_space",
           "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "cost_model",
           "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "outputs", "quiet",
           "coalesce", "cost_stride", "timeline_max_iterations", "record_wall_time"}) {

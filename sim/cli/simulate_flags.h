@@ -13,6 +13,14 @@
 
 ABSL_DECLARE_FLAG(std::string, scheduler);
 ABSL_DECLARE_FLAG(int64_t, chunk_size);
+ABSL_DECLARE_FLAG(int32_t, num_scheduler_steps);
+ABSL_DECLARE_FLAG(bool, multi_step_stream_outputs);
+ABSL_DECLARE_FLAG(bool, disable_async_output_proc);
+ABSL_DECLARE_FLAG(bool, no_async_scheduling);
+ABSL_DECLARE_FLAG(bool, disable_overlap_schedule);
+ABSL_DECLARE_FLAG(bool, disable_overlap_scheduler);
+ABSL_DECLARE_FLAG(bool, disable_custom_all_reduce);
+ABSL_DECLARE_FLAG(double, cpu_speed);
 ABSL_DECLARE_FLAG(std::string, preemption_mode);
 ABSL_DECLARE_FLAG(double, swap_space);
 ABSL_DECLARE_FLAG(bool, enable_prefix_caching);

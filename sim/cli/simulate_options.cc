@@ -67,8 +67,11 @@ absl::StatusOr<OutputSelection> ParseOutputs(absl::string_view list) {
 
 // Scheduler, preemption, router, cost model and the engine's numeric settings.
 absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
-  absl::StatusOr<SchedulerKind> scheduler = ParseFlagEnum("scheduler", kSchedulerNames, flags.Get(FLAGS_scheduler));
-  if (!scheduler.ok()) return scheduler.status();
+  if (const std::string name = flags.Get(FLAGS_scheduler); !name.empty()) {
+    absl::StatusOr<SchedulerKind> scheduler = ParseFlagEnum("scheduler", kSchedulerNames, name);
+    if (!scheduler.ok()) return scheduler.status();
+    o.scheduler = *scheduler;
+  }
   absl::StatusOr<PreemptionMode> preemption =
       ParseFlagEnum("preemption-mode", kPreemptionModeNames, flags.Get(FLAGS_preemption_mode));
   if (!preemption.ok()) return preemption.status();
@@ -76,14 +79,27 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   if (!router.ok()) return router.status();
   absl::StatusOr<CostModelKind> cost_model = ParseFlagEnum("cost-model", kCostModelNames, flags.Get(FLAGS_cost_model));
   if (!cost_model.ok()) return cost_model.status();
-  o.scheduler = *scheduler;
   o.preemption = *preemption;
   o.router = *router;
   o.cost_model = *cost_model;
   o.num_replicas = flags.Get(FLAGS_num_replicas);
   if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, 4096); !s.ok()) return s;
   o.chunk_size = flags.Get(FLAGS_chunk_size);
-  if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 1, int64_t{1} << 30); !s.ok()) return s;
+  if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 0, int64_t{1} << 30); !s.ok()) return s;
+  o.num_scheduler_steps = flags.Get(FLAGS_num_scheduler_steps);
+  if (absl::Status s = CheckRange("num_scheduler_steps", o.num_scheduler_steps, 0, 1024); !s.ok()) return s;
+  if (flags.IsSet("multi_step_stream_outputs")) o.multi_step_stream_outputs = flags.Get(FLAGS_multi_step_stream_outputs);
+  const std::pair<absl::string_view, bool> overlap_flags[] = {
+      {"disable_async_output_proc", flags.Get(FLAGS_disable_async_output_proc)},
+      {"no_async_scheduling", flags.Get(FLAGS_no_async_scheduling)},
+      {"disable_overlap_schedule", flags.Get(FLAGS_disable_overlap_schedule)},
+      {"disable_overlap_scheduler", flags.Get(FLAGS_disable_overlap_scheduler)}};
+  for (const auto& [name, given] : overlap_flags) {
+    if (given) o.overlap_disabled_by.emplace_back(name);
+  }
+  o.custom_all_reduce = !flags.Get(FLAGS_disable_custom_all_reduce);
+  o.cpu_speed = flags.Get(FLAGS_cpu_speed);
+  if (absl::Status s = CheckDoubleRange("cpu-speed", o.cpu_speed, 0.01, 100); !s.ok()) return s;
   o.swap_space_gib = flags.Get(FLAGS_swap_space);
   if (absl::Status s = CheckDoubleRange("swap-space", o.swap_space_gib, 0, 1e6); !s.ok()) return s;
   o.prefix_caching = flags.Get(FLAGS_enable_prefix_caching);

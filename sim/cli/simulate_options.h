@@ -6,7 +6,9 @@
 #define INFERGRID_SIM_CLI_SIMULATE_OPTIONS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "sim/cli/accounting_setup.h"
@@ -47,8 +49,14 @@ inline constexpr int64_t kDefaultSyntheticRequests = 1000;
 struct SimulateOptions {
   AccountingSetup setup;             // model, GPU, weight and KV formats, parameter count
   MemoryPlanRequest memory;          // the engine flags as given (0: the engine's default)
-  SchedulerKind scheduler = SchedulerKind::kVllm;
-  int64_t chunk_size = 512;
+  std::optional<SchedulerKind> scheduler;  // unset: the engine's batch policy
+  int64_t chunk_size = 0;                   // 0: max_num_batched_tokens
+  int num_scheduler_steps = 0;              // 0: the engine's default
+  std::optional<bool> multi_step_stream_outputs;  // unset: the engine's default
+  // The engine flags given that switch an overlap off ("disable_async_output_proc", ...).
+  std::vector<std::string> overlap_disabled_by;
+  bool custom_all_reduce = true;
+  double cpu_speed = 1;
   PreemptionMode preemption = PreemptionMode::kRecompute;
   double swap_space_gib = 4;
   bool prefix_caching = false;

@@ -22,6 +22,7 @@
 #include "hardware/gpu_catalog.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
+#include "sim/commands/calibrate_host.h"
 #include "sim/commands/command.h"
 #include "sim/format/text_table.h"
 #include "sim/format/units.h"
@@ -250,15 +251,16 @@ absl::Status RunCalibrate(const cli::ParsedCommandLine& command_line, std::ostre
   const cli::FlagValues& flags = command_line.flags;
   const std::vector<std::string>& positional = command_line.positional;
   if (positional.size() != 1) {
-    return cli::UsageError("calibrate takes one of: fit, report, crossval, extrapolate");
+    return cli::UsageError("calibrate takes one of: fit, report, crossval, extrapolate, host");
   }
   const std::string& sub = positional[0];
   if (sub == "fit") return RunFit(flags, out);
   if (sub == "report") return RunReport(flags, out);
   if (sub == "crossval") return RunCrossValidation(flags, out);
   if (sub == "extrapolate") return RunExtrapolate(flags, out);
+  if (sub == "host") return RunCalibrateHost(flags, out);
   return cli::UsageError(absl::StrCat("calibrate: unknown action '", sub,
-                                      "' (expected fit, report, crossval or extrapolate)"));
+                                      "' (expected fit, report, crossval, extrapolate or host)"));
 }
 
 }  // namespace
@@ -266,7 +268,7 @@ absl::Status RunCalibrate(const cli::ParsedCommandLine& command_line, std::ostre
 const Command& CalibrateCommand() {
   static const Command* command = new Command{
       "calibrate",
-      "fit | report | crossval | extrapolate: calibration profiles of the GPU cost model",
+      "fit | report | crossval | extrapolate | host: calibration profiles of the GPU cost model and the engine's host time",
       {"gpu", "in", "out", "profile", "measured"},
       &RunCalibrate};
   return *command;

@@ -9,18 +9,11 @@
 #include "base/units.h"
 #include "hardware/gpu_catalog.h"
 #include "sim/cli/command_line.h"
+#include "sim/memory_plan/memory_plan_detail.h"
+#include "sim/personality/personality_catalog.h"
 
 namespace infergrid {
 namespace {
-
-// The batch limits the engine runs with: the user's where given, else the defaults.
-struct EngineLimits {
-  int64_t max_model_len = 0;
-  int64_t max_num_seqs = 0;
-  int64_t max_num_batched_tokens = 0;
-  int block_size = 16;
-  double watermark = 0;
-};
 
 // Tensor parallelism as simulate models it: one pipeline stage, inside one node, heads divisible.
 absl::Status CheckDeployment(const cli::SimulateOptions& o) {
@@ -41,53 +34,112 @@ absl::Status CheckDeployment(const cli::SimulateOptions& o) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<EngineLimits> ResolveLimits(const cli::SimulateOptions& o) {
-  absl::StatusOr<EngineDefaults> defaults = ResolveEngineDefaults(kSchedulingPersonality, o.setup.gpu);
-  if (!defaults.ok()) return defaults.status();
-  const MemoryPlanRequest& r = o.memory;
+// The limits the engine runs with and its memory plan: the user's limits, else the engine's
+// defaults as its memory plan resolves them (one home for both).
+struct EngineLimits {
+  int64_t max_model_len = 0;
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
+  int64_t chunk_size = 0;
+  SchedulerKind scheduler = SchedulerKind::kVllm;
+  double watermark = 0;
+  MemoryPlan memory;
+};
+
+absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const EnginePersonality& p) {
+  const bool chunked_policy = p.execution().batch_policy() == CHUNKED_PREFILL;
+  MemoryPlanRequest request = o.memory;
+  request.enable_cuda_graphs = o.cuda_graphs;
+  // Chunked prefill asked of an engine that prefills whole prompts by default: its chunked
+  // budget (vLLM V0: 512 tokens), unless the user gives one.
+  if (o.scheduler == SchedulerKind::kSarathi && !chunked_policy && request.max_num_batched_tokens == 0 &&
+      p.chunked_prefill_tokens() > 0) {
+    request.max_num_batched_tokens = p.chunked_prefill_tokens();
+  }
+  absl::StatusOr<MemoryPlanDetail> detail = ExplainEngineMemory(request);
+  if (!detail.ok()) return detail.status();
   EngineLimits limits;
-  limits.max_model_len = r.max_model_len > 0 ? r.max_model_len : o.setup.model.max_position_embeddings();
-  limits.max_num_seqs = r.max_num_seqs > 0 ? r.max_num_seqs : defaults->max_num_seqs;
-  const bool chunked = o.scheduler == SchedulerKind::kSarathi;
-  limits.max_num_batched_tokens = r.max_num_batched_tokens;
-  if (limits.max_num_batched_tokens == 0) {
-    limits.max_num_batched_tokens = std::max(chunked ? o.chunk_size : limits.max_model_len,
-                                             defaults->min_batched_tokens);
+  limits.max_model_len = detail->max_model_len;
+  limits.max_num_seqs = detail->max_num_seqs;
+  limits.max_num_batched_tokens = detail->max_num_batched_tokens;
+  limits.watermark = p.watermark_fraction();
+  // The engine's batch policy, or chunked prefill where the engine turns it on itself (vLLM V0
+  // above 32K contexts: its default budget then cannot hold a whole prompt).
+  const bool auto_chunked = o.memory.max_num_batched_tokens == 0 && p.chunked_prefill_above() > 0 &&
+                            limits.max_num_batched_tokens < limits.max_model_len;
+  limits.scheduler = o.scheduler.value_or(chunked_policy || auto_chunked ? SchedulerKind::kSarathi
+                                                                         : SchedulerKind::kVllm);
+  if (limits.scheduler != SchedulerKind::kSarathi && limits.max_num_batched_tokens < limits.max_model_len) {
+    if (o.memory.max_num_batched_tokens > 0) {
+      // vLLM refuses this without chunked prefill: a long prompt could never be scheduled.
+      return cli::UsageError(absl::StrCat(
+          "--max-num-batched-tokens=", limits.max_num_batched_tokens, " is smaller than --max-model-len=",
+          limits.max_model_len, "; without chunked prefill (--scheduler=sarathi) a prompt of max_model_len could never run"));
+    }
+    // An engine that splits long prompts into prefill-only batches (SGLang's chunked prefill):
+    // InferGrid's prefill-first scheduler runs them whole.
+    limits.max_num_batched_tokens = limits.max_model_len;
   }
-  if (!chunked && limits.max_num_batched_tokens < limits.max_model_len) {
-    // vLLM refuses this without chunked prefill: a long prompt could never be scheduled.
-    return cli::UsageError(absl::StrCat(
-        "--max-num-batched-tokens=", limits.max_num_batched_tokens, " is smaller than --max-model-len=",
-        limits.max_model_len, "; without chunked prefill (--scheduler=sarathi) a prompt of max_model_len could never run"));
-  }
-  limits.block_size = r.block_size > 0 ? r.block_size : defaults->block_size;
-  limits.watermark = defaults->watermark_fraction;
+  limits.chunk_size = o.chunk_size > 0 ? o.chunk_size : limits.max_num_batched_tokens;
+  limits.memory = std::move(detail->plan);
   return limits;
 }
 
-absl::StatusOr<MemoryPlan> PlanMemory(const cli::SimulateOptions& o, const EngineLimits& limits) {
-  MemoryPlanRequest request = o.memory;
-  request.max_model_len = limits.max_model_len;
-  request.max_num_seqs = limits.max_num_seqs;
-  request.max_num_batched_tokens = limits.max_num_batched_tokens;
-  request.block_size = limits.block_size;
-  request.enable_cuda_graphs = o.cuda_graphs;
-  return PlanEngineMemory(request);
+// CUDA-graph sizes and multi-step scheduling as the personality's execution says.
+absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions& o, const EnginePersonality& p,
+                                                     const EngineLimits& limits) {
+  const ExecutionModel& x = p.execution();
+  ExecutionPolicy policy;
+  const CudaGraphCapture& g = x.cuda_graphs();
+  if (o.cuda_graphs && g.sizes_size() > 0) {
+    std::vector<SizeRangeSpec> ranges;
+    for (const SizeRange& r : g.sizes()) ranges.push_back({r.start(), r.end(), r.step()});
+    int64_t max_size = g.large_tp_from() > 0 && o.memory.tensor_parallel >= g.large_tp_from() ? g.max_size_large_tp()
+                                                                                               : g.max_size();
+    if (max_size == 0) {
+      // max_num_seqs rounded up to a captured size, times the factor, capped.
+      const std::vector<int64_t> all = CaptureSizes(ranges, int64_t{1} << 30);
+      const auto up = std::lower_bound(all.begin(), all.end(), limits.max_num_seqs);
+      max_size = static_cast<int64_t>((up == all.end() ? limits.max_num_seqs : *up) *
+                                      (g.max_seqs_factor() > 0 ? g.max_seqs_factor() : 1));
+      if (g.max_size_cap() > 0) max_size = std::min<int64_t>(max_size, g.max_size_cap());
+    }
+    policy.graphs.sizes = CaptureSizes(ranges, max_size);
+    policy.graphs.keyed_on_tokens = g.keyed_on_tokens();
+    policy.graphs.pad = g.pad();
+    policy.graphs.decode_only = g.decode_only();
+    policy.graphs.piecewise_mixed = g.piecewise_mixed();
+    policy.graphs.max_decode_context = g.max_decode_context();
+  }
+  policy.num_scheduler_steps = o.num_scheduler_steps > 0 ? o.num_scheduler_steps : std::max(1, x.num_scheduler_steps());
+  if (policy.num_scheduler_steps > 1 && !x.supports_multi_step()) {
+    return cli::UsageError(absl::StrCat("--num-scheduler-steps is not a ", PersonalityName(p),
+                                        " flag (multi-step scheduling is a vLLM 0.6 V0 feature: --engine=vllm-v0@0.6.5)"));
+  }
+  policy.stream_each_step = o.multi_step_stream_outputs.value_or(x.multi_step_streams_each_step());
+  for (const std::string& flag : o.overlap_disabled_by) {
+    if (flag != x.disable_overlap_flag()) {
+      std::string dashed = flag;
+      std::replace(dashed.begin(), dashed.end(), '_', '-');
+      return cli::UsageError(absl::StrCat("--", dashed, " is not a ", PersonalityName(p), " flag"));
+    }
+  }
+  return policy;
 }
 
 // The engine's configuration; FailedPrecondition when one max_model_len request cannot fit the
 // blocks above the watermark.
 absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, const EngineLimits& limits,
-                                               const MemoryPlan& memory) {
-  const KvCacheLayout kv = memory.kv();
+                                               ExecutionPolicy policy) {
+  const KvCacheLayout kv = limits.memory.kv();
   EngineConfig e;
   e.layout.num_replicas = o.num_replicas;
   e.layout.tensor_parallel = o.memory.tensor_parallel;
   e.layout.gpus_per_node = GpusPerNode(o.setup.gpu);
-  e.scheduler = o.scheduler;
+  e.scheduler = limits.scheduler;
   e.limits.max_num_seqs = limits.max_num_seqs;
   e.limits.max_num_batched_tokens = limits.max_num_batched_tokens;
-  e.limits.chunk_size = o.chunk_size;
+  e.limits.chunk_size = limits.chunk_size;
   e.limits.preemption = o.preemption;
   e.blocks.num_gpu_blocks = kv.num_blocks;
   e.blocks.block_size = kv.block_size;
@@ -103,6 +155,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.coalesce = o.coalesce;
   e.cost_stride = o.cost_stride;
   e.progress = o.progress;
+  e.execution = std::move(policy);
   const int64_t usable = kv.num_blocks - WatermarkBlocks(e.blocks);
   const int64_t needed = (limits.max_model_len + kv.block_size - 1) / kv.block_size;
   if (needed > usable) {
@@ -113,7 +166,8 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   return e;
 }
 
-CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const MemoryPlan& memory) {
+CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePersonality& p,
+                                  const MemoryPlan& memory) {
   CostModelRequest c;
   c.kind = o.cost_model;
   c.model = o.setup.model;
@@ -126,6 +180,11 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const MemoryPla
   c.tensor_parallel = o.memory.tensor_parallel;
   c.enable_cuda_graphs = o.cuda_graphs;
   c.calibration_path = o.calibration_path;
+  c.execution = p.execution();
+  c.engine = PersonalityName(p);
+  c.cpu_speed = o.cpu_speed;
+  c.overlap = o.overlap_disabled_by.empty();
+  c.custom_all_reduce = o.custom_all_reduce;
   return c;
 }
 
@@ -143,10 +202,10 @@ SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConf
   k.set_num_replicas(o.num_replicas);
   k.set_tensor_parallel_size(e.layout.tensor_parallel);
   k.set_router(std::string(NameOf(kRouterNames, o.router)));
-  k.set_scheduler(std::string(NameOf(kSchedulerNames, o.scheduler)));
+  k.set_scheduler(std::string(NameOf(kSchedulerNames, e.scheduler)));
   k.set_max_num_seqs(static_cast<int32_t>(e.limits.max_num_seqs));
   k.set_max_num_batched_tokens(static_cast<int32_t>(e.limits.max_num_batched_tokens));
-  k.set_chunk_size(static_cast<int32_t>(o.chunk_size));
+  k.set_chunk_size(static_cast<int32_t>(e.limits.chunk_size));
   k.set_block_size(e.blocks.block_size);
   k.set_gpu_memory_utilization(o.memory.gpu_memory_utilization);
   k.set_max_model_len(static_cast<int32_t>(e.max_model_len));
@@ -186,17 +245,20 @@ std::string Title(const cli::SimulateOptions& o) {
 
 absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions& options) {
   if (absl::Status s = CheckDeployment(options); !s.ok()) return s;
-  absl::StatusOr<EngineLimits> limits = ResolveLimits(options);
+  absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(options.memory.engine);
+  if (!personality.ok()) return cli::UsageError(absl::StrCat("--engine: ", personality.status().message()));
+  absl::StatusOr<EngineLimits> limits = PlanEngine(options, *personality);
   if (!limits.ok()) return limits.status();
-  absl::StatusOr<MemoryPlan> memory = PlanMemory(options, *limits);
-  if (!memory.ok()) return memory.status();
-  absl::StatusOr<EngineConfig> engine = BuildEngineConfig(options, *limits, *memory);
+  absl::StatusOr<ExecutionPolicy> policy = BuildExecutionPolicy(options, *personality, *limits);
+  if (!policy.ok()) return policy.status();
+  absl::StatusOr<EngineConfig> engine = BuildEngineConfig(options, *limits, *std::move(policy));
   if (!engine.ok()) return engine.status();
   SimulationPlan plan;
   plan.options = options;
-  plan.memory_plan = *std::move(memory);
+  plan.personality = *std::move(personality);
+  plan.memory_plan = std::move(limits->memory);
   plan.engine = *std::move(engine);
-  plan.cost_request = BuildCostRequest(options, plan.memory_plan);
+  plan.cost_request = BuildCostRequest(options, plan.personality, plan.memory_plan);
   plan.config = BuildConfigEcho(options, plan.engine);
   plan.title = Title(options);
   return plan;

@@ -30,6 +30,20 @@ absl::StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::Create
       std::move(*builder), std::move(*resources), options, std::move(description)));
 }
 
+void CalibratedCostModel::CustomAllReduce(const Kernel& kernel, bool in_graph, KernelTime* time) const {
+  const CustomAllReduceOptions& c = options_.custom_all_reduce;
+  if (!c.enabled || kernel.collective_bytes >= c.max_bytes) return;
+  PeerAllReduce algorithm = PeerAllReduce::kTwoShot;
+  for (const auto& [max_world, below] : c.one_shot_below) {
+    if (kernel.ranks <= max_world) {
+      if (kernel.collective_bytes < below) algorithm = PeerAllReduce::kOneShot;
+      break;
+    }
+  }
+  const double seconds = PeerAllReduceSeconds(algorithm, kernel.ranks, kernel.collective_bytes, c.link, in_graph);
+  time->seconds = time->busy_s = time->network_s = seconds;
+}
+
 IterationCost CalibratedCostModel::Cost(const BatchShape& batch) const {
   return CostWithKernels(batch, nullptr);
 }
@@ -42,15 +56,18 @@ IterationCost CalibratedCostModel::CostWithKernels(const BatchShape& batch,
   IterationKernels kernels;
   builder_.Build(batch, &kernels);
   const GpuSpec& gpu = resources_.gpu();
-  double gpu_s = 0, fixed_s = 0, network_s = 0, launches = 0;
+  double gpu_s = 0, fixed_s = 0, network_s = 0, launches = 0, attention_launches = 0;
   double tensor_flops = 0, cuda_flops = 0, hbm_bytes = 0, l2_bytes = 0, compute_bound = 0;
+  const LaunchMode launch = options_.cuda_graphs ? batch.launch : LaunchMode::kEager;
   for (const Kernel& k : kernels) {
-    const KernelTime t = resources_.Time(k);
+    KernelTime t = resources_.Time(k);
+    if (k.kind == KernelKind::kAllReduce) CustomAllReduce(k, launch != LaunchMode::kEager, &t);
     const double repeat = k.repeat;
     gpu_s += repeat * t.seconds;
     fixed_s += repeat * t.fixed_s;
     network_s += repeat * t.network_s;
     launches += repeat;
+    if (k.kind == KernelKind::kAttentionPrefill || k.kind == KernelKind::kAttentionDecode) attention_launches += repeat;
     tensor_flops += repeat * k.tensor_flops;
     cuda_flops += repeat * k.cuda_flops;
     hbm_bytes += repeat * t.hbm_bytes;
@@ -61,10 +78,15 @@ IterationCost CalibratedCostModel::CostWithKernels(const BatchShape& batch,
     if (detail != nullptr) detail->push_back({k, t, repeat * t.seconds});
   }
   // The GPU leaves a gap between kernels either way; eager, the host must also issue every
-  // kernel, and the iteration takes the longer of the two streams.
+  // kernel, and the iteration takes the longer of the two streams. Piecewise, the host issues
+  // the attention kernels and replays a graph for each piece between them (one per layer,
+  // plus the last).
   cost.duration_s = gpu_s + launches * resources_.launch_graph_s();
-  if (!options_.cuda_graphs) {
+  if (launch == LaunchMode::kEager) {
     cost.duration_s = std::max(cost.duration_s, launches * resources_.launch_eager_s());
+  } else if (launch == LaunchMode::kPiecewise) {
+    const double pieces = attention_launches + 1;
+    cost.duration_s = std::max(cost.duration_s, (attention_launches + pieces) * resources_.launch_eager_s());
   }
   const double launch_s = cost.duration_s - gpu_s;
   cost.flops = tensor_flops + cuda_flops;

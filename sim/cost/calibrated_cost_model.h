@@ -12,11 +12,13 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "calibration/calibration.pb.h"
 #include "hardware/hardware_spec.pb.h"
+#include "hardware/peer_all_reduce.h"
 #include "hardware/resource_model.h"
 #include "models/iteration_kernels.h"
 #include "models/model_spec.pb.h"
@@ -24,9 +26,20 @@
 
 namespace infergrid {
 
+// The engine's own all-reduce for small messages (hardware/peer_all_reduce.h) instead of the
+// measured NCCL tables.
+struct CustomAllReduceOptions {
+  bool enabled = false;
+  double max_bytes = 0;                          // this size and above: NCCL
+  // (largest TP, one-shot below this many bytes), in increasing TP; two-shot otherwise.
+  std::vector<std::pair<int, double>> one_shot_below;
+  PeerLink link;
+};
+
 struct CalibratedCostOptions {
   IterationKernelOptions kernels;
   bool cuda_graphs = true;
+  CustomAllReduceOptions custom_all_reduce;
 };
 
 // One kernel's share of an iteration, for reports.
@@ -53,6 +66,9 @@ class CalibratedCostModel final : public IterationCostModel {
                       const CalibratedCostOptions& options, std::string description)
       : builder_(std::move(builder)), resources_(std::move(resources)), options_(options),
         description_(std::move(description)) {}
+
+  // Replaces an all-reduce's NCCL time by the engine's own kernel's where that one runs.
+  void CustomAllReduce(const Kernel& kernel, bool in_graph, KernelTime* time) const;
 
   IterationKernelBuilder builder_;
   ResourceModel resources_;

@@ -3,8 +3,10 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "calibration/host_profile.h"
 #include "calibration/profile_catalog.h"
 #include "sim/cost/calibrated_cost_model.h"
+#include "sim/cost/execution_cost_model.h"
 #include "sim/cost/roofline_cost_model.h"
 
 namespace infergrid {
@@ -18,11 +20,46 @@ std::unique_ptr<IterationCostModel> MakeRoofline(const CostModelRequest& request
   options.active_parameters = request.active_parameters;
   options.tensor_parallel = request.tensor_parallel;
   options.overhead_s = kRooflineOverheadCudaGraphsS;
-  if (!request.enable_cuda_graphs) {
-    options.overhead_s += kRooflineLaunchPerLayerEagerS * request.model.num_layers();
+  const double eager = kRooflineLaunchPerLayerEagerS * request.model.num_layers();
+  if (request.enable_cuda_graphs) {
+    options.eager_overhead_s = eager;
+  } else {
+    options.overhead_s += eager;
   }
   *overhead_s = options.overhead_s;
   return std::make_unique<RooflineCostModel>(request.model, request.gpu, options);
+}
+
+// The engine's custom all-reduce over the GPU's NVLink, when the engine has one and the GPU
+// has NVLink (vLLM and SGLang require a fully NVLink-connected node; PCIe falls back to NCCL).
+CustomAllReduceOptions CustomAllReduceFor(const CostModelRequest& request) {
+  CustomAllReduceOptions options;
+  if (!request.execution.has_value() || !request.custom_all_reduce) return options;
+  const CustomAllReduce& c = request.execution->custom_all_reduce();
+  if (!c.enabled() || request.gpu.nvlink_bytes_per_s() <= 0) return options;
+  options.enabled = true;
+  options.max_bytes = c.max_bytes();
+  for (const CustomAllReduce::OneShot& o : c.one_shot()) options.one_shot_below.emplace_back(o.max_world(), o.below_bytes());
+  options.link.bytes_per_s = request.gpu.nvlink_bytes_per_s() / 2 * c.nvlink_read_fraction();
+  options.link.fixed_s = c.fixed_s();
+  options.link.copy_bytes_per_s = request.gpu.hbm_bytes_per_s();
+  return options;
+}
+
+// The calibrated model with the engine's host time around it.
+absl::StatusOr<std::unique_ptr<IterationCostModel>> WithHostTime(const CostModelRequest& request,
+                                                                 std::unique_ptr<IterationCostModel> gpu) {
+  if (!request.execution.has_value() || request.execution->host_calibration().empty()) return gpu;
+  absl::StatusOr<HostCalibration> calibration = ResolveHostCalibration(request.execution->host_calibration());
+  if (!calibration.ok()) return calibration.status();
+  HostTimeOptions options;
+  options.tensor_parallel = request.tensor_parallel;
+  options.host_speed = request.cpu_speed;
+  options.overlap = request.overlap;
+  absl::StatusOr<HostTimeModel> host = HostTimeModel::Create(*request.execution, *calibration, options);
+  if (!host.ok()) return absl::InvalidArgumentError(absl::StrCat(request.engine, ": ", host.status().message()));
+  return std::unique_ptr<IterationCostModel>(
+      std::make_unique<ExecutionCostModel>(std::move(gpu), *std::move(host), request.engine));
 }
 
 }  // namespace
@@ -44,12 +81,15 @@ absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
       options.kernels.compute_dtype = request.compute_dtype;
       options.kernels.kv_block_tokens = request.kv.block_size;
       options.cuda_graphs = request.enable_cuda_graphs;
+      options.custom_all_reduce = CustomAllReduceFor(request);
       absl::StatusOr<std::unique_ptr<CalibratedCostModel>> model =
           CalibratedCostModel::Create(request.model, request.gpu, *calibration, options);
       if (!model.ok()) return model.status();
+      absl::StatusOr<std::unique_ptr<IterationCostModel>> wrapped = WithHostTime(request, *std::move(model));
+      if (!wrapped.ok()) return wrapped.status();
       choice.kind = CostModelKind::kCalibrated;
       choice.reason = absl::StrCat("calibration profile ", CalibrationLabel(*calibration));
-      choice.model = *std::move(model);
+      choice.model = *std::move(wrapped);
       return choice;
     }
     // A profile named on the command line must load; a missing bundled one falls back.

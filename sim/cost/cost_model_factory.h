@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -24,6 +25,7 @@
 #include "hardware/hardware_spec.pb.h"
 #include "models/kv_cache_size.h"
 #include "models/model_spec.pb.h"
+#include "sim/personality/engine_personality.pb.h"
 #include "sim/cost/iteration_cost.h"
 
 namespace infergrid {
@@ -46,6 +48,15 @@ struct CostModelRequest {
   int tensor_parallel = 1;
   bool enable_cuda_graphs = true;
   std::string calibration_path;         // --calibration=FILE; empty: the bundled profile
+  // The engine's execution (its personality's): with a host calibration named there, the
+  // calibrated model is wrapped with the engine's host time (ExecutionCostModel), and its
+  // all-reduces use the engine's custom kernels where the engine would. The roofline model
+  // keeps its fixed per-iteration overhead instead.
+  std::optional<ExecutionModel> execution;
+  std::string engine;                   // "vllm-v1@0.21", for descriptions
+  double cpu_speed = 1;                 // host speed relative to the host calibration's host
+  bool overlap = true;                  // false: the engine's overlap switched off
+  bool custom_all_reduce = true;        // false: NCCL only (--disable-custom-all-reduce)
 };
 
 struct CostModelChoice {

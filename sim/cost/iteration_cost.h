@@ -31,6 +31,13 @@ struct IterationCost {
   double l2_bound_s = 0;
   double network_s = 0;
   int64_t kernel_launches = 0;
+  // The engine's host work (ExecutionCostModel; 0 from a bare GPU model): host_s of duration_s
+  // is host time the GPU waits for; host_hidden_s ran under the GPU's work; the tokens of the
+  // iteration reach the client output_delay_s after it ends (output processing overlapped
+  // with the next iteration, or done by another process).
+  double host_s = 0;
+  double host_hidden_s = 0;
+  double output_delay_s = 0;
   // Achieved fraction of each peak over the whole iteration (bound / duration).
   double hbm_fraction() const { return duration_s > 0 ? hbm_bound_s / duration_s : 0; }
   double compute_fraction() const { return duration_s > 0 ? compute_bound_s / duration_s : 0; }

@@ -35,12 +35,18 @@ IterationCost RooflineCostModel::Cost(const BatchShape& batch) const {
     kv_read_tokens += static_cast<double>(context);
   }
   const double per_gpu_params = options_.active_parameters / std::max(1, options_.tensor_parallel);
-  cost.flops = 2.0 * per_gpu_params * new_tokens + attention_flops_per_pair_ * attention_pairs;
+  // A captured graph's padding rows pass through the linear layers too.
+  const double linear_rows = new_tokens + static_cast<double>(batch.padding_rows);
+  cost.flops = 2.0 * per_gpu_params * linear_rows + attention_flops_per_pair_ * attention_pairs;
   cost.hbm_bytes = options_.weight_bytes +
                    static_cast<double>(options_.kv_bytes_per_token) * (kv_read_tokens + new_tokens);
   cost.compute_bound_s = peak_flops_ > 0 ? cost.flops / peak_flops_ : 0;
   cost.hbm_bound_s = cost.hbm_bytes / peak_hbm_bytes_per_s_;
   cost.overhead_s = options_.overhead_s;
+  // Iterations a graph does not cover pay the host's launches: all of them eager, the
+  // attention's share of them piecewise.
+  if (batch.launch == LaunchMode::kEager) cost.overhead_s += options_.eager_overhead_s;
+  if (batch.launch == LaunchMode::kPiecewise) cost.overhead_s += options_.eager_overhead_s * kPiecewiseEagerShare;
   const double busy = std::max(cost.compute_bound_s, cost.hbm_bound_s);
   cost.duration_s = busy + cost.overhead_s;
   if (cost.overhead_s > busy) {

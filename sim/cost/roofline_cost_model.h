@@ -24,7 +24,14 @@ struct RooflineCostOptions {
   double active_parameters = 0;     // N in 2*N FLOPs per token (per GPU: divided by TP)
   int tensor_parallel = 1;
   double overhead_s = 0;            // fixed cost per iteration (launches, scheduling)
+  // Added to iterations that run eagerly (LaunchMode::kEager) although CUDA graphs are in use;
+  // 0 when overhead_s already counts eager launches.
+  double eager_overhead_s = 0;
 };
+
+// Piecewise graphs leave the attention kernels to the host: about one launch in six of a
+// transformer layer (norm, QKV, RoPE, KV write, attention, O, add, norm, MLP x3, add).
+inline constexpr double kPiecewiseEagerShare = 1.0 / 6;
 
 class RooflineCostModel final : public IterationCostModel {
  public:

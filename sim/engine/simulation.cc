@@ -164,7 +164,8 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
     std::unique_ptr<Scheduler> scheduler = MakeScheduler(config_.scheduler, config_.limits);
     if (i == 0) admission_.reserve_output = scheduler->reserves_kv();
     replicas_.push_back(std::make_unique<Replica>(i, std::move(scheduler), config_.blocks, cost_model_,
-                                                  result_.log, fanout_, config_.cost_stride));
+                                                  result_.log, fanout_, config_.cost_stride,
+                                                  config_.execution ? &*config_.execution : nullptr));
     replica_view_.push_back(replicas_.back().get());
     workers_[static_cast<size_t>(i)].wake = sg::Semaphore::create(0);
   }

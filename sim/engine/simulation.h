@@ -17,6 +17,7 @@
 #define INFERGRID_SIM_ENGINE_SIMULATION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "sim/metrics/request_log.h"
 #include "sim/serving/admission.h"
 #include "sim/serving/block_manager.h"
+#include "sim/serving/execution_policy.h"
 #include "sim/serving/router.h"
 #include "sim/serving/scheduler.h"
 #include "traces/request.h"
@@ -51,6 +53,9 @@ struct EngineConfig {
   bool coalesce = true;
   int cost_stride = 1;                   // IterationPricer: exact price every Nth decode step
   int64_t max_run_iterations = 65536;
+  // How the engine runs its batches (CUDA graphs, multi-step); unset: the cost model's own
+  // launch setting for every batch, one step per scheduler call.
+  std::optional<ExecutionPolicy> execution;
   bool progress = false;                 // a progress line on stderr
 };
 

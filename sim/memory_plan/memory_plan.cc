@@ -279,18 +279,4 @@ absl::StatusOr<MemoryPlan> PlanEngineMemory(const MemoryPlanRequest& request) {
   return std::move(detail->plan);
 }
 
-absl::StatusOr<EngineDefaults> ResolveEngineDefaults(absl::string_view engine, const GpuSpec& gpu) {
-  absl::StatusOr<EnginePersonality> p = ResolveEnginePersonality(engine);
-  if (!p.ok()) return p.status();
-  const BatchDefaults& batch = DefaultsForGpu(*p, gpu, EngineTotalBytes(gpu));
-  EngineDefaults defaults;
-  defaults.engine = PersonalityName(*p);
-  defaults.max_num_seqs = batch.max_num_seqs();
-  defaults.max_num_batched_tokens = batch.max_num_batched_tokens();
-  defaults.min_batched_tokens = p->min_batched_tokens();
-  defaults.block_size = p->default_block_size();
-  defaults.watermark_fraction = p->watermark_fraction();
-  return defaults;
-}
-
 }  // namespace infergrid

@@ -66,18 +66,6 @@ struct MemoryPlan {
 // when the model does not fit, saying by how many GiB.
 absl::StatusOr<MemoryPlan> PlanEngineMemory(const MemoryPlanRequest& request);
 
-// The limits an engine applies when the user sets none, from its personality and, for the batch
-// limits, the GPU's memory (vLLM picks larger ones on >= 70 GiB cards).
-struct EngineDefaults {
-  std::string engine;                   // resolved personality, "vllm-v0@0.6.5"
-  int64_t max_num_seqs = 0;
-  int64_t max_num_batched_tokens = 0;   // 0: derived from max_model_len or the chunk size
-  int64_t min_batched_tokens = 0;       // the floor of a derived max_num_batched_tokens
-  int block_size = 16;
-  double watermark_fraction = 0;        // KV blocks admission keeps free
-};
-absl::StatusOr<EngineDefaults> ResolveEngineDefaults(absl::string_view engine, const GpuSpec& gpu);
-
 }  // namespace infergrid
 
 #endif  // INFERGRID_SIM_MEMORY_PLAN_MEMORY_PLAN_H_

@@ -17,6 +17,8 @@ struct IterationRecord {
   double end_s = 0;
   double compute_s = 0;           // cost-model duration (forward pass incl. its overheads)
   double communication_s = 0;     // tensor-parallel all-reduces and swap transfers
+  double host_s = 0;              // of compute_s, the engine's host work the GPU waits for
+  double host_hidden_s = 0;       // host work that ran under the GPU's
   int32_t prefill_seqs = 0;
   int64_t prefill_tokens = 0;
   int32_t decode_seqs = 0;        // one new token each

@@ -9,6 +9,8 @@ void IterationStats::OnIteration(const IterationRecord& r) {
   const double duration = r.end_s - r.start_s;
   busy_s += duration;
   communication_s += r.communication_s;
+  host_s += r.host_s;
+  host_hidden_s += r.host_hidden_s;
   batch_size_sum += r.batch_size();
   prefill_tokens += static_cast<double>(r.prefill_tokens);
   decode_tokens += r.decode_seqs;

@@ -17,6 +17,8 @@ class IterationStats final : public IterationSink {
   int64_t iterations = 0;
   double busy_s = 0;                       // summed over replicas
   double communication_s = 0;
+  double host_s = 0;                       // host time on the critical path, summed
+  double host_hidden_s = 0;                // host time under the GPU's work, summed
   double batch_size_sum = 0;
   double prefill_tokens = 0;
   double decode_tokens = 0;

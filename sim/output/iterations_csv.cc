@@ -11,7 +11,7 @@ absl::StatusOr<std::unique_ptr<IterationsCsv>> IterationsCsv::Open(const std::st
   if (!file.ok()) return file.status();
   std::unique_ptr<IterationsCsv> csv(new IterationsCsv(std::move(*file)));
   csv->file_.Append(
-      "replica,iteration,start_s,end_s,compute_s,communication_s,batch_size,prefill_seqs,"
+      "replica,iteration,start_s,end_s,compute_s,communication_s,host_s,host_hidden_s,batch_size,prefill_seqs,"
       "prefill_tokens,decode_seqs,padding_seqs,kv_blocks_used,kv_fraction,waiting,running,swapped,"
       "preempted,swap_out_blocks,swap_in_blocks,binding,hbm_fraction,compute_fraction\n");
   return csv;
@@ -20,7 +20,7 @@ absl::StatusOr<std::unique_ptr<IterationsCsv>> IterationsCsv::Open(const std::st
 void IterationsCsv::OnIteration(const IterationRecord& r) {
   const double kv_fraction = r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_used) /
                                                           static_cast<double>(r.kv_blocks_total) : 0;
-  // Same text as printf("%d,%d,%.9f,%.9f,%.9f,%.9f,%d x 6,%.6f,%d x 6,%s,%.6f,%.6f\n").
+  // Same text as printf("%d,%d,%.9f x 6,%d x 6,%.6f,%d x 6,%s,%.6f,%.6f\n").
   std::string& b = *file_.buffer();
   AppendInt(&b, r.replica);
   AppendInt(&b, r.index);
@@ -28,6 +28,8 @@ void IterationsCsv::OnIteration(const IterationRecord& r) {
   AppendFixed(&b, r.end_s, 9);
   AppendFixed(&b, r.compute_s, 9);
   AppendFixed(&b, r.communication_s, 9);
+  AppendFixed(&b, r.host_s, 9);
+  AppendFixed(&b, r.host_hidden_s, 9);
   AppendInt(&b, r.batch_size());
   AppendInt(&b, r.prefill_seqs);
   AppendInt(&b, r.prefill_tokens);

@@ -138,6 +138,9 @@ void AddResults(const SimulationResult& result, const SummaryContext& context, S
   iterations.set_utilization(duration > 0 ? it.busy_s / (duration * context.engine->layout.num_replicas) : 0);
   iterations.set_communication_s(it.communication_s);
   iterations.set_max_waiting(static_cast<int32_t>(it.max_waiting));
+  iterations.set_host_s(it.host_s);
+  iterations.set_host_share(it.busy_s > 0 ? it.host_s / it.busy_s : 0);
+  iterations.set_host_hidden_s(it.host_hidden_s);
 
   for (int r = 0; r < kNumResources; ++r) {
     const size_t i = static_cast<size_t>(r);

@@ -1,5 +1,7 @@
 #include "sim/output/summary_table.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "sim/format/text_table.h"
 #include "sim/format/units.h"
@@ -84,6 +86,10 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
     absl::StrAppend(&binding, binding.empty() ? "" : ", ", share.resource(), " ", Percent(share.time_share()));
   }
   absl::StrAppend(&out, "binding      ", binding.empty() ? "-" : binding, " of busy time\n");
+  if (it.host_s() > 0 || it.host_hidden_s() > 0) {
+    absl::StrAppend(&out, "host         ", Percent(it.host_share()), " of busy time waiting for the engine's host work (",
+                    Fixed(it.host_hidden_s() / std::max(1e-300, it.busy_s()) * 100, 1), "% more ran under the GPU)\n");
+  }
   absl::StrAppend(&out, "engine       ", Grouped(s.events()), " events, ", Grouped(s.simgrid_activities()),
                   " SimGrid activities");
   if (s.performance().wall_time_s() > 0) {

@@ -17,6 +17,9 @@ IterationCost Lerp(const IterationCost& a, const IterationCost& b, double f) {
   c.l2_bytes = mix(a.l2_bytes, b.l2_bytes);
   c.l2_bound_s = mix(a.l2_bound_s, b.l2_bound_s);
   c.network_s = mix(a.network_s, b.network_s);
+  c.host_s = mix(a.host_s, b.host_s);
+  c.host_hidden_s = mix(a.host_hidden_s, b.host_hidden_s);
+  c.output_delay_s = mix(a.output_delay_s, b.output_delay_s);
   return c;
 }
 
@@ -40,7 +43,10 @@ bool IterationPricer::ContinuesRun(const BatchPlan& plan) const {
 
 IterationCost IterationPricer::Price(const BatchPlan& plan, const BatchShape& shape) {
   if (stride_ == 1) return Exact(shape);
-  if (ContinuesRun(plan)) {
+  // A run also keeps how the engine launches the batch (graph size, launch mode, scheduling).
+  const bool same_launch = shape.padding_rows == ahead_.padding_rows && shape.launch == ahead_.launch &&
+                           shape.schedules == ahead_.schedules;
+  if (same_launch && ContinuesRun(plan)) {
     ++step_;
     if (!have_next_) {
       // Priced only once the run lasts beyond its first batch.
@@ -63,6 +69,9 @@ IterationCost IterationPricer::Price(const BatchPlan& plan, const BatchShape& sh
   step_ = 0;
   have_next_ = false;
   anchor_contexts_ = shape.decode_context_tokens;
+  ahead_.padding_rows = shape.padding_rows;
+  ahead_.launch = shape.launch;
+  ahead_.schedules = shape.schedules;
   return anchor_;
 }
 

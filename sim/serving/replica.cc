@@ -4,15 +4,28 @@
 
 namespace infergrid {
 
+namespace {
+
+bool PureDecode(const BatchPlan& plan) {
+  if (plan.work.empty() || !plan.padding_contexts.empty()) return false;
+  for (const ScheduledWork& w : plan.work) {
+    if (!w.decode) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Replica::Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
                  const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
-                 int cost_stride)
+                 int cost_stride, const ExecutionPolicy* policy)
     : index_(index),
       scheduler_(std::move(scheduler)),
       blocks_(blocks),
       pricer_(cost_model, cost_stride),
       log_(log),
-      sink_(sink) {
+      sink_(sink),
+      policy_(policy) {
   published_ = LiveLoad();
 }
 
@@ -37,10 +50,36 @@ ReplicaLoad Replica::LiveLoad() const {
   return load;
 }
 
+bool Replica::ContinueGroup() {
+  if (policy_ == nullptr || policy_->num_scheduler_steps <= 1 || group_step_ == 0 ||
+      group_step_ >= policy_->num_scheduler_steps) {
+    return false;
+  }
+  // The members still running take one more token each, if their KV can grow.
+  int64_t needed = 0;
+  for (const ScheduledWork& w : plan_.work) needed += blocks_.Needed(*w.seq, w.seq->computed + 1);
+  if (!blocks_.CanGrow(needed)) return false;
+  for (const ScheduledWork& w : plan_.work) blocks_.Grow(*w.seq, blocks_.Needed(*w.seq, w.seq->computed + 1));
+  plan_.swap_out_blocks = plan_.swap_in_blocks = 0;
+  plan_.preempted_recompute = plan_.preempted_swap = 0;
+  plan_.padding_contexts.clear();
+  for (int64_t& context : group_finished_) plan_.padding_contexts.push_back(++context);
+  return true;
+}
+
 bool Replica::Plan(double start_s) {
-  plan_.Clear();
-  scheduler_->Plan(queues_, blocks_, plan_);
-  if (plan_.empty()) return false;
+  const bool continues = ContinueGroup();
+  if (!continues) {
+    FlushPending(start_s);
+    group_step_ = 0;
+    group_finished_.clear();
+    plan_.Clear();
+    scheduler_->Plan(queues_, blocks_, plan_);
+    if (plan_.empty()) return false;
+    if (policy_ != nullptr && policy_->num_scheduler_steps > 1 && PureDecode(plan_)) group_step_ = 1;
+  } else {
+    ++group_step_;
+  }
   shape_.prefill.clear();
   shape_.decode_context_tokens.clear();
   IterationRecord& r = record_;
@@ -61,10 +100,19 @@ bool Replica::Plan(double start_s) {
   }
   for (int64_t context : plan_.padding_contexts) shape_.decode_context_tokens.push_back(context);
   r.padding_seqs = static_cast<int32_t>(plan_.padding_contexts.size());
+  shape_.schedules = !continues;
+  if (policy_ != nullptr) {
+    policy_->ApplyGraphs(shape_);
+  } else {  // no policy: the cost model's own setting (graphs unless it runs eagerly)
+    shape_.launch = LaunchMode::kGraph;
+    shape_.padding_rows = 0;
+  }
   cost_ = pricer_.Price(plan_, shape_);
   r.replica = index_;
   r.index = iterations_;
   r.compute_s = cost_.duration_s - cost_.network_s;
+  r.host_s = cost_.host_s;
+  r.host_hidden_s = cost_.host_hidden_s;
   r.kv_blocks_used = blocks_.used_blocks();
   r.kv_blocks_total = blocks_.total_blocks();
   r.waiting = static_cast<int32_t>(queues_.waiting.size());
@@ -80,18 +128,48 @@ bool Replica::Plan(double start_s) {
   return true;
 }
 
+void Replica::DeliverToken(const Sequence& seq, double time_s) {
+  const bool hold = group_step_ > 0 && !policy_->stream_each_step;
+  if (hold) {
+    pending_.push_back({seq.record, seq.Finished(), seq.preemptions, seq.cached_tokens});
+    return;
+  }
+  log_.OnToken(seq.record, time_s);
+  if (seq.Finished()) log_.OnFinished(seq.record, time_s, seq.preemptions, seq.cached_tokens);
+}
+
+void Replica::FlushPending(double time_s) {
+  for (const PendingToken& t : pending_) {
+    log_.OnToken(t.record, time_s);
+    if (t.finished) log_.OnFinished(t.record, time_s, t.preemptions, t.cached_tokens);
+  }
+  pending_.clear();
+}
+
 void Replica::Complete(double start_s, double end_s, double communication_s) {
+  const double delivered_s = end_s + cost_.output_delay_s;
   for (const ScheduledWork& w : plan_.work) {
     Sequence* seq = w.seq;
     seq->computed += w.new_tokens;
     if (!seq->prefix_keys.empty()) blocks_.PublishComputed(*seq);
     if (seq->computed == seq->TotalTokens()) {
       ++seq->generated;
-      log_.OnToken(seq->record, end_s);
-      if (seq->Finished()) log_.OnFinished(seq->record, end_s, seq->preemptions, seq->cached_tokens);
+      DeliverToken(*seq, delivered_s);
+      if (seq->Finished() && group_step_ > 0) group_finished_.push_back(seq->computed);
     }
   }
+  const bool group_ends = group_step_ > 0 && group_step_ >= policy_->num_scheduler_steps;
+  if (group_ends) FlushPending(delivered_s);
   scheduler_->Retire(queues_, blocks_, released_);
+  // Finished members leave the group's batch; the rest continue.
+  if (group_step_ > 0 && !released_.empty()) {
+    size_t kept = 0;
+    for (const ScheduledWork& w : plan_.work) {
+      if (std::find(released_.begin(), released_.end(), w.seq) == released_.end()) plan_.work[kept++] = w;
+    }
+    plan_.work.resize(kept);
+    if (plan_.work.empty()) group_step_ = policy_->num_scheduler_steps;  // nothing left to continue
+  }
   for (Sequence* seq : released_) delete seq;
   released_.clear();
   IterationRecord& r = record_;

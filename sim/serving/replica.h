@@ -16,6 +16,7 @@
 #include "sim/metrics/request_log.h"
 #include "sim/serving/batch_plan.h"
 #include "sim/serving/block_manager.h"
+#include "sim/serving/execution_policy.h"
 #include "sim/serving/iteration_pricer.h"
 #include "sim/serving/scheduler.h"
 #include "sim/serving/sequence.h"
@@ -34,10 +35,11 @@ struct ReplicaLoad {
 
 class Replica {
  public:
-  // `cost_stride`: see IterationPricer (1 prices every iteration exactly).
+  // `cost_stride`: see IterationPricer (1 prices every iteration exactly). `policy` (CUDA
+  // graphs, multi-step) must outlive the replica.
   Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
           const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
-          int cost_stride = 1);
+          int cost_stride = 1, const ExecutionPolicy* policy = nullptr);
   ~Replica();
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
@@ -55,7 +57,9 @@ class Replica {
   }
 
   // Forms the next batch at `start_s` and prices it with the cost model; false when nothing
-  // can run until another request arrives.
+  // can run until another request arrives. Under multi-step scheduling a decode batch runs
+  // num_scheduler_steps steps before the scheduler runs again (arrivals wait; members that
+  // finish keep their slot as padding until the group ends).
   bool Plan(double start_s);
   const BatchPlan& plan() const { return plan_; }
   const BatchShape& shape() const { return shape_; }
@@ -64,8 +68,9 @@ class Replica {
   int64_t planned_tokens() const { return shape_.TotalNewTokens(); }
 
   // Applies the planned iteration, which ran from start_s to end_s (communication_s of it
-  // spent in all-reduces and swap transfers): tokens are produced at end_s, finished
-  // requests leave and the iteration goes to the sink.
+  // spent in all-reduces and swap transfers): tokens are produced at end_s and reach the client
+  // the cost's output_delay_s later (a multi-step group that does not stream each step: all at
+  // its end), finished requests leave and the iteration goes to the sink.
   void Complete(double start_s, double end_s, double communication_s);
 
   ReplicaLoad LiveLoad() const;
@@ -73,6 +78,20 @@ class Replica {
   void Publish() { published_ = LiveLoad(); }
 
  private:
+  // Multi-step: the next step of the running group, without the scheduler; false when there
+  // is none (no group, its last step done, or a member's KV cannot grow).
+  bool ContinueGroup();
+  void DeliverToken(const Sequence& seq, double time_s);
+  void FlushPending(double time_s);
+
+  // A token held back until its multi-step group ends.
+  struct PendingToken {
+    int64_t record = 0;
+    bool finished = false;
+    int32_t preemptions = 0;
+    int64_t cached_tokens = 0;
+  };
+
   int index_;
   std::unique_ptr<Scheduler> scheduler_;
   BlockManager blocks_;
@@ -87,6 +106,10 @@ class Replica {
   std::vector<Sequence*> released_;
   ReplicaLoad published_;
   int64_t iterations_ = 0;
+  const ExecutionPolicy* policy_;
+  int group_step_ = 0;                       // steps run in the current multi-step group
+  std::vector<int64_t> group_finished_;      // contexts of members that finished in it
+  std::vector<PendingToken> pending_;
 };
 
 }  // namespace infergrid

@@ -1,0 +1,214 @@
+#include "calibration/host_fit.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "calibration/vidur_csv.h"
+
+namespace infergrid {
+namespace {
+
+// A fitted phase: the source column, and whether a TP > 1 term is fitted.
+struct PhaseColumn {
+  const char* name;
+  const char* column;
+  bool tensor_parallel_term;
+};
+
+// The phases of a decode step. Sampling and preparing inputs are the end-to-end times (host
+// work plus waiting for the transfers they start); the model's launch is the host time to
+// start the forward (a CUDA-graph replay); the forward itself is the GPU cost model's.
+constexpr PhaseColumn kPhases[] = {
+    {"schedule", "schedule_mean", false},
+    {"prepare_inputs", "prepare_inputs_e2e_mean", true},
+    {"launch", "model_execution_launch_mean", false},
+    {"sample", "sampler_e2e_mean", false},
+    {"process_outputs", "process_model_outputs_mean", false},
+};
+
+absl::Status LineError(const std::string& path, int line, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
+}
+
+// Least squares of y on [1, x, z] (z only when `with_z`): returns {a, b, c}.
+std::array<double, 3> Fit(const std::vector<double>& x, const std::vector<double>& z,
+                          const std::vector<double>& y, bool with_z) {
+  const int k = with_z ? 3 : 2;
+  double ata[3][3] = {}, aty[3] = {};
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double row[3] = {1, x[i], z[i]};
+    for (int r = 0; r < k; ++r) {
+      aty[r] += row[r] * y[i];
+      for (int c = 0; c < k; ++c) ata[r][c] += row[r] * row[c];
+    }
+  }
+  // Gaussian elimination with partial pivoting on the k x k normal equations.
+  for (int col = 0; col < k; ++col) {
+    int pivot = col;
+    for (int r = col + 1; r < k; ++r) {
+      if (std::abs(ata[r][col]) > std::abs(ata[pivot][col])) pivot = r;
+    }
+    std::swap(ata[col], ata[pivot]);
+    std::swap(aty[col], aty[pivot]);
+    if (std::abs(ata[col][col]) < 1e-300) return {0, 0, 0};
+    for (int r = col + 1; r < k; ++r) {
+      const double f = ata[r][col] / ata[col][col];
+      for (int c = col; c < k; ++c) ata[r][c] -= f * ata[col][c];
+      aty[r] -= f * aty[col];
+    }
+  }
+  std::array<double, 3> beta{};
+  for (int r = k - 1; r >= 0; --r) {
+    double v = aty[r];
+    for (int c = r + 1; c < k; ++c) v -= ata[r][c] * beta[static_cast<size_t>(c)];
+    beta[static_cast<size_t>(r)] = v / ata[r][r];
+  }
+  return beta;
+}
+
+double Predict(const std::array<double, 3>& beta, double x, double z) { return beta[0] + beta[1] * x + beta[2] * z; }
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The fit of one phase on the rows `use` selects.
+std::array<double, 3> FitPhase(const std::vector<HostOverheadRow>& rows, const PhaseColumn& phase,
+                               const std::function<bool(const HostOverheadRow&)>& use) {
+  std::vector<double> x, z, y;
+  for (const HostOverheadRow& r : rows) {
+    if (!use(r)) continue;
+    x.push_back(r.batch_size);
+    z.push_back(r.tensor_parallel > 1 ? 1 : 0);
+    y.push_back(r.mean_s.at(phase.column));
+  }
+  return Fit(x, z, y, phase.tensor_parallel_term);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_view contents,
+                                                                  const std::string& path) {
+  std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
+  if (lines.empty()) return LineError(path, 1, "empty file");
+  const std::vector<std::string> header = SplitCsvLine(absl::StripTrailingAsciiWhitespace(lines[0]));
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < header.size(); ++i) index[std::string(absl::StripAsciiWhitespace(header[i]))] = i;
+  std::vector<std::string> needed = {"model_name", "batch_size", "tensor_parallel_degree"};
+  for (const PhaseColumn& p : kPhases) needed.push_back(p.column);
+  for (const std::string& column : needed) {
+    if (index.count(column) == 0) {
+      return LineError(path, 1, absl::StrCat("missing column '", column, "' (not a vidur CPU-overhead table)"));
+    }
+  }
+  std::vector<HostOverheadRow> rows;
+  for (size_t l = 1; l < lines.size(); ++l) {
+    const int line = static_cast<int>(l) + 1;
+    const absl::string_view text = absl::StripTrailingAsciiWhitespace(lines[l]);
+    if (text.empty()) continue;
+    const std::vector<std::string> fields = SplitCsvLine(text);
+    if (fields.size() != header.size()) {
+      return LineError(path, line, absl::StrCat("expected ", header.size(), " fields, got ", fields.size()));
+    }
+    HostOverheadRow row;
+    row.line = line;
+    row.model = fields[index["model_name"]];
+    double batch = 0, tp = 0;
+    if (!absl::SimpleAtod(fields[index["batch_size"]], &batch) || batch < 1 || batch != std::floor(batch) ||
+        !absl::SimpleAtod(fields[index["tensor_parallel_degree"]], &tp) || tp < 1 || tp != std::floor(tp)) {
+      return LineError(path, line, "batch_size and tensor_parallel_degree must be positive integers");
+    }
+    row.batch_size = static_cast<int>(batch);
+    row.tensor_parallel = static_cast<int>(tp);
+    for (const PhaseColumn& p : kPhases) {
+      double ms = 0;
+      if (!absl::SimpleAtod(fields[index[p.column]], &ms) || !(ms >= 0) || ms > 1e6) {
+        return LineError(path, line, absl::StrCat("column '", p.column, "': not a time in ms: '",
+                                                  fields[index[p.column]], "'"));
+      }
+      row.mean_s[p.column] = ms * 1e-3;
+    }
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return LineError(path, 2, "no data rows");
+  return rows;
+}
+
+absl::StatusOr<HostCalibration> FitHostCalibration(const std::vector<HostOverheadRow>& rows,
+                                                   const std::string& path) {
+  std::set<std::string> models;
+  for (const HostOverheadRow& r : rows) models.insert(r.model);
+  if (models.size() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": needs rows of at least two models (errors leave one out)"));
+  }
+  HostCalibration h;
+  h.set_name("vllm-legacy-a100");
+  CalibrationProvenance& prov = *h.mutable_provenance();
+  prov.set_source("vidur's profiling of an early vLLM (2023-24, Ray workers) on an A100 server; host CPU not recorded");
+  prov.set_date("not recorded by the source");
+  CalibrationInput& input = *prov.add_inputs();
+  input.set_path(path);
+  input.set_kind("vidur-cpu-overheads-csv");
+  input.set_rows(static_cast<int32_t>(rows.size()));
+  input.set_description(absl::StrCat("mean host ms per decode step and phase over batch size, TP and ",
+                                     models.size(), " models"));
+  prov.set_tool("infergrid calibrate host v1");
+  std::vector<double> step_errors;
+  std::map<std::pair<std::string, int>, std::pair<double, double>> step;  // (model, line) -> predicted, measured
+  for (const PhaseColumn& p : kPhases) {
+    const std::array<double, 3> all = FitPhase(rows, p, [](const HostOverheadRow&) { return true; });
+    HostPhase& phase = *h.add_phases();
+    phase.set_name(p.name);
+    phase.set_measured_as(p.column);
+    phase.set_base_s(all[0]);
+    phase.set_per_sequence_s(all[1]);
+    phase.set_tensor_parallel_s(all[2]);
+    phase.set_rows(static_cast<int32_t>(rows.size()));
+    double in_sum = 0, out_sum = 0;
+    std::vector<double> out_abs;
+    for (const std::string& left_out : models) {
+      const std::array<double, 3> fit = FitPhase(rows, p, [&](const HostOverheadRow& r) { return r.model != left_out; });
+      for (const HostOverheadRow& r : rows) {
+        if (r.model != left_out) continue;
+        const double z = r.tensor_parallel > 1 ? 1 : 0;
+        const double measured = r.mean_s.at(p.column);
+        const double predicted = Predict(fit, r.batch_size, z);
+        out_sum += std::abs(predicted - measured) / measured;
+        out_abs.push_back(std::abs(predicted - measured));
+        auto& [pred, meas] = step[{r.model, r.line}];
+        pred += predicted;
+        meas += measured;
+      }
+    }
+    for (const HostOverheadRow& r : rows) {
+      const double measured = r.mean_s.at(p.column);
+      in_sum += std::abs(Predict(all, r.batch_size, r.tensor_parallel > 1 ? 1 : 0) - measured) / measured;
+    }
+    phase.set_held_in_mape(in_sum / static_cast<double>(rows.size()));
+    phase.set_held_out_mape(out_sum / static_cast<double>(rows.size()));
+    phase.set_held_out_median_abs_error_s(Median(out_abs));
+  }
+  for (const auto& [key, v] : step) step_errors.push_back(std::abs(v.first - v.second) / v.second);
+  double sum = 0;
+  for (double e : step_errors) sum += e;
+  h.set_step_held_out_mape(sum / static_cast<double>(step_errors.size()));
+  h.add_notes("the engine's Ray RPC time (ray_comm_time_mean, about 6 ms a step at TP >= 2) is not fitted: "
+              "the engines modelled run their workers without Ray");
+  h.add_notes("phases are per decode step and grow with the sequences in the batch; the prompt tokens of a "
+              "prefill are not a term (the table has decode steps only)");
+  return h;
+}
+
+}  // namespace infergrid

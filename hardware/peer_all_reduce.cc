@@ -1,0 +1,16 @@
+#include "hardware/peer_all_reduce.h"
+
+namespace infergrid {
+
+double PeerAllReduceSeconds(PeerAllReduce algorithm, int world, double bytes, const PeerLink& link,
+                            bool in_graph) {
+  if (world < 2 || bytes <= 0 || link.bytes_per_s <= 0) return 0;
+  const double w = world;
+  double t = algorithm == PeerAllReduce::kOneShot
+                 ? link.fixed_s + (w - 1) * bytes / link.bytes_per_s
+                 : 2 * link.fixed_s + 2 * (w - 1) / w * bytes / link.bytes_per_s;
+  if (!in_graph && link.copy_bytes_per_s > 0) t += bytes / link.copy_bytes_per_s;
+  return t;
+}
+
+}  // namespace infergrid

@@ -1,0 +1,284 @@
+// How engines run iterations (sim/serving/execution_policy.h, sim/cost/host_time_model.h,
+// sim/cost/execution_cost_model.h, the custom all-reduce in the calibrated model) and each
+// personality's defining behaviour: padding to captured CUDA-graph sizes and eager fallback,
+// synchronous host time adding to the step while overlapped host time hides under the GPU,
+// output processing a step late, the engine's one-shot all-reduce beating NCCL on small
+// messages, and the bundled host calibration's fit.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "calibration/host_profile.h"
+#include "calibration/profile_catalog.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hardware/gpu_catalog.h"
+#include "hardware/peer_all_reduce.h"
+#include "models/model_catalog.h"
+#include "sim/cost/calibrated_cost_model.h"
+#include "sim/cost/execution_cost_model.h"
+#include "sim/cost/roofline_cost_model.h"
+#include "sim/personality/personality_catalog.h"
+#include "sim/serving/execution_policy.h"
+
+namespace infergrid {
+namespace {
+
+using ::testing::ElementsAre;
+
+BatchShape Decode(int sequences, int64_t context = 1000) {
+  BatchShape b;
+  b.decode_context_tokens.assign(static_cast<size_t>(sequences), context);
+  return b;
+}
+
+// ------------------------------------------------------------------ CUDA graphs
+
+TEST(CaptureSizes, RangesAreMergedSortedAndCut) {
+  EXPECT_THAT(CaptureSizes({{1, 1, 1}, {2, 2, 1}, {4, 4, 1}, {8, 32, 8}, {8, 16, 8}}, 24),
+              ElementsAre(1, 2, 4, 8, 16, 24));
+}
+
+TEST(ExecutionPolicy, DecodeBatchesArePaddedToTheNextCapturedSize) {
+  ExecutionPolicy p;
+  p.graphs.sizes = {1, 2, 4, 8, 16};
+  BatchShape b = Decode(5);
+  p.ApplyGraphs(b);
+  EXPECT_EQ(b.launch, LaunchMode::kGraph);
+  EXPECT_EQ(b.padding_rows, 3);
+  b = Decode(17);  // above the largest: eager, unpadded
+  p.ApplyGraphs(b);
+  EXPECT_EQ(b.launch, LaunchMode::kEager);
+  EXPECT_EQ(b.padding_rows, 0);
+  BatchShape mixed = Decode(3);
+  mixed.prefill.push_back({100, 0});
+  p.ApplyGraphs(mixed);  // decode-only graphs: a prefill runs eagerly
+  EXPECT_EQ(mixed.launch, LaunchMode::kEager);
+}
+
+TEST(ExecutionPolicy, UnpaddedEnginesRunUncapturedSizesEagerly) {
+  ExecutionPolicy trt;  // TensorRT-LLM PyTorch backend: 1..32, 64, 128, no padding
+  trt.graphs.sizes = {32, 64, 128};
+  trt.graphs.pad = false;
+  BatchShape b = Decode(33);
+  trt.ApplyGraphs(b);
+  EXPECT_EQ(b.launch, LaunchMode::kEager);
+  b = Decode(64);
+  trt.ApplyGraphs(b);
+  EXPECT_EQ(b.launch, LaunchMode::kGraph);
+  EXPECT_EQ(b.padding_rows, 0);
+}
+
+TEST(ExecutionPolicy, TokenKeyedPiecewiseGraphsForMixedBatches) {
+  ExecutionPolicy v1;  // vLLM V1: keyed on tokens; full graphs for decode, piecewise otherwise
+  v1.graphs.sizes = {8, 16, 512};
+  v1.graphs.keyed_on_tokens = true;
+  v1.graphs.piecewise_mixed = true;
+  BatchShape mixed = Decode(3);
+  mixed.prefill.push_back({10, 0});  // 13 tokens -> 16
+  v1.ApplyGraphs(mixed);
+  EXPECT_EQ(mixed.launch, LaunchMode::kPiecewise);
+  EXPECT_EQ(mixed.padding_rows, 3);
+  mixed.prefill[0].new_tokens = 600;  // 603 tokens: above 512
+  v1.ApplyGraphs(mixed);
+  EXPECT_EQ(mixed.launch, LaunchMode::kEager);
+}
+
+TEST(ExecutionPolicy, LongDecodeContextsRunEagerlyInVllmV0) {
+  ExecutionPolicy v0;
+  v0.graphs.sizes = {1, 2, 4, 8};
+  v0.graphs.max_decode_context = 8192;
+  BatchShape b = Decode(2, 8191);
+  v0.ApplyGraphs(b);
+  EXPECT_EQ(b.launch, LaunchMode::kGraph);
+  b = Decode(2, 8192);  // the new token makes 8,193
+  v0.ApplyGraphs(b);
+  EXPECT_EQ(b.launch, LaunchMode::kEager);
+}
+
+class CalibratedH100 : public ::testing::Test {
+ protected:
+  std::unique_ptr<CalibratedCostModel> Model(const CalibratedCostOptions& options, const char* model = "llama-3-8b") {
+    const GpuSpec gpu = *ResolveGpu("h100-sxm");
+    absl::StatusOr<std::unique_ptr<CalibratedCostModel>> m =
+        CalibratedCostModel::Create(*ResolveModel(model), gpu, *ResolveCalibration(gpu, ""), options);
+    EXPECT_TRUE(m.ok()) << m.status();
+    return m.ok() ? *std::move(m) : nullptr;
+  }
+};
+
+TEST_F(CalibratedH100, PaddingRowsCostLinearWorkAndEagerCostsLaunches) {
+  auto model = Model({});
+  BatchShape b = Decode(5);
+  const double exact = model->Cost(b).duration_s;
+  b.padding_rows = 59;  // up to 64
+  const double padded = model->Cost(b).duration_s;
+  EXPECT_GT(padded, exact);
+  // A small model's step is shorter than the host's issue of its kernels: eager costs more,
+  // piecewise (attention issued by the host) in between.
+  auto small = Model({}, "qwen2.5-0.5b");
+  b.padding_rows = 0;
+  const double graph = small->Cost(b).duration_s;
+  b.launch = LaunchMode::kEager;
+  const double eager = small->Cost(b).duration_s;
+  EXPECT_GT(eager, graph);
+  b.launch = LaunchMode::kPiecewise;
+  const double piecewise = small->Cost(b).duration_s;
+  EXPECT_GE(piecewise, graph);
+  EXPECT_LT(piecewise, eager);
+}
+
+// vLLM's custom all-reduce at TP4: one-shot below 512 KiB. A decode step of 8 sequences
+// all-reduces 8 x 8192 x 2 B = 128 KiB per layer twice: the one-shot kernel beats NCCL's
+// small-message floor (23-36 us at TP8, microbenchmarks.csv F41).
+TEST_F(CalibratedH100, CustomAllReduceBeatsNcclOnSmallMessages) {
+  CalibratedCostOptions nccl;
+  nccl.kernels.tensor_parallel = 4;
+  CalibratedCostOptions custom = nccl;
+  custom.custom_all_reduce.enabled = true;
+  custom.custom_all_reduce.max_bytes = 8 << 20;
+  custom.custom_all_reduce.one_shot_below = {{2, 8 << 20}, {4, 512 << 10}, {8, 256 << 10}};
+  custom.custom_all_reduce.link = {450e9 * 0.83, 7e-6, 3.35e12};
+  const BatchShape b = Decode(8);
+  const IterationCost with_nccl = Model(nccl, "llama-3-70b")->Cost(b);
+  const std::unique_ptr<CalibratedCostModel> model = Model(custom, "llama-3-70b");
+  const IterationCost with_custom = model->Cost(b);
+  EXPECT_LT(with_custom.network_s, 0.6 * with_nccl.network_s);
+  EXPECT_LT(with_custom.duration_s, with_nccl.duration_s);
+  // 2 x 80 layers + the embedding's all-reduce of 128 KiB, one-shot: 7 us + 3 x 128 KiB /
+  // 373.5 GB/s each; the logits' all-gather stays on NCCL.
+  const PeerLink link = custom.custom_all_reduce.link;
+  const double gather = model->resources().CollectiveSeconds(KernelKind::kAllGather, 4, 8 * (128256 / 4) * 2.0);
+  EXPECT_NEAR(with_custom.network_s,
+              161 * PeerAllReduceSeconds(PeerAllReduce::kOneShot, 4, 8 * 8192 * 2, link, true) + gather, 1e-9);
+}
+
+TEST(PeerAllReduce, OneShotAndTwoShotCosts) {
+  const PeerLink link{100e9, 5e-6, 1e12};
+  EXPECT_DOUBLE_EQ(PeerAllReduceSeconds(PeerAllReduce::kOneShot, 4, 1e6, link, true), 5e-6 + 3 * 1e6 / 100e9);
+  EXPECT_DOUBLE_EQ(PeerAllReduceSeconds(PeerAllReduce::kTwoShot, 4, 1e6, link, true),
+                   2 * 5e-6 + 2 * 0.75 * 1e6 / 100e9);
+  // Eager: the input is first copied into the registered buffer.
+  EXPECT_DOUBLE_EQ(PeerAllReduceSeconds(PeerAllReduce::kOneShot, 4, 1e6, link, false),
+                   5e-6 + 3 * 1e6 / 100e9 + 1e6 / 1e12);
+  EXPECT_EQ(PeerAllReduceSeconds(PeerAllReduce::kOneShot, 1, 1e6, link, true), 0);
+}
+
+// ------------------------------------------------------------------ host time
+
+HostCalibration Calibration() {
+  HostCalibration h;
+  h.set_name("test");
+  const std::pair<const char*, double> phases[] = {
+      {"schedule", 100e-6}, {"prepare_inputs", 200e-6}, {"launch", 50e-6}, {"sample", 300e-6}, {"process_outputs", 400e-6}};
+  for (const auto& [name, base] : phases) {
+    HostPhase& p = *h.add_phases();
+    p.set_name(name);
+    p.set_base_s(base);
+    p.set_per_sequence_s(10e-6);
+  }
+  h.mutable_phases(1)->set_tensor_parallel_s(500e-6);
+  return h;
+}
+
+ExecutionModel Execution(const std::string& engine) {
+  absl::StatusOr<EnginePersonality> p = ResolveEnginePersonality(engine);
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p->execution();
+}
+
+std::unique_ptr<IterationCostModel> Gpu() {
+  RooflineCostOptions options;
+  options.weight_bytes = 16e9;
+  options.kv_bytes_per_token = 131072;
+  options.active_parameters = 8e9;
+  return std::make_unique<RooflineCostModel>(*ResolveModel("llama-3-8b"), *ResolveGpu("h100-sxm"), options);
+}
+
+IterationCost WithHost(const std::string& engine, const BatchShape& b, HostTimeOptions options = {}) {
+  absl::StatusOr<HostTimeModel> host = HostTimeModel::Create(Execution(engine), Calibration(), options);
+  EXPECT_TRUE(host.ok()) << host.status();
+  return ExecutionCostModel(Gpu(), *std::move(host), engine).Cost(b);
+}
+
+// vLLM 0.5: every phase on the critical path. 8 sequences: 5 x 10 us x 8 + 1,050 us.
+TEST(HostTime, SynchronousEngineAddsEveryPhaseToTheStep) {
+  const BatchShape b = Decode(8);
+  const double gpu = Gpu()->Cost(b).duration_s;
+  const IterationCost c = WithHost("vllm-v0@0.5.3", b);
+  EXPECT_NEAR(c.duration_s - gpu, 1050e-6 + 5 * 80e-6, 1e-12);
+  EXPECT_NEAR(c.host_s, 1450e-6, 1e-12);
+  EXPECT_EQ(c.output_delay_s, 0);
+  // TP > 1 adds the broadcast term of preparing inputs; a host twice as fast halves it all.
+  EXPECT_NEAR(WithHost("vllm-v0@0.5.3", b, {.tensor_parallel = 2}).host_s, 1950e-6, 1e-12);
+  EXPECT_NEAR(WithHost("vllm-v0@0.5.3", b, {.tensor_parallel = 1, .host_speed = 2}).host_s, 725e-6, 1e-12);
+}
+
+// vLLM 0.6: output processing hides under the next forward; its tokens leave that much later.
+TEST(HostTime, AsyncOutputProcessingHidesUnderTheNextStep) {
+  const BatchShape b = Decode(8);
+  const IterationCost async = WithHost("vllm-v0@0.6.5", b);
+  EXPECT_NEAR(async.host_s, 1450e-6 - 480e-6, 1e-12);
+  EXPECT_NEAR(async.host_hidden_s, 480e-6, 1e-12);
+  EXPECT_NEAR(async.output_delay_s, 480e-6, 1e-12);
+  // --disable-async-output-proc puts it back on the critical path.
+  const IterationCost sync = WithHost("vllm-v0@0.6.5", b, {.tensor_parallel = 1, .host_speed = 1, .overlap = false});
+  EXPECT_NEAR(sync.host_s, 1450e-6, 1e-12);
+  EXPECT_EQ(sync.output_delay_s, 0);
+}
+
+// SGLang's overlap scheduler: the host works under the GPU; only the launch stays in front.
+// When the host is slower than the GPU, the step takes the host's time and binds on it.
+TEST(HostTime, OverlapSchedulerHidesTheHostUntilItIsTheSlowerSide) {
+  const BatchShape b = Decode(8);
+  const double gpu = Gpu()->Cost(b).duration_s;
+  const IterationCost fast = WithHost("sglang", b);
+  EXPECT_NEAR(fast.duration_s, gpu + 130e-6, 1e-12);  // launch: 50 + 8 x 10 us
+  EXPECT_NE(fast.binding, Resource::kHost);
+  const IterationCost slow = WithHost("sglang", b, {.tensor_parallel = 1, .host_speed = 0.1});
+  const double hidden = (1450e-6 - 130e-6) / 0.1;
+  EXPECT_NEAR(slow.duration_s, 130e-6 / 0.1 + hidden, 1e-9);
+  EXPECT_EQ(slow.binding, Resource::kHost);
+}
+
+// Multi-step: the scheduler and input preparation run once per group.
+TEST(HostTime, MultiStepSchedulesOncePerGroup) {
+  BatchShape b = Decode(8);
+  const double first = WithHost("vllm-v0@0.6.5", b).host_s;
+  b.schedules = false;
+  EXPECT_NEAR(first - WithHost("vllm-v0@0.6.5", b).host_s, 180e-6 + 280e-6, 1e-12);
+}
+
+TEST(HostTime, EveryPersonalityNamesPhasesOfTheBundledCalibration) {
+  absl::StatusOr<HostCalibration> bundled = ResolveHostCalibration("vllm-legacy-a100");
+  ASSERT_TRUE(bundled.ok()) << bundled.status();
+  for (const std::string& name : EnginePersonalityNames()) {
+    const ExecutionModel x = Execution(name);
+    EXPECT_EQ(x.host_calibration(), "vllm-legacy-a100") << name;
+    EXPECT_TRUE(HostTimeModel::Create(x, *bundled, {}).ok()) << name;
+    EXPECT_GT(x.cuda_graphs().sizes_size(), 0) << name;
+    EXPECT_NE(x.batch_policy(), BATCH_POLICY_UNSPECIFIED) << name;
+  }
+  HostCalibration missing = *bundled;
+  missing.mutable_phases()->RemoveLast();
+  EXPECT_THAT(HostTimeModel::Create(Execution("vllm-v1"), missing, {}).status().message(),
+              ::testing::HasSubstr("process_outputs"));
+}
+
+// The bundled fit (calibration/host_profiles/vllm-legacy-a100.textproto): scheduling grows
+// ~14 us per sequence; preparing inputs costs ~0.46 ms more with workers to feed (TP > 1).
+TEST(HostTime, BundledCalibrationIsTheFitOfTheLegacyTable) {
+  const HostCalibration h = *ResolveHostCalibration("vllm-legacy-a100");
+  const HostPhase* schedule = FindHostPhase(h, "schedule");
+  const HostPhase* prepare = FindHostPhase(h, "prepare_inputs");
+  ASSERT_NE(schedule, nullptr);
+  ASSERT_NE(prepare, nullptr);
+  EXPECT_NEAR(schedule->per_sequence_s() * 1e6, 14.2, 0.1);
+  EXPECT_NEAR(prepare->tensor_parallel_s() * 1e6, 458, 1);
+  EXPECT_LT(h.step_held_out_mape(), 0.15);
+  EXPECT_NEAR(HostPhaseSeconds(*schedule, 8, 1), schedule->base_s() + 8 * schedule->per_sequence_s(), 1e-15);
+}
+
+}  // namespace
+}  // namespace infergrid
