@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hardware/gpu_catalog.h"
+#include "hardware/launch_model.h"
 #include "hardware/peer_all_reduce.h"
 #include "models/model_catalog.h"
 #include "sim/cost/calibrated_cost_model.h"
@@ -152,6 +153,31 @@ TEST_F(CalibratedH100, CustomAllReduceBeatsNcclOnSmallMessages) {
   const double gather = model->resources().CollectiveSeconds(KernelKind::kAllGather, 4, 8 * (128256 / 4) * 2.0);
   EXPECT_NEAR(with_custom.network_s,
               161 * PeerAllReduceSeconds(PeerAllReduce::kOneShot, 4, 8 * 8192 * 2, link, true) + gather, 1e-9);
+}
+
+// Eager, a kernel starts once the host has issued it: kernels longer than the issue time keep
+// the GPU busy, shorter ones leave it waiting. One kernel before the layers, two per layer
+// (the second an attention kernel), one after; 3 layers.
+TEST(LaunchModel, KernelsWaitForTheirLaunch) {
+  IterationKernels k;
+  const auto add = [&](KernelKind kind, int32_t repeat) { Kernel& x = k.Add(); x.kind = kind; x.repeat = repeat; };
+  add(KernelKind::kEmbedding, 1);
+  add(KernelKind::kGemm, 3);
+  add(KernelKind::kAttentionDecode, 3);
+  add(KernelKind::kSampler, 1);
+  const double seconds[] = {1e-6, 20e-6, 2e-6, 1e-6};
+  const LaunchCosts costs{0, 10e-6};
+  EXPECT_DOUBLE_EQ(LaunchedSeconds(k, seconds, LaunchMode::kGraph, costs), 1e-6 + 3 * 22e-6 + 1e-6);
+  // Issued at 10, 20, 30, ... us: the embedding ends at 11; GEMM 1 runs 20-40, attention 1
+  // waits for nothing (issued at 30) and ends at 42; GEMM 2 42-62, attention 62-64, GEMM 3
+  // 64-84, attention 84-86; the sampler, issued at 80, ends at 87.
+  EXPECT_NEAR(LaunchedSeconds(k, seconds, LaunchMode::kEager, costs), 87e-6, 1e-12);
+  // Piecewise: the host launches each piece and each attention kernel. The first piece holds
+  // the embedding and GEMM 1 (10-31), attention 1 (issued at 20) 31-33, piece 2 33-53,
+  // attention 53-55, piece 3 55-75, attention 75-77, the last piece (the sampler) 77-78.
+  EXPECT_NEAR(LaunchedSeconds(k, seconds, LaunchMode::kPiecewise, costs), 78e-6, 1e-12);
+  const double short_kernels[] = {1e-6, 1e-6, 1e-6, 1e-6};
+  EXPECT_NEAR(LaunchedSeconds(k, short_kernels, LaunchMode::kEager, costs), 8 * 10e-6 + 1e-6, 1e-12);
 }
 
 TEST(PeerAllReduce, OneShotAndTwoShotCosts) {

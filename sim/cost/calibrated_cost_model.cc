@@ -1,9 +1,11 @@
 #include "sim/cost/calibrated_cost_model.h"
 
 #include <algorithm>
+#include <array>
 
 #include "absl/strings/str_cat.h"
 #include "calibration/profile_catalog.h"
+#include "hardware/launch_model.h"
 #include "hardware/lower_bounds.h"
 
 namespace infergrid {
@@ -56,18 +58,19 @@ IterationCost CalibratedCostModel::CostWithKernels(const BatchShape& batch,
   IterationKernels kernels;
   builder_.Build(batch, &kernels);
   const GpuSpec& gpu = resources_.gpu();
-  double gpu_s = 0, fixed_s = 0, network_s = 0, launches = 0, attention_launches = 0;
+  double gpu_s = 0, fixed_s = 0, network_s = 0, launches = 0;
   double tensor_flops = 0, cuda_flops = 0, hbm_bytes = 0, l2_bytes = 0, compute_bound = 0;
   const LaunchMode launch = options_.cuda_graphs ? batch.launch : LaunchMode::kEager;
+  std::array<double, kMaxIterationKernels> seconds{};
   for (const Kernel& k : kernels) {
     KernelTime t = resources_.Time(k);
+    seconds[static_cast<size_t>(&k - kernels.begin())] = t.seconds;
     if (k.kind == KernelKind::kAllReduce) CustomAllReduce(k, launch != LaunchMode::kEager, &t);
     const double repeat = k.repeat;
     gpu_s += repeat * t.seconds;
     fixed_s += repeat * t.fixed_s;
     network_s += repeat * t.network_s;
     launches += repeat;
-    if (k.kind == KernelKind::kAttentionPrefill || k.kind == KernelKind::kAttentionDecode) attention_launches += repeat;
     tensor_flops += repeat * k.tensor_flops;
     cuda_flops += repeat * k.cuda_flops;
     hbm_bytes += repeat * t.hbm_bytes;
@@ -77,17 +80,12 @@ IterationCost CalibratedCostModel::CostWithKernels(const BatchShape& batch,
     if (k.tensor_flops > 0) compute_bound += repeat * k.tensor_flops / peak;
     if (detail != nullptr) detail->push_back({k, t, repeat * t.seconds});
   }
-  // The GPU leaves a gap between kernels either way; eager, the host must also issue every
-  // kernel, and the iteration takes the longer of the two streams. Piecewise, the host issues
-  // the attention kernels and replays a graph for each piece between them (one per layer,
-  // plus the last).
-  cost.duration_s = gpu_s + launches * resources_.launch_graph_s();
-  if (launch == LaunchMode::kEager) {
-    cost.duration_s = std::max(cost.duration_s, launches * resources_.launch_eager_s());
-  } else if (launch == LaunchMode::kPiecewise) {
-    const double pieces = attention_launches + 1;
-    cost.duration_s = std::max(cost.duration_s, (attention_launches + pieces) * resources_.launch_eager_s());
-  }
+  // Replayed from a graph, kernels run back to back with a small gap; issued by the host, a
+  // kernel also waits for its launch (hardware/launch_model.h).
+  cost.duration_s = launch == LaunchMode::kGraph
+                        ? gpu_s + launches * resources_.launch_graph_s()
+                        : LaunchedSeconds(kernels, seconds.data(), launch,
+                                          {resources_.launch_graph_s(), resources_.launch_eager_s()});
   const double launch_s = cost.duration_s - gpu_s;
   cost.flops = tensor_flops + cuda_flops;
   cost.tensor_flops = tensor_flops;

@@ -1,8 +1,9 @@
 // The calibrated cost model: an iteration's kernel list (models/iteration_kernels.h) timed
 // kernel by kernel by the resource model (hardware/resource_model.h) from a calibration
 // profile. Under CUDA graphs kernels replay back to back (GPU time + a graph gap each);
-// eager, the host also issues every kernel, and the iteration takes the longer of the host's
-// issue time and the GPU's work (so eager is never faster than graphs). Lower bounds are the seed lesson's (section 9): predicted HBM bytes
+// eager, the host issues every kernel and a kernel starts only once issued, so short kernels
+// wait for their launch (eager is never faster than graphs); piecewise (vLLM V1's prefill and
+// mixed batches), the host issues the attention kernels and one graph per piece between them. Lower bounds are the seed lesson's (section 9): predicted HBM bytes
 // over the datasheet HBM peak, tensor FLOPs over the datasheet tensor peak of their dtype, L2
 // bytes over the calibrated L2 rate; achieved fractions are bound / duration, and the binding
 // resource is the one with the highest achieved fraction (network and overhead count by their
