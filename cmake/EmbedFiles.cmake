@@ -8,8 +8,9 @@ foreach(file IN LISTS FILES)
   file(READ "${file}" hex HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
   file(RELATIVE_PATH rel "${ROOT}" "${file}")
-  string(APPEND body "const char kData${index}[] = {${hex}0x00};\n")
-  string(APPEND table "    {\"${rel}\", {kData${index}, sizeof(kData${index}) - 1}},\n")
+  # unsigned: bytes >= 0x80 (UTF-8 text, the report's JavaScript) would narrow into a signed char
+  string(APPEND body "const unsigned char kData${index}[] = {${hex}0x00};\n")
+  string(APPEND table "    {\"${rel}\", {reinterpret_cast<const char*>(kData${index}), sizeof(kData${index}) - 1}},\n")
   math(EXPR index "${index} + 1")
 endforeach()
 if(index EQUAL 0)  # no files: an empty catalog

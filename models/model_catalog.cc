@@ -60,6 +60,21 @@ absl::StatusOr<ModelSpec> FindCatalogModel(absl::string_view name) {
   for (const ModelSpec& spec : Catalog()) {
     if (spec.name() == key) return spec;
   }
+  // A Hugging Face id ("meta-llama/Llama-3.1-8B-Instruct", as the engines' --model takes it):
+  // the catalog entry of the same repository, its tuned variants sharing the architecture.
+  std::string id = key;
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (absl::string_view suffix : {"-fp8", "-instruct", "-chat", "-hf", "-it"}) {
+      if (absl::EndsWith(id, suffix)) {
+        id.resize(id.size() - suffix.size());
+        stripped = true;
+      }
+    }
+  }
+  for (const ModelSpec& spec : Catalog()) {
+    if (!spec.hf_id().empty() && absl::AsciiStrToLower(spec.hf_id()) == id) return spec;
+  }
   return absl::NotFoundError(absl::StrCat("unknown model '", name, "' (catalog: ",
                                           absl::StrJoin(ModelCatalogNames(), ", "),
                                           "; or give a path to a config.json)"));

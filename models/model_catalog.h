@@ -16,7 +16,8 @@ namespace infergrid {
 // Names of the catalog entries, sorted.
 std::vector<std::string> ModelCatalogNames();
 
-// A catalog entry by name (case-insensitive), or NotFound listing the names.
+// A catalog entry by name or by Hugging Face id (case-insensitive; an id with -Instruct, -chat,
+// -hf, -it or -FP8 after it names the same architecture), or NotFound listing the names.
 absl::StatusOr<ModelSpec> FindCatalogModel(absl::string_view name);
 
 // A catalog name, a Hugging Face config.json path, or a ModelSpec .textproto path.

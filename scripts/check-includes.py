@@ -25,6 +25,7 @@ LAYERS = [
     ("kernels", []),  # CUDA micro-benchmarks, built standalone on the GPU machine
     ("sim/reports", ["base"]),
     ("sim/format", ["base"]),
+    ("sim/report", ["sim/reports", "sim/format"]),  # the HTML report
     ("sim/validation", ["base"]),
     ("sim/personality", ["base"]),
     ("sim/cost", ["calibration", "sim/personality"]),
@@ -33,9 +34,11 @@ LAYERS = [
     ("sim/serving", ["sim/cost", "sim/metrics", "traces"]),
     ("sim/engine", ["sim/serving"]),
     ("sim/output", ["sim/engine", "sim/memory_plan", "sim/reports", "sim/format"]),
-    ("sim/cli", ["sim/memory_plan", "sim/serving", "traces"]),
-    ("sim/commands", ["sim/cli", "sim/output", "sim/validation"]),
+    ("sim/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
+    ("sim/cli", ["sim/memory_plan", "sim/serving", "sim/bench", "traces"]),
+    ("sim/commands", ["sim/cli", "sim/output", "sim/validation", "sim/report"]),
     ("sim", ["sim/commands"]),  # infergrid_main.cc
+    ("sim/python", ["sim/commands"]),  # the `infergrid` Python module
 ]
 
 SOURCE_SUFFIXES = (".h", ".cc", ".cu", ".cuh", ".proto")

@@ -20,7 +20,7 @@ const std::vector<const Command*>& Commands() {
                                                        &ValidateCommand(),
                                                        &KernelsCommand(), &CalibrateCommand(),
                                                        &SimulateCommand(), &CompareCommand(),
-                                                       &TraceCommand()};
+                                                       &TraceCommand(), &ReportCommand(), &BenchCommand()};
   return commands;
 }
 

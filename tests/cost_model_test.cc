@@ -579,7 +579,11 @@ TEST(CalibratedCostModel, Llama3DecodeStepOnH100) {
   auto qwen_eager = CalibratedCostModel::Create(Model("qwen2.5-0.5b"), h100, *p, small_eager);
   const IterationCost q = (*qwen_eager)->Cost(Decode(1, 136));
   EXPECT_GT(q.duration_s, (*qwen_graphs)->Cost(Decode(1, 136)).duration_s);
-  EXPECT_DOUBLE_EQ(q.duration_s, static_cast<double>(q.kernel_launches) * p->launch().eager_s());
+  // The host issues every kernel, so the step takes at least the issue time of all of them, and
+  // the GPU work left after the last launch (the last kernel at least) comes on top of it.
+  const double issue_s = static_cast<double>(q.kernel_launches) * p->launch().eager_s();
+  EXPECT_GT(q.duration_s, issue_s);
+  EXPECT_LT(q.duration_s, issue_s + (*qwen_graphs)->Cost(Decode(1, 136)).duration_s);
   EXPECT_EQ(q.binding, Resource::kOverhead);
   EXPECT_EQ(c.duration_s, (*graphs)->Cost(Decode(1, 136)).duration_s);  // deterministic
   // More sequences cost more, and long contexts cost more than short ones.

@@ -343,6 +343,41 @@ TEST(SimulateCli, EngineDefaultsComeFromThePersonality) {
   EXPECT_EQ(mine["config"]["max_num_seqs"], 64);
 }
 
+// A closed-loop client (--max-concurrency=N): never more than N requests in flight (each sent
+// when one finishes, its latencies counted from the send), and throughput grows with N until
+// the engine saturates.
+TEST(SimulateCli, ClosedLoopClientKeepsAtMostNInFlight) {
+  const fs::path dir = testing::TestDir();
+  std::vector<double> throughput;
+  for (int n : {1, 4, 16, 64, 256}) {
+    const std::string out = (dir / absl::StrCat("n", n)).string();
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(
+        "simulate --quiet --format=json --max-requests=300 --rate=100 --max-concurrency=", n, " --out=", out));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = Json(r);
+    EXPECT_EQ(j["completed"], 300);
+    EXPECT_EQ(j["config"]["max_concurrency"], n);
+    throughput.push_back(j["throughput"]["output_tokens_per_s"].get<double>());
+    // In flight: sent (arrival_s) and not finished (finish_s); a finish frees its slot before
+    // a send at the same instant.
+    std::vector<std::pair<double, int>> events;
+    const std::vector<std::string> rows = Lines(ReadAll(out + "/requests.csv"));
+    for (size_t i = 1; i < rows.size(); ++i) {
+      const std::vector<std::string> f = absl::StrSplit(rows[i], ',');
+      events.emplace_back(std::stod(f[3]), +1);
+      events.emplace_back(std::stod(f[6]), -1);
+    }
+    std::sort(events.begin(), events.end());
+    int in_flight = 0, peak = 0;
+    for (const auto& [t, delta] : events) peak = std::max(peak, in_flight += delta);
+    EXPECT_LE(peak, n);
+    EXPECT_EQ(peak, std::min(n, 300)) << "the client keeps every slot busy while requests remain";
+  }
+  for (size_t i = 1; i < throughput.size(); ++i) EXPECT_GE(throughput[i], throughput[i - 1] * 0.99);
+  EXPECT_GT(throughput[2], 4 * throughput[0]);   // far from saturated: more in flight, more tokens
+  EXPECT_LT(throughput[4], 1.3 * throughput[3]);  // saturated: 256 in flight gain little over 64
+}
+
 // Fixed-length requests all submitted at once, as vLLM's benchmark_latency sends its batch.
 std::string FixedBatchTrace(int batch, int input, int output) {
   std::string rows = "arrival_s,input_tokens,output_tokens\n";

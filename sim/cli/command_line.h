@@ -49,6 +49,12 @@ class FlagValues {
   }
   // Whether the command line named the flag (whatever the value).
   bool IsSet(absl::string_view name) const { return given_.count(std::string(name)) > 0; }
+  // The names of the flags given, sorted.
+  std::vector<std::string> GivenNames() const {
+    std::vector<std::string> names;
+    for (const auto& entry : given_) names.push_back(entry.first);
+    return names;
+  }
   // The value as canonical text, given or default ("" for an unknown flag).
   std::string Text(absl::string_view name) const;
   // These values with `overrides`' given values on top.

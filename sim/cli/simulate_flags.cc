@@ -28,6 +28,9 @@ ABSL_FLAG(double, swap_space, 4, "host memory for swapped-out KV blocks, GiB per
 ABSL_FLAG(bool, enable_prefix_caching, false,
           "reuse KV blocks of identical prompt prefixes (needs block hashes, e.g. Mooncake traces)");
 ABSL_FLAG(bool, enable_cuda_graphs, true, "CUDA graphs for decode (--noenable-cuda-graphs = eager launches)");
+ABSL_FLAG(int64_t, max_concurrency, 0,
+          "a closed-loop client: at most this many requests in flight, the next sent when one "
+          "finishes (0: open loop, every request at its arrival time)");
 ABSL_FLAG(int32_t, num_replicas, 1, "model replicas (each on --tensor-parallel-size GPUs)");
 ABSL_FLAG(std::string, router, "round-robin", "request routing: round-robin, least-outstanding or least-kv");
 ABSL_FLAG(std::string, cost_model, "auto",
@@ -46,7 +49,8 @@ ABSL_FLAG(int64_t, max_requests, 0,
           "requests to simulate: the synthetic count (0: 1000), or the trace's first N (0: all)");
 ABSL_FLAG(uint64_t, seed, 0, "seed of every random stream (synthetic workload)");
 ABSL_FLAG(std::string, out, "",
-          "write summary.json, requests.csv, iterations.csv and timeline.json into this folder");
+          "simulate: write summary.json, requests.csv, iterations.csv and timeline.json into this "
+          "folder; compare: comparison.json into this folder; report, calibrate: the file to write");
 ABSL_FLAG(std::string, outputs, "summary,requests,iterations,timeline",
           "with --out: the files to write, a comma list of summary, requests, iterations and "
           "timeline (a sweep that needs only the metrics: --outputs=summary)");
@@ -59,6 +63,9 @@ ABSL_FLAG(int32_t, cost_stride, 1,
 ABSL_FLAG(int64_t, timeline_max_iterations, 200000, "iterations written to timeline.json at most");
 ABSL_FLAG(bool, record_wall_time, true,
           "put wall-clock time and events/s in summary.json (the only non-deterministic fields)");
+ABSL_FLAG(std::string, report, "",
+          "simulate: also write an HTML report of the run (charts, self-contained) to this file, all or "
+          "nothing with --out's files (docs/report.md)");
 
 namespace infergrid::cli {
 
@@ -70,7 +77,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
     for (absl::string_view name :
          {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "num_scheduler_steps",
           "multi_step_stream_outputs", "disable_async_output_proc", "no_async_scheduling", "disable_overlap_schedule",
-          "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "preemption_mode", "swap_space",
+          "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "max_concurrency", "preemption_mode", "swap_space",
           "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "cost_model",
           "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "outputs", "quiet",
           "coalesce", "cost_stride", "timeline_max_iterations", "record_wall_time"}) {

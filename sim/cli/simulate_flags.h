@@ -25,6 +25,7 @@ ABSL_DECLARE_FLAG(std::string, preemption_mode);
 ABSL_DECLARE_FLAG(double, swap_space);
 ABSL_DECLARE_FLAG(bool, enable_prefix_caching);
 ABSL_DECLARE_FLAG(bool, enable_cuda_graphs);
+ABSL_DECLARE_FLAG(int64_t, max_concurrency);
 ABSL_DECLARE_FLAG(int32_t, num_replicas);
 ABSL_DECLARE_FLAG(std::string, router);
 ABSL_DECLARE_FLAG(std::string, cost_model);
@@ -42,6 +43,7 @@ ABSL_DECLARE_FLAG(bool, coalesce);
 ABSL_DECLARE_FLAG(int32_t, cost_stride);
 ABSL_DECLARE_FLAG(int64_t, timeline_max_iterations);
 ABSL_DECLARE_FLAG(bool, record_wall_time);
+ABSL_DECLARE_FLAG(std::string, report);
 
 namespace infergrid::cli {
 

@@ -107,7 +107,9 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.calibration_path = flags.Get(FLAGS_calibration);
   o.coalesce = flags.Get(FLAGS_coalesce);
   o.cost_stride = flags.Get(FLAGS_cost_stride);
-  return CheckRange("cost_stride", o.cost_stride, 1, 4096);
+  if (absl::Status s = CheckRange("cost_stride", o.cost_stride, 1, 4096); !s.ok()) return s;
+  o.max_concurrency = flags.Get(FLAGS_max_concurrency);
+  return CheckRange("max_concurrency", o.max_concurrency, 0, int64_t{1} << 30);
 }
 
 // SLO limits and the timeline's length.

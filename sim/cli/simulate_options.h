@@ -68,6 +68,7 @@ struct SimulateOptions {
   bool coalesce = true;
   int cost_stride = 1;
   WorkloadOptions workload;
+  int64_t max_concurrency = 0;       // > 0: a closed-loop client with this many requests in flight
   double slo_ttft_s = 0;             // 0: no limit
   double slo_tpot_s = 0;
   std::string out_dir;               // empty: no files

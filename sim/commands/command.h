@@ -30,6 +30,8 @@ const Command& SimulateCommand();
 const Command& CompareCommand();
 const Command& KernelsCommand();
 const Command& CalibrateCommand();
+const Command& ReportCommand();
+const Command& BenchCommand();
 
 }  // namespace infergrid
 

@@ -1,7 +1,8 @@
 // `infergrid simulate`: replays a workload (a trace or a synthetic preset) through the serving
 // model on SimGrid and prints the latency table (or summary JSON with --format=json); with
 // --out=DIR also writes summary.json, requests.csv, iterations.csv and timeline.json there
-// (or the ones --outputs names), all or nothing.
+// (or the ones --outputs names), all or nothing; with --report=FILE also an HTML report of the run
+// (simulation_report.h), committed with them.
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "sim/commands/command.h"
 #include "sim/cli/simulate_options.h"
 #include "sim/commands/simulation_plan.h"
+#include "sim/commands/simulation_report.h"
 #include "sim/commands/simulation_run.h"
 #include "sim/format/json_output.h"
 #include "sim/output/output_dir.h"
@@ -34,11 +36,18 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
     if (!opened.ok()) return opened.status();
     dir.emplace(*std::move(opened));
   }
+  const std::string report_path = command_line.flags.Get(FLAGS_report);
+  std::optional<report::StagedFile> report;  // committed after --out's files
   absl::StatusOr<SimulationSummary> summary =
-      ExecuteSimulation(*plan, o.workload.synthetic.seed, dir ? &*dir : nullptr);
+      report_path.empty()
+          ? ExecuteSimulation(*plan, o.workload.synthetic.seed, dir ? &*dir : nullptr)
+          : ExecuteSimulationWithReport(*plan, o.workload.synthetic.seed, dir ? &*dir : nullptr, report_path, &report);
   if (!summary.ok()) return summary.status();
   if (dir) {
     if (absl::Status s = dir->Commit(); !s.ok()) return s;
+  }
+  if (report) {
+    if (absl::Status s = report->Commit(); !s.ok()) return s;
   }
   if (o.json) {
     out << format::ToJson(*summary);
@@ -47,6 +56,7 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
     if (dir) {
       out << "wrote " << o.out_dir << "/{" << o.outputs.FileList() << "}\n";
     }
+    if (report) out << "wrote " << report_path << "\n";
   }
   return absl::OkStatus();
 }
@@ -54,9 +64,12 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
 }  // namespace
 
 const Command& SimulateCommand() {
-  static const Command* command = new Command{
-      "simulate", "replay a trace or synthetic workload through the serving model (SimGrid)",
-      cli::SimulateFlagNames(), &RunSimulate};
+  static const Command* command = [] {
+    auto* c = new Command{"simulate", "replay a trace or synthetic workload through the serving model (SimGrid)",
+                          cli::SimulateFlagNames(), &RunSimulate};
+    c->flags.push_back("report");  // simulate's own: compare writes no report
+    return c;
+  }();
   return *command;
 }
 

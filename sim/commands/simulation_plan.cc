@@ -153,6 +153,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.activation_bytes = 2;
   e.kv_bytes_per_token = kv.bytes_per_token;
   e.coalesce = o.coalesce;
+  e.max_concurrency = o.max_concurrency;
   e.cost_stride = o.cost_stride;
   e.progress = o.progress;
   e.execution = std::move(policy);
@@ -227,6 +228,7 @@ SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConf
   k.set_slo_tpot_s(o.slo_tpot_s);
   k.set_coalesce(o.coalesce);
   k.set_cost_stride(o.cost_stride);
+  k.set_max_concurrency(static_cast<int32_t>(o.max_concurrency));
   return k;
 }
 
@@ -260,6 +262,7 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions&
   plan.engine = *std::move(engine);
   plan.cost_request = BuildCostRequest(options, plan.personality, plan.memory_plan);
   plan.config = BuildConfigEcho(options, plan.engine);
+  plan.config.set_engine(PersonalityName(plan.personality));
   plan.title = Title(options);
   return plan;
 }

@@ -6,7 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <functional>
 #include <memory>
+#include <queue>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -105,6 +108,10 @@ class Run {
   };
 
   void Deliver(const Request& request);
+  // Closed-loop client: waits until fewer than max_concurrency requests are in flight.
+  void WaitForSlot();
+  // Hands the requests finished since the last call to the closed-loop client.
+  void NoteCompletions();
   // Yields until every request arriving at `now` has been delivered.
   void DrainArrivalsAt(double now);
   void Fail(absl::Status status);
@@ -151,6 +158,13 @@ class Run {
   std::vector<WorkerState> workers_;
   double next_arrival_s_ = 0;     // arrival time of the next request not yet delivered
   bool arrivals_done_ = false;
+  // Closed-loop client state: requests sent and not finished, finish times not yet handed to
+  // the client (earliest first), and the semaphore the arrival actor waits on for them.
+  int64_t in_flight_ = 0;
+  size_t completions_seen_ = 0;
+  std::priority_queue<double, std::vector<double>, std::greater<double>> client_done_;
+  sg::SemaphorePtr completion_ = sg::Semaphore::create(0);
+  bool client_waiting_ = false;
   absl::Status error_;
 };
 
@@ -160,6 +174,7 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
   const int n = config_.layout.num_replicas;
   workers_.resize(static_cast<size_t>(n));
   result_.requests_per_replica.assign(static_cast<size_t>(n), 0);
+  if (config_.record_chunk_times) result_.log.KeepChunkTimes();
   for (int i = 0; i < n; ++i) {
     std::unique_ptr<Scheduler> scheduler = MakeScheduler(config_.scheduler, config_.limits);
     if (i == 0) admission_.reserve_output = scheduler->reserves_kv();
@@ -212,6 +227,11 @@ void Run::Arrivals() {
     last_arrival = request.arrival_s;
     next_arrival_s_ = request.arrival_s;
     if (request.arrival_s > sg::Engine::get_clock()) sg::this_actor::sleep_until(request.arrival_s);
+    if (config_.max_concurrency > 0) {
+      WaitForSlot();
+      // Sent when a slot freed: its latencies count from then, as the client measures them.
+      request.arrival_s = sg::Engine::get_clock();
+    }
     Deliver(request);
   }
   next_arrival_s_ = kInfinity;
@@ -221,6 +241,37 @@ void Run::Arrivals() {
       w.idle = false;
       w.wake->release();
     }
+  }
+}
+
+void Run::WaitForSlot() {
+  while (in_flight_ >= config_.max_concurrency && error_.ok()) {
+    if (client_done_.empty()) {
+      next_arrival_s_ = kInfinity;  // nothing arrives before a completion
+      client_waiting_ = true;
+      completion_->acquire();
+      client_waiting_ = false;
+      continue;
+    }
+    const double finished = client_done_.top();
+    client_done_.pop();
+    --in_flight_;
+    if (finished > sg::Engine::get_clock()) {
+      next_arrival_s_ = finished;
+      sg::this_actor::sleep_until(finished);
+    }
+  }
+  next_arrival_s_ = sg::Engine::get_clock();
+}
+
+void Run::NoteCompletions() {
+  if (config_.max_concurrency <= 0) return;
+  const std::vector<double>& finished = result_.log.finish_times();
+  if (completions_seen_ == finished.size()) return;
+  for (; completions_seen_ < finished.size(); ++completions_seen_) client_done_.push(finished[completions_seen_]);
+  if (client_waiting_) {
+    client_waiting_ = false;
+    completion_->release();
   }
 }
 
@@ -235,6 +286,7 @@ void Run::Deliver(const Request& request) {
     ++result_.rejected;
     return;
   }
+  ++in_flight_;
   const int chosen = replicas_.size() == 1 ? 0 : router_->Route(replica_view_);
   stored.replica = chosen;
   ++result_.requests_per_replica[static_cast<size_t>(chosen)];
@@ -308,12 +360,13 @@ void Run::RunIterations(int index, double start) {
     // when iterations run ahead).
     DrainArrivalsAt(end);
     replica.Complete(begin, end, (t1 - t0) + times.latency_s + (end - t2));
+    NoteCompletions();
     replica.Publish();
   };
   auto has_transfer = [&] {
     return replica.plan().swap_out_blocks > 0 || replica.plan().swap_in_blocks > 0;
   };
-  if (!config_.coalesce || !devices.exclusive() || has_transfer()) {
+  if (!config_.coalesce || config_.max_concurrency > 0 || !devices.exclusive() || has_transfer()) {
     run_one(start);
     progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
     return;

@@ -8,7 +8,8 @@
 // Iteration granularity: by default a worker runs ahead through the iterations that nothing
 // can interrupt (until the next arrival anywhere, a KV swap, or 65,536 iterations) and executes
 // them as one activity carrying their summed work, recording each iteration and token at its
-// own time; replicas whose links another replica's transfers can cross never run ahead.
+// own time; replicas whose links another replica's transfers can cross never run ahead, nor
+// does anyone under a closed-loop client (its next arrival waits on a completion).
 // coalesce = false executes every iteration as its own activities; both give the same times.
 //
 // One SimGrid Engine per process, ever: RunSimulation fails if called twice in a process (the
@@ -52,6 +53,12 @@ struct EngineConfig {
   int64_t kv_bytes_per_token = 0;        // per GPU, for swap transfers
   bool coalesce = true;
   int cost_stride = 1;                   // IterationPricer: exact price every Nth decode step
+  // > 0: a closed-loop client with at most this many requests in flight: a request is sent at
+  // its arrival time or, when that many are outstanding, when one finishes (its last token
+  // reaches the client), whichever is later (vLLM's bench serve --max-concurrency).
+  int64_t max_concurrency = 0;
+  // Keep every request's token chunk times in the result's log (RequestLog::KeepChunkTimes).
+  bool record_chunk_times = false;
   int64_t max_run_iterations = 65536;
   // How the engine runs its batches (CUDA graphs, multi-step); unset: the cost model's own
   // launch setting for every batch, one step per scheduler call.

@@ -34,8 +34,14 @@ class RequestLog {
  public:
   int64_t Add(const RequestRecord& record) {
     records_.push_back(record);
+    if (keep_chunk_times_) chunk_times_.emplace_back();
     return static_cast<int64_t>(records_.size()) - 1;
   }
+  // Opt-in (before the first Add): keep every distinct time each request's tokens reached the
+  // client. Tokens delivered at the same instant arrive as one streamed chunk, so a benchmark
+  // client sees one inter-token gap per chunk (bench's exact ITL lists need them).
+  void KeepChunkTimes() { keep_chunk_times_ = true; }
+  const std::vector<double>& chunk_times(int64_t index) const { return chunk_times_[static_cast<size_t>(index)]; }
   RequestRecord& at(int64_t index) { return records_[static_cast<size_t>(index)]; }
   const std::vector<RequestRecord>& records() const { return records_; }
 
@@ -51,6 +57,10 @@ class RequestLog {
       itl_.Add(time_s - r.last_token_s);
     }
     r.last_token_s = time_s;
+    if (keep_chunk_times_) {
+      std::vector<double>& chunks = chunk_times_[static_cast<size_t>(index)];
+      if (chunks.empty() || time_s > chunks.back()) chunks.push_back(time_s);
+    }
   }
   void OnFinished(int64_t index, double time_s, int32_t preemptions, int64_t cached_tokens) {
     RequestRecord& r = at(index);
@@ -58,12 +68,19 @@ class RequestLog {
     r.preemptions = preemptions;
     r.cached_tokens = static_cast<int32_t>(cached_tokens);
     r.outcome = RequestOutcome::kFinished;
+    finish_times_.push_back(time_s);
   }
   const LogHistogram& itl() const { return itl_; }
+  // When each finished request's last token reached the client, in the order they were
+  // recorded (a closed-loop client sends its next request then).
+  const std::vector<double>& finish_times() const { return finish_times_; }
 
  private:
   std::vector<RequestRecord> records_;
   LogHistogram itl_;
+  std::vector<double> finish_times_;
+  bool keep_chunk_times_ = false;
+  std::vector<std::vector<double>> chunk_times_;
 };
 
 }  // namespace infergrid

@@ -40,6 +40,11 @@ MemorySummary DescribeMemory(const MemoryPlan& m, const BlockManagerOptions& blo
   ms.set_kv_tokens(static_cast<int32_t>(m.kv_tokens));
   ms.set_num_cpu_blocks(static_cast<int32_t>(blocks.num_cpu_blocks));
   ms.set_watermark_blocks(static_cast<int32_t>(WatermarkBlocks(blocks)));
+  ms.set_total_bytes_per_gpu(m.total_bytes);
+  ms.set_budget_bytes_per_gpu(m.budget_bytes);
+  ms.set_activation_peak_bytes_per_gpu(m.activation_peak_bytes);
+  ms.set_non_torch_bytes_per_gpu(m.non_torch_bytes);
+  ms.set_cuda_graph_bytes_per_gpu(m.cuda_graph_bytes);
   return ms;
 }
 

@@ -1,0 +1,272 @@
+#include "sim/cli/bench_options.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "sim/bench/serve_report.h"
+#include "sim/cli/accounting_setup.h"
+#include "sim/cli/bench_flags.h"
+#include "sim/cli/number_flags.h"
+#include "sim/cli/simulate_flags.h"
+#include "sim/cli/trace_flags.h"
+
+namespace infergrid::cli {
+namespace {
+
+// Items of a list flag: separated by commas or spaces, empty ones dropped.
+std::vector<std::string> ListItems(absl::string_view text) {
+  std::vector<std::string> items;
+  for (absl::string_view item : absl::StrSplit(text, absl::ByAnyChar(", "), absl::SkipWhitespace())) {
+    items.emplace_back(absl::StripAsciiWhitespace(item));
+  }
+  return items;
+}
+
+// The SGLang / TensorRT-LLM spellings as the simulate flags they mean: a command line of the
+// canonical flags, parsed, laid over the given values.
+absl::StatusOr<FlagValues> ResolveAliases(const FlagValues& flags) {
+  struct Alias {
+    const char* alias;
+    const char* canonical;
+  };
+  static constexpr Alias kAliases[] = {{"concurrency", "max_concurrency"},
+                                       {"max_batch_size", "max_num_seqs"},
+                                       {"max_num_tokens", "max_num_batched_tokens"},
+                                       {"tp_size", "tensor_parallel_size"}};
+  std::vector<std::string> args;
+  std::vector<absl::string_view> allowed;
+  for (const Alias& a : kAliases) {
+    if (!flags.IsSet(a.alias)) continue;
+    const auto dashed = [](std::string name) {
+      std::replace(name.begin(), name.end(), '_', '-');
+      return absl::StrCat("--", name);
+    };
+    if (flags.IsSet(a.canonical)) {
+      return UsageError(absl::StrCat(dashed(a.alias), " and ", dashed(a.canonical), " are the same setting: give one"));
+    }
+    args.push_back(absl::StrCat(dashed(a.canonical), "=", flags.Text(a.alias)));
+    allowed.push_back(a.canonical);
+  }
+  if (args.empty()) return flags;
+  absl::StatusOr<ParsedCommandLine> parsed = ParseCommandLine(args, allowed);
+  if (!parsed.ok()) return parsed.status();
+  return flags.With(parsed->flags);
+}
+
+absl::StatusOr<std::vector<double>> ReadRequestRates(absl::string_view text) {
+  std::vector<double> rates;
+  for (const std::string& item : ListItems(text)) {
+    double rate = 0;
+    if (absl::AsciiStrToLower(item) == "inf") {
+      rate = std::numeric_limits<double>::infinity();
+    } else if (!absl::SimpleAtod(item, &rate) || !(rate > 0) || std::isinf(rate)) {
+      return UsageError(absl::StrCat("--request-rate: '", item, "' is not a positive number or inf"));
+    }
+    rates.push_back(rate);
+  }
+  if (rates.empty()) return UsageError("--request-rate: give a rate, inf, or a list of them");
+  return rates;
+}
+
+absl::StatusOr<bench::GoodputSlo> ReadGoodput(absl::string_view text) {
+  bench::GoodputSlo slo;
+  for (const std::string& item : ListItems(text)) {
+    const std::vector<std::string> parts = absl::StrSplit(item, ':');
+    double value = 0;
+    if (parts.size() != 2 || !absl::SimpleAtod(parts[1], &value)) {
+      return UsageError(absl::StrCat("--goodput: '", item,
+                                     "' is not KEY:VALUE (a metric name and a number in milliseconds)"));
+    }
+    if (value < 0) return UsageError(absl::StrCat("--goodput: ", item, ": the SLO must be non-negative"));
+    if (parts[0] == "ttft") {
+      slo.ttft_ms = value;
+    } else if (parts[0] == "tpot") {
+      slo.tpot_ms = value;
+    } else if (parts[0] == "e2el") {
+      slo.e2el_ms = value;
+    } else {
+      return UsageError(absl::StrCat("--goodput: unknown metric '", parts[0], "' (ttft, tpot or e2el)"));
+    }
+  }
+  return slo;
+}
+
+absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
+  const std::string metrics = flags.Get(FLAGS_percentile_metrics);
+  o.percentile_metrics = ListItems(metrics.empty() ? "ttft,tpot,itl" : metrics);
+  for (const std::string& name : o.percentile_metrics) {
+    const std::vector<std::string>& known = bench::PercentileMetricNames();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return UsageError(absl::StrCat("--percentile-metrics: unknown metric '", name, "' (",
+                                     absl::StrJoin(known, ", "), ")"));
+    }
+  }
+  for (const std::string& item : ListItems(flags.Get(FLAGS_metric_percentiles))) {
+    double p = 0;
+    if (!absl::SimpleAtod(item, &p) || !(p >= 0 && p <= 100)) {
+      return UsageError(absl::StrCat("--metric-percentiles: '", item, "' is not a percentile in [0, 100]"));
+    }
+    o.percentiles.push_back(p);
+  }
+  absl::StatusOr<bench::GoodputSlo> goodput = ReadGoodput(flags.Get(FLAGS_goodput));
+  if (!goodput.ok()) return goodput.status();
+  o.goodput = *goodput;
+  o.save_result = flags.Get(FLAGS_save_result);
+  o.save_detailed = flags.Get(FLAGS_save_detailed);
+  o.append_result = flags.Get(FLAGS_append_result);
+  o.result_dir = flags.Get(FLAGS_result_dir);
+  o.result_filename = flags.Get(FLAGS_result_filename);
+  if (const std::string label = flags.Get(FLAGS_label); !label.empty()) o.label = label;
+  for (const std::string& item : ListItems(flags.Get(FLAGS_metadata))) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) return UsageError(absl::StrCat("--metadata: '", item, "' is not KEY=VALUE"));
+    o.metadata.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  o.result_date = flags.Get(FLAGS_result_date);
+  if (!o.result_date.empty()) {
+    int64_t digits = 0;
+    const std::vector<std::string> parts = absl::StrSplit(o.result_date, '-');
+    if (parts.size() != 2 || parts[0].size() != 8 || parts[1].size() != 6 || !absl::SimpleAtoi(parts[0], &digits) ||
+        !absl::SimpleAtoi(parts[1], &digits)) {
+      return UsageError(absl::StrCat("--result-date=", o.result_date, " is not YYYYMMDD-HHMMSS"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& o) {
+  bench::DatasetOptions& d = o.dataset;
+  d.name = flags.Get(FLAGS_dataset_name);
+  d.path = flags.Get(FLAGS_dataset_path);
+  const std::vector<std::string>& names = bench::DatasetNames();
+  if (std::find(names.begin(), names.end(), d.name) == names.end()) {
+    return UsageError(absl::StrCat("--dataset-name: unknown dataset '", d.name, "' (", absl::StrJoin(names, ", "), ")"));
+  }
+  if (d.name == "random" && !d.path.empty()) {
+    return UsageError("--dataset-path: the random dataset reads no file (use --dataset-name=sharegpt, custom, ...)");
+  }
+  if (d.name != "random" && d.path.empty()) {
+    return UsageError(absl::StrCat("--dataset-name=", d.name, " needs --dataset-path"));
+  }
+  d.num_prompts = flags.Get(FLAGS_num_prompts);
+  if (absl::Status s = CheckRange("num_prompts", d.num_prompts, 1, int64_t{10'000'000}); !s.ok()) return s;
+  const uint64_t seed = flags.Get(FLAGS_seed);
+  if (seed > 0xffffffffULL) return UsageError("--seed must be below 2^32 (NumPy's legacy seeding)");
+  d.seed = static_cast<int64_t>(seed);
+  d.random_input_len = flags.Get(FLAGS_random_input_len);
+  d.random_output_len = flags.Get(FLAGS_random_output_len);
+  d.random_range_ratio = flags.Get(FLAGS_random_range_ratio);
+  if (absl::Status s = CheckDoubleRange("random-range-ratio", d.random_range_ratio, 0, 0.999999); !s.ok()) return s;
+  d.random_prefix_len = flags.Get(FLAGS_random_prefix_len);
+  d.sonnet_input_len = flags.Get(FLAGS_sonnet_input_len);
+  d.sonnet_output_len = flags.Get(FLAGS_sonnet_output_len);
+  d.sonnet_prefix_len = flags.Get(FLAGS_sonnet_prefix_len);
+  d.custom_output_len = flags.Get(FLAGS_custom_output_len);
+  d.skip_chat_template = flags.Get(FLAGS_skip_chat_template);
+  d.no_oversample = flags.Get(FLAGS_no_oversample);
+  d.trace_format = flags.Get(FLAGS_trace_format);
+  if (const int64_t len = flags.Get(FLAGS_sharegpt_output_len); len > 0) d.sharegpt_output_len = len;
+  for (const auto& [name, value] :
+       {std::pair{"random_input_len", d.random_input_len}, std::pair{"random_output_len", d.random_output_len},
+        std::pair{"random_prefix_len", d.random_prefix_len}, std::pair{"sonnet_input_len", d.sonnet_input_len},
+        std::pair{"sonnet_output_len", d.sonnet_output_len}, std::pair{"sonnet_prefix_len", d.sonnet_prefix_len},
+        std::pair{"custom_output_len", d.custom_output_len}}) {
+    if (absl::Status s = CheckRange(name, value, 0, int64_t{10'000'000}); !s.ok()) return s;
+  }
+  // The general lengths, mapped as each script maps them.
+  const int64_t input_len = flags.Get(FLAGS_input_len);
+  const int64_t output_len = flags.Get(FLAGS_output_len);
+  if (input_len < 0 || output_len < 0) return UsageError("--input-len and --output-len must be positive");
+  if (input_len > 0) {
+    d.random_input_len = input_len;
+    if (mode == BenchMode::kThroughput) d.sonnet_input_len = input_len;
+  }
+  if (output_len > 0) {
+    d.random_output_len = output_len;
+    d.sharegpt_output_len = output_len;
+    d.custom_output_len = output_len;
+    if (mode == BenchMode::kThroughput) d.sonnet_output_len = output_len;
+  }
+  if (mode == BenchMode::kThroughput) {
+    if (d.name == "random" && input_len == 0) return UsageError("--input-len must be given for the random dataset");
+    if (flags.IsSet("prefix_len")) d.random_prefix_len = flags.Get(FLAGS_prefix_len);
+  }
+  o.self_timed = flags.Get(FLAGS_self_timed);
+  if (o.self_timed && d.name != "trace") return UsageError("--self-timed needs --dataset-name=trace");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<BenchMode> ParseBenchMode(absl::string_view mode) {
+  if (mode == "latency") return BenchMode::kLatency;
+  if (mode == "throughput") return BenchMode::kThroughput;
+  if (mode == "serve") return BenchMode::kServe;
+  return UsageError(absl::StrCat("bench: unknown benchmark '", mode, "' (latency, throughput or serve)"));
+}
+
+absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& given) {
+  absl::StatusOr<FlagValues> flags = ResolveAliases(given);
+  if (!flags.ok()) return flags.status();
+  BenchOptions o;
+  o.mode = mode;
+  absl::StatusOr<SimulateOptions> engine = ReadSimulateOptions(*flags);
+  if (!engine.ok()) return engine.status();
+  o.engine = *std::move(engine);
+  o.engine.progress = false;
+  o.engine.record_wall_time = false;
+  o.model_id = flags->Text("model");
+  o.backend = flags->Get(FLAGS_backend);
+  if (o.backend.empty()) o.backend = mode == BenchMode::kServe ? "openai" : "vllm";
+  o.compare_path = flags->Get(FLAGS_compare);
+  o.output_json = flags->Get(FLAGS_output_json);
+  o.n = flags->Get(FLAGS_n);
+  if (absl::Status s = CheckRange("n", o.n, 1, 1024); !s.ok()) return s;
+  if (flags->IsSet("enable_chunked_prefill")) {
+    if (!flags->Get(FLAGS_enable_chunked_prefill)) {
+      return UsageError("--enable-chunked-prefill=false: prefill-first batching is --scheduler=vllm in simulate");
+    }
+    o.engine.scheduler = SchedulerKind::kSarathi;
+  }
+  if (o.engine.max_concurrency > 0) o.max_concurrency = o.engine.max_concurrency;
+  o.dataset.tokenizer = bench::TokenizerFamilyFor(o.engine.setup.model.name(), o.engine.setup.model.vocab_size());
+  if (mode == BenchMode::kLatency) {
+    o.batch_size = flags->Get(FLAGS_batch_size);
+    if (absl::Status s = CheckRange("batch_size", o.batch_size, 1, 1'000'000); !s.ok()) return s;
+    if (flags->Get(FLAGS_input_len) > 0) o.input_len = flags->Get(FLAGS_input_len);
+    if (flags->Get(FLAGS_output_len) > 0) o.output_len = flags->Get(FLAGS_output_len);
+    if (flags->Get(FLAGS_input_len) < 0 || flags->Get(FLAGS_output_len) < 0) {
+      return UsageError("--input-len and --output-len must be positive");
+    }
+    o.num_iters = flags->Get(FLAGS_num_iters);
+    if (absl::Status s = CheckRange("num_iters", o.num_iters, 1, 100'000); !s.ok()) return s;
+    return o;
+  }
+  if (absl::Status s = ReadDataset(mode, *flags, o); !s.ok()) return s;
+  if (mode == BenchMode::kThroughput) {
+    o.request_rates = {std::numeric_limits<double>::infinity()};
+    return o;
+  }
+  absl::StatusOr<std::vector<double>> rates = ReadRequestRates(flags->Get(FLAGS_request_rate));
+  if (!rates.ok()) return rates.status();
+  o.request_rates = *std::move(rates);
+  if (o.self_timed && flags->IsSet("request_rate")) {
+    return UsageError("--self-timed sends at the trace's times: --request-rate does not apply");
+  }
+  o.burstiness = flags->Get(FLAGS_burstiness);
+  if (!(o.burstiness > 0)) return UsageError("--burstiness must be positive");
+  if (absl::Status s = ReadServeReports(*flags, o); !s.ok()) return s;
+  if (o.request_rates.size() > 1 && o.save_result && !o.result_filename.empty() && !o.append_result) {
+    return UsageError("--result-filename with several --request-rate values: add --append-result (one JSON line per rate)");
+  }
+  return o;
+}
+
+}  // namespace infergrid::cli

@@ -1,0 +1,64 @@
+// Every setting of one `infergrid bench latency|throughput|serve` run, read from its flags once
+// and checked, as vLLM's scripts read theirs: the client (dataset, request rates, concurrency,
+// reports) and the engine it runs against (the simulate options the same engine, model and GPU
+// flags give). Aliases (--concurrency, --max_batch_size, --max_num_tokens, --tp-size, --input-len
+// and --output-len for serve's datasets) resolve here; giving both spellings is a usage error.
+#ifndef INFERGRID_SIM_CLI_BENCH_OPTIONS_H_
+#define INFERGRID_SIM_CLI_BENCH_OPTIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/bench/bench_dataset.h"
+#include "sim/bench/serve_metrics.h"
+#include "sim/cli/command_line.h"
+#include "sim/cli/simulate_options.h"
+
+namespace infergrid::cli {
+
+enum class BenchMode { kLatency, kThroughput, kServe };
+
+struct BenchOptions {
+  BenchMode mode = BenchMode::kServe;
+  SimulateOptions engine;              // the engine, model, GPU and memory plan
+  std::string model_id;                // --model as given (the result's model_id)
+  bench::DatasetOptions dataset;
+  int64_t n = 1;                       // sequences per prompt
+  // latency
+  int64_t batch_size = 8;
+  int64_t input_len = 32;
+  int64_t output_len = 128;
+  int64_t num_iters = 30;
+  std::string output_json;             // latency and throughput
+  // serve (and throughput's --concurrency)
+  std::vector<double> request_rates;   // inf: all at once
+  double burstiness = 1;
+  std::optional<int64_t> max_concurrency;
+  bool self_timed = false;
+  bench::GoodputSlo goodput;
+  std::vector<std::string> percentile_metrics;
+  std::vector<double> percentiles;
+  bool save_result = false;
+  bool save_detailed = false;
+  bool append_result = false;
+  std::string result_dir;
+  std::string result_filename;
+  std::optional<std::string> label;
+  std::string backend;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::string result_date;             // empty: now
+  std::string compare_path;
+};
+
+absl::StatusOr<BenchMode> ParseBenchMode(absl::string_view mode);
+
+// Usage errors (exit 2) name the flag; a model or GPU file that does not parse is bad input.
+absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& flags);
+
+}  // namespace infergrid::cli
+
+#endif  // INFERGRID_SIM_CLI_BENCH_OPTIONS_H_

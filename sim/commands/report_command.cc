@@ -1,0 +1,49 @@
+// `infergrid report RUN_DIR... --out=report.html`: one self-contained HTML page (charts, tables,
+// the charting library inlined; no network when viewed) from folders that `simulate --out` and
+// `compare --out` wrote. One run folder: its latency distributions, its behaviour over time, its
+// resources and memory plan; several: overlaid and differenced; a compare folder: its A/B table
+// with the confidence intervals compare computed. Bad input writes nothing (sim/report/).
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "sim/cli/command_line.h"
+#include "sim/cli/simulate_flags.h"
+#include "sim/commands/command.h"
+#include "sim/format/units.h"
+#include "sim/report/report_builder.h"
+#include "sim/report/report_inputs.h"
+#include "sim/report/staged_file.h"
+
+namespace infergrid {
+namespace {
+
+absl::Status RunReport(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  if (command_line.positional.empty()) {
+    return cli::UsageError("report takes one or more folders written by simulate --out or compare --out");
+  }
+  const std::string path = command_line.flags.Get(FLAGS_out);
+  if (path.empty()) return cli::UsageError("report needs --out=FILE.html, the page to write");
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error) || path.back() == '/') {
+    return cli::UsageError(absl::StrCat("--out=", path, ": names a folder; give the HTML file to write"));
+  }
+  absl::StatusOr<report::ReportInputs> inputs = report::ReadReportInputs(command_line.positional);
+  if (!inputs.ok()) return inputs.status();
+  const std::string page = report::BuildReportPage(*inputs);
+  absl::StatusOr<report::StagedFile> staged = report::StagedFile::Stage(path, page, "--out");
+  if (!staged.ok()) return staged.status();
+  if (absl::Status s = staged->Commit(); !s.ok()) return s;
+  out << "wrote " << path << " (" << format::Grouped(static_cast<double>(page.size())) << " bytes)\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const Command& ReportCommand() {
+  static const Command* command = new Command{
+      "report", "an HTML page of charts from simulate --out and compare --out folders (self-contained)",
+      {"out"}, &RunReport};
+  return *command;
+}
+
+}  // namespace infergrid

@@ -1,0 +1,93 @@
+#include "sim/report/csv_columns.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+
+namespace infergrid::report {
+namespace {
+
+// Splits a plain CSV line at its commas; the views point into `line`.
+void SplitFields(absl::string_view line, std::vector<absl::string_view>* fields) {
+  fields->clear();
+  size_t start = 0;
+  while (true) {
+    const size_t comma = line.find(',', start);
+    if (comma == absl::string_view::npos) {
+      fields->push_back(line.substr(start));
+      return;
+    }
+    fields->push_back(line.substr(start, comma - start));
+    start = comma + 1;
+  }
+}
+
+std::optional<double> ParseNumber(absl::string_view text) {
+  if (text.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// The header's index of each name, or an error naming the first missing one.
+absl::Status FindColumns(const std::string& path, const std::vector<absl::string_view>& header,
+                         const std::vector<std::string>& names, std::vector<size_t>* indexes) {
+  for (const std::string& name : names) {
+    size_t i = 0;
+    while (i < header.size() && header[i] != name) ++i;
+    if (i == header.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ":1: no column '", name, "' in the header"));
+    }
+    indexes->push_back(i);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ReadCsvColumns(const std::string& path, const CsvColumnNames& names,
+                            const std::function<void(const CsvRow&)>& on_row) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  std::string line;
+  if (!std::getline(in, line)) return absl::InvalidArgumentError(absl::StrCat(path, ": empty (no header row)"));
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  std::vector<absl::string_view> fields;
+  SplitFields(line, &fields);
+  const size_t width = fields.size();
+  std::vector<size_t> number_index, text_index;
+  if (absl::Status s = FindColumns(path, fields, names.numbers, &number_index); !s.ok()) return s;
+  if (absl::Status s = FindColumns(path, fields, names.texts, &text_index); !s.ok()) return s;
+
+  std::vector<double> numbers(number_index.size());
+  std::vector<absl::string_view> texts(text_index.size());
+  for (int64_t line_number = 2; std::getline(in, line); ++line_number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    SplitFields(line, &fields);
+    if (fields.size() != width) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ":", line_number, ": ", fields.size(),
+                                                     " fields, the header has ", width));
+    }
+    for (size_t i = 0; i < number_index.size(); ++i) {
+      const std::optional<double> value = ParseNumber(fields[number_index[i]]);
+      if (!value) {
+        return absl::InvalidArgumentError(absl::StrCat(path, ":", line_number, ": column '", names.numbers[i],
+                                                       "': '", fields[number_index[i]], "' is not a number"));
+      }
+      numbers[i] = *value;
+    }
+    for (size_t j = 0; j < text_index.size(); ++j) texts[j] = fields[text_index[j]];
+    on_row(CsvRow{numbers, texts, line_number});
+  }
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error: ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+}  // namespace infergrid::report

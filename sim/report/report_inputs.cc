@@ -1,0 +1,112 @@
+#include "sim/report/report_inputs.h"
+
+#include <filesystem>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/textproto.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace infergrid::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Parses a JSON file the simulator wrote into a T; a file without `required` set is some other
+// JSON, not a T.
+template <typename T>
+absl::StatusOr<T> ReadJson(const std::string& path, absl::string_view what, bool (T::*required)() const) {
+  std::string text;
+  if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
+  T result;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;  // a newer simulator's extra fields
+  const auto status = google::protobuf::util::JsonStringToMessage(text, &result, options);
+  if (!status.ok()) {
+    // The parser's message spans lines (a caret under the text); its first line says what is wrong.
+    const std::string reason = status.message().as_string();
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", what, ": ", reason.substr(0, reason.find('\n'))));
+  }
+  if (!(result.*required)()) return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", what));
+  return result;
+}
+
+std::string FolderName(const std::string& dir) {
+  fs::path path = fs::path(dir).lexically_normal();
+  if (path.filename().empty()) path = path.parent_path();  // "runs/a/"
+  const std::string name = fs::absolute(path).lexically_normal().filename().string();
+  return name.empty() ? dir : name;
+}
+
+// Folder names as labels, "name (2)" for a repeated one.
+std::vector<std::string> UniqueLabels(const std::vector<std::string>& dirs) {
+  std::map<std::string, int> seen;
+  std::vector<std::string> labels;
+  for (const std::string& dir : dirs) {
+    const std::string name = FolderName(dir);
+    const int n = ++seen[name];
+    labels.push_back(n == 1 ? name : absl::StrCat(name, " (", n, ")"));
+  }
+  return labels;
+}
+
+}  // namespace
+
+absl::StatusOr<RunInput> ReadRun(std::string source, std::string label, SimulationSummary summary,
+                                 const std::string& requests_csv, const std::string& iterations_csv) {
+  RunInput run;
+  run.source = std::move(source);
+  run.label = std::move(label);
+  run.summary = std::move(summary);
+  if (!requests_csv.empty()) {
+    absl::StatusOr<RequestSamples> requests = RequestSamples::Read(requests_csv);
+    if (!requests.ok()) return requests.status();
+    run.requests = *std::move(requests);
+  }
+  if (!iterations_csv.empty()) {
+    absl::StatusOr<IterationBins> iterations =
+        IterationBins::Read(iterations_csv, run.summary.simulated_duration_s(), kTimeBins);
+    if (!iterations.ok()) return iterations.status();
+    run.iterations = *std::move(iterations);
+  }
+  return run;
+}
+
+absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& dirs) {
+  ReportInputs inputs;
+  const std::vector<std::string> labels = UniqueLabels(dirs);
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    const fs::path dir(dirs[i]);
+    std::error_code error;
+    if (!fs::is_directory(dir, error)) {
+      return absl::NotFoundError(absl::StrCat(dirs[i], ": ", fs::exists(dir, error) ? "not a folder" : "no such folder",
+                                              " (give folders written by simulate --out or compare --out)"));
+    }
+    if (fs::exists(dir / "comparison.json", error)) {
+      absl::StatusOr<Comparison> comparison =
+          ReadJson((dir / "comparison.json").string(), "comparison.json", &Comparison::has_a);
+      if (!comparison.ok()) return comparison.status();
+      inputs.comparisons.push_back({dirs[i], labels[i], *std::move(comparison)});
+      continue;
+    }
+    const fs::path summary_path = dir / "summary.json";
+    if (!fs::exists(summary_path, error)) {
+      return absl::NotFoundError(absl::StrCat(dirs[i], ": no summary.json or comparison.json in the folder "
+                                              "(simulate --out=DIR writes summary.json unless --outputs leaves it out)"));
+    }
+    absl::StatusOr<SimulationSummary> summary =
+        ReadJson(summary_path.string(), "summary.json", &SimulationSummary::has_config);
+    if (!summary.ok()) return summary.status();
+    auto optional_file = [&](const char* name) {
+      return fs::exists(dir / name, error) ? (dir / name).string() : std::string();
+    };
+    absl::StatusOr<RunInput> run = ReadRun(dirs[i], labels[i], *std::move(summary), optional_file("requests.csv"),
+                                           optional_file("iterations.csv"));
+    if (!run.ok()) return run.status();
+    inputs.runs.push_back(*std::move(run));
+  }
+  return inputs;
+}
+
+}  // namespace infergrid::report

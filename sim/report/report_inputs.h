@@ -1,0 +1,50 @@
+// What a report draws from: `simulate --out=DIR` folders (summary.json, plus requests.csv and
+// iterations.csv when --outputs wrote them) and `compare --out=DIR` folders (comparison.json).
+// Everything is read and checked before a page is built, so bad input fails before any output
+// exists; each error names the folder or file.
+#ifndef INFERGRID_SIM_REPORT_REPORT_INPUTS_H_
+#define INFERGRID_SIM_REPORT_REPORT_INPUTS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/report/iteration_bins.h"
+#include "sim/report/request_samples.h"
+#include "sim/reports/simulation.pb.h"
+
+namespace infergrid::report {
+
+struct RunInput {
+  std::string source;   // the folder as given (or the run's --out), for the page
+  std::string label;    // its name in legends and headings
+  SimulationSummary summary;
+  std::optional<RequestSamples> requests;   // absent: the folder has no requests.csv
+  std::optional<IterationBins> iterations;  // absent: the folder has no iterations.csv
+};
+
+struct ComparisonInput {
+  std::string source;
+  std::string label;
+  Comparison comparison;
+};
+
+struct ReportInputs {
+  std::vector<RunInput> runs;
+  std::vector<ComparisonInput> comparisons;
+};
+
+// Reads each folder: one with comparison.json is a comparison, else one with summary.json a run.
+// A folder that is missing or has neither, or a file that does not parse, is an error. Labels are
+// the folders' names, numbered where two are the same.
+absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& dirs);
+
+// One run from its parts: `simulate --report` has the summary in memory and its CSVs under
+// temporary names. An empty path: that file was not written.
+absl::StatusOr<RunInput> ReadRun(std::string source, std::string label, SimulationSummary summary,
+                                 const std::string& requests_csv, const std::string& iterations_csv);
+
+}  // namespace infergrid::report
+
+#endif  // INFERGRID_SIM_REPORT_REPORT_INPUTS_H_

@@ -1,0 +1,238 @@
+// `infergrid bench latency|throughput|serve` as users run them: golden reports and saved JSON
+// in vLLM's formats, --compare against a real result written in vLLM's format, the closed-loop
+// client (never more than N in flight; throughput saturates with N), rate sweeps, and bad
+// input (one line, non-zero exit, no files).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/command_runner.h"
+#include "tests/test_files.h"
+
+namespace infergrid {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::ReadAll;
+using testing::RunInfergrid;
+
+const char kModel[] = "--model=meta-llama/Llama-3.1-8B-Instruct --engine=vllm-v1@0.21";
+
+void ExpectGolden(const std::string& actual, const std::string& golden, const std::string& command) {
+  const std::string expected = ReadAll(testing::SourcePath(golden));
+  ASSERT_FALSE(expected.empty()) << golden;
+  EXPECT_EQ(actual, expected) << "regenerate with: infergrid " << command << " (" << golden << ")";
+}
+
+TEST(BenchCli, LatencyReportAndJsonGolden) {
+  const fs::path json = testing::TestDir() / "latency.json";
+  const std::string command = absl::StrCat("bench latency ", kModel, " --batch-size=8 --input-len=32 --output-len=128");
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(command, " --output-json=", json.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectGolden(r.out, "tests/golden/bench_latency.txt", command);
+  ExpectGolden(ReadAll(json), "tests/golden/bench_latency.json", command + " --output-json=FILE");
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(j["latencies"].size(), 30u);  // --num-iters defaults to 30
+  EXPECT_NEAR(j["percentiles"]["50"].get<double>(), j["avg_latency"].get<double>(), 1e-12);
+}
+
+TEST(BenchCli, ThroughputReportAndJsonGolden) {
+  const fs::path json = testing::TestDir() / "throughput.json";
+  const std::string command =
+      absl::StrCat("bench throughput ", kModel, " --input-len=256 --output-len=64 --num-prompts=100");
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(command, " --output-json=", json.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectGolden(r.out, "tests/golden/bench_throughput.txt", command);
+  ExpectGolden(ReadAll(json), "tests/golden/bench_throughput.json", command + " --output-json=FILE");
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(j["num_requests"], 100);
+  EXPECT_EQ(j["total_num_tokens"], 100 * (256 + 64));  // 255 sampled + the server's BOS
+  EXPECT_DOUBLE_EQ(j["requests_per_second"].get<double>(), 100 / j["elapsed_time"].get<double>());
+}
+
+const char kServe[] =
+    "bench serve --model=meta-llama/Llama-3.1-8B-Instruct --engine=vllm-v1@0.21 --num-prompts=50 "
+    "--random-input-len=512 --random-output-len=64 --random-range-ratio=0.5 --request-rate=8 "
+    "--percentile-metrics=ttft,tpot,itl,e2el --metric-percentiles=50,90,99 --goodput=ttft:50,tpot:10 "
+    "--result-date=20261201-120000";
+
+TEST(BenchCli, ServeReportAndSavedResultGolden) {
+  const fs::path dir = testing::TestDir();
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat(kServe, " --save-result --save-detailed --result-dir=", dir.string(), " --result-filename=r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectGolden(r.out, "tests/golden/bench_serve.txt", kServe);
+  ExpectGolden(ReadAll(dir / "r.json"), "tests/golden/bench_serve_result.json",
+               std::string(kServe) + " --save-result --save-detailed --result-filename=FILE");
+  // The saved numbers follow their definitions from the per-request lists.
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(dir / "r.json"));
+  ASSERT_EQ(j["ttfts"].size(), 50u);
+  double ttft_sum = 0;
+  int64_t gaps = 0;
+  for (size_t i = 0; i < 50; ++i) {
+    ttft_sum += j["ttfts"][i].get<double>();
+    gaps += static_cast<int64_t>(j["itls"][i].size());
+    EXPECT_GE(j["itls"][i].size(), 1u);
+  }
+  EXPECT_NEAR(j["mean_ttft_ms"].get<double>(), ttft_sum / 50 * 1000, 1e-9);
+  EXPECT_GT(gaps, 0);
+  EXPECT_EQ(j["completed"].get<int64_t>() + j["failed"].get<int64_t>(), 50);
+  EXPECT_EQ(j["request_rate"], 8.0);
+  EXPECT_TRUE(j["max_concurrency"].is_null());
+  EXPECT_EQ(j["date"], "20261201-120000");
+}
+
+TEST(BenchCli, DefaultResultNameAndShortResult) {
+  const fs::path dir = testing::TestDir();
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "bench serve ", kModel, " --num-prompts=10 --random-input-len=128 --random-output-len=16 ",
+      "--max-concurrency=4 --save-result --result-date=20261201-000000 --result-dir=", dir.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // vLLM's name: {label or backend}-{rate}qps-concurrency{N}-{model}-{date}.json
+  const fs::path file = dir / "openai-infqps-concurrency4-Llama-3.1-8B-Instruct-20261201-000000.json";
+  ASSERT_TRUE(fs::exists(file));
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(file));
+  EXPECT_FALSE(j.contains("ttfts"));  // per-request lists only with --save-detailed
+  EXPECT_TRUE(j.contains("latencies"));
+  EXPECT_EQ(j["max_concurrency"], 4);
+  EXPECT_EQ(j["request_rate"], "inf");
+  EXPECT_THAT(r.out, HasSubstr("Maximum request concurrency:             4         \n"));
+}
+
+TEST(BenchCli, CompareReportsTheRelativeErrors) {
+  const fs::path dir = testing::TestDir();
+  // A real run's saved result as `vllm bench serve --save-result` writes it (json.dump).
+  const std::string real = testing::WriteFile(
+      dir / "real.json",
+      R"({"date": "20250101-000000", "endpoint_type": "openai", "backend": "openai", "label": null, )"
+      R"("model_id": "meta-llama/Llama-3.1-8B-Instruct", "tokenizer_id": "meta-llama/Llama-3.1-8B-Instruct", )"
+      R"("num_prompts": 50, "request_rate": 8.0, "burstiness": 1.0, "max_concurrency": null, "duration": 8.0, )"
+      R"("completed": 50, "failed": 0, "total_input_tokens": 25000, "total_output_tokens": 3200, )"
+      R"("request_throughput": 5.0, "request_goodput": null, "output_throughput": 400.0, )"
+      R"("total_token_throughput": 3525.0, "mean_ttft_ms": 40.0, "median_ttft_ms": 35.0, "std_ttft_ms": 9.0, )"
+      R"("p99_ttft_ms": 80.0, "mean_tpot_ms": 9.0, "median_tpot_ms": 9.0, "std_tpot_ms": 1.0, "p99_tpot_ms": 12.0})");
+  const fs::path predicted = dir / "predicted.json";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(kServe, " --compare=", real, " --save-result --result-filename=",
+                                                             predicted.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("Predicted vs measured (", real, ", vllm bench serve)")));
+  const nlohmann::json p = nlohmann::json::parse(ReadAll(predicted));
+  // Each row: predicted, measured, and (predicted - measured) / measured.
+  for (const auto& [key, measured] : std::vector<std::pair<std::string, double>>{
+           {"request_throughput", 5.0}, {"mean_ttft_ms", 40.0}, {"p99_tpot_ms", 12.0}, {"duration", 8.0}}) {
+    const double value = p[key].get<double>();
+    const std::string row = absl::StrFormat("%-36s %14.4f %14.4f %+8.1f%%", key, value, measured,
+                                            100 * (value - measured) / measured);
+    EXPECT_THAT(r.out, HasSubstr(row)) << key;
+  }
+  // A metric the real result lacks is shown without an error.
+  EXPECT_THAT(r.out, HasSubstr(absl::StrFormat("%-36s %14.4f %14s", "mean_itl_ms", p["mean_itl_ms"].get<double>(), "-")));
+  EXPECT_THAT(r.out, HasSubstr("mean absolute error over "));
+}
+
+TEST(BenchCli, ClosedLoopKeepsAtMostNInFlightAndSaturates) {
+  const fs::path dir = testing::TestDir();
+  // The engine batches at most 16 sequences: beyond 16 clients, more concurrency only queues.
+  std::vector<double> throughput;
+  for (const int n : {1, 4, 16, 64}) {
+    const std::string file = absl::StrCat("c", n, ".json");
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(
+        "bench serve ", kModel, " --max-num-seqs=16 --num-prompts=120 --random-input-len=256 --random-output-len=64 ",
+        "--max-concurrency=", n, " --save-result --save-detailed --result-dir=", dir.string(), " --result-filename=", file));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(ReadAll(dir / file));
+    // Never more than n requests between their send and their last token.
+    std::vector<std::pair<double, int>> events;
+    for (size_t i = 0; i < j["start_times"].size(); ++i) {
+      const double start = j["start_times"][i].get<double>();
+      events.emplace_back(start, 1);
+      events.emplace_back(start + j["latencies"][i].get<double>(), -1);
+    }
+    std::sort(events.begin(), events.end());
+    int in_flight = 0;
+    int peak = 0;
+    for (const auto& [t, d] : events) peak = std::max(peak, in_flight += d);
+    EXPECT_LE(peak, n);
+    EXPECT_EQ(peak, std::min(n, 120));
+    EXPECT_EQ(j["max_concurrent_requests"], peak);
+    throughput.push_back(j["request_throughput"].get<double>());
+  }
+  EXPECT_GT(throughput[1], 2.5 * throughput[0]);
+  EXPECT_GT(throughput[2], 2.0 * throughput[1]);
+  EXPECT_NEAR(throughput[3], throughput[2], 0.05 * throughput[2]);  // saturated at the engine's 16
+}
+
+TEST(BenchCli, RateSweepPrintsOneReportPerRate) {
+  const fs::path dir = testing::TestDir();
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "bench serve ", kModel, " --num-prompts=30 --random-input-len=128 --random-output-len=32 --request-rate=1,4,inf ",
+      "--append-result --result-filename=sweep.jsonl --result-dir=", dir.string(), " --result-date=20261201-000000"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t reports = 0;
+  for (size_t at = r.out.find("Serving Benchmark Result"); at != std::string::npos;
+       at = r.out.find("Serving Benchmark Result", at + 1)) {
+    ++reports;
+  }
+  EXPECT_EQ(reports, 3u);
+  EXPECT_THAT(r.out, HasSubstr("Request rate configured (RPS):           1.00"));
+  EXPECT_THAT(r.out, HasSubstr("Request rate configured (RPS):           4.00"));
+  // One JSON document per line, in rate order; a slower rate takes longer.
+  const std::vector<std::string> lines = absl::StrSplit(ReadAll(dir / "sweep.jsonl"), '\n');
+  ASSERT_EQ(lines.size(), 3u);
+  const nlohmann::json slow = nlohmann::json::parse(lines[0]);
+  const nlohmann::json fast = nlohmann::json::parse(lines[2]);
+  EXPECT_EQ(slow["request_rate"], 1.0);
+  EXPECT_EQ(fast["request_rate"], "inf");
+  EXPECT_GT(slow["duration"].get<double>(), 25.0);  // 30 requests at 1/s: the last sent at 30 s
+  EXPECT_LT(fast["duration"].get<double>(), slow["duration"].get<double>());
+}
+
+TEST(BenchCli, BadInputIsOneLineAndNoFiles) {
+  const fs::path dir = testing::TestDir();
+  const std::string broken = testing::WriteFile(dir / "broken.json", "{\"request_throughput\": ");
+  const std::string serve = absl::StrCat("bench serve ", kModel, " --num-prompts=5 ");
+  const std::vector<testing::CliErrorCase> cases = {
+      {"bench", 2, "bench takes one benchmark"},
+      {"bench fly", 2, "unknown benchmark 'fly'"},
+      {serve + "--dataset-name=imagenet", 2, "--dataset-name: unknown dataset 'imagenet'"},
+      {serve + "--dataset-name=sharegpt", 2, "--dataset-name=sharegpt needs --dataset-path"},
+      {serve + "--dataset-name=sharegpt --dataset-path=" + (dir / "missing.json").string(), 1, "missing.json"},
+      {serve + "--compare=" + broken, 1, broken + ":1:"},
+      {serve + "--num-scheduler-steps=8", 2, "--num-scheduler-steps is not a vllm-v1@0.21 flag"},
+      {serve + "--batch-size=8", 2, "--batch-size is not a flag of bench serve"},
+      {serve + "--request-rate=fast", 2, "--request-rate: 'fast' is not a positive number or inf"},
+      {serve + "--concurrency=4 --max-concurrency=8", 2, "--concurrency and --max-concurrency are the same setting"},
+      {serve + "--goodput=ttft", 2, "--goodput: 'ttft' is not KEY:VALUE"},
+      {serve + "--percentile-metrics=ttft,speed", 2, "--percentile-metrics: unknown metric 'speed'"},
+      {absl::StrCat("bench latency ", kModel, " --input-len=131000"), 2, "exceeds max_model_len"},
+  };
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+  // A run that fails after its options were read writes nothing, not even the result.
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat(serve, "--compare=", broken, " --save-result --result-dir=", (dir / "results").string()));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir / "results"));
+}
+
+TEST(BenchCli, SglangAndTrtllmSpellingsMeanTheSame) {
+  const std::string base = absl::StrCat("bench serve ", kModel, " --num-prompts=20 --random-input-len=128 "
+                                        "--random-output-len=16 --result-date=20261201-000000 ");
+  const testing::CommandResult a = RunInfergrid(base + "--max-concurrency=4 --max-num-seqs=8 --tensor-parallel-size=1");
+  const testing::CommandResult b = RunInfergrid(base + "--concurrency=4 --max_batch_size=8 --tp-size=1");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+}
+
+}  // namespace
+}  // namespace infergrid

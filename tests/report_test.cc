@@ -1,0 +1,368 @@
+// The HTML report's parts (sim/report) and `infergrid report` / `simulate --report` as users run
+// them: CSV columns and their errors, time bins, the memory waterfall's arithmetic, the page's
+// escaping and inlined assets, and the commands' bad-input rules (one line, exit 1 or 2, no
+// partial file). The browser check of the drawn page is report_browser_test.cc.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/report/assets.h"
+#include "sim/report/csv_columns.h"
+#include "sim/report/html_page.h"
+#include "sim/report/iteration_bins.h"
+#include "sim/report/summary_charts.h"
+#include "sim/report/time_bins.h"
+#include "tests/command_runner.h"
+#include "tests/test_files.h"
+
+namespace infergrid {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::ReadAll;
+using testing::RunInfergrid;
+
+// A small deterministic run for the command tests.
+const char kSmallRun[] = "simulate --max-requests=60 --rate=6 --record-wall-time=false --quiet";
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+TEST(ReportCsv, ReadsNamedColumnsInAnyOrder) {
+  const std::string path = testing::WriteFile(testing::TestDir() / "t.csv", "b,a,c\n1,x,2.5\n,y,3\n");
+  std::vector<double> b, c;
+  std::vector<std::string> a;
+  absl::Status s = report::ReadCsvColumns(path, {{"c", "b"}, {"a"}}, [&](const report::CsvRow& row) {
+    c.push_back(row.numbers[0]);
+    b.push_back(row.numbers[1]);
+    a.emplace_back(row.texts[0]);
+  });
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(c, (std::vector<double>{2.5, 3}));
+  EXPECT_EQ(b[0], 1);
+  EXPECT_TRUE(std::isnan(b[1]));  // empty: a time that did not happen
+  EXPECT_EQ(a, (std::vector<std::string>{"x", "y"}));
+}
+
+TEST(ReportCsv, ErrorsNameFileLineAndColumn) {
+  const fs::path dir = testing::TestDir();
+  const auto error = [&](const std::string& text, const report::CsvColumnNames& names) {
+    const std::string path = testing::WriteFile(dir / "t.csv", text);
+    return std::string(report::ReadCsvColumns(path, names, [](const report::CsvRow&) {}).message());
+  };
+  EXPECT_THAT(error("a,b\n1,2\n", {{"z"}, {}}), HasSubstr("t.csv:1: no column 'z'"));
+  EXPECT_THAT(error("a,b\n1,2\n3\n", {{"a"}, {}}), HasSubstr("t.csv:3: 1 fields, the header has 2"));
+  EXPECT_THAT(error("a,b\n1,2\nx1,2\n", {{"a"}, {}}), HasSubstr("t.csv:3: column 'a': 'x1' is not a number"));
+  EXPECT_THAT(error("", {{"a"}, {}}), HasSubstr("empty"));
+  EXPECT_THAT(std::string(report::ReadCsvColumns((dir / "missing.csv").string(), {}, [](const report::CsvRow&) {})
+                              .message()),
+              HasSubstr("missing.csv: cannot open"));
+}
+
+TEST(ReportBins, TimesFallInEqualBinsClampedAtTheEnds) {
+  const report::TimeAxis axis(10, 4);
+  EXPECT_EQ(axis.width_s(), 2.5);
+  EXPECT_EQ(axis.BinOf(0), 0);
+  EXPECT_EQ(axis.BinOf(2.49), 0);
+  EXPECT_EQ(axis.BinOf(2.5), 1);
+  EXPECT_EQ(axis.BinOf(10), 3);   // the last arrival's bin
+  EXPECT_EQ(axis.BinOf(99), 3);
+  EXPECT_EQ(axis.BinOf(-1), 0);
+  EXPECT_THAT(report::BinRule(axis, "x"), HasSubstr("2.500 s (the run cut into 4 equal bins)"));
+}
+
+TEST(ReportBins, IterationsReduceToPerBinStatistics) {
+  const std::string header =
+      "replica,iteration,start_s,end_s,compute_s,communication_s,host_s,host_hidden_s,batch_size,prefill_seqs,"
+      "prefill_tokens,decode_seqs,padding_seqs,kv_blocks_used,kv_fraction,waiting,running,swapped,preempted,"
+      "swap_out_blocks,swap_in_blocks,binding,hbm_fraction,compute_fraction\n";
+  const std::string path = testing::WriteFile(
+      testing::TestDir() / "iterations.csv",
+      header +
+          "0,0,0.0,1.0,1,0,0.25,0,4,1,100,3,0,10,0.1,2,4,0,0,0,0,compute,0.2,0.8\n"
+          "0,1,1.0,2.0,1,0,0.25,0.5,6,0,0,6,0,12,0.3,0,6,0,1,0,0,hbm,0.9,0.1\n"
+          "0,2,3.0,4.0,1,0,0,0,8,0,0,8,0,14,0.5,0,8,0,0,0,0,hbm,0.8,0.1\n");
+  absl::StatusOr<report::IterationBins> bins = report::IterationBins::Read(path, 4, 2);
+  ASSERT_TRUE(bins.ok()) << bins.status();
+  ASSERT_EQ(bins->bins().size(), 2u);
+  const report::IterationBin& first = bins->bins()[0];
+  EXPECT_EQ(first.batch_size.count, 2);
+  EXPECT_EQ(first.batch_size.min, 4);
+  EXPECT_EQ(first.batch_size.max, 6);
+  EXPECT_EQ(first.batch_size.mean(), 5);
+  EXPECT_EQ(first.new_tokens.max, 103);
+  EXPECT_EQ(first.preempted, 1);
+  EXPECT_DOUBLE_EQ(first.busy_s, 2);
+  EXPECT_DOUBLE_EQ(first.hbm_fraction_s / first.busy_s, 0.55);  // duration-weighted
+  EXPECT_DOUBLE_EQ(first.host_s, 0.5);
+  EXPECT_EQ(bins->resources(), (std::vector<std::string>{"compute", "hbm"}));
+  EXPECT_EQ(first.busy_by_resource_s, (std::vector<double>{1, 1}));
+  EXPECT_EQ(bins->bins()[1].busy_by_resource_s, (std::vector<double>{0, 1}));
+  EXPECT_EQ(bins->iterations(), 3);
+  EXPECT_EQ(bins->preemptions(), 1);
+}
+
+TEST(ReportBins, AnEmptyRequiredFieldIsAnError) {
+  const std::string path = testing::WriteFile(
+      testing::TestDir() / "iterations.csv",
+      "start_s,end_s,host_s,host_hidden_s,batch_size,prefill_tokens,decode_seqs,kv_fraction,waiting,running,"
+      "swapped,preempted,hbm_fraction,compute_fraction,binding\n0,1,0,0,4,0,4,,0,4,0,0,0.5,0.1,hbm\n");
+  absl::StatusOr<report::IterationBins> bins = report::IterationBins::Read(path, 1, 1);
+  ASSERT_FALSE(bins.ok());
+  EXPECT_THAT(std::string(bins.status().message()), HasSubstr("iterations.csv:2: an empty field"));
+}
+
+SimulationSummary VllmPlanSummary(bool graphs_subtracted) {
+  SimulationSummary s;
+  MemorySummary& m = *s.mutable_memory();
+  const double gib = 1073741824.0;
+  m.set_total_bytes_per_gpu(80 * gib);
+  m.set_budget_bytes_per_gpu(72 * gib);
+  m.set_weight_bytes_per_gpu(15 * gib);
+  m.set_activation_peak_bytes_per_gpu(2 * gib);
+  m.set_non_torch_bytes_per_gpu(1 * gib);
+  m.set_cuda_graph_bytes_per_gpu(0.5 * gib);
+  m.set_kv_cache_bytes_per_gpu((graphs_subtracted ? 53.5 : 54) * gib);
+  return s;
+}
+
+// The waterfall's bars as (step, start, end) in GiB.
+std::vector<std::tuple<std::string, double, double>> Steps(const report::Chart& chart) {
+  std::vector<std::tuple<std::string, double, double>> steps;
+  for (const auto& row : chart.spec["layer"][0]["data"]["values"]) {
+    steps.emplace_back(row["step"], row["start"], row["end"]);
+  }
+  return steps;
+}
+
+TEST(ReportMemory, WaterfallStepsFromTotalToKv) {
+  std::optional<report::Chart> chart = report::MemoryWaterfallChart(VllmPlanSummary(true));
+  ASSERT_TRUE(chart.has_value());
+  using Step = std::tuple<std::string, double, double>;
+  EXPECT_EQ(Steps(*chart), (std::vector<Step>{{"device total", 0, 80},
+                                              {"outside the budget", 80, 72},
+                                              {"budget", 0, 72},
+                                              {"weights", 72, 57},
+                                              {"activation peak", 57, 55},
+                                              {"non-torch", 55, 54},
+                                              {"CUDA graphs", 54, 53.5},
+                                              {"KV cache", 0, 53.5}}));
+}
+
+TEST(ReportMemory, GraphsNotSubtractedAreDrawnBesideTheSteps) {
+  std::optional<report::Chart> chart = report::MemoryWaterfallChart(VllmPlanSummary(false));
+  ASSERT_TRUE(chart.has_value());
+  const auto steps = Steps(*chart);
+  EXPECT_EQ(std::get<0>(steps[6]), "CUDA graphs (not subtracted)");
+  EXPECT_EQ(std::get<1>(steps[6]), 0);
+  EXPECT_EQ(std::get<0>(steps[7]), "KV cache");
+  EXPECT_EQ(std::get<2>(steps[7]), 54);
+  EXPECT_THAT(chart->caption, HasSubstr("does not subtract its CUDA-graph memory"));
+}
+
+TEST(ReportMemory, WhatTheTermsLeaveIsOneStepNeverHidden) {
+  SimulationSummary s = VllmPlanSummary(true);
+  s.mutable_memory()->set_budget_bytes_per_gpu(0.5 * 53.5 * 1073741824.0);  // a KV pool, TensorRT-LLM style
+  s.mutable_memory()->set_kv_cache_bytes_per_gpu(0.5 * 61.5 * 1073741824.0);
+  std::optional<report::Chart> chart = report::MemoryWaterfallChart(s);
+  ASSERT_TRUE(chart.has_value());
+  const auto steps = Steps(*chart);
+  ASSERT_EQ(steps.size(), 7u);  // no budget bars: the budget is not a share of the device
+  EXPECT_EQ(std::get<0>(steps[5]), "left free by the rule");
+  EXPECT_DOUBLE_EQ(std::get<2>(steps[5]), std::get<2>(steps[6]));  // lands on the KV cache
+}
+
+TEST(ReportMemory, OldSummariesWithoutThePlanTermsDrawNoWaterfall) {
+  EXPECT_FALSE(report::MemoryWaterfallChart(SimulationSummary()).has_value());
+}
+
+TEST(ReportPage, EscapesTextAndKeepsScriptsClosed) {
+  report::HtmlPage page("a <b> & \"c\"");
+  page.AddText("<script>alert(1)</script>");
+  report::Chart chart{"t", "c", {{"data", {{"values", {{{"label", "</script><b>"}}}}}}}};
+  page.AddChart(chart);
+  const std::string html = page.Render();
+  EXPECT_THAT(html, HasSubstr("<title>a &lt;b&gt; &amp; &quot;c&quot;</title>"));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_THAT(html, HasSubstr("\\u003c/script>\\u003cb>"));  // the spec's '<' cannot close its element
+  EXPECT_THAT(html, HasSubstr("data-charts-expected=\"1\""));
+  EXPECT_EQ(Count(html, "<figure class=\"chart\""), 1u);
+  // No resource comes from the network: every script is inline.
+  EXPECT_EQ(Count(html, "<script src"), 0u);
+  EXPECT_EQ(Count(html, "<link"), 0u);
+}
+
+TEST(ReportPage, HeadingsGetUniqueAnchorsAndContents) {
+  report::HtmlPage page("t");
+  page.AddHeading(2, "Run a: over time");
+  page.AddHeading(2, "Run a: over time");
+  const std::string html = page.Render();
+  EXPECT_THAT(html, HasSubstr("<h2 id=\"run-a-over-time\">"));
+  EXPECT_THAT(html, HasSubstr("<h2 id=\"run-a-over-time-2\">"));
+  EXPECT_THAT(html, HasSubstr("<a href=\"#run-a-over-time-2\">"));
+}
+
+TEST(ReportAssets, BundlesAreCompiledInWithTheirLicenses) {
+  const report::PageAssets& a = report::Assets();
+  EXPECT_GT(a.vega.size(), 100000u);
+  EXPECT_GT(a.vega_lite.size(), 100000u);
+  EXPECT_GT(a.vega_embed.size(), 10000u);
+  for (absl::string_view code : {a.vega, a.vega_lite, a.vega_embed, a.error_hook, a.render_charts}) {
+    // Inlined into <script>: "</script" would end the element early.
+    EXPECT_FALSE(absl::StrContains(absl::AsciiStrToLower(code), "</script"));
+  }
+  EXPECT_THAT(report::ChartLibraryVersions(), ::testing::MatchesRegex("vega 5[.0-9]+, vega-embed [.0-9]+, vega-lite [.0-9]+"));
+  EXPECT_THAT(std::string(a.licenses), HasSubstr("University of Washington Interactive Data Lab"));
+  // The committed notice file is the one the build generated from the installed packages.
+  EXPECT_EQ(std::string(a.licenses), ReadAll(testing::SourcePath("sim/report/web/THIRD_PARTY_LICENSES.txt")))
+      << "regenerate: cp <build>/sim/report/web/THIRD_PARTY_LICENSES.txt sim/report/web/";
+}
+
+class ReportCommand : public ::testing::Test {
+ protected:
+  // One run folder per test binary process (the command tests share it).
+  static const fs::path& RunFolder() {
+    static const fs::path* dir = [] {
+      auto* d = new fs::path(fs::path(::testing::TempDir()) / absl::StrCat("report_run.", getpid()));
+      fs::remove_all(*d);
+      const testing::CommandResult r = RunInfergrid(absl::StrCat(kSmallRun, " --out=", d->string()));
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      return d;
+    }();
+    return *dir;
+  }
+};
+
+TEST_F(ReportCommand, WritesOnePageFromARunFolder) {
+  const fs::path page = testing::TestDir() / "r.html";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", RunFolder().string(), " --out=", page.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("wrote " + page.string()));
+  EXPECT_EQ(r.err, "");
+  const std::string html = ReadAll(page);
+  EXPECT_EQ(Count(html, "<figure class=\"chart\""), 13u);
+  EXPECT_THAT(html, HasSubstr("data-charts-expected=\"13\""));
+  EXPECT_THAT(html, HasSubstr("TTFT distribution"));
+  EXPECT_THAT(html, HasSubstr("Memory plan"));
+  EXPECT_LT(html.size(), 2u << 20);
+  EXPECT_EQ(std::count_if(fs::directory_iterator(page.parent_path()), fs::directory_iterator(),
+                          [](const fs::directory_entry&) { return true; }),
+            1);  // no temporary left behind
+}
+
+TEST_F(ReportCommand, SeveralRunsAreOverlaidAndDifferenced) {
+  const fs::path dir = testing::TestDir();
+  const fs::path other = dir / "sarathi";
+  ASSERT_EQ(RunInfergrid(absl::StrCat(kSmallRun, " --scheduler=sarathi --out=", other.string())).exit_code, 0);
+  const fs::path page = dir / "two.html";
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("report ", RunFolder().string(), " ", other.string(), " --out=", page.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadAll(page);
+  EXPECT_EQ(Count(html, "<figure class=\"chart\""), 4u + 2 * 9);
+  EXPECT_THAT(html, HasSubstr("Differences"));
+  EXPECT_THAT(html, HasSubstr("sarathi − "));
+}
+
+TEST_F(ReportCommand, FoldersMissingTheirTablesSayWhatIsLeftOut) {
+  const fs::path dir = testing::TestDir();
+  const fs::path run = dir / "summary-only";
+  ASSERT_EQ(RunInfergrid(absl::StrCat(kSmallRun, " --outputs=summary --out=", run.string())).exit_code, 0);
+  const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", run.string(), " --out=", (dir / "p.html").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadAll(dir / "p.html");
+  EXPECT_THAT(html, HasSubstr("has no requests.csv"));
+  EXPECT_THAT(html, HasSubstr("has no iterations.csv"));
+  EXPECT_THAT(html, HasSubstr("drawn through summary.json&#39;s percentiles"));
+  EXPECT_EQ(Count(html, "<figure class=\"chart\""), 6u);  // 4 CDFs, binding, memory
+}
+
+TEST_F(ReportCommand, ReadsACompareFolder) {
+  const fs::path dir = testing::TestDir();
+  const testing::CommandResult c = RunInfergrid(absl::StrCat(
+      "compare --max-requests=40 --rate=6 --a=--scheduler=vllm --b=--scheduler=sarathi --replications=2 --quiet "
+      "--record-wall-time=false --out=",
+      (dir / "cmp").string()));
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat("report ", (dir / "cmp").string(), " --out=", (dir / "c.html").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadAll(dir / "c.html");
+  EXPECT_THAT(html, HasSubstr("Comparison: cmp"));
+  EXPECT_THAT(html, HasSubstr("95% CI of B − A"));
+  EXPECT_EQ(Count(html, "<figure class=\"chart\""), 2u);
+}
+
+TEST_F(ReportCommand, BadInputIsOneLineAndNoPage) {
+  const fs::path dir = testing::TestDir();
+  const std::string page = (dir / "out" / "p.html").string();
+  fs::create_directories(dir / "empty");
+  const fs::path broken = dir / "broken";
+  fs::create_directories(broken);
+  fs::copy(RunFolder() / "summary.json", broken / "summary.json");
+  testing::WriteFile(broken / "iterations.csv", ReadAll(RunFolder() / "iterations.csv") + "1,2,oops\n");
+  const fs::path not_json = dir / "not-json";
+  testing::WriteFile(not_json / "summary.json", "{\"ttft\": ");
+  const std::vector<testing::CliErrorCase> cases = {
+      {absl::StrCat("report ", (dir / "nope").string(), " --out=", page), 1, "nope: no such folder"},
+      {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "no summary.json or comparison.json"},
+      {absl::StrCat("report ", broken.string(), " --out=", page), 1, "iterations.csv:"},
+      {absl::StrCat("report ", not_json.string(), " --out=", page), 1, "summary.json: not a summary.json"},
+      {absl::StrCat("report ", RunFolder().string()), 2, "report needs --out=FILE.html"},
+      {absl::StrCat("report --out=", page), 2, "report takes one or more folders"},
+      {absl::StrCat("report ", RunFolder().string(), " --out=", dir.string()), 2, "names a folder"},
+      {absl::StrCat("report ", RunFolder().string(), " --out=", page, " --rate=3"), 2, "unknown flag --rate"},
+  };
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_F(ReportCommand, SimulateWritesTheReportWithItsOtherOutputs) {
+  const fs::path dir = testing::TestDir();
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(kSmallRun, " --outputs=summary --out=", (dir / "run").string(),
+                                                             " --report=", (dir / "pages" / "run.html").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("wrote " + (dir / "pages" / "run.html").string()));
+  // --outputs is respected: the report's tables went through a scratch folder.
+  EXPECT_TRUE(fs::exists(dir / "run" / "summary.json"));
+  EXPECT_FALSE(fs::exists(dir / "run" / "requests.csv"));
+  EXPECT_FALSE(fs::exists(dir / "run" / "iterations.csv"));
+  EXPECT_EQ(std::count_if(fs::directory_iterator(dir / "run"), fs::directory_iterator(),
+                          [](const fs::directory_entry&) { return true; }),
+            1);
+  const std::string html = ReadAll(dir / "pages" / "run.html");
+  EXPECT_EQ(Count(html, "<figure class=\"chart\""), 13u);
+  // The same charts as `report` draws from a folder holding all of the same run's files.
+  ASSERT_EQ(RunInfergrid(absl::StrCat("report ", RunFolder().string(), " --out=", (dir / "again.html").string())).exit_code, 0);
+  const std::string again = ReadAll(dir / "again.html");
+  for (const char* field : {"\"ms\":", "\"mean\":", "\"share\":", "\"preempted\":"}) {
+    EXPECT_EQ(Count(again, field), Count(html, field)) << field;
+  }
+}
+
+TEST_F(ReportCommand, SimulateWithoutOutAndAFailedRunLeaveNothingBehind) {
+  const fs::path dir = testing::TestDir();
+  const testing::CommandResult ok = RunInfergrid(absl::StrCat(kSmallRun, " --report=", (dir / "a.html").string()));
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(fs::exists(dir / "a.html"));
+  testing::ExpectOneLineError({absl::StrCat(kSmallRun, " --trace=", (dir / "missing.csv").string(), " --report=",
+                                            (dir / "new" / "b.html").string()),
+                               1, "missing.csv"});
+  EXPECT_FALSE(fs::exists(dir / "new"));
+  testing::ExpectOneLineError({absl::StrCat("compare --a=--rate=1 --b=--rate=2 --report=", (dir / "c.html").string()),
+                               2, "unknown flag --report"});
+}
+
+}  // namespace
+}  // namespace infergrid
