@@ -65,6 +65,60 @@ absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_
   return it->get<bool>();
 }
 
+// The architectures whose config.json maps onto ModelSpec without losing what decides memory
+// and time: decoder-only transformers with (grouped-query) multi-head attention, a dense or
+// routed-expert MLP in every layer, and a shared expert at most as Qwen2-MoE declares it.
+constexpr const char* kSupportedModelTypes[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
+                                               "qwen3_moe", "gemma", "gemma2", "gpt2", "phi3"};
+
+// Fields that change the attention or the layer structure in ways ModelSpec cannot say: an
+// importer that ignored them would price another model (DeepSeek-V3's latent attention read
+// as 128 full heads of 56 dimensions). Each refuses the config, naming the field.
+struct UnmodelledField {
+  const char* key;
+  const char* meaning;
+};
+constexpr UnmodelledField kUnmodelledFields[] = {
+    {"kv_lora_rank", "multi-head latent attention (MLA)"},
+    {"q_lora_rank", "multi-head latent attention (MLA)"},
+    {"qk_rope_head_dim", "multi-head latent attention (MLA)"},
+    {"qk_nope_head_dim", "multi-head latent attention (MLA)"},
+    {"v_head_dim", "a value head size different from the key head size"},
+    {"first_k_dense_replace", "dense layers before the expert layers"},
+    {"moe_layer_freq", "expert layers only every few layers"},
+    {"n_shared_experts", "DeepSeek-style shared experts"},
+    {"n_group", "grouped expert routing"},
+};
+
+// A config that declares something ModelSpec cannot represent is refused, never guessed.
+absl::Status CheckRepresentable(const json& config, absl::string_view path, const std::string& model_type) {
+  for (const UnmodelledField& field : kUnmodelledFields) {
+    auto it = config.find(field.key);
+    if (it == config.end() || it->is_null()) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": field \"", field.key, "\" (", field.meaning, ") is not modelled: InferGrid would price "
+        "this model as plain multi-head attention and get its KV cache, parameters and time wrong"));
+  }
+  // Qwen-MoE layers without experts (mlp_only_layers, decoder_sparse_step > 1).
+  if (auto it = config.find("mlp_only_layers"); it != config.end() && it->is_array() && !it->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": field \"mlp_only_layers\" (dense layers among the expert layers) is not modelled"));
+  }
+  if (auto it = config.find("decoder_sparse_step"); it != config.end() && it->is_number() && it->get<double>() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": field \"decoder_sparse_step\" = ", it->dump(),
+        " (expert layers only every few layers) is not modelled; only 1 is"));
+  }
+  if (model_type.empty()) return absl::OkStatus();  // a bare decoder config: read as Llama-style
+  for (const char* supported : kSupportedModelTypes) {
+    if (model_type == supported) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, ": model_type \"", model_type, "\" is not supported (supported: ",
+      absl::StrJoin(kSupportedModelTypes, ", "),
+      "); write a ModelSpec textproto (models/catalog/) to describe another architecture"));
+}
+
 std::string ModelNameFromPath(absl::string_view path) {
   std::filesystem::path p{std::string(path)};
   std::string name = p.has_parent_path() ? p.parent_path().filename().string() : "";
@@ -124,6 +178,7 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   if (auto it = config->find("model_type"); it != config->end() && it->is_string()) {
     model_type = absl::AsciiStrToLower(it->get<std::string>());
   }
+  if (absl::Status s = CheckRepresentable(*config, path, model_type); !s.ok()) return s;
   // Llama-family configs default to untied embeddings; GPT-2-style ones tie them.
   const bool gpt_style = model_type == "gpt2" || config->contains("n_embd");
   absl::StatusOr<bool> tied = ReadBool(*config, "tie_word_embeddings", path, gpt_style);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "base/dtype.h"
 #include "base/textproto.h"
 #include "gmock/gmock.h"
@@ -258,6 +259,56 @@ TEST(HfConfig, ErrorsNameTheFileLineAndField) {
       "c.json");
   ASSERT_FALSE(negative.ok());
   EXPECT_THAT(negative.status().message(), HasSubstr("out of range"));
+}
+
+// DeepSeek-V3's config.json (the fields that decide its shape, as published): multi-head latent
+// attention and shared experts that ModelSpec cannot represent, so the import refuses it rather
+// than pricing 128 heads of 56 dimensions (1,748,992 B of KV per token instead of MLA's 70,272 B).
+constexpr char kDeepSeekV3Config[] = R"({
+  "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
+  "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048,
+  "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
+  "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8,
+  "first_k_dense_replace": 3, "kv_lora_rank": 512, "q_lora_rank": 1536,
+  "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+  "vocab_size": 129280, "torch_dtype": "bfloat16"})";
+
+TEST(HfConfig, MultiHeadLatentAttentionIsRefusedNotGuessed) {
+  absl::StatusOr<ModelSpec> spec = ImportHfConfig(kDeepSeekV3Config, "deepseek-v3/config.json");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(spec.status().message(),
+              HasSubstr("deepseek-v3/config.json: field \"kv_lora_rank\" (multi-head latent attention (MLA)) "
+                        "is not modelled"));
+  // Any one of the fields is enough, whatever the model_type says.
+  for (const char* field : {"qk_rope_head_dim", "first_k_dense_replace", "n_shared_experts"}) {
+    const std::string config = absl::StrCat(R"({"model_type": "llama", "num_hidden_layers": 2,
+      "hidden_size": 256, "num_attention_heads": 4, "vocab_size": 100, ")", field, R"(": 1})");
+    absl::StatusOr<ModelSpec> one = ImportHfConfig(config, "c.json");
+    ASSERT_FALSE(one.ok()) << field;
+    EXPECT_THAT(one.status().message(), HasSubstr(absl::StrCat("c.json: field \"", field, "\"")));
+  }
+  // The same layer shapes under a null field are a plain Llama.
+  EXPECT_TRUE(ImportHfConfig(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
+      "num_attention_heads": 4, "vocab_size": 100, "kv_lora_rank": null})", "c.json").ok());
+}
+
+TEST(HfConfig, UnknownModelTypesAndDenseLayersAmongExpertsAreRefused) {
+  absl::StatusOr<ModelSpec> mamba = ImportHfConfig(R"({"model_type": "jamba", "num_hidden_layers": 2,
+      "hidden_size": 256, "num_attention_heads": 4, "vocab_size": 100})", "j.json");
+  ASSERT_FALSE(mamba.ok());
+  EXPECT_THAT(mamba.status().message(), HasSubstr("j.json: model_type \"jamba\" is not supported (supported: llama,"));
+  const char* qwen3_moe = R"({"model_type": "qwen3_moe", "num_hidden_layers": 4, "hidden_size": 256,
+      "num_attention_heads": 4, "vocab_size": 100, "num_experts": 8, "num_experts_per_tok": 2,
+      "moe_intermediate_size": 64)";
+  EXPECT_TRUE(ImportHfConfig(absl::StrCat(qwen3_moe, R"(, "decoder_sparse_step": 1, "mlp_only_layers": []})"),
+                             "q.json").ok());
+  absl::StatusOr<ModelSpec> sparse = ImportHfConfig(absl::StrCat(qwen3_moe, R"(, "decoder_sparse_step": 2})"), "q.json");
+  ASSERT_FALSE(sparse.ok());
+  EXPECT_THAT(sparse.status().message(), HasSubstr("q.json: field \"decoder_sparse_step\" = 2"));
+  absl::StatusOr<ModelSpec> dense = ImportHfConfig(absl::StrCat(qwen3_moe, R"(, "mlp_only_layers": [0]})"), "q.json");
+  ASSERT_FALSE(dense.ok());
+  EXPECT_THAT(dense.status().message(), HasSubstr("q.json: field \"mlp_only_layers\""));
 }
 
 TEST(HfConfig, InconsistentHeadsAreRejectedByValidation) {

@@ -77,6 +77,18 @@ TEST(InfergridCli, ConfigJsonWorksWhereACatalogNameDoes) {
   EXPECT_DOUBLE_EQ(j["parameters"]["exact"].get<double>(), 512000 + 2 * (196608 + 393216 + 512) + 256);
 }
 
+TEST(InfergridCli, ALatentAttentionConfigIsRefusedWithNoOutput) {
+  const std::string path = testing::WriteFile(testing::TestDir() / "deepseek-v3/config.json",
+      R"({"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
+          "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
+          "kv_lora_rank": 512, "qk_rope_head_dim": 64})");
+  const testing::CommandResult r = RunInfergrid("memory --format=json --model=" + path);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("config.json: field \"kv_lora_rank\" (multi-head latent attention (MLA)) "
+                                        "is not modelled"));
+}
+
 TEST(InfergridCli, SafetensorsCheckpointCount) {
   std::string header = R"({"w": {"dtype": "BF16", "shape": [1000, 3], "data_offsets": [0, 6000]}})";
   std::string file(8, '\0');
