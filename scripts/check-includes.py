@@ -35,8 +35,9 @@ LAYERS = [
     ("sim/engine", ["sim/serving"]),
     ("sim/output", ["sim/engine", "sim/memory_plan", "sim/reports", "sim/format"]),
     ("sim/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
+    ("sim/plan", ["sim/reports", "sim/format"]),  # SLOs, candidates, capacity searches (no simulation)
     ("sim/cli", ["sim/memory_plan", "sim/serving", "sim/bench", "traces"]),
-    ("sim/commands", ["sim/cli", "sim/output", "sim/validation", "sim/report"]),
+    ("sim/commands", ["sim/cli", "sim/output", "sim/validation", "sim/report", "sim/plan"]),
     ("sim", ["sim/commands"]),  # infergrid_main.cc
     ("sim/python", ["sim/commands"]),  # the `infergrid` Python module
 ]

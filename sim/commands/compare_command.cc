@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/student_t.h"
 #include "base/textproto.h"
 #include "google/protobuf/util/json_util.h"
 #include "sim/cli/command_line.h"
@@ -61,16 +62,6 @@ const std::vector<Metric>& Metrics() {
   return *metrics;
 }
 
-// Two-sided 95% Student-t quantile for `df` degrees of freedom.
-double TQuantile95(int df) {
-  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  if (df < 1) return 0;
-  if (df <= 30) return table[df - 1];
-  return 1.96 + 2.4 / df;  // within 0.3% of the exact quantile above 30
-}
-
 void AddDifferences(Comparison& comparison) {
   const int n = comparison.a_runs_size();
   for (const Metric& metric : Metrics()) {
@@ -83,20 +74,15 @@ void AddDifferences(Comparison& comparison) {
       b_sum += b;
       d.push_back(b - a);
     }
-    double mean = 0;
-    for (double x : d) mean += x;
-    mean /= n;
-    double var = 0;
-    for (double x : d) var += (x - mean) * (x - mean);
-    const double half = n > 1 ? TQuantile95(n - 1) * std::sqrt(var / (n - 1) / n) : 0;
+    const MeanInterval interval = MeanWithInterval95(d);
     MetricDifference& diff = *comparison.add_differences();
     diff.set_metric(metric.name);
     diff.set_a_mean(a_sum / n);
     diff.set_b_mean(b_sum / n);
-    diff.set_difference_mean(mean);
-    diff.set_ci95_low(mean - half);
-    diff.set_ci95_high(mean + half);
-    diff.set_relative(a_sum != 0 ? mean / (a_sum / n) : 0);
+    diff.set_difference_mean(interval.mean);
+    diff.set_ci95_low(interval.low);
+    diff.set_ci95_high(interval.high);
+    diff.set_relative(a_sum != 0 ? interval.mean / (a_sum / n) : 0);
   }
 }
 

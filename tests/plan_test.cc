@@ -1,0 +1,363 @@
+// `infergrid plan`: SLO parsing, candidate expansion, the capacity searches on boundaries known
+// in advance, the ranking, and the command against a brute-force scan of `simulate`.
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "sim/plan/candidates.h"
+#include "sim/plan/capacity_search.h"
+#include "sim/plan/plan_ranking.h"
+#include "sim/plan/slo.h"
+#include "tests/command_runner.h"
+#include "tests/test_files.h"
+
+namespace infergrid {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::CliErrorCase;
+using testing::ExpectOneLineError;
+using testing::RunInfergrid;
+
+TEST(Slo, ParsesTermsWithUnits) {
+  absl::StatusOr<std::vector<SloTerm>> slo = plan::ParseSlo("ttft_p99<=2s, tpot_p99<100ms,e2e_p90<=20s,itl_p99_9<=250us", "slo");
+  ASSERT_TRUE(slo.ok()) << slo.status();
+  ASSERT_EQ(slo->size(), 4u);
+  EXPECT_EQ((*slo)[0].metric(), "ttft");
+  EXPECT_EQ((*slo)[0].statistic(), "p99");
+  EXPECT_DOUBLE_EQ((*slo)[0].limit_s(), 2);
+  EXPECT_DOUBLE_EQ((*slo)[1].limit_s(), 0.1);
+  EXPECT_EQ((*slo)[1].text(), "tpot_p99<100ms");
+  EXPECT_EQ((*slo)[3].statistic(), "p99_9");
+  EXPECT_DOUBLE_EQ((*slo)[3].limit_s(), 250e-6);
+
+  SimulationSummary s;
+  s.set_completed(10);
+  s.mutable_ttft()->set_p99(1.5);
+  s.mutable_tpot()->set_p99(0.1);
+  s.mutable_e2e()->set_p90(20.5);
+  EXPECT_DOUBLE_EQ(plan::SloValueIn(s, (*slo)[2]), 20.5);
+  EXPECT_FALSE(plan::MeetsSlo(s, *slo));  // e2e p90 over, itl p99.9 0 <= 250 us
+  s.mutable_e2e()->set_p90(19);
+  EXPECT_TRUE(plan::MeetsSlo(s, *slo));   // the limit itself is within
+  s.set_rejected(1);
+  EXPECT_FALSE(plan::MeetsSlo(s, *slo));  // a request turned away
+  s.set_rejected(0);
+  s.set_completed(0);
+  EXPECT_FALSE(plan::MeetsSlo(s, *slo));  // nothing served
+}
+
+TEST(Slo, ErrorsNameTheFlagAndTheTerm) {
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {"", "--slo is required"},
+           {"ttft_p99", "'ttft_p99': expected METRIC_STAT<=LIMIT"},
+           {"ttft<=2s", "'ttft<=2s': expected METRIC_STAT"},
+           {"latency_p99<=2s", "unknown metric"},
+           {"ttft_p98<=2s", "unknown statistic"},
+           {"ttft_p99<=2", "needs a positive number and a unit"},
+           {"ttft_p99<=-2s", "needs a positive number"},
+           {"ttft_p99<=2h", "needs a positive number and a unit"},
+           {"ttft_p99<=1s,ttft_p99<=2s", "given twice"}}) {
+    absl::StatusOr<std::vector<SloTerm>> slo = plan::ParseSlo(text, "slo");
+    ASSERT_FALSE(slo.ok()) << text;
+    EXPECT_THAT(slo.status().message(), HasSubstr(message)) << text;
+    EXPECT_THAT(slo.status().message(), HasSubstr("--slo")) << text;
+  }
+}
+
+TEST(Candidates, AreTheProductOfTheListedAxes) {
+  plan::CandidateAxes axes;
+  axes.gpus = {"h100-sxm", "a100-80gb"};
+  axes.tensor_parallel = {1, 2, 4};
+  axes.kv_dtypes = {"auto", "fp8"};
+  absl::StatusOr<std::vector<plan::Candidate>> c = plan::ExpandCandidates(axes, 100);
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->size(), 12u);
+  EXPECT_EQ((*c)[0].label, "h100-sxm tp1 kv=auto");
+  EXPECT_EQ((*c)[1].label, "h100-sxm tp1 kv=fp8");
+  EXPECT_EQ((*c)[11].label, "a100-80gb tp4 kv=fp8");
+  EXPECT_EQ((*c)[11].gpu, "a100-80gb");
+  EXPECT_EQ((*c)[11].tensor_parallel, 4);
+  ASSERT_EQ((*c)[5].flags.size(), 3u);
+  EXPECT_EQ((*c)[5].flags[1], (std::pair<std::string, std::string>("tensor_parallel_size", "4")));
+  // Nothing varied: one candidate, the workload as given.
+  absl::StatusOr<std::vector<plan::Candidate>> none = plan::ExpandCandidates({}, 100);
+  ASSERT_TRUE(none.ok());
+  ASSERT_EQ(none->size(), 1u);
+  EXPECT_EQ((*none)[0].label, "as given");
+  EXPECT_FALSE(plan::ExpandCandidates(axes, 11).ok());
+  EXPECT_THAT(plan::ParseList("a,,b", "gpus").status().message(), HasSubstr("--gpus: empty value"));
+  EXPECT_THAT(plan::ParseList("a,b,a", "gpus").status().message(), HasSubstr("'a' listed twice"));
+  EXPECT_THAT(plan::ParsePositiveInts("1,0", "tp-sizes").status().message(), HasSubstr("'0' is not a positive integer"));
+}
+
+// A deployment whose every seed passes up to `boundary` req/s per replica (seed s passes up to
+// boundary - s * seed_step), counting the probes.
+struct KnownBoundary {
+  double boundary = 7.3;
+  double seed_step = 0;
+  int calls = 0;
+  plan::Probe probe() {
+    return [this](double rate, int32_t replicas, int32_t seed) -> absl::StatusOr<plan::ProbeResult> {
+      ++calls;
+      plan::ProbeResult r;
+      r.simulations = 2;
+      r.meets_slo = rate / replicas <= boundary - seed * seed_step;
+      r.stable = true;
+      r.output_tokens_per_s = 100 * rate;
+      r.slo_values = {rate / replicas / boundary};
+      return r;
+    };
+  }
+};
+
+TEST(CapacitySearch, BracketsAndBisectsToTheBoundary) {
+  for (double start : {0.2, 1.0, 50.0}) {
+    KnownBoundary d;
+    plan::SearchOptions o;
+    o.start_rate = start;
+    o.tolerance = 0.02;
+    absl::StatusOr<plan::SearchResult> r = plan::MaxSustainableRate(d.probe(), 1, o);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->feasible);
+    EXPECT_LE(r->rate, 7.3) << start;
+    EXPECT_GE(r->rate, 7.3 / 1.02) << start;
+    ASSERT_EQ(r->verified.size(), 3u);
+    EXPECT_EQ(r->probes, d.calls);
+    EXPECT_EQ(r->simulations, 2 * d.calls);
+    EXPECT_LT(d.calls, 20) << start;  // doubling, then about log2(log(2)/log(1.02)) = 5 halvings
+  }
+}
+
+TEST(CapacitySearch, EveryVerificationSeedMustPass) {
+  KnownBoundary d;
+  d.seed_step = 0.5;  // seed 2 passes only up to 6.3
+  plan::SearchOptions o;
+  o.tolerance = 0.02;
+  absl::StatusOr<plan::SearchResult> r = plan::MaxSustainableRate(d.probe(), 1, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->feasible);
+  EXPECT_LE(r->rate, 6.3);
+  EXPECT_GE(r->rate, 6.3 / 1.02 / 1.02);
+}
+
+TEST(CapacitySearch, ReportsWhatBoundsTheSearch) {
+  KnownBoundary tiny;
+  tiny.boundary = 0.001;
+  absl::StatusOr<plan::SearchResult> none = plan::MaxSustainableRate(tiny.probe(), 1, {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->feasible);
+  EXPECT_THAT(none->note, HasSubstr("misses the SLO even at --min-rate=0.01"));
+  KnownBoundary huge;
+  huge.boundary = 1e9;
+  plan::SearchOptions o;
+  o.max_rate = 100;
+  absl::StatusOr<plan::SearchResult> capped = plan::MaxSustainableRate(huge.probe(), 1, o);
+  ASSERT_TRUE(capped.ok());
+  EXPECT_TRUE(capped->feasible);
+  EXPECT_DOUBLE_EQ(capped->rate, 100);
+  EXPECT_THAT(capped->note, HasSubstr("--max-rate=100"));
+  // A probe that fails ends the search with its error.
+  const plan::Probe broken = [](double, int32_t, int32_t) -> absl::StatusOr<plan::ProbeResult> {
+    return absl::InternalError("child died");
+  };
+  EXPECT_EQ(plan::MaxSustainableRate(broken, 1, {}).status().message(), "child died");
+}
+
+TEST(CapacitySearch, FewestReplicasForATarget) {
+  KnownBoundary d;
+  d.boundary = 3;  // each replica serves 3 req/s
+  for (double estimate : {3.0, 1.0, 20.0}) {  // right, pessimistic, optimistic
+    absl::StatusOr<plan::SearchResult> r = plan::FewestReplicas(d.probe(), 10, estimate, {});
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->feasible) << estimate;
+    EXPECT_EQ(r->replicas, 4) << estimate;
+    EXPECT_DOUBLE_EQ(r->rate, 10);
+    EXPECT_EQ(r->verified.size(), 3u);
+  }
+  plan::SearchOptions few;
+  few.max_replicas = 3;
+  absl::StatusOr<plan::SearchResult> r = plan::FewestReplicas(d.probe(), 10, 3, few);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->feasible);
+  EXPECT_THAT(r->note, HasSubstr("--max-replicas=3"));
+}
+
+PlanCandidate Ok(const std::string& label, int gpus, double price, double tokens) {
+  PlanCandidate c;
+  c.set_label(label);
+  c.set_status("ok");
+  c.set_gpus(gpus);
+  c.set_price_usd_per_gpu_hour(price);
+  c.set_output_tokens_per_s(tokens);
+  plan::AddCosts(c);
+  return c;
+}
+
+TEST(Ranking, CheapestPerTokenFirstThenUnpricedThenTheRest) {
+  PlanCandidate failed;
+  failed.set_label("failed");
+  failed.set_status("error");
+  PlanCandidate infeasible;
+  infeasible.set_label("infeasible");
+  infeasible.set_status("infeasible");
+  // a: 4 $/h at 4,000 tok/s = 0.278 $/M; b: 2.5 $/h at 3,000 tok/s = 0.231 $/M.
+  std::vector<PlanCandidate> c = {failed, Ok("unpriced", 1, 0, 5000), infeasible, Ok("a", 2, 2.0, 4000),
+                                  Ok("b", 1, 2.5, 3000)};
+  EXPECT_NEAR(c[3].usd_per_hour(), 4.0, 1e-12);
+  EXPECT_NEAR(c[3].usd_per_million_output_tokens(), 4.0 / (4000 * 3600) * 1e6, 1e-12);
+  std::vector<PlanCandidate> by_token = c;
+  plan::RankCandidates(by_token, false);
+  std::vector<std::string> order;
+  for (const PlanCandidate& x : by_token) order.push_back(absl::StrCat(x.label(), ":", x.rank()));
+  EXPECT_THAT(order, ::testing::ElementsAre("b:1", "a:2", "unpriced:3", "infeasible:0", "failed:0"));
+  // For a target rate the cost per hour decides: a at 2 $/h but 0.556 $/M comes before b.
+  c[3] = Ok("a", 1, 2.0, 1000);
+  plan::RankCandidates(c, true);
+  EXPECT_EQ(c[0].label(), "a");
+  EXPECT_EQ(c[1].label(), "b");
+}
+
+// --- The command ---------------------------------------------------------------------------
+
+constexpr char kWorkload[] = "--cost-model=roofline --max-requests=60 --workload=azure-conv";
+constexpr char kSlo[] = "'tpot_p99<=20ms,ttft_p99<=400ms'";  // quoted for the shell
+
+nlohmann::json SimulateJson(const std::string& flags) {
+  const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --quiet --format=json ", flags));
+  EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
+// The pass rule as docs/plan.md states it, computed from `simulate` alone.
+bool PassesBySimulate(double rate) {
+  const std::string flags = absl::StrFormat("%s --rate=%.6g", kWorkload, rate);
+  const nlohmann::json full = SimulateJson(flags);
+  if (full.empty()) return false;
+  const bool slo = full["tpot"]["p99"].get<double>() <= 0.020 && full["ttft"]["p99"].get<double>() <= 0.400 &&
+                   full["rejected"].get<int>() == 0 && full["completed"].get<int>() > 0;
+  if (!slo) return false;
+  const nlohmann::json half = SimulateJson(absl::StrCat(flags, " --max-requests=", full["requests"].get<int>() / 2));
+  return full["queueing"]["mean"].get<double>() <= 1.25 * half["queueing"]["mean"].get<double>() + 0.05;
+}
+
+TEST(PlanCli, FindsTheBoundaryABruteForceScanFinds) {
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("plan --quiet --format=json --verify-seeds=1 --tolerance=0.02 ", kWorkload,
+                                " --slo=", kSlo));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["candidates"].size(), 1u);
+  const nlohmann::json& c = j["candidates"][0];
+  ASSERT_EQ(c["status"], "ok") << c.dump();
+  const double rate = c["rate"].get<double>();
+  // The scan: rates 1.1^k from a third of plan's answer (where every rate passes, checked: the
+  // scan must start with a pass); the boundary is the last rate of the first run of passes.
+  ASSERT_TRUE(PassesBySimulate(rate / 3));
+  double last_pass = 0;
+  for (double x = rate / 3; x < 1000; x *= 1.1) {
+    if (!PassesBySimulate(x)) break;
+    last_pass = x;
+  }
+  ASSERT_GT(last_pass, 0);
+  EXPECT_GE(rate, last_pass / 1.02) << "scan boundary " << last_pass;
+  EXPECT_LE(rate, last_pass * 1.1 * 1.02) << "scan boundary " << last_pass;
+  // The chosen point passes, and its command line reproduces it.
+  EXPECT_TRUE(PassesBySimulate(rate));
+  EXPECT_THAT(c["command_line"].get<std::string>(), HasSubstr("--cost-model=roofline"));
+  EXPECT_EQ(j["best_command"], c["command_line"]);
+  EXPECT_EQ(c["rank"], 1);
+  EXPECT_GT(c["simulations"].get<int>(), 4);
+  EXPECT_EQ(j["simulations"], c["simulations"]);
+}
+
+TEST(PlanCli, RanksByCostWithCatalogOrGivenPrices) {
+  const std::string base = absl::StrCat("plan --quiet --format=json --verify-seeds=1 --tolerance=0.1 ", kWorkload,
+                                        " --slo=", kSlo, " --gpus=h100-sxm,a100-80gb");
+  const testing::CommandResult r = RunInfergrid(base);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["candidates"].size(), 2u);
+  for (const nlohmann::json& c : j["candidates"]) {
+    ASSERT_EQ(c["status"], "ok") << c.dump();
+    EXPECT_GT(c["price_usd_per_gpu_hour"].get<double>(), 0);
+    EXPECT_NEAR(c["usd_per_million_output_tokens"].get<double>(),
+                c["usd_per_hour"].get<double>() / (c["output_tokens_per_s"].get<double>() * 3600) * 1e6, 1e-9);
+  }
+  EXPECT_LE(j["candidates"][0]["usd_per_million_output_tokens"].get<double>(),
+            j["candidates"][1]["usd_per_million_output_tokens"].get<double>());
+  // Make the first one's GPU ten times dearer: the order flips, the capacities do not change.
+  const std::string first = j["candidates"][0]["gpu"];
+  const double first_price = j["candidates"][0]["price_usd_per_gpu_hour"];
+  const testing::CommandResult flipped =
+      RunInfergrid(absl::StrCat(base, " --price=", first, "=", 10 * first_price));
+  ASSERT_EQ(flipped.exit_code, 0) << flipped.err;
+  const nlohmann::json k = nlohmann::json::parse(flipped.out);
+  EXPECT_NE(k["candidates"][0]["gpu"], first);
+  EXPECT_EQ(k["candidates"][1]["rate"], j["candidates"][0]["rate"]);
+}
+
+TEST(PlanCli, TargetRateGivesTheFewestReplicasAndATableAndPlanJson) {
+  const fs::path dir = testing::TestDir() / "plan-out";
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("plan --quiet --verify-seeds=1 --tolerance=0.1 ", kWorkload, " --slo=", kSlo,
+                                " --target-rate=12 --out=", dir.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("InferGrid plan: 1 candidate, SLO tpot_p99<=20ms, ttft_p99<=400ms, target 12.00 req/s"));
+  EXPECT_THAT(r.out, HasSubstr("best: infergrid simulate"));
+  const nlohmann::json j = nlohmann::json::parse(testing::ReadAll(dir / "plan.json"));
+  const nlohmann::json& c = j["candidates"][0];
+  ASSERT_EQ(c["status"], "ok") << c.dump();
+  const int replicas = c["replicas"];
+  EXPECT_GE(replicas, 1);
+  EXPECT_EQ(c["gpus"], replicas);
+  EXPECT_DOUBLE_EQ(c["rate"].get<double>(), 12);
+  EXPECT_THAT(c["command_line"].get<std::string>(), HasSubstr("--rate=12"));
+  if (replicas > 1) {
+    EXPECT_THAT(c["command_line"].get<std::string>(), HasSubstr(absl::StrCat("--num-replicas=", replicas)));
+  }
+}
+
+TEST(PlanCli, AModelThatDoesNotFitIsInfeasibleNotAnError) {
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "plan --quiet --format=json --verify-seeds=1 --tolerance=0.2 --model=llama-3-70b ", kWorkload, " --slo=", kSlo,
+      " --tp-sizes=1,4"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["candidates"].size(), 2u);
+  EXPECT_EQ(j["candidates"][0]["label"], "tp4");
+  EXPECT_EQ(j["candidates"][0]["rank"], 1);
+  EXPECT_EQ(j["candidates"][1]["label"], "tp1");
+  EXPECT_EQ(j["candidates"][1]["status"], "infeasible");
+  EXPECT_EQ(j["candidates"][1]["rank"], 0);
+  EXPECT_FALSE(j["candidates"][1]["error"].get<std::string>().empty());
+}
+
+TEST(PlanCli, BadInputIsOneLineAndNoFiles) {
+  const fs::path dir = testing::TestDir() / "never";
+  const std::string out = absl::StrCat(" --out=", dir.string());
+  for (const CliErrorCase& c : std::vector<CliErrorCase>{
+           {"plan" + out, 2, "--slo is required"},
+           {"plan --slo='ttft_p99<=2' " + out, 2, "needs a positive number and a unit"},
+           {"plan --slo=ttft_p99\\<=2s --rate=3" + out, 2, "--rate: plan searches the arrival rate"},
+           {"plan --slo=ttft_p99\\<=2s --gpus=h100-sxm --gpu=a100-80gb" + out, 2, "--gpu is also a candidate axis"},
+           {"plan --slo=ttft_p99\\<=2s --gpus=h100-sxm,b999" + out, 2, "b999: --gpu: unknown GPU 'b999'"},
+           {"plan --slo=ttft_p99\\<=2s --price=l40s=1" + out, 2, "--price: no candidate runs on 'l40s'"},
+           {"plan --slo=ttft_p99\\<=2s --price=h100-sxm" + out, 2, "expected GPU=USD_PER_GPU_HOUR"},
+           {"plan --slo=ttft_p99\\<=2s --target-rate=5 --replica-counts=1,2" + out, 2, "--replica-counts"},
+           {"plan --slo=ttft_p99\\<=2s --min-rate=5 --max-rate=2" + out, 2, "--min-rate and --max-rate"},
+           {"plan --slo=ttft_p99\\<=2s --tp-sizes=1,x" + out, 2, "'x' is not a positive integer"}}) {
+    ExpectOneLineError(c);
+  }
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+}  // namespace
+}  // namespace infergrid
