@@ -12,6 +12,7 @@
 
 #include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
+#include "sim/plan/plan_report.pb.h"
 #include "sim/reports/accounting_reports.pb.h"
 #include "sim/reports/extras_reports.pb.h"
 #include "sim/reports/simulation.pb.h"
@@ -112,6 +113,8 @@ TEST(docs, SummaryJsonFieldsAreDocumented) {
 }
 
 TEST(docs, CompareJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(Comparison::descriptor()); }
+
+TEST(docs, PlanJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(PlanReport::descriptor()); }
 
 TEST(docs, MemoryJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(MemoryReport::descriptor()); }
 

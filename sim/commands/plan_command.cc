@@ -336,6 +336,7 @@ std::string Render(const PlanReport& report) {
   for (const SloTerm& t : report.slo()) header.push_back(absl::StrCat(t.metric(), " ", t.statistic(), " ms"));
   for (const char* h : {"$/h", "$/M tok", "note"}) header.emplace_back(h);
   format::TextTable table(header);
+  std::vector<std::string> footnotes;  // long reasons under the table, not in a column
   for (const PlanCandidate& c : report.candidates()) {
     const bool ok = c.status() == "ok";
     std::vector<std::string> row = {ok ? absl::StrCat(c.rank()) : "-", c.label(), ok ? absl::StrCat(c.gpus()) : "-",
@@ -346,10 +347,16 @@ std::string Render(const PlanReport& report) {
     for (int t = 0; t < report.slo_size(); ++t) row.push_back(ok ? Ms(c.slo_values(t).mean_s()) : "-");
     row.push_back(ok && c.usd_per_hour() > 0 ? format::Fixed(c.usd_per_hour(), 2) : "-");
     row.push_back(ok && c.usd_per_million_output_tokens() > 0 ? format::Fixed(c.usd_per_million_output_tokens(), 3) : "-");
-    row.push_back(ok ? c.error() : absl::StrCat(c.status(), ": ", c.error()));
+    if (c.error().empty()) {
+      row.push_back(ok ? "" : c.status());
+    } else {
+      footnotes.push_back(absl::StrCat("[", footnotes.size() + 1, "] ", c.label(), ": ", c.error()));
+      row.push_back(absl::StrCat(ok ? "" : absl::StrCat(c.status(), " "), "[", footnotes.size(), "]"));
+    }
     table.AddRow(row);
   }
   absl::StrAppend(&out, table.Render());
+  for (const std::string& note : footnotes) absl::StrAppend(&out, note, "\n");
   absl::StrAppend(&out, "SLO values are means over ", report.replications(), " seed", report.replications() == 1 ? "" : "s",
                   " at the chosen point (95% intervals in --format=json); ", report.simulations(), " simulations\n");
   for (const std::string& note : report.notes()) absl::StrAppend(&out, "note: ", note, "\n");
