@@ -36,7 +36,8 @@ LAYERS = [
     ("sim/output", ["sim/engine", "sim/memory_plan", "sim/reports", "sim/format"]),
     ("sim/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
     ("sim/cli", ["sim/memory_plan", "sim/serving", "sim/bench", "traces"]),
-    ("sim/commands", ["sim/cli", "sim/output", "sim/validation", "sim/report"]),
+    ("sim/sweep", ["sim/cli", "sim/reports", "sim/format"]),  # sweep specs and result folders
+    ("sim/commands", ["sim/cli", "sim/output", "sim/validation", "sim/report", "sim/sweep"]),
     ("sim", ["sim/commands"]),  # infergrid_main.cc
     ("sim/python", ["sim/commands"]),  # the `infergrid` Python module
 ]

@@ -20,7 +20,8 @@ const std::vector<const Command*>& Commands() {
                                                        &ValidateCommand(),
                                                        &KernelsCommand(), &CalibrateCommand(),
                                                        &SimulateCommand(), &CompareCommand(),
-                                                       &TraceCommand(), &ReportCommand(), &BenchCommand()};
+                                                       &TraceCommand(), &ReportCommand(), &BenchCommand(),
+                                                       &SweepCommand()};
   return commands;
 }
 

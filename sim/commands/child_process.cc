@@ -1,8 +1,11 @@
 #include "sim/commands/child_process.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -15,6 +18,7 @@ bool WriteAll(int fd, const std::string& data) {
   size_t done = 0;
   while (done < data.size()) {
     const ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     done += static_cast<size_t>(n);
   }
@@ -23,14 +27,24 @@ bool WriteAll(int fd, const std::string& data) {
 
 }  // namespace
 
-absl::StatusOr<std::string> RunInChildProcess(const std::function<absl::StatusOr<std::string>()>& body) {
+absl::StatusOr<ChildProcess> ChildProcess::Start(const std::function<absl::StatusOr<std::string>()>& body) {
   int fds[2];
   if (pipe(fds) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   std::fflush(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
+  if (pid < 0) {
+    const int error = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return absl::InternalError(absl::StrCat("fork: ", std::strerror(error)));
+  }
   if (pid == 0) {
     close(fds[0]);
+    // An orphaned simulation would run on, unseen, and compete with the rerun that replaces
+    // it: die with the parent (and if it is already gone, at once).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(4);
     absl::StatusOr<std::string> result = body();
     // One byte of status code, then the value or the message.
     std::string message(1, static_cast<char>(result.status().code()));
@@ -41,23 +55,58 @@ absl::StatusOr<std::string> RunInChildProcess(const std::function<absl::StatusOr
     _exit(ok ? 0 : 3);
   }
   close(fds[1]);
-  std::string received;
+  return ChildProcess(pid, fds[0]);
+}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept
+    : pid_(other.pid_), fd_(other.fd_), received_(std::move(other.received_)) {
+  other.pid_ = -1;
+  other.fd_ = -1;
+}
+
+ChildProcess::~ChildProcess() {
+  if (fd_ >= 0) close(fd_);
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+bool ChildProcess::ReadAvailable() {
   char buffer[65536];
-  ssize_t n;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) received.append(buffer, static_cast<size_t>(n));
-  close(fds[0]);
+  const ssize_t n = read(fd_, buffer, sizeof buffer);
+  if (n > 0) {
+    received_.append(buffer, static_cast<size_t>(n));
+    return false;
+  }
+  return !(n < 0 && errno == EINTR);
+}
+
+absl::StatusOr<std::string> ChildProcess::Finish() {
+  close(fd_);
+  fd_ = -1;
   int status = 0;
-  waitpid(pid, &status, 0);
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
   if (WIFSIGNALED(status)) {
     return absl::InternalError(absl::StrCat("simulation process killed by signal ", WTERMSIG(status)));
   }
-  if (received.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (received_.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return absl::InternalError(absl::StrCat("simulation process exited with code ",
                                             WIFEXITED(status) ? WEXITSTATUS(status) : -1));
   }
-  const auto code = static_cast<absl::StatusCode>(static_cast<unsigned char>(received[0]));
-  if (code != absl::StatusCode::kOk) return absl::Status(code, received.substr(1));
-  return received.substr(1);
+  const auto code = static_cast<absl::StatusCode>(static_cast<unsigned char>(received_[0]));
+  if (code != absl::StatusCode::kOk) return absl::Status(code, received_.substr(1));
+  return received_.substr(1);
+}
+
+absl::StatusOr<std::string> RunInChildProcess(const std::function<absl::StatusOr<std::string>()>& body) {
+  absl::StatusOr<ChildProcess> child = ChildProcess::Start(body);
+  if (!child.ok()) return child.status();
+  while (!child->ReadAvailable()) {
+  }
+  return child->Finish();
 }
 
 }  // namespace infergrid

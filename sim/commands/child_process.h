@@ -1,8 +1,11 @@
 // Runs a function in a forked child process and returns the bytes it produced. SimGrid allows
-// one engine per process, ever, so every simulation of `compare` (and of tests) runs in a child
-// of its own; the parent never starts an engine.
+// one engine per process, ever, so every simulation of `compare`, `bench` and `sweep` (and of
+// tests) runs in a child of its own; the parent never starts an engine. A child dies with its
+// parent (PR_SET_PDEATHSIG), so killing a command stops its simulations too.
 #ifndef INFERGRID_SIM_COMMANDS_CHILD_PROCESS_H_
 #define INFERGRID_SIM_COMMANDS_CHILD_PROCESS_H_
+
+#include <sys/types.h>
 
 #include <functional>
 #include <string>
@@ -14,6 +17,30 @@ namespace infergrid {
 // The child runs `body` and exits; its result (value or error, code and message) comes back
 // through a pipe. A child that dies is an Internal error naming the signal or exit code.
 absl::StatusOr<std::string> RunInChildProcess(const std::function<absl::StatusOr<std::string>()>& body);
+
+// A child started and not yet reaped, for running several at once (`sweep --jobs`): poll fd()
+// for input, call ReadAvailable() when it is readable until it reports the end, then Finish().
+// A ChildProcess destroyed before Finish() kills and reaps its child.
+class ChildProcess {
+ public:
+  static absl::StatusOr<ChildProcess> Start(const std::function<absl::StatusOr<std::string>()>& body);
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&&) = delete;
+  ChildProcess(const ChildProcess&) = delete;
+  ~ChildProcess();
+
+  int fd() const { return fd_; }
+  // One read of what the child sent; true once its output has ended (it exited or died).
+  bool ReadAvailable();
+  // After the end of the output: reaps the child and decodes its result as RunInChildProcess.
+  absl::StatusOr<std::string> Finish();
+
+ private:
+  ChildProcess(pid_t pid, int fd) : pid_(pid), fd_(fd) {}
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  std::string received_;
+};
 
 }  // namespace infergrid
 

@@ -32,6 +32,7 @@ const Command& KernelsCommand();
 const Command& CalibrateCommand();
 const Command& ReportCommand();
 const Command& BenchCommand();
+const Command& SweepCommand();
 
 }  // namespace infergrid
 
