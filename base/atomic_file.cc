@@ -80,8 +80,8 @@ absl::Status WriteFileDurably(const std::string& path, absl::string_view text) {
   }
   // The rename is an entry of the folder: flush the folder too (best effort: some file
   // systems refuse fsync on a directory, and the file itself is already whole).
-  std::string folder = std::filesystem::path(path).parent_path().string();
-  if (folder.empty()) folder = ".";
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::string folder = parent.empty() ? std::string(".") : parent.string();
   const int dir_fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     (void)fsync(dir_fd);

@@ -64,12 +64,28 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
   other.fd_ = -1;
 }
 
-ChildProcess::~ChildProcess() {
+ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
+  if (this != &other) {
+    Abandon();
+    pid_ = other.pid_;
+    fd_ = other.fd_;
+    received_ = std::move(other.received_);
+    other.pid_ = -1;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+ChildProcess::~ChildProcess() { Abandon(); }
+
+void ChildProcess::Abandon() {
   if (fd_ >= 0) close(fd_);
+  fd_ = -1;
   if (pid_ > 0) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
+  pid_ = -1;
 }
 
 bool ChildProcess::ReadAvailable() {

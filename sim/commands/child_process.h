@@ -25,7 +25,7 @@ class ChildProcess {
  public:
   static absl::StatusOr<ChildProcess> Start(const std::function<absl::StatusOr<std::string>()>& body);
   ChildProcess(ChildProcess&& other) noexcept;
-  ChildProcess& operator=(ChildProcess&&) = delete;
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
   ChildProcess(const ChildProcess&) = delete;
   ~ChildProcess();
 
@@ -37,6 +37,7 @@ class ChildProcess {
 
  private:
   ChildProcess(pid_t pid, int fd) : pid_(pid), fd_(fd) {}
+  void Abandon();  // kills and reaps a child still running
   pid_t pid_ = -1;
   int fd_ = -1;
   std::string received_;

@@ -103,11 +103,11 @@ absl::Status Merge(const cli::FlagValues& flags, const std::vector<std::string>&
   if (dirs.empty()) return cli::UsageError("sweep merge: expected the sweep folders to merge (DIR...)");
   std::vector<sweep::PointStore> stores;
   std::vector<const sweep::PointStore*> pointers;
-  std::optional<sweep::SweepManifest> manifest;
+  std::optional<SweepManifest> manifest;
   for (const std::string& dir : dirs) {
     absl::StatusOr<sweep::PointStore> store = sweep::PointStore::Open(dir, /*create=*/false);
     if (!store.ok()) return store.status();
-    absl::StatusOr<sweep::SweepManifest> own = store->ReadManifest();
+    absl::StatusOr<SweepManifest> own = store->ReadManifest();
     if (!own.ok()) return own.status();
     if (!manifest) {
       manifest = *own;

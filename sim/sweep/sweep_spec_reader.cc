@@ -19,6 +19,7 @@ namespace infergrid::sweep {
 namespace {
 
 using Tree = google::protobuf::TextFormat::ParseInfoTree;
+using Location = google::protobuf::TextFormat::ParseLocation;
 
 absl::Status SpecError(const std::string& path, int line, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
@@ -37,11 +38,11 @@ class Lines {
     const google::protobuf::FieldDescriptor* f = descriptor_->FindFieldByName(std::string(field));
     if (tree_ == nullptr || f == nullptr) return own_line_;
     if (index < 0) {
-      const Tree::ParseLocation location = tree_->GetLocation(f, -1);
+      const Location location = tree_->GetLocation(f, -1);
       return location.line >= 0 ? location.line + 1 : own_line_;
     }
     for (int i = index; i >= 0; --i) {
-      const Tree::ParseLocation location = tree_->GetLocation(f, i);
+      const Location location = tree_->GetLocation(f, i);
       if (location.line >= 0) return location.line + 1;
     }
     return own_line_;
