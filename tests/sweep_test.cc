@@ -71,8 +71,11 @@ replications: 2
   EXPECT_EQ(first.replication(), 0);
   EXPECT_EQ(second.point(), 0);
   EXPECT_EQ(second.replication(), 1);
-  EXPECT_EQ(ValueOf(plan->runs[2 * 4 * 2].run, "max_num_seqs"), "32");  // zip advances together
-  EXPECT_EQ(ValueOf(plan->runs[2 * 4 * 2].run, "scheduler"), "sarathi");
+  // The zip's second setting: after 4 random draws x 2 replications.
+  EXPECT_EQ(ValueOf(plan->runs[4 * 2].run, "max_num_seqs"), "32");  // zip advances together
+  EXPECT_EQ(ValueOf(plan->runs[4 * 2].run, "scheduler"), "sarathi");
+  EXPECT_EQ(ValueOf(plan->runs[4 * 2].run, "rate"), "2");
+  EXPECT_EQ(ValueOf(plan->runs[2 * 4 * 2].run, "rate"), "4");
   EXPECT_EQ(ValueOf(plan->runs.back().run, "rate"), "8");
   // Common random numbers: replication r has seed 7 + r at every point.
   for (const PlannedRun& run : plan->runs) {
@@ -136,7 +139,7 @@ TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
     std::string message;  // a piece of the message
   };
   const std::vector<Case> cases = {
-      {"base: \"--max-requests=20\"\nbogus: 1\n", "sweep.textproto:2:1", "bogus"},
+      {"base: \"--max-requests=20\"\nbogus: 1\n", "sweep.textproto:2:", "no field named \"bogus\""},
       {"base: \"--max-requests=20\"\nbase: \"--no-such-flag=3\"\n", "sweep.textproto:2", "--no-such-flag"},
       {"base: \"max-requests=20\"\n", "sweep.textproto:1", "expected one simulate flag"},
       {"base: \"--rate=4\"\nbase: \"--rate=5\"\n", "sweep.textproto:2", "--rate is set twice (lines 1 and 2)"},

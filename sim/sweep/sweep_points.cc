@@ -13,20 +13,25 @@
 namespace infergrid::sweep {
 namespace {
 
-// Whether `message` names `flag` ("--max-num-seqs", "--max_num_seqs" or 'max_num_seqs'), as a
-// whole name: "--rate" is not named by "--rate-limit".
-bool Names(absl::string_view message, const std::string& flag) {
+// Where `message` first names `flag` ("--max-num-seqs", "--max_num_seqs" or 'max_num_seqs') as
+// a whole name ("--rate" is not named by "--rate-limit"); npos if it does not.
+size_t FirstMention(absl::string_view message, const std::string& flag) {
   std::string dashed = flag;
   std::replace(dashed.begin(), dashed.end(), '_', '-');
+  size_t first = absl::string_view::npos;
   for (const std::string& form : {absl::StrCat("--", dashed), absl::StrCat("--", flag), absl::StrCat("'", flag, "'")}) {
     for (size_t at = message.find(form); at != absl::string_view::npos; at = message.find(form, at + 1)) {
       const size_t end = at + form.size();
-      if (end == message.size()) return true;
-      const char next = message[end];
-      if (!absl::ascii_isalnum(static_cast<unsigned char>(next)) && next != '-' && next != '_') return true;
+      const bool whole = end == message.size() ||
+                         (!absl::ascii_isalnum(static_cast<unsigned char>(message[end])) && message[end] != '-' &&
+                          message[end] != '_');
+      if (whole) {
+        first = std::min(first, at);
+        break;
+      }
     }
   }
-  return false;
+  return first;
 }
 
 cli::FlagValues SeedFlag(uint64_t seed) {
@@ -43,13 +48,19 @@ std::string SettingsText(const SweepRun& run) {
 }  // namespace
 
 absl::Status PointError(const SweepDesign& design, const PlannedRun& run, const absl::Status& error) {
+  // The flag the message names first is the one it is about ("--time-scale applies to
+  // --trace; a synthetic workload takes --rate" is about --time-scale).
   int line = 0;
-  for (int i = 0; i < run.run.settings_size() && line == 0; ++i) {
-    if (Names(error.message(), run.run.settings(i).flag())) line = run.setting_lines[i];
-  }
-  for (const auto& [flag, base_line] : design.base_lines) {
-    if (line == 0 && Names(error.message(), flag)) line = base_line;
-  }
+  size_t first = absl::string_view::npos;
+  auto consider = [&](const std::string& flag, int flag_line) {
+    const size_t at = FirstMention(error.message(), flag);
+    if (at < first) {
+      first = at;
+      line = flag_line;
+    }
+  };
+  for (int i = 0; i < run.run.settings_size(); ++i) consider(run.run.settings(i).flag(), run.setting_lines[i]);
+  for (const auto& [flag, base_line] : design.base_lines) consider(flag, base_line);
   if (line == 0) line = !run.setting_lines.empty() ? run.setting_lines.front()
                         : !design.base_lines.empty() ? design.base_lines.begin()->second
                                                      : 1;

@@ -39,7 +39,7 @@ inline constexpr int64_t kMaxSweepRuns = 1000000;
 absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design);
 
 // `error` of `run` as one line: "SPEC:LINE: point 3 (rate=4, max_num_seqs=8): MESSAGE", the
-// line of the setting (or base flag) the message names, else of the point's first setting.
+// line of the setting or base flag the message names first, else of the point's first setting.
 // Keeps the error's code.
 absl::Status PointError(const SweepDesign& design, const PlannedRun& run, const absl::Status& error);
 
