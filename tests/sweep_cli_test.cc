@@ -237,8 +237,9 @@ TEST(SweepCli, KilledAtRandomMomentsAndRerunCompletesEveryRunExactlyOnce) {
   for (int attempt = 0; attempt < 12; ++attempt) {
     const pid_t pid = Start(args);
     ASSERT_GT(pid, 0);
-    // Early kills are the dangerous ones (mid-write, mid-start): draw within the whole run's time.
-    const auto delay = std::chrono::microseconds(random() % static_cast<uint64_t>(full.count() + 1));
+    // Any moment of the first half of an uninterrupted sweep's time: while checking the spec,
+    // starting children, writing results or the manifest; so most attempts die with work left.
+    const auto delay = std::chrono::microseconds(random() % static_cast<uint64_t>(full.count() / 2 + 1));
     std::this_thread::sleep_for(delay);
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) == 0) {
@@ -248,7 +249,8 @@ TEST(SweepCli, KilledAtRandomMomentsAndRerunCompletesEveryRunExactlyOnce) {
     }
   }
   // Most attempts die mid-way (the rest finished before their moment came).
-  EXPECT_GE(kills, 4);
+  EXPECT_GE(kills, 3);
+  RecordProperty("kills", kills);
   // However the kills fell, a last rerun finishes the sweep.
   const testing::CommandResult last = RunInfergrid(Sweep(spec, out, "--jobs=2"));
   ASSERT_EQ(last.exit_code, 0) << last.err;
