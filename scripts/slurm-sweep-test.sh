@@ -56,7 +56,8 @@ mkdir -p "$WORK/munge" "$WORK/state" "$WORK/spool"
 chmod 700 "$WORK/munge"
 mungekey --create --keyfile="$WORK/munge/munge.key"
 munged --foreground --force --key-file="$WORK/munge/munge.key" --socket="$WORK/munge/munge.socket" \
-  --log-file="$WORK/munged.log" --pid-file="$WORK/munge/munged.pid" --seed-file="$WORK/munge/munged.seed" &
+  --log-file="$WORK/munged.log" --pid-file="$WORK/munge/munged.pid" --seed-file="$WORK/munge/munged.seed" \
+  >"$WORK/munged.out.log" 2>&1 &
 PIDS+=($!)
 wait_for "munged's socket" test -S "$WORK/munge/munge.socket"
 
@@ -83,6 +84,9 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 SchedulerParameters=batch_sched_delay=0
+# Cores only, not memory: without it each task would take the node's memory, and so the node.
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
 MailProg=/bin/true
 ReturnToService=2
 NodeName=localhost NodeAddr=127.0.0.1 $hardware State=UNKNOWN
@@ -91,9 +95,9 @@ CONF
 
 # Foreground daemons, children of this script: their PIDs from $! (forking ones would leave
 # zombies that still answer kill -0).
-slurmctld -D -i &
+slurmctld -D -i >"$WORK/slurmctld.out.log" 2>&1 &
 PIDS+=($!)
-slurmd -D -N localhost &
+slurmd -D -N localhost >"$WORK/slurmd.out.log" 2>&1 &
 PIDS+=($!)
 wait_for "slurmctld" scontrol ping
 wait_for "the node to be idle" bash -c "scontrol show node localhost | grep -q 'State=IDLE'"
