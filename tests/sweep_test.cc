@@ -176,6 +176,15 @@ TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
   }
 }
 
+TEST(SweepSpec, TooManyRunsAreRefusedBeforeExpanding) {
+  std::string values;
+  for (int i = 1; i <= 400; ++i) absl::StrAppend(&values, i == 1 ? "" : ", ", "\"", i, "\"");
+  absl::StatusOr<SweepPlan> plan = Expand(absl::StrCat("grid { flag: \"rate\" values: [", values,
+                                                       "] }\ngrid { flag: \"cv\" values: [", values, "] }\n"));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(plan.status().message(), HasSubstr("sweep.textproto:2: the sweep has more than 100000 runs"));
+}
+
 TEST(SweepSpec, FlagNamesAreCanonical) {
   EXPECT_EQ(CanonicalFlagName("--max-num-seqs"), "max_num_seqs");
   EXPECT_EQ(CanonicalFlagName("max_num_seqs"), "max_num_seqs");

@@ -91,7 +91,7 @@ absl::Status Run(const cli::FlagValues& flags, std::ostream& out) {
                                            " failed (each has its error in ", dir,
                                            "/points/<hash>/error.txt; results.csv marks them); rerun to retry them"));
   }
-  out << "sweep: " << stats->runs << " runs" << which << ": " << stats->ran << " ran, " << stats->skipped
+  out << "sweep: " << stats->runs << (stats->runs == 1 ? " run" : " runs") << which << ": " << stats->ran << " ran, " << stats->skipped
       << " done before, " << stats->failed << " failed (" << options.jobs << " jobs)\n"
       << "wrote " << dir << "/results.csv and results.jsonl: " << results->ok << " rows";
   if (results->missing > 0) out << " (" << results->missing << " runs of other shards not done yet)";
