@@ -221,6 +221,18 @@ pid_t Start(const std::vector<std::string>& args) {
   return pid;
 }
 
+// Live processes whose command line mentions `needle` (a zombie's command line is empty).
+int LiveProcessesMentioning(const std::string& needle) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = testing::ReadAll(entry.path() / "cmdline");
+    count += cmdline.find(needle) != std::string::npos;
+  }
+  return count;
+}
+
 // The test: killed at any moment (SIGKILL included) and rerun, the sweep completes with
 // every run exactly once, nothing lost or duplicated.
 TEST(SweepCli, KilledAtRandomMomentsAndRerunCompletesEveryRunExactlyOnce) {
@@ -247,6 +259,11 @@ TEST(SweepCli, KilledAtRandomMomentsAndRerunCompletesEveryRunExactlyOnce) {
       waitpid(pid, &status, 0);
       ++kills;
     }
+    // None of its simulations runs on beside the next attempt.
+    for (int wait = 0; wait < 100 && LiveProcessesMentioning("--out=" + out.string()) > 0; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_EQ(LiveProcessesMentioning("--out=" + out.string()), 0) << "attempt " << attempt;
   }
   // Most attempts die mid-way (the rest finished before their moment came).
   EXPECT_GE(kills, 3);
@@ -280,6 +297,30 @@ TEST(SweepCli, KilledAtRandomMomentsAndRerunCompletesEveryRunExactlyOnce) {
   for (const auto& entry : fs::directory_iterator(out)) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
   }
+}
+
+// A killed sweep's simulations die with it (PR_SET_PDEATHSIG), rather than run to their end
+// unseen, competing with the rerun: one long run (about a second), the sweep killed while it
+// runs, and within 300 ms no process of it is left.
+TEST(SweepCli, AKilledSweepLeavesNoSimulationRunning) {
+  const fs::path dir = testing::TestDir();
+  const std::string spec = testing::WriteFile(dir / "sweep.textproto", "base: \"--max-requests=20000\"\n");
+  const fs::path out = dir / "out";
+  const std::string mention = "--out=" + out.string();
+  const pid_t pid = Start({"sweep", "--spec=" + spec, "--out=" + out.string(), "--jobs=1"});
+  ASSERT_GT(pid, 0);
+  // The sweep and its child (a fork: the same command line).
+  for (int wait = 0; wait < 500 && LiveProcessesMentioning(mention) < 2; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(LiveProcessesMentioning(mention), 2) << "the simulation did not start";
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  for (int wait = 0; wait < 30 && LiveProcessesMentioning(mention) > 0; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(LiveProcessesMentioning(mention), 0);
+  EXPECT_FALSE(fs::exists(out / "results.csv"));
 }
 
 }  // namespace
