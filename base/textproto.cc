@@ -37,8 +37,10 @@ class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
 }  // namespace
 
 absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
-                            google::protobuf::Message* message) {
+                            google::protobuf::Message* message,
+                            google::protobuf::TextFormat::ParseInfoTree* locations) {
   google::protobuf::TextFormat::Parser parser;
+  if (locations != nullptr) parser.WriteLocationsTo(locations);
   FirstErrorCollector errors;
   parser.RecordErrorsTo(&errors);
   if (!parser.ParseFromString(std::string(text), message)) {
@@ -67,12 +69,13 @@ absl::Status ReadFileToString(const std::string& path, std::string* contents, si
   return absl::OkStatus();
 }
 
-absl::Status ReadTextProtoFile(const std::string& path, google::protobuf::Message* message) {
+absl::Status ReadTextProtoFile(const std::string& path, google::protobuf::Message* message,
+                               google::protobuf::TextFormat::ParseInfoTree* locations) {
   std::string text;
   if (absl::Status status = ReadFileToString(path, &text, size_t{64} << 20); !status.ok()) {
     return status;
   }
-  return ParseTextProto(text, path, message);
+  return ParseTextProto(text, path, message, locations);
 }
 
 }  // namespace infergrid

@@ -8,20 +8,24 @@
 
 #include "absl/status/status.h"
 #include "google/protobuf/message.h"
+#include "google/protobuf/text_format.h"
 
 namespace infergrid {
 
 // Parses `text` into `message`; `path` only names the source in errors
 // ("path:LINE:COL: message"). Unknown fields are errors.
 absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
-                            google::protobuf::Message* message);
+                            google::protobuf::Message* message,
+                            google::protobuf::TextFormat::ParseInfoTree* locations = nullptr);
 
 // Reads a whole file (at most `max_bytes`) into `contents`; errors name the path.
 absl::Status ReadFileToString(const std::string& path, std::string* contents,
                               size_t max_bytes = size_t{1} << 30);
 
-// Reads and parses a textproto file.
-absl::Status ReadTextProtoFile(const std::string& path, google::protobuf::Message* message);
+// Reads and parses a textproto file. With `locations`, records where each field was written
+// (0-based line and column), so checks after parsing can name the line of a bad value.
+absl::Status ReadTextProtoFile(const std::string& path, google::protobuf::Message* message,
+                               google::protobuf::TextFormat::ParseInfoTree* locations = nullptr);
 
 }  // namespace infergrid
 

@@ -37,7 +37,8 @@ LAYERS = [
     ("sim/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
     ("sim/plan", ["sim/reports", "sim/format"]),  # SLOs, candidates, capacity searches (no simulation)
     ("sim/cli", ["sim/memory_plan", "sim/serving", "sim/bench", "traces"]),
-    ("sim/commands", ["sim/cli", "sim/output", "sim/validation", "sim/report", "sim/plan"]),
+    ("sim/sweep", ["sim/cli", "sim/reports", "sim/format"]),  # sweep specs and result folders
+    ("sim/commands", ["sim/cli", "sim/output", "sim/validation", "sim/report", "sim/plan", "sim/sweep"]),
     ("sim", ["sim/commands"]),  # infergrid_main.cc
     ("sim/python", ["sim/commands"]),  # the `infergrid` Python module
 ]

@@ -7,7 +7,8 @@ packages=(cmake ninja-build g++ pkg-config
           python3   # scripts/check-includes.py and the docs link check
           python3-numpy  # tests/bench_vllm_check.py: bench serve's golden recomputed as vLLM computes it
           python3-dev python3-pybind11 python3-pytest python3-pandas  # `import infergrid` and its tests
-          chromium)  # the HTML report's browser test (tests/report_browser_test.cc)
+          chromium   # the HTML report's browser test (tests/report_browser_test.cc)
+          slurmctld slurmd slurm-client munge)  # scripts/slurm-sweep-test.sh: a one-node Slurm cluster
 # The HTML report's charting libraries come from npm at build time (sim/report/web): npm ships
 # with nodejs from most sources; Debian's own packages split them.
 if ! command -v npm >/dev/null; then packages+=(nodejs npm); fi

@@ -21,7 +21,7 @@ const std::vector<const Command*>& Commands() {
                                                        &KernelsCommand(), &CalibrateCommand(),
                                                        &SimulateCommand(), &CompareCommand(),
                                                        &TraceCommand(), &ReportCommand(), &BenchCommand(),
-                                                       &PlanCommand()};
+                                                       &PlanCommand(), &SweepCommand()};
   return commands;
 }
 

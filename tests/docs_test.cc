@@ -16,6 +16,7 @@
 #include "sim/reports/accounting_reports.pb.h"
 #include "sim/reports/extras_reports.pb.h"
 #include "sim/reports/simulation.pb.h"
+#include "sim/reports/sweep.pb.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 
@@ -132,6 +133,11 @@ TEST(docs, TrainVectorIndexValidateJsonFieldsAreDocumented) {
   ExpectAllFieldsDocumented(ValidationReport::descriptor());
 }
 
+TEST(docs, SweepJsonFieldsAreDocumented) {
+  ExpectAllFieldsDocumented(SweepManifest::descriptor());
+  ExpectAllFieldsDocumented(SweepResult::descriptor());
+}
+
 // The check itself: a field with no row is reported by name.
 TEST(docs, AnUndocumentedFieldIsNamed) {
   const OutputsDoc doc("## `LatencySummary`\n\n| field |\n|---|\n| `count` | int32 |\n| `mean` |\n");
@@ -172,6 +178,23 @@ TEST(docs, CsvColumnsAreDocumented) {
     EXPECT_TRUE(missing.empty()) << file << " columns missing from " << kOutputsDoc << ": "
                                  << Join(missing, ", ");
   }
+}
+
+// A sweep with no axes: results.csv has only its fixed columns.
+TEST(docs, SweepResultsCsvColumnsAreDocumented) {
+  const fs::path dir = testing::TestDir();
+  const std::string spec = testing::WriteFile(dir / "sweep.textproto", "base: \"--max-requests=5\"\n");
+  const testing::CommandResult r =
+      testing::RunInfergrid("sweep --quiet --spec=" + spec + " --out=" + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const OutputsDoc doc(ReadOutputsDoc());
+  const std::set<std::string>* rows = doc.Section("`results.csv`");
+  ASSERT_NE(rows, nullptr) << kOutputsDoc << " has no heading naming `results.csv`";
+  std::vector<std::string> missing;
+  for (const std::string& column : CsvColumns(dir / "out" / "results.csv")) {
+    if (rows->count(column) == 0) missing.push_back(column);
+  }
+  EXPECT_TRUE(missing.empty()) << "results.csv columns missing from " << kOutputsDoc << ": " << Join(missing, ", ");
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ ABSL_FLAG(int64_t, max_requests, 0,
 ABSL_FLAG(uint64_t, seed, 0, "seed of every random stream (synthetic workload)");
 ABSL_FLAG(std::string, out, "",
           "simulate: write summary.json, requests.csv, iterations.csv and timeline.json into this "
-          "folder; compare: comparison.json into this folder; report, calibrate: the file to write");
+          "folder; compare: comparison.json into this folder; report, calibrate: the file to write; "
+          "sweep: the sweep's folder (sweep merge: where to write the merged results)");
 ABSL_FLAG(std::string, outputs, "summary,requests,iterations,timeline",
           "with --out: the files to write, a comma list of summary, requests, iterations and "
           "timeline (a sweep that needs only the metrics: --outputs=summary)");

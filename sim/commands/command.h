@@ -33,6 +33,7 @@ const Command& CalibrateCommand();
 const Command& ReportCommand();
 const Command& BenchCommand();
 const Command& PlanCommand();
+const Command& SweepCommand();
 
 }  // namespace infergrid
 

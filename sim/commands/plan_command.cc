@@ -4,14 +4,15 @@
 //                  [--weight-dtypes=...] [--kv-cache-dtypes=auto,fp8] [--engines=...]
 //                  [--schedulers=...] [--max-num-seqs-list=...]
 //                  [--target-rate=R [--max-replicas=64]] [--min-rate] [--max-rate] [--tolerance]
-//                  [--verify-seeds=3] [--price=h100-sxm=2.5,...] [--format=json] [--out=DIR]
+//                  [--verify-seeds=3] [--price=h100-sxm=2.5,...] [--jobs=N] [--format=json] [--out=DIR]
 // Every candidate (the product of the listed axes, on top of the workload flags) is checked
 // before anything runs. Without --target-rate, each gets the largest arrival rate it sustains
 // within the SLO; with it, the fewest replicas that meet it. A point passes when every SLO term
 // holds, no request is rejected, and the run is stable: an overloaded queue that has not yet
 // blown up within the run is caught by running the first half of the requests too, because a
 // stable system's queueing delay does not depend on how long it runs while an overloaded one's
-// grows with it. Every simulation runs in a child process (one SimGrid engine per process).
+// grows with it. Candidates are searched --jobs at a time (default: the usable CPUs), each in a
+// child process whose simulations run in children of their own (one SimGrid engine per process).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -73,6 +74,7 @@ struct PlanSettings {
   double target_rate = 0;
   std::map<std::string, double> prices;
   cli::FlagValues workload;  // the shared simulate flags
+  int jobs = 1;
   bool quiet = false;
   bool json = false;
   std::string out;
@@ -171,6 +173,9 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
   if (!prices.ok()) return prices.status();
   s.prices = *std::move(prices);
   s.workload = flags;
+  absl::StatusOr<int> jobs = JobsFromFlags(flags);
+  if (!jobs.ok()) return jobs.status();
+  s.jobs = *jobs;
   s.quiet = flags.Get(FLAGS_quiet);
   absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
@@ -410,22 +415,43 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
   report.set_replications(s.search.verify_seeds);
   report.set_tolerance(s.search.tolerance);
   report.set_workload(WorkloadText(s.workload));
+  // Candidates searched side by side, each in a child process of its own (which runs its
+  // simulations in children of its own: one SimGrid engine per process).
+  std::vector<size_t> pending;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    PlanCandidate& c = candidates[i];
-    if (c.status() == "pending") {
-      if (absl::Status st = SearchCandidate(s, flags[i], c); !st.ok()) {
-        c.set_status("error");
-        c.set_error(std::string(st.message()));
-      }
+    if (candidates[i].status() == "pending") pending.push_back(i);
+  }
+  size_t finished_count = candidates.size() - pending.size();
+  ConcurrentRuns runs;
+  runs.count = pending.size();
+  runs.jobs = s.jobs;
+  runs.body = [&](size_t k) -> absl::StatusOr<std::string> {
+    PlanCandidate c = candidates[pending[k]];
+    if (absl::Status st = SearchCandidate(s, flags[pending[k]], c); !st.ok()) {
+      c.set_status("error");
+      c.set_error(std::string(st.message()));
     }
-    report.set_simulations(report.simulations() + c.simulations());
+    return c.SerializeAsString();
+  };
+  runs.finished = [&](size_t k, absl::StatusOr<std::string> bytes) -> absl::Status {
+    PlanCandidate& c = candidates[pending[k]];
+    if (!bytes.ok()) {
+      c.set_status("error");
+      c.set_error(std::string(bytes.status().message()));
+    } else if (!c.ParseFromString(*bytes)) {
+      return absl::InternalError("unreadable result from a plan process");
+    }
+    ++finished_count;
     if (!s.quiet) {
-      std::cerr << "plan: " << i + 1 << "/" << candidates.size() << " " << c.label() << ": "
+      std::cerr << "plan: " << finished_count << "/" << candidates.size() << " " << c.label() << ": "
                 << (c.status() == "ok" ? absl::StrCat(format::Fixed(c.rate(), 2), " req/s, ", c.replicas(), " replica(s)")
                                        : c.status())
                 << " (" << c.simulations() << " simulations)\n";
     }
-  }
+    return absl::OkStatus();
+  };
+  if (absl::Status st = RunConcurrently(runs); !st.ok()) return st;
+  for (const PlanCandidate& c : candidates) report.set_simulations(report.simulations() + c.simulations());
   plan::RankCandidates(candidates, s.target_rate > 0);
   for (PlanCandidate& c : candidates) *report.add_candidates() = std::move(c);
   if (report.candidates_size() > 0 && report.candidates(0).rank() == 1) {
@@ -451,7 +477,7 @@ const Command& PlanCommand() {
                           cli::SimulateFlagNames(), &RunPlan};
     for (absl::string_view f : {"slo", "gpus", "tp_sizes", "replica_counts", "weight_dtypes", "kv_cache_dtypes",
                                 "engines", "schedulers", "max_num_seqs_list", "target_rate", "min_rate", "max_rate",
-                                "tolerance", "verify_seeds", "max_replicas", "price"}) {
+                                "tolerance", "verify_seeds", "max_replicas", "price", "jobs"}) {
       c->flags.push_back(f);
     }
     return c;
