@@ -54,6 +54,10 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
         where, ": gemm needs peak_fraction > 0, per_sm_bytes_per_s > 0, min_split_k >= 1 and at "
                "least one tile"));
   }
+  if (!(g.partial_wave_discount() >= 0 && g.partial_wave_discount() <= 1) || !(g.fill_drain_k() >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": gemm needs partial_wave_discount in [0, 1] and fill_drain_k >= 0"));
+  }
   for (const GemmTile& t : g.tiles()) {
     if (t.bm() <= 0 || t.bn() <= 0) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": gemm tiles must be positive"));
@@ -257,6 +261,11 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
   const bool l2_fixed = g.l2_bytes_per_s() > 0;
   double rate_bytes = -1, hbm_rate = 0, rate_footprint = -1, l2_rate = l2_fixed ? g.l2_bytes_per_s() : 0;
 
+  const double discount = g.partial_wave_discount();
+  const double k_overhead = g.k_overhead();
+  const double fill_drain_k = g.fill_drain_k();
+  const double min_split_k = g.min_split_k();
+
   KernelTime best;
   best.seconds = -1;
   for (const TilePlan& tile : tiles_) {
@@ -265,11 +274,19 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
     const double tiles = tm * tn * groups;
     double split = 1;
     if (tiles < sms_) {
-      split = std::max(1.0, std::min(std::floor(sms_ / tiles), std::floor(k / g.min_split_k())));
+      split = std::max(1.0, std::min(std::floor(sms_ / tiles), std::floor(k / min_split_k)));
     }
     const double ctas = tiles * split;
     const double waves = CeilDiv(ctas, sms_);
-    const double tensor_s = waves * 2.0 * bm * bn * (k / split + g.k_overhead()) / (peak_per_sm * tile.efficiency);
+    // The last wave, filled to `filled` of the SMs, costs 1 - discount * (1 - filled) of a full
+    // one (stream-K over the leftover tiles), but at least one min_split_k slice of the K loop.
+    const double k_per_cta = k / split;
+    const double filled = ctas / sms_ - (waves - 1);
+    const double last_wave =
+        std::max(1.0 - discount * (1.0 - filled), std::min(1.0, min_split_k / k_per_cta));
+    const double tile_flops = 2.0 * bm * bn / (peak_per_sm * tile.efficiency);
+    const double tensor_s =
+        tile_flops * ((waves - 1 + last_wave) * (k_per_cta + k_overhead) + fill_drain_k);
     // Tile loads: X once per N-tile, W once per M-tile; split-K adds fp32 partials.
     const double partials = split > 1 ? 2.0 * m * n * 4.0 * split * groups : 0;
     const double loads = groups * (m * k * a * tn + n * k * w * tm + m * n * a) + partials;
