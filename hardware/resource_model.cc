@@ -65,6 +65,9 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
     const double bm = t.bm(), bn = t.bn();
     model.tiles_.push_back({t.bm(), t.bn(), 1.0 / (1.0 + g.tile_penalty() * (bm + bn) / (bm * bn))});
   }
+  double best_efficiency = 0;
+  for (const TilePlan& t : model.tiles_) best_efficiency = std::max(best_efficiency, t.efficiency);
+  model.best_tile_fraction_ = g.peak_fraction() * best_efficiency;
   if (absl::Status s = BuildTable(calibration.hbm(), absl::StrCat(where, ": hbm"),
                                   &model.hbm_.log_x, &model.hbm_.y);
       !s.ok()) {
@@ -361,7 +364,7 @@ KernelTime ResourceModel::Time(const Kernel& kernel) const {
     const double working_set = std::max(kernel.reread_footprint_bytes, kernel.hbm_bytes);
     t.l2_s = t.l2_bytes / L2Rate(working_set);
     const double tensor_fraction =
-        c.compute_fraction > 0 ? c.compute_fraction : calibration_.gemm().peak_fraction();
+        c.compute_fraction > 0 ? c.compute_fraction : best_tile_fraction_;
     const double peak = PeakTensorFlops(gpu_, kernel.tensor_dtype);
     t.tensor_s = kernel.tensor_flops > 0 && peak > 0 ? kernel.tensor_flops / (peak * tensor_fraction) : 0;
     t.cuda_s = kernel.cuda_flops / cuda_peak_;

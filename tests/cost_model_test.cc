@@ -332,6 +332,48 @@ TEST(ResourceModel, WaveQuantizationStepsWhenTilesSpillIntoANewWave) {
   EXPECT_NEAR(r.Time(Gemm(2048, 4096, 8192)).tensor_s, spill.tensor_s, 1e-15);
 }
 
+// The partial last wave costs 1 - discount x (its idle share) of a full one, never less than
+// one min_split_k slice; the pipeline fill/drain adds fill_drain_k K elements of one tile once.
+// Both at 0 are the model above.
+TEST(ResourceModel, PartialWaveDiscountAndFillDrain) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  Calibration p = RoundProfile(h100);
+  p.mutable_gemm()->set_min_split_k(256);
+  p.mutable_gemm()->set_partial_wave_discount(0.5);
+  p.mutable_gemm()->set_fill_drain_k(100);
+  const double tile_s = 2.0 * 256 * 128 / (h100.tensor_peaks().fp16_flops() / 132);
+  // 10 x 10 = 100 tiles of 256 x 128 on 132 SMs: no split-K (132 / 100 < 2), one wave filled
+  // to 100/132.
+  const KernelTime t = Resources(h100, p).Time(Gemm(2560, 1280, 4096));
+  EXPECT_EQ(t.waves, 1);
+  EXPECT_EQ(t.split_k, 1);
+  EXPECT_NEAR(t.tensor_s, tile_s * ((1 - 0.5 * (1 - 100.0 / 132)) * 4096 + 100), 1e-15);
+  // A short K loop: the last wave costs at least one 256-element slice of it (here all of it).
+  EXPECT_NEAR(Resources(h100, p).Time(Gemm(2560, 1280, 256)).tensor_s, tile_s * (256 + 100), 1e-15);
+  p.mutable_gemm()->set_partial_wave_discount(0);
+  p.mutable_gemm()->set_fill_drain_k(0);
+  EXPECT_NEAR(Resources(h100, p).Time(Gemm(2560, 1280, 4096)).tensor_s, tile_s * 4096, 1e-15);
+  p.mutable_gemm()->set_partial_wave_discount(1.5);
+  EXPECT_FALSE(ResourceModel::Create(h100, ResourcesOf(p)).ok());
+}
+
+// Tensor work of a kernel class without a compute_fraction runs at the GEMM model's best tile
+// (peak_fraction x that tile's efficiency), not at peak_fraction, which the fit may push above
+// 1 when the tile penalty is large.
+TEST(ResourceModel, ClassTensorWorkDefaultsToTheBestTile) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  Calibration p = RoundProfile(h100);
+  p.mutable_gemm()->set_peak_fraction(2.0);
+  p.mutable_gemm()->set_tile_penalty(85.3333333333333333);  // 256 x 128: efficiency 1/2
+  Kernel k;
+  k.kind = KernelKind::kAttentionDecode;
+  k.name = "decode";
+  k.tensor_flops = 1e12;
+  k.hbm_bytes = 1;
+  const KernelTime t = Resources(h100, p).Time(k);
+  EXPECT_NEAR(t.tensor_s, 1e12 / h100.tensor_peaks().fp16_flops(), 1e-12);
+}
+
 TEST(ResourceModel, GemmTileRereadsHitL2WhenTheWaveFits) {
   const GpuSpec h100 = Gpu("h100-sxm");
   const ResourceModel r = Resources(h100, RoundProfile(h100));
@@ -986,12 +1028,26 @@ TEST(CrossValidation, CalibratedModelBeatsTheRooflineBaselineOnEveryLeftOutModel
   absl::StatusOr<CrossValidation> cv = CrossValidate(Gpu("h100-sxm"), samples, Holdout::kModel);
   ASSERT_TRUE(cv.ok()) << cv.status();
   ASSERT_EQ(cv->folds.size(), 4u);
+  // Bounds from the baseline's own held-out error on the same rows: at most 3/4 of it on every
+  // left-out model, and below it on every TP degree of every left-out model. The absolute bound
+  // is the 8% target plus a quarter point (phi-2, the smallest table, is at 8.2%).
   for (const FoldResult& f : cv->folds) {
     const GemmComparison& all = f.gemms.front();
-    EXPECT_LT(all.calibrated.mape, 0.09) << f.name;
-    EXPECT_LT(all.calibrated.mape, all.baseline.mape - 0.015) << f.name;
+    EXPECT_EQ(all.group, "all");
+    EXPECT_LT(all.calibrated.mape, 0.75 * all.baseline.mape) << f.name;
+    EXPECT_LT(all.calibrated.mape, 0.0825) << f.name;
     EXPECT_LT(all.calibrated.median_abs_error_s, all.baseline.median_abs_error_s) << f.name;
+    for (const GemmComparison& g : f.gemms) {
+      EXPECT_LT(g.calibrated.mape, g.baseline.mape) << f.name << " " << g.group;
+      ASSERT_NE(g.calibrated.worst, nullptr);
+      EXPECT_LE(std::abs(g.calibrated.worst_error) + 1e-12, 1.0) << f.name << " " << g.group;
+    }
   }
+  // Pooled over the four folds: every GEMM row predicted once.
+  ASSERT_FALSE(cv->pooled_gemms.empty());
+  EXPECT_EQ(cv->pooled_gemms.front().calibrated.rows, 3 * 4176 + 1044);
+  EXPECT_LT(cv->pooled_gemms.front().calibrated.mape, 0.075);
+  EXPECT_LT(cv->pooled_gemms.front().calibrated.mape, 0.75 * cv->pooled_gemms.front().baseline.mape);
 }
 
 // ---------------------------------------------------------------- commands
