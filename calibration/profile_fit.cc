@@ -86,43 +86,82 @@ std::vector<double> OctaveWeights(const std::vector<const KernelSample*>& rows) 
   return w;
 }
 
-double WeightedLogError(const ResourceModel& model, const std::vector<const KernelSample*>& rows,
+double WeightedLogError(const SamplePredictor& predictor, const std::vector<const KernelSample*>& rows,
                         const std::vector<double>& weights) {
   double loss = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const double predicted = model.Time(rows[i]->kernel).seconds;
-    loss += weights[i] * std::abs(std::log(predicted / rows[i]->measured_s));
+    loss += weights[i] * std::abs(std::log(predictor.Seconds(*rows[i]) / rows[i]->measured_s));
   }
   return loss;
 }
 
+// The GEMM model's parameters as the fit moves them: the largest tile's share of the peak
+// instead of peak_fraction (so "no tile beats the datasheet peak" is a bound of its own), rates
+// and sizes in log10, costs in microseconds or K elements.
 struct GemmParams {
-  double peak_fraction, k_overhead, tile_penalty, overlap, per_sm_gbps;
-  double hbm_max, hbm_half_mb, hbm_exponent, fixed_us;
-  static GemmParams From(const std::vector<double>& x) {
-    return {x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8]};
+  double best_tile_fraction = 0.8;   // peak_fraction / (1 + tile_penalty / intensity of the largest tile)
+  double k_overhead = 128;
+  double tile_penalty = 10;
+  double overlap = 0.2;
+  double log10_per_sm_gbps = 1.5;
+  double hbm_max = 0.85;
+  double log10_hbm_half_mb = 0;
+  double hbm_exponent = 1;
+  double fixed_us = 2.5;
+  double discount = 0.5;
+  double fill_drain_k = 200;
+  double zero_input_gain = 0;
+  bool fit_zero_input = false;  // only when some rows had all-zero inputs
+
+  GemmParams With(const std::vector<double>& x) const {
+    GemmParams p = *this;
+    p.best_tile_fraction = x[0];
+    p.k_overhead = x[1];
+    p.tile_penalty = x[2];
+    p.overlap = x[3];
+    p.log10_per_sm_gbps = x[4];
+    p.hbm_max = x[5];
+    p.log10_hbm_half_mb = x[6];
+    p.hbm_exponent = x[7];
+    p.fixed_us = x[8];
+    p.discount = x[9];
+    p.fill_drain_k = x[10];
+    if (fit_zero_input) p.zero_input_gain = x[11];
+    return p;
   }
   std::vector<double> Vector() const {
-    return {peak_fraction, k_overhead, tile_penalty, overlap, per_sm_gbps,
-            hbm_max, hbm_half_mb, hbm_exponent, fixed_us};
+    std::vector<double> v = {best_tile_fraction, k_overhead, tile_penalty, overlap, log10_per_sm_gbps,
+                             hbm_max, log10_hbm_half_mb, hbm_exponent, fixed_us, discount, fill_drain_k};
+    if (fit_zero_input) v.push_back(zero_input_gain);
+    return v;
   }
-  // `best_intensity`: bm*bn/(bm+bn) of the largest tile. No tile may beat the datasheet peak.
-  bool InBounds(double best_intensity) const {
-    return peak_fraction > 0.2 && peak_fraction / (1 + tile_penalty / best_intensity) <= 1.0 && k_overhead >= 0 && k_overhead < 8192 &&
+  std::vector<double> Steps() const {
+    std::vector<double> v = {0.05, 64, 10, 0.1, 0.2, 0.03, 0.5, 0.2, 0.5, 0.2, 100};
+    if (fit_zero_input) v.push_back(0.05);
+    return v;
+  }
+  bool InBounds() const {
+    return best_tile_fraction > 0.2 && best_tile_fraction <= 1.0 && k_overhead >= 0 && k_overhead < 8192 &&
            tile_penalty >= 0 && tile_penalty < 500 && overlap >= 0 && overlap <= 1 &&
-           per_sm_gbps > 1 && per_sm_gbps < 1000 && hbm_max > 0.2 && hbm_max <= 1.0 &&
-           hbm_half_mb > 1e-3 && hbm_half_mb < 1e4 && hbm_exponent > 0.2 && hbm_exponent < 4 &&
-           fixed_us >= 0 && fixed_us < 50;
+           log10_per_sm_gbps > 0 && log10_per_sm_gbps < 3 && hbm_max > 0.2 && hbm_max <= 1.0 &&
+           log10_hbm_half_mb > -3 && log10_hbm_half_mb < 4 && hbm_exponent > 0.2 && hbm_exponent < 4 &&
+           fixed_us >= 0 && fixed_us < 50 && discount >= 0 && discount <= 1 && fill_drain_k >= 0 &&
+           fill_drain_k < 8192 && zero_input_gain > -0.5 && zero_input_gain < 1;
   }
-  void Apply(const GpuSpec& gpu, Calibration* profile) const {
+  // `best_intensity`: bm*bn/(bm+bn) of the largest tile.
+  void Apply(const GpuSpec& gpu, double best_intensity, Calibration* profile) const {
     GemmModel* g = profile->mutable_gemm();
-    g->set_peak_fraction(peak_fraction);
+    g->set_peak_fraction(best_tile_fraction * (1 + tile_penalty / best_intensity));
     g->set_k_overhead(k_overhead);
     g->set_tile_penalty(tile_penalty);
     g->set_overlap_penalty(overlap);
-    g->set_per_sm_bytes_per_s(per_sm_gbps * 1e9);
+    g->set_per_sm_bytes_per_s(std::pow(10.0, log10_per_sm_gbps) * 1e9);
+    g->set_partial_wave_discount(discount);
+    g->set_fill_drain_k(fill_drain_k);
+    profile->set_zero_input_tensor_gain(zero_input_gain);
     const std::string source = profile->hbm().source();
-    *profile->mutable_hbm() = HbmCurve(gpu.hbm_bytes_per_s(), hbm_max, hbm_half_mb * 1e6, hbm_exponent);
+    *profile->mutable_hbm() = HbmCurve(gpu.hbm_bytes_per_s(), hbm_max,
+                                       std::pow(10.0, log10_hbm_half_mb) * 1e6, hbm_exponent);
     profile->mutable_hbm()->set_source(source);
     FindClass(profile, "gemm")->set_fixed_s(fixed_us * 1e-6);
   }
@@ -235,7 +274,28 @@ absl::Status AddScaledCollectives(const GpuSpec& gpu, const Calibration& other, 
 
 }  // namespace
 
-absl::StatusOr<std::vector<KernelSample>> SamplesFromVidurOps(const VidurOpsTable& table) {
+absl::StatusOr<SamplePredictor> SamplePredictor::Create(const GpuSpec& gpu, const Calibration& profile) {
+  absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(profile));
+  if (!model.ok()) return model.status();
+  ResourceCalibration zero = ResourcesOf(profile);
+  const double gain = 1 + profile.zero_input_tensor_gain();
+  zero.mutable_gemm()->set_peak_fraction(zero.gemm().peak_fraction() * gain);
+  zero.mutable_gemm()->set_fp8_peak_fraction(zero.gemm().fp8_peak_fraction() * gain);
+  absl::StatusOr<ResourceModel> zero_input = ResourceModel::Create(gpu, zero);
+  if (!zero_input.ok()) return zero_input.status();
+  return SamplePredictor(*std::move(model), *std::move(zero_input));
+}
+
+double SamplePredictor::Seconds(const KernelSample& sample) const {
+  const ResourceModel& m = sample.zero_input ? zero_input_ : model_;
+  return sample.launches * m.Time(sample.kernel).seconds;
+}
+
+absl::StatusOr<std::vector<KernelSample>> SamplesFromVidurOps(const VidurOpsTable& table,
+                                                              std::vector<std::string>* skipped) {
+  const bool parallel_block =
+      std::find(table.ops.begin(), table.ops.end(), "post_attention_layernorm") == table.ops.end();
+  std::set<std::string> skipped_notes;
   std::vector<KernelSample> samples;
   IterationKernels kernels;
   for (const VidurOpsRow& row : table.rows) {
@@ -263,6 +323,18 @@ absl::StatusOr<std::vector<KernelSample>> SamplesFromVidurOps(const VidurOpsTabl
     for (const auto& [op, seconds] : row.median_s) {
       auto it = VidurOpToKernel().find(op);
       if (it == VidurOpToKernel().end()) continue;
+      if (op == "input_layernorm" && parallel_block) {
+        skipped_notes.insert(
+            "input_layernorm (a parallel block's torch LayerNorm, not the fused RMSNorm the "
+            "simulator prices)");
+        continue;
+      }
+      if (op == "mlp_act" && !row.use_gated_mlp) {
+        skipped_notes.insert(
+            "mlp_act (a non-gated MLP's torch GELU, not the fused SiLU-and-multiply the "
+            "simulator prices)");
+        continue;
+      }
       std::string kernel_name = it->second;
       if (op == "mlp_up_proj" && !row.use_gated_mlp) kernel_name = "up_proj";
       const Kernel* match = nullptr;
@@ -277,12 +349,22 @@ absl::StatusOr<std::vector<KernelSample>> SamplesFromVidurOps(const VidurOpsTabl
       // vidur times each op on its own: no kernel just wrote its input into L2, so every byte
       // is HBM traffic here (the small-working-set rule applies inside an iteration).
       s.kernel.resident_input_bytes = 0;
+      // A parallel block's `add` is attention + MLP + residual: two adds of two tensors.
+      s.launches = op == "add" && parallel_block ? 2 : 1;
+      // vidur's dummy weights are uniform in +-1e-3: the up projection's outputs are ~1e-5, and
+      // SiLU(gate) x up (~1e-10) underflows to zero in fp16, so a gated MLP's down_proj
+      // multiplies zeros.
+      s.zero_input = op == "mlp_down_proj" && row.use_gated_mlp;
       s.tensor_parallel = row.tensor_parallel;
       s.tokens = row.num_tokens;
       s.measured_s = seconds;
+      s.model = table.model;
       s.where = where;
       samples.push_back(std::move(s));
     }
+  }
+  if (skipped != nullptr) {
+    for (const std::string& note : skipped_notes) skipped->push_back(note);
   }
   return samples;
 }
@@ -346,21 +428,20 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
   // While the GEMM model is fitted, L2 does not bind GEMMs: their L2 ceiling is set afterwards
   // to the lowest rate the measured GEMMs allow.
   profile->mutable_gemm()->set_l2_bytes_per_s(1e16);
-  GemmParams params{profile->gemm().peak_fraction(), profile->gemm().k_overhead(),
-                    profile->gemm().tile_penalty(), profile->gemm().overlap_penalty(),
-                    profile->gemm().per_sm_bytes_per_s() / 1e9, 0.85, 1.0, 1.0, 2.5};
-  Calibration work = *profile;
   double best_intensity = 0;
   for (const GemmTile& t : profile->gemm().tiles()) {
     best_intensity = std::max(best_intensity, 1.0 * t.bm() * t.bn() / (t.bm() + t.bn()));
   }
+  GemmParams params;
+  for (const KernelSample* s : gemms) params.fit_zero_input |= s->zero_input;
+  Calibration work = *profile;
   auto gemm_loss = [&](const std::vector<const KernelSample*>& rows, const std::vector<double>& weights,
                        const GemmParams& p) {
-    if (!p.InBounds(best_intensity)) return kLargeLoss;
-    p.Apply(gpu, &work);
-    absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(work));
-    if (!model.ok()) return kLargeLoss;
-    return WeightedLogError(*model, rows, weights);
+    if (!p.InBounds()) return kLargeLoss;
+    p.Apply(gpu, best_intensity, &work);
+    absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, work);
+    if (!predictor.ok()) return kLargeLoss;
+    return WeightedLogError(*predictor, rows, weights);
   };
   // Stage 1: the streaming curve and the fixed cost from the memory-bound rows (M <= 16).
   if (!small.empty()) {
@@ -369,25 +450,28 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
         [&](const std::vector<double>& x) {
           GemmParams p = params;
           p.hbm_max = x[0];
-          p.hbm_half_mb = x[1];
+          p.log10_hbm_half_mb = x[1];
           p.hbm_exponent = x[2];
           p.fixed_us = x[3];
           return gemm_loss(small, w, p);
         },
-        {params.hbm_max, params.hbm_half_mb, params.hbm_exponent, params.fixed_us},
-        {0.05, 1.0, 0.3, 1.0}, 600);
+        {params.hbm_max, params.log10_hbm_half_mb, params.hbm_exponent, params.fixed_us},
+        {0.05, 0.5, 0.3, 1.0}, 600);
     params.hbm_max = r.x[0];
-    params.hbm_half_mb = r.x[1];
+    params.log10_hbm_half_mb = r.x[1];
     params.hbm_exponent = r.x[2];
     params.fixed_us = r.x[3];
   }
   // Stage 2: everything, over all GEMM rows.
-  const std::vector<double> w = OctaveWeights(gemms);
+  // Half of the weight balanced per octave of M (decode-sized rows count), half per row (the
+  // tables' dense large-M rows are most of what a prefill costs).
+  std::vector<double> w = OctaveWeights(gemms);
+  for (double& x : w) x = 0.5 * x + 0.5 / static_cast<double>(w.size());
   MinimizeResult r = NelderMead(
-      [&](const std::vector<double>& x) { return gemm_loss(gemms, w, GemmParams::From(x)); },
-      params.Vector(), {0.05, 128, 10, 0.1, 10, 0.03, 0.5, 0.2, 0.5}, 1500);
-  params = GemmParams::From(r.x);
-  params.Apply(gpu, profile);
+      [&](const std::vector<double>& x) { return gemm_loss(gemms, w, params.With(x)); },
+      params.Vector(), params.Steps(), 1500);
+  params = params.With(r.x);
+  params.Apply(gpu, best_intensity, profile);
   profile->mutable_hbm()->set_source(
       "fitted: peak x r_max / (1 + (s_half / s)^a) from the GEMM rows (memory-bound M <= 16 "
       "first, then jointly with the GEMM efficiency)");
@@ -424,9 +508,9 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
       tc->set_fixed_s(x[0] * 1e-6);
       tc->set_bandwidth_fraction(x[1]);
       tc->set_per_item_bytes_per_s(std::pow(10.0, x[2]) * 1e9);
-      absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(trial));
-      if (!model.ok()) return kLargeLoss;
-      return WeightedLogError(*model, rows, cw);
+      absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, trial);
+      if (!predictor.ok()) return kLargeLoss;
+      return WeightedLogError(*predictor, rows, cw);
     };
     // A coarse grid first: the loss has flat regions where the fixed cost hides the rates.
     std::vector<double> start = {2.0, 0.5, 1.5};
@@ -476,10 +560,10 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
   return absl::OkStatus();
 }
 
-std::vector<SampleError> Predict(const ResourceModel& model, const std::vector<KernelSample>& samples) {
+std::vector<SampleError> Predict(const SamplePredictor& predictor, const std::vector<KernelSample>& samples) {
   std::vector<SampleError> errors;
   errors.reserve(samples.size());
-  for (const KernelSample& s : samples) errors.push_back({&s, model.Time(s.kernel).seconds});
+  for (const KernelSample& s : samples) errors.push_back({&s, predictor.Seconds(s)});
   return errors;
 }
 
@@ -506,6 +590,10 @@ std::vector<OpError> SummarizeErrors(const std::vector<SampleError>& errors) {
       o.bias += (e->predicted_s - e->sample->measured_s) / e->sample->measured_s;
       abs_errors.push_back(std::abs(e->predicted_s - e->sample->measured_s));
       apes.push_back(e->ape());
+      if (o.worst == nullptr || e->ape() > std::abs(o.worst_error)) {
+        o.worst = e->sample;
+        o.worst_error = (e->predicted_s - e->sample->measured_s) / e->sample->measured_s;
+      }
     }
     o.mape /= static_cast<double>(rows.size());
     o.bias /= static_cast<double>(rows.size());
@@ -619,9 +707,9 @@ absl::StatusOr<Calibration> FitProfile(const GpuSpec& gpu, const std::vector<std
     profile.add_notes("no collective tables: tensor parallelism above 1 cannot be costed with this profile");
   }
 
-  absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(profile));
-  if (!model.ok()) return model.status();
-  const std::vector<SampleError> errors = Predict(*model, samples);
+  absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, profile);
+  if (!predictor.ok()) return predictor.status();
+  const std::vector<SampleError> errors = Predict(*predictor, samples);
   for (const OpError& e : SummarizeErrors(errors)) {
     FitQuality* q = profile.add_fit_quality();
     q->set_op(e.op);

@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/textproto.h"
 #include "calibration/measurements.pb.h"
@@ -74,14 +75,16 @@ absl::StatusOr<ProfileInput> ReadCsvInput(const std::string& path) {
   if (LooksLikeVidurOps(header)) {
     absl::StatusOr<VidurOpsTable> table = ParseVidurOpsCsv(contents, path);
     if (!table.ok()) return table.status();
-    absl::StatusOr<std::vector<KernelSample>> samples = SamplesFromVidurOps(*table);
+    std::vector<std::string> skipped;
+    absl::StatusOr<std::vector<KernelSample>> samples = SamplesFromVidurOps(*table, &skipped);
     if (!samples.ok()) return samples.status();
     ProfileInput input = StartInput(ProfileInputKind::kVidurOps, path, "vidur-ops-csv");
     input.provenance.set_rows(static_cast<int32_t>(table->rows.size()));
     input.provenance.set_description(absl::StrCat(
         "per-op medians (ms) over num_tokens and TP; fitted: GEMM efficiency, HBM curve and the "
         "fixed cost and bandwidth fraction of norm, rope, activation, residual_add, embedding (",
-        samples->size(), " op timings)"));
+        samples->size(), " op timings)",
+        skipped.empty() ? "" : absl::StrCat("; not fitted: ", absl::StrJoin(skipped, "; "))));
     input.samples = *std::move(samples);
     return input;
   }

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "base/textproto.h"
 
 namespace infergrid {
@@ -98,6 +99,14 @@ absl::Status ForEachDataRow(const std::string& path, const std::vector<absl::str
 
 }  // namespace
 
+std::string VidurModelLabel(absl::string_view path) {
+  const size_t slash = path.find_last_of('/');
+  absl::string_view name = slash == absl::string_view::npos ? path : path.substr(slash + 1);
+  absl::ConsumeSuffix(&name, ".csv");
+  if (!absl::ConsumeSuffix(&name, "_mlp_ops")) absl::ConsumeSuffix(&name, "_mlp");
+  return std::string(name.empty() ? path : name);
+}
+
 bool LooksLikeVidurOps(absl::string_view header) {
   return absl::StrContains(header, "num_tokens") && absl::StrContains(header, "time_stats.");
 }
@@ -121,6 +130,7 @@ absl::StatusOr<VidurOpsTable> ParseVidurOpsCsv(absl::string_view contents, const
   const Columns columns = IndexHeader(lines[0]);
   VidurOpsTable table;
   table.path = path;
+  table.model = VidurModelLabel(path);
   std::vector<std::pair<std::string, size_t>> op_columns;
   for (const auto& [name, index] : columns.index) {
     if (absl::StartsWith(name, "time_stats.") && absl::EndsWith(name, ".median")) {

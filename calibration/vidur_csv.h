@@ -31,9 +31,16 @@ struct VidurOpsRow {
 
 struct VidurOpsTable {
   std::string path;
+  // The model the table profiles, named by its file ("codellama-34b" for
+  // .../codellama-34b_mlp_ops.csv): held-out-by-model cross-validation groups rows by it.
+  std::string model;
   std::vector<std::string> ops;  // in column order
   std::vector<VidurOpsRow> rows;
 };
+
+// "codellama-34b" for ".../h100/codellama-34b_mlp_ops.csv": the file name without its folder,
+// its ".csv" and a trailing "_mlp_ops" or "_mlp".
+std::string VidurModelLabel(absl::string_view path);
 
 // True when the header looks like a vidur per-op table (has num_tokens and time_stats.*).
 bool LooksLikeVidurOps(absl::string_view header);

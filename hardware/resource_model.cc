@@ -54,6 +54,10 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
         where, ": gemm needs peak_fraction > 0, per_sm_bytes_per_s > 0, min_split_k >= 1 and at "
                "least one tile"));
   }
+  if (!(g.partial_wave_discount() >= 0 && g.partial_wave_discount() <= 1) || !(g.fill_drain_k() >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": gemm needs partial_wave_discount in [0, 1] and fill_drain_k >= 0"));
+  }
   for (const GemmTile& t : g.tiles()) {
     if (t.bm() <= 0 || t.bn() <= 0) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": gemm tiles must be positive"));
@@ -61,6 +65,9 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
     const double bm = t.bm(), bn = t.bn();
     model.tiles_.push_back({t.bm(), t.bn(), 1.0 / (1.0 + g.tile_penalty() * (bm + bn) / (bm * bn))});
   }
+  double best_efficiency = 0;
+  for (const TilePlan& t : model.tiles_) best_efficiency = std::max(best_efficiency, t.efficiency);
+  model.best_tile_fraction_ = g.peak_fraction() * best_efficiency;
   if (absl::Status s = BuildTable(calibration.hbm(), absl::StrCat(where, ": hbm"),
                                   &model.hbm_.log_x, &model.hbm_.y);
       !s.ok()) {
@@ -257,6 +264,11 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
   const bool l2_fixed = g.l2_bytes_per_s() > 0;
   double rate_bytes = -1, hbm_rate = 0, rate_footprint = -1, l2_rate = l2_fixed ? g.l2_bytes_per_s() : 0;
 
+  const double discount = g.partial_wave_discount();
+  const double k_overhead = g.k_overhead();
+  const double fill_drain_k = g.fill_drain_k();
+  const double min_split_k = g.min_split_k();
+
   KernelTime best;
   best.seconds = -1;
   for (const TilePlan& tile : tiles_) {
@@ -265,11 +277,19 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
     const double tiles = tm * tn * groups;
     double split = 1;
     if (tiles < sms_) {
-      split = std::max(1.0, std::min(std::floor(sms_ / tiles), std::floor(k / g.min_split_k())));
+      split = std::max(1.0, std::min(std::floor(sms_ / tiles), std::floor(k / min_split_k)));
     }
     const double ctas = tiles * split;
     const double waves = CeilDiv(ctas, sms_);
-    const double tensor_s = waves * 2.0 * bm * bn * (k / split + g.k_overhead()) / (peak_per_sm * tile.efficiency);
+    // The last wave, filled to `filled` of the SMs, costs 1 - discount * (1 - filled) of a full
+    // one (stream-K over the leftover tiles), but at least one min_split_k slice of the K loop.
+    const double k_per_cta = k / split;
+    const double filled = ctas / sms_ - (waves - 1);
+    const double last_wave =
+        std::max(1.0 - discount * (1.0 - filled), std::min(1.0, min_split_k / k_per_cta));
+    const double tile_flops = 2.0 * bm * bn / (peak_per_sm * tile.efficiency);
+    const double tensor_s =
+        tile_flops * ((waves - 1 + last_wave) * (k_per_cta + k_overhead) + fill_drain_k);
     // Tile loads: X once per N-tile, W once per M-tile; split-K adds fp32 partials.
     const double partials = split > 1 ? 2.0 * m * n * 4.0 * split * groups : 0;
     const double loads = groups * (m * k * a * tn + n * k * w * tm + m * n * a) + partials;
@@ -344,7 +364,7 @@ KernelTime ResourceModel::Time(const Kernel& kernel) const {
     const double working_set = std::max(kernel.reread_footprint_bytes, kernel.hbm_bytes);
     t.l2_s = t.l2_bytes / L2Rate(working_set);
     const double tensor_fraction =
-        c.compute_fraction > 0 ? c.compute_fraction : calibration_.gemm().peak_fraction();
+        c.compute_fraction > 0 ? c.compute_fraction : best_tile_fraction_;
     const double peak = PeakTensorFlops(gpu_, kernel.tensor_dtype);
     t.tensor_s = kernel.tensor_flops > 0 && peak > 0 ? kernel.tensor_flops / (peak * tensor_fraction) : 0;
     t.cuda_s = kernel.cuda_flops / cuda_peak_;

@@ -124,6 +124,9 @@ class ResourceModel {
     double efficiency = 1;  // 1 / (1 + tile_penalty (bm + bn) / (bm bn)): fixed per profile
   };
   std::vector<TilePlan> tiles_;
+  // peak_fraction x the most efficient tile's efficiency: the share of the tensor peak a
+  // well-tiled GEMM reaches, used for tensor work of kernels without a compute_fraction.
+  double best_tile_fraction_ = 1;
   std::vector<Collective> all_reduce_;
 };
 

@@ -8,9 +8,11 @@ cd "$(dirname "$0")/.."
 BIN=${INFERGRID:-build/sim/infergrid}
 D=../shared/data/measurements
 P=calibration/profiles
-# Measured: H100 SXM (vidur per-op table, DGX NCCL all-reduce table, published micro-benchmarks).
+# Measured: H100 SXM (the four vidur per-op tables, fitted together; DGX NCCL all-reduce table;
+# published micro-benchmarks).
+H100_OPS=$D/h100/llama-2-7b_mlp_ops.csv,$D/h100/codellama-34b_mlp_ops.csv,$D/h100/internlm-20b_mlp_ops.csv,$D/h100/phi-2_mlp_ops.csv
 "$BIN" calibrate fit --gpu=h100-sxm \
-  --in=$D/h100/llama-2-7b_mlp_ops.csv,$D/h100/dgx_all_reduce.csv,$D/h100/microbenchmarks.csv \
+  --in=$H100_OPS,$D/h100/dgx_all_reduce.csv,$D/h100/microbenchmarks.csv \
   --out=$P/h100-sxm.textproto
 # Measured: A100 80GB (vidur per-op table); its all-reduce tables are the H100's scaled to NVLink3.
 "$BIN" calibrate fit --gpu=a100-80gb --in=$D/a100/meta-llama-3-8b_mlp_ops.csv,$P/h100-sxm.textproto \

@@ -2,7 +2,8 @@
 // profiles.
 //   fit          --gpu=G --in=FILE[,FILE...] --out=PROFILE   fit a profile from measurements
 //   report       --profile=P --measured=CSV                   prediction vs measurement per op
-//   crossval     --gpu=G --in=CSV                             leave-one-TP-out and leave-shapes-out
+//   crossval     --gpu=G --in=CSV[,CSV...]                    leave-one-TP-out, leave-shapes-out and
+//                                                             (several models) leave-one-model-out
 //   extrapolate  --profile=P --gpu=G --out=PROFILE            datasheet-ratio transfer to G
 #include <algorithm>
 #include <array>
@@ -32,6 +33,9 @@ ABSL_FLAG(std::string, in, "",
           "the micro-benchmark CSV, or a Measurements .textproto from kernels/");
 ABSL_FLAG(std::string, profile, "", "calibrate report/extrapolate: a calibration profile .textproto");
 ABSL_FLAG(std::string, measured, "", "calibrate report: a vidur per-op CSV to compare against");
+ABSL_FLAG(std::string, holdout, "",
+          "calibrate crossval: the splits to run, comma-separated: tp, tokens, model (default: tp "
+          "and tokens, and model when the inputs hold several models)");
 ABSL_DECLARE_FLAG(std::string, out);
 
 namespace infergrid {
@@ -157,7 +161,7 @@ absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
   if (!gpu.ok()) return absl::InvalidArgumentError(absl::StrCat(profile_path, ": ", gpu.status().message()));
   absl::StatusOr<Calibration> checked = ResolveCalibration(*gpu, profile_path);
   if (!checked.ok()) return checked.status();
-  absl::StatusOr<ResourceModel> model = ResourceModel::Create(*gpu, ResourcesOf(*checked));
+  absl::StatusOr<SamplePredictor> model = SamplePredictor::Create(*gpu, *checked);
   if (!model.ok()) return model.status();
   absl::StatusOr<VidurOpsTable> table = ReadVidurOpsCsv(measured);
   if (!table.ok()) return table.status();
@@ -184,40 +188,107 @@ absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
   return absl::OkStatus();
 }
 
+std::string Percent(double fraction) { return absl::StrCat(Fixed(100 * fraction, 1), "%"); }
+std::string Micros(double seconds) { return absl::StrCat(Fixed(seconds * 1e6, 2), " us"); }
+
+// The held-out GEMM rows of each fold (overall, then per TP degree when the fold has several)
+// and of all folds together: the calibrated model next to the roofline baseline.
+std::string GemmComparisonTable(const CrossValidation& cv) {
+  format::TextTable table({"held out", "GEMM rows", "rows", "MAPE", "median |err|", "worst", "worst row",
+                           "baseline MAPE", "baseline median |err|", "baseline worst"});
+  auto signed_percent = [](double e) { return absl::StrCat(e >= 0 ? "+" : "", Percent(e)); };
+  auto row_name = [](const KernelSample* s) -> std::string {
+    if (s == nullptr) return "-";
+    return absl::StrCat(s->op, " tp", s->tensor_parallel, " M=", s->kernel.m, " N=", s->kernel.n, " K=", s->kernel.k);
+  };
+  auto add = [&](const std::string& fold, const std::vector<GemmComparison>& gemms) {
+    for (const GemmComparison& g : gemms) {
+      if (g.group != "all" && gemms.size() == 2) continue;  // one TP degree: the same rows as "all"
+      table.AddRow({g.group == "all" ? fold : "", g.group, absl::StrCat(g.calibrated.rows),
+                    Percent(g.calibrated.mape), Micros(g.calibrated.median_abs_error_s),
+                    signed_percent(g.calibrated.worst_error), row_name(g.calibrated.worst),
+                    Percent(g.baseline.mape), Micros(g.baseline.median_abs_error_s),
+                    signed_percent(g.baseline.worst_error)});
+    }
+  };
+  for (const FoldResult& f : cv.folds) add(f.name, f.gemms);
+  add("every fold", cv.pooled_gemms);
+  return table.Render();
+}
+
 absl::Status RunCrossValidation(const cli::FlagValues& flags, std::ostream& out) {
   const std::string in = flags.Get(FLAGS_in);
   if (absl::Status s = RequireFlag("in", in, "crossval"); !s.ok()) return s;
   absl::StatusOr<GpuSpec> gpu = ResolveGpu(flags.Get(FLAGS_gpu));
   if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
   std::vector<KernelSample> samples;
-  std::vector<std::string> used;
+  std::vector<std::string> used, models, skipped;
   for (const std::string& path : InputList(flags)) {
     absl::StatusOr<VidurOpsTable> table = ReadVidurOpsCsv(path);
     if (!table.ok()) return table.status();
-    absl::StatusOr<std::vector<KernelSample>> rows = SamplesFromVidurOps(*table);
+    std::vector<std::string> left_out;
+    absl::StatusOr<std::vector<KernelSample>> rows = SamplesFromVidurOps(*table, &left_out);
     if (!rows.ok()) return rows.status();
     samples.insert(samples.end(), rows->begin(), rows->end());
     used.push_back(path);
+    if (std::find(models.begin(), models.end(), table->model) == models.end()) models.push_back(table->model);
+    for (const std::string& note : left_out) skipped.push_back(absl::StrCat(table->model, ": ", note));
   }
   out << absl::StrCat("InferGrid held-out accuracy on ", gpu->name(), ": ", absl::StrJoin(used, ", "),
-                  " (", samples.size(), " op timings)\n");
-  for (Holdout holdout : {Holdout::kTensorParallel, Holdout::kTokenBands}) {
+                      " (", samples.size(), " op timings)\n");
+  for (const std::string& note : skipped) out << absl::StrCat("  not fitted: ", note, "\n");
+  std::vector<Holdout> holdouts = {Holdout::kTensorParallel, Holdout::kTokenBands};
+  if (models.size() > 1) holdouts.push_back(Holdout::kModel);
+  if (const std::string which = flags.Get(FLAGS_holdout); !which.empty()) {
+    holdouts.clear();
+    for (absl::string_view part : absl::StrSplit(which, ',', absl::SkipWhitespace())) {
+      if (part == "tp") {
+        holdouts.push_back(Holdout::kTensorParallel);
+      } else if (part == "tokens") {
+        holdouts.push_back(Holdout::kTokenBands);
+      } else if (part == "model") {
+        if (models.size() < 2) {
+          return cli::UsageError("--holdout=model needs per-op tables of at least two models in --in");
+        }
+        holdouts.push_back(Holdout::kModel);
+      } else {
+        return cli::UsageError(absl::StrCat("--holdout: unknown split '", part, "' (expected tp, tokens or model)"));
+      }
+    }
+  }
+  for (Holdout holdout : holdouts) {
     absl::StatusOr<CrossValidation> cv = CrossValidate(*gpu, samples, holdout);
     if (!cv.ok()) return cv.status();
-    const bool tp = holdout == Holdout::kTensorParallel;
-    out << absl::StrCat("\n", tp ? "leave-one-TP-out" : "leave-shapes-out (num_tokens bands)",
-                    ": each row predicted by a fit that never saw its ", tp ? "TP degree" : "band", "\n");
+    switch (holdout) {
+      case Holdout::kTensorParallel:
+        out << "\nleave-one-TP-out: each row predicted by a fit that never saw its TP degree\n";
+        break;
+      case Holdout::kTokenBands:
+        out << "\nleave-shapes-out (num_tokens bands): each row predicted by a fit that never saw its band\n";
+        break;
+      case Holdout::kModel:
+        out << "\nleave-one-model-out: each row predicted by a fit that never saw its model's table\n";
+        break;
+    }
     out << absl::StrCat(ErrorTable(cv->pooled));
-    format::TextTable folds({"fold", "train", "test", "GEMM MAPE", "all MAPE"});
+    format::TextTable folds({"fold", "train", "test", "GEMM MAPE", "all MAPE", "baseline GEMM MAPE",
+                             "baseline e_c / e_m / t0"});
     for (const FoldResult& f : cv->folds) {
-      std::string gemm = "-", all = "-";
+      std::string gemm = "-", all = "-", baseline = "-";
       for (const OpError& e : f.errors) {
-        if (e.op == "all GEMMs") gemm = absl::StrCat(Fixed(100 * e.mape, 1), "%");
-        if (e.op == "all") all = absl::StrCat(Fixed(100 * e.mape, 1), "%");
+        if (e.op == "all GEMMs") gemm = Percent(e.mape);
+        if (e.op == "all") all = Percent(e.mape);
       }
-      folds.AddRow({f.name, absl::StrCat(f.train_rows), absl::StrCat(f.test_rows), gemm, all});
+      if (!f.gemms.empty()) baseline = Percent(f.gemms.front().baseline.mape);
+      folds.AddRow({f.name, absl::StrCat(f.train_rows), absl::StrCat(f.test_rows), gemm, all, baseline,
+                    absl::StrCat(Fixed(f.baseline.compute_efficiency, 3), " / ",
+                                 Fixed(f.baseline.memory_efficiency, 3), " / ",
+                                 Micros(f.baseline.fixed_s))});
     }
     out << absl::StrCat("\n", folds.Render());
+    out << absl::StrCat("\nGEMM rows: calibrated model vs the roofline baseline max(FLOPs / (e_c x "
+                        "tensor peak), bytes / (e_m x HBM peak)) + t0 fitted to the same rows\n",
+                        GemmComparisonTable(*cv));
   }
   return absl::OkStatus();
 }
@@ -269,7 +340,7 @@ const Command& CalibrateCommand() {
   static const Command* command = new Command{
       "calibrate",
       "fit | report | crossval | extrapolate | host: calibration profiles of the GPU cost model and the engine's host time",
-      {"gpu", "in", "out", "profile", "measured"},
+      {"gpu", "in", "out", "profile", "measured", "holdout"},
       &RunCalibrate};
   return *command;
 }
