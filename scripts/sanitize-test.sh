@@ -14,5 +14,9 @@ ninja -C build-asan -j"${JOBS:-$(nproc)}"
 cd build-asan
 # Tests also run the `infergrid` binary (built with the same sanitizers) as a child process: a
 # report there exits 86, which no test expects (0, 1 and 2 are the command's codes).
+# Left out here: the two fits over all four H100 tables (about 80 s in the plain build, several
+# minutes instrumented). They are arithmetic over tables that the smaller fit and reader tests
+# already read under the sanitizers; stage 1 runs them.
+SLOW_FITS='Fitting.FitsAllFourH100TablesTogether|CrossValidation.CalibratedModelBeatsTheRooflineBaselineOnEveryLeftOutModel'
 ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 \
-  ctest --output-on-failure -j"${JOBS:-$(nproc)}" ${TESTS:+-R "$TESTS"}
+  ctest --output-on-failure -j"${JOBS:-$(nproc)}" ${TESTS:+-R "$TESTS"} -E "$SLOW_FITS"
