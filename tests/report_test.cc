@@ -217,15 +217,18 @@ TEST(ReportSweep, PointsAreMeansOfOkReplicationsAndTheFrontIsTheNonDominated) {
   report::SweepInput sweep;
   sweep.manifest.add_axes("rate");
   sweep.manifest.add_axes("tensor_parallel_size");
-  // (cost in GPUs, p99 TTFT): (1, 10) is dominated by (1, 5); (2, 3) twice, both on the front;
-  // (3, 4) is dominated by (2, 3); (4, 1) is the fastest.
+  // (cost in GPUs, p99 TTFT), a front per rate. Rate 1: (1, 10), (2, 3), (3, 4), (3, 3): (3, 4)
+  // is dominated by (2, 3) and (3, 3) by (2, 3) too (as fast, dearer); (1, 10) is the cheapest.
+  // Rate 2: (1, 5), (2, 3), (2, 3), (4, 1): all on the front (two equal points are both on it).
+  // Pooled, rate 2's (1, 5) would dominate rate 1's (1, 10): the fronts are per load.
   sweep.results = {SweepRunResult(0, 1, 1, 8), SweepRunResult(0, 1, 1, 12), SweepRunResult(0, 1, 1, 99, "failed"),
                    SweepRunResult(1, 2, 1, 5),  SweepRunResult(2, 1, 2, 3),  SweepRunResult(3, 2, 2, 3),
-                   SweepRunResult(4, 1, 3, 4),  SweepRunResult(5, 2, 4, 1)};
+                   SweepRunResult(4, 1, 3, 4),  SweepRunResult(5, 2, 4, 1),  SweepRunResult(6, 2, 2, 3),
+                   SweepRunResult(7, 1, 3, 3)};
   std::string axis;
   const std::vector<report::SweepPoint> points = report::SweepPoints(sweep, {{"g", 2.0}}, &axis);
   EXPECT_EQ(axis, "rate");
-  ASSERT_EQ(points.size(), 6u);
+  ASSERT_EQ(points.size(), 8u);
   EXPECT_EQ(points[0].replications_ok, 2);    // the failed run is left out
   EXPECT_DOUBLE_EQ(points[0].ttft_p99_s, 10);  // mean of 8 and 12
   EXPECT_EQ(points[0].configuration, "tensor_parallel_size=1");
@@ -233,10 +236,10 @@ TEST(ReportSweep, PointsAreMeansOfOkReplicationsAndTheFrontIsTheNonDominated) {
   EXPECT_DOUBLE_EQ(points[5].usd_per_hour, 8);  // 4 GPUs x 2 USD
   std::vector<bool> front;
   for (const report::SweepPoint& p : points) front.push_back(p.on_front);
-  EXPECT_EQ(front, (std::vector<bool>{false, true, true, true, false, true}));
+  EXPECT_EQ(front, (std::vector<bool>{true, true, true, true, false, true, true, false}));
   // No price: no cost, no front, no chart.
   const std::vector<report::SweepPoint> unpriced = report::SweepPoints(sweep, {}, &axis);
-  EXPECT_FALSE(report::ParetoChart(unpriced).has_value());
+  EXPECT_FALSE(report::ParetoChart(unpriced, "rate").has_value());
   EXPECT_EQ(report::SweepAxisCharts(points, "rate").size(), 3u);
   EXPECT_TRUE(report::SweepAxisCharts(points, "").empty());
 }
@@ -419,33 +422,37 @@ TEST_F(ReportCommand, ReadsASweepFolder) {
   EXPECT_EQ(specs[1]["layer"][0]["encoding"]["y"]["title"], "p99 TPOT (ms, log scale)");
   EXPECT_EQ(specs[2]["layer"][0]["data"]["values"].size(), 4u);
 
-  // Cost against p99 TTFT: every point marked; the front is exactly the non-dominated points,
-  // joined in order of cost.
+  // Cost against p99 TTFT: every point marked; each rate's front is exactly its non-dominated
+  // points, joined in order of cost.
   const nlohmann::json& front = specs[3]["layer"][0]["data"]["values"];
   const nlohmann::json& marked = specs[3]["layer"][1]["data"]["values"];
   EXPECT_EQ(specs[3]["layer"][1]["encoding"]["x"]["title"], "cost (USD per hour: GPUs x price per GPU-hour)");
   ASSERT_EQ(marked.size(), 4u);
   std::set<double> costs;
-  std::vector<std::pair<double, double>> expected_front;
+  std::vector<std::tuple<double, double, std::string>> expected_front;
+  std::set<std::string> groups;
   for (const nlohmann::json& p : marked) {
     const double usd = p["usd_per_hour"], ms = p["ttft_p99_ms"];
     costs.insert(usd);
+    groups.insert(p["group"].get<std::string>());
     bool dominated = false;
     for (const nlohmann::json& q : marked) {
       const double qusd = q["usd_per_hour"], qms = q["ttft_p99_ms"];
-      dominated |= qusd <= usd && qms <= ms && (qusd < usd || qms < ms);
+      dominated |= q["group"] == p["group"] && qusd <= usd && qms <= ms && (qusd < usd || qms < ms);
     }
     EXPECT_EQ(p["front"], dominated ? "dominated" : "on the front") << p;
-    if (!dominated) expected_front.push_back({usd, ms});
+    if (!dominated) expected_front.push_back({usd, ms, p["group"].get<std::string>()});
   }
+  EXPECT_EQ(groups, (std::set<std::string>{"rate=4", "rate=16"}));
   ASSERT_EQ(costs.size(), 2u);  // one and two GPUs
   EXPECT_NEAR(*std::next(costs.begin()), 2 * *costs.begin(), 1e-3);
   EXPECT_GT(*costs.begin(), 0);
   std::sort(expected_front.begin(), expected_front.end());
   ASSERT_EQ(front.size(), expected_front.size());
   for (size_t i = 0; i < front.size(); ++i) {
-    EXPECT_EQ(front[i]["usd_per_hour"].get<double>(), expected_front[i].first);
-    EXPECT_EQ(front[i]["ttft_p99_ms"].get<double>(), expected_front[i].second);
+    EXPECT_EQ(front[i]["usd_per_hour"].get<double>(), std::get<0>(expected_front[i]));
+    EXPECT_EQ(front[i]["ttft_p99_ms"].get<double>(), std::get<1>(expected_front[i]));
+    EXPECT_EQ(front[i]["group"], std::get<2>(expected_front[i]));
   }
 
   // A results.jsonl line that does not parse names its line; no results.jsonl is an error too.

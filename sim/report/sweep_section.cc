@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -92,10 +93,10 @@ std::vector<SweepPoint> SweepPoints(const SweepInput& sweep, const std::map<std:
     p.output_tokens_per_s /= p.replications_ok;
     points.push_back(std::move(p));
   }
-  for (SweepPoint& p : points) {
+  for (SweepPoint& p : points) {  // one front per value of the swept axis (one load)
     if (!(p.usd_per_hour > 0)) continue;
     p.on_front = std::none_of(points.begin(), points.end(), [&](const SweepPoint& q) {
-      return q.usd_per_hour > 0 && q.usd_per_hour <= p.usd_per_hour && q.ttft_p99_s <= p.ttft_p99_s &&
+      return q.x == p.x && q.usd_per_hour > 0 && q.usd_per_hour <= p.usd_per_hour && q.ttft_p99_s <= p.ttft_p99_s &&
              (q.usd_per_hour < p.usd_per_hour || q.ttft_p99_s < p.ttft_p99_s);
     });
   }
@@ -153,43 +154,53 @@ std::vector<Chart> SweepAxisCharts(const std::vector<SweepPoint>& points, const 
   return charts;
 }
 
-std::optional<Chart> ParetoChart(const std::vector<SweepPoint>& points) {
+std::optional<Chart> ParetoChart(const std::vector<SweepPoint>& points, const std::string& swept_axis) {
+  // The group of a point: its value of the swept axis ("all points" when there is none).
+  const auto group = [&](const SweepPoint& p) {
+    return p.x ? absl::StrCat(swept_axis, "=", vl::Round(*p.x)) : std::string("all points");
+  };
+  std::vector<std::string> groups;
   Json rows = Json::array(), front = Json::array();
   std::vector<const SweepPoint*> front_points;
   for (const SweepPoint& p : points) {
     if (!(p.usd_per_hour > 0)) continue;
-    const Json row = {{"usd_per_hour", vl::Round(p.usd_per_hour)}, {"ttft_p99_ms", vl::Round(p.ttft_p99_s * 1e3)},
-                      {"point", p.label}, {"gpus", absl::StrCat(p.gpus, " x ", p.gpu)},
-                      {"front", p.on_front ? "on the front" : "dominated"}};
-    rows.push_back(row);
+    if (std::find(groups.begin(), groups.end(), group(p)) == groups.end()) groups.push_back(group(p));
+    rows.push_back({{"usd_per_hour", vl::Round(p.usd_per_hour)}, {"ttft_p99_ms", vl::Round(p.ttft_p99_s * 1e3)},
+                    {"group", group(p)}, {"point", p.label}, {"gpus", absl::StrCat(p.gpus, " x ", p.gpu)},
+                    {"front", p.on_front ? "on the front" : "dominated"}});
     if (p.on_front) front_points.push_back(&p);
   }
   if (rows.empty()) return std::nullopt;
-  std::sort(front_points.begin(), front_points.end(), [](const SweepPoint* a, const SweepPoint* b) {
-    return std::pair(a->usd_per_hour, a->ttft_p99_s) < std::pair(b->usd_per_hour, b->ttft_p99_s);
+  std::sort(front_points.begin(), front_points.end(), [&](const SweepPoint* a, const SweepPoint* b) {
+    return std::tuple(a->usd_per_hour, a->ttft_p99_s, group(*a)) < std::tuple(b->usd_per_hour, b->ttft_p99_s, group(*b));
   });
   for (size_t i = 0; i < front_points.size(); ++i) {
-    front.push_back({{"order", i}, {"usd_per_hour", vl::Round(front_points[i]->usd_per_hour)},
+    front.push_back({{"order", i}, {"group", group(*front_points[i])},
+                     {"usd_per_hour", vl::Round(front_points[i]->usd_per_hour)},
                      {"ttft_p99_ms", vl::Round(front_points[i]->ttft_p99_s * 1e3)}});
   }
   Json chart = vl::LayeredChart();
   const Json x = vl::Number("usd_per_hour", "cost (USD per hour: GPUs x price per GPU-hour)");
   const Json y = vl::Log(vl::Number("ttft_p99_ms", "p99 TTFT (ms, log scale)"));
-  chart["layer"].push_back(vl::Layer(front, {{"type", "line"}, {"color", vl::kLimitColor}, {"strokeWidth", 1.5}},
-                                     {{"x", x}, {"y", y}, {"order", {{"field", "order"}, {"type", "quantitative"}}}}));
+  const Json color = vl::WithLegend(vl::Category("group", "front of", Json(groups)));
+  chart["layer"].push_back(vl::Layer(front, {{"type", "line"}, {"strokeWidth", 1.5}},
+                                     {{"x", x}, {"y", y}, {"color", color},
+                                      {"order", {{"field", "order"}, {"type", "quantitative"}}}}));
   chart["layer"].push_back(vl::Layer(
       rows, {{"type", "point"}, {"filled", true}, {"size", 70}},
-      {{"x", x}, {"y", y},
-       {"color", vl::WithLegend(vl::Category("front", "", {"on the front", "dominated"}))},
+      {{"x", x}, {"y", y}, {"color", color},
+       {"shape", vl::WithLegend(vl::Category("front", "", {"on the front", "dominated"}))},
        {"tooltip", vl::Tooltip({{"point", "point"}, {"gpus", "GPUs"}, {"usd_per_hour", "USD/hour"},
-                                {"ttft_p99_ms", "p99 TTFT (ms)"}})}}));
+                                {"ttft_p99_ms", "p99 TTFT (ms)"}, {"front", "Pareto"}})}}));
   return Chart{"Cost against p99 TTFT",
-               "Each point of the sweep (mean over its replications): its cost per hour (tensor_parallel_size x "
-               "num_replicas GPUs, each at the catalog's price per GPU-hour) against its p99 TTFT. The line joins "
-               "the Pareto front: the points no other point beats on both (as cheap or cheaper and as fast or "
-               "faster, one of them strictly). Points at different loads serve different traffic, so compare "
-               "those of one load. Look for: the cheapest point on the front that meets your TTFT target; a "
-               "dominated point is never the one to deploy.",
+               absl::StrCat(
+                   "Each point of the sweep (mean over its replications): its cost per hour (tensor_parallel_size x "
+                   "num_replicas GPUs, each at the catalog's price per GPU-hour) against its p99 TTFT. Points of "
+                   "one ", swept_axis.empty() ? "sweep" : swept_axis, " value serve the same load and are compared "
+                   "with each other only: the line of each joins its Pareto front, the points no other point of "
+                   "that load beats on both (as cheap or cheaper and as fast or faster, one of them strictly). "
+                   "Look for: the cheapest point on the front that meets your TTFT target at your load; a "
+                   "dominated point (square) is never the one to deploy."),
                std::move(chart)};
 }
 
@@ -221,7 +232,7 @@ void AddSweepSection(const SweepInput& sweep, const std::map<std::string, double
     page->AddNote(absl::StrCat(sweep.source, " varies no flag whose values are all numbers: the metrics are not "
                                "drawn against an axis (the table above lists them)."));
   }
-  if (std::optional<Chart> pareto = ParetoChart(points)) {
+  if (std::optional<Chart> pareto = ParetoChart(points, swept_axis)) {
     page->AddChart(*pareto);
   } else {
     page->AddNote(absl::StrCat(sweep.source, ": no run's GPU has a price per GPU-hour in the catalog, so cost "

@@ -1,15 +1,16 @@
 // The part of the report drawn from a `sweep --out=DIR` folder (sweep.json, results.jsonl): a
 // table of the design, metrics against the swept axis with one line per configuration, and cost
-// against latency with the Pareto front.
+// against latency with a Pareto front per load.
 //
 // The swept axis is `rate` when the sweep varies it, else the first varied flag whose values are
 // all numbers; a configuration is one combination of the other axes' values. Each point is the
 // mean over its replications that ran ok; failed runs are left out and counted in the text.
 //
 // Cost: a point's GPUs (tensor_parallel_size x num_replicas of its summary.json config) times
-// its GPU's price per GPU-hour (ReportInputs::gpu_prices), in USD per hour. Pareto rule: a point
-// is on the front when no other point costs no more and has no higher p99 TTFT, with one of the
-// two strictly lower; the front is those points, joined in order of cost.
+// its GPU's price per GPU-hour (ReportInputs::gpu_prices), in USD per hour. Pareto rule, within
+// one value of the swept axis (points that serve one load; all points when there is no swept
+// axis): a point is on the front when no other priced point of its value costs no more and has
+// no higher p99 TTFT, with one of the two strictly lower; each front is joined in order of cost.
 #ifndef INFERGRID_SIM_REPORT_SWEEP_SECTION_H_
 #define INFERGRID_SIM_REPORT_SWEEP_SECTION_H_
 
@@ -39,15 +40,16 @@ struct SweepPoint {
 };
 
 // The points with at least one ok replication, in design order, with the Pareto front marked
-// among those that have a cost. `swept_axis` is set to the swept flag ("" when none is numeric).
+// among those that have a cost (one front per value of the swept axis). `swept_axis` is set to
+// the swept flag ("" when none is numeric).
 std::vector<SweepPoint> SweepPoints(const SweepInput& sweep, const std::map<std::string, double>& gpu_prices,
                                     std::string* swept_axis);
 
 // The metric charts (p99 TTFT, p99 TPOT, output tokens/s against the swept axis); empty when
 // there is no numeric axis.
 std::vector<Chart> SweepAxisCharts(const std::vector<SweepPoint>& points, const std::string& swept_axis);
-// Cost against p99 TTFT; empty when no point has a cost.
-std::optional<Chart> ParetoChart(const std::vector<SweepPoint>& points);
+// Cost against p99 TTFT, a front per value of the swept axis; empty when no point has a cost.
+std::optional<Chart> ParetoChart(const std::vector<SweepPoint>& points, const std::string& swept_axis);
 
 void AddSweepSection(const SweepInput& sweep, const std::map<std::string, double>& gpu_prices, HtmlPage* page);
 
