@@ -2,8 +2,9 @@
 // scripts, and dumps the DOM; the test requires every chart drawn (one SVG per chart, with data
 // marks in it), the page's own count of drawn charts equal to its count of charts, and no script
 // error or library warning (the page's error hook writes them into #report-errors). For a default
-// simulation, for two runs side by side, and for a page with a broken chart (which must fail). Skipped, saying so, only where no chromium is
-// installed (CI installs Debian's: scripts/install-deps.sh).
+// simulation, for two runs side by side, for a sweep folder, and for a page with a broken chart
+// (which must fail). Skipped, saying so, only where no chromium is installed (CI installs
+// Debian's: scripts/install-deps.sh).
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -194,6 +195,24 @@ TEST_F(ReportBrowser, TwoRunsSideBySideDrawEveryChart) {
                                                              (dir / "sarathi").string(), " --out=", page.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectEveryChartDrawn(page, 4 + 2 * 9);
+}
+
+// A sweep folder: three metrics against the rate (a line per tensor-parallel size) and the cost
+// chart with its front.
+TEST_F(ReportBrowser, ASweepFolderDrawsEveryChart) {
+  const fs::path dir = testing::TestDir();
+  const std::string spec = testing::WriteFile(dir / "sweep.textproto", R"(base: "--max-requests=30"
+base: "--record-wall-time=false"
+grid { flag: "rate" values: ["4", "16"] }
+grid { flag: "tensor-parallel-size" values: ["1", "2"] }
+)");
+  const testing::CommandResult s =
+      RunInfergrid(absl::StrCat("sweep --quiet --jobs=2 --spec=", spec, " --out=", (dir / "sweep").string()));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const fs::path page = dir / "sweep.html";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", (dir / "sweep").string(), " --out=", page.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectEveryChartDrawn(page, 4);
 }
 
 }  // namespace

@@ -1,23 +1,31 @@
 // The HTML report's parts (sim/report) and `infergrid report` / `simulate --report` as users run
-// them: CSV columns and their errors, time bins, the memory waterfall's arithmetic, the page's
-// escaping and inlined assets, and the commands' bad-input rules (one line, exit 1 or 2, no
-// partial file). The browser check of the drawn page is report_browser_test.cc.
+// them: CSV columns and their errors, time bins, the memory waterfall's arithmetic, the sweep
+// section's means and Pareto rule, the page's escaping and inlined assets, and the commands'
+// bad-input rules (one line, exit 1 or 2, no partial file). The browser check of the drawn page is report_browser_test.cc.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/util/json_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "sim/report/assets.h"
 #include "sim/report/csv_columns.h"
 #include "sim/report/html_page.h"
 #include "sim/report/iteration_bins.h"
 #include "sim/report/summary_charts.h"
+#include "sim/report/sweep_section.h"
 #include "sim/report/time_bins.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
@@ -187,6 +195,55 @@ TEST(ReportMemory, OldSummariesWithoutThePlanTermsDrawNoWaterfall) {
   EXPECT_FALSE(report::MemoryWaterfallChart(SimulationSummary()).has_value());
 }
 
+// A sweep run at `point` (settings rate and tensor_parallel_size) with the given p99 TTFT.
+SweepResult SweepRunResult(int point, double rate, int tp, double ttft_p99_s, const char* status = "ok") {
+  SweepResult r;
+  r.mutable_run()->set_point(point);
+  SweepSetting* s = r.mutable_run()->add_settings();
+  s->set_flag("rate");
+  s->set_value(absl::StrCat(rate));
+  s = r.mutable_run()->add_settings();
+  s->set_flag("tensor_parallel_size");
+  s->set_value(absl::StrCat(tp));
+  r.set_status(status);
+  r.mutable_summary()->mutable_config()->set_gpu("g");
+  r.mutable_summary()->mutable_config()->set_tensor_parallel_size(tp);
+  r.mutable_summary()->mutable_config()->set_num_replicas(1);
+  r.mutable_summary()->mutable_ttft()->set_p99(ttft_p99_s);
+  return r;
+}
+
+TEST(ReportSweep, PointsAreMeansOfOkReplicationsAndTheFrontIsTheNonDominated) {
+  report::SweepInput sweep;
+  sweep.manifest.add_axes("rate");
+  sweep.manifest.add_axes("tensor_parallel_size");
+  // (cost in GPUs, p99 TTFT), a front per rate. Rate 1: (1, 10), (2, 3), (3, 4), (3, 3): (3, 4)
+  // is dominated by (2, 3) and (3, 3) by (2, 3) too (as fast, dearer); (1, 10) is the cheapest.
+  // Rate 2: (1, 5), (2, 3), (2, 3), (4, 1): all on the front (two equal points are both on it).
+  // Pooled, rate 2's (1, 5) would dominate rate 1's (1, 10): the fronts are per load.
+  sweep.results = {SweepRunResult(0, 1, 1, 8), SweepRunResult(0, 1, 1, 12), SweepRunResult(0, 1, 1, 99, "failed"),
+                   SweepRunResult(1, 2, 1, 5),  SweepRunResult(2, 1, 2, 3),  SweepRunResult(3, 2, 2, 3),
+                   SweepRunResult(4, 1, 3, 4),  SweepRunResult(5, 2, 4, 1),  SweepRunResult(6, 2, 2, 3),
+                   SweepRunResult(7, 1, 3, 3)};
+  std::string axis;
+  const std::vector<report::SweepPoint> points = report::SweepPoints(sweep, {{"g", 2.0}}, &axis);
+  EXPECT_EQ(axis, "rate");
+  ASSERT_EQ(points.size(), 8u);
+  EXPECT_EQ(points[0].replications_ok, 2);    // the failed run is left out
+  EXPECT_DOUBLE_EQ(points[0].ttft_p99_s, 10);  // mean of 8 and 12
+  EXPECT_EQ(points[0].configuration, "tensor_parallel_size=1");
+  EXPECT_EQ(*points[0].x, 1);
+  EXPECT_DOUBLE_EQ(points[5].usd_per_hour, 8);  // 4 GPUs x 2 USD
+  std::vector<bool> front;
+  for (const report::SweepPoint& p : points) front.push_back(p.on_front);
+  EXPECT_EQ(front, (std::vector<bool>{true, true, true, true, false, true, true, false}));
+  // No price: no cost, no front, no chart.
+  const std::vector<report::SweepPoint> unpriced = report::SweepPoints(sweep, {}, &axis);
+  EXPECT_FALSE(report::ParetoChart(unpriced, "rate").has_value());
+  EXPECT_EQ(report::SweepAxisCharts(points, "rate").size(), 3u);
+  EXPECT_TRUE(report::SweepAxisCharts(points, "").empty());
+}
+
 TEST(ReportPage, EscapesTextAndKeepsScriptsClosed) {
   report::HtmlPage page("a <b> & \"c\"");
   page.AddText("<script>alert(1)</script>");
@@ -304,6 +361,113 @@ TEST_F(ReportCommand, ReadsACompareFolder) {
   EXPECT_EQ(Count(html, "<figure class=\"chart\""), 2u);
 }
 
+// The chart specs the page inlines.
+nlohmann::json PageSpecs(const std::string& html) {
+  const std::string open = "id=\"chart-specs\">";
+  const size_t at = html.find(open);
+  if (at == std::string::npos) return nullptr;
+  const size_t start = at + open.size();
+  return nlohmann::json::parse(html.substr(start, html.find("</script>", start) - start));
+}
+
+// 2 rates x 2 tensor-parallel sizes x 2 replications: 8 runs of 30 requests.
+constexpr char kSweepSpec[] = R"(base: "--max-requests=30"
+base: "--record-wall-time=false"
+grid { flag: "rate" values: ["4", "16"] }
+grid { flag: "tensor-parallel-size" values: ["1", "2"] }
+replications: 2
+)";
+
+TEST_F(ReportCommand, ReadsASweepFolder) {
+  const fs::path dir = testing::TestDir();
+  const std::string spec = testing::WriteFile(dir / "sweep.textproto", kSweepSpec);
+  const testing::CommandResult s =
+      RunInfergrid(absl::StrCat("sweep --quiet --jobs=2 --spec=", spec, " --out=", (dir / "sw").string()));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("report ", (dir / "sw").string(), " --out=", (dir / "s.html").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadAll(dir / "s.html");
+  EXPECT_THAT(html, HasSubstr("Sweep: sw"));
+  EXPECT_THAT(html, HasSubstr("4 points x 2 replications over rate, tensor_parallel_size; 8 of 8 runs have results, 0 failed"));
+  EXPECT_EQ(Count(html, "<figure class=\"chart\""), 4u);
+  const nlohmann::json specs = PageSpecs(html);
+  ASSERT_EQ(specs.size(), 4u);
+
+  // The expected means, from results.jsonl: p99 TTFT (ms) by (tensor_parallel_size, rate).
+  std::map<std::pair<int, double>, std::vector<double>> ttft;
+  for (absl::string_view line : absl::StrSplit(ReadAll(dir / "sw" / "results.jsonl"), '\n', absl::SkipEmpty())) {
+    SweepResult result;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(std::string(line), &result).ok());
+    const SimulationConfig& c = result.summary().config();
+    ttft[{c.tensor_parallel_size(), c.rate()}].push_back(result.summary().ttft().p99() * 1e3);
+  }
+  ASSERT_EQ(ttft.size(), 4u);
+  const auto mean = [&](int tp, double rate) {
+    const std::vector<double>& v = ttft.at({tp, rate});
+    EXPECT_EQ(v.size(), 2u);
+    return (v[0] + v[1]) / 2;
+  };
+
+  // p99 TTFT against rate: one line per tensor-parallel size, each through both rates.
+  const nlohmann::json& ttft_chart = specs[0]["layer"][0];
+  EXPECT_EQ(ttft_chart["encoding"]["x"]["title"], "request rate (requests/s)");
+  EXPECT_EQ(ttft_chart["encoding"]["color"]["scale"]["domain"],
+            nlohmann::json({"tensor_parallel_size=1", "tensor_parallel_size=2"}));
+  ASSERT_EQ(ttft_chart["data"]["values"].size(), 4u);
+  for (const nlohmann::json& row : ttft_chart["data"]["values"]) {
+    const int tp = row["configuration"] == "tensor_parallel_size=1" ? 1 : 2;
+    EXPECT_NEAR(row["value"].get<double>(), mean(tp, row["x"].get<double>()), 1e-3 * row["value"].get<double>());
+  }
+  EXPECT_EQ(specs[1]["layer"][0]["encoding"]["y"]["title"], "p99 TPOT (ms, log scale)");
+  EXPECT_EQ(specs[2]["layer"][0]["data"]["values"].size(), 4u);
+
+  // Cost against p99 TTFT: every point marked; each rate's front is exactly its non-dominated
+  // points, joined in order of cost.
+  const nlohmann::json& front = specs[3]["layer"][0]["data"]["values"];
+  const nlohmann::json& marked = specs[3]["layer"][1]["data"]["values"];
+  EXPECT_EQ(specs[3]["layer"][1]["encoding"]["x"]["title"], "cost (USD per hour: GPUs x price per GPU-hour)");
+  ASSERT_EQ(marked.size(), 4u);
+  std::set<double> costs;
+  std::vector<std::tuple<double, double, std::string>> expected_front;
+  std::set<std::string> groups;
+  for (const nlohmann::json& p : marked) {
+    const double usd = p["usd_per_hour"], ms = p["ttft_p99_ms"];
+    costs.insert(usd);
+    groups.insert(p["group"].get<std::string>());
+    bool dominated = false;
+    for (const nlohmann::json& q : marked) {
+      const double qusd = q["usd_per_hour"], qms = q["ttft_p99_ms"];
+      dominated |= q["group"] == p["group"] && qusd <= usd && qms <= ms && (qusd < usd || qms < ms);
+    }
+    EXPECT_EQ(p["front"], dominated ? "dominated" : "on the front") << p;
+    if (!dominated) expected_front.push_back({usd, ms, p["group"].get<std::string>()});
+  }
+  EXPECT_EQ(groups, (std::set<std::string>{"rate=4", "rate=16"}));
+  ASSERT_EQ(costs.size(), 2u);  // one and two GPUs
+  EXPECT_NEAR(*std::next(costs.begin()), 2 * *costs.begin(), 1e-3);
+  EXPECT_GT(*costs.begin(), 0);
+  std::sort(expected_front.begin(), expected_front.end());
+  ASSERT_EQ(front.size(), expected_front.size());
+  for (size_t i = 0; i < front.size(); ++i) {
+    EXPECT_EQ(front[i]["usd_per_hour"].get<double>(), std::get<0>(expected_front[i]));
+    EXPECT_EQ(front[i]["ttft_p99_ms"].get<double>(), std::get<1>(expected_front[i]));
+    EXPECT_EQ(front[i]["group"], std::get<2>(expected_front[i]));
+  }
+
+  // A results.jsonl line that does not parse names its line; no results.jsonl is an error too.
+  const fs::path broken = dir / "broken-sweep";
+  fs::create_directories(broken);
+  fs::copy(dir / "sw" / "sweep.json", broken / "sweep.json");
+  testing::ExpectOneLineError({absl::StrCat("report ", broken.string(), " --out=", (dir / "b.html").string()), 1,
+                               "a sweep folder with no results.jsonl"});
+  const std::string results = ReadAll(dir / "sw" / "results.jsonl");
+  testing::WriteFile(broken / "results.jsonl", results.substr(0, results.find('\n') + 1) + "{\"run\": 3}\n");
+  testing::ExpectOneLineError({absl::StrCat("report ", broken.string(), " --out=", (dir / "b.html").string()), 1,
+                               "results.jsonl:2: not a sweep result"});
+  EXPECT_FALSE(fs::exists(dir / "b.html"));
+}
+
 TEST_F(ReportCommand, BadInputIsOneLineAndNoPage) {
   const fs::path dir = testing::TestDir();
   const std::string page = (dir / "out" / "p.html").string();
@@ -316,7 +480,7 @@ TEST_F(ReportCommand, BadInputIsOneLineAndNoPage) {
   testing::WriteFile(not_json / "summary.json", "{\"ttft\": ");
   const std::vector<testing::CliErrorCase> cases = {
       {absl::StrCat("report ", (dir / "nope").string(), " --out=", page), 1, "nope: no such folder"},
-      {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "no summary.json or comparison.json"},
+      {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "no summary.json, comparison.json or sweep.json"},
       {absl::StrCat("report ", broken.string(), " --out=", page), 1, "iterations.csv:"},
       {absl::StrCat("report ", not_json.string(), " --out=", page), 1, "summary.json: not a summary.json"},
       {absl::StrCat("report ", RunFolder().string()), 2, "report needs --out=FILE.html"},

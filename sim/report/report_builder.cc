@@ -11,6 +11,7 @@
 #include "sim/report/latency_charts.h"
 #include "sim/report/run_tables.h"
 #include "sim/report/summary_charts.h"
+#include "sim/report/sweep_section.h"
 
 namespace infergrid::report {
 namespace {
@@ -19,6 +20,7 @@ std::string Title(const ReportInputs& inputs) {
   std::vector<std::string> labels;
   for (const RunInput& run : inputs.runs) labels.push_back(run.label);
   for (const ComparisonInput& comparison : inputs.comparisons) labels.push_back(comparison.label);
+  for (const SweepInput& sweep : inputs.sweeps) labels.push_back(sweep.label);
   return absl::StrCat("InferGrid report: ", absl::StrJoin(labels, " vs "));
 }
 
@@ -65,6 +67,7 @@ std::string BuildReportPage(const ReportInputs& inputs) {
     AddDifferencesTable(runs, &page);
   }
   for (const ComparisonInput& comparison : inputs.comparisons) AddComparisonSection(comparison, &page);
+  for (const SweepInput& sweep : inputs.sweeps) AddSweepSection(sweep, inputs.gpu_prices, &page);
   for (const RunInput* run : runs) AddRunSection(*run, several, &page);
   return page.Render();
 }

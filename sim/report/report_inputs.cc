@@ -1,10 +1,14 @@
 #include "sim/report/report_inputs.h"
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "base/textproto.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -16,9 +20,7 @@ namespace fs = std::filesystem;
 // Parses a JSON file the simulator wrote into a T; a file without `required` set is some other
 // JSON, not a T.
 template <typename T>
-absl::StatusOr<T> ReadJson(const std::string& path, absl::string_view what, bool (T::*required)() const) {
-  std::string text;
-  if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
+absl::StatusOr<T> ParseJson(const std::string& text, const std::string& where, absl::string_view what) {
   T result;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;  // a newer simulator's extra fields
@@ -26,10 +28,49 @@ absl::StatusOr<T> ReadJson(const std::string& path, absl::string_view what, bool
   if (!status.ok()) {
     // The parser's message spans lines (a caret under the text); its first line says what is wrong.
     const std::string reason = status.message().as_string();
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", what, ": ", reason.substr(0, reason.find('\n'))));
+    return absl::InvalidArgumentError(absl::StrCat(where, ": not a ", what, ": ", reason.substr(0, reason.find('\n'))));
   }
-  if (!(result.*required)()) return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", what));
   return result;
+}
+
+template <typename T, typename Required>
+absl::StatusOr<T> ReadJson(const std::string& path, absl::string_view what, Required required) {
+  std::string text;
+  if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
+  absl::StatusOr<T> result = ParseJson<T>(text, path, what);
+  if (result.ok() && !std::invoke(required, *result)) return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", what));
+  return result;
+}
+
+// sweep.json and results.jsonl; a line that is not a SweepResult is an error naming its line.
+absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::string& label) {
+  const fs::path dir(source);
+  absl::StatusOr<SweepManifest> manifest = ReadJson<SweepManifest>(
+      (dir / "sweep.json").string(), "sweep.json", [](const SweepManifest& m) { return !m.sweep_id().empty(); });
+  if (!manifest.ok()) return manifest.status();
+  const std::string results_path = (dir / "results.jsonl").string();
+  std::error_code error;
+  if (!fs::exists(results_path, error)) {
+    return absl::NotFoundError(absl::StrCat(source, ": a sweep folder with no results.jsonl (sweep --out writes it "
+                                            "when its runs end: rerun the sweep to finish it)"));
+  }
+  std::string text;
+  if (absl::Status s = ReadFileToString(results_path, &text); !s.ok()) return s;
+  SweepInput sweep{source, label, *std::move(manifest), {}};
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    if (absl::StripAsciiWhitespace(line).empty()) continue;
+    const std::string where = absl::StrCat(results_path, ":", line_number);
+    absl::StatusOr<SweepResult> result = ParseJson<SweepResult>(std::string(line), where, "sweep result");
+    if (!result.ok()) return result.status();
+    if (!result->has_run() || (result->status() == "ok" && !result->summary().has_config())) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": not a sweep result (no run, or an ok run without "
+                                                     "its summary)"));
+    }
+    sweep.results.push_back(*std::move(result));
+  }
+  return sweep;
 }
 
 std::string FolderName(const std::string& dir) {
@@ -73,6 +114,16 @@ absl::StatusOr<RunInput> ReadRun(std::string source, std::string label, Simulati
   return run;
 }
 
+std::vector<std::string> SweepGpus(const ReportInputs& inputs) {
+  std::set<std::string> gpus;
+  for (const SweepInput& sweep : inputs.sweeps) {
+    for (const SweepResult& result : sweep.results) {
+      if (result.status() == "ok") gpus.insert(result.summary().config().gpu());
+    }
+  }
+  return {gpus.begin(), gpus.end()};
+}
+
 absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& dirs) {
   ReportInputs inputs;
   const std::vector<std::string> labels = UniqueLabels(dirs);
@@ -81,22 +132,28 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
     std::error_code error;
     if (!fs::is_directory(dir, error)) {
       return absl::NotFoundError(absl::StrCat(dirs[i], ": ", fs::exists(dir, error) ? "not a folder" : "no such folder",
-                                              " (give folders written by simulate --out or compare --out)"));
+                                              " (give folders written by simulate, compare or sweep --out)"));
+    }
+    if (fs::exists(dir / "sweep.json", error)) {
+      absl::StatusOr<SweepInput> sweep = ReadSweep(dirs[i], labels[i]);
+      if (!sweep.ok()) return sweep.status();
+      inputs.sweeps.push_back(*std::move(sweep));
+      continue;
     }
     if (fs::exists(dir / "comparison.json", error)) {
       absl::StatusOr<Comparison> comparison =
-          ReadJson((dir / "comparison.json").string(), "comparison.json", &Comparison::has_a);
+          ReadJson<Comparison>((dir / "comparison.json").string(), "comparison.json", &Comparison::has_a);
       if (!comparison.ok()) return comparison.status();
       inputs.comparisons.push_back({dirs[i], labels[i], *std::move(comparison)});
       continue;
     }
     const fs::path summary_path = dir / "summary.json";
     if (!fs::exists(summary_path, error)) {
-      return absl::NotFoundError(absl::StrCat(dirs[i], ": no summary.json or comparison.json in the folder "
-                                              "(simulate --out=DIR writes summary.json unless --outputs leaves it out)"));
+      return absl::NotFoundError(absl::StrCat(dirs[i], ": no summary.json, comparison.json or sweep.json in "
+                                              "the folder (simulate --out=DIR writes summary.json unless --outputs leaves it out)"));
     }
     absl::StatusOr<SimulationSummary> summary =
-        ReadJson(summary_path.string(), "summary.json", &SimulationSummary::has_config);
+        ReadJson<SimulationSummary>(summary_path.string(), "summary.json", &SimulationSummary::has_config);
     if (!summary.ok()) return summary.status();
     auto optional_file = [&](const char* name) {
       return fs::exists(dir / name, error) ? (dir / name).string() : std::string();
