@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
+#include "base/atomic_file.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
 #include "google/protobuf/text_format.h"
@@ -109,21 +108,7 @@ std::string CalibrationToText(const Calibration& calibration) {
 }
 
 absl::Status WriteCalibrationFile(const std::string& path, const Calibration& calibration) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot write"));
-    out << CalibrationToText(calibration);
-    out.close();
-    if (!out) return absl::InvalidArgumentError(absl::StrCat(path, ": write failed"));
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot rename the written file"));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, CalibrationToText(calibration));
 }
 
 std::string CalibrationLabel(const Calibration& calibration) {

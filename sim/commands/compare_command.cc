@@ -21,7 +21,6 @@
 #include "sim/cli/command_line.h"
 #include "sim/cli/simulate_flags.h"
 #include "sim/cli/simulate_options.h"
-#include "sim/commands/child_process.h"
 #include "sim/commands/command.h"
 #include "sim/commands/simulation_plan.h"
 #include "sim/commands/simulation_run.h"
@@ -150,14 +149,8 @@ absl::StatusOr<SimulationPlan> ResolveVariant(const cli::FlagValues& shared, con
 
 // Runs a resolved configuration with `seed` in a child process (one SimGrid engine per process).
 absl::StatusOr<SimulationSummary> RunVariant(const SimulationPlan& plan, absl::string_view which, uint64_t seed) {
-  absl::StatusOr<std::string> bytes = RunInChildProcess([&]() -> absl::StatusOr<std::string> {
-    absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(plan, seed, nullptr);
-    if (!summary.ok()) return summary.status();
-    return summary->SerializeAsString();
-  });
-  if (!bytes.ok()) return absl::Status(bytes.status().code(), absl::StrCat(which, ": ", bytes.status().message()));
-  SimulationSummary summary;
-  if (!summary.ParseFromString(*bytes)) return absl::InternalError("unreadable result from a simulation process");
+  absl::StatusOr<SimulationSummary> summary = ExecuteSimulationInChild(plan, seed);
+  if (!summary.ok()) return absl::Status(summary.status().code(), absl::StrCat(which, ": ", summary.status().message()));
   return summary;
 }
 

@@ -197,24 +197,12 @@ absl::StatusOr<SimulationPlan> ResolvePoint(const cli::FlagValues& base, double 
   return ResolveSimulationPlan(*options);
 }
 
-absl::StatusOr<SimulationSummary> RunInChild(const SimulationPlan& plan) {
-  absl::StatusOr<std::string> bytes = RunInChildProcess([&]() -> absl::StatusOr<std::string> {
-    absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(plan, plan.options.workload.synthetic.seed, nullptr);
-    if (!summary.ok()) return summary.status();
-    return summary->SerializeAsString();
-  });
-  if (!bytes.ok()) return bytes.status();
-  SimulationSummary summary;
-  if (!summary.ParseFromString(*bytes)) return absl::InternalError("unreadable result from a simulation process");
-  return summary;
-}
-
 // One point: the full run, and where it meets the SLO its first half for the stability rule.
 absl::StatusOr<plan::ProbeResult> RunPoint(const cli::FlagValues& base, const std::vector<SloTerm>& slo, double rate,
                                            int32_t replicas, uint64_t seed) {
   absl::StatusOr<SimulationPlan> full_plan = ResolvePoint(base, rate, replicas, seed, 0);
   if (!full_plan.ok()) return full_plan.status();
-  absl::StatusOr<SimulationSummary> full = RunInChild(*full_plan);
+  absl::StatusOr<SimulationSummary> full = ExecuteSimulationInChild(*full_plan, full_plan->options.workload.synthetic.seed);
   if (!full.ok()) return full.status();
   plan::ProbeResult r;
   r.simulations = 1;
@@ -230,7 +218,7 @@ absl::StatusOr<plan::ProbeResult> RunPoint(const cli::FlagValues& base, const st
   }
   absl::StatusOr<SimulationPlan> half_plan = ResolvePoint(base, rate, replicas, seed, half_requests);
   if (!half_plan.ok()) return half_plan.status();
-  absl::StatusOr<SimulationSummary> half = RunInChild(*half_plan);
+  absl::StatusOr<SimulationSummary> half = ExecuteSimulationInChild(*half_plan, half_plan->options.workload.synthetic.seed);
   if (!half.ok()) return half.status();
   r.simulations = 2;
   r.stable = full->queueing().mean() <= kStableGrowth * half->queueing().mean() + kStableSlackS;

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/commands/child_process.h"
 #include "sim/format/json_output.h"
 #include "sim/output/iterations_csv.h"
 #include "sim/output/requests_csv.h"
@@ -105,6 +106,18 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   if (out != nullptr && o.outputs.summary) {
     if (absl::Status s = out->WriteFile("summary.json", format::ToJson(summary)); !s.ok()) return s;
   }
+  return summary;
+}
+
+absl::StatusOr<SimulationSummary> ExecuteSimulationInChild(const SimulationPlan& plan, uint64_t seed) {
+  absl::StatusOr<std::string> bytes = RunInChildProcess([&]() -> absl::StatusOr<std::string> {
+    absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(plan, seed, nullptr);
+    if (!summary.ok()) return summary.status();
+    return summary->SerializeAsString();
+  });
+  if (!bytes.ok()) return bytes.status();
+  SimulationSummary summary;
+  if (!summary.ParseFromString(*bytes)) return absl::InternalError("unreadable result from a simulation process");
   return summary;
 }
 

@@ -20,6 +20,10 @@ namespace infergrid {
 absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed,
                                                     OutputDir* out);
 
+// ExecuteSimulation without files, in a child process of its own (one SimGrid engine per
+// process), for commands that run several simulations (`compare`, `plan`).
+absl::StatusOr<SimulationSummary> ExecuteSimulationInChild(const SimulationPlan& plan, uint64_t seed);
+
 }  // namespace infergrid
 
 #endif  // INFERGRID_SIM_COMMANDS_SIMULATION_RUN_H_
