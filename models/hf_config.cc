@@ -66,48 +66,53 @@ absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_
 }
 
 // The architectures whose config.json maps onto ModelSpec without losing what decides memory
-// and time: decoder-only transformers with (grouped-query) multi-head attention, a dense or
-// routed-expert MLP in every layer, and a shared expert at most as Qwen2-MoE declares it.
-constexpr const char* kSupportedModelTypes[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
-                                               "qwen3_moe", "gemma", "gemma2", "gpt2", "phi3"};
+// and time: decoder-only transformers with (grouped-query) multi-head or latent attention, a
+// dense or routed-expert MLP in every layer (DeepSeek: after the first few dense ones), and
+// shared experts as Qwen-MoE and DeepSeek declare them.
+constexpr const char* kSupportedModelTypes[] = {
+    "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
+    "gpt2", "phi3", "deepseek_v2", "deepseek_v3"};
 
-// Fields that change the attention or the layer structure in ways ModelSpec cannot say: an
-// importer that ignored them would price another model (DeepSeek-V3's latent attention read
-// as 128 full heads of 56 dimensions). Each refuses the config, naming the field.
-struct UnmodelledField {
-  const char* key;
-  const char* meaning;
-};
-constexpr UnmodelledField kUnmodelledFields[] = {
-    {"kv_lora_rank", "multi-head latent attention (MLA)"},
-    {"q_lora_rank", "multi-head latent attention (MLA)"},
-    {"qk_rope_head_dim", "multi-head latent attention (MLA)"},
-    {"qk_nope_head_dim", "multi-head latent attention (MLA)"},
-    {"v_head_dim", "a value head size different from the key head size"},
-    {"first_k_dense_replace", "dense layers before the expert layers"},
-    {"moe_layer_freq", "expert layers only every few layers"},
-    {"n_shared_experts", "DeepSeek-style shared experts"},
-    {"n_group", "grouped expert routing"},
-};
+// Latent-attention fields: all four must be present together (q_lora_rank may be null, a
+// full-rank query as in DeepSeek-V2-Lite).
+constexpr const char* kLatentAttentionFields[] = {"kv_lora_rank", "qk_nope_head_dim",
+                                                 "qk_rope_head_dim", "v_head_dim"};
+
+bool Present(const json& config, const char* key) {
+  auto it = config.find(key);
+  return it != config.end() && !it->is_null();
+}
 
 // A config that declares something ModelSpec cannot represent is refused, never guessed.
 absl::Status CheckRepresentable(const json& config, absl::string_view path, const std::string& model_type) {
-  for (const UnmodelledField& field : kUnmodelledFields) {
-    auto it = config.find(field.key);
-    if (it == config.end() || it->is_null()) continue;
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": field \"", field.key, "\" (", field.meaning, ") is not modelled: InferGrid would price "
-        "this model as plain multi-head attention and get its KV cache, parameters and time wrong"));
+  // Expert layers only every few layers (DeepSeek's moe_layer_freq, Qwen-MoE's
+  // decoder_sparse_step and mlp_only_layers) are not modelled: only leading dense layers are.
+  for (const char* key : {"moe_layer_freq", "decoder_sparse_step"}) {
+    if (auto it = config.find(key); it != config.end() && it->is_number() && it->get<double>() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": field \"", key, "\" = ", it->dump(),
+          " (expert layers only every few layers) is not modelled; only 1 is"));
+    }
   }
-  // Qwen-MoE layers without experts (mlp_only_layers, decoder_sparse_step > 1).
   if (auto it = config.find("mlp_only_layers"); it != config.end() && it->is_array() && !it->empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": field \"mlp_only_layers\" (dense layers among the expert layers) is not modelled"));
   }
-  if (auto it = config.find("decoder_sparse_step"); it != config.end() && it->is_number() && it->get<double>() != 1) {
+  // Latent attention is read only whole: a lone field would price another model.
+  int latent = 0;
+  for (const char* key : kLatentAttentionFields) latent += Present(config, key);
+  if (latent != 0 && latent != 4) {
+    for (const char* key : kLatentAttentionFields) {
+      if (!Present(config, key)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ": multi-head latent attention (MLA) needs kv_lora_rank, qk_nope_head_dim, "
+                  "qk_rope_head_dim and v_head_dim together; field \"", key, "\" is missing"));
+      }
+    }
+  }
+  if (latent == 0 && Present(config, "q_lora_rank")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": field \"decoder_sparse_step\" = ", it->dump(),
-        " (expert layers only every few layers) is not modelled; only 1 is"));
+        path, ": field \"q_lora_rank\" without kv_lora_rank: not a latent-attention layout InferGrid knows"));
   }
   if (model_type.empty()) return absl::OkStatus();  // a bare decoder config: read as Llama-style
   for (const char* supported : kSupportedModelTypes) {
@@ -117,6 +122,53 @@ absl::Status CheckRepresentable(const json& config, absl::string_view path, cons
       path, ": model_type \"", model_type, "\" is not supported (supported: ",
       absl::StrJoin(kSupportedModelTypes, ", "),
       "); write a ModelSpec textproto (models/catalog/) to describe another architecture"));
+}
+
+// Reads the latent-attention fields (CheckRepresentable has made sure all four are present).
+absl::Status ReadLatentAttention(const json& config, absl::string_view path, LatentAttention* mla) {
+  int64_t values[4] = {};
+  for (int i = 0; i < 4; ++i) {
+    if (absl::Status s = RequireInt(config, {kLatentAttentionFields[i]}, path, &values[i]); !s.ok()) return s;
+    if (values[i] < 1 || values[i] > 100000) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": field \"", kLatentAttentionFields[i], "\" must be in 1..100000, got ", values[i]));
+    }
+  }
+  int64_t q_lora = 0;
+  bool found = false;
+  if (absl::Status s = ReadInt(config, {"q_lora_rank"}, path, &q_lora, &found); !s.ok()) return s;
+  if (q_lora > 1000000) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": field \"q_lora_rank\" is out of range"));
+  }
+  mla->set_kv_lora_rank(static_cast<int32_t>(values[0]));
+  mla->set_qk_nope_head_dim(static_cast<int32_t>(values[1]));
+  mla->set_qk_rope_head_dim(static_cast<int32_t>(values[2]));
+  mla->set_v_head_dim(static_cast<int32_t>(values[3]));
+  mla->set_q_lora_rank(static_cast<int32_t>(q_lora));
+  return absl::OkStatus();
+}
+
+// The weight format a quantized checkpoint ships in, as a --weight-dtype name; "" when the
+// config declares none. A method InferGrid cannot price is refused: pricing its weights as
+// 16-bit would silently double or quadruple them.
+absl::StatusOr<std::string> ReadCheckpointQuantization(const json& config, absl::string_view path) {
+  auto it = config.find("quantization_config");
+  if (it == config.end() || it->is_null()) return std::string();
+  std::string method;
+  if (it->is_object()) {
+    if (auto m = it->find("quant_method"); m != it->end() && m->is_string()) {
+      method = absl::AsciiStrToLower(m->get<std::string>());
+    }
+  }
+  if (method == "fp8") return std::string("fp8");
+  if (method == "awq" || method == "gptq") {
+    auto bits = it->find("bits");
+    if (bits == it->end() || (bits->is_number() && bits->get<double>() == 4)) return method;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, ": quantization_config ", method.empty() ? it->dump() : absl::StrCat("quant_method \"", method, "\""),
+      " is not modelled (fp8, and 4-bit awq or gptq are); remove quantization_config and give the "
+      "weight format with --weight-dtype"));
 }
 
 std::string ModelNameFromPath(absl::string_view path) {
@@ -158,12 +210,24 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": num_hidden_layers, hidden_size and num_attention_heads must be positive"));
   }
+  std::string model_type;
+  if (auto it = config->find("model_type"); it != config->end() && it->is_string()) {
+    model_type = absl::AsciiStrToLower(it->get<std::string>());
+  }
+  if (absl::Status s = CheckRepresentable(*config, path, model_type); !s.ok()) return s;
+
   int64_t kv_heads = heads, head_dim = 0, ffn = 0, max_positions = 0;
   bool found = false;
   if (absl::Status s = ReadInt(*config, {"num_key_value_heads", "num_kv_heads"}, path, &kv_heads, &found); !s.ok()) return s;
   if (!found) kv_heads = heads;
   if (absl::Status s = ReadInt(*config, {"head_dim"}, path, &head_dim, &found); !s.ok()) return s;
-  if (!found) {
+  if (Present(*config, "kv_lora_rank")) {
+    // Latent attention: queries and keys have qk_nope + qk_rope dimensions per head; the cache
+    // holds one latent per token, which vLLM counts as a single KV head.
+    if (absl::Status s = ReadLatentAttention(*config, path, spec.mutable_mla()); !s.ok()) return s;
+    head_dim = spec.mla().qk_nope_head_dim() + spec.mla().qk_rope_head_dim();
+    kv_heads = 1;
+  } else if (!found) {
     if (hidden % heads != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ": no \"head_dim\" and hidden_size ", hidden, " is not a multiple of ", heads, " heads"));
@@ -174,11 +238,6 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   if (!found) ffn = 4 * hidden;  // GPT-2 convention when n_inner is null
   if (absl::Status s = ReadInt(*config, {"max_position_embeddings", "n_positions", "seq_length"}, path, &max_positions, &found); !s.ok()) return s;
 
-  std::string model_type;
-  if (auto it = config->find("model_type"); it != config->end() && it->is_string()) {
-    model_type = absl::AsciiStrToLower(it->get<std::string>());
-  }
-  if (absl::Status s = CheckRepresentable(*config, path, model_type); !s.ok()) return s;
   // Llama-family configs default to untied embeddings; GPT-2-style ones tie them.
   const bool gpt_style = model_type == "gpt2" || config->contains("n_embd");
   absl::StatusOr<bool> tied = ReadBool(*config, "tie_word_embeddings", path, gpt_style);
@@ -220,15 +279,26 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
     spec.set_dtype(*dtype);
   }
 
-  int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0;
+  absl::StatusOr<std::string> quantization = ReadCheckpointQuantization(*config, path);
+  if (!quantization.ok()) return quantization.status();
+  spec.set_checkpoint_quantization(*quantization);
+
+  int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0, shared_count = 0, dense_first = 0;
   if (absl::Status s = ReadInt(*config, {"num_local_experts", "num_experts", "n_routed_experts"}, path, &experts, &found); !s.ok()) return s;
   if (found && experts > 0) {
     if (absl::Status s = RequireInt(*config, {"num_experts_per_tok", "moe_top_k"}, path, &top_k); !s.ok()) return s;
     if (absl::Status s = ReadInt(*config, {"moe_intermediate_size"}, path, &expert_ffn, &found); !s.ok()) return s;
     if (absl::Status s = ReadInt(*config, {"shared_expert_intermediate_size"}, path, &shared_ffn, &found); !s.ok()) return s;
+    if (absl::Status s = ReadInt(*config, {"n_shared_experts"}, path, &shared_count, &found); !s.ok()) return s;
+    if (absl::Status s = ReadInt(*config, {"first_k_dense_replace"}, path, &dense_first, &found); !s.ok()) return s;
     if (experts > 100000 || top_k > experts) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ": num_experts_per_tok (", top_k, ") must be in 1..", experts, " experts"));
+    }
+    if (dense_first >= layers || shared_count > 100000) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": first_k_dense_replace (", dense_first, ") must leave expert layers among the ",
+          layers, " layers"));
     }
     MixtureOfExperts* moe = spec.mutable_moe();
     moe->set_num_experts(static_cast<int32_t>(experts));
@@ -238,6 +308,9 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
     if (shared_ffn > 0 && expert_ffn > 0) {
       moe->set_num_shared_experts(static_cast<int32_t>(shared_ffn / expert_ffn));
     }
+    // DeepSeek counts its shared experts directly, each of the routed experts' width.
+    if (shared_count > 0) moe->set_num_shared_experts(static_cast<int32_t>(shared_count));
+    moe->set_first_dense_layers(static_cast<int32_t>(dense_first));
   }
   return spec;
 }

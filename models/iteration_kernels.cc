@@ -4,12 +4,11 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "models/kernel_constants.h"
 #include "models/kv_cache_size.h"
 
 namespace infergrid {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // log2(n) when n is a power of two, else -1.
 int PowerOfTwoShift(int64_t n) {
@@ -19,17 +18,9 @@ int PowerOfTwoShift(int64_t n) {
   return shift;
 }
 
-// CUDA-core FLOPs per element of the small kernels: RMSNorm squares, sums, scales and
-// multiplies by the weight (4); RoPE rotates pairs (3 per element); SiLU-and-multiply (4,
-// the exponential counted once); softmax per attention score (max, subtract, exp, sum: 4).
-constexpr double kNormFlopsPerElement = 4;
-constexpr double kRopeFlopsPerElement = 3;
-constexpr double kActivationFlopsPerElement = 4;
-constexpr double kSoftmaxFlopsPerScore = 4;
-constexpr double kDequantFlopsPerElement = 2;  // convert + scale (fp8 / int KV and weights)
-constexpr double kLogitBytes = 4;              // logits are sampled in fp32
-
 }  // namespace
+
+using namespace kernel_constants;  // NOLINT: the kernel list's shared constants
 
 absl::string_view KernelKindName(KernelKind kind) {
   switch (kind) {
@@ -98,6 +89,15 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
     b.shared_ffn_ = CeilDiv(expert_ffn * model.moe().num_shared_experts(), tp);
   }
   b.vocab_ = CeilDiv(model.vocab_size(), tp);
+  b.dense_mlp_layers_ = model.has_moe() ? model.moe().first_dense_layers() : b.layers_;
+  b.expert_mlp_layers_ = b.layers_ - b.dense_mlp_layers_;
+  if (model.has_mla()) {
+    b.q_lora_ = model.mla().q_lora_rank();
+    b.kv_lora_ = model.mla().kv_lora_rank();
+    b.rope_dim_ = model.mla().qk_rope_head_dim();
+    b.nope_dim_ = model.mla().qk_nope_head_dim();
+    b.v_dim_ = model.mla().v_head_dim();
+  }
   b.act_bytes_ = BytesPerElement(options.activation_dtype);
   b.weight_bytes_ = options.weights.BytesPerParameter();
   b.kv_elem_bytes_ = BytesPerElement(options.kv_dtype);
@@ -164,27 +164,39 @@ void IterationKernelBuilder::AddCollective(IterationKernels* out, KernelKind kin
   c.ranks = options_.tensor_parallel;
 }
 
+void IterationKernelBuilder::AddKvCacheWrite(IterationKernels* out, int64_t real_tokens,
+                                             double elements_per_token) const {
+  const double kv_tokens = static_cast<double>(real_tokens);
+  const double kv_in = kv_tokens * elements_per_token * act_bytes_;
+  AddElementwise(out, KernelKind::kKvCacheWrite, "kv_cache_write", layers_, kv_in,
+                 kv_tokens * kv_bytes_per_token_layer_,
+                 kv_elem_bytes_ < act_bytes_ ? kDequantFlopsPerElement * kv_in / act_bytes_ : 0,
+                 kv_in, kv_tokens);
+}
+
 void IterationKernelBuilder::AddMlp(IterationKernels* out, int64_t tokens) const {
   const double t = static_cast<double>(tokens);
   const int gate = model_.gated_mlp() ? 2 : 1;
-  if (!model_.has_moe()) {
-    AddGemm(out, model_.gated_mlp() ? "gate_up_proj" : "up_proj", layers_, tokens, gate * ffn_, d_, 1);
+  if (dense_mlp_layers_ > 0) {
+    const int32_t dense = dense_mlp_layers_;
+    AddGemm(out, model_.gated_mlp() ? "gate_up_proj" : "up_proj", dense, tokens, gate * ffn_, d_, 1);
     const double in = t * static_cast<double>(gate * ffn_) * act_bytes_;
-    AddElementwise(out, KernelKind::kActivation, "act", layers_, in,
+    AddElementwise(out, KernelKind::kActivation, "act", dense, in,
                    t * static_cast<double>(ffn_) * act_bytes_,
                    kActivationFlopsPerElement * t * static_cast<double>(ffn_), in, t);
-    AddGemm(out, "down_proj", layers_, tokens, d_, ffn_, 1);
-    return;
+    AddGemm(out, "down_proj", dense, tokens, d_, ffn_, 1);
   }
+  if (expert_mlp_layers_ == 0) return;
+  const int32_t layers = expert_mlp_layers_;
   const MixtureOfExperts& moe = model_.moe();
   const int64_t experts = moe.num_experts();
   const int64_t top_k = moe.experts_per_token();
   const double d = static_cast<double>(d_);
   // Router logits: a small GEMM with replicated weights.
-  AddGemm(out, "router", layers_, tokens, experts, d_, 1, /*quantized=*/false);
+  AddGemm(out, "router", layers, tokens, experts, d_, 1, /*quantized=*/false);
   // Top-k softmax over the router logits and the permutation of token rows by expert.
   const double routed_rows = t * static_cast<double>(top_k);
-  AddElementwise(out, KernelKind::kMoeRouting, "moe_route", layers_,
+  AddElementwise(out, KernelKind::kMoeRouting, "moe_route", layers,
                  t * static_cast<double>(experts) * kLogitBytes + t * d * act_bytes_,
                  routed_rows * d * act_bytes_,
                  kSoftmaxFlopsPerScore * t * static_cast<double>(experts), t * d * act_bytes_, t);
@@ -195,31 +207,60 @@ void IterationKernelBuilder::AddMlp(IterationKernels* out, int64_t tokens) const
   const int32_t groups = static_cast<int32_t>(
       std::clamp<int64_t>(std::llround(hit), 1, std::min<int64_t>(experts, tokens * top_k)));
   const int64_t rows_per_expert = CeilDiv(tokens * top_k, groups);
-  AddGemm(out, model_.gated_mlp() ? "expert_gate_up_proj" : "expert_up_proj", layers_,
+  AddGemm(out, model_.gated_mlp() ? "expert_gate_up_proj" : "expert_up_proj", layers,
           rows_per_expert, gate * expert_ffn_, d_, groups);
   // Exact FLOPs: T*k rows, not the rounded rows_per_expert * groups.
   Kernel& up = out->kernels[static_cast<size_t>(out->size - 1)];
   up.tensor_flops = 2.0 * routed_rows * static_cast<double>(gate * expert_ffn_) * d;
   const double in = routed_rows * static_cast<double>(gate * expert_ffn_) * act_bytes_;
-  AddElementwise(out, KernelKind::kActivation, "expert_act", layers_, in,
+  AddElementwise(out, KernelKind::kActivation, "expert_act", layers, in,
                  routed_rows * static_cast<double>(expert_ffn_) * act_bytes_,
                  kActivationFlopsPerElement * routed_rows * static_cast<double>(expert_ffn_), in,
                  routed_rows);
-  AddGemm(out, "expert_down_proj", layers_, rows_per_expert, d_, expert_ffn_, groups);
+  AddGemm(out, "expert_down_proj", layers, rows_per_expert, d_, expert_ffn_, groups);
   Kernel& down = out->kernels[static_cast<size_t>(out->size - 1)];
   down.tensor_flops = 2.0 * routed_rows * d * static_cast<double>(expert_ffn_);
   // Weighted sum of each token's k expert outputs.
-  AddElementwise(out, KernelKind::kMoeRouting, "moe_combine", layers_,
+  AddElementwise(out, KernelKind::kMoeRouting, "moe_combine", layers,
                  routed_rows * d * act_bytes_, t * d * act_bytes_, 2.0 * routed_rows * d,
                  routed_rows * d * act_bytes_, t);
   if (shared_ffn_ > 0) {
-    AddGemm(out, "shared_gate_up_proj", layers_, tokens, gate * shared_ffn_, d_, 1);
+    AddGemm(out, "shared_gate_up_proj", layers, tokens, gate * shared_ffn_, d_, 1);
     const double shared_in = t * static_cast<double>(gate * shared_ffn_) * act_bytes_;
-    AddElementwise(out, KernelKind::kActivation, "shared_act", layers_, shared_in,
+    AddElementwise(out, KernelKind::kActivation, "shared_act", layers, shared_in,
                    t * static_cast<double>(shared_ffn_) * act_bytes_,
                    kActivationFlopsPerElement * t * static_cast<double>(shared_ffn_), shared_in, t);
-    AddGemm(out, "shared_down_proj", layers_, tokens, d_, shared_ffn_, 1);
+    AddGemm(out, "shared_down_proj", layers, tokens, d_, shared_ffn_, 1);
   }
+}
+
+IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
+    const BatchShape& batch) const {
+  // Exact integer sums (every count is far below 2^53, so they convert to double exactly).
+  // This loop runs over every decode sequence of every iteration: with the vLLM sizes
+  // (powers of two) the ceiling divisions are shifts, which keeps it a few cycles a sequence.
+  const int64_t split = options_.decode_kv_split_tokens;
+  const int64_t block = options_.kv_block_tokens;
+  DecodeKeyCounts n;
+  const auto accumulate = [&](int64_t len, int64_t len_blocks, int64_t len_chunks) {
+    n.keys += len;
+    n.blocks += len_blocks;
+    n.chunks += len_chunks;
+    if (len_chunks > 1) n.partials += len_chunks;
+    n.longest = std::max(n.longest, len);
+  };
+  if (block_shift_ >= 0 && split_shift_ >= 0) {
+    for (int64_t context : batch.decode_context_tokens) {
+      const int64_t len = context + 1;  // the new token's K/V is cached first
+      accumulate(len, (len + block - 1) >> block_shift_, (len + split - 1) >> split_shift_);
+    }
+  } else {
+    for (int64_t context : batch.decode_context_tokens) {
+      const int64_t len = context + 1;
+      accumulate(len, CeilDiv(len, block), CeilDiv(len, split));
+    }
+  }
+  return n;
 }
 
 void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKernels* out) const {
@@ -267,30 +308,9 @@ void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKern
     a.parallel_work_items = work;
   }
   if (!batch.decode_context_tokens.empty()) {
-    // Exact integer sums (every count is far below 2^53, so they convert to double exactly).
-    // This loop runs over every decode sequence of every iteration: with the vLLM sizes
-    // (powers of two) the ceiling divisions are shifts, which keeps it a few cycles a sequence.
-    const int64_t split = options_.decode_kv_split_tokens;
-    const int64_t block = options_.kv_block_tokens;
-    int64_t keys_n = 0, blocks_n = 0, chunks_n = 0, partials_n = 0, longest_n = 0;
-    const auto accumulate = [&](int64_t len, int64_t len_blocks, int64_t len_chunks) {
-      keys_n += len;
-      blocks_n += len_blocks;
-      chunks_n += len_chunks;
-      if (len_chunks > 1) partials_n += len_chunks;
-      longest_n = std::max(longest_n, len);
-    };
-    if (block_shift_ >= 0 && split_shift_ >= 0) {
-      for (int64_t context : batch.decode_context_tokens) {
-        const int64_t len = context + 1;  // the new token's K/V is cached first
-        accumulate(len, (len + block - 1) >> block_shift_, (len + split - 1) >> split_shift_);
-      }
-    } else {
-      for (int64_t context : batch.decode_context_tokens) {
-        const int64_t len = context + 1;
-        accumulate(len, CeilDiv(len, block), CeilDiv(len, split));
-      }
-    }
+    const DecodeKeyCounts counts = CountDecodeKeys(batch);
+    const int64_t keys_n = counts.keys, blocks_n = counts.blocks, chunks_n = counts.chunks;
+    const int64_t partials_n = counts.partials, longest_n = counts.longest;
     const double keys = static_cast<double>(keys_n), blocks = static_cast<double>(blocks_n);
     const double chunks = static_cast<double>(chunks_n), partials = static_cast<double>(partials_n);
     const double longest = static_cast<double>(longest_n);
@@ -337,18 +357,19 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
   const double norm_flops = kNormFlopsPerElement * t * d;
   AddElementwise(out, KernelKind::kNorm, "input_norm", layers_, hidden_bytes + d * act_bytes_,
                  hidden_bytes, norm_flops, hidden_bytes, t);
-  AddGemm(out, "qkv_proj", layers_, tokens, (q_heads_ + 2 * kv_heads_) * head_dim_, d_, 1);
-  const double rope_bytes = t * static_cast<double>((q_heads_ + kv_heads_) * head_dim_) * act_bytes_;
-  AddElementwise(out, KernelKind::kRope, "rope", layers_, rope_bytes, rope_bytes,
-                 kRopeFlopsPerElement * rope_bytes / act_bytes_, rope_bytes, t);
-  const double kv_tokens = static_cast<double>(real_tokens);
-  const double kv_in = kv_tokens * 2.0 * static_cast<double>(kv_heads_ * head_dim_) * act_bytes_;
-  AddElementwise(out, KernelKind::kKvCacheWrite, "kv_cache_write", layers_, kv_in,
-                 kv_tokens * kv_bytes_per_token_layer_,
-                 kv_elem_bytes_ < act_bytes_ ? kDequantFlopsPerElement * kv_in / act_bytes_ : 0,
-                 kv_in, kv_tokens);
-  AddAttention(batch, out);
-  AddGemm(out, "o_proj", layers_, tokens, d_, q_heads_ * head_dim_, 1);
+  if (kv_lora_ > 0) {
+    AddLatentProjections(out, tokens, real_tokens);
+    AddLatentAttention(batch, out);
+    AddGemm(out, "o_proj", layers_, tokens, d_, q_heads_ * v_dim_, 1);
+  } else {
+    AddGemm(out, "qkv_proj", layers_, tokens, (q_heads_ + 2 * kv_heads_) * head_dim_, d_, 1);
+    const double rope_bytes = t * static_cast<double>((q_heads_ + kv_heads_) * head_dim_) * act_bytes_;
+    AddElementwise(out, KernelKind::kRope, "rope", layers_, rope_bytes, rope_bytes,
+                   kRopeFlopsPerElement * rope_bytes / act_bytes_, rope_bytes, t);
+    AddKvCacheWrite(out, real_tokens, 2.0 * static_cast<double>(kv_heads_ * head_dim_));
+    AddAttention(batch, out);
+    AddGemm(out, "o_proj", layers_, tokens, d_, q_heads_ * head_dim_, 1);
+  }
   if (tp) AddCollective(out, KernelKind::kAllReduce, "attention_all_reduce", layers_, hidden_bytes);
   AddElementwise(out, KernelKind::kResidualAdd, "residual_add", layers_, 2 * hidden_bytes,
                  hidden_bytes, t * d, hidden_bytes, 0);

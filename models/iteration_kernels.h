@@ -140,7 +140,21 @@ class IterationKernelBuilder {
   void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
                      double bytes) const;
   void AddMlp(IterationKernels* out, int64_t tokens) const;
+  // Caches the K/V (or latent) of the batch's real tokens: `elements_per_token` activations in,
+  // kv_bytes_per_token_layer_ out per token and layer.
+  void AddKvCacheWrite(IterationKernels* out, int64_t real_tokens, double elements_per_token) const;
   void AddAttention(const BatchShape& batch, IterationKernels* out) const;
+  // Multi-head latent attention (models/latent_attention_kernels.cc): the low-rank query and
+  // latent projections, RoPE and the latent cache write; then vLLM's two attention paths,
+  // prefill up-projecting the latent to full heads, decode attending in the latent space.
+  void AddLatentProjections(IterationKernels* out, int64_t tokens, int64_t real_tokens) const;
+  void AddLatentAttention(const BatchShape& batch, IterationKernels* out) const;
+
+  // Keys, KV blocks and split-KV chunks a decode batch reads (exact integer sums).
+  struct DecodeKeyCounts {
+    int64_t keys = 0, blocks = 0, chunks = 0, partials = 0, longest = 0;
+  };
+  DecodeKeyCounts CountDecodeKeys(const BatchShape& batch) const;
 
   ModelSpec model_;
   IterationKernelOptions options_;
@@ -153,6 +167,11 @@ class IterationKernelBuilder {
   int64_t expert_ffn_ = 0;    // one expert's width per GPU
   int64_t shared_ffn_ = 0;    // shared experts' total width per GPU
   int64_t vocab_ = 0;         // per GPU (vocabulary-parallel LM head)
+  int32_t dense_mlp_layers_ = 0;   // layers with the dense MLP (all, or MoE's leading ones)
+  int32_t expert_mlp_layers_ = 0;  // layers with routed experts
+  // Latent attention (0 without): widths of the query latent, the KV latent, the rotary and
+  // non-rotary query/key parts and the value head.
+  int64_t q_lora_ = 0, kv_lora_ = 0, rope_dim_ = 0, nope_dim_ = 0, v_dim_ = 0;
   double act_bytes_ = 2;
   double weight_bytes_ = 2;
   double kv_elem_bytes_ = 2;

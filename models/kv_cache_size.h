@@ -16,7 +16,12 @@ namespace infergrid {
 // (the heads are then replicated).
 int KvHeadsPerGpu(const ModelSpec& spec, int tensor_parallel);
 
-// Bytes of K and V for one token in one layer on one GPU: 2 x heads per GPU x D x b.
+// Cached elements for one token in one layer on one GPU: 2 x KV heads per GPU x D for
+// (grouped-query) multi-head attention; kv_lora_rank + qk_rope_head_dim for latent attention
+// (one latent per token, replicated on every GPU of a tensor-parallel group: DeepSeek-V3 576).
+int64_t KvElementsPerTokenLayer(const ModelSpec& spec, int tensor_parallel);
+
+// Bytes of K and V for one token in one layer on one GPU: the elements above x b.
 int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_parallel);
 
 // Bytes of K and V for one token over all layers on one GPU (Llama-3-8B fp16: 131,072 B =

@@ -131,6 +131,28 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, absl::string_view where) {
         !status.ok()) {
       return status;
     }
+    if (absl::Status status = Check(moe.first_dense_layers() >= 0 && moe.first_dense_layers() < spec.num_layers(),
+                                    where, "moe.first_dense_layers must be in 0..num_layers-1");
+        !status.ok()) {
+      return status;
+    }
+  }
+  if (spec.has_mla()) {
+    const LatentAttention& mla = spec.mla();
+    const std::pair<bool, absl::string_view> latent[] = {
+        {mla.kv_lora_rank() >= 1 && mla.kv_lora_rank() <= 100000, "mla.kv_lora_rank must be in 1..100000"},
+        {mla.q_lora_rank() >= 0 && mla.q_lora_rank() <= 1000000, "mla.q_lora_rank must be in 0..1e6"},
+        {mla.qk_nope_head_dim() >= 1 && mla.qk_nope_head_dim() <= 100000 &&
+             mla.qk_rope_head_dim() >= 1 && mla.qk_rope_head_dim() <= 100000 &&
+             mla.v_head_dim() >= 1 && mla.v_head_dim() <= 100000,
+         "mla head sizes must be in 1..100000"},
+        {spec.head_dim() == mla.qk_nope_head_dim() + mla.qk_rope_head_dim(),
+         "with mla, head_dim must equal qk_nope_head_dim + qk_rope_head_dim"},
+        {spec.num_kv_heads() == 1, "with mla, num_kv_heads must be 1 (the one shared latent)"},
+    };
+    for (const auto& [ok, what] : latent) {
+      if (absl::Status status = Check(ok, where, what); !status.ok()) return status;
+    }
   }
   return absl::OkStatus();
 }

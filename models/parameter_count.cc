@@ -12,28 +12,59 @@ int64_t MlpParameters(const ModelSpec& spec, int64_t ffn) {
   return (spec.gated_mlp() ? 3 : 2) * spec.hidden_size() * ffn;
 }
 
+// Q, K, V and O projections of one layer, and the norms inside the attention (latent only).
+struct AttentionParameters {
+  int64_t projections = 0;
+  int64_t norms = 0;
+};
+
+AttentionParameters AttentionPerLayer(const ModelSpec& spec) {
+  const int64_t d = spec.hidden_size();
+  const int64_t heads = spec.num_attention_heads();
+  AttentionParameters p;
+  if (spec.has_mla()) {
+    // q_a (d -> q_lora) and q_b (q_lora -> H x qk), or one d -> H x qk; kv_a (d -> latent +
+    // rope key); kv_b (latent -> H x (nope + v)); o (H x v -> d); RMSNorms on both latents.
+    const LatentAttention& mla = spec.mla();
+    const int64_t qk = int64_t{mla.qk_nope_head_dim()} + mla.qk_rope_head_dim();
+    const int64_t q_lora = mla.q_lora_rank();
+    p.projections = q_lora > 0 ? d * q_lora + q_lora * heads * qk : d * heads * qk;
+    p.projections += d * (int64_t{mla.kv_lora_rank()} + mla.qk_rope_head_dim());
+    p.projections += int64_t{mla.kv_lora_rank()} * heads * (int64_t{mla.qk_nope_head_dim()} + mla.v_head_dim());
+    p.projections += heads * mla.v_head_dim() * d;
+    p.norms = q_lora + mla.kv_lora_rank();
+    return p;
+  }
+  const int64_t q_width = heads * spec.head_dim();
+  const int64_t kv_width = int64_t{spec.num_kv_heads()} * spec.head_dim();
+  p.projections = d * q_width + 2 * d * kv_width + q_width * d;
+  if (spec.attention_bias()) p.projections += q_width + 2 * kv_width;
+  return p;
+}
+
 }  // namespace
+
+int64_t ExpertLayers(const ModelSpec& spec) {
+  if (!spec.has_moe()) return 0;
+  return spec.num_layers() - spec.moe().first_dense_layers();
+}
 
 ParameterBreakdown CountParameters(const ModelSpec& spec) {
   const int64_t d = spec.hidden_size();
   const int64_t layers = spec.num_layers();
-  const int64_t q_width = int64_t{spec.num_attention_heads()} * spec.head_dim();
-  const int64_t kv_width = int64_t{spec.num_kv_heads()} * spec.head_dim();
-
   ParameterBreakdown count;
   count.embedding = spec.vocab_size() * d;
-  int64_t attention_per_layer = d * q_width + 2 * d * kv_width + q_width * d;
-  if (spec.attention_bias()) attention_per_layer += q_width + 2 * kv_width;
-  count.attention = layers * attention_per_layer;
+  const AttentionParameters attention = AttentionPerLayer(spec);
+  count.attention = layers * attention.projections;
+  const int64_t expert_layers = ExpertLayers(spec);
+  count.mlp = (layers - expert_layers) * MlpParameters(spec, spec.ffn_dim());
   if (spec.has_moe()) {
     const MixtureOfExperts& moe = spec.moe();
     const int64_t experts = int64_t{moe.num_experts()} + moe.num_shared_experts();
-    count.mlp = layers * experts * MlpParameters(spec, ExpertFfnDim(spec));
-    count.router = layers * d * moe.num_experts();
-  } else {
-    count.mlp = layers * MlpParameters(spec, spec.ffn_dim());
+    count.mlp += expert_layers * experts * MlpParameters(spec, ExpertFfnDim(spec));
+    count.router = expert_layers * d * moe.num_experts();
   }
-  count.norms = layers * 2 * d + d;
+  count.norms = layers * (2 * d + attention.norms) + d;
   count.lm_head = spec.tie_word_embeddings() ? 0 : spec.vocab_size() * d;
   return count;
 }
@@ -43,7 +74,7 @@ int64_t ActiveParametersPerToken(const ModelSpec& spec) {
   if (!spec.has_moe()) return count.Total();
   const MixtureOfExperts& moe = spec.moe();
   const int64_t idle_experts = moe.num_experts() - moe.experts_per_token();
-  return count.Total() - spec.num_layers() * idle_experts * MlpParameters(spec, ExpertFfnDim(spec));
+  return count.Total() - ExpertLayers(spec) * idle_experts * MlpParameters(spec, ExpertFfnDim(spec));
 }
 
 }  // namespace infergrid

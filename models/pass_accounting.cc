@@ -1,14 +1,15 @@
 #include "models/pass_accounting.h"
 
 namespace infergrid {
-namespace {
 
-// L * H_q * D: the width of all query heads over all layers.
-double QueryWidthAllLayers(const ModelSpec& spec) {
-  return static_cast<double>(spec.num_layers()) * spec.num_attention_heads() * spec.head_dim();
+double AttentionFlopsPerPair(const ModelSpec& spec, bool decode) {
+  const double heads = static_cast<double>(spec.num_layers()) * spec.num_attention_heads();
+  if (!spec.has_mla()) return 4.0 * heads * spec.head_dim();
+  const LatentAttention& mla = spec.mla();
+  const double width = decode ? 2.0 * mla.kv_lora_rank() + mla.qk_rope_head_dim()
+                              : static_cast<double>(mla.qk_nope_head_dim()) + mla.qk_rope_head_dim() + mla.v_head_dim();
+  return 2.0 * heads * width;
 }
-
-}  // namespace
 
 PassAccounting PrefillPass(const ModelSpec& spec, const PassInputs& inputs, int64_t prompt,
                            int64_t batch) {
@@ -16,7 +17,7 @@ PassAccounting PrefillPass(const ModelSpec& spec, const PassInputs& inputs, int6
   const double b = static_cast<double>(batch);
   PassAccounting pass;
   pass.linear_flops = 2.0 * inputs.flop_parameters * p * b;
-  pass.attention_flops = 2.0 * QueryWidthAllLayers(spec) * p * p * b;
+  pass.attention_flops = AttentionFlopsPerPair(spec, false) / 2.0 * p * p * b;
   pass.attention_flops_causal = pass.attention_flops / 2.0;
   pass.weight_bytes = inputs.weight_bytes;
   pass.kv_write_bytes = static_cast<double>(inputs.kv_bytes_per_token) * p * b;
@@ -31,7 +32,7 @@ PassAccounting DecodeStep(const ModelSpec& spec, const PassInputs& inputs, int64
   PassAccounting pass;
   pass.linear_flops = 2.0 * inputs.flop_parameters * b;
   // One query row attends to all S keys: no causal halving in decode.
-  pass.attention_flops = 4.0 * QueryWidthAllLayers(spec) * s * b;
+  pass.attention_flops = AttentionFlopsPerPair(spec, true) * s * b;
   pass.attention_flops_causal = pass.attention_flops;
   pass.weight_bytes = inputs.weight_bytes;
   pass.kv_read_bytes = static_cast<double>(inputs.kv_bytes_per_token) * s * b;

@@ -16,6 +16,12 @@
 
 namespace infergrid {
 
+// Attention FLOPs per (query, key) pair over all layers, QK^T and PV together: 4*L*H_q*D for
+// (grouped-query) multi-head attention. Latent attention (MLA) differs by path: prefill
+// attends over up-projected heads, 2*L*H_q*(qk + v); decode attends in the latent space,
+// 2*L*H_q*(2*kv_lora + rope) (vLLM's weight-absorbed kernels).
+double AttentionFlopsPerPair(const ModelSpec& spec, bool decode);
+
 struct PassInputs {
   double flop_parameters = 0;  // N in 2*N per token (active parameters for MoE)
   double weight_bytes = 0;     // bytes of all weights, read once per pass

@@ -29,7 +29,7 @@ ModelSpec Catalog(absl::string_view name) {
 
 TEST(ModelCatalog, HasTheRequiredModels) {
   for (const char* name : {"llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mistral-7b",
-                           "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b"}) {
+                           "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b", "deepseek-v3", "qwen3-30b-a3b"}) {
     EXPECT_TRUE(FindCatalogModel(name).ok()) << name;
   }
   EXPECT_TRUE(FindCatalogModel("Llama-3-8B").ok()) << "names are case-insensitive";
@@ -262,33 +262,116 @@ TEST(HfConfig, ErrorsNameTheFileLineAndField) {
 }
 
 // DeepSeek-V3's config.json (the fields that decide its shape, as published): multi-head latent
-// attention and shared experts that ModelSpec cannot represent, so the import refuses it rather
-// than pricing 128 heads of 56 dimensions (1,748,992 B of KV per token instead of MLA's 70,272 B).
+// attention, 256 routed experts and one shared expert after three dense layers, FP8 weights.
 constexpr char kDeepSeekV3Config[] = R"({
   "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
   "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048,
   "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
-  "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8,
-  "first_k_dense_replace": 3, "kv_lora_rank": 512, "q_lora_rank": 1536,
-  "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
-  "vocab_size": 129280, "torch_dtype": "bfloat16"})";
+  "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_layer_freq": 1,
+  "first_k_dense_replace": 3, "kv_lora_rank": 512, "q_lora_rank": 1536, "n_group": 8,
+  "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "topk_group": 4,
+  "max_position_embeddings": 163840, "num_nextn_predict_layers": 1, "hidden_act": "silu",
+  "vocab_size": 129280, "torch_dtype": "bfloat16", "tie_word_embeddings": false,
+  "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+                          "weight_block_size": [128, 128]}})";
 
-TEST(HfConfig, MultiHeadLatentAttentionIsRefusedNotGuessed) {
+TEST(HfConfig, DeepSeekV3ImportsAsTheCatalogEntry) {
   absl::StatusOr<ModelSpec> spec = ImportHfConfig(kDeepSeekV3Config, "deepseek-v3/config.json");
-  ASSERT_FALSE(spec.ok());
-  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(spec.status().message(),
-              HasSubstr("deepseek-v3/config.json: field \"kv_lora_rank\" (multi-head latent attention (MLA)) "
-                        "is not modelled"));
-  // Any one of the fields is enough, whatever the model_type says.
-  for (const char* field : {"qk_rope_head_dim", "first_k_dense_replace", "n_shared_experts"}) {
-    const std::string config = absl::StrCat(R"({"model_type": "llama", "num_hidden_layers": 2,
-      "hidden_size": 256, "num_attention_heads": 4, "vocab_size": 100, ")", field, R"(": 1})");
-    absl::StatusOr<ModelSpec> one = ImportHfConfig(config, "c.json");
-    ASSERT_FALSE(one.ok()) << field;
-    EXPECT_THAT(one.status().message(), HasSubstr(absl::StrCat("c.json: field \"", field, "\"")));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(ValidateModelSpec(*spec, "deepseek-v3").ok());
+  ModelSpec catalog = Catalog("deepseek-v3");
+  // Everything that decides memory and time agrees; only the naming fields differ.
+  for (ModelSpec* m : {&*spec, &catalog}) {
+    m->clear_display_name();
+    m->clear_hf_id();
+    m->clear_source();
+    m->clear_nominal_parameters();
   }
-  // The same layer shapes under a null field are a plain Llama.
+  EXPECT_EQ(spec->DebugString(), catalog.DebugString());
+  EXPECT_EQ(spec->mla().kv_lora_rank(), 512);
+  EXPECT_EQ(spec->head_dim(), 192);
+  EXPECT_EQ(spec->num_kv_heads(), 1);
+  EXPECT_EQ(spec->moe().first_dense_layers(), 3);
+  EXPECT_EQ(spec->moe().num_shared_experts(), 1);
+  EXPECT_EQ(spec->checkpoint_quantization(), "fp8");
+}
+
+// MLA caches (kv_lora_rank + qk_rope_head_dim) x layers x bytes per token, on every GPU of a
+// tensor-parallel group: 70,272 B in bf16, not the 1,748,992 B of 128 heads of 56 dimensions.
+TEST(KvCacheSize, LatentAttentionCachesTheLatentOnly) {
+  const ModelSpec ds = Catalog("deepseek-v3");
+  EXPECT_EQ(KvElementsPerTokenLayer(ds, 1), 512 + 64);
+  EXPECT_EQ(KvBytesPerToken(ds, DType::BF16), (512 + 64) * 61 * 2);
+  EXPECT_EQ(KvBytesPerToken(ds, DType::BF16), 70272);
+  EXPECT_EQ(KvBytesPerToken(ds, DType::FP8_E4M3, 8), (512 + 64) * 61);
+  EXPECT_EQ(KvBytesPerToken(ds, DType::BF16, 8), KvBytesPerToken(ds, DType::BF16, 1));
+}
+
+// Term by term: embedding and LM head, MLA projections (q_a, q_b, kv_a, kv_b, o) and their two
+// latent norms, three dense MLPs, 58 layers of 257 experts and a router, two norms a layer and
+// the final one. The technical report gives 671B total and 37B activated.
+TEST(ParameterCount, DeepSeekV3LatentAttentionAndExperts) {
+  const int64_t d = 7168, heads = 128, layers = 61, dense = 3, moe_layers = layers - dense;
+  const int64_t attention = d * 1536 + 1536 * heads * 192 + d * (512 + 64) + 512 * heads * (128 + 128) +
+                            heads * 128 * d;
+  const int64_t expert = 3 * d * 2048;
+  const ParameterBreakdown p = CountParameters(Catalog("deepseek-v3"));
+  EXPECT_EQ(p.embedding, 129280 * d);
+  EXPECT_EQ(p.lm_head, 129280 * d);
+  EXPECT_EQ(p.attention, layers * attention);
+  EXPECT_EQ(p.mlp, dense * 3 * d * 18432 + moe_layers * 257 * expert);
+  EXPECT_EQ(p.router, moe_layers * d * 256);
+  EXPECT_EQ(p.norms, layers * (2 * d + 1536 + 512) + d);
+  EXPECT_EQ(p.Total(), 671'026'404'352);
+  EXPECT_NEAR(static_cast<double>(p.Total()), 671e9, 0.001 * 671e9);
+  const int64_t active = ActiveParametersPerToken(Catalog("deepseek-v3"));
+  EXPECT_EQ(active, p.Total() - moe_layers * (256 - 8) * expert);
+  EXPECT_NEAR(static_cast<double>(active), 37e9, 0.02 * 37e9);
+  // Qwen3-30B-A3B: 30.5B total, 3.3B activated (model card).
+  const ParameterBreakdown q = CountParameters(Catalog("qwen3-30b-a3b"));
+  EXPECT_NEAR(static_cast<double>(q.Total()), 30.5e9, 0.005 * 30.5e9);
+  EXPECT_NEAR(static_cast<double>(ActiveParametersPerToken(Catalog("qwen3-30b-a3b"))), 3.3e9, 0.02 * 3.3e9);
+}
+
+TEST(PassAccounting, LatentAttentionPairsDifferByPath) {
+  const ModelSpec ds = Catalog("deepseek-v3");
+  // Prefill over up-projected heads (qk 192 + v 128); decode in the latent space (576 + 512).
+  EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(ds, false), 2.0 * 61 * 128 * (192 + 128));
+  EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(ds, true), 2.0 * 61 * 128 * (576 + 512));
+  const ModelSpec llama = Catalog("llama-3-8b");
+  EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(llama, false), 4.0 * 32 * 32 * 128);
+  EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(llama, true), AttentionFlopsPerPair(llama, false));
+}
+
+TEST(HfConfig, WhatItCannotReadIsRefusedNotGuessed) {
+  // Latent attention is read whole or not at all.
+  const std::string partial = R"({"model_type": "deepseek_v3", "num_hidden_layers": 2,
+      "hidden_size": 256, "num_attention_heads": 4, "vocab_size": 100, "kv_lora_rank": 64,
+      "qk_rope_head_dim": 16, "qk_nope_head_dim": 32})";
+  absl::StatusOr<ModelSpec> one = ImportHfConfig(partial, "c.json");
+  ASSERT_FALSE(one.ok());
+  EXPECT_THAT(one.status().message(), HasSubstr("c.json: multi-head latent attention (MLA) needs"));
+  EXPECT_THAT(one.status().message(), HasSubstr("field \"v_head_dim\" is missing"));
+  // Expert layers every other layer, and quantization methods without a price.
+  const std::string base = R"({"model_type": "deepseek_v3", "num_hidden_layers": 4, "hidden_size": 256,
+      "num_attention_heads": 4, "vocab_size": 100, "n_routed_experts": 8, "num_experts_per_tok": 2)";
+  absl::StatusOr<ModelSpec> freq = ImportHfConfig(base + R"(, "moe_layer_freq": 2})", "c.json");
+  ASSERT_FALSE(freq.ok());
+  EXPECT_THAT(freq.status().message(), HasSubstr("c.json: field \"moe_layer_freq\" = 2"));
+  absl::StatusOr<ModelSpec> bnb = ImportHfConfig(
+      base + R"(, "quantization_config": {"quant_method": "bitsandbytes"}})", "c.json");
+  ASSERT_FALSE(bnb.ok());
+  EXPECT_THAT(bnb.status().message(), HasSubstr("c.json: quantization_config quant_method \"bitsandbytes\" is not modelled"));
+  absl::StatusOr<ModelSpec> gptq8 = ImportHfConfig(
+      base + R"(, "quantization_config": {"quant_method": "gptq", "bits": 8}})", "c.json");
+  EXPECT_FALSE(gptq8.ok());
+  absl::StatusOr<ModelSpec> awq = ImportHfConfig(
+      base + R"(, "quantization_config": {"quant_method": "awq", "bits": 4}})", "c.json");
+  ASSERT_TRUE(awq.ok()) << awq.status();
+  EXPECT_EQ(awq->checkpoint_quantization(), "awq");
+  // Dense layers must leave some expert layers.
+  EXPECT_FALSE(ImportHfConfig(base + R"(, "first_k_dense_replace": 4})", "c.json").ok());
+  // The same layer shapes under null latent fields are a plain Llama.
   EXPECT_TRUE(ImportHfConfig(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
       "num_attention_heads": 4, "vocab_size": 100, "kv_lora_rank": null})", "c.json").ok());
 }

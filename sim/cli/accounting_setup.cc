@@ -78,7 +78,10 @@ absl::StatusOr<WeightFormat> ResolveWeightFormat(const FlagValues& flags, const 
   if (given > 1) {
     return UsageError("give the weight format once: --weight-dtype, --dtype or --quantization");
   }
-  absl::string_view name = DTypeName(model.dtype());
+  // A checkpoint that ships quantized (config.json quantization_config) loads as such unless a
+  // flag says otherwise, as the engines load it.
+  absl::string_view name = model.checkpoint_quantization().empty() ? DTypeName(model.dtype())
+                                                                   : model.checkpoint_quantization();
   absl::string_view flag = "weight-dtype";
   if (!weight_dtype.empty()) name = weight_dtype;
   if (!vllm_dtype.empty() && vllm_dtype != "auto") {

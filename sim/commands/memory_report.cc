@@ -61,9 +61,13 @@ std::string RenderMemoryTable(const MemoryReport& report, const cli::AccountingS
                                  setup.gpu.display_name(), "\n");
   absl::StrAppend(&out, "  parameters     ", ParameterLine(report.parameters()), "\n");
   absl::StrAppend(&out, "  weights        ", WeightLine(report.weights()), "\n");
+  const std::string elements =
+      m.has_mla() ? absl::StrCat(m.num_layers(), " layers x (", m.mla().kv_lora_rank(), " latent + ",
+                                 m.mla().qk_rope_head_dim(), " rotary key)")
+                  : absl::StrCat("2 x ", m.num_layers(), " layers x ", m.num_kv_heads(), " KV heads x ",
+                                 m.head_dim());
   absl::StrAppend(&out, "  KV cache       ", kv.dtype(), ", ", Grouped(kv.bytes_per_token()),
-                  " B = ", Fixed(kv.bytes_per_token() / kKiB, 0), " KiB per token (2 x ",
-                  m.num_layers(), " layers x ", m.num_kv_heads(), " KV heads x ", m.head_dim(),
+                  " B = ", Fixed(kv.bytes_per_token() / kKiB, 0), " KiB per token (", elements,
                   " x ", Fixed(BytesPerElement(setup.kv_dtype), 1), " B)\n\n");
 
   format::TextTable table({"quantity", "bytes", "GB (1e9)", "GiB (2^30)"});

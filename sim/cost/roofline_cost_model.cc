@@ -4,13 +4,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "hardware/lower_bounds.h"
+#include "models/pass_accounting.h"
 
 namespace infergrid {
 
 RooflineCostModel::RooflineCostModel(const ModelSpec& model, const GpuSpec& gpu,
                                      const RooflineCostOptions& options)
-    : attention_flops_per_pair_(4.0 * model.num_layers() * model.num_attention_heads() *
-                                model.head_dim() / std::max(1, options.tensor_parallel)),
+    : attention_flops_per_pair_(AttentionFlopsPerPair(model, false) / std::max(1, options.tensor_parallel)),
+      decode_extra_flops_per_pair_(AttentionFlopsPerPair(model, true) / std::max(1, options.tensor_parallel) -
+                                   attention_flops_per_pair_),
       peak_flops_(PeakTensorFlops(gpu, options.compute_dtype)),
       peak_hbm_bytes_per_s_(gpu.hbm_bytes_per_s()),
       options_(options),
@@ -29,15 +31,19 @@ IterationCost RooflineCostModel::Cost(const BatchShape& batch) const {
     attention_pairs += n * c + n * (n + 1) / 2;
     kv_read_tokens += c;
   }
+  double decode_pairs = 0;
   for (int64_t context : batch.decode_context_tokens) {
     new_tokens += 1;
-    attention_pairs += static_cast<double>(context) + 1;
+    decode_pairs += static_cast<double>(context) + 1;
     kv_read_tokens += static_cast<double>(context);
   }
+  attention_pairs += decode_pairs;
   const double per_gpu_params = options_.active_parameters / std::max(1, options_.tensor_parallel);
   // A captured graph's padding rows pass through the linear layers too.
   const double linear_rows = new_tokens + static_cast<double>(batch.padding_rows);
-  cost.flops = 2.0 * per_gpu_params * linear_rows + attention_flops_per_pair_ * attention_pairs;
+  // Latent attention's decode pairs cost more than its prefill pairs (0 extra otherwise).
+  cost.flops = 2.0 * per_gpu_params * linear_rows + attention_flops_per_pair_ * attention_pairs +
+               decode_extra_flops_per_pair_ * decode_pairs;
   cost.hbm_bytes = options_.weight_bytes +
                    static_cast<double>(options_.kv_bytes_per_token) * (kv_read_tokens + new_tokens);
   cost.compute_bound_s = peak_flops_ > 0 ? cost.flops / peak_flops_ : 0;

@@ -40,7 +40,8 @@ class RooflineCostModel final : public IterationCostModel {
   absl::string_view Description() const override { return description_; }
 
  private:
-  double attention_flops_per_pair_;  // 4 * L * H_q * D / TP
+  double attention_flops_per_pair_;     // 4 * L * H_q * D / TP (models/pass_accounting.h)
+  double decode_extra_flops_per_pair_;  // what a decode pair costs beyond that (MLA only)
   double peak_flops_;
   double peak_hbm_bytes_per_s_;
   RooflineCostOptions options_;

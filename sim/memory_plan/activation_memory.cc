@@ -18,8 +18,20 @@ double ActiveFfnPerGpu(const ModelSpec& model, int tensor_parallel) {
     const MixtureOfExperts& moe = model.moe();
     const double expert = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim());
     ffn = expert * (moe.experts_per_token() + moe.num_shared_experts());
+    // Leading dense layers (DeepSeek-V3's) are wider: the widest layer decides the peak.
+    if (moe.first_dense_layers() > 0) ffn = std::max(ffn, static_cast<double>(model.ffn_dim()));
   }
   return ffn / std::max(1, tensor_parallel);
+}
+
+// Width of the query, key and value activations of one token on one GPU: (H_q/TP + 2 H_kv) D,
+// or with latent attention the sharded queries plus the latent and rotary key.
+double QkvWidthPerGpu(const ModelSpec& model, int tensor_parallel) {
+  const double heads = static_cast<double>(model.num_attention_heads()) / std::max(1, tensor_parallel);
+  if (model.has_mla()) {
+    return heads * model.head_dim() + static_cast<double>(KvElementsPerTokenLayer(model, tensor_parallel));
+  }
+  return (heads + 2.0 * KvHeadsPerGpu(model, tensor_parallel)) * model.head_dim();
 }
 
 }  // namespace
@@ -30,9 +42,7 @@ ActivationPeak ComputeActivationPeak(const ModelSpec& model, const ActivationMod
   const double n = static_cast<double>(tokens);
   const double a = c.activation_bytes() > 0 ? c.activation_bytes() : 2.0;
   const double h = static_cast<double>(model.hidden_size());
-  const double qkv = (static_cast<double>(model.num_attention_heads()) / std::max(1, tensor_parallel) +
-                      2.0 * KvHeadsPerGpu(model, tensor_parallel)) *
-                     model.head_dim();
+  const double qkv = QkvWidthPerGpu(model, tensor_parallel);
   ActivationPeak peak;
   peak.forward = n * a *
                  (c.ffn_factor() * ActiveFfnPerGpu(model, tensor_parallel) + c.hidden_factor() * h +

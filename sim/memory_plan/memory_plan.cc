@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/dtype.h"
 #include "models/kv_cache_size.h"
 #include "sim/memory_plan/engine_rules.h"
 #include "sim/memory_plan/memory_plan_detail.h"
@@ -102,6 +103,19 @@ absl::Status ValidateRequest(const MemoryPlanRequest& r) {
   return absl::OkStatus();
 }
 
+// KV bytes per token and layer as the engine budgets them: vLLM V0 pads a latent entry to a
+// multiple of mla_entry_align_bytes counted in the model dtype, then stores it in the cache
+// dtype (576 elements -> 640 for a bf16 model, so 1,280 B in bf16 and 640 B in fp8).
+int64_t EngineKvBytesPerTokenLayer(const MemoryPlanRequest& r, const EnginePersonality& p) {
+  const int64_t payload = KvBytesPerTokenLayer(r.model, r.kv_dtype, r.tensor_parallel);
+  if (!r.model.has_mla() || p.mla_entry_align_bytes() <= 0) return payload;
+  const int64_t model_bytes = std::max<int64_t>(1, BitsPerElement(r.model.dtype()) / 8);
+  const int64_t align = p.mla_entry_align_bytes();
+  const int64_t elements = KvElementsPerTokenLayer(r.model, r.tensor_parallel);
+  const int64_t padded = (elements * model_bytes + align - 1) / align * align / model_bytes;
+  return padded * BitsPerElement(r.kv_dtype) / 8;
+}
+
 // vLLM's get_pp_indices: L / PP layers each, the remainder going to the stages before the last.
 std::vector<int> StageLayers(int layers, int stages) {
   std::vector<int> result(static_cast<size_t>(stages), layers / stages);
@@ -168,7 +182,17 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
   }
   if (d->max_num_seqs <= 0) d->max_num_seqs = d->max_num_batched_tokens;
 
+  if (r.model.has_mla() && p.lacks_mla()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--engine=", p.engine(), "@", p.version(), " predates multi-head latent attention support "
+        "and cached ", r.model.name(), " as full per-head K and V; choose a newer version"));
+  }
   d->plan.block_size = r.block_size > 0 ? r.block_size : p.default_block_size();
+  if (r.model.has_mla() && r.block_size <= 0 && p.mla_block_size() > 0) {
+    d->plan.block_size = p.mla_block_size();
+    d->notes.push_back(absl::StrCat("latent attention: the FlashMLA backend forces ", p.mla_block_size(),
+                                    "-token blocks"));
+  }
   if (p.rule() == SGLANG_STATIC_FRACTION && !p.round_to_page() && d->plan.block_size != 1) {
     d->notes.push_back(absl::StrCat("this SGLang version has a token-granular pool: block size ",
                                     d->plan.block_size, " ignored"));
@@ -176,11 +200,13 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
   }
 
   const std::vector<int> layers = StageLayers(r.model.num_layers(), r.pipeline_parallel);
-  const int64_t per_layer_token = KvBytesPerTokenLayer(r.model, r.kv_dtype, r.tensor_parallel);
+  const int64_t per_layer_token = EngineKvBytesPerTokenLayer(r, p);
+  int first_layer = 0;
   for (size_t i = 0; i < layers.size(); ++i) {
     StagePlan stage;
     stage.layers = layers[i];
-    const StageShape shape{layers[i], i == 0, i + 1 == layers.size()};
+    const StageShape shape{layers[i], i == 0, i + 1 == layers.size(), first_layer};
+    first_layer += layers[i];
     stage.weights = ComputeEngineWeightBytes(r.model, r.weights, r.tensor_parallel, shape, p);
     stage.kv_bytes_per_token = per_layer_token * layers[i];
     d->stages.push_back(stage);

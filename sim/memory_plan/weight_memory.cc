@@ -22,6 +22,72 @@ double ScaleBytesPerOutputChannel(const WeightFormat& weights) {
   return 4.0;
 }
 
+// Parameters, output channels (one scale each when quantized per channel) and replicated
+// float parameters of one layer's linears on one GPU.
+struct LayerShard {
+  double params = 0;
+  double rows = 0;
+  double replicated = 0;
+};
+
+// The attention projections of one layer on one GPU of a tensor-parallel group.
+LayerShard AttentionShard(const ModelSpec& model, int tensor_parallel) {
+  const double tp = std::max(1, tensor_parallel);
+  const double h = static_cast<double>(model.hidden_size());
+  const double heads = model.num_attention_heads() / tp;
+  LayerShard s;
+  s.replicated = 2 * h;  // the two RMSNorm weights
+  if (model.has_mla()) {
+    // vLLM's DeepseekV2MLAAttention: q_a and kv_a are replicated on every GPU, q_b, kv_b and
+    // o are sharded by heads; the two latent RMSNorms are replicated.
+    const LatentAttention& mla = model.mla();
+    const double qk = mla.qk_nope_head_dim() + mla.qk_rope_head_dim();
+    const double q_lora = mla.q_lora_rank();
+    const double kv_a = mla.kv_lora_rank() + mla.qk_rope_head_dim();
+    const double kv_b = heads * (mla.qk_nope_head_dim() + mla.v_head_dim());
+    const double v = heads * mla.v_head_dim();
+    if (q_lora > 0) {
+      s.params += h * q_lora + q_lora * heads * qk;
+      s.rows += q_lora + heads * qk;
+    } else {
+      s.params += h * heads * qk;
+      s.rows += heads * qk;
+    }
+    s.params += h * kv_a + mla.kv_lora_rank() * kv_b + v * h;
+    s.rows += kv_a + kv_b + h;
+    s.replicated += q_lora + mla.kv_lora_rank();
+    return s;
+  }
+  const double d = model.head_dim();
+  const double q_width = heads * d;
+  const double kv_width = KvHeadsPerGpu(model, tensor_parallel) * d;
+  s.params = 2 * h * q_width + 2 * h * kv_width;
+  s.rows = q_width + 2 * kv_width + h;
+  if (model.attention_bias()) s.replicated += q_width + 2 * kv_width;
+  return s;
+}
+
+// The MLP of one layer on one GPU: dense, or every routed and shared expert sharded by TP.
+LayerShard MlpShard(const ModelSpec& model, int tensor_parallel, bool experts_layer) {
+  const double tp = std::max(1, tensor_parallel);
+  const double h = static_cast<double>(model.hidden_size());
+  const double mlp_matrices = model.gated_mlp() ? 3 : 2;
+  LayerShard s;
+  if (experts_layer) {
+    const MixtureOfExperts& moe = model.moe();
+    const double experts = moe.num_experts() + moe.num_shared_experts();
+    const double ffn = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim()) / tp;
+    s.params = experts * mlp_matrices * h * ffn;
+    s.rows = experts * ((mlp_matrices - 1) * ffn + h);
+    s.replicated = h * moe.num_experts();  // the router stays in the float dtype
+  } else {
+    const double ffn = static_cast<double>(model.ffn_dim()) / tp;
+    s.params = mlp_matrices * h * ffn;
+    s.rows = (mlp_matrices - 1) * ffn + h;
+  }
+  return s;
+}
+
 }  // namespace
 
 DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights) {
@@ -34,35 +100,30 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
                                            const EnginePersonality& personality) {
   const double tp = std::max(1, tensor_parallel);
   const double h = static_cast<double>(model.hidden_size());
-  const double d = model.head_dim();
-  const double q_width = model.num_attention_heads() * d / tp;
-  const double kv_width = KvHeadsPerGpu(model, tensor_parallel) * d;
   const double linear_bytes = weights.BytesPerParameter();
   const double float_bytes = BytesPerElement(UnquantizedDType(model, weights));
   const double scale_bytes = ScaleBytesPerOutputChannel(weights);
-  const double mlp_matrices = model.gated_mlp() ? 3 : 2;
 
-  // Per layer: parameters and output channels of the sharded linears.
-  double params = 2 * h * q_width + 2 * h * kv_width;
-  double rows = q_width + 2 * kv_width + h;
-  double replicated = 2 * h;  // the two RMSNorm weights
-  if (model.attention_bias()) replicated += q_width + 2 * kv_width;
-  if (model.has_moe()) {
-    const MixtureOfExperts& moe = model.moe();
-    const double experts = moe.num_experts() + moe.num_shared_experts();
-    const double ffn = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim()) / tp;
-    params += experts * mlp_matrices * h * ffn;
-    rows += experts * ((mlp_matrices - 1) * ffn + h);
-    replicated += h * moe.num_experts();  // the router stays in the float dtype
-  } else {
-    const double ffn = static_cast<double>(model.ffn_dim()) / tp;
-    params += mlp_matrices * h * ffn;
-    rows += (mlp_matrices - 1) * ffn + h;
-  }
+  // The stage's layers: the model's leading dense layers (DeepSeek-V3's first three) among
+  // them have a dense MLP, the others routed experts.
+  const int dense_in_model = model.has_moe() ? model.moe().first_dense_layers() : model.num_layers();
+  const double dense_layers = std::clamp(dense_in_model - stage.first_layer, 0, stage.layers);
+  const double expert_layers = stage.layers - dense_layers;
+  const LayerShard attention = AttentionShard(model, tensor_parallel);
+  const LayerShard dense = MlpShard(model, tensor_parallel, false);
+  const LayerShard experts = model.has_moe() ? MlpShard(model, tensor_parallel, true) : LayerShard{};
+  // Bytes of `layers` layers whose MLP is `mlp`.
+  const auto linear = [&](double layers, const LayerShard& mlp) {
+    return layers * ((attention.params + mlp.params) * linear_bytes +
+                     (attention.rows + mlp.rows) * scale_bytes);
+  };
+  const auto replicated = [&](double layers, const LayerShard& mlp) {
+    return layers * (attention.replicated + mlp.replicated) * float_bytes;
+  };
 
   EngineWeightBytes bytes;
-  bytes.linear = stage.layers * (params * linear_bytes + rows * scale_bytes);
-  bytes.replicated = stage.layers * replicated * float_bytes;
+  bytes.linear = linear(dense_layers, dense) + linear(expert_layers, experts);
+  bytes.replicated = replicated(dense_layers, dense) + replicated(expert_layers, experts);
   const double padding = std::max(1, personality.vocab_padding());
   const double vocab_rows =
       std::ceil(std::ceil(static_cast<double>(model.vocab_size()) / padding) * padding / tp);
@@ -71,7 +132,9 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
   // A tied LM head shares the embedding unless another stage holds it.
   if (stage.last && (!model.tie_word_embeddings() || !stage.first)) bytes.lm_head = vocab_shard;
   if (stage.last) bytes.replicated += h * float_bytes;  // the final norm
-  bytes.rope_cache = static_cast<double>(model.max_position_embeddings()) * d *
+  // The rotary cos/sin cache spans the rotary dimensions (all of a head, or MLA's rope part).
+  const double rotary_dims = model.has_mla() ? model.mla().qk_rope_head_dim() : model.head_dim();
+  bytes.rope_cache = static_cast<double>(model.max_position_embeddings()) * rotary_dims *
                      personality.rope_cache_bytes_per_element();
   bytes.load_overhead = personality.weight_load_overhead_gib() * kGiB;
   return bytes;

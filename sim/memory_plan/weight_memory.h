@@ -17,6 +17,7 @@ struct StageShape {
   int layers = 0;
   bool first = true;
   bool last = true;
+  int first_layer = 0;  // index of the stage's first layer (decides which dense layers it holds)
 };
 
 struct EngineWeightBytes {
