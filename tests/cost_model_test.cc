@@ -283,6 +283,55 @@ TEST(IterationKernels, MixtralReadsOnlyTheExpertsItsTokensHit) {
   EXPECT_EQ(Find(many, "gate_up_proj"), nullptr);      // no dense MLP
 }
 
+// DeepSeek-V3 at TP8 (16 heads a GPU): decode attends in the latent space, reading each
+// sequence's latent cache once for all its heads; prefill up-projects the latent of every key
+// it attends to; three layers run the dense MLP and 58 the experts.
+TEST(IterationKernels, LatentAttentionDecodesInTheLatentAndPrefillsExpanded) {
+  const ModelSpec ds = Model("deepseek-v3");
+  IterationKernelOptions tp8;
+  tp8.tensor_parallel = 8;
+  const IterationKernels decode = Build(ds, Decode(4, 1000), tp8);
+  const Kernel* attention = Find(decode, "attention_decode");
+  ASSERT_NE(attention, nullptr);
+  const double keys = 4 * 1001;
+  EXPECT_DOUBLE_EQ(attention->tensor_flops, 2.0 * 16 * (576 + 512) * keys);
+  // The latent is not sharded: 576 x 2 B per key on every GPU, read in one pass (no re-reads),
+  // beside queries (576 wide) and outputs (512) per head, 63 block-table entries a sequence and
+  // the fp32 partial outputs of 4 splits x 16 heads a sequence.
+  const double qo = 4 * 16 * (576 + 512) * 2.0, blocks = 4 * 63 * 4.0;
+  const double partials = 2.0 * (4 * 4) * 16 * (512 + 2) * 4;
+  EXPECT_DOUBLE_EQ(attention->hbm_bytes, qo + keys * 1152 + blocks + partials);
+  EXPECT_DOUBLE_EQ(attention->reread_bytes, 0);
+  const Kernel* absorb = Find(decode, "q_absorb");
+  ASSERT_NE(absorb, nullptr);
+  EXPECT_EQ(absorb->groups, 16);
+  EXPECT_EQ(absorb->m, 4);
+  EXPECT_EQ(absorb->n, 512);
+  EXPECT_EQ(absorb->k, 128);
+  ASSERT_NE(Find(decode, "v_absorb"), nullptr);
+  EXPECT_EQ(Find(decode, "kv_b_proj"), nullptr);  // decode never expands the latent
+  // Replicated q_a + kv_a (1536 + 512 + 64 wide), sharded q_b and o.
+  ASSERT_NE(Find(decode, "q_a_kv_a_proj"), nullptr);
+  EXPECT_EQ(Find(decode, "q_a_kv_a_proj")->n, 1536 + 576);
+  EXPECT_EQ(Find(decode, "q_b_proj")->n, 16 * 192);
+  EXPECT_EQ(Find(decode, "o_proj")->k, 16 * 128);
+  EXPECT_EQ(Find(decode, "gate_up_proj")->repeat, 3);
+  EXPECT_EQ(Find(decode, "expert_gate_up_proj")->repeat, 58);
+  EXPECT_EQ(Find(decode, "shared_gate_up_proj")->repeat, 58);
+  EXPECT_DOUBLE_EQ(Find(decode, "kv_cache_write")->hbm_bytes, 4 * 576 * 2.0 + 4 * 1152);
+
+  BatchShape prefill;
+  prefill.prefill.push_back(PrefillChunk{.new_tokens = 256, .context_tokens = 768});
+  const IterationKernels chunk = Build(ds, prefill, tp8);
+  const Kernel* expand = Find(chunk, "kv_b_proj");
+  ASSERT_NE(expand, nullptr);
+  EXPECT_EQ(expand->m, 256 + 768);
+  EXPECT_EQ(expand->n, 16 * (128 + 128));
+  const Kernel* flash = Find(chunk, "attention_prefill");
+  ASSERT_NE(flash, nullptr);
+  EXPECT_DOUBLE_EQ(flash->tensor_flops, 2.0 * 16 * (192 + 128) * (256.0 * 768 + 256.0 * 257 / 2));
+}
+
 TEST(IterationKernels, KvPrecisionCostsCapacityBandwidthAndDequantization) {
   const ModelSpec llama = Model("llama-3-8b");
   IterationKernelOptions fp8;

@@ -319,6 +319,62 @@ TEST(EngineKvBytes, PerGpuHeadsLayersAndDtype) {
   EXPECT_EQ(Explain(r).plan.kv_bytes_per_token, 80 * 2 * 1 * 128 * 2);
 }
 
+// Latent attention: one replicated latent per token and layer; vLLM's FlashMLA backend forces
+// 64-token blocks; V0's cache engine pads each entry to 256 B counted in the model dtype
+// (576 x 2 B = 1,152 B -> 1,280 B; with an fp8 cache, 640 elements of 1 B).
+TEST(EngineKvBytes, LatentAttentionPerEngine) {
+  MemoryPlanRequest r = Request("vllm-v1@0.21", "deepseek-v3", "fp8", Gpu("h200-sxm"), 8);
+  r.max_model_len = 8192;
+  const MemoryPlanDetail v1 = Explain(r);
+  EXPECT_EQ(v1.plan.kv_bytes_per_token, 61 * 576 * 2);
+  EXPECT_EQ(v1.plan.block_size, 64);
+  r.block_size = 32;  // a size the user gives is kept
+  EXPECT_EQ(Explain(r).plan.block_size, 32);
+  r.block_size = 0;
+  r.engine = "vllm-v0@0.6.5";
+  EXPECT_EQ(Explain(r).plan.kv_bytes_per_token, 61 * 1280);
+  r.kv_dtype = DType::FP8_E4M3;
+  EXPECT_EQ(Explain(r).plan.kv_bytes_per_token, 61 * 640);
+  r.kv_dtype = DType::BF16;
+  r.engine = "sglang@0.4.9";
+  EXPECT_EQ(Explain(r).plan.kv_bytes_per_token, 61 * 576 * 2);
+  // The release before latent attention support cached full heads: refused, not mispriced.
+  r.engine = "vllm-v0@0.5.3";
+  absl::StatusOr<MemoryPlanDetail> old = ExplainEngineMemory(r);
+  ASSERT_FALSE(old.ok());
+  EXPECT_THAT(old.status().message(), HasSubstr("predates multi-head latent attention"));
+}
+
+// DeepSeek-V3 at TP8 in fp8: q_a and kv_a replicated, the rest sharded; three dense layers and
+// 58 of 257 experts each a 1/8 shard, with one fp32 scale per output channel.
+TEST(EngineWeights, LatentAttentionAndDenseLeadingLayers) {
+  MemoryPlanRequest r = Request("vllm-v1@0.21", "deepseek-v3", "fp8", Gpu("h200-sxm"), 8);
+  r.max_model_len = 8192;
+  const MemoryPlanDetail plan = Explain(r);
+  const double d = 7168, heads = 128 / 8;
+  const double attention = d * 1536 + 1536 * heads * 192 + d * 576 + 512 * heads * 256 + heads * 128 * d;
+  const double attention_rows = 1536 + heads * 192 + 576 + heads * 256 + d;
+  const double dense = 3 * d * 18432 / 8, dense_rows = 2 * 18432 / 8 + d;
+  const double experts = 257 * 3 * d * 2048 / 8, expert_rows = 257 * (2 * 2048 / 8 + d);
+  const double linear = 61 * attention + 3 * dense + 58 * experts;
+  const double rows = 61 * attention_rows + 3 * dense_rows + 58 * expert_rows;
+  EXPECT_NEAR(plan.stages[0].weights.linear, linear * 1 + rows * 4, 1);
+  // Norms (two per layer and two latent ones) and 58 routers stay in bf16.
+  EXPECT_NEAR(plan.stages[0].weights.replicated, (61 * (2 * d + 1536 + 512) + 58 * d * 256 + d) * 2, 1);
+  // Pipeline stages of 31 and 30 layers: the first holds the three dense layers, so the second
+  // holds 30 expert layers to the first's 28.
+  r.tensor_parallel = 4;
+  r.pipeline_parallel = 2;
+  const MemoryPlanDetail pp = Explain(r);
+  ASSERT_EQ(pp.stages.size(), 2u);
+  const double attention4 = d * 1536 + 1536 * 32 * 192 + d * 576 + 512 * 32 * 256 + 32 * 128 * d +
+                            4 * (1536 + 32 * 192 + 576 + 32 * 256 + d);
+  const double dense4 = 3 * d * 18432 / 4 + 4 * (2 * 18432 / 4 + d);
+  const double experts4 = 257 * 3 * d * 2048 / 4 + 4 * 257 * (2 * 2048 / 4 + d);
+  EXPECT_NEAR(pp.stages[0].weights.linear, 31 * attention4 + 3 * dense4 + 28 * experts4, 1);
+  EXPECT_NEAR(pp.stages[1].weights.linear, 30 * (attention4 + experts4), 1);
+}
+
 TEST(EngineActivation, V1PeakIsTheSamplerAndIgnoresMaxModelLen) {
   MemoryPlanRequest r = Request("vllm-v1@0.19", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
   r.max_model_len = 8192;

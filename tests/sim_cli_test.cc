@@ -77,16 +77,31 @@ TEST(InfergridCli, ConfigJsonWorksWhereACatalogNameDoes) {
   EXPECT_DOUBLE_EQ(j["parameters"]["exact"].get<double>(), 512000 + 2 * (196608 + 393216 + 512) + 256);
 }
 
-TEST(InfergridCli, ALatentAttentionConfigIsRefusedWithNoOutput) {
+TEST(InfergridCli, ALatentAttentionConfigIsPricedAsLatentAttention) {
   const std::string path = testing::WriteFile(testing::TestDir() / "deepseek-v3/config.json",
       R"({"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
           "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
-          "kv_lora_rank": 512, "qk_rope_head_dim": 64})");
+          "intermediate_size": 18432, "moe_intermediate_size": 2048, "n_routed_experts": 256,
+          "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+          "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128,
+          "qk_rope_head_dim": 64, "v_head_dim": 128, "torch_dtype": "bfloat16",
+          "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}})");
   const testing::CommandResult r = RunInfergrid("memory --format=json --model=" + path);
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_EQ(r.out, "");
-  EXPECT_THAT(r.err, HasSubstr("config.json: field \"kv_lora_rank\" (multi-head latent attention (MLA)) "
-                                        "is not modelled"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  // (512 + 64) x 61 layers x 2 B, and the checkpoint's fp8 weights without a flag.
+  EXPECT_DOUBLE_EQ(j["kv_cache"]["bytes_per_token"].get<double>(), 70272);
+  EXPECT_DOUBLE_EQ(j["parameters"]["exact"].get<double>(), 671026404352);
+  EXPECT_EQ(j["weights"]["format"], "fp8");
+  // A partial latent layout is refused with no output.
+  const std::string partial = testing::WriteFile(testing::TestDir() / "partial/config.json",
+      R"({"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
+          "num_attention_heads": 128, "vocab_size": 129280, "kv_lora_rank": 512})");
+  const testing::CommandResult bad = RunInfergrid("memory --format=json --model=" + partial);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_THAT(bad.err, HasSubstr("config.json: multi-head latent attention (MLA) needs kv_lora_rank, "
+                                 "qk_nope_head_dim, qk_rope_head_dim and v_head_dim together"));
 }
 
 TEST(InfergridCli, SafetensorsCheckpointCount) {
