@@ -8,6 +8,7 @@
 #include "hardware/gpu_catalog.h"
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
+#include "models/pass_accounting.h"
 #include "models/training_compute.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
@@ -71,10 +72,14 @@ TrainingReport BuildTrainingReport(const TrainingQuery& q) {
   r.set_optimal_tokens_for_budget(split.tokens);
   if (q.sequence_length > 0) {
     r.set_sequence_length(q.sequence_length);
-    r.set_attention_flops(AttentionTrainingFlopsPerToken(q.model.num_layers(),
-                                                         q.model.num_attention_heads(),
-                                                         q.model.head_dim(), q.sequence_length) *
-                          r.tokens());
+    // Latent attention trains over up-projected heads: 12 L H D S with D the mean of the
+    // query/key and value head sizes, i.e. 3 x the prefill FLOPs per pair x S.
+    const double per_token =
+        q.model.has_mla()
+            ? 3.0 * AttentionFlopsPerPair(q.model, /*decode=*/false) * static_cast<double>(q.sequence_length)
+            : AttentionTrainingFlopsPerToken(q.model.num_layers(), q.model.num_attention_heads(),
+                                             q.model.head_dim(), q.sequence_length);
+    r.set_attention_flops(per_token * r.tokens());
   }
 
   r.set_gpu(q.gpu.name());
