@@ -394,7 +394,7 @@ Calibration PriorProfile(const GpuSpec& gpu) {
       "streaming other data keeps evicting; no input here measures it");
   for (int i = 0; i < kNumKernelKinds; ++i) {
     const KernelKind kind = static_cast<KernelKind>(i);
-    if (kind == KernelKind::kAllReduce || kind == KernelKind::kAllGather) continue;
+    if (IsCollective(kind)) continue;
     KernelClassCalibration* c = p.add_kernel_classes();
     c->set_name(std::string(KernelKindName(kind)));
     c->set_fixed_s(2.5e-6);

@@ -106,7 +106,7 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
   }
   for (int i = 0; i < kNumKernelKinds; ++i) {
     const KernelKind kind = static_cast<KernelKind>(i);
-    if (kind == KernelKind::kAllReduce || kind == KernelKind::kAllGather) continue;
+    if (IsCollective(kind)) continue;
     if (!seen[static_cast<size_t>(i)]) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": no kernel class '", KernelKindName(kind), "'"));
@@ -171,6 +171,10 @@ double ResourceModel::CollectiveSeconds(KernelKind kind, int ranks, double bytes
     size = bytes * ranks;
     scale = 0.5;
   }
+  // An all-to-all of S bytes a rank sends (W - 1) / W x S over each GPU's links, as a ring
+  // all-reduce of S / 2 does (2 (W - 1) / W x S / 2), with one round of synchronisation: the
+  // all-reduce table at S / 2. No all-to-all was measured.
+  if (kind == KernelKind::kAllToAll) size = bytes / 2;
   // The table for this rank count, else the nearest larger one (or the largest).
   const Collective* table = &all_reduce_.back();
   for (const Collective& c : all_reduce_) {
@@ -338,7 +342,7 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
 
 KernelTime ResourceModel::Time(const Kernel& kernel) const {
   KernelTime t;
-  if (kernel.kind == KernelKind::kAllReduce || kernel.kind == KernelKind::kAllGather) {
+  if (IsCollective(kernel.kind)) {
     t.network_s = CollectiveSeconds(kernel.kind, kernel.ranks, kernel.collective_bytes);
     t.busy_s = t.network_s;
     t.seconds = t.network_s;

@@ -37,6 +37,7 @@ absl::string_view KernelKindName(KernelKind kind) {
     case KernelKind::kSampler: return "sampler";
     case KernelKind::kAllReduce: return "all_reduce";
     case KernelKind::kAllGather: return "all_gather";
+    case KernelKind::kAllToAll: return "all_to_all";
   }
   return "unknown";
 }
@@ -71,6 +72,20 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": MoE needs 1 <= experts_per_token <= num_experts"));
   }
+  const ExpertParallelism& ep = options.expert_parallel;
+  if (ep.enabled()) {
+    if (!model.has_moe()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": expert parallelism needs a mixture-of-experts model"));
+    }
+    if (model.moe().num_experts() % tp != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.moe().num_experts(),
+                                                     " experts do not split evenly over ", tp, " GPUs"));
+    }
+    if (!(ep.imbalance >= 1) || ep.imbalance > tp) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expert load imbalance must be in 1..", tp, " (the busiest GPU's rows over the mean), got ", ep.imbalance));
+    }
+  }
   IterationKernelBuilder b;
   b.model_ = model;
   b.block_shift_ = PowerOfTwoShift(options.kv_block_tokens);
@@ -85,7 +100,8 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   if (model.has_moe()) {
     const int64_t expert_ffn =
         model.moe().expert_ffn_dim() > 0 ? model.moe().expert_ffn_dim() : model.ffn_dim();
-    b.expert_ffn_ = CeilDiv(expert_ffn, tp);
+    b.expert_ffn_ = ep.enabled() ? expert_ffn : CeilDiv(expert_ffn, tp);
+    b.local_experts_ = ep.enabled() ? model.moe().num_experts() / tp : model.moe().num_experts();
     b.shared_ffn_ = CeilDiv(expert_ffn * model.moe().num_shared_experts(), tp);
   }
   b.vocab_ = CeilDiv(model.vocab_size(), tp);
@@ -186,52 +202,7 @@ void IterationKernelBuilder::AddMlp(IterationKernels* out, int64_t tokens) const
                    kActivationFlopsPerElement * t * static_cast<double>(ffn_), in, t);
     AddGemm(out, "down_proj", dense, tokens, d_, ffn_, 1);
   }
-  if (expert_mlp_layers_ == 0) return;
-  const int32_t layers = expert_mlp_layers_;
-  const MixtureOfExperts& moe = model_.moe();
-  const int64_t experts = moe.num_experts();
-  const int64_t top_k = moe.experts_per_token();
-  const double d = static_cast<double>(d_);
-  // Router logits: a small GEMM with replicated weights.
-  AddGemm(out, "router", layers, tokens, experts, d_, 1, /*quantized=*/false);
-  // Top-k softmax over the router logits and the permutation of token rows by expert.
-  const double routed_rows = t * static_cast<double>(top_k);
-  AddElementwise(out, KernelKind::kMoeRouting, "moe_route", layers,
-                 t * static_cast<double>(experts) * kLogitBytes + t * d * act_bytes_,
-                 routed_rows * d * act_bytes_,
-                 kSoftmaxFlopsPerScore * t * static_cast<double>(experts), t * d * act_bytes_, t);
-  // Expected number of distinct experts hit by `tokens` tokens routed uniformly at random:
-  // E * (1 - (1 - k/E)^T). Only those experts' weights are read.
-  const double hit = static_cast<double>(experts) *
-                     (1.0 - std::pow(1.0 - static_cast<double>(top_k) / static_cast<double>(experts), t));
-  const int32_t groups = static_cast<int32_t>(
-      std::clamp<int64_t>(std::llround(hit), 1, std::min<int64_t>(experts, tokens * top_k)));
-  const int64_t rows_per_expert = CeilDiv(tokens * top_k, groups);
-  AddGemm(out, model_.gated_mlp() ? "expert_gate_up_proj" : "expert_up_proj", layers,
-          rows_per_expert, gate * expert_ffn_, d_, groups);
-  // Exact FLOPs: T*k rows, not the rounded rows_per_expert * groups.
-  Kernel& up = out->kernels[static_cast<size_t>(out->size - 1)];
-  up.tensor_flops = 2.0 * routed_rows * static_cast<double>(gate * expert_ffn_) * d;
-  const double in = routed_rows * static_cast<double>(gate * expert_ffn_) * act_bytes_;
-  AddElementwise(out, KernelKind::kActivation, "expert_act", layers, in,
-                 routed_rows * static_cast<double>(expert_ffn_) * act_bytes_,
-                 kActivationFlopsPerElement * routed_rows * static_cast<double>(expert_ffn_), in,
-                 routed_rows);
-  AddGemm(out, "expert_down_proj", layers, rows_per_expert, d_, expert_ffn_, groups);
-  Kernel& down = out->kernels[static_cast<size_t>(out->size - 1)];
-  down.tensor_flops = 2.0 * routed_rows * d * static_cast<double>(expert_ffn_);
-  // Weighted sum of each token's k expert outputs.
-  AddElementwise(out, KernelKind::kMoeRouting, "moe_combine", layers,
-                 routed_rows * d * act_bytes_, t * d * act_bytes_, 2.0 * routed_rows * d,
-                 routed_rows * d * act_bytes_, t);
-  if (shared_ffn_ > 0) {
-    AddGemm(out, "shared_gate_up_proj", layers, tokens, gate * shared_ffn_, d_, 1);
-    const double shared_in = t * static_cast<double>(gate * shared_ffn_) * act_bytes_;
-    AddElementwise(out, KernelKind::kActivation, "shared_act", layers, shared_in,
-                   t * static_cast<double>(shared_ffn_) * act_bytes_,
-                   kActivationFlopsPerElement * t * static_cast<double>(shared_ffn_), shared_in, t);
-    AddGemm(out, "shared_down_proj", layers, tokens, d_, shared_ffn_, 1);
-  }
+  if (expert_mlp_layers_ > 0) AddExperts(out, tokens);
 }
 
 IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(

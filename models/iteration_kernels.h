@@ -45,8 +45,13 @@ enum class KernelKind : uint8_t {
   kSampler,
   kAllReduce,
   kAllGather,
+  kAllToAll,  // expert-parallel dispatch and combine
 };
-inline constexpr int kNumKernelKinds = 13;
+inline constexpr int kNumKernelKinds = 14;
+// Collectives are priced from the network tables, not from a kernel class.
+inline bool IsCollective(KernelKind kind) {
+  return kind == KernelKind::kAllReduce || kind == KernelKind::kAllGather || kind == KernelKind::kAllToAll;
+}
 absl::string_view KernelKindName(KernelKind kind);  // "gemm", "attention_decode", ...
 
 struct Kernel {
@@ -99,6 +104,23 @@ struct IterationKernels {
   Kernel& Add() { return kernels[static_cast<size_t>(size++)]; }
 };
 
+// Expert parallelism over the tensor-parallel group (vLLM's --enable-expert-parallel with no
+// data parallelism: EP size = TP): each GPU holds num_experts / TP whole experts instead of a
+// 1/TP shard of every expert. `dispatch` says how tokens reach them:
+//   kAllReduce: every GPU has every token (vLLM's path without data parallelism); it runs its
+//               own experts on the rows routed to them and the MLP all-reduce combines;
+//   kAllToAll:  each GPU takes 1/TP of the tokens, sends each token to the GPUs of its top-k
+//               experts and gets the results back (dispatch and combine all-to-all, as the
+//               DeepEP and pplx kernels do), then an all-gather restores every token.
+// `imbalance` >= 1: rows the busiest GPU receives over the mean (1: uniform routing); the step
+// waits for that GPU.
+struct ExpertParallelism {
+  enum class Dispatch : uint8_t { kNone, kAllReduce, kAllToAll };
+  Dispatch dispatch = Dispatch::kNone;  // kNone: experts sharded by tensor parallelism
+  double imbalance = 1;
+  bool enabled() const { return dispatch != Dispatch::kNone; }
+};
+
 struct IterationKernelOptions {
   int tensor_parallel = 1;
   WeightFormat weights;                  // dtype + bytes per parameter (group scales included)
@@ -114,6 +136,7 @@ struct IterationKernelOptions {
   bool decode_groups_query_heads = true;
   int attention_query_tile = 128;        // rows of Q per flash-attention tile (prefill)
   int decode_kv_split_tokens = 256;      // split-KV chunk of the decode kernel (flash-decoding)
+  ExpertParallelism expert_parallel;
 };
 
 // Per-GPU dimensions after tensor parallelism, validated once.
@@ -140,6 +163,9 @@ class IterationKernelBuilder {
   void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
                      double bytes) const;
   void AddMlp(IterationKernels* out, int64_t tokens) const;
+  // The routed experts of one expert layer on this GPU (models/expert_kernels.cc): routing,
+  // dispatch, the grouped GEMMs over the experts the rows hit, combine, shared experts.
+  void AddExperts(IterationKernels* out, int64_t tokens) const;
   // Caches the K/V (or latent) of the batch's real tokens: `elements_per_token` activations in,
   // kv_bytes_per_token_layer_ out per token and layer.
   void AddKvCacheWrite(IterationKernels* out, int64_t real_tokens, double elements_per_token) const;
@@ -164,7 +190,8 @@ class IterationKernelBuilder {
   int64_t kv_heads_ = 0;      // per GPU (replicated when TP exceeds the KV heads)
   int64_t head_dim_ = 0;
   int64_t ffn_ = 0;           // dense MLP width per GPU
-  int64_t expert_ffn_ = 0;    // one expert's width per GPU
+  int64_t expert_ffn_ = 0;    // one expert's width per GPU (whole under expert parallelism)
+  int64_t local_experts_ = 0; // experts one GPU holds (all, or num_experts / TP under EP)
   int64_t shared_ffn_ = 0;    // shared experts' total width per GPU
   int64_t vocab_ = 0;         // per GPU (vocabulary-parallel LM head)
   int32_t dense_mlp_layers_ = 0;   // layers with the dense MLP (all, or MoE's leading ones)

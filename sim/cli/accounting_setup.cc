@@ -54,6 +54,14 @@ ABSL_FLAG(int64_t, num_gpu_blocks_override, 0, "use this many KV blocks (vLLM's 
 ABSL_FLAG(std::string, kv_cache_memory, "",
           "KV bytes per GPU as the server reports them, skipping the profile (8GiB, 8.5e9, 8G)");
 ABSL_FLAG(bool, enforce_eager, false, "no CUDA graphs (vLLM's --enforce-eager)");
+ABSL_FLAG(bool, enable_expert_parallel, false,
+          "experts placed whole, num_experts / TP per GPU, instead of sharded by tensor parallelism "
+          "(vLLM's --enable-expert-parallel; EP size = TP)");
+ABSL_FLAG(std::string, expert_dispatch, "all-reduce",
+          "with --enable-expert-parallel: all-reduce (every GPU has every token, vLLM without data "
+          "parallelism) or all-to-all (dispatch and combine, as DeepEP)");
+ABSL_FLAG(double, expert_imbalance, 1.0,
+          "with --enable-expert-parallel: routed rows on the busiest GPU over the mean (1: uniform)");
 ABSL_FLAG(std::string, calibration, "",
           "a calibration profile .textproto (default: the bundled profile of --gpu)");
 
@@ -131,7 +139,7 @@ const std::vector<absl::string_view>& EngineFlagNames() {
       "engine", "gpu_memory_utilization", "mem_fraction_static", "free_gpu_memory_fraction",
       "max_num_batched_tokens", "max_num_seqs", "max_model_len", "block_size",
       "tensor_parallel_size", "pipeline_parallel_size", "num_gpu_blocks_override",
-      "kv_cache_memory", "enforce_eager"};
+      "kv_cache_memory", "enforce_eager", "enable_expert_parallel", "expert_dispatch", "expert_imbalance"};
   return names;
 }
 
@@ -152,6 +160,7 @@ std::vector<std::string> EngineFlagsGiven(const FlagValues& flags) {
   note(flags.Get(FLAGS_num_gpu_blocks_override) != 0, "num-gpu-blocks-override");
   note(!flags.Get(FLAGS_kv_cache_memory).empty(), "kv-cache-memory");
   note(flags.Get(FLAGS_enforce_eager), "enforce-eager");
+  note(flags.Get(FLAGS_enable_expert_parallel), "enable-expert-parallel");
   return given;
 }
 
@@ -241,6 +250,7 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& fla
   if (absl::Status s = CheckRange("tensor_parallel_size", request.tensor_parallel, 1, 1024); !s.ok()) return s;
   if (absl::Status s = CheckRange("pipeline_parallel_size", request.pipeline_parallel, 1, 1024); !s.ok()) return s;
   request.enable_cuda_graphs = !flags.Get(FLAGS_enforce_eager);
+  request.expert_parallel = flags.Get(FLAGS_enable_expert_parallel);
   const std::string kv_memory = flags.Get(FLAGS_kv_cache_memory);
   if (!kv_memory.empty()) {
     absl::StatusOr<double> bytes = ParseByteSize(kv_memory);

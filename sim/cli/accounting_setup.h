@@ -44,6 +44,9 @@ ABSL_DECLARE_FLAG(int32_t, pipeline_parallel_size);
 ABSL_DECLARE_FLAG(int64_t, num_gpu_blocks_override);
 ABSL_DECLARE_FLAG(std::string, kv_cache_memory);
 ABSL_DECLARE_FLAG(bool, enforce_eager);
+ABSL_DECLARE_FLAG(bool, enable_expert_parallel);
+ABSL_DECLARE_FLAG(std::string, expert_dispatch);
+ABSL_DECLARE_FLAG(double, expert_imbalance);
 // The calibrated cost model's profile (`simulate`, `roofline`, `kernels`).
 ABSL_DECLARE_FLAG(std::string, calibration);
 

@@ -190,6 +190,31 @@ std::string OutputSelection::FileList() const {
   return absl::StrJoin(files, ", ");
 }
 
+// --enable-expert-parallel with its dispatch and imbalance; the latter two alone are refused.
+absl::Status ReadExpertParallelism(const FlagValues& flags, int tensor_parallel, ExpertParallelism* ep) {
+  const std::string dispatch = flags.Get(FLAGS_expert_dispatch);
+  const double imbalance = flags.Get(FLAGS_expert_imbalance);
+  if (!flags.Get(FLAGS_enable_expert_parallel)) {
+    if (flags.IsSet("expert_dispatch") || flags.IsSet("expert_imbalance")) {
+      return UsageError("--expert-dispatch and --expert-imbalance need --enable-expert-parallel");
+    }
+    return absl::OkStatus();
+  }
+  if (dispatch == "all-reduce") {
+    ep->dispatch = ExpertParallelism::Dispatch::kAllReduce;
+  } else if (dispatch == "all-to-all") {
+    ep->dispatch = ExpertParallelism::Dispatch::kAllToAll;
+  } else {
+    return UsageError(absl::StrCat("--expert-dispatch: expected all-reduce or all-to-all, got '", dispatch, "'"));
+  }
+  if (!(imbalance >= 1) || imbalance > tensor_parallel) {
+    return UsageError(absl::StrCat("--expert-imbalance=", imbalance, " is outside [1, ", tensor_parallel,
+                                   "] (the busiest GPU's routed rows over the mean, at most all of them)"));
+  }
+  ep->imbalance = imbalance;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   SimulateOptions o;
   absl::StatusOr<bool> json = WantJson(flags);
@@ -204,6 +229,7 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   absl::StatusOr<MemoryPlanRequest> memory = ResolveMemoryPlanRequest(flags, o.setup, "vllm-v1");
   if (!memory.ok()) return memory.status();
   o.memory = *std::move(memory);
+  if (absl::Status s = ReadExpertParallelism(flags, o.memory.tensor_parallel, &o.expert_parallel); !s.ok()) return s;
   if (absl::Status s = ReadOutputs(flags, o); !s.ok()) return s;
   o.command_line = CommandLineEcho(flags);
   return o;

@@ -56,6 +56,7 @@ struct SimulateOptions {
   // The engine flags given that switch an overlap off ("disable_async_output_proc", ...).
   std::vector<std::string> overlap_disabled_by;
   bool custom_all_reduce = true;
+  ExpertParallelism expert_parallel;  // --enable-expert-parallel, --expert-dispatch, --expert-imbalance
   double cpu_speed = 1;
   PreemptionMode preemption = PreemptionMode::kRecompute;
   double swap_space_gib = 4;

@@ -8,6 +8,7 @@
 #include "base/dtype.h"
 #include "base/units.h"
 #include "hardware/gpu_catalog.h"
+#include "models/parameter_count.h"
 #include "sim/cli/command_line.h"
 #include "sim/memory_plan/memory_plan_detail.h"
 #include "sim/personality/personality_catalog.h"
@@ -151,6 +152,15 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.num_layers = o.setup.model.num_layers();
   e.hidden_size = o.setup.model.hidden_size();
   e.activation_bytes = 2;
+  // All-to-all dispatch and combine: each GPU sends its 1/TP of the tokens' k copies, of which
+  // (TP - 1) / TP leave it, twice per expert layer.
+  if (o.expert_parallel.dispatch == ExpertParallelism::Dispatch::kAllToAll && o.memory.tensor_parallel > 1) {
+    const double tp = o.memory.tensor_parallel;
+    e.all_to_all_bytes_per_token = 2.0 * static_cast<double>(ExpertLayers(o.setup.model)) *
+                                   o.setup.model.moe().experts_per_token() *
+                                   static_cast<double>(o.setup.model.hidden_size()) * e.activation_bytes *
+                                   (tp - 1) / (tp * tp);
+  }
   e.kv_bytes_per_token = kv.bytes_per_token;
   e.coalesce = o.coalesce;
   e.max_concurrency = o.max_concurrency;
@@ -186,6 +196,7 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
   c.cpu_speed = o.cpu_speed;
   c.overlap = o.overlap_disabled_by.empty();
   c.custom_all_reduce = o.custom_all_reduce;
+  c.expert_parallel = o.expert_parallel;
   return c;
 }
 

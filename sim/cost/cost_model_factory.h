@@ -23,6 +23,7 @@
 #include "base/dtype.pb.h"
 #include "base/enum_names.h"
 #include "hardware/hardware_spec.pb.h"
+#include "models/iteration_kernels.h"
 #include "models/kv_cache_size.h"
 #include "models/model_spec.pb.h"
 #include "sim/personality/engine_personality.pb.h"
@@ -57,6 +58,7 @@ struct CostModelRequest {
   double cpu_speed = 1;                 // host speed relative to the host calibration's host
   bool overlap = true;                  // false: the engine's overlap switched off
   bool custom_all_reduce = true;        // false: NCCL only (--disable-custom-all-reduce)
+  ExpertParallelism expert_parallel;    // experts whole per GPU; their dispatch (calibrated model)
 };
 
 struct CostModelChoice {

@@ -304,7 +304,8 @@ double Run::RingBytes(int64_t tokens, int tp) const {
   // Ring all-reduce: each GPU sends 2 (k - 1) / k of the message; two all-reduces per layer.
   const double message = static_cast<double>(tokens) * static_cast<double>(config_.hidden_size) *
                          config_.activation_bytes;
-  return 2.0 * config_.num_layers * 2.0 * (tp - 1) / tp * message;
+  return 2.0 * config_.num_layers * 2.0 * (tp - 1) / tp * message +
+         static_cast<double>(tokens) * config_.all_to_all_bytes_per_token;
 }
 
 void Run::Worker(int index) {

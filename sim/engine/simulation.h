@@ -49,6 +49,8 @@ struct EngineConfig {
   int num_layers = 32;
   int64_t hidden_size = 4096;
   double activation_bytes = 2;           // bf16 activations
+  // Expert-parallel all-to-all bytes each GPU sends per new token of an iteration (0: none).
+  double all_to_all_bytes_per_token = 0;
   double allreduce_latency_s = 0;        // fixed time per all-reduce (NCCL launch + sync)
   int64_t kv_bytes_per_token = 0;        // per GPU, for swap transfers
   bool coalesce = true;

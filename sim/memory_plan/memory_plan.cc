@@ -82,6 +82,12 @@ absl::Status ValidateRequest(const MemoryPlanRequest& r) {
         "--tensor-parallel-size=", tp, " cannot shard the ", kv, " KV heads of ", m.name(),
         ": TP must divide the KV heads, or be a multiple of them (heads are then replicated)"));
   }
+  if (r.expert_parallel && (!m.has_moe() || m.moe().num_experts() % tp != 0)) {
+    return absl::InvalidArgumentError(
+        m.has_moe() ? absl::StrCat("--enable-expert-parallel: the ", m.moe().num_experts(), " experts of ", m.name(),
+                                   " do not split evenly over --tensor-parallel-size=", tp, " GPUs")
+                    : absl::StrCat("--enable-expert-parallel: ", m.name(), " has no experts"));
+  }
   if (r.pipeline_parallel < 1 || r.pipeline_parallel > m.num_layers()) {
     return absl::InvalidArgumentError(absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel,
                                                    " must be in 1..", m.num_layers(), " (the model's layers)"));
@@ -207,7 +213,7 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
     stage.layers = layers[i];
     const StageShape shape{layers[i], i == 0, i + 1 == layers.size(), first_layer};
     first_layer += layers[i];
-    stage.weights = ComputeEngineWeightBytes(r.model, r.weights, r.tensor_parallel, shape, p);
+    stage.weights = ComputeEngineWeightBytes(r.model, r.weights, r.tensor_parallel, shape, p, r.expert_parallel);
     stage.kv_bytes_per_token = per_layer_token * layers[i];
     d->stages.push_back(stage);
   }

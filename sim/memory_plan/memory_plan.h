@@ -29,6 +29,9 @@ struct MemoryPlanRequest {
   std::string engine = "vllm-v1";
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
+  // Expert parallelism over the tensor-parallel group (--enable-expert-parallel): each GPU
+  // holds num_experts / TP whole experts instead of a 1/TP shard of each.
+  bool expert_parallel = false;
   double gpu_memory_utilization = 0.9;  // vLLM only
   double mem_fraction_static = 0;       // SGLang; 0: the engine's default
   double free_gpu_memory_fraction = 0;  // TensorRT-LLM; 0: the engine's default

@@ -67,8 +67,10 @@ LayerShard AttentionShard(const ModelSpec& model, int tensor_parallel) {
   return s;
 }
 
-// The MLP of one layer on one GPU: dense, or every routed and shared expert sharded by TP.
-LayerShard MlpShard(const ModelSpec& model, int tensor_parallel, bool experts_layer) {
+// The MLP of one layer on one GPU: dense, or every routed and shared expert sharded by TP; under
+// expert parallelism num_experts / TP whole routed experts and the shared ones sharded.
+LayerShard MlpShard(const ModelSpec& model, int tensor_parallel, bool experts_layer,
+                    bool expert_parallel = false) {
   const double tp = std::max(1, tensor_parallel);
   const double h = static_cast<double>(model.hidden_size());
   const double mlp_matrices = model.gated_mlp() ? 3 : 2;
@@ -79,6 +81,11 @@ LayerShard MlpShard(const ModelSpec& model, int tensor_parallel, bool experts_la
     const double ffn = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim()) / tp;
     s.params = experts * mlp_matrices * h * ffn;
     s.rows = experts * ((mlp_matrices - 1) * ffn + h);
+    if (expert_parallel) {
+      const double local = moe.num_experts() / tp, shared = moe.num_shared_experts();
+      s.params = (local * tp + shared) * mlp_matrices * h * ffn;  // whole experts: tp x ffn wide
+      s.rows = local * ((mlp_matrices - 1) * ffn * tp + h) + shared * ((mlp_matrices - 1) * ffn + h);
+    }
     s.replicated = h * moe.num_experts();  // the router stays in the float dtype
   } else {
     const double ffn = static_cast<double>(model.ffn_dim()) / tp;
@@ -97,7 +104,7 @@ DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights) {
 
 EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights,
                                            int tensor_parallel, const StageShape& stage,
-                                           const EnginePersonality& personality) {
+                                           const EnginePersonality& personality, bool expert_parallel) {
   const double tp = std::max(1, tensor_parallel);
   const double h = static_cast<double>(model.hidden_size());
   const double linear_bytes = weights.BytesPerParameter();
@@ -111,7 +118,7 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
   const double expert_layers = stage.layers - dense_layers;
   const LayerShard attention = AttentionShard(model, tensor_parallel);
   const LayerShard dense = MlpShard(model, tensor_parallel, false);
-  const LayerShard experts = model.has_moe() ? MlpShard(model, tensor_parallel, true) : LayerShard{};
+  const LayerShard experts = model.has_moe() ? MlpShard(model, tensor_parallel, true, expert_parallel) : LayerShard{};
   // Bytes of `layers` layers whose MLP is `mlp`.
   const auto linear = [&](double layers, const LayerShard& mlp) {
     return layers * ((attention.params + mlp.params) * linear_bytes +

@@ -36,7 +36,8 @@ DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights);
 
 EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights,
                                            int tensor_parallel, const StageShape& stage,
-                                           const EnginePersonality& personality);
+                                           const EnginePersonality& personality,
+                                           bool expert_parallel = false);
 
 }  // namespace infergrid
 

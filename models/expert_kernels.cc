@@ -1,0 +1,94 @@
+// The routed experts of one expert layer on one GPU, with or without expert parallelism
+// (ExpertParallelism in iteration_kernels.h). Routing is uniform at random: R rows landing on
+// E experts hit E * (1 - (1 - 1/E)^R) distinct ones on average (for T tokens choosing k
+// distinct experts each: E * (1 - (1 - k/E)^T)), and only those experts' weights are read; the
+// FLOPs count the rows exactly.
+//   no expert parallelism: every GPU runs every token's k rows through its 1/TP shard of every
+//     expert;
+//   all-reduce dispatch: every GPU runs the rows routed to its E/TP whole experts, T*k/TP on
+//     average, times the imbalance on the busiest GPU;
+//   all-to-all dispatch: likewise, after sending each of its T/TP tokens to the GPUs of its k
+//     experts; the results come back the same way.
+// The MLP all-reduce that follows in Build() combines the shared experts' shards (and, with
+// all-reduce dispatch, the routed outputs).
+#include <algorithm>
+#include <cmath>
+
+#include "models/iteration_kernels.h"
+#include "models/kernel_constants.h"
+
+namespace infergrid {
+
+using namespace kernel_constants;  // NOLINT: the kernel list's shared constants
+
+void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) const {
+  const int32_t layers = expert_mlp_layers_;
+  const MixtureOfExperts& moe = model_.moe();
+  const int64_t experts = moe.num_experts();
+  const int64_t top_k = moe.experts_per_token();
+  const int gate = model_.gated_mlp() ? 2 : 1;
+  const double d = static_cast<double>(d_);
+  const ExpertParallelism& ep = options_.expert_parallel;
+  const bool all_to_all = ep.dispatch == ExpertParallelism::Dispatch::kAllToAll;
+  const int64_t ranks = options_.tensor_parallel;
+  // Tokens this GPU routes: all of them, or its 1/TP share before an all-to-all.
+  const int64_t own_tokens = all_to_all ? CeilDiv(tokens, ranks) : tokens;
+  const double t = static_cast<double>(own_tokens);
+  // Router logits: a small GEMM with replicated weights.
+  AddGemm(out, "router", layers, own_tokens, experts, d_, 1, /*quantized=*/false);
+  // Top-k softmax over the router logits and the permutation of token rows by expert.
+  const double own_rows = t * static_cast<double>(top_k);
+  AddElementwise(out, KernelKind::kMoeRouting, "moe_route", layers,
+                 t * static_cast<double>(experts) * kLogitBytes + t * d * act_bytes_,
+                 own_rows * d * act_bytes_,
+                 kSoftmaxFlopsPerScore * t * static_cast<double>(experts), t * d * act_bytes_, t);
+  // The send buffer of each GPU: its tokens' k copies of the hidden state.
+  const double dispatch_bytes = own_rows * d * act_bytes_;
+  if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_dispatch", layers, dispatch_bytes);
+
+  // Rows the (busiest) GPU runs through its experts, and the distinct experts they hit.
+  double routed_rows = static_cast<double>(tokens) * static_cast<double>(top_k);
+  double hit = static_cast<double>(experts) *
+               (1.0 - std::pow(1.0 - static_cast<double>(top_k) / static_cast<double>(experts),
+                               static_cast<double>(tokens)));
+  int64_t rows_whole = tokens * top_k;
+  if (ep.enabled()) {
+    routed_rows = std::ceil(routed_rows / static_cast<double>(ranks) * ep.imbalance);
+    rows_whole = static_cast<int64_t>(routed_rows);
+    const double local = static_cast<double>(local_experts_);
+    hit = local * (1.0 - std::pow(1.0 - 1.0 / local, routed_rows));
+  }
+  const int32_t groups = static_cast<int32_t>(
+      std::clamp<int64_t>(std::llround(hit), 1, std::max<int64_t>(1, std::min<int64_t>(local_experts_, rows_whole))));
+  const int64_t rows_per_expert = std::max<int64_t>(1, CeilDiv(rows_whole, groups));
+  AddGemm(out, model_.gated_mlp() ? "expert_gate_up_proj" : "expert_up_proj", layers,
+          rows_per_expert, gate * expert_ffn_, d_, groups);
+  // Exact FLOPs: the routed rows, not the rounded rows_per_expert * groups.
+  Kernel& up = out->kernels[static_cast<size_t>(out->size - 1)];
+  up.tensor_flops = 2.0 * routed_rows * static_cast<double>(gate * expert_ffn_) * d;
+  const double in = routed_rows * static_cast<double>(gate * expert_ffn_) * act_bytes_;
+  AddElementwise(out, KernelKind::kActivation, "expert_act", layers, in,
+                 routed_rows * static_cast<double>(expert_ffn_) * act_bytes_,
+                 kActivationFlopsPerElement * routed_rows * static_cast<double>(expert_ffn_), in,
+                 routed_rows);
+  AddGemm(out, "expert_down_proj", layers, rows_per_expert, d_, expert_ffn_, groups);
+  Kernel& down = out->kernels[static_cast<size_t>(out->size - 1)];
+  down.tensor_flops = 2.0 * routed_rows * d * static_cast<double>(expert_ffn_);
+  if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_combine_all_to_all", layers, dispatch_bytes);
+  // Weighted sum of each token's k expert outputs (on this GPU: the rows it holds).
+  const double combined_rows = all_to_all ? own_rows : routed_rows;
+  AddElementwise(out, KernelKind::kMoeRouting, "moe_combine", layers,
+                 combined_rows * d * act_bytes_, t * d * act_bytes_, 2.0 * combined_rows * d,
+                 combined_rows * d * act_bytes_, t);
+  if (shared_ffn_ > 0) {
+    const double all = static_cast<double>(tokens);
+    AddGemm(out, "shared_gate_up_proj", layers, tokens, gate * shared_ffn_, d_, 1);
+    const double shared_in = all * static_cast<double>(gate * shared_ffn_) * act_bytes_;
+    AddElementwise(out, KernelKind::kActivation, "shared_act", layers, shared_in,
+                   all * static_cast<double>(shared_ffn_) * act_bytes_,
+                   kActivationFlopsPerElement * all * static_cast<double>(shared_ffn_), shared_in, all);
+    AddGemm(out, "shared_down_proj", layers, tokens, d_, shared_ffn_, 1);
+  }
+}
+
+}  // namespace infergrid
