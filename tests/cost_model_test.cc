@@ -332,6 +332,50 @@ TEST(IterationKernels, LatentAttentionDecodesInTheLatentAndPrefillsExpanded) {
   EXPECT_DOUBLE_EQ(flash->tensor_flops, 2.0 * 16 * (192 + 128) * (256.0 * 768 + 256.0 * 257 / 2));
 }
 
+// Expert parallelism at TP8: each GPU holds 32 whole experts of DeepSeek-V3's 256 and runs the
+// rows routed to them, 64 tokens x top-8 / 8 GPUs = 64 on average; with all-to-all dispatch it
+// sends its 8 tokens' 8 copies of 7,168 bf16 values out and gets them back, every expert layer.
+TEST(IterationKernels, ExpertParallelRunsWholeLocalExpertsAndDispatchesByRouting) {
+  const ModelSpec ds = Model("deepseek-v3");
+  IterationKernelOptions ep;
+  ep.tensor_parallel = 8;
+  ep.expert_parallel.dispatch = ExpertParallelism::Dispatch::kAllToAll;
+  const IterationKernels k = Build(ds, Decode(64, 1000), ep);
+  const Kernel* up = Find(k, "expert_gate_up_proj");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->n, 2 * 2048);  // whole experts, not a 1/8 shard
+  EXPECT_DOUBLE_EQ(up->tensor_flops, 2.0 * 64 * (2 * 2048) * 7168);
+  // 64 rows on 32 local experts hit 32 (1 - (31/32)^64) = 27.6 of them on average.
+  EXPECT_EQ(up->groups, 28);
+  EXPECT_EQ(up->m, 3);  // ceil(64 / 28)
+  const Kernel* dispatch = Find(k, "moe_dispatch");
+  ASSERT_NE(dispatch, nullptr);
+  EXPECT_EQ(dispatch->kind, KernelKind::kAllToAll);
+  EXPECT_EQ(dispatch->repeat, 58);
+  EXPECT_EQ(dispatch->ranks, 8);
+  EXPECT_DOUBLE_EQ(dispatch->collective_bytes, (64 / 8) * 8 * 7168 * 2.0);
+  ASSERT_NE(Find(k, "moe_combine_all_to_all"), nullptr);
+  EXPECT_DOUBLE_EQ(Find(k, "moe_combine_all_to_all")->collective_bytes, dispatch->collective_bytes);
+  EXPECT_EQ(Find(k, "router")->m, 8);  // each GPU routes its own eighth of the tokens
+  // The busiest GPU at 1.5x the mean runs 96 rows; all-reduce dispatch sends nothing.
+  ep.expert_parallel.imbalance = 1.5;
+  ep.expert_parallel.dispatch = ExpertParallelism::Dispatch::kAllReduce;
+  const IterationKernels skewed = Build(ds, Decode(64, 1000), ep);
+  EXPECT_DOUBLE_EQ(Find(skewed, "expert_gate_up_proj")->tensor_flops, 2.0 * 96 * (2 * 2048) * 7168);
+  EXPECT_EQ(Find(skewed, "moe_dispatch"), nullptr);
+  EXPECT_EQ(Find(skewed, "router")->m, 64);
+  // Experts that do not split evenly, imbalance beyond all rows on one GPU, a dense model.
+  ep.tensor_parallel = 16;
+  EXPECT_TRUE(IterationKernelBuilder::Create(ds, ep).ok());
+  ep.expert_parallel.imbalance = 17;
+  EXPECT_FALSE(IterationKernelBuilder::Create(ds, ep).ok());
+  IterationKernelOptions mixtral_ep = ep;
+  mixtral_ep.expert_parallel.imbalance = 1;
+  EXPECT_FALSE(IterationKernelBuilder::Create(Model("mixtral-8x7b"), mixtral_ep).ok());  // 8 experts, 16 GPUs
+  mixtral_ep.tensor_parallel = 2;
+  EXPECT_FALSE(IterationKernelBuilder::Create(Model("llama-3-8b"), mixtral_ep).ok());
+}
+
 TEST(IterationKernels, KvPrecisionCostsCapacityBandwidthAndDequantization) {
   const ModelSpec llama = Model("llama-3-8b");
   IterationKernelOptions fp8;
@@ -560,6 +604,19 @@ TEST(ResourceModel, CollectivesComeFromTheMeasuredTable) {
   EXPECT_DOUBLE_EQ(r.CollectiveSeconds(KernelKind::kAllReduce, 2, 3e6), 40e-6);  // last slope
   EXPECT_DOUBLE_EQ(r.CollectiveSeconds(KernelKind::kAllGather, 2, 0.75e6), 0.5 * 25e-6);
   EXPECT_EQ(r.CollectiveSeconds(KernelKind::kAllReduce, 1, 1e6), 0);
+}
+
+TEST(ResourceModel, AllToAllIsTheAllReduceOfHalfTheBytes) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  absl::StatusOr<Calibration> profile = ResolveCalibration(h100, "");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const ResourceModel r = Resources(h100, *profile);
+  for (double bytes : {1e4, 1e6, 1e8}) {
+    EXPECT_DOUBLE_EQ(r.CollectiveSeconds(KernelKind::kAllToAll, 8, bytes),
+                     r.CollectiveSeconds(KernelKind::kAllReduce, 8, bytes / 2));
+  }
+  EXPECT_GT(r.CollectiveSeconds(KernelKind::kAllToAll, 8, 1e8), r.CollectiveSeconds(KernelKind::kAllToAll, 8, 1e6));
+  EXPECT_DOUBLE_EQ(r.CollectiveSeconds(KernelKind::kAllToAll, 1, 1e8), 0);
 }
 
 TEST(ResourceModel, RejectsIncompleteProfiles) {

@@ -375,6 +375,28 @@ TEST(EngineWeights, LatentAttentionAndDenseLeadingLayers) {
   EXPECT_NEAR(pp.stages[1].weights.linear, 30 * (attention4 + experts4), 1);
 }
 
+// Expert parallelism at TP8: 32 whole routed experts per GPU (the same parameters as 1/8 of
+// each of 256) but fewer output channels to scale, the shared expert still a 1/8 shard; experts
+// that do not split evenly are refused.
+TEST(EngineWeights, ExpertParallelPlacesWholeExperts) {
+  MemoryPlanRequest r = Request("vllm-v1@0.21", "deepseek-v3", "fp8", Gpu("h200-sxm"), 8);
+  r.max_model_len = 8192;
+  const MemoryPlanDetail tp = Explain(r);
+  r.expert_parallel = true;
+  const MemoryPlanDetail ep = Explain(r);
+  const double d = 7168;
+  // Output channels of the experts of one layer: 257 shards of (2 x 256 + 7168) rows under TP;
+  // 32 whole experts of (2 x 2048 + 7168) rows plus the shared shard under EP; 4 B each.
+  const double tp_rows = 257 * (2 * 2048 / 8 + d), ep_rows = 32 * (2 * 2048 + d) + (2 * 2048 / 8 + d);
+  EXPECT_NEAR(tp.stages[0].weights.linear - ep.stages[0].weights.linear, 58 * (tp_rows - ep_rows) * 4, 1);
+  r.tensor_parallel = 16;
+  r.model = Model("mixtral-8x7b");
+  r.weights = Weights("bf16");
+  absl::StatusOr<MemoryPlanDetail> uneven = ExplainEngineMemory(r);
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_THAT(uneven.status().message(), HasSubstr("--enable-expert-parallel: the 8 experts of mixtral-8x7b do not split evenly"));
+}
+
 TEST(EngineActivation, V1PeakIsTheSamplerAndIgnoresMaxModelLen) {
   MemoryPlanRequest r = Request("vllm-v1@0.19", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
   r.max_model_len = 8192;

@@ -316,6 +316,40 @@ TEST(CompareCli, ConfigurationsOverlayTheSharedFlagsIndependently) {
 // sequences and max(max_model_len, 2048) tokens, 16-token blocks and a 1% watermark; vLLM V1
 // runs chunked prefill with 1,024 sequences and 8,192 tokens on an H100, no watermark; SGLang
 // a token-granular cache. The user's flags win.
+// Expert parallelism from the command line: all-to-all dispatch puts the experts' traffic on
+// the links (network time appears and the step is slower than with all-reduce dispatch, where
+// every GPU already has every token); a skewed load is slower still. Misuse is one usage error.
+TEST(SimulateCli, ExpertParallelDispatchAndImbalance) {
+  const auto run = [](const std::string& flags) {
+    const testing::CommandResult r = RunInfergrid(
+        "simulate --quiet --format=json --max-requests=40 --rate=4 --model=deepseek-v3 --gpu=h200-sxm "
+        "--tensor-parallel-size=8 --max-model-len=8192 " + flags);
+    EXPECT_EQ(r.exit_code, 0) << flags << ": " << r.err;
+    return r.exit_code == 0 ? Json(r) : nlohmann::json();
+  };
+  const auto network_share = [](const nlohmann::json& j) {
+    double share = 0;
+    for (const nlohmann::json& b : j["binding"]) {
+      if (b["resource"] == "network") share = b["time_share"].get<double>();
+    }
+    return share;
+  };
+  const nlohmann::json reduce = run("--enable-expert-parallel");
+  const nlohmann::json a2a = run("--enable-expert-parallel --expert-dispatch=all-to-all");
+  const nlohmann::json skew = run("--enable-expert-parallel --expert-dispatch=all-to-all --expert-imbalance=2");
+  EXPECT_GT(a2a["tpot"]["mean"].get<double>(), reduce["tpot"]["mean"].get<double>());
+  EXPECT_GT(skew["tpot"]["mean"].get<double>(), a2a["tpot"]["mean"].get<double>());
+  EXPECT_GT(network_share(a2a), network_share(reduce));
+  for (const std::string bad : {"--expert-imbalance=2", "--enable-expert-parallel --expert-dispatch=ring",
+                                "--enable-expert-parallel --expert-imbalance=9"}) {
+    const testing::CommandResult r = RunInfergrid(
+        "simulate --quiet --max-requests=5 --model=deepseek-v3 --gpu=h200-sxm --tensor-parallel-size=8 " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(r.out, "") << bad;
+    EXPECT_THAT(r.err, HasSubstr("--expert-")) << bad;
+  }
+}
+
 TEST(SimulateCli, EngineDefaultsComeFromThePersonality) {
   const auto config = [](const std::string& flags) {
     const testing::CommandResult r =
