@@ -1,7 +1,6 @@
 #include "sim/engine/platform.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <set>
 #include <string>
