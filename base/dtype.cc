@@ -18,7 +18,8 @@ int BitsPerElement(DType dtype) {
     case DType::FP8_E4M3:
     case DType::FP8_E5M2:
     case DType::INT8: return 8;
-    case DType::INT4: return 4;
+    case DType::INT4:
+    case DType::FP4_E2M1: return 4;
     default: return 0;
   }
 }
@@ -32,6 +33,7 @@ absl::string_view DTypeName(DType dtype) {
     case DType::FP8_E5M2: return "fp8_e5m2";
     case DType::INT8: return "int8";
     case DType::INT4: return "int4";
+    case DType::FP4_E2M1: return "fp4_e2m1";
     default: return "unspecified";
   }
 }
@@ -59,6 +61,22 @@ absl::StatusOr<WeightFormat> ParseWeightFormat(absl::string_view name) {
   const std::string n = absl::AsciiStrToLower(name);
   WeightFormat format;
   format.label = n;
+  // Microscaling formats: e2m1 values in blocks sharing one 8-bit scale. NVFP4 (NVIDIA
+  // ModelOpt, vLLM's modelopt_fp4): an fp8 e4m3 scale per 16 values = 4.5 bits per weight.
+  // MXFP4 (OCP MX, gpt-oss): an e8m0 scale per 32 values = 4.25 bits. NVFP4's one fp32
+  // per-tensor scale is a few bytes per matrix and left out.
+  if (n == "nvfp4" || n == "modelopt_fp4") {
+    format.dtype = DType::FP4_E2M1;
+    format.group_size = 16;
+    format.metadata_bytes_per_group = 1.0;
+    return format;
+  }
+  if (n == "mxfp4") {
+    format.dtype = DType::FP4_E2M1;
+    format.group_size = 32;
+    format.metadata_bytes_per_group = 1.0;
+    return format;
+  }
   if (n == "awq" || n == "gptq") {
     format.dtype = DType::INT4;
     format.group_size = 128;
@@ -75,7 +93,7 @@ absl::StatusOr<WeightFormat> ParseWeightFormat(absl::string_view name) {
   if (!dtype.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown weight format '", name,
-        "' (expected a dtype, int4-g<N>, int8-g<N>, awq, gptq or fp8)"));
+        "' (expected a dtype, int4-g<N>, int8-g<N>, awq, gptq, fp8, nvfp4 or mxfp4)"));
   }
   format.dtype = *dtype;
   if (!group.empty()) {

@@ -37,7 +37,10 @@ struct WeightFormat {
 
 // Parses a weight format: any DType name, "int4-g<N>" / "int8-g<N>" (one fp16 scale per N
 // weights), and vLLM's quantization names "awq" / "gptq" (int4, groups of 128, fp16 scale
-// plus a packed 4-bit zero point) and "fp8" (fp8_e4m3, per-tensor scale).
+// plus a packed 4-bit zero point), "fp8" (fp8_e4m3, per-tensor scale), and the 4-bit float
+// formats "nvfp4" (alias vLLM's "modelopt_fp4"; an fp8 scale per 16 weights, 4.5 bits) and
+// "mxfp4" (an e8m0 scale per 32 weights, 4.25 bits). fp4_e2m1 is no plain dtype: it exists
+// only with its block scales, so ParseDType refuses it.
 absl::StatusOr<WeightFormat> ParseWeightFormat(absl::string_view name);
 
 }  // namespace infergrid

@@ -75,6 +75,10 @@ absl::Status ValidateGpuSpec(const GpuSpec& spec, absl::string_view where) {
       {spec.l2_bytes() >= 0 && spec.sm_count() >= 0, "l2_bytes and sm_count must not be negative"},
       {spec.framework_total_gib() >= 0, "framework_total_gib must not be negative"},
       {spec.gpus_per_node() >= 0 && spec.gpus_per_node() <= 4096, "gpus_per_node must be in 0..4096"},
+      {spec.nvlink_domain_gpus() == 0 ||
+           (spec.nvlink_domain_gpus() <= 4096 && spec.nvlink_domain_gpus() % GpusPerNode(spec) == 0),
+       "nvlink_domain_gpus must be 0 or a multiple of gpus_per_node up to 4096"},
+      {spec.tensor_peaks().fp4_flops() >= 0, "tensor_peaks.fp4_flops must not be negative"},
   };
   for (const auto& [ok, what] : checks) {
     if (!ok) return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));

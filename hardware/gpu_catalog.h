@@ -27,6 +27,13 @@ inline int GpusPerNode(const GpuSpec& spec) {
   return spec.gpus_per_node() > 0 ? spec.gpus_per_node() : 8;
 }
 
+// GPUs of one NVLink domain: the spec's nvlink_domain_gpus, or one node when it gives none or
+// the GPU has no NVLink (PCIe cards talk over PCIe inside their server only).
+inline int NvlinkDomainGpus(const GpuSpec& spec) {
+  if (spec.nvlink_bytes_per_s() <= 0 || spec.nvlink_domain_gpus() <= 0) return GpusPerNode(spec);
+  return spec.nvlink_domain_gpus();
+}
+
 }  // namespace infergrid
 
 #endif  // INFERGRID_HARDWARE_GPU_CATALOG_H_

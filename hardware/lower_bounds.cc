@@ -8,6 +8,7 @@ double PeakTensorFlops(const GpuSpec& gpu, DType compute_dtype) {
     case DType::FP8_E4M3:
     case DType::FP8_E5M2: return peaks.fp8_flops();
     case DType::INT8: return peaks.int8_ops();
+    case DType::FP4_E2M1: return peaks.fp4_flops();
     case DType::FP32: return peaks.fp32_flops();
     default: return peaks.fp16_flops();
   }

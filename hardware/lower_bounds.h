@@ -12,8 +12,8 @@
 
 namespace infergrid {
 
-// Peak dense tensor rate for math in `dtype` (fp8 at the fp8 rate, int8 at the int8 rate,
-// fp32 as TF32, everything else at the fp16/bf16 rate); 0 if the GPU lacks it.
+// Peak dense tensor rate for math in `dtype` (fp8 at the fp8 rate, int8 at the int8 rate, fp4
+// at the fp4 rate, fp32 as TF32, everything else at the fp16/bf16 rate); 0 if the GPU lacks it.
 double PeakTensorFlops(const GpuSpec& gpu, DType compute_dtype);
 
 struct LowerBounds {

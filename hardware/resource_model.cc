@@ -248,8 +248,12 @@ KernelTime ResourceModel::CachedGemmTime(const Kernel& kernel) const {
 
 KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
   const GemmModel& g = calibration_.gemm();
-  const bool fp8 = kernel.tensor_dtype == DType::FP8_E4M3 || kernel.tensor_dtype == DType::FP8_E5M2;
-  const double fraction = fp8 && g.fp8_peak_fraction() > 0 ? g.fp8_peak_fraction() : g.peak_fraction();
+  // FP4 GEMMs (Blackwell) take the fp8 share of their own peak: the nearest low-precision
+  // efficiency a profile measures (no FP4 measurement exists yet).
+  const bool low_precision = kernel.tensor_dtype == DType::FP8_E4M3 ||
+                             kernel.tensor_dtype == DType::FP8_E5M2 || kernel.tensor_dtype == DType::FP4_E2M1;
+  const double fraction =
+      low_precision && g.fp8_peak_fraction() > 0 ? g.fp8_peak_fraction() : g.peak_fraction();
   const double peak_per_sm = PeakTensorFlops(gpu_, kernel.tensor_dtype) * fraction / sms_;
   const double m = static_cast<double>(kernel.m);
   const double n = static_cast<double>(kernel.n);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "boost/graph/dijkstra_shortest_paths.hpp"
 #include "boost/property_map/function_property_map.hpp"
+#include "hardware/gpu_catalog.h"
 
 namespace infergrid {
 namespace {
@@ -25,16 +26,21 @@ ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>&
                                      int gpus_per_node) {
   ClusterTopology t;
   t.gpus_per_node = gpus_per_node;
+  // Nodes of one NVLink domain share its switch (GB200 NVL72: 18 trays of 4 GPUs); with the
+  // domain one node (HGX boards), every node has its own.
+  t.nodes_per_nvlink_domain = std::max(1, NvlinkDomainGpus(gpu) / std::max(1, gpus_per_node));
   const int nodes = static_cast<int>(gpus_in_node.size());
   const TopologyVertexId fabric = AddVertex(t, VertexKind::kFabric, "fabric", -1);
   // Datasheets quote NVLink both directions summed; a link here carries one direction.
   const double nvlink = gpu.nvlink_bytes_per_s() / 2;
   const double pcie = gpu.pcie_bytes_per_s();
+  TopologyVertexId nvswitch = 0;
   for (int node = 0; node < nodes; ++node) {
     const TopologyVertexId cpu = AddVertex(t, VertexKind::kCpu, absl::StrCat("node", node, "/cpu"), node);
     t.cpus.push_back(cpu);
-    TopologyVertexId nvswitch = 0;
-    if (nvlink > 0) nvswitch = AddVertex(t, VertexKind::kNvSwitch, absl::StrCat("node", node, "/nvswitch"), node);
+    if (nvlink > 0 && node % t.nodes_per_nvlink_domain == 0) {
+      nvswitch = AddVertex(t, VertexKind::kNvSwitch, absl::StrCat("node", node, "/nvswitch"), node);
+    }
     const int count = std::min(gpus_per_node, gpus_in_node[static_cast<size_t>(node)]);
     TopologyVertexId pcie_switch = 0;
     for (int i = 0; i < count; ++i) {
@@ -81,6 +87,16 @@ std::vector<RouteHop> ShortestRoute(const ClusterTopology& topology, TopologyVer
 double Bottleneck(const ClusterTopology& topology, const std::vector<RouteHop>& route) {
   double slowest = std::numeric_limits<double>::infinity();
   for (const RouteHop& hop : route) slowest = std::min(slowest, topology.graph[hop.edge].bytes_per_s);
+  return slowest;
+}
+
+double RingBottleneck(const ClusterTopology& topology, const std::vector<TopologyVertexId>& ring) {
+  const size_t k = ring.size();
+  if (k < 2) return 0;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < k; ++i) {
+    slowest = std::min(slowest, Bottleneck(topology, ShortestRoute(topology, ring[i], ring[(i + 1) % k])));
+  }
   return slowest;
 }
 

@@ -1,7 +1,9 @@
-// The cluster as a graph (Boost.Graph): GPUs, per-node NVSwitch, PCIe switches (two GPUs each,
-// as on HGX boards), the host CPU with its memory, and a fabric joining the nodes; edges are
-// full-duplex links with a bandwidth per direction. Routes are shortest paths weighted by
-// 1 / bandwidth, so GPU pairs talk over NVLink where the GPU has it and over PCIe otherwise.
+// The cluster as a graph (Boost.Graph): GPUs, one NVSwitch per NVLink domain (one node on
+// HGX boards; 18 four-GPU trays in a GB200 NVL72 rack, GpuSpec.nvlink_domain_gpus), PCIe
+// switches (two GPUs each, as on HGX boards), the host CPU with its memory, and a fabric
+// joining the nodes; edges are full-duplex links with a bandwidth per direction. Routes are
+// shortest paths weighted by 1 / bandwidth, so GPU pairs of one domain talk over NVLink, other
+// pairs over PCIe and the fabric.
 // The platform (platform.h) turns vertices into SimGrid hosts and edges into links.
 //
 // Captured: which transfers share which link (TP all-reduce rings, KV swaps of two GPUs behind
@@ -50,6 +52,7 @@ struct ClusterTopology {
   std::vector<TopologyVertexId> gpus;  // global GPU index -> vertex
   std::vector<TopologyVertexId> cpus;  // node -> vertex
   int gpus_per_node = 8;
+  int nodes_per_nvlink_domain = 1;  // consecutive nodes sharing one NVSwitch
 };
 
 // Node network bandwidth per GPU: one 400 Gb/s NIC per GPU (DGX H100 / HGX), 50 GB/s.
@@ -65,6 +68,10 @@ std::vector<RouteHop> ShortestRoute(const ClusterTopology& topology, TopologyVer
 
 // The smallest bandwidth along a route (B/s).
 double Bottleneck(const ClusterTopology& topology, const std::vector<RouteHop>& route);
+
+// The slowest hop of a ring all-reduce over `ring` (each GPU sends to the next), B/s per
+// direction, when nothing else uses the links; 0 for fewer than two GPUs.
+double RingBottleneck(const ClusterTopology& topology, const std::vector<TopologyVertexId>& ring);
 
 }  // namespace infergrid
 

@@ -1,8 +1,10 @@
-// Tests of hardware/: the GPU catalog's capacities and the peak-based lower bounds.
+// Tests of hardware/: the GPU catalog's capacities, the peak-based lower bounds and the
+// cluster topology's NVLink domains.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hardware/gpu_catalog.h"
 #include "hardware/lower_bounds.h"
+#include "hardware/topology.h"
 #include "tests/test_files.h"
 
 namespace infergrid {
@@ -54,6 +56,69 @@ TEST(LowerBounds, DecodeAt8KIsHbmBoundOnPeaks) {
   // A100 has no FP8 tensor cores.
   absl::StatusOr<GpuSpec> a100 = ResolveGpu("a100-80gb");
   EXPECT_DOUBLE_EQ(PeakTensorFlops(*a100, DType::FP8_E4M3), 0);
+}
+
+// The newest GPUs: what the device reports, and FP4 tensor cores on Blackwell only.
+TEST(GpuCatalog, BlackwellAndH20EntriesWithTheirDatasheetPeaks) {
+  absl::StatusOr<GpuSpec> b200 = ResolveGpu("b200");
+  absl::StatusOr<GpuSpec> gb200 = ResolveGpu("gb200");
+  absl::StatusOr<GpuSpec> h20 = ResolveGpu("h20");
+  absl::StatusOr<GpuSpec> h100 = ResolveGpu("h100-sxm");
+  ASSERT_TRUE(b200.ok() && gb200.ok() && h20.ok() && h100.ok());
+  EXPECT_EQ(b200->reported_total_mib(), 183359);
+  EXPECT_DOUBLE_EQ(b200->framework_total_gib(), 178.36);
+  EXPECT_EQ(h20->reported_total_mib(), 97871);
+  EXPECT_EQ(gb200->reported_total_mib(), 189471);
+  // Dense peaks: half the sparsity figures.
+  EXPECT_DOUBLE_EQ(PeakTensorFlops(*b200, DType::BF16), 2.25e15);
+  EXPECT_DOUBLE_EQ(PeakTensorFlops(*b200, DType::FP4_E2M1), 9e15);
+  EXPECT_DOUBLE_EQ(PeakTensorFlops(*gb200, DType::FP4_E2M1), 10e15);
+  EXPECT_DOUBLE_EQ(PeakTensorFlops(*h20, DType::FP8_E4M3), 296e12);
+  EXPECT_DOUBLE_EQ(PeakTensorFlops(*h20, DType::FP4_E2M1), 0);
+  EXPECT_DOUBLE_EQ(PeakTensorFlops(*h100, DType::FP4_E2M1), 0);
+  // NVLink domains: a GB200 NVL72 rack of 4-GPU trays; an HGX board is its own domain.
+  EXPECT_EQ(GpusPerNode(*gb200), 4);
+  EXPECT_EQ(NvlinkDomainGpus(*gb200), 72);
+  EXPECT_EQ(NvlinkDomainGpus(*b200), 8);
+  EXPECT_EQ(NvlinkDomainGpus(*h100), 8);
+  EXPECT_EQ(NvlinkDomainGpus(*ResolveGpu("l40s")), 8);  // no NVLink: one server
+}
+
+TEST(GpuCatalog, NvlinkDomainMustHoldWholeNodes) {
+  const std::string path = testing::WriteFile(
+      testing::TestDir() / "d.textproto",
+      "name: \"d\" reported_total_mib: 1000 tensor_peaks { fp16_flops: 1e12 } hbm_bytes_per_s: 1e12 "
+      "nvlink_bytes_per_s: 1e11 gpus_per_node: 4 nvlink_domain_gpus: 10\n");
+  absl::StatusOr<GpuSpec> bad = ResolveGpu(path);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("nvlink_domain_gpus must be 0 or a multiple of gpus_per_node"));
+}
+
+// A 16-GPU all-reduce ring: inside a GB200 NVL72 domain every hop is NVLink (1.8 TB/s both
+// ways = 900 GB/s per direction); on HGX H100 boards two hops cross the inter-node path, whose
+// slowest link is the GPU's PCIe Gen5 x16 to its NIC (64 GB/s).
+TEST(Topology, SixteenGpuRingStaysOnNvlinkInsideAnNvl72Domain) {
+  absl::StatusOr<GpuSpec> gb200 = ResolveGpu("gb200");
+  absl::StatusOr<GpuSpec> h100 = ResolveGpu("h100-sxm");
+  ASSERT_TRUE(gb200.ok() && h100.ok());
+  const ClusterTopology nvl = BuildClusterTopology(*gb200, {4, 4, 4, 4}, 4);
+  ASSERT_EQ(nvl.gpus.size(), 16u);
+  EXPECT_EQ(nvl.nodes_per_nvlink_domain, 18);
+  const ClusterTopology hgx = BuildClusterTopology(*h100, {8, 8}, 8);
+  ASSERT_EQ(hgx.gpus.size(), 16u);
+  const double nvl_ring = RingBottleneck(nvl, nvl.gpus);
+  const double hgx_ring = RingBottleneck(hgx, hgx.gpus);
+  EXPECT_DOUBLE_EQ(nvl_ring, 900e9);
+  EXPECT_DOUBLE_EQ(hgx_ring, 64e9);
+  EXPECT_DOUBLE_EQ(nvl_ring / hgx_ring, 14.0625);
+  // Eight H100s of one board stay on NVLink (450 GB/s per direction).
+  const std::vector<TopologyVertexId> board(hgx.gpus.begin(), hgx.gpus.begin() + 8);
+  EXPECT_DOUBLE_EQ(RingBottleneck(hgx, board), 450e9);
+  // Trays 18 and 19 belong to two NVL72 racks: their GPUs meet over the fabric.
+  const ClusterTopology racks = BuildClusterTopology(*gb200, std::vector<int>(19, 4), 4);
+  const std::vector<TopologyVertexId> across(racks.gpus.end() - 8, racks.gpus.end());
+  EXPECT_LT(RingBottleneck(racks, across), 900e9);
+  EXPECT_DOUBLE_EQ(RingBottleneck(racks, across), 2 * kNicBytesPerS);
 }
 
 }  // namespace

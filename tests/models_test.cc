@@ -103,6 +103,26 @@ TEST(WeightFormat, BytesPerParameter) {
   EXPECT_FALSE(ParseWeightFormat("int4-gx").ok());
 }
 
+// FP4 formats count their block scales: NVFP4 = 4 + 8/16 bits, MXFP4 = 4 + 8/32 bits.
+TEST(WeightFormat, Fp4FormatsIncludeTheirBlockScales) {
+  EXPECT_EQ(BitsPerElement(DType::FP4_E2M1), 4);
+  EXPECT_EQ(DTypeName(DType::FP4_E2M1), "fp4_e2m1");
+  for (const char* name : {"nvfp4", "NVFP4", "modelopt_fp4"}) {
+    absl::StatusOr<WeightFormat> f = ParseWeightFormat(name);
+    ASSERT_TRUE(f.ok()) << name;
+    EXPECT_EQ(f->dtype, DType::FP4_E2M1);
+    EXPECT_DOUBLE_EQ(f->BytesPerParameter() * 8, 4.5) << name;
+    EXPECT_FALSE(f->IsRawFloor());
+  }
+  absl::StatusOr<WeightFormat> mx = ParseWeightFormat("mxfp4");
+  ASSERT_TRUE(mx.ok());
+  EXPECT_EQ(mx->dtype, DType::FP4_E2M1);
+  EXPECT_DOUBLE_EQ(mx->BytesPerParameter() * 8, 4.25);
+  // e2m1 without its scales is no format anyone stores.
+  EXPECT_FALSE(ParseDType("fp4_e2m1").ok());
+  EXPECT_FALSE(ParseWeightFormat("nvfp4-g32").ok());
+}
+
 // Lesson section 4: 2 x L x H_kv x D x S x B x b.
 TEST(KvCacheSize, LessonFigures) {
   const ModelSpec m = Catalog("llama-3-8b");

@@ -81,6 +81,32 @@ TEST_F(AccountingTest, Fp8CheckpointWithEitherKvDtype) {
   EXPECT_NEAR(r.kv_cache().bytes() / 1e9, 0.54, 0.005);
 }
 
+// NVFP4 and MXFP4 weights: exact bits per weight with their block scales, and FP4 math only
+// where the GPU has FP4 tensor cores (elsewhere dequantized to bf16, as vLLM's Marlin does).
+TEST_F(AccountingTest, Fp4WeightsCountScalesAndComputeInFp4OnlyOnBlackwell) {
+  Set("weight_dtype", "nvfp4");
+  cli::AccountingSetup h100 = Setup("exact");
+  EXPECT_DOUBLE_EQ(BuildMemoryReport(h100, 8192, 1).weights().bytes(), 8'030'261'248 * 4.5 / 8);
+  EXPECT_EQ(h100.compute_dtype, DType::BF16);
+  Set("gpu", "b200");
+  cli::AccountingSetup b200 = Setup("exact");
+  EXPECT_EQ(b200.compute_dtype, DType::FP4_E2M1);
+  RooflineQuery q;
+  q.context_tokens = 8192;
+  const RooflineReport r = BuildRooflineReport(b200, q);
+  EXPECT_DOUBLE_EQ(r.bounds().peak_flops(), 9e15);
+  EXPECT_EQ(r.bounds().compute_dtype(), "fp4_e2m1");
+  Set("weight_dtype", "");
+  Set("quantization", "mxfp4");
+  cli::AccountingSetup mx = Setup("exact");
+  EXPECT_DOUBLE_EQ(BuildMemoryReport(mx, 8192, 1).weights().bytes(), 8'030'261'248 * 4.25 / 8);
+  EXPECT_EQ(mx.compute_dtype, DType::FP4_E2M1);
+  Set("quantization", "int3");
+  absl::StatusOr<cli::AccountingSetup> bad = Resolve();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("--quantization: unknown method 'int3'"));
+}
+
 TEST_F(AccountingTest, ExactCountIsTheDefaultAndIsLabelled) {
   Set("params", "exact");
   absl::StatusOr<cli::AccountingSetup> setup = Resolve();

@@ -393,6 +393,10 @@ TEST(Topology, NvlinkWhereTheGpuHasItPcieOtherwise) {
 TEST(Topology, ReplicasPackIntoNodes) {
   EXPECT_THAT(GpusPerNode({.num_replicas = 3, .tensor_parallel = 4, .gpus_per_node = 8}), ElementsAre(8, 4));
   EXPECT_THAT(GpusPerNode({.num_replicas = 3, .tensor_parallel = 3, .gpus_per_node = 8}), ElementsAre(6, 3));
+  // TP 16 on GB200 NVL72: four whole 4-GPU trays per replica, four replicas per 18-tray rack;
+  // the fifth starts the next rack (two trays of the first stay empty).
+  EXPECT_THAT(GpusPerNode({.num_replicas = 5, .tensor_parallel = 16, .gpus_per_node = 4, .nvlink_domain_gpus = 72}),
+              ElementsAre(4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 4, 4, 4, 4));
 }
 
 // ---------------------------------------------------------------- whole runs (one engine per child)
@@ -464,8 +468,9 @@ std::vector<Request> Requests(int n, double gap_s, int32_t prompt, int32_t outpu
 }
 
 // Runs and prints every request record and a few aggregates, one line each.
-std::string RunAndDescribe(const EngineConfig& config, const std::vector<Request>& requests) {
-  const GpuSpec gpu = *ResolveGpu("h100-sxm");
+std::string RunAndDescribe(const EngineConfig& config, const std::vector<Request>& requests,
+                           const std::string& gpu_name = "h100-sxm") {
+  const GpuSpec gpu = *ResolveGpu(gpu_name);
   LinearCostModel cost;
   VectorRequestSource source(requests);
   RecordingSink sink;
@@ -621,6 +626,24 @@ TEST(Engine, TensorParallelAddsAllReducesOverNvlink) {
   const std::string expected_end = absl::StrFormat(
       "first_iteration %.12f %.12f %.12f", 0.0, LinearCostModel::Seconds(1000, 0) + communication, communication);
   EXPECT_THAT(out, HasSubstr(expected_end)) << out;
+}
+
+// Sixteen-way TP across four GB200 trays of one NVL72 rack: the ring stays on NVLink at
+// 900 GB/s per direction. HGX H100 cannot hold it (its NVLink domain is one 8-GPU board).
+TEST(Engine, SixteenWayTensorParallelOnGb200StaysOnNvlink) {
+  EngineConfig config = TestConfig();
+  config.layout = {.num_replicas = 1, .tensor_parallel = 16, .gpus_per_node = 4, .nvlink_domain_gpus = 72};
+  config.allreduce_latency_s = 7e-6;
+  const std::string out = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 2)}, "gb200"); });
+  // Each GPU sends 2 x 15/16 of each 1000 x 4096 x 2 B message, 2 x 32 all-reduces.
+  const double ring_bytes = 2.0 * 32 * 2.0 * 15 / 16 * 1000 * 4096 * 2;
+  const double communication = 64 * 7e-6 + ring_bytes / 900e9;
+  EXPECT_THAT(out, HasSubstr(absl::StrFormat("first_iteration %.12f %.12f %.12f", 0.0,
+                                             LinearCostModel::Seconds(1000, 0) + communication, communication)))
+      << out;
+  config.layout = {.num_replicas = 1, .tensor_parallel = 16, .gpus_per_node = 8, .nvlink_domain_gpus = 8};
+  const std::string h100 = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 2)}); });
+  EXPECT_THAT(h100, HasSubstr("--tensor-parallel-size=16 does not fit an NVLink domain of 8 GPUs"));
 }
 
 TEST(Engine, SwapPreemptionMovesKvOverPcie) {

@@ -476,7 +476,8 @@ TEST(SimulateCli, BatchLatencyOfVllm06WithinFivePercentOfF29) {
   EXPECT_NEAR(Json(r)["e2e"]["max"].get<double>(), 0.9975, 0.05 * 0.9975);
 }
 
-// Tensor parallelism stays inside one server, whose size the GPU spec gives.
+// Tensor parallelism stays inside one NVLink domain: one server on HGX boards, whose size the
+// GPU spec gives.
 TEST(SimulateCli, TensorParallelismStaysInsideTheGpuSpecsNode) {
   std::string spec = ReadAll(testing::SourcePath("hardware/catalog/h100-sxm.textproto"));
   spec.replace(spec.find("gpus_per_node: 8"), 16, "gpus_per_node: 4");
@@ -484,7 +485,7 @@ TEST(SimulateCli, TensorParallelismStaysInsideTheGpuSpecsNode) {
   const testing::CommandResult r = RunInfergrid(absl::StrCat(
       "simulate --quiet --model=llama-3-70b --tensor-parallel-size=8 --gpu=", path));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("does not fit a node of 4 GPUs"));
+  EXPECT_THAT(r.err, HasSubstr("does not fit h100-sxm's NVLink domain of 4 GPUs"));
 }
 
 TEST(CompareCli, TwoSummaryFiles) {

@@ -19,10 +19,11 @@ ABSL_FLAG(std::string, model, "llama-3-8b",
           "catalog model name, or a path to a Hugging Face config.json or a ModelSpec .textproto");
 ABSL_FLAG(std::string, gpu, "h100-sxm", "catalog GPU name, or a path to a GpuSpec .textproto");
 ABSL_FLAG(std::string, weight_dtype, "",
-          "weight format: fp32, fp16, bf16, fp8, int8, int4 (raw floor), int4-g<N>, awq, gptq "
-          "(default: the model's dtype)");
+          "weight format: fp32, fp16, bf16, fp8, int8, int4 (raw floor), int4-g<N>, awq, gptq, "
+          "nvfp4, mxfp4 (default: the model's dtype)");
 ABSL_FLAG(std::string, dtype, "", "vLLM's --dtype: the unquantized weight dtype (auto, bf16, fp16, fp32)");
-ABSL_FLAG(std::string, quantization, "", "vLLM's --quantization: fp8, awq or gptq");
+ABSL_FLAG(std::string, quantization, "",
+          "vLLM's --quantization: fp8, awq, gptq, modelopt_fp4 (NVFP4) or mxfp4");
 ABSL_FLAG(std::string, kv_cache_dtype, "auto",
           "KV cache dtype: auto (the model's dtype), fp16, bf16, fp8 (= fp8_e4m3), fp8_e4m3, "
           "fp8_e5m2, int8, int4");
@@ -98,9 +99,9 @@ absl::StatusOr<WeightFormat> ResolveWeightFormat(const FlagValues& flags, const 
   }
   if (!quantization.empty()) {
     const std::string q = absl::AsciiStrToLower(quantization);
-    if (q != "fp8" && q != "awq" && q != "gptq") {
+    if (q != "fp8" && q != "awq" && q != "gptq" && q != "modelopt_fp4" && q != "nvfp4" && q != "mxfp4") {
       return UsageError(absl::StrCat("--quantization: unknown method '", quantization,
-                                     "' (expected fp8, awq or gptq)"));
+                                     "' (expected fp8, awq, gptq, modelopt_fp4, nvfp4 or mxfp4)"));
     }
     name = quantization;
     flag = "quantization";
@@ -108,6 +109,19 @@ absl::StatusOr<WeightFormat> ResolveWeightFormat(const FlagValues& flags, const 
   absl::StatusOr<WeightFormat> format = ParseWeightFormat(name);
   if (!format.ok()) return UsageError(absl::StrCat("--", flag, ": ", format.status().message()));
   return format;
+}
+
+// The tensor-core math a weight format runs in. FP4 weights run on FP4 tensor cores where the
+// GPU has them (Blackwell); elsewhere they are dequantized inside the GEMM and multiplied in
+// bf16, as vLLM runs NVFP4 and MXFP4 checkpoints on Ampere/Hopper (Marlin's W4A16 kernels).
+DType ComputeDType(const WeightFormat& weights, const GpuSpec& gpu) {
+  switch (weights.dtype) {
+    case DType::FP8_E4M3:
+    case DType::FP8_E5M2: return DType::FP8_E4M3;
+    case DType::FP32: return DType::FP32;
+    case DType::FP4_E2M1: return gpu.tensor_peaks().fp4_flops() > 0 ? DType::FP4_E2M1 : DType::BF16;
+    default: return DType::BF16;
+  }
 }
 
 }  // namespace
@@ -275,10 +289,7 @@ absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags) 
   absl::StatusOr<WeightFormat> weights = ResolveWeightFormat(flags, setup.model);
   if (!weights.ok()) return weights.status();
   setup.weights = *weights;
-  setup.compute_dtype =
-      (weights->dtype == DType::FP8_E4M3 || weights->dtype == DType::FP8_E5M2) ? DType::FP8_E4M3
-      : weights->dtype == DType::FP32                                          ? DType::FP32
-                                                                               : DType::BF16;
+  setup.compute_dtype = ComputeDType(*weights, setup.gpu);
 
   const std::string kv = flags.Get(FLAGS_kv_cache_dtype);
   if (kv == "auto") {

@@ -57,7 +57,9 @@ struct AccountingSetup {
   GpuSpec gpu;
   WeightFormat weights;
   DType kv_dtype = DType::BF16;
-  DType compute_dtype = DType::BF16;  // tensor-core math: fp8 for fp8 weights, else bf16/fp16
+  // Tensor-core math: fp8 for fp8 weights, fp4 for NVFP4/MXFP4 weights on GPUs with FP4
+  // tensor cores (bf16 elsewhere: dequantized weights), else bf16/fp16.
+  DType compute_dtype = DType::BF16;
   ParameterReport parameters;         // counts, and which one is used
   double weight_bytes = 0;
   double checkpoint_bytes = 0;        // payload bytes in --safetensors (0: none)

@@ -16,16 +16,23 @@
 namespace infergrid {
 namespace {
 
-// Tensor parallelism as simulate models it: one pipeline stage, inside one node, heads divisible.
+// Tensor parallelism as simulate models it: one pipeline stage, inside one node or in whole
+// nodes of one NVLink domain (GB200 NVL72), heads divisible.
 absl::Status CheckDeployment(const cli::SimulateOptions& o) {
   if (o.memory.pipeline_parallel != 1) {
     return cli::UsageError("--pipeline-parallel-size: simulate models tensor parallelism only (use 1)");
   }
   const int tp = o.memory.tensor_parallel;
   const int node = GpusPerNode(o.setup.gpu);
-  if (tp > node) {
-    return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp, " does not fit a node of ", node,
-                                        " GPUs (tensor parallelism stays inside a node)"));
+  const int domain = NvlinkDomainGpus(o.setup.gpu);
+  if (tp > domain) {
+    return cli::UsageError(absl::StrCat(
+        "--tensor-parallel-size=", tp, " does not fit ", o.setup.gpu.name(), "'s NVLink domain of ",
+        domain, " GPUs (tensor parallelism stays inside one NVLink domain)"));
+  }
+  if (tp > node && tp % node != 0) {
+    return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp, " spans nodes of ", node, " GPUs on ",
+                                        o.setup.gpu.name(), ": above one node it must be a multiple of ", node));
   }
   if (o.setup.model.num_attention_heads() % tp != 0) {
     return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp, " does not divide the ",
@@ -137,6 +144,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.layout.num_replicas = o.num_replicas;
   e.layout.tensor_parallel = o.memory.tensor_parallel;
   e.layout.gpus_per_node = GpusPerNode(o.setup.gpu);
+  e.layout.nvlink_domain_gpus = NvlinkDomainGpus(o.setup.gpu);
   e.scheduler = limits.scheduler;
   e.limits.max_num_seqs = limits.max_num_seqs;
   e.limits.max_num_batched_tokens = limits.max_num_batched_tokens;

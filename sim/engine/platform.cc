@@ -1,7 +1,6 @@
 #include "sim/engine/platform.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -68,11 +67,31 @@ void ReplicaDevices::HostTransfer(double bytes_out, double bytes_in) {
   ++activities_;
 }
 
+namespace {
+
+int DomainGpus(const PlatformLayout& layout) {
+  return std::max(layout.gpus_per_node, layout.nvlink_domain_gpus);
+}
+
+}  // namespace
+
 std::vector<int> GpusPerNode(const PlatformLayout& layout) {
-  const int per_node = std::max(1, layout.gpus_per_node / layout.tensor_parallel);
   std::vector<int> nodes;
-  for (int left = layout.num_replicas; left > 0; left -= per_node) {
-    nodes.push_back(std::min(left, per_node) * layout.tensor_parallel);
+  if (layout.tensor_parallel <= layout.gpus_per_node) {
+    const int per_node = std::max(1, layout.gpus_per_node / layout.tensor_parallel);
+    for (int left = layout.num_replicas; left > 0; left -= per_node) {
+      nodes.push_back(std::min(left, per_node) * layout.tensor_parallel);
+    }
+    return nodes;
+  }
+  const int nodes_per_replica = layout.tensor_parallel / layout.gpus_per_node;
+  const int nodes_per_domain = DomainGpus(layout) / layout.gpus_per_node;
+  const int per_domain = std::max(1, nodes_per_domain / nodes_per_replica);
+  for (int r = 0; r < layout.num_replicas; ++r) {
+    if (r > 0 && r % per_domain == 0) {  // the rest of the domain stays empty
+      while (nodes.size() % static_cast<size_t>(nodes_per_domain) != 0) nodes.push_back(0);
+    }
+    for (int i = 0; i < nodes_per_replica; ++i) nodes.push_back(layout.gpus_per_node);
   }
   return nodes;
 }
@@ -85,10 +104,12 @@ using LinkUse = std::pair<size_t, bool>;
 }  // namespace
 
 absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, const PlatformLayout& layout) {
-  if (layout.tensor_parallel < 1 || layout.tensor_parallel > layout.gpus_per_node) {
+  const int tp = layout.tensor_parallel;
+  if (tp < 1 || tp > DomainGpus(layout) || (tp > layout.gpus_per_node && tp % layout.gpus_per_node != 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--tensor-parallel-size=", layout.tensor_parallel, " does not fit a node of ",
-        layout.gpus_per_node, " GPUs (tensor parallelism stays inside a node)"));
+        "--tensor-parallel-size=", tp, " does not fit an NVLink domain of ", DomainGpus(layout),
+        " GPUs in nodes of ", layout.gpus_per_node,
+        " (tensor parallelism stays inside a node, or spans whole nodes of one NVLink domain)"));
   }
   const ClusterTopology topology = BuildClusterTopology(gpu, GpusPerNode(layout), layout.gpus_per_node);
   const TopologyGraph& g = topology.graph;
@@ -146,9 +167,10 @@ absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, co
     return uses;
   };
 
-  // Replica r takes TP consecutive GPUs of its node.
-  const int per_node = std::max(1, layout.gpus_per_node / layout.tensor_parallel);
+  // Replica r takes TP consecutive GPUs (of its node, or whole consecutive nodes); its host
+  // CPU is the one of its first GPU's node.
   std::vector<std::vector<TopologyVertexId>> groups;
+  std::vector<TopologyVertexId> replica_cpus;
   std::vector<std::set<LinkUse>> ring_uses, host_uses;
   std::vector<bool> self_shared;
   size_t next_gpu = 0;
@@ -166,7 +188,8 @@ absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, co
       }
     }
     self_shared.push_back(ring_shares_itself);
-    const TopologyVertexId cpu = topology.cpus[static_cast<size_t>(r / per_node)];
+    const TopologyVertexId cpu = topology.cpus[static_cast<size_t>(g[group[0]].node)];
+    replica_cpus.push_back(cpu);
     for (TopologyVertexId v : group) {
       for (const LinkUse& use : directed(v, cpu)) host.insert(use);
       for (const LinkUse& use : directed(cpu, v)) host.insert(use);
@@ -189,19 +212,10 @@ absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, co
         }
       }
     }
-    double ring_bw = 0;
-    const int k = layout.tensor_parallel;
-    if (k > 1) {
-      ring_bw = std::numeric_limits<double>::infinity();
-      for (int i = 0; i < k; ++i) {
-        const TopologyVertexId a = group[static_cast<size_t>(i)];
-        const TopologyVertexId b = group[static_cast<size_t>((i + 1) % k)];
-        ring_bw = std::min(ring_bw, Bottleneck(topology, routes.count({a, b}) ? routes.at({a, b}) : routes.at({b, a})));
-      }
-    }
+    const double ring_bw = RingBottleneck(topology, group);
     std::vector<sg::Host*> gpu_hosts;
     for (TopologyVertexId v : group) gpu_hosts.push_back(hosts[v]);
-    replicas.emplace_back(std::move(gpu_hosts), hosts[topology.cpus[static_cast<size_t>(r / per_node)]],
+    replicas.emplace_back(std::move(gpu_hosts), hosts[replica_cpus[static_cast<size_t>(r)]],
                           speed, gpu.hbm_bytes_per_s(), ring_bw, exclusive);
   }
   return replicas;

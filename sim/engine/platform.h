@@ -1,7 +1,7 @@
 // The SimGrid platform of a deployment, built in code from the cluster topology: every GPU is
 // a host with a zero-latency HBM loopback link, every topology edge a split-duplex link, every
 // host pair a route along the topology's shortest path. Replicas own `tensor_parallel` GPUs of
-// one node each. ReplicaDevices runs a replica's work as SimGrid parallel tasks (ptask_L07),
+// one node each, or whole nodes of one NVLink domain when TP exceeds a node. ReplicaDevices runs a replica's work as SimGrid parallel tasks (ptask_L07),
 // so concurrent transfers that cross the same link share its bandwidth.
 //
 // Follows DESIGN.md's SimGrid rules: links have zero latency (a latency would cap bandwidth),
@@ -56,13 +56,18 @@ struct PlatformLayout {
   int num_replicas = 1;
   int tensor_parallel = 1;
   int gpus_per_node = 8;
+  int nvlink_domain_gpus = 0;  // GPUs one NVLink fabric joins (0: one node)
 };
 
-// The per-node GPU counts of a layout: floor(gpus_per_node / TP) replicas per node.
+// The per-node GPU counts of a layout. TP up to a node: floor(gpus_per_node / TP) replicas per
+// node. Larger TP (inside an NVLink domain, in whole nodes): each replica takes TP /
+// gpus_per_node whole nodes, floor(domain / TP) replicas per domain; a domain's nodes left over
+// appear with 0 GPUs so that the next domain starts on its own switch.
 std::vector<int> GpusPerNode(const PlatformLayout& layout);
 
 // Creates the hosts, links and routes in the Engine's root zone. InvalidArgument (naming
-// --tensor-parallel-size) when TP does not fit a node.
+// --tensor-parallel-size) when TP does not fit a node or, above a node, an NVLink domain in
+// whole nodes.
 absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, const PlatformLayout& layout);
 
 }  // namespace infergrid
