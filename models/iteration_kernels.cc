@@ -122,7 +122,10 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   }
   b.kv_bytes_per_token_layer_ = static_cast<double>(KvBytesPerTokenLayer(model, options.kv_dtype, tp));
   const DType w = options.weights.dtype;
-  b.dequant_weights_ = (w == DType::INT4 || w == DType::INT8) && options.compute_dtype != DType::INT8;
+  // Integer weights, and FP4 weights on a GPU without FP4 tensor cores (Marlin's W4A16), are
+  // converted to the compute dtype inside the GEMM.
+  b.dequant_weights_ = ((w == DType::INT4 || w == DType::INT8) && options.compute_dtype != DType::INT8) ||
+                       (w == DType::FP4_E2M1 && options.compute_dtype != DType::FP4_E2M1);
   return b;
 }
 

@@ -376,6 +376,26 @@ TEST(IterationKernels, ExpertParallelRunsWholeLocalExpertsAndDispatchesByRouting
   EXPECT_FALSE(IterationKernelBuilder::Create(Model("llama-3-8b"), mixtral_ep).ok());
 }
 
+// NVFP4 weights are converted to bf16 inside the GEMM where the GPU has no FP4 tensor cores
+// (two CUDA-core operations per weight), and multiplied as they are where it has.
+TEST(IterationKernels, Fp4WeightsDequantizeOnlyWithoutFp4TensorCores) {
+  absl::StatusOr<WeightFormat> nvfp4 = ParseWeightFormat("nvfp4");
+  ASSERT_TRUE(nvfp4.ok()) << nvfp4.status();
+  IterationKernelOptions hopper;
+  hopper.weights = *nvfp4;
+  hopper.compute_dtype = DType::BF16;
+  const IterationKernels on_hopper = Build(Model("llama-3-8b"), Decode(8, 100), hopper);
+  const Kernel* qkv = Find(on_hopper, "qkv_proj");
+  ASSERT_NE(qkv, nullptr);
+  EXPECT_DOUBLE_EQ(qkv->cuda_flops, 2.0 * qkv->n * qkv->k);
+  EXPECT_DOUBLE_EQ(qkv->weight_bytes_per_element, 4.5 / 8);
+  IterationKernelOptions blackwell = hopper;
+  blackwell.compute_dtype = DType::FP4_E2M1;
+  const IterationKernels on_blackwell = Build(Model("llama-3-8b"), Decode(8, 100), blackwell);
+  EXPECT_DOUBLE_EQ(Find(on_blackwell, "qkv_proj")->cuda_flops, 0);
+  EXPECT_EQ(Find(on_blackwell, "qkv_proj")->tensor_dtype, DType::FP4_E2M1);
+}
+
 TEST(IterationKernels, KvPrecisionCostsCapacityBandwidthAndDequantization) {
   const ModelSpec llama = Model("llama-3-8b");
   IterationKernelOptions fp8;
