@@ -204,6 +204,9 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   absl::StatusOr<MemoryPlanRequest> memory = ResolveMemoryPlanRequest(flags, o.setup, "vllm-v1");
   if (!memory.ok()) return memory.status();
   o.memory = *std::move(memory);
+  absl::StatusOr<SpeculativeOptions> speculative = ReadSpeculativeOptions(flags, o.setup.model);
+  if (!speculative.ok()) return speculative.status();
+  o.speculative = *std::move(speculative);
   if (absl::Status s = ReadOutputs(flags, o); !s.ok()) return s;
   o.command_line = CommandLineEcho(flags);
   return o;

@@ -36,6 +36,18 @@ inline constexpr EnumName<CostModelKind> kCostModelNames[] = {{CostModelKind::kA
                                                               {CostModelKind::kRoofline, "roofline"},
                                                               {CostModelKind::kCalibrated, "calibrated"}};
 
+// Speculative decoding (sim/cost/speculative_cost_model.h): the proposer's model on the same
+// GPUs, priced by the same kind of cost model as the target, without host time of its own (the
+// step's host work is the engine's, once). A roofline draft pays no fixed per-pass overhead (its
+// passes run inside the target's step). No draft: n-gram lookup on the host.
+struct SpeculativeCostRequest {
+  std::optional<ModelSpec> draft;       // unset: n-gram
+  double draft_weight_bytes_per_gpu = 0;
+  int64_t draft_kv_bytes_per_token = 0;  // per GPU
+  double draft_active_parameters = 0;
+  double ngram_host_s_per_sequence = 0;
+};
+
 struct CostModelRequest {
   CostModelKind kind = CostModelKind::kAuto;
   ModelSpec model;
@@ -57,6 +69,7 @@ struct CostModelRequest {
   double cpu_speed = 1;                 // host speed relative to the host calibration's host
   bool overlap = true;                  // false: the engine's overlap switched off
   bool custom_all_reduce = true;        // false: NCCL only (--disable-custom-all-reduce)
+  std::optional<SpeculativeCostRequest> speculation;  // unset: no speculative decoding
 };
 
 struct CostModelChoice {
