@@ -264,7 +264,7 @@ TEST(SpeculativeCli, SummaryReportsTheAcceptanceSeenAndOffIsUnchanged) {
 TEST(SpeculativeCli, BadInputIsOneErrorNamingTheFlagAndNoOutput) {
   const std::string out = (std::filesystem::path(::testing::TempDir()) / "spec_bad_out").string();
   const std::vector<testing::CliErrorCase> cases = {
-      {"simulate --num-speculative-tokens=-1 --speculative-method=ngram --out=" + out, 2, "num_speculative_tokens"},
+      {"simulate --num-speculative-tokens=-1 --speculative-method=ngram --out=" + out, 2, "--num-speculative-tokens=-1"},
       {"simulate --num-speculative-tokens=3 --speculative-method=ngram --speculative-acceptance=1.5 --out=" + out, 2,
        "--speculative-acceptance=1.5"},
       {"simulate --num-speculative-tokens=3 --speculative-model=no-such-model --out=" + out, 2,
