@@ -146,11 +146,11 @@ TEST(SpeculativeCost, StepIsKDraftPassesPlusTheVerificationOfKPlusOneTokens) {
 }
 
 // TPOT of a decode batch: the step's time over the tokens a step yields (1 without speculation).
-// Llama-3-70B drafted by Llama-3-8B on one H100 (roofline), a = 0.8, k = 4 (3.36 tokens a step):
-// at batch 1 the step is weight-bound, verifying 5 tokens costs what decoding 1 does, and
-// speculation cuts TPOT about 2.4x; as the batch grows the verification's 5x FLOPs become
-// compute-bound and speculation loses (batch 256: about 1.4x slower). The crossover lies
-// between, at a batch of a few dozen.
+// Llama-3-70B drafted by Llama-3-8B on one H100 (roofline), contexts of 1,000 tokens, a = 0.8,
+// k = 4 (3.36 tokens a step): at batch 1 the step is weight-bound, verifying 5 tokens costs what
+// decoding 1 does, and speculation cuts TPOT 2.34x (2.13x at batch 64); as the batch grows the
+// verification's 5x FLOPs turn compute-bound and speculation loses: 1.42x at 128, 0.94x at 256,
+// 0.67x at 512. The crossover is at batch 231.
 TEST(SpeculativeCost, SpeculationPaysAtBatchOneAndLosesAtLargeBatches) {
   const CostModelChoice plain = *MakeCostModel(RooflineRequest("llama-3-70b", ""));
   const CostModelChoice spec = *MakeCostModel(RooflineRequest("llama-3-70b", "llama-3-8b"));
@@ -161,16 +161,16 @@ TEST(SpeculativeCost, SpeculationPaysAtBatchOneAndLosesAtLargeBatches) {
     return plain_tpot / spec_tpot;
   };
   EXPECT_GT(speedup(1), 2.0);
-  EXPECT_LT(speedup(256), 0.8);
+  EXPECT_LT(speedup(512), 0.8);
   int crossover = 0;
-  for (int batch = 1; batch <= 256; ++batch) {
+  for (int batch = 1; batch <= 512; ++batch) {
     if (speedup(batch) < 1) {
       crossover = batch;
       break;
     }
   }
-  EXPECT_GT(crossover, 8);
-  EXPECT_LT(crossover, 128);
+  EXPECT_GT(crossover, 128);
+  EXPECT_LT(crossover, 384);
   ::testing::Test::RecordProperty("crossover_batch", crossover);
 }
 
@@ -261,8 +261,8 @@ TEST(SpeculativeCli, SummaryReportsTheAcceptanceSeenAndOffIsUnchanged) {
   EXPECT_EQ(ngram["speculation"]["draft_weight_bytes"], 0);
 }
 
-TEST(SpeculativeCli, BadInputIsOneErrorNamingTheFlagAndNoOutput) {
-  const std::string out = (std::filesystem::path(::testing::TempDir()) / "spec_bad_out").string();
+TEST(SpeculativeCli, BadValuesAreOneErrorNamingTheFlagAndNoOutput) {
+  const std::string out = (std::filesystem::path(::testing::TempDir()) / "spec_bad_values").string();
   const std::vector<testing::CliErrorCase> cases = {
       {"simulate --num-speculative-tokens=-1 --speculative-method=ngram --out=" + out, 2, "--num-speculative-tokens=-1"},
       {"simulate --num-speculative-tokens=3 --speculative-method=ngram --speculative-acceptance=1.5 --out=" + out, 2,
@@ -270,6 +270,14 @@ TEST(SpeculativeCli, BadInputIsOneErrorNamingTheFlagAndNoOutput) {
       {"simulate --num-speculative-tokens=3 --speculative-model=no-such-model --out=" + out, 2,
        "--speculative-model=no-such-model"},
       {"simulate --num-speculative-tokens=3 --speculative-model=qwen2.5-0.5b --out=" + out, 2, "vocabulary"},
+  };
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(SpeculativeCli, BadCombinationsAreOneErrorNamingTheFlagAndNoOutput) {
+  const std::string out = (std::filesystem::path(::testing::TempDir()) / "spec_bad_combinations").string();
+  const std::vector<testing::CliErrorCase> cases = {
       {"simulate --num-speculative-tokens=3 --out=" + out, 2, "needs a proposer"},
       {"simulate --speculative-method=eagle --out=" + out, 2, "--num-speculative-tokens"},
       {"simulate --num-speculative-tokens=3 --speculative-method=eagle --scheduler=orca --out=" + out, 2,
