@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Where speculative decoding stops paying: TPOT and output throughput with and without it as
-the request rate grows (docs/speculative.md). Llama-3-70B on 4 x H100 SXM (vLLM V1, calibrated
-cost model), azure-conv synthetic requests, each configuration at each rate:
+the batch grows (docs/speculative.md). Llama-3-70B on 4 x H100 SXM (vLLM V1, calibrated cost
+model), ShareGPT-like synthetic requests from a closed-loop client keeping N in flight (so the
+batch is about N), each configuration at each N:
   - no speculation,
   - a Llama-3-8B draft, k = 4, acceptance 0.8 (3.36 tokens a step),
   - an EAGLE head (one decoder layer of the target), k = 4, acceptance 0.6 (2.31 tokens a step).
-Prints a Markdown table. About a minute on one core.
+Prints a Markdown table. About 5 s on one core.
 
 Usage: scripts/speculative-study.py [path/to/infergrid]   (default: ./build/sim/infergrid)
-Environment: REQUESTS (default 300), RATES (default "0.5,2,8,16").
+Environment: REQUESTS (default 1000), CONCURRENCY (default "1,8,32,128,256").
 """
 import json
 import os
@@ -16,10 +17,10 @@ import subprocess
 import sys
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "./build/sim/infergrid"
-REQUESTS = int(os.environ.get("REQUESTS", "300"))
-RATES = [float(r) for r in os.environ.get("RATES", "0.5,2,8,16").split(",")]
-BASE = ["--model=llama-3-70b", "--tensor-parallel-size=4", "--quiet", "--format=json",
-        "--record-wall-time=false", f"--max-requests={REQUESTS}"]
+REQUESTS = int(os.environ.get("REQUESTS", "1000"))
+CONCURRENCY = [int(c) for c in os.environ.get("CONCURRENCY", "1,8,32,128,256").split(",")]
+BASE = ["--model=llama-3-70b", "--tensor-parallel-size=4", "--workload=sharegpt", "--rate=1000", "--quiet",
+        "--format=json", "--record-wall-time=false", f"--max-requests={REQUESTS}"]
 CONFIGS = [
     ("none", []),
     ("draft llama-3-8b, k=4, a=0.8",
@@ -36,17 +37,18 @@ def simulate(flags):
 
 def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    print("| rate (req/s) | speculation | mean batch | TPOT mean (ms) | TPOT p99 (ms) | TTFT p99 (ms) | "
-          "output tok/s | tokens/step | KV blocks |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for rate in RATES:
+    print("| in flight | speculation | mean batch | TPOT mean (ms) | TPOT p99 (ms) | output tok/s | "
+          "tokens/step | drafting | KV blocks | preemptions |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n in CONCURRENCY:
         for name, flags in CONFIGS:
-            s = simulate([f"--rate={rate}", *flags])
+            s = simulate([f"--max-concurrency={n}", *flags])
             spec = s.get("speculation", {})
             per_step = f"{spec['mean_tokens_per_step']:.2f}" if spec else "1"
-            print(f"| {rate:g} | {name} | {s['iterations']['mean_batch_size']:.1f} | "
-                  f"{s['tpot']['mean'] * 1e3:.2f} | {s['tpot']['p99'] * 1e3:.2f} | {s['ttft']['p99'] * 1e3:.1f} | "
-                  f"{s['throughput']['output_tokens_per_s']:.0f} | {per_step} | {s['memory']['num_gpu_blocks']:,} |")
+            drafting = f"{spec['draft_share'] * 100:.0f}%" if spec else "-"
+            print(f"| {n} | {name} | {s['iterations']['mean_batch_size']:.1f} | {s['tpot']['mean'] * 1e3:.2f} | "
+                  f"{s['tpot']['p99'] * 1e3:.2f} | {s['throughput']['output_tokens_per_s']:.0f} | {per_step} | "
+                  f"{drafting} | {s['memory']['num_gpu_blocks']:,} | {s['kv']['preemptions']} |")
 
 
 if __name__ == "__main__":
