@@ -212,7 +212,7 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
   c.gpu = o.setup.gpu;
   c.compute_dtype = o.setup.compute_dtype;
   c.weights = o.setup.weights;
-  c.weight_bytes_per_gpu = memory.weight_bytes;
+  c.weight_bytes_per_gpu = memory.weight_bytes - draft.weight_bytes;  // the plan's weights include the draft's
   c.kv = memory.kv();
   c.active_parameters = o.setup.parameters.active_per_token();
   c.tensor_parallel = o.memory.tensor_parallel;
