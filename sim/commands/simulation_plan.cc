@@ -228,7 +228,7 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
     SpeculativeCostRequest spec;
     spec.draft = s.proposer;
     if (s.proposer.has_value()) {
-      spec.draft_weight_bytes_per_gpu = draft.weight_bytes;
+      spec.draft_weight_bytes_per_gpu = draft.pass_weight_bytes;
       spec.draft_kv_bytes_per_token = draft.kv_bytes_per_token;
       spec.draft_active_parameters = static_cast<double>(ActiveParametersPerToken(*s.proposer));
     } else {

@@ -16,6 +16,7 @@ DraftMemory ComputeDraftMemory(const ModelSpec& proposer, bool shares_embedding,
       ComputeEngineWeightBytes(proposer, weights, tensor_parallel, {proposer.num_layers(), true, true}, personality);
   DraftMemory d;
   d.weight_bytes = shares_embedding ? w.linear + w.replicated : w.Total();
+  d.pass_weight_bytes = w.Total();
   d.kv_bytes_per_token = KvBytesPerToken(proposer, kv_dtype, tensor_parallel);
   return d;
 }
