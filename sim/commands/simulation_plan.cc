@@ -231,6 +231,9 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
       spec.draft_weight_bytes_per_gpu = draft.pass_weight_bytes;
       spec.draft_kv_bytes_per_token = draft.kv_bytes_per_token;
       spec.draft_active_parameters = static_cast<double>(ActiveParametersPerToken(*s.proposer));
+      spec.proposer = s.method == cli::SpeculativeMethod::kDraftModel
+                          ? absl::StrCat(s.proposer->name(), " draft")
+                          : absl::StrCat(NameOf(cli::kSpeculativeMethodNames, s.method), " head");
     } else {
       spec.ngram_host_s_per_sequence = cli::kNgramHostSecondsPerSequence;
     }

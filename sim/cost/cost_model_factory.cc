@@ -51,6 +51,7 @@ std::unique_ptr<IterationCostModel> WithSpeculation(const CostModelRequest& requ
   if (!request.speculation.has_value()) return target;
   SpeculativeCostOptions options;
   options.ngram_host_s_per_sequence = request.speculation->ngram_host_s_per_sequence;
+  options.proposer = request.speculation->proposer;
   return std::make_unique<SpeculativeCostModel>(std::move(target), std::move(draft), options);
 }
 

@@ -46,6 +46,7 @@ struct SpeculativeCostRequest {
   int64_t draft_kv_bytes_per_token = 0;  // per GPU
   double draft_active_parameters = 0;
   double ngram_host_s_per_sequence = 0;
+  std::string proposer = "n-gram lookup";  // for descriptions: "llama-3-8b draft", "eagle head"
 };
 
 struct CostModelRequest {

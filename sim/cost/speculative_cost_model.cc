@@ -33,8 +33,7 @@ SpeculativeCostModel::SpeculativeCostModel(std::unique_ptr<IterationCostModel> t
                                            std::unique_ptr<IterationCostModel> draft,
                                            const SpeculativeCostOptions& options)
     : target_(std::move(target)), draft_(std::move(draft)), options_(options) {
-  description_ = absl::StrCat(target_->Description(), " + speculative decoding (",
-                              draft_ != nullptr ? draft_->Description() : std::string("n-gram lookup"), ")");
+  description_ = absl::StrCat(target_->Description(), " + speculative decoding (", options_.proposer, ")");
 }
 
 IterationCost SpeculativeCostModel::VerifyCost(const BatchShape& batch) const {

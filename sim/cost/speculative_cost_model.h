@@ -26,6 +26,8 @@
 namespace infergrid {
 
 struct SpeculativeCostOptions {
+  std::string proposer = "n-gram lookup";  // for the description: "llama-3-8b draft", "eagle head"
+
   // n-gram proposer (no draft model): host time per decode sequence per step.
   double ngram_host_s_per_sequence = 0;
 };
