@@ -18,8 +18,10 @@
 #include "nlohmann/json.hpp"
 #include "sim/cost/cost_model_factory.h"
 #include "sim/cost/speculative_cost_model.h"
+#include "sim/memory_plan/speculative_memory.h"
 #include "sim/metrics/request_log.h"
 #include "sim/serving/replica.h"
+#include "sim/serving/scheduler.h"
 #include "sim/serving/speculation.h"
 #include "tests/command_runner.h"
 
@@ -234,6 +236,50 @@ TEST(SpeculativeReplica, RequestsFinishAtTheirOutputLengthWithTokensInBursts) {
   EXPECT_LT(iterations, 60);
 }
 
+// ------------------------------------------------------------------ memory and lookahead slots
+
+// The draft's weights leave the KV budget and its KV per token joins every block's.
+TEST(SpeculativeMemory, DraftWeightsLeaveTheBudgetAndItsKvJoinsEveryBlock) {
+  MemoryPlan plan;
+  plan.block_size = 16;
+  plan.kv_bytes_per_token = 131072;
+  plan.kv_cache_bytes = 10.0 * (1 << 30);
+  plan.weight_bytes = 16e9;
+  const DraftMemory draft{.weight_bytes = 1.0 * (1 << 30), .pass_weight_bytes = 1.0 * (1 << 30),
+                          .kv_bytes_per_token = 32768};
+  const MemoryPlanRequest request;
+  ASSERT_TRUE(AddDraftToPlan(draft, request, plan).ok());
+  EXPECT_EQ(plan.kv_cache_bytes, 9.0 * (1 << 30));
+  EXPECT_EQ(plan.weight_bytes, 16e9 + (1 << 30));
+  EXPECT_EQ(plan.num_blocks, static_cast<int64_t>(9.0 * (1 << 30) / (16 * (131072 + 32768))));  // 3,686
+  EXPECT_EQ(plan.kv_tokens, plan.num_blocks * 16);
+  MemoryPlan tiny = plan;
+  tiny.kv_cache_bytes = 1e6;
+  EXPECT_EQ(AddDraftToPlan(draft, request, tiny).code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A decode step reserves KV for its own token and the k drafts it verifies, and counts them
+// against the token budget.
+TEST(SpeculativeScheduling, DecodesReserveLookaheadSlots) {
+  for (const int lookahead : {0, 4}) {
+    BlockManager blocks(BlockManagerOptions{.num_gpu_blocks = 10, .block_size = 16});
+    ReplicaQueues queues;
+    Sequence seq;
+    seq.prompt_tokens = 15;
+    seq.output_tokens = 10;
+    seq.generated = 1;
+    seq.computed = 15;  // in decode: the sampled token is next
+    seq.status = SequenceStatus::kRunning;
+    blocks.Grow(seq, 1);
+    queues.running.push_back(&seq);
+    BatchPlan plan;
+    const int64_t tokens = scheduling::ScheduleDecodes(queues, blocks, PreemptionMode::kRecompute, 100, plan, lookahead);
+    EXPECT_EQ(tokens, 1 + lookahead);
+    EXPECT_EQ(seq.gpu_blocks, lookahead == 0 ? 1 : 2) << lookahead;  // 16 or 20 tokens of 16-token blocks
+    blocks.Release(seq);
+  }
+}
+
 // ------------------------------------------------------------------ the command
 
 nlohmann::json Simulate(const std::string& flags) {
@@ -256,6 +302,7 @@ TEST(SpeculativeCli, SummaryReportsTheAcceptanceSeenAndOffIsUnchanged) {
   EXPECT_EQ(eagle["output_tokens"], off["output_tokens"]);  // no token past any output length
   EXPECT_LT(eagle["iterations"]["iterations"].get<int>(), off["iterations"]["iterations"].get<int>());
   EXPECT_GT(s["draft_weight_bytes"].get<double>(), 0);  // one layer's weights, from the KV budget
+  EXPECT_LT(eagle["memory"]["num_gpu_blocks"].get<int>(), off["memory"]["num_gpu_blocks"].get<int>());
   const nlohmann::json ngram = Simulate("--speculative-model=[ngram] --num-speculative-tokens=3 --speculative-acceptance=0.5");
   EXPECT_EQ(ngram["speculation"]["method"], "ngram");
   EXPECT_EQ(ngram["speculation"]["draft_weight_bytes"], 0);
