@@ -24,6 +24,7 @@
 #include "sim/serving/scheduler.h"
 #include "sim/serving/speculation.h"
 #include "tests/command_runner.h"
+#include "tests/test_files.h"
 
 namespace infergrid {
 namespace {
@@ -306,6 +307,20 @@ TEST(SpeculativeCli, SummaryReportsTheAcceptanceSeenAndOffIsUnchanged) {
   const nlohmann::json ngram = Simulate("--speculative-model=[ngram] --num-speculative-tokens=3 --speculative-acceptance=0.5");
   EXPECT_EQ(ngram["speculation"]["method"], "ngram");
   EXPECT_EQ(ngram["speculation"]["draft_weight_bytes"], 0);
+}
+
+// A draft from a Hugging Face config.json (Llama-3.2-1B's architecture, Llama-3's vocabulary).
+TEST(SpeculativeCli, ADraftModelFromConfigJson) {
+  const std::string path = testing::WriteFile(testing::TestDir() / "llama-3.2-1b/config.json",
+      R"({"model_type": "llama", "num_hidden_layers": 16, "hidden_size": 2048, "intermediate_size": 8192,
+          "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+          "tie_word_embeddings": true, "torch_dtype": "bfloat16"})");
+  const nlohmann::json s = Simulate("--max-requests=10 --num-speculative-tokens=4 --speculative-model=" + path);
+  EXPECT_EQ(s["speculation"]["method"], "draft_model");
+  EXPECT_EQ(s["speculation"]["draft_model"], "llama-3.2-1b");
+  // 16 layers x 8 KV heads x 64 x 2 (K and V) x 2 B.
+  EXPECT_EQ(s["speculation"]["draft_kv_bytes_per_token"], 32768);
+  EXPECT_EQ(s["completed"], 10);
 }
 
 TEST(SpeculativeCli, BadValuesAreOneErrorNamingTheFlagAndNoOutput) {
