@@ -34,6 +34,11 @@ struct BatchShape {
   int64_t padding_rows = 0;
   LaunchMode launch = LaunchMode::kGraph;
   bool schedules = true;  // the scheduler runs before this step (multi-step: the first of N)
+  // Speculative decoding: each decode sequence verifies this many draft tokens (k) this step,
+  // drafted by k proposer passes before it. 0: plain decoding. Cost models that do not
+  // speculate never see it set: sim/cost/speculative_cost_model.h prices it as the proposer's
+  // passes plus the target's forward with k + 1 new tokens per decode sequence.
+  int32_t speculative_tokens = 0;
 
   int64_t sequences() const {
     return static_cast<int64_t>(prefill.size() + decode_context_tokens.size());

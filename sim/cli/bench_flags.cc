@@ -3,6 +3,7 @@
 #include "absl/flags/flag.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/simulate_flags.h"
+#include "sim/cli/speculative_options.h"
 
 // Datasets (vllm/benchmarks/datasets).
 ABSL_FLAG(std::string, dataset_name, "random",
@@ -74,6 +75,7 @@ namespace infergrid::cli {
 std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
   std::vector<absl::string_view> names(AccountingFlagNames());
   for (absl::string_view name : EngineFlagNames()) names.push_back(name);
+  for (absl::string_view name : SpeculativeFlagNames()) names.push_back(name);  // vLLM's engine arguments
   for (absl::string_view name :
        {"calibration", "num_scheduler_steps", "multi_step_stream_outputs", "disable_async_output_proc",
         "no_async_scheduling", "disable_overlap_schedule", "disable_overlap_scheduler", "disable_custom_all_reduce",

@@ -2,6 +2,7 @@
 
 #include "absl/flags/flag.h"
 #include "sim/cli/accounting_setup.h"
+#include "sim/cli/speculative_options.h"
 #include "sim/cli/trace_flags.h"
 
 ABSL_FLAG(std::string, scheduler, "",
@@ -75,6 +76,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
     auto* list = new std::vector<absl::string_view>(AccountingFlagNames());
     for (absl::string_view name : EngineFlagNames()) list->push_back(name);
     for (absl::string_view name : TraceFlagNames()) list->push_back(name);
+    for (absl::string_view name : SpeculativeFlagNames()) list->push_back(name);
     for (absl::string_view name :
          {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "num_scheduler_steps",
           "multi_step_stream_outputs", "disable_async_output_proc", "no_async_scheduling", "disable_overlap_schedule",

@@ -230,6 +230,9 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   if (!memory.ok()) return memory.status();
   o.memory = *std::move(memory);
   if (absl::Status s = ReadExpertParallelism(flags, o.memory.tensor_parallel, &o.expert_parallel); !s.ok()) return s;
+  absl::StatusOr<SpeculativeOptions> speculative = ReadSpeculativeOptions(flags, o.setup.model);
+  if (!speculative.ok()) return speculative.status();
+  o.speculative = *std::move(speculative);
   if (absl::Status s = ReadOutputs(flags, o); !s.ok()) return s;
   o.command_line = CommandLineEcho(flags);
   return o;

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
+#include "sim/cli/speculative_options.h"
 #include "sim/cost/cost_model_factory.h"
 #include "sim/memory_plan/memory_plan.h"
 #include "sim/serving/router.h"
@@ -68,6 +69,7 @@ struct SimulateOptions {
   std::string calibration_path;      // --calibration; empty: the bundled profile
   bool coalesce = true;
   int cost_stride = 1;
+  SpeculativeOptions speculative;    // --num-speculative-tokens and its proposer
   WorkloadOptions workload;
   int64_t max_concurrency = 0;       // > 0: a closed-loop client with this many requests in flight
   double slo_ttft_s = 0;             // 0: no limit

@@ -11,6 +11,7 @@
 #include "models/parameter_count.h"
 #include "sim/cli/command_line.h"
 #include "sim/memory_plan/memory_plan_detail.h"
+#include "sim/memory_plan/speculative_memory.h"
 #include "sim/personality/personality_catalog.h"
 
 namespace infergrid {
@@ -52,6 +53,7 @@ struct EngineLimits {
   SchedulerKind scheduler = SchedulerKind::kVllm;
   double watermark = 0;
   MemoryPlan memory;
+  DraftMemory draft;                  // speculative decoding's proposer (zero without one)
 };
 
 absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const EnginePersonality& p) {
@@ -90,7 +92,38 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
   }
   limits.chunk_size = o.chunk_size > 0 ? o.chunk_size : limits.max_num_batched_tokens;
   limits.memory = std::move(detail->plan);
+  const cli::SpeculativeOptions& s = o.speculative;
+  if (s.enabled() && s.proposer.has_value()) {
+    limits.draft = ComputeDraftMemory(*s.proposer, s.method != cli::SpeculativeMethod::kDraftModel, o.setup.weights,
+                                      o.memory.kv_dtype, o.memory.tensor_parallel, p);
+    if (absl::Status st = AddDraftToPlan(limits.draft, request, limits.memory); !st.ok()) return st;
+  }
   return limits;
+}
+
+// Speculative decoding on the policy; usage errors where the engine model cannot run it.
+absl::Status AddSpeculation(const cli::SimulateOptions& o, const EngineLimits& limits, ExecutionPolicy& policy) {
+  const cli::SpeculativeOptions& s = o.speculative;
+  if (!s.enabled()) return absl::OkStatus();
+  if (limits.scheduler != SchedulerKind::kVllm && limits.scheduler != SchedulerKind::kSarathi) {
+    return cli::UsageError(absl::StrCat("--num-speculative-tokens: speculative decoding runs with the vllm and sarathi "
+                                        "schedulers (paged KV with lookahead slots), not --scheduler=",
+                                        NameOf(kSchedulerNames, limits.scheduler)));
+  }
+  if (policy.num_scheduler_steps > 1) {
+    return cli::UsageError("--num-speculative-tokens: vLLM runs speculative decoding without multi-step scheduling "
+                           "(--num-scheduler-steps)");
+  }
+  SpeculationPolicy& p = policy.speculation;
+  p.num_speculative_tokens = s.num_speculative_tokens;
+  p.acceptance = s.acceptance;
+  p.acceptance_text = s.acceptance_text;
+  p.seed = o.workload.synthetic.seed;
+  p.method = std::string(NameOf(cli::kSpeculativeMethodNames, s.method));
+  if (s.method == cli::SpeculativeMethod::kDraftModel) p.draft_model = s.proposer->name();
+  p.draft_weight_bytes = limits.draft.weight_bytes;
+  p.draft_kv_bytes_per_token = limits.draft.kv_bytes_per_token;
+  return absl::OkStatus();
 }
 
 // CUDA-graph sizes and multi-step scheduling as the personality's execution says.
@@ -125,6 +158,7 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions&
                                         " flag (multi-step scheduling is a vLLM 0.6 V0 feature: --engine=vllm-v0@0.6.5)"));
   }
   policy.stream_each_step = o.multi_step_stream_outputs.value_or(x.multi_step_streams_each_step());
+  if (absl::Status s = AddSpeculation(o, limits, policy); !s.ok()) return s;
   for (const std::string& flag : o.overlap_disabled_by) {
     if (flag != x.disable_overlap_flag()) {
       std::string dashed = flag;
@@ -150,6 +184,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.limits.max_num_batched_tokens = limits.max_num_batched_tokens;
   e.limits.chunk_size = limits.chunk_size;
   e.limits.preemption = o.preemption;
+  e.limits.lookahead_slots = policy.speculation.num_speculative_tokens;
   e.blocks.num_gpu_blocks = kv.num_blocks;
   e.blocks.block_size = kv.block_size;
   e.blocks.watermark = limits.watermark;
@@ -176,7 +211,8 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.progress = o.progress;
   e.execution = std::move(policy);
   const int64_t usable = kv.num_blocks - WatermarkBlocks(e.blocks);
-  const int64_t needed = (limits.max_model_len + kv.block_size - 1) / kv.block_size;
+  // A sequence at max_model_len still reserves its speculative lookahead slots.
+  const int64_t needed = (limits.max_model_len + e.limits.lookahead_slots + kv.block_size - 1) / kv.block_size;
   if (needed > usable) {
     return absl::FailedPreconditionError(absl::StrCat(
         "--max-model-len=", limits.max_model_len, " needs ", needed, " KV blocks but the memory plan leaves ",
@@ -186,14 +222,14 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
 }
 
 CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePersonality& p,
-                                  const MemoryPlan& memory) {
+                                  const MemoryPlan& memory, const DraftMemory& draft) {
   CostModelRequest c;
   c.kind = o.cost_model;
   c.model = o.setup.model;
   c.gpu = o.setup.gpu;
   c.compute_dtype = o.setup.compute_dtype;
   c.weights = o.setup.weights;
-  c.weight_bytes_per_gpu = memory.weight_bytes;
+  c.weight_bytes_per_gpu = memory.weight_bytes - draft.weight_bytes;  // the plan's weights include the draft's
   c.kv = memory.kv();
   c.active_parameters = o.setup.parameters.active_per_token();
   c.tensor_parallel = o.memory.tensor_parallel;
@@ -205,6 +241,22 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
   c.overlap = o.overlap_disabled_by.empty();
   c.custom_all_reduce = o.custom_all_reduce;
   c.expert_parallel = o.expert_parallel;
+  const cli::SpeculativeOptions& s = o.speculative;
+  if (s.enabled()) {
+    SpeculativeCostRequest spec;
+    spec.draft = s.proposer;
+    if (s.proposer.has_value()) {
+      spec.draft_weight_bytes_per_gpu = draft.pass_weight_bytes;
+      spec.draft_kv_bytes_per_token = draft.kv_bytes_per_token;
+      spec.draft_active_parameters = static_cast<double>(ActiveParametersPerToken(*s.proposer));
+      spec.proposer = s.method == cli::SpeculativeMethod::kDraftModel
+                          ? absl::StrCat(s.proposer->name(), " draft")
+                          : absl::StrCat(NameOf(cli::kSpeculativeMethodNames, s.method), " head");
+    } else {
+      spec.ngram_host_s_per_sequence = cli::kNgramHostSecondsPerSequence;
+    }
+    c.speculation = std::move(spec);
+  }
   return c;
 }
 
@@ -279,7 +331,7 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions&
   plan.personality = *std::move(personality);
   plan.memory_plan = std::move(limits->memory);
   plan.engine = *std::move(engine);
-  plan.cost_request = BuildCostRequest(options, plan.personality, plan.memory_plan);
+  plan.cost_request = BuildCostRequest(options, plan.personality, plan.memory_plan, limits->draft);
   plan.config = BuildConfigEcho(options, plan.engine);
   plan.config.set_engine(PersonalityName(plan.personality));
   plan.title = Title(options);

@@ -64,7 +64,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   std::unique_ptr<IterationsCsv> iterations_csv;
   std::unique_ptr<Timeline> timeline;
   if (out != nullptr && o.outputs.iterations) {
-    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv = IterationsCsv::Open(out->TempPath("iterations.csv"));
+    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv = IterationsCsv::Open(out->TempPath("iterations.csv"), plan.options.speculative.enabled());
     if (!csv.ok()) return csv.status();
     iterations_csv = *std::move(csv);
     outputs.Add(iterations_csv.get());
@@ -78,6 +78,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   }
   EngineConfig engine = plan.engine;
   engine.allreduce_latency_s = cost->allreduce_latency_s;
+  if (engine.execution.has_value()) engine.execution->speculation.seed = seed;  // this run's acceptances
   absl::StatusOr<SimulationResult> result =
       RunSimulation(engine, o.setup.gpu, *cost->model, **source, outputs.empty() ? nullptr : &outputs);
   if (!result.ok()) return result.status();

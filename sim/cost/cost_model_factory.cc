@@ -8,6 +8,7 @@
 #include "sim/cost/calibrated_cost_model.h"
 #include "sim/cost/execution_cost_model.h"
 #include "sim/cost/roofline_cost_model.h"
+#include "sim/cost/speculative_cost_model.h"
 
 namespace infergrid {
 namespace {
@@ -28,6 +29,30 @@ std::unique_ptr<IterationCostModel> MakeRoofline(const CostModelRequest& request
   }
   *overhead_s = options.overhead_s;
   return std::make_unique<RooflineCostModel>(request.model, request.gpu, options);
+}
+
+// The request for the speculative proposer's own model: the target's deployment with the
+// draft's spec, weights and KV.
+CostModelRequest DraftRequest(const CostModelRequest& request) {
+  CostModelRequest d = request;
+  const SpeculativeCostRequest& s = *request.speculation;
+  d.model = *s.draft;
+  d.weight_bytes_per_gpu = s.draft_weight_bytes_per_gpu;
+  d.kv.bytes_per_token = s.draft_kv_bytes_per_token;
+  d.active_parameters = s.draft_active_parameters;
+  d.speculation.reset();
+  return d;
+}
+
+// `target` with the speculative proposer in front of it (unchanged without speculation).
+std::unique_ptr<IterationCostModel> WithSpeculation(const CostModelRequest& request,
+                                                    std::unique_ptr<IterationCostModel> target,
+                                                    std::unique_ptr<IterationCostModel> draft) {
+  if (!request.speculation.has_value()) return target;
+  SpeculativeCostOptions options;
+  options.ngram_host_s_per_sequence = request.speculation->ngram_host_s_per_sequence;
+  options.proposer = request.speculation->proposer;
+  return std::make_unique<SpeculativeCostModel>(std::move(target), std::move(draft), options);
 }
 
 // The engine's custom all-reduce over the GPU's NVLink, when the engine has one and the GPU
@@ -86,7 +111,15 @@ absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
       absl::StatusOr<std::unique_ptr<CalibratedCostModel>> model =
           CalibratedCostModel::Create(request.model, request.gpu, *calibration, options);
       if (!model.ok()) return model.status();
-      absl::StatusOr<std::unique_ptr<IterationCostModel>> wrapped = WithHostTime(request, *std::move(model));
+      std::unique_ptr<IterationCostModel> draft;
+      if (request.speculation.has_value() && request.speculation->draft.has_value()) {
+        absl::StatusOr<std::unique_ptr<CalibratedCostModel>> d =
+            CalibratedCostModel::Create(*request.speculation->draft, request.gpu, *calibration, options);
+        if (!d.ok()) return d.status();
+        draft = *std::move(d);
+      }
+      absl::StatusOr<std::unique_ptr<IterationCostModel>> wrapped =
+          WithHostTime(request, WithSpeculation(request, *std::move(model), std::move(draft)));
       if (!wrapped.ok()) return wrapped.status();
       choice.kind = CostModelKind::kCalibrated;
       choice.reason = absl::StrCat("calibration profile ", CalibrationLabel(*calibration));
@@ -105,6 +138,20 @@ absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
                       ? "requested with --cost-model=roofline"
                       : absl::StrCat("no calibration profile for ", request.gpu.name());
   choice.model = MakeRoofline(request, &choice.overhead_s);
+  if (request.speculation.has_value()) {
+    std::unique_ptr<IterationCostModel> draft;
+    if (request.speculation->draft.has_value()) {
+      const CostModelRequest d = DraftRequest(request);
+      RooflineCostOptions options;
+      options.compute_dtype = d.compute_dtype;
+      options.weight_bytes = d.weight_bytes_per_gpu;
+      options.kv_bytes_per_token = d.kv.bytes_per_token;
+      options.active_parameters = d.active_parameters;
+      options.tensor_parallel = d.tensor_parallel;
+      draft = std::make_unique<RooflineCostModel>(d.model, d.gpu, options);
+    }
+    choice.model = WithSpeculation(request, std::move(choice.model), std::move(draft));
+  }
   return choice;
 }
 

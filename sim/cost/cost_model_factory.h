@@ -37,6 +37,19 @@ inline constexpr EnumName<CostModelKind> kCostModelNames[] = {{CostModelKind::kA
                                                               {CostModelKind::kRoofline, "roofline"},
                                                               {CostModelKind::kCalibrated, "calibrated"}};
 
+// Speculative decoding (sim/cost/speculative_cost_model.h): the proposer's model on the same
+// GPUs, priced by the same kind of cost model as the target, without host time of its own (the
+// step's host work is the engine's, once). A roofline draft pays no fixed per-pass overhead (its
+// passes run inside the target's step). No draft: n-gram lookup on the host.
+struct SpeculativeCostRequest {
+  std::optional<ModelSpec> draft;       // unset: n-gram
+  double draft_weight_bytes_per_gpu = 0;
+  int64_t draft_kv_bytes_per_token = 0;  // per GPU
+  double draft_active_parameters = 0;
+  double ngram_host_s_per_sequence = 0;
+  std::string proposer = "n-gram lookup";  // for descriptions: "llama-3-8b draft", "eagle head"
+};
+
 struct CostModelRequest {
   CostModelKind kind = CostModelKind::kAuto;
   ModelSpec model;
@@ -59,6 +72,7 @@ struct CostModelRequest {
   bool overlap = true;                  // false: the engine's overlap switched off
   bool custom_all_reduce = true;        // false: NCCL only (--disable-custom-all-reduce)
   ExpertParallelism expert_parallel;    // experts whole per GPU; their dispatch (calibrated model)
+  std::optional<SpeculativeCostRequest> speculation;  // unset: no speculative decoding
 };
 
 struct CostModelChoice {

@@ -38,6 +38,9 @@ struct IterationCost {
   double host_s = 0;
   double host_hidden_s = 0;
   double output_delay_s = 0;
+  // Speculative decoding (sim/cost/speculative_cost_model.h): of duration_s, the proposer's
+  // time before the target's verification (draft passes, or n-gram lookup on the host).
+  double draft_s = 0;
   // Achieved fraction of each peak over the whole iteration (bound / duration).
   double hbm_fraction() const { return duration_s > 0 ? hbm_bound_s / duration_s : 0; }
   double compute_fraction() const { return duration_s > 0 ? compute_bound_s / duration_s : 0; }

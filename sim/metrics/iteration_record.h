@@ -35,6 +35,14 @@ struct IterationRecord {
   Resource binding = Resource::kHbm;
   double hbm_fraction = 0;
   double compute_fraction = 0;
+  // Speculative decoding: of compute_s, the proposer's time (draft passes or n-gram lookup);
+  // decode sequences that verified drafts, the draft tokens proposed and accepted, and the
+  // tokens those sequences emitted (their own plus the accepted ones, cut at the output length).
+  double draft_s = 0;
+  int32_t speculative_seqs = 0;
+  int32_t draft_tokens = 0;
+  int32_t accepted_tokens = 0;
+  int32_t emitted_tokens = 0;
 
   int32_t batch_size() const { return prefill_seqs + decode_seqs + padding_seqs; }
   int64_t new_tokens() const { return prefill_tokens + decode_seqs + padding_seqs; }

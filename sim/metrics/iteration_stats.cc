@@ -26,6 +26,11 @@ void IterationStats::OnIteration(const IterationRecord& r) {
   preemptions_swap += r.preempted_swap;
   swap_out_blocks += r.swap_out_blocks;
   swap_in_blocks += r.swap_in_blocks;
+  draft_s += r.draft_s;
+  speculative_steps += r.speculative_seqs;
+  draft_tokens += r.draft_tokens;
+  accepted_tokens += r.accepted_tokens;
+  emitted_tokens += r.emitted_tokens;
   const size_t b = static_cast<size_t>(r.binding);
   ++binding_iterations[b];
   binding_time_s[b] += duration;

@@ -31,6 +31,13 @@ class IterationStats final : public IterationSink {
   int64_t preemptions_swap = 0;
   int64_t swap_out_blocks = 0;
   int64_t swap_in_blocks = 0;
+  // Speculative decoding: the proposer's time (summed), decode steps of a sequence that
+  // verified drafts, draft tokens proposed and accepted in them, and the tokens they emitted.
+  double draft_s = 0;
+  int64_t speculative_steps = 0;
+  int64_t draft_tokens = 0;
+  int64_t accepted_tokens = 0;
+  int64_t emitted_tokens = 0;
   std::array<int64_t, kNumResources> binding_iterations{};
   std::array<double, kNumResources> binding_time_s{};
 };

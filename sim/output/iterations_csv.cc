@@ -6,14 +6,15 @@
 
 namespace infergrid {
 
-absl::StatusOr<std::unique_ptr<IterationsCsv>> IterationsCsv::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<IterationsCsv>> IterationsCsv::Open(const std::string& path, bool speculative) {
   absl::StatusOr<BufferedFile> file = BufferedFile::Open(path);
   if (!file.ok()) return file.status();
-  std::unique_ptr<IterationsCsv> csv(new IterationsCsv(std::move(*file)));
+  std::unique_ptr<IterationsCsv> csv(new IterationsCsv(std::move(*file), speculative));
   csv->file_.Append(
       "replica,iteration,start_s,end_s,compute_s,communication_s,host_s,host_hidden_s,batch_size,prefill_seqs,"
       "prefill_tokens,decode_seqs,padding_seqs,kv_blocks_used,kv_fraction,waiting,running,swapped,"
-      "preempted,swap_out_blocks,swap_in_blocks,binding,hbm_fraction,compute_fraction\n");
+      "preempted,swap_out_blocks,swap_in_blocks,binding,hbm_fraction,compute_fraction");
+  csv->file_.Append(speculative ? ",draft_s,speculative_seqs,draft_tokens,accepted_tokens,emitted_tokens\n" : "\n");
   return csv;
 }
 
@@ -45,7 +46,16 @@ void IterationsCsv::OnIteration(const IterationRecord& r) {
   AppendInt(&b, r.swap_in_blocks);
   AppendField(&b, ResourceName(r.binding));
   AppendFixed(&b, r.hbm_fraction, 6);
-  AppendFixed(&b, r.compute_fraction, 6, '\n');
+  if (!speculative_) {
+    AppendFixed(&b, r.compute_fraction, 6, '\n');
+  } else {
+    AppendFixed(&b, r.compute_fraction, 6);
+    AppendFixed(&b, r.draft_s, 9);
+    AppendInt(&b, r.speculative_seqs);
+    AppendInt(&b, r.draft_tokens);
+    AppendInt(&b, r.accepted_tokens);
+    AppendInt(&b, r.emitted_tokens, '\n');
+  }
   file_.FlushIfFull();
 }
 

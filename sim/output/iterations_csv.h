@@ -4,6 +4,8 @@
 //   prefill_tokens, decode_seqs, padding_seqs, kv_blocks_used, kv_fraction, waiting, running,
 //   swapped, preempted, swap_out_blocks, swap_in_blocks, binding, hbm_fraction,
 //   compute_fraction
+// and, with speculative decoding only: draft_s, speculative_seqs, draft_tokens, accepted_tokens,
+// emitted_tokens.
 // Queue and KV columns are the state after the iteration's scheduling decisions.
 #ifndef INFERGRID_SIM_OUTPUT_ITERATIONS_CSV_H_
 #define INFERGRID_SIM_OUTPUT_ITERATIONS_CSV_H_
@@ -21,16 +23,18 @@ namespace infergrid {
 
 class IterationsCsv final : public IterationSink {
  public:
-  // Opens `path` for writing (the caller's temporary name).
-  static absl::StatusOr<std::unique_ptr<IterationsCsv>> Open(const std::string& path);
+  // Opens `path` for writing (the caller's temporary name); `speculative` adds the speculative
+  // decoding columns.
+  static absl::StatusOr<std::unique_ptr<IterationsCsv>> Open(const std::string& path, bool speculative = false);
   void OnIteration(const IterationRecord& r) override;
   // Flushes and closes; reports any write error.
   absl::Status Close();
 
  private:
-  explicit IterationsCsv(BufferedFile file) : file_(std::move(file)) {}
+  IterationsCsv(BufferedFile file, bool speculative) : file_(std::move(file)), speculative_(speculative) {}
 
   BufferedFile file_;
+  bool speculative_;
 };
 
 }  // namespace infergrid

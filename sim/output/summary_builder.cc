@@ -157,6 +157,26 @@ void AddResults(const SimulationResult& result, const SummaryContext& context, S
     share.set_time_s(it.binding_time_s[i]);
     share.set_time_share(it.busy_s > 0 ? it.binding_time_s[i] / it.busy_s : 0);
   }
+  if (context.engine->execution.has_value() && context.engine->execution->speculation.enabled()) {
+    const SpeculationPolicy& s = context.engine->execution->speculation;
+    SpeculationSummary& spec = *summary->mutable_speculation();
+    spec.set_method(s.method);
+    spec.set_draft_model(s.draft_model);
+    spec.set_num_speculative_tokens(s.num_speculative_tokens);
+    spec.set_acceptance(s.acceptance_text);
+    spec.set_expected_tokens_per_step(ExpectedTokensPerStep(s.acceptance.mean(), s.num_speculative_tokens));
+    const double steps = static_cast<double>(it.speculative_steps);
+    const double drafts = static_cast<double>(it.draft_tokens);
+    spec.set_steps(steps);
+    spec.set_draft_tokens(drafts);
+    spec.set_accepted_tokens(static_cast<double>(it.accepted_tokens));
+    spec.set_mean_tokens_per_step(steps > 0 ? static_cast<double>(it.emitted_tokens) / steps : 0);
+    spec.set_acceptance_rate(drafts > 0 ? static_cast<double>(it.accepted_tokens) / drafts : 0);
+    spec.set_draft_s(it.draft_s);
+    spec.set_draft_share(it.busy_s > 0 ? it.draft_s / it.busy_s : 0);
+    spec.set_draft_weight_bytes(s.draft_weight_bytes);
+    spec.set_draft_kv_bytes_per_token(static_cast<double>(s.draft_kv_bytes_per_token));
+  }
   summary->set_simulated_duration_s(duration);
   summary->set_input_tokens(input_tokens);
   summary->set_output_tokens(output_tokens);

@@ -90,6 +90,13 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
     absl::StrAppend(&out, "host         ", Percent(it.host_share()), " of busy time waiting for the engine's host work (",
                     Fixed(it.host_hidden_s() / std::max(1e-300, it.busy_s()) * 100, 1), "% more ran under the GPU)\n");
   }
+  if (s.has_speculation()) {
+    const SpeculationSummary& spec = s.speculation();
+    absl::StrAppend(&out, "speculation  ", spec.method(), spec.draft_model().empty() ? "" : " ", spec.draft_model(),
+                    ", k = ", spec.num_speculative_tokens(), ": ", Fixed(spec.mean_tokens_per_step(), 2),
+                    " tokens per step (", Fixed(spec.expected_tokens_per_step(), 2), " expected), acceptance ",
+                    Percent(spec.acceptance_rate()), ", drafting ", Percent(spec.draft_share()), " of busy time\n");
+  }
   absl::StrAppend(&out, "engine       ", Grouped(s.events()), " events, ", Grouped(s.simgrid_activities()),
                   " SimGrid activities");
   if (s.performance().wall_time_s() > 0) {

@@ -20,7 +20,8 @@ void ExecutionPolicy::ApplyGraphs(BatchShape& shape) const {
       if (context + 1 > graphs.max_decode_context) return;
     }
   }
-  const int64_t key = graphs.keyed_on_tokens ? shape.TotalNewTokens() : shape.sequences();
+  const int64_t verified = shape.speculative_tokens * static_cast<int64_t>(shape.decode_context_tokens.size());
+  const int64_t key = graphs.keyed_on_tokens ? shape.TotalNewTokens() + verified : shape.sequences();
   const auto size = std::lower_bound(sizes.begin(), sizes.end(), key);
   if (size == sizes.end() || (!graphs.pad && *size != key)) return;
   shape.padding_rows = *size - key;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/batch_shape.h"
+#include "sim/serving/speculation.h"
 
 namespace infergrid {
 
@@ -26,8 +27,12 @@ struct ExecutionPolicy {
   CudaGraphPolicy graphs;
   int num_scheduler_steps = 1;      // > 1: a decode batch runs that many steps per scheduler call
   bool stream_each_step = true;     // false: a multi-step group's tokens leave at its end
+  // Speculative decoding: k draft tokens per decode step and how many are accepted.
+  SpeculationPolicy speculation;
 
-  // Sets shape.launch and shape.padding_rows for the batch in `shape`.
+  // Sets shape.launch and shape.padding_rows for the batch in `shape`. A speculative batch
+  // (shape.speculative_tokens = k) is keyed on the tokens the target verifies: k + 1 per decode
+  // sequence (vLLM V1 captures such uniform batches too).
   void ApplyGraphs(BatchShape& shape) const;
 };
 

@@ -20,6 +20,7 @@ IterationCost Lerp(const IterationCost& a, const IterationCost& b, double f) {
   c.host_s = mix(a.host_s, b.host_s);
   c.host_hidden_s = mix(a.host_hidden_s, b.host_hidden_s);
   c.output_delay_s = mix(a.output_delay_s, b.output_delay_s);
+  c.draft_s = mix(a.draft_s, b.draft_s);
   return c;
 }
 
@@ -42,7 +43,8 @@ bool IterationPricer::ContinuesRun(const BatchPlan& plan) const {
 }
 
 IterationCost IterationPricer::Price(const BatchPlan& plan, const BatchShape& shape) {
-  if (stride_ == 1) return Exact(shape);
+  // Speculative steps advance contexts by the accepted tokens, not by one: priced exactly.
+  if (stride_ == 1 || shape.speculative_tokens > 0) return Exact(shape);
   // A run also keeps how the engine launches the batch (graph size, launch mode, scheduling).
   const bool same_launch = shape.padding_rows == ahead_.padding_rows && shape.launch == ahead_.launch &&
                            shape.schedules == ahead_.schedules;

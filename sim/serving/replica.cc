@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/serving/speculation.h"
+
 namespace infergrid {
 
 namespace {
@@ -36,6 +38,11 @@ Replica::~Replica() {
 }
 
 void Replica::Enqueue(Sequence* seq) {
+  if (speculative_tokens() > 0) {
+    const SpeculationPolicy& s = policy_->speculation;
+    seq->speculation_state = SpeculationStream::Seed(s.seed, seq->record);
+    seq->acceptance_rate = SpeculationStream::DrawRate(s.acceptance, seq->speculation_state);
+  }
   seq->status = SequenceStatus::kWaiting;
   queues_.waiting.push_back(seq);
   ++published_.outstanding;
@@ -101,6 +108,7 @@ bool Replica::Plan(double start_s) {
   for (int64_t context : plan_.padding_contexts) shape_.decode_context_tokens.push_back(context);
   r.padding_seqs = static_cast<int32_t>(plan_.padding_contexts.size());
   shape_.schedules = !continues;
+  shape_.speculative_tokens = speculative_tokens();
   if (policy_ != nullptr) {
     policy_->ApplyGraphs(shape_);
   } else {  // no policy: the cost model's own setting (graphs unless it runs eagerly)
@@ -111,6 +119,7 @@ bool Replica::Plan(double start_s) {
   r.replica = index_;
   r.index = iterations_;
   r.compute_s = cost_.duration_s - cost_.network_s;
+  r.draft_s = cost_.draft_s;
   r.host_s = cost_.host_s;
   r.host_hidden_s = cost_.host_hidden_s;
   r.kv_blocks_used = blocks_.used_blocks();
@@ -146,6 +155,23 @@ void Replica::FlushPending(double time_s) {
   pending_.clear();
 }
 
+void Replica::Speculate(Sequence& seq, double time_s) {
+  const int k = shape_.speculative_tokens;
+  const int accepted = SpeculationStream::AcceptedDrafts(seq.acceptance_rate, k, seq.speculation_state);
+  IterationRecord& r = record_;
+  ++r.speculative_seqs;
+  r.draft_tokens += k;
+  r.accepted_tokens += accepted;
+  ++r.emitted_tokens;  // the target's own token, delivered already
+  // The accepted drafts' K/V stay in the cache; none is emitted past the output length.
+  for (int i = 0; i < accepted && !seq.Finished(); ++i) {
+    ++seq.computed;
+    ++seq.generated;
+    ++r.emitted_tokens;
+    DeliverToken(seq, time_s);
+  }
+}
+
 void Replica::Complete(double start_s, double end_s, double communication_s) {
   const double delivered_s = end_s + cost_.output_delay_s;
   for (const ScheduledWork& w : plan_.work) {
@@ -155,6 +181,7 @@ void Replica::Complete(double start_s, double end_s, double communication_s) {
     if (seq->computed == seq->TotalTokens()) {
       ++seq->generated;
       DeliverToken(*seq, delivered_s);
+      if (w.decode && shape_.speculative_tokens > 0) Speculate(*seq, delivered_s);
       if (seq->Finished() && group_step_ > 0) group_finished_.push_back(seq->computed);
     }
   }

@@ -57,7 +57,9 @@ class Replica {
   }
 
   // Forms the next batch at `start_s` and prices it with the cost model; false when nothing
-  // can run until another request arrives. Under multi-step scheduling a decode batch runs
+  // can run until another request arrives. With speculative decoding (the policy's
+  // speculation) every decode step verifies k draft tokens and yields 1 + the accepted ones,
+  // all reaching the client together. Under multi-step scheduling a decode batch runs
   // num_scheduler_steps steps before the scheduler runs again (arrivals wait; members that
   // finish keep their slot as padding until the group ends).
   bool Plan(double start_s);
@@ -82,6 +84,10 @@ class Replica {
   // is none (no group, its last step done, or a member's KV cannot grow).
   bool ContinueGroup();
   void DeliverToken(const Sequence& seq, double time_s);
+  // Speculative decoding: after a decode step's own token, the accepted draft tokens (drawn
+  // from the sequence's stream), delivered with it at `time_s`.
+  void Speculate(Sequence& seq, double time_s);
+  int speculative_tokens() const { return policy_ != nullptr ? policy_->speculation.num_speculative_tokens : 0; }
   void FlushPending(double time_s);
 
   // A token held back until its multi-step group ends.

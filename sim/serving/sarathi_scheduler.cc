@@ -18,7 +18,8 @@ class SarathiScheduler final : public Scheduler {
         budget_(std::max<int64_t>(1, std::min(limits.chunk_size, limits.max_num_batched_tokens))) {}
 
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
-    int64_t tokens = scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, plan);
+    int64_t tokens =
+        scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, plan, limits_.lookahead_slots);
     // Prefills under way: as much of the budget as the free blocks can hold.
     for (Sequence* seq : queues.running) {
       if (tokens >= budget_) break;
@@ -31,7 +32,8 @@ class SarathiScheduler final : public Scheduler {
       tokens += new_tokens;
     }
     if (plan.preempted_recompute + plan.preempted_swap == 0) {
-      tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, plan);
+      tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, plan,
+                                            limits_.lookahead_slots);
     }
     while (!queues.waiting.empty() && tokens < budget_ &&
            static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {

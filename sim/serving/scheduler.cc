@@ -88,13 +88,13 @@ Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMod
 }
 
 int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
-                        int64_t max_tokens, BatchPlan& plan) {
+                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead) {
   int64_t tokens = 0;
   // Index loop: preemption pops from the back, never before `i`.
   for (size_t i = 0; i < queues.running.size() && tokens < max_tokens; ++i) {
     Sequence* seq = queues.running[i];
     if (!seq->InDecode()) continue;
-    const int64_t needed = blocks.Needed(*seq, seq->computed + 1);
+    const int64_t needed = blocks.Needed(*seq, seq->computed + 1 + lookahead);
     bool preempted_itself = false;
     while (!blocks.CanGrow(needed)) {
       if (PreemptLast(queues, blocks, mode, plan) == seq) {
@@ -105,19 +105,20 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
     if (preempted_itself) break;
     blocks.Grow(*seq, needed);
     plan.Add(seq, 1);
-    ++tokens;
+    tokens += 1 + lookahead;
   }
   return tokens;
 }
 
 int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs,
-                        int64_t max_tokens, BatchPlan& plan) {
+                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead) {
   int64_t tokens = 0;
   while (!queues.swapped.empty() && tokens < max_tokens &&
          static_cast<int64_t>(queues.running.size()) < max_num_seqs) {
     Sequence* seq = queues.swapped.front();
     const int64_t new_tokens = seq->InDecode() ? 1 : std::min(seq->Remaining(), max_tokens - tokens);
-    const int64_t gpu_blocks = std::max(blocks.BlocksFor(seq->computed + new_tokens), seq->cpu_blocks);
+    const int64_t slots = seq->InDecode() ? lookahead : 0;
+    const int64_t gpu_blocks = std::max(blocks.BlocksFor(seq->computed + new_tokens + slots), seq->cpu_blocks);
     if (!blocks.CanAdmit(gpu_blocks)) break;
     queues.swapped.pop_front();
     plan.swap_in_blocks += seq->cpu_blocks;
@@ -126,7 +127,7 @@ int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max
     seq->status = SequenceStatus::kRunning;
     queues.running.push_back(seq);
     plan.Add(seq, new_tokens);
-    tokens += new_tokens;
+    tokens += new_tokens + slots;
   }
   return tokens;
 }

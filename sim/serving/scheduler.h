@@ -45,6 +45,10 @@ struct SchedulerLimits {
   int64_t max_num_batched_tokens = 8192;
   int64_t chunk_size = 512;          // sarathi's token budget per iteration
   PreemptionMode preemption = PreemptionMode::kRecompute;
+  // Speculative decoding: KV slots each decode step reserves beyond its own token for the k
+  // draft tokens it verifies (vLLM's lookahead slots); each also takes k more tokens of the
+  // iteration's token budget.
+  int64_t lookahead_slots = 0;
 };
 
 // The queues of one replica. Sequences are owned by the engine.
@@ -84,15 +88,16 @@ Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMod
                       BatchPlan& plan);
 
 // Schedules one decode token for every running sequence in decode, front to back, preempting
-// from the back when blocks run out (vLLM's _schedule_running). Stops at `max_tokens`.
+// from the back when blocks run out (vLLM's _schedule_running). Stops at `max_tokens`. Each
+// decode reserves KV for 1 + `lookahead` tokens and counts that many against the budget.
 // Returns the tokens scheduled.
 int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
-                        int64_t max_tokens, BatchPlan& plan);
+                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead = 0);
 
 // Swaps sequences back in, front first, while the watermark and max_num_seqs allow; each is
-// scheduled for its next step. Returns the tokens scheduled.
+// scheduled for its next step (a decode with its `lookahead` slots). Returns the tokens scheduled.
 int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs,
-                        int64_t max_tokens, BatchPlan& plan);
+                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead = 0);
 
 }  // namespace scheduling
 

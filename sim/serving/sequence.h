@@ -34,6 +34,10 @@ struct Sequence {
   std::vector<uint64_t> prefix_keys;
   int64_t linked_blocks = 0;
   int64_t cached_tokens = 0;      // prompt tokens served from the prefix cache at admission
+  // Speculative decoding (sim/serving/speculation.h): the request's acceptance rate and its
+  // own random stream.
+  double acceptance_rate = 0;
+  uint64_t speculation_state = 0;
 
   int64_t TotalTokens() const { return int64_t{prompt_tokens} + generated; }
   int64_t Remaining() const { return TotalTokens() - computed; }

@@ -29,10 +29,10 @@ class VllmScheduler final : public Scheduler {
       if (!plan.work.empty()) return;
     }
     scheduling::ScheduleDecodes(queues, blocks, limits_.preemption,
-                                limits_.max_num_batched_tokens, plan);
+                                limits_.max_num_batched_tokens, plan, limits_.lookahead_slots);
     if (plan.preempted_recompute + plan.preempted_swap == 0) {
       scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs,
-                                  std::numeric_limits<int64_t>::max(), plan);
+                                  std::numeric_limits<int64_t>::max(), plan, limits_.lookahead_slots);
     }
   }
 
