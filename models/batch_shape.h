@@ -39,6 +39,9 @@ struct BatchShape {
   // speculate never see it set: sim/cost/speculative_cost_model.h prices it as the proposer's
   // passes plus the target's forward with k + 1 new tokens per decode sequence.
   int32_t speculative_tokens = 0;
+  // Rows beyond one per sequence whose logits are computed and sampled: a speculative
+  // verification scores all k + 1 positions of each verified sequence (k extra each).
+  int64_t extra_sampled_rows = 0;
 
   int64_t sequences() const {
     return static_cast<int64_t>(prefill.size() + decode_context_tokens.size());

@@ -318,7 +318,7 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
   const int64_t real_tokens = batch.TotalNewTokens();
   const int64_t tokens = real_tokens + batch.padding_rows;
   out->new_tokens = tokens;
-  out->sampled_rows = batch.sequences();
+  out->sampled_rows = batch.sequences() + batch.extra_sampled_rows;
   if (real_tokens == 0) return;
   const double t = static_cast<double>(tokens);
   const double d = static_cast<double>(d_);

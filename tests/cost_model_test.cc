@@ -226,6 +226,20 @@ TEST(IterationKernels, LmHeadRunsOnSampledRowsOnly) {
   EXPECT_EQ(Find(k, "lm_head")->n, 128256);
 }
 
+// A speculative verification scores all k + 1 positions: the LM head and the sampler run on
+// the extra rows too, the rest of the layer stack is unchanged.
+TEST(IterationKernels, ExtraSampledRowsGoThroughTheLmHeadOnly) {
+  BatchShape verify;
+  for (int i = 0; i < 4; ++i) verify.prefill.push_back({5, 1000});
+  const IterationKernels one = Build(Model("llama-3-8b"), verify);
+  verify.extra_sampled_rows = 4 * 4;
+  const IterationKernels all = Build(Model("llama-3-8b"), verify);
+  EXPECT_EQ(Find(one, "lm_head")->m, 4);
+  EXPECT_EQ(Find(all, "lm_head")->m, 20);
+  EXPECT_DOUBLE_EQ(Find(all, "qkv_proj")->tensor_flops, Find(one, "qkv_proj")->tensor_flops);
+  EXPECT_DOUBLE_EQ(Find(all, "sampler")->hbm_bytes, 5 * Find(one, "sampler")->hbm_bytes);
+}
+
 TEST(IterationKernels, TensorParallelDividesShapesAndAddsAllReduces) {
   const ModelSpec llama = Model("llama-3-8b");
   const IterationKernels one = Build(llama, Decode(8, 100));

@@ -46,6 +46,8 @@ IterationCost SpeculativeCostModel::VerifyCost(const BatchShape& batch) const {
   verify.launch = batch.launch;
   verify.schedules = batch.schedules;
   verify.speculative_tokens = 0;
+  // The target scores every position of each verified sequence: k more LM-head rows each.
+  verify.extra_sampled_rows = static_cast<int64_t>(batch.decode_context_tokens.size()) * batch.speculative_tokens;
   return target_->Cost(verify);
 }
 
@@ -67,6 +69,7 @@ IterationCost SpeculativeCostModel::DraftCost(const BatchShape& batch) const {
     pass.launch = pass.prefill.empty() ? LaunchMode::kGraph : batch.launch;
     pass.schedules = false;
     pass.speculative_tokens = 0;
+    pass.extra_sampled_rows = 0;
     if (pass.empty()) break;
     const IterationCost c = draft_->Cost(pass);
     total.duration_s += c.duration_s;
