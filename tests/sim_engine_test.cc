@@ -483,6 +483,9 @@ std::string RunAndDescribe(const EngineConfig& config, const std::vector<Request
     absl::StrAppendFormat(&out, "%d %d %.12f %.12f %.12f %d\n", r.replica, static_cast<int>(r.outcome),
                           r.scheduled_s, r.first_token_s, r.finish_s, r.preemptions);
   }
+  for (const RequestRecord& r : result->log.records()) {
+    if (r.kv_transfer_s >= 0) absl::StrAppendFormat(&out, "transfer %d %.12f\n", r.replica, r.kv_transfer_s);
+  }
   if (!sink.records.empty()) {
     const IterationRecord& first = sink.records.front();
     absl::StrAppendFormat(&out, "first_iteration %.12f %.12f %.12f\n", first.start_s, first.end_s,
@@ -644,6 +647,65 @@ TEST(Engine, SixteenWayTensorParallelOnGb200StaysOnNvlink) {
   config.layout = {.num_replicas = 1, .tensor_parallel = 16, .gpus_per_node = 8, .nvlink_domain_gpus = 8};
   const std::string h100 = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 2)}); });
   EXPECT_THAT(h100, HasSubstr("--tensor-parallel-size=16 does not fit an NVLink domain of 8 GPUs"));
+}
+
+// The KV transfers of the disaggregation's tests, read back from RunAndDescribe's output.
+std::vector<double> TransferTimes(const std::string& out) {
+  std::vector<double> times;
+  for (absl::string_view line : absl::StrSplit(out, '\n')) {
+    int replica = 0;
+    double seconds = 0;
+    if (std::sscanf(std::string(line).c_str(), "transfer %d %lf", &replica, &seconds) == 2) times.push_back(seconds);
+  }
+  return times;
+}
+
+// One prefill and one decode replica on one H100 node: the prefill ends, the prompt's KV
+// (1,000 x 131,072 B) crosses NVLink at 450 GB/s each way, the first token reaches the client
+// when it has arrived, and the decode replica makes the other two.
+TEST(Engine, DisaggregatedPrefillHandsItsKvToADecodeReplica) {
+  EngineConfig config = TestConfig();
+  config.layout.num_replicas = 2;
+  config.prefill_replicas = 1;
+  const std::string out = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 3)}); });
+  const std::vector<std::string> lines = absl::StrSplit(out, '\n');
+  ASSERT_GE(lines.size(), 3u) << out;
+  int replica = 0, outcome = 0, preemptions = 0;
+  double scheduled = 0, first = 0, finish = 0;
+  ASSERT_EQ(std::sscanf(lines[1].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &scheduled, &first,
+                        &finish, &preemptions), 6) << out;
+  const double transfer = 1000.0 * 131072 / (ResolveGpu("h100-sxm")->nvlink_bytes_per_s() / 2);
+  const double prefill = LinearCostModel::Seconds(1000, 0);
+  EXPECT_EQ(replica, 1);
+  EXPECT_EQ(outcome, 1);
+  EXPECT_NEAR(first, prefill + transfer, 1e-9);
+  EXPECT_NEAR(finish, prefill + transfer + LinearCostModel::Seconds(1, 1000) + LinearCostModel::Seconds(1, 1001), 1e-9);
+  ASSERT_EQ(TransferTimes(out).size(), 1u) << out;
+  EXPECT_NEAR(TransferTimes(out)[0], transfer, 1e-9);
+  // Three iterations: the prefill, then two decode steps for tokens 2 and 3.
+  EXPECT_THAT(lines[0], HasSubstr("iterations 3 "));
+
+  // Across nodes (one TP8 replica per node): over PCIe and the fabric, 50 GB/s per GPU.
+  config.layout = {.num_replicas = 2, .tensor_parallel = 8, .gpus_per_node = 8};
+  const std::string nodes = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 3)}); });
+  ASSERT_EQ(TransferTimes(nodes).size(), 1u) << nodes;
+  EXPECT_NEAR(TransferTimes(nodes)[0], 1000.0 * 131072 / kNicBytesPerS, 1e-9);
+}
+
+// Two prefill replicas finish at the same instant and both send to the one decode replica:
+// the two transfers share its NVLink port and each takes twice as long.
+TEST(Engine, KvTransfersSharingALinkShareItsBandwidth) {
+  EngineConfig config = TestConfig();
+  config.layout.num_replicas = 3;
+  config.prefill_replicas = 2;
+  const std::string out = InChild([&] {
+    return RunAndDescribe(config, {OneRequest(0, 1000, 2), OneRequest(0, 1000, 2)});
+  });
+  const std::vector<double> times = TransferTimes(out);
+  ASSERT_EQ(times.size(), 2u) << out;
+  const double alone = 1000.0 * 131072 / (ResolveGpu("h100-sxm")->nvlink_bytes_per_s() / 2);
+  EXPECT_NEAR(times[0], 2 * alone, 1e-9);
+  EXPECT_NEAR(times[1], 2 * alone, 1e-9);
 }
 
 TEST(Engine, SwapPreemptionMovesKvOverPcie) {

@@ -18,6 +18,7 @@ namespace infergrid {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using testing::ReadAll;
 using testing::RunInfergrid;
@@ -347,6 +348,37 @@ TEST(SimulateCli, ExpertParallelDispatchAndImbalance) {
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_EQ(r.out, "") << bad;
     EXPECT_THAT(r.err, HasSubstr("--expert-")) << bad;
+  }
+}
+
+// Disaggregation from the command line: the summary names the pools and the transfers, every
+// request finishes, TTFT holds the transfer; misuse is one usage error and no output.
+TEST(SimulateCli, PrefillDecodeDisaggregation) {
+  const testing::CommandResult r =
+      RunInfergrid("simulate --quiet --format=json --max-requests=60 --rate=10 --pd=1P3D --decode-router=least-outstanding");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["completed"], 60);
+  EXPECT_EQ(j["config"]["num_replicas"], 4);
+  const nlohmann::json& pd = j["disaggregation"];
+  EXPECT_EQ(pd["prefill_replicas"], 1);
+  EXPECT_EQ(pd["decode_replicas"], 3);
+  EXPECT_EQ(pd["decode_router"], "least-outstanding");
+  EXPECT_EQ(pd["kv_transfer"]["count"], 60);
+  EXPECT_GT(pd["kv_transfer"]["mean"].get<double>(), 0);
+  EXPECT_LT(pd["kv_transfer"]["mean"].get<double>(), j["ttft"]["mean"].get<double>());
+  // Llama-3-8B's 131,072 B per token: the mean prompt's KV per GPU.
+  EXPECT_NEAR(pd["kv_bytes_per_gpu"].get<double>(),
+              j["input_tokens"].get<double>() / 60 * 131072, 1);
+  const testing::CommandResult table = RunInfergrid("simulate --max-requests=20 --pd=1P1D");
+  EXPECT_THAT(table.out, HasSubstr("disaggregated 1 prefill + 1 decode replicas (least-kv): KV transfer mean"));
+  EXPECT_FALSE(Json(RunInfergrid("simulate --quiet --format=json --max-requests=5")).contains("disaggregation"));
+  for (const std::string bad : {"--pd=2P", "--pd=0P2D", "--pd=1P1D --num-replicas=3", "--decode-router=least-kv",
+                                "--pd=1P1D --decode-router=random"}) {
+    const testing::CommandResult e = RunInfergrid("simulate --quiet --max-requests=5 " + bad);
+    EXPECT_EQ(e.exit_code, 2) << bad;
+    EXPECT_EQ(e.out, "") << bad;
+    EXPECT_THAT(e.err, AnyOf(HasSubstr("--pd"), HasSubstr("--decode-router"))) << bad << ": " << e.err;
   }
 }
 

@@ -34,6 +34,12 @@ ABSL_FLAG(int64_t, max_concurrency, 0,
           "finishes (0: open loop, every request at its arrival time)");
 ABSL_FLAG(int32_t, num_replicas, 1, "model replicas (each on --tensor-parallel-size GPUs)");
 ABSL_FLAG(std::string, router, "round-robin", "request routing: round-robin, least-outstanding or least-kv");
+ABSL_FLAG(std::string, pd, "",
+          "prefill/decode disaggregation as xPyD: x prefill-only and y decode-only replicas (e.g. 2P6D; "
+          "--num-replicas is then x + y); empty: every replica does both");
+ABSL_FLAG(std::string, decode_router, "least-kv",
+          "with --pd: which decode replica a finished prefill's KV goes to (round-robin, "
+          "least-outstanding or least-kv)");
 ABSL_FLAG(std::string, cost_model, "auto",
           "iteration cost model: auto (calibrated when a profile exists for the GPU, else roofline), "
           "roofline or calibrated");
@@ -81,7 +87,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
          {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "num_scheduler_steps",
           "multi_step_stream_outputs", "disable_async_output_proc", "no_async_scheduling", "disable_overlap_schedule",
           "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "max_concurrency", "preemption_mode", "swap_space",
-          "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "cost_model",
+          "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "pd", "decode_router", "cost_model",
           "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "outputs", "quiet",
           "coalesce", "cost_stride", "timeline_max_iterations", "record_wall_time"}) {
       list->push_back(name);

@@ -28,6 +28,8 @@ ABSL_DECLARE_FLAG(bool, enable_cuda_graphs);
 ABSL_DECLARE_FLAG(int64_t, max_concurrency);
 ABSL_DECLARE_FLAG(int32_t, num_replicas);
 ABSL_DECLARE_FLAG(std::string, router);
+ABSL_DECLARE_FLAG(std::string, pd);
+ABSL_DECLARE_FLAG(std::string, decode_router);
 ABSL_DECLARE_FLAG(std::string, cost_model);
 ABSL_DECLARE_FLAG(std::string, workload);
 ABSL_DECLARE_FLAG(std::string, arrival);

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "absl/flags/reflection.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -66,6 +68,34 @@ absl::StatusOr<OutputSelection> ParseOutputs(absl::string_view list) {
 }
 
 // Scheduler, preemption, router, cost model and the engine's numeric settings.
+// --pd=xPyD (x prefill-only, y decode-only replicas) and --decode-router.
+absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
+  const std::string pd = absl::AsciiStrToUpper(flags.Get(FLAGS_pd));
+  if (pd.empty()) {
+    if (flags.IsSet("decode_router")) return UsageError("--decode-router needs --pd=xPyD");
+    return absl::OkStatus();
+  }
+  const size_t p = pd.find('P');
+  int prefill = 0, decode = 0;
+  if (p == std::string::npos || pd.empty() || pd.back() != 'D' ||
+      !absl::SimpleAtoi(absl::string_view(pd).substr(0, p), &prefill) ||
+      !absl::SimpleAtoi(absl::string_view(pd).substr(p + 1, pd.size() - p - 2), &decode) ||
+      prefill < 1 || decode < 1 || prefill + decode > 4096) {
+    return UsageError(absl::StrCat("--pd=", flags.Get(FLAGS_pd),
+                                   ": expected xPyD with x, y >= 1 prefill and decode replicas (e.g. 2P6D)"));
+  }
+  if (flags.IsSet("num_replicas") && o.num_replicas != prefill + decode) {
+    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " disagrees with --pd=", flags.Get(FLAGS_pd),
+                                   " (", prefill + decode, " replicas); give one of them"));
+  }
+  absl::StatusOr<RouterKind> router = ParseFlagEnum("decode-router", kRouterNames, flags.Get(FLAGS_decode_router));
+  if (!router.ok()) return router.status();
+  o.prefill_replicas = prefill;
+  o.num_replicas = prefill + decode;
+  o.decode_router = *router;
+  return absl::OkStatus();
+}
+
 absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   if (const std::string name = flags.Get(FLAGS_scheduler); !name.empty()) {
     absl::StatusOr<SchedulerKind> scheduler = ParseFlagEnum("scheduler", kSchedulerNames, name);
@@ -84,6 +114,7 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.cost_model = *cost_model;
   o.num_replicas = flags.Get(FLAGS_num_replicas);
   if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, 4096); !s.ok()) return s;
+  if (absl::Status s = ReadDisaggregation(flags, o); !s.ok()) return s;
   o.chunk_size = flags.Get(FLAGS_chunk_size);
   if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 0, int64_t{1} << 30); !s.ok()) return s;
   o.num_scheduler_steps = flags.Get(FLAGS_num_scheduler_steps);

@@ -65,6 +65,8 @@ struct SimulateOptions {
   bool cuda_graphs = true;
   int num_replicas = 1;
   RouterKind router = RouterKind::kRoundRobin;
+  int prefill_replicas = 0;          // --pd=xPyD: x (0: not disaggregated); num_replicas = x + y
+  RouterKind decode_router = RouterKind::kLeastKv;
   CostModelKind cost_model = CostModelKind::kAuto;
   std::string calibration_path;      // --calibration; empty: the bundled profile
   bool coalesce = true;

@@ -191,6 +191,8 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.blocks.prefix_caching = o.prefix_caching;
   e.blocks.num_cpu_blocks = kv.BlockBytes() > 0 ? static_cast<int64_t>(o.swap_space_gib * kGiB / kv.BlockBytes()) : 0;
   e.router = o.router;
+  e.prefill_replicas = o.prefill_replicas;
+  e.decode_router = o.decode_router;
   e.max_model_len = limits.max_model_len;
   e.num_layers = o.setup.model.num_layers();
   e.hidden_size = o.setup.model.hidden_size();

@@ -67,6 +67,18 @@ void ReplicaDevices::HostTransfer(double bytes_out, double bytes_in) {
   ++activities_;
 }
 
+void ReplicaDevices::SendKv(ReplicaDevices& to, double bytes_per_gpu) {
+  const size_t k = gpus_.size();
+  if (bytes_per_gpu <= 0 || to.gpus_.size() != k) return;
+  std::vector<sg::Host*> hosts = gpus_;
+  hosts.insert(hosts.end(), to.gpus_.begin(), to.gpus_.end());
+  const size_t n = hosts.size();
+  std::vector<double> matrix(n * n, 0.0);
+  for (size_t i = 0; i < k; ++i) matrix[i * n + k + i] = bytes_per_gpu;
+  sg::this_actor::exec_init(hosts, {}, matrix)->wait();
+  ++activities_;
+}
+
 namespace {
 
 int DomainGpus(const PlatformLayout& layout) {

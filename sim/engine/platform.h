@@ -41,6 +41,11 @@ class ReplicaDevices {
   void AllReduce(double bytes);
   // KV blocks between each GPU and host memory over PCIe, both directions at once.
   void HostTransfer(double bytes_out, double bytes_in);
+  // Prefill/decode disaggregation: each GPU sends `bytes_per_gpu` of KV to the GPU of the same
+  // tensor-parallel rank of `to` (same TP), all at once, over the route between them (NVLink
+  // inside a domain, PCIe and the fabric between nodes), sharing links with whatever else
+  // crosses them. Blocks the calling actor until the last byte arrives.
+  void SendKv(ReplicaDevices& to, double bytes_per_gpu);
 
  private:
   std::vector<simgrid::s4u::Host*> gpus_;

@@ -115,6 +115,15 @@ class Run {
   // Yields until every request arriving at `now` has been delivered.
   void DrainArrivalsAt(double now);
   void Fail(absl::Status status);
+  // Disaggregation: takes a sequence whose prefill ended on replica `from` and moves its KV to
+  // a decode replica in an actor of its own (the prefill replica goes on).
+  void Handoff(int from, Sequence* seq);
+  void TransferKv(int from, Sequence* seq);
+  bool IsDecodeOnly(int index) const { return config_.prefill_replicas > 0 && index >= config_.prefill_replicas; }
+  // No request can reach a decode replica any more: arrivals done, prefill pool empty, no
+  // transfer in flight.
+  bool DecodeInputsDone() const;
+  void WakeIdleWorkers();
   // Runs ahead from `now` through uninterruptible iterations (or one iteration when running
   // ahead is not allowed) and executes them.
   void RunIterations(int index, double now);
@@ -153,7 +162,10 @@ class Run {
   AdmissionPolicy admission_;
   std::unique_ptr<Router> router_;
   std::vector<std::unique_ptr<Replica>> replicas_;
-  std::vector<Replica*> replica_view_;
+  std::vector<Replica*> replica_view_;  // the replicas arrivals are routed to (the prefill pool)
+  std::vector<Replica*> decode_view_;   // disaggregation: the decode pool
+  std::unique_ptr<Router> decode_router_;
+  int64_t transfers_in_flight_ = 0;
   std::vector<ReplicaDevices> devices_;
   std::vector<WorkerState> workers_;
   double next_arrival_s_ = 0;     // arrival time of the next request not yet delivered
@@ -181,9 +193,23 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
     replicas_.push_back(std::make_unique<Replica>(i, std::move(scheduler), config_.blocks, cost_model_,
                                                   result_.log, fanout_, config_.cost_stride,
                                                   config_.execution ? &*config_.execution : nullptr));
-    replica_view_.push_back(replicas_.back().get());
+    if (IsDecodeOnly(i)) {
+      decode_view_.push_back(replicas_.back().get());
+    } else {
+      replica_view_.push_back(replicas_.back().get());
+    }
+    if (config_.prefill_replicas > 0 && i < config_.prefill_replicas) {
+      replicas_.back()->SetPrefillHandoff([this, i](Sequence* seq, double) { Handoff(i, seq); });
+    }
     workers_[static_cast<size_t>(i)].wake = sg::Semaphore::create(0);
   }
+  if (config_.prefill_replicas > 0 && (config_.prefill_replicas >= n || config_.scheduler == SchedulerKind::kStatic ||
+                                     config_.scheduler == SchedulerKind::kOrca)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "disaggregation needs at least one prefill and one decode replica and a continuous-batching "
+        "scheduler (", config_.prefill_replicas, " prefill of ", n, " replicas)"));
+  }
+  decode_router_ = MakeRouter(config_.decode_router);
   admission_.max_model_len = config_.max_model_len;
   admission_.block_size = config_.blocks.block_size;
   admission_.usable_blocks = replicas_[0]->blocks().total_blocks() - replicas_[0]->blocks().watermark_blocks();
@@ -195,12 +221,69 @@ void Run::Fail(absl::Status status) {
   if (error_.ok()) error_ = std::move(status);
   arrivals_done_ = true;
   next_arrival_s_ = kInfinity;
+  WakeIdleWorkers();
+}
+
+void Run::WakeIdleWorkers() {
   for (WorkerState& w : workers_) {
     if (w.idle) {
       w.idle = false;
       w.wake->release();
     }
   }
+}
+
+bool Run::DecodeInputsDone() const {
+  if (!arrivals_done_ || transfers_in_flight_ > 0) return false;
+  for (int i = 0; i < config_.prefill_replicas; ++i) {
+    if (replicas_[static_cast<size_t>(i)]->HasWork()) return false;
+  }
+  return true;
+}
+
+void Run::Handoff(int from, Sequence* seq) {
+  ++transfers_in_flight_;
+  sg::Actor::create("kv-transfer", devices_[static_cast<size_t>(from)].host(),
+                    [this, from, seq] { TransferKv(from, seq); });
+}
+
+void Run::TransferKv(int from, Sequence* seq) {
+  const double start = sg::Engine::get_clock();
+  const int to = config_.prefill_replicas + decode_router_->Route(decode_view_);
+  // The prompt's KV (every GPU its own heads' share), as the decode instance pulls it whole
+  // once the prefill has ended (vLLM's and SGLang's connectors).
+  const double bytes = static_cast<double>(seq->prompt_tokens) * static_cast<double>(config_.kv_bytes_per_token);
+  Replica& decode = *replicas_[static_cast<size_t>(to)];
+  decode.ReserveIncoming();  // counts in the decode replica's load while in flight
+  devices_[static_cast<size_t>(from)].SendKv(devices_[static_cast<size_t>(to)], bytes);
+  const double end = sg::Engine::get_clock();
+  RequestRecord& record = result_.log.at(seq->record);
+  record.kv_transfer_s = end - start;
+  record.replica = to;
+  // The decode replica holds the prompt's KV and the prefill's token: that token reaches the
+  // client now, and decoding goes on from it.
+  seq->output_tokens = seq->decode_output_tokens;
+  seq->decode_output_tokens = 0;
+  seq->generated = 1;
+  seq->computed = seq->prompt_tokens;
+  seq->gpu_blocks = seq->cpu_blocks = seq->reserved_blocks = seq->linked_blocks = 0;
+  seq->prefix_keys.clear();
+  result_.log.OnToken(seq->record, end);
+  --transfers_in_flight_;
+  if (seq->Finished()) {
+    decode.DropIncoming();
+    result_.log.OnFinished(seq->record, end, seq->preemptions, seq->cached_tokens);
+    delete seq;
+    NoteCompletions();
+  } else {
+    decode.EnqueueIncoming(seq);
+    WorkerState& worker = workers_[static_cast<size_t>(to)];
+    if (worker.idle) {
+      worker.idle = false;
+      worker.wake->release();
+    }
+  }
+  if (DecodeInputsDone()) WakeIdleWorkers();
 }
 
 void Run::Arrivals() {
@@ -287,7 +370,11 @@ void Run::Deliver(const Request& request) {
     return;
   }
   ++in_flight_;
-  const int chosen = replicas_.size() == 1 ? 0 : router_->Route(replica_view_);
+  if (config_.prefill_replicas > 0) {  // the prefill pool serves the prompt and one token
+    seq->decode_output_tokens = seq->output_tokens;
+    seq->output_tokens = 1;
+  }
+  const int chosen = replica_view_.size() == 1 ? 0 : router_->Route(replica_view_);
   stored.replica = chosen;
   ++result_.requests_per_replica[static_cast<size_t>(chosen)];
   replicas_[static_cast<size_t>(chosen)]->Enqueue(seq.release());
@@ -321,7 +408,7 @@ void Run::Worker(int index) {
       continue;
     }
     replica.Publish();
-    if (arrivals_done_) {
+    if (arrivals_done_ && (!IsDecodeOnly(index) || DecodeInputsDone())) {
       if (replica.HasWork()) {
         Fail(absl::InternalError(absl::StrCat(
             "replica ", index, " cannot schedule its ", replica.LiveLoad().outstanding,
@@ -367,7 +454,9 @@ void Run::RunIterations(int index, double start) {
   auto has_transfer = [&] {
     return replica.plan().swap_out_blocks > 0 || replica.plan().swap_in_blocks > 0;
   };
-  if (!config_.coalesce || config_.max_concurrency > 0 || !devices.exclusive() || has_transfer()) {
+  // Under disaggregation KV transfers cross the replicas' links at any time: nothing runs ahead.
+  if (!config_.coalesce || config_.max_concurrency > 0 || !devices.exclusive() || has_transfer() ||
+      config_.prefill_replicas > 0) {
     run_one(start);
     progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
     return;

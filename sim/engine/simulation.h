@@ -44,6 +44,12 @@ struct EngineConfig {
   SchedulerLimits limits;
   BlockManagerOptions blocks;            // per replica
   RouterKind router = RouterKind::kRoundRobin;
+  // Prefill/decode disaggregation: > 0 makes the first this many replicas prefill-only and the
+  // others decode-only. A request is routed (`router`) to a prefill replica; when its prefill
+  // ends, its prompt's KV moves to the decode replica `decode_router` picks, over the platform's
+  // links, and its first token reaches the client when the KV has arrived.
+  int prefill_replicas = 0;
+  RouterKind decode_router = RouterKind::kLeastKv;
   int64_t max_model_len = 8192;
   // Tensor parallelism: two all-reduces per layer of new_tokens x hidden_size activations.
   int num_layers = 32;

@@ -28,6 +28,7 @@ struct RequestRecord {
   int32_t replica = -1;
   RequestOutcome outcome = RequestOutcome::kPending;
   bool truncated = false;        // output cut so that prompt + output <= max_model_len
+  double kv_transfer_s = -1;     // disaggregation: prefill end -> KV on the decode replica
 };
 
 class RequestLog {

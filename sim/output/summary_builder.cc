@@ -73,7 +73,8 @@ void AddNotes(const SummaryContext& context, SimulationSummary* summary) {
 void AddResults(const SimulationResult& result, const SummaryContext& context, SimulationSummary* summary) {
   const double kv_bytes_per_block = static_cast<double>(context.engine->blocks.block_size) *
                                     static_cast<double>(context.engine->kv_bytes_per_token);
-  std::vector<double> ttft, tpot, e2e, queueing;
+  std::vector<double> ttft, tpot, e2e, queueing, transfer;
+  double transfer_input_tokens = 0;
   double input_tokens = 0, output_tokens = 0, cached_tokens = 0;
   int32_t completed = 0, meeting = 0;
   for (const RequestRecord& r : result.log.records()) {
@@ -83,6 +84,10 @@ void AddResults(const SimulationResult& result, const SummaryContext& context, S
     ttft.push_back(t);
     e2e.push_back(r.finish_s - r.arrival_s);
     queueing.push_back(r.scheduled_s - r.arrival_s);
+    if (r.kv_transfer_s >= 0) {
+      transfer.push_back(r.kv_transfer_s);
+      transfer_input_tokens += r.input_tokens;
+    }
     double per_token = 0;
     if (r.output_tokens > 1) {
       per_token = (r.finish_s - r.first_token_s) / (r.output_tokens - 1);
@@ -105,6 +110,18 @@ void AddResults(const SimulationResult& result, const SummaryContext& context, S
   SetLatency(ComputeLatencyStats(result.log.itl()), summary->mutable_itl());
   SetLatency(ComputeLatencyStats(e2e), summary->mutable_e2e());
   SetLatency(ComputeLatencyStats(queueing), summary->mutable_queueing());
+  if (context.engine->prefill_replicas > 0) {
+    DisaggregationSummary& pd = *summary->mutable_disaggregation();
+    pd.set_prefill_replicas(context.engine->prefill_replicas);
+    pd.set_decode_replicas(context.engine->layout.num_replicas - context.engine->prefill_replicas);
+    pd.set_decode_router(std::string(NameOf(kRouterNames, context.engine->decode_router)));
+    SetLatency(ComputeLatencyStats(transfer), pd.mutable_kv_transfer());
+    const double ttft_mean = summary->ttft().mean();
+    pd.set_kv_transfer_share_of_ttft(ttft_mean > 0 ? pd.kv_transfer().mean() / ttft_mean : 0);
+    pd.set_kv_bytes_per_gpu(transfer.empty() ? 0
+                                             : transfer_input_tokens / static_cast<double>(transfer.size()) *
+                                                   static_cast<double>(context.engine->kv_bytes_per_token));
+  }
 
   const double duration = result.duration_s;
   auto per_s = [duration](double x) { return duration > 0 ? x / duration : 0.0; };

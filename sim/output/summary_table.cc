@@ -90,6 +90,14 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
     absl::StrAppend(&out, "host         ", Percent(it.host_share()), " of busy time waiting for the engine's host work (",
                     Fixed(it.host_hidden_s() / std::max(1e-300, it.busy_s()) * 100, 1), "% more ran under the GPU)\n");
   }
+  if (s.has_disaggregation()) {
+    const DisaggregationSummary& pd = s.disaggregation();
+    absl::StrAppend(&out, "disaggregated ", pd.prefill_replicas(), " prefill + ", pd.decode_replicas(),
+                    " decode replicas (", pd.decode_router(), "): KV transfer mean ",
+                    Fixed(pd.kv_transfer().mean() * 1e3, 2), " ms, p99 ", Fixed(pd.kv_transfer().p99() * 1e3, 2),
+                    " ms (", Percent(pd.kv_transfer_share_of_ttft()), " of mean TTFT), ",
+                    Fixed(pd.kv_bytes_per_gpu() / 1e6, 1), " MB per GPU\n");
+  }
   if (s.has_speculation()) {
     const SpeculationSummary& spec = s.speculation();
     absl::StrAppend(&out, "speculation  ", spec.method(), spec.draft_model().empty() ? "" : " ", spec.draft_model(),

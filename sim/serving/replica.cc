@@ -51,7 +51,7 @@ void Replica::Enqueue(Sequence* seq) {
 ReplicaLoad Replica::LiveLoad() const {
   ReplicaLoad load;
   load.outstanding = static_cast<int64_t>(queues_.waiting.size() + queues_.running.size() +
-                                          queues_.swapped.size());
+                                          queues_.swapped.size()) + incoming_;
   load.kv_blocks_used = blocks_.used_blocks();
   load.kv_blocks_total = blocks_.total_blocks();
   return load;
@@ -138,6 +138,7 @@ bool Replica::Plan(double start_s) {
 }
 
 void Replica::DeliverToken(const Sequence& seq, double time_s) {
+  if (handoff_) return;  // the decode replica delivers the prefill's token
   const bool hold = group_step_ > 0 && !policy_->stream_each_step;
   if (hold) {
     pending_.push_back({seq.record, seq.Finished(), seq.preemptions, seq.cached_tokens});
@@ -197,7 +198,13 @@ void Replica::Complete(double start_s, double end_s, double communication_s) {
     plan_.work.resize(kept);
     if (plan_.work.empty()) group_step_ = policy_->num_scheduler_steps;  // nothing left to continue
   }
-  for (Sequence* seq : released_) delete seq;
+  for (Sequence* seq : released_) {
+    if (handoff_) {
+      handoff_(seq, end_s);
+    } else {
+      delete seq;
+    }
+  }
   released_.clear();
   IterationRecord& r = record_;
   r.start_s = start_s;

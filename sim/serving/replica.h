@@ -8,6 +8,7 @@
 #define INFERGRID_SIM_SERVING_REPLICA_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -52,6 +53,29 @@ class Replica {
 
   // Takes ownership of an arriving sequence.
   void Enqueue(Sequence* seq);
+
+  // Prefill/decode disaggregation: makes this a prefill-only replica. A sequence finishing its
+  // prefill here (it runs with output_tokens = 1) delivers no token; it leaves the replica, its
+  // KV blocks freed, and `handoff` takes ownership of it at the iteration's end time.
+  using Handoff = std::function<void(Sequence* seq, double time_s)>;
+  void SetPrefillHandoff(Handoff handoff) { handoff_ = std::move(handoff); }
+  bool prefill_only() const { return static_cast<bool>(handoff_); }
+  // A decode replica: a sequence on its way (its KV in transfer) counts in the load from the
+  // moment it is routed here; it then arrives (EnqueueIncoming, ownership taken) or finishes
+  // on the way (DropIncoming).
+  void ReserveIncoming() {
+    ++incoming_;
+    ++published_.outstanding;
+  }
+  void EnqueueIncoming(Sequence* seq) {
+    --incoming_;
+    seq->status = SequenceStatus::kWaiting;
+    queues_.waiting.push_back(seq);
+  }
+  void DropIncoming() {
+    --incoming_;
+    --published_.outstanding;
+  }
   bool HasWork() const {
     return !queues_.waiting.empty() || !queues_.running.empty() || !queues_.swapped.empty();
   }
@@ -116,6 +140,8 @@ class Replica {
   int group_step_ = 0;                       // steps run in the current multi-step group
   std::vector<int64_t> group_finished_;      // contexts of members that finished in it
   std::vector<PendingToken> pending_;
+  Handoff handoff_;                          // set on prefill-only replicas
+  int64_t incoming_ = 0;                     // sequences whose KV is in transfer to here
 };
 
 }  // namespace infergrid

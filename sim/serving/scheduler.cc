@@ -37,6 +37,24 @@ bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
                 bool allow_partial, BatchPlan& plan) {
   Sequence* seq = queues.waiting.front();
   const int64_t total = seq->TotalTokens();
+  if (seq->computed > 0) {
+    // KV that arrived with the sequence (a disaggregated prefill's): blocks for it and for the
+    // tokens still to compute, which are all that runs.
+    int64_t fresh = seq->Remaining();
+    if (fresh > max_tokens) {
+      if (!allow_partial) return false;
+      fresh = max_tokens;
+    }
+    if (fresh <= 0) return false;
+    const int64_t needed = blocks.BlocksFor(seq->computed + fresh);
+    if (!blocks.CanAdmit(needed)) return false;
+    queues.waiting.pop_front();
+    blocks.Grow(*seq, needed);
+    seq->status = SequenceStatus::kRunning;
+    queues.running.push_back(seq);
+    plan.Add(seq, fresh);
+    return true;
+  }
   // At least one token must be computed to sample from, so a hit never covers the whole
   // sequence.
   const BlockManager::PrefixMatch match =

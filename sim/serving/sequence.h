@@ -34,6 +34,9 @@ struct Sequence {
   std::vector<uint64_t> prefix_keys;
   int64_t linked_blocks = 0;
   int64_t cached_tokens = 0;      // prompt tokens served from the prefix cache at admission
+  // Prefill/decode disaggregation: the output length the decode pool serves, while a prefill
+  // replica runs the sequence with output_tokens = 1 (0: not disaggregated).
+  int32_t decode_output_tokens = 0;
   // Speculative decoding (sim/serving/speculation.h): the request's acceptance rate and its
   // own random stream.
   double acceptance_rate = 0;
