@@ -23,7 +23,7 @@ void AddEdge(ClusterTopology& t, TopologyVertexId a, TopologyVertexId b, double 
 }  // namespace
 
 ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>& gpus_in_node,
-                                     int gpus_per_node) {
+                                     int gpus_per_node, double fabric_bytes_per_s) {
   ClusterTopology t;
   t.gpus_per_node = gpus_per_node;
   // Nodes of one NVLink domain share its switch (GB200 NVL72: 18 trays of 4 GPUs); with the
@@ -48,7 +48,7 @@ ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>&
         pcie_switch = AddVertex(t, VertexKind::kPcieSwitch, absl::StrCat("node", node, "/pcie", i / 2), node);
         // The switch's uplink to the CPU is shared by its two GPUs; its NICs reach the fabric.
         AddEdge(t, pcie_switch, cpu, pcie);
-        AddEdge(t, pcie_switch, fabric, 2 * kNicBytesPerS);
+        AddEdge(t, pcie_switch, fabric, 2 * fabric_bytes_per_s);
       }
       const TopologyVertexId g = AddVertex(t, VertexKind::kGpu, absl::StrCat("node", node, "/gpu", i), node);
       t.gpus.push_back(g);

@@ -59,8 +59,9 @@ struct ClusterTopology {
 inline constexpr double kNicBytesPerS = 50e9;
 
 // Nodes holding gpus_in_node[i] GPUs of type `gpu` each (at most gpus_per_node).
+// `fabric_bytes_per_s`: the inter-node network's bandwidth per GPU, each way (one NIC each).
 ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>& gpus_in_node,
-                                     int gpus_per_node);
+                                     int gpus_per_node, double fabric_bytes_per_s = kNicBytesPerS);
 
 // The fastest path (fewest seconds per byte) between two vertices.
 std::vector<RouteHop> ShortestRoute(const ClusterTopology& topology, TopologyVertexId from,

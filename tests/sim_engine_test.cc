@@ -690,6 +690,12 @@ TEST(Engine, DisaggregatedPrefillHandsItsKvToADecodeReplica) {
   const std::string nodes = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 3)}); });
   ASSERT_EQ(TransferTimes(nodes).size(), 1u) << nodes;
   EXPECT_NEAR(TransferTimes(nodes)[0], 1000.0 * 131072 / kNicBytesPerS, 1e-9);
+  // A slower fabric (200 Gb/s per GPU) and a fixed 1 ms per transfer.
+  config.layout.fabric_bytes_per_s = 25e9;
+  config.kv_transfer_latency_s = 1e-3;
+  const std::string slow = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 3)}); });
+  ASSERT_EQ(TransferTimes(slow).size(), 1u) << slow;
+  EXPECT_NEAR(TransferTimes(slow)[0], 1e-3 + 1000.0 * 131072 / 25e9, 1e-9);
 }
 
 // Two prefill replicas finish at the same instant and both send to the one decode replica:

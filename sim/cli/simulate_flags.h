@@ -30,6 +30,8 @@ ABSL_DECLARE_FLAG(int32_t, num_replicas);
 ABSL_DECLARE_FLAG(std::string, router);
 ABSL_DECLARE_FLAG(std::string, pd);
 ABSL_DECLARE_FLAG(std::string, decode_router);
+ABSL_DECLARE_FLAG(double, kv_transfer_latency);
+ABSL_DECLARE_FLAG(double, fabric_bandwidth);
 ABSL_DECLARE_FLAG(std::string, cost_model);
 ABSL_DECLARE_FLAG(std::string, workload);
 ABSL_DECLARE_FLAG(std::string, arrival);

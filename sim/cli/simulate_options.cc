@@ -71,10 +71,16 @@ absl::StatusOr<OutputSelection> ParseOutputs(absl::string_view list) {
 // --pd=xPyD (x prefill-only, y decode-only replicas) and --decode-router.
 absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
   const std::string pd = absl::AsciiStrToUpper(flags.Get(FLAGS_pd));
+  o.fabric_bytes_per_s = flags.Get(FLAGS_fabric_bandwidth);
+  if (absl::Status s = CheckDoubleRange("fabric-bandwidth", o.fabric_bytes_per_s, 1e6, 1e15); !s.ok()) return s;
   if (pd.empty()) {
-    if (flags.IsSet("decode_router")) return UsageError("--decode-router needs --pd=xPyD");
+    if (flags.IsSet("decode_router") || flags.IsSet("kv_transfer_latency")) {
+      return UsageError("--decode-router and --kv-transfer-latency need --pd=xPyD");
+    }
     return absl::OkStatus();
   }
+  o.kv_transfer_latency_s = flags.Get(FLAGS_kv_transfer_latency);
+  if (absl::Status s = CheckDoubleRange("kv-transfer-latency", o.kv_transfer_latency_s, 0, 60); !s.ok()) return s;
   const size_t p = pd.find('P');
   int prefill = 0, decode = 0;
   if (p == std::string::npos || pd.empty() || pd.back() != 'D' ||

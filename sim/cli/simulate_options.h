@@ -67,6 +67,8 @@ struct SimulateOptions {
   RouterKind router = RouterKind::kRoundRobin;
   int prefill_replicas = 0;          // --pd=xPyD: x (0: not disaggregated); num_replicas = x + y
   RouterKind decode_router = RouterKind::kLeastKv;
+  double kv_transfer_latency_s = 0;  // --kv-transfer-latency
+  double fabric_bytes_per_s = 50e9;  // --fabric-bandwidth
   CostModelKind cost_model = CostModelKind::kAuto;
   std::string calibration_path;      // --calibration; empty: the bundled profile
   bool coalesce = true;

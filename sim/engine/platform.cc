@@ -123,7 +123,8 @@ absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, co
         " GPUs in nodes of ", layout.gpus_per_node,
         " (tensor parallelism stays inside a node, or spans whole nodes of one NVLink domain)"));
   }
-  const ClusterTopology topology = BuildClusterTopology(gpu, GpusPerNode(layout), layout.gpus_per_node);
+  const ClusterTopology topology =
+      BuildClusterTopology(gpu, GpusPerNode(layout), layout.gpus_per_node, layout.fabric_bytes_per_s);
   const TopologyGraph& g = topology.graph;
 
   sg::NetZone* zone = sg::create_full_zone("cluster");

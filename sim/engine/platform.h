@@ -62,6 +62,7 @@ struct PlatformLayout {
   int tensor_parallel = 1;
   int gpus_per_node = 8;
   int nvlink_domain_gpus = 0;  // GPUs one NVLink fabric joins (0: one node)
+  double fabric_bytes_per_s = kNicBytesPerS;  // inter-node network per GPU, each way
 };
 
 // The per-node GPU counts of a layout. TP up to a node: floor(gpus_per_node / TP) replicas per

@@ -255,6 +255,7 @@ void Run::TransferKv(int from, Sequence* seq) {
   const double bytes = static_cast<double>(seq->prompt_tokens) * static_cast<double>(config_.kv_bytes_per_token);
   Replica& decode = *replicas_[static_cast<size_t>(to)];
   decode.ReserveIncoming();  // counts in the decode replica's load while in flight
+  if (config_.kv_transfer_latency_s > 0) sg::this_actor::sleep_for(config_.kv_transfer_latency_s);
   devices_[static_cast<size_t>(from)].SendKv(devices_[static_cast<size_t>(to)], bytes);
   const double end = sg::Engine::get_clock();
   RequestRecord& record = result_.log.at(seq->record);

@@ -50,6 +50,7 @@ struct EngineConfig {
   // links, and its first token reaches the client when the KV has arrived.
   int prefill_replicas = 0;
   RouterKind decode_router = RouterKind::kLeastKv;
+  double kv_transfer_latency_s = 0;      // fixed time added to each KV transfer (connector, RDMA setup)
   int64_t max_model_len = 8192;
   // Tensor parallelism: two all-reduces per layer of new_tokens x hidden_size activations.
   int num_layers = 32;
