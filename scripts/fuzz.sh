@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Fuzzes every trace reader and the textproto loaders with libFuzzer under AddressSanitizer and
-# UndefinedBehaviorSanitizer (clang, build dir build-fuzz), each for FUZZ_SECONDS (default 60)
+# UndefinedBehaviorSanitizer (clang, build dir build-fuzz), each for FUZZ_SECONDS (default 45)
 # from the seed corpus in fuzz/corpus/ (and the catalogs, for the textproto loaders). Fails on
 # any crash, leak or sanitizer report; the reproducer is left in build-fuzz/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 INFERGRID_FUZZ_DEPS=1 scripts/install-deps.sh
-seconds="${FUZZ_SECONDS:-60}"
+seconds="${FUZZ_SECONDS:-45}"
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DINFERGRID_FUZZ=ON -DINFERGRID_BUILD_KERNELS=OFF -DINFERGRID_WERROR=OFF \

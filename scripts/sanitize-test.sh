@@ -28,8 +28,10 @@ SLOW_FITS='Fitting.FitsAllFourH100TablesTogether|CrossValidation.CalibratedModel
 # sanitizers do not see or into repeating code that other tests run here. The browser tests
 # drive Chromium (the page's generator runs here in the ReportCommand tests); the Slurm test
 # drives Slurm's daemons; the kill test SIGKILLs sweeps 12 times (SweepCli's other tests run
-# the same code); the plan scan repeats 40 simulations that the other PlanCli tests run.
+# the same code); the plan scan and the price ranking repeat simulations that the other PlanCli
+# tests run; the long closed-loop simulation repeats what BenchCli's closed-loop test runs.
 # Stage 1 runs all of them.
 SLOW_FITS="$SLOW_FITS|ReportBrowser\.|slurm_sweep|SweepCli.KilledAtRandomMoments|PlanCli.FindsTheBoundaryABruteForceScanFinds"
+SLOW_FITS="$SLOW_FITS|PlanCli.RanksByCostWithCatalogOrGivenPrices|SimulateCli.ClosedLoopClientKeepsAtMostNInFlight"
 ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 \
   ctest --output-on-failure -j"${JOBS:-$(nproc)}" ${TESTS:+-R "$TESTS"} -E "$SLOW_FITS"

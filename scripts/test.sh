@@ -6,7 +6,7 @@
 #      every #include (scripts/check-includes.py) and the docs link check;
 #   2. the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, build-asan/
 #      (scripts/sanitize-test.sh);
-#   3. every libFuzzer target for FUZZ_SECONDS each (default 60), build-fuzz/ (scripts/fuzz.sh).
+#   3. every libFuzzer target for FUZZ_SECONDS each (default 45), build-fuzz/ (scripts/fuzz.sh).
 # Any failing test, sanitizer report, crash, leak or fuzzer timeout fails the script.
 # `scripts/test.sh --quick` runs stage 1 only (the edit-build-test loop); JOBS=N limits the
 # build and ctest parallelism.
@@ -29,6 +29,6 @@ scripts/build.sh
 stage "2/3: ctest under ASan and UBSan"
 scripts/sanitize-test.sh
 
-stage "3/3: libFuzzer, ${FUZZ_SECONDS:-60} s per target"
+stage "3/3: libFuzzer, ${FUZZ_SECONDS:-45} s per target"
 scripts/fuzz.sh
 stage "done"
