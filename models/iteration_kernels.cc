@@ -172,6 +172,18 @@ void IterationKernelBuilder::AddElementwise(IterationKernels* out, KernelKind ki
   e.parallel_work_items = work_items;
 }
 
+Kernel& IterationKernelBuilder::AddAttentionKernel(IterationKernels* out, KernelKind kind,
+                                                   const char* name) const {
+  Kernel& a = out->Add();
+  a = Kernel{};
+  a.kind = kind;
+  a.name = name;
+  a.repeat = layers_;
+  a.activation_bytes_per_element = act_bytes_;
+  a.tensor_dtype = options_.activation_dtype;
+  return a;
+}
+
 void IterationKernelBuilder::AddCollective(IterationKernels* out, KernelKind kind,
                                            const char* name, int32_t repeat, double bytes) const {
   Kernel& c = out->Add();
@@ -261,13 +273,7 @@ void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKern
       footprint = std::max(footprint, (c + n) * kv_tl);
       work += q * q_heads;
     }
-    Kernel& a = out->Add();
-    a = Kernel{};
-    a.kind = KernelKind::kAttentionPrefill;
-    a.name = "attention_prefill";
-    a.repeat = layers_;
-    a.activation_bytes_per_element = act_bytes_;
-    a.tensor_dtype = options_.activation_dtype;
+    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionPrefill, "attention_prefill");
     a.tensor_flops = 4.0 * q_heads * head_dim * pairs;
     a.cuda_flops = kSoftmaxFlopsPerScore * q_heads * pairs;
     // Every query head's tiles dequantize the K/V they load.
@@ -289,13 +295,7 @@ void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKern
     const double chunks = static_cast<double>(chunks_n), partials = static_cast<double>(partials_n);
     const double longest = static_cast<double>(longest_n);
     const double sequences = static_cast<double>(batch.decode_context_tokens.size());
-    Kernel& a = out->Add();
-    a = Kernel{};
-    a.kind = KernelKind::kAttentionDecode;
-    a.name = "attention_decode";
-    a.repeat = layers_;
-    a.activation_bytes_per_element = act_bytes_;
-    a.tensor_dtype = options_.activation_dtype;
+    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionDecode, "attention_decode");
     a.tensor_flops = 4.0 * q_heads * head_dim * keys;
     a.cuda_flops = kSoftmaxFlopsPerScore * q_heads * keys;
     const double passes = options_.decode_groups_query_heads ? 1.0 : group;

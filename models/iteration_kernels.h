@@ -160,6 +160,8 @@ class IterationKernelBuilder {
   void AddElementwise(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
                       double read_bytes, double write_bytes, double cuda_flops,
                       double resident_input_bytes, double work_items) const;
+  // An attention kernel of every layer, in the activation dtype; the caller fills its demands.
+  Kernel& AddAttentionKernel(IterationKernels* out, KernelKind kind, const char* name) const;
   void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
                      double bytes) const;
   void AddMlp(IterationKernels* out, int64_t tokens) const;

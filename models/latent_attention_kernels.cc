@@ -75,13 +75,7 @@ void IterationKernelBuilder::AddLatentAttention(const BatchShape& batch, Iterati
     if (quantized_kv) b.cuda_flops += kDequantFlopsPerElement * keys * latent;
     // Expanded keys (nope from kv_b, rope broadcast from the shared key) and values per head.
     const double key_value_bytes = heads * (qk + v) * act_bytes_;
-    Kernel& a = out->Add();
-    a = Kernel{};
-    a.kind = KernelKind::kAttentionPrefill;
-    a.name = "attention_prefill";
-    a.repeat = layers_;
-    a.activation_bytes_per_element = act_bytes_;
-    a.tensor_dtype = options_.activation_dtype;
+    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionPrefill, "attention_prefill");
     a.tensor_flops = 2.0 * heads * (qk + v) * pairs;
     a.cuda_flops = kSoftmaxFlopsPerScore * heads * pairs;
     const double qo_bytes = new_tokens * heads * (qk + v) * act_bytes_;
@@ -102,13 +96,7 @@ void IterationKernelBuilder::AddLatentAttention(const BatchShape& batch, Iterati
     const double keys = static_cast<double>(counts.keys);
     const double sequences = static_cast<double>(batch.decode_context_tokens.size());
     const double value_width = static_cast<double>(kv_lora_);
-    Kernel& a = out->Add();
-    a = Kernel{};
-    a.kind = KernelKind::kAttentionDecode;
-    a.name = "attention_decode";
-    a.repeat = layers_;
-    a.activation_bytes_per_element = act_bytes_;
-    a.tensor_dtype = options_.activation_dtype;
+    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionDecode, "attention_decode");
     // Scores over kv_lora + rope dimensions, outputs over kv_lora, for every head.
     a.tensor_flops = 2.0 * heads * (latent + value_width) * keys;
     a.cuda_flops = kSoftmaxFlopsPerScore * heads * keys;

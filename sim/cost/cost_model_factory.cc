@@ -13,13 +13,19 @@
 namespace infergrid {
 namespace {
 
-std::unique_ptr<IterationCostModel> MakeRoofline(const CostModelRequest& request, double* overhead_s) {
+// The roofline's demands for a request, without any fixed per-iteration overhead.
+RooflineCostOptions RooflineDemands(const CostModelRequest& request) {
   RooflineCostOptions options;
   options.compute_dtype = request.compute_dtype;
   options.weight_bytes = request.weight_bytes_per_gpu;
   options.kv_bytes_per_token = request.kv.bytes_per_token;
   options.active_parameters = request.active_parameters;
   options.tensor_parallel = request.tensor_parallel;
+  return options;
+}
+
+std::unique_ptr<IterationCostModel> MakeRoofline(const CostModelRequest& request, double* overhead_s) {
+  RooflineCostOptions options = RooflineDemands(request);
   options.overhead_s = kRooflineOverheadCudaGraphsS;
   const double eager = kRooflineLaunchPerLayerEagerS * request.model.num_layers();
   if (request.enable_cuda_graphs) {
@@ -142,13 +148,7 @@ absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
     std::unique_ptr<IterationCostModel> draft;
     if (request.speculation->draft.has_value()) {
       const CostModelRequest d = DraftRequest(request);
-      RooflineCostOptions options;
-      options.compute_dtype = d.compute_dtype;
-      options.weight_bytes = d.weight_bytes_per_gpu;
-      options.kv_bytes_per_token = d.kv.bytes_per_token;
-      options.active_parameters = d.active_parameters;
-      options.tensor_parallel = d.tensor_parallel;
-      draft = std::make_unique<RooflineCostModel>(d.model, d.gpu, options);
+      draft = std::make_unique<RooflineCostModel>(d.model, d.gpu, RooflineDemands(d));
     }
     choice.model = WithSpeculation(request, std::move(choice.model), std::move(draft));
   }
