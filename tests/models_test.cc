@@ -316,6 +316,42 @@ TEST(HfConfig, DeepSeekV3ImportsAsTheCatalogEntry) {
   EXPECT_EQ(spec->checkpoint_quantization(), "fp8");
 }
 
+// Qwen3-30B-A3B's config.json as published (Qwen/Qwen3-30B-A3B): 128 experts, top-8, every layer
+// sparse, an explicit head_dim (128, not hidden / heads = 64), no sliding window.
+constexpr char kQwen3MoeConfig[] = R"({
+  "architectures": ["Qwen3MoeForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+  "bos_token_id": 151643, "decoder_sparse_step": 1, "eos_token_id": 151645, "head_dim": 128,
+  "hidden_act": "silu", "hidden_size": 2048, "initializer_range": 0.02, "intermediate_size": 6144,
+  "max_position_embeddings": 40960, "max_window_layers": 48, "mlp_only_layers": [],
+  "model_type": "qwen3_moe", "moe_intermediate_size": 768, "norm_topk_prob": true,
+  "num_attention_heads": 32, "num_experts": 128, "num_experts_per_tok": 8, "num_hidden_layers": 48,
+  "num_key_value_heads": 4, "output_router_logits": false, "rms_norm_eps": 1e-06,
+  "rope_scaling": null, "rope_theta": 1000000.0, "router_aux_loss_coef": 0.001,
+  "sliding_window": null, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "transformers_version": "4.51.0", "use_cache": true, "use_sliding_window": false,
+  "vocab_size": 151936})";
+
+TEST(HfConfig, Qwen3MoeImportsAsTheCatalogEntry) {
+  absl::StatusOr<ModelSpec> spec = ImportHfConfig(kQwen3MoeConfig, "qwen3-30b-a3b/config.json");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(ValidateModelSpec(*spec, "qwen3-30b-a3b").ok());
+  ModelSpec catalog = Catalog("qwen3-30b-a3b");
+  for (ModelSpec* m : {&*spec, &catalog}) {
+    m->clear_display_name();
+    m->clear_hf_id();
+    m->clear_source();
+    m->clear_nominal_parameters();
+  }
+  EXPECT_EQ(spec->DebugString(), catalog.DebugString());
+  EXPECT_EQ(spec->head_dim(), 128);
+  EXPECT_EQ(spec->moe().num_experts(), 128);
+  EXPECT_EQ(spec->moe().experts_per_token(), 8);
+  EXPECT_EQ(spec->moe().expert_ffn_dim(), 768);
+  EXPECT_FALSE(spec->has_mla());
+  // Grouped-query attention with the explicit head size: 2 x 48 layers x 4 KV heads x 128 x 2 B.
+  EXPECT_EQ(KvBytesPerToken(*spec, DType::BF16), 2 * 48 * 4 * 128 * 2);
+}
+
 // MLA caches (kv_lora_rank + qk_rope_head_dim) x layers x bytes per token, on every GPU of a
 // tensor-parallel group: 70,272 B in bf16, not the 1,748,992 B of 128 heads of 56 dimensions.
 TEST(KvCacheSize, LatentAttentionCachesTheLatentOnly) {
