@@ -57,6 +57,11 @@ struct ClusterTopology {
 
 // Node network bandwidth per GPU: one 400 Gb/s NIC per GPU (DGX H100 / HGX), 50 GB/s.
 inline constexpr double kNicBytesPerS = 50e9;
+// One transfer's latency across the inter-node fabric: an RDMA read's round trip through a
+// NIC, one switch and the far NIC is a few microseconds on NDR InfiniBand or RoCE (a prior: no
+// shared measurement covers it). Links themselves carry bandwidth only (a SimGrid latency
+// would cap their bandwidth), so the engine adds it to each transfer that crosses the fabric.
+inline constexpr double kFabricLatencyS = 5e-6;
 
 // Nodes holding gpus_in_node[i] GPUs of type `gpu` each (at most gpus_per_node).
 // `fabric_bytes_per_s`: the inter-node network's bandwidth per GPU, each way (one NIC each).

@@ -689,13 +689,20 @@ TEST(Engine, DisaggregatedPrefillHandsItsKvToADecodeReplica) {
   config.layout = {.num_replicas = 2, .tensor_parallel = 8, .gpus_per_node = 8};
   const std::string nodes = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 3)}); });
   ASSERT_EQ(TransferTimes(nodes).size(), 1u) << nodes;
-  EXPECT_NEAR(TransferTimes(nodes)[0], 1000.0 * 131072 / kNicBytesPerS, 1e-9);
-  // A slower fabric (200 Gb/s per GPU) and a fixed 1 ms per transfer.
+  EXPECT_NEAR(TransferTimes(nodes)[0], kFabricLatencyS + 1000.0 * 131072 / kNicBytesPerS, 1e-9);
+  // A slower fabric (200 Gb/s per GPU, 20 us) and a fixed 1 ms per transfer.
   config.layout.fabric_bytes_per_s = 25e9;
+  config.layout.fabric_latency_s = 20e-6;
   config.kv_transfer_latency_s = 1e-3;
   const std::string slow = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 3)}); });
   ASSERT_EQ(TransferTimes(slow).size(), 1u) << slow;
-  EXPECT_NEAR(TransferTimes(slow)[0], 1e-3 + 1000.0 * 131072 / 25e9, 1e-9);
+  EXPECT_NEAR(TransferTimes(slow)[0], 1e-3 + 20e-6 + 1000.0 * 131072 / 25e9, 1e-9);
+  // Inside one NVLink domain the fabric's latency does not apply: two TP4 replicas of one node.
+  config.layout = {.num_replicas = 2, .tensor_parallel = 4, .gpus_per_node = 8, .fabric_latency_s = 1.0};
+  config.kv_transfer_latency_s = 0;
+  const std::string node = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 3)}); });
+  ASSERT_EQ(TransferTimes(node).size(), 1u) << node;
+  EXPECT_LT(TransferTimes(node)[0], 1e-2);
 }
 
 // Two prefill replicas finish at the same instant and both send to the one decode replica:

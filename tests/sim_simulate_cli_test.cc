@@ -375,12 +375,13 @@ TEST(SimulateCli, PrefillDecodeDisaggregation) {
   EXPECT_FALSE(Json(RunInfergrid("simulate --quiet --format=json --max-requests=5")).contains("disaggregation"));
   for (const std::string bad : {"--pd=2P", "--pd=0P2D", "--pd=1P1D --num-replicas=3", "--decode-router=least-kv",
                                 "--pd=1P1D --decode-router=random", "--kv-transfer-latency=0.001",
-                                "--pd=1P1D --kv-transfer-latency=-1", "--pd=1P1D --fabric-bandwidth=0"}) {
+                                "--pd=1P1D --kv-transfer-latency=-1", "--pd=1P1D --fabric-bandwidth=0",
+                                "--pd=1P1D --fabric-latency=-1e-6"}) {
     const testing::CommandResult e = RunInfergrid("simulate --quiet --max-requests=5 " + bad);
     EXPECT_EQ(e.exit_code, 2) << bad;
     EXPECT_EQ(e.out, "") << bad;
     EXPECT_THAT(e.err, AnyOf(HasSubstr("--pd"), HasSubstr("--decode-router"), HasSubstr("--kv-transfer-latency"),
-                             HasSubstr("--fabric-bandwidth")))
+                             HasSubstr("--fabric-bandwidth"), HasSubstr("--fabric-latency")))
         << bad << ": " << e.err;
   }
 }

@@ -43,6 +43,9 @@ ABSL_FLAG(double, kv_transfer_latency, 0,
 ABSL_FLAG(double, fabric_bandwidth, 50e9,
           "inter-node network bandwidth per GPU, each way, in B/s (50e9: one 400 Gb/s NIC per GPU; "
           "InfiniBand or RoCE)");
+ABSL_FLAG(double, fabric_latency, 5e-6,
+          "seconds added to a transfer that crosses the inter-node network (5e-6: an RDMA read "
+          "through one InfiniBand or RoCE switch)");
 ABSL_FLAG(std::string, decode_router, "least-kv",
           "with --pd: which decode replica a finished prefill's KV goes to (round-robin, "
           "least-outstanding or least-kv)");
@@ -93,7 +96,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
          {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "num_scheduler_steps",
           "multi_step_stream_outputs", "disable_async_output_proc", "no_async_scheduling", "disable_overlap_schedule",
           "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "max_concurrency", "preemption_mode", "swap_space",
-          "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "pd", "decode_router", "kv_transfer_latency", "fabric_bandwidth", "cost_model",
+          "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "pd", "decode_router", "kv_transfer_latency", "fabric_bandwidth", "fabric_latency", "cost_model",
           "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "outputs", "quiet",
           "coalesce", "cost_stride", "timeline_max_iterations", "record_wall_time"}) {
       list->push_back(name);

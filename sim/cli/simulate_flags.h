@@ -32,6 +32,7 @@ ABSL_DECLARE_FLAG(std::string, pd);
 ABSL_DECLARE_FLAG(std::string, decode_router);
 ABSL_DECLARE_FLAG(double, kv_transfer_latency);
 ABSL_DECLARE_FLAG(double, fabric_bandwidth);
+ABSL_DECLARE_FLAG(double, fabric_latency);
 ABSL_DECLARE_FLAG(std::string, cost_model);
 ABSL_DECLARE_FLAG(std::string, workload);
 ABSL_DECLARE_FLAG(std::string, arrival);

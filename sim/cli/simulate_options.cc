@@ -73,6 +73,8 @@ absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
   const std::string pd = absl::AsciiStrToUpper(flags.Get(FLAGS_pd));
   o.fabric_bytes_per_s = flags.Get(FLAGS_fabric_bandwidth);
   if (absl::Status s = CheckDoubleRange("fabric-bandwidth", o.fabric_bytes_per_s, 1e6, 1e15); !s.ok()) return s;
+  o.fabric_latency_s = flags.Get(FLAGS_fabric_latency);
+  if (absl::Status s = CheckDoubleRange("fabric-latency", o.fabric_latency_s, 0, 1); !s.ok()) return s;
   if (pd.empty()) {
     if (flags.IsSet("decode_router") || flags.IsSet("kv_transfer_latency")) {
       return UsageError("--decode-router and --kv-transfer-latency need --pd=xPyD");

@@ -69,6 +69,7 @@ struct SimulateOptions {
   RouterKind decode_router = RouterKind::kLeastKv;
   double kv_transfer_latency_s = 0;  // --kv-transfer-latency
   double fabric_bytes_per_s = 50e9;  // --fabric-bandwidth
+  double fabric_latency_s = 5e-6;    // --fabric-latency
   CostModelKind cost_model = CostModelKind::kAuto;
   std::string calibration_path;      // --calibration; empty: the bundled profile
   bool coalesce = true;

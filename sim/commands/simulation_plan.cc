@@ -195,6 +195,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.decode_router = o.decode_router;
   e.kv_transfer_latency_s = o.kv_transfer_latency_s;
   e.layout.fabric_bytes_per_s = o.fabric_bytes_per_s;
+  e.layout.fabric_latency_s = o.fabric_latency_s;
   e.max_model_len = limits.max_model_len;
   e.num_layers = o.setup.model.num_layers();
   e.hidden_size = o.setup.model.hidden_size();

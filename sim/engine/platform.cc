@@ -15,13 +15,15 @@ namespace infergrid {
 namespace sg = simgrid::s4u;
 
 ReplicaDevices::ReplicaDevices(std::vector<sg::Host*> gpus, sg::Host* cpu, double gpu_speed,
-                               double hbm_bytes_per_s, double ring_bytes_per_s, bool exclusive)
+                               double hbm_bytes_per_s, double ring_bytes_per_s, bool exclusive,
+                               int nvlink_domain)
     : gpus_(std::move(gpus)),
       cpu_(cpu),
       gpu_speed_(gpu_speed),
       hbm_bytes_per_s_(hbm_bytes_per_s),
       ring_bytes_per_s_(ring_bytes_per_s),
-      exclusive_(exclusive) {}
+      exclusive_(exclusive),
+      nvlink_domain_(nvlink_domain) {}
 
 void ReplicaDevices::Compute(double seconds, double hbm_bytes) {
   if (seconds <= 0) return;
@@ -228,8 +230,9 @@ absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, co
     const double ring_bw = RingBottleneck(topology, group);
     std::vector<sg::Host*> gpu_hosts;
     for (TopologyVertexId v : group) gpu_hosts.push_back(hosts[v]);
+    const int domain = g[group[0]].node / (DomainGpus(layout) / layout.gpus_per_node);
     replicas.emplace_back(std::move(gpu_hosts), hosts[replica_cpus[static_cast<size_t>(r)]],
-                          speed, gpu.hbm_bytes_per_s(), ring_bw, exclusive);
+                          speed, gpu.hbm_bytes_per_s(), ring_bw, exclusive, domain);
   }
   return replicas;
 }

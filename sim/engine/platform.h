@@ -23,7 +23,7 @@ namespace infergrid {
 class ReplicaDevices {
  public:
   ReplicaDevices(std::vector<simgrid::s4u::Host*> gpus, simgrid::s4u::Host* cpu, double gpu_speed,
-                 double hbm_bytes_per_s, double ring_bytes_per_s, bool exclusive);
+                 double hbm_bytes_per_s, double ring_bytes_per_s, bool exclusive, int nvlink_domain = 0);
 
   int tensor_parallel() const { return static_cast<int>(gpus_.size()); }
   simgrid::s4u::Host* host() const { return gpus_[0]; }
@@ -33,6 +33,9 @@ class ReplicaDevices {
   // its work is known before it runs (the engine may then run iterations ahead).
   bool exclusive() const { return exclusive_; }
   int64_t activities() const { return activities_; }
+  // The NVLink domain (a node, or a rack of NVL72 trays) of the replica's GPUs: two replicas
+  // of different domains reach each other over PCIe and the inter-node fabric.
+  int nvlink_domain() const { return nvlink_domain_; }
 
   // Blocks the calling actor while every GPU of the replica computes for `seconds`, reading
   // `hbm_bytes` per GPU through its HBM link.
@@ -54,6 +57,7 @@ class ReplicaDevices {
   double hbm_bytes_per_s_;
   double ring_bytes_per_s_;
   bool exclusive_;
+  int nvlink_domain_;
   int64_t activities_ = 0;
 };
 
@@ -63,6 +67,7 @@ struct PlatformLayout {
   int gpus_per_node = 8;
   int nvlink_domain_gpus = 0;  // GPUs one NVLink fabric joins (0: one node)
   double fabric_bytes_per_s = kNicBytesPerS;  // inter-node network per GPU, each way
+  double fabric_latency_s = kFabricLatencyS;  // added to a transfer between NVLink domains
 };
 
 // The per-node GPU counts of a layout. TP up to a node: floor(gpus_per_node / TP) replicas per

@@ -255,7 +255,12 @@ void Run::TransferKv(int from, Sequence* seq) {
   const double bytes = static_cast<double>(seq->prompt_tokens) * static_cast<double>(config_.kv_bytes_per_token);
   Replica& decode = *replicas_[static_cast<size_t>(to)];
   decode.ReserveIncoming();  // counts in the decode replica's load while in flight
-  if (config_.kv_transfer_latency_s > 0) sg::this_actor::sleep_for(config_.kv_transfer_latency_s);
+  // The fabric's latency when the KV leaves the NVLink domain, then the connector's own.
+  double latency = config_.kv_transfer_latency_s;
+  if (devices_[static_cast<size_t>(from)].nvlink_domain() != devices_[static_cast<size_t>(to)].nvlink_domain()) {
+    latency += config_.layout.fabric_latency_s;
+  }
+  if (latency > 0) sg::this_actor::sleep_for(latency);
   devices_[static_cast<size_t>(from)].SendKv(devices_[static_cast<size_t>(to)], bytes);
   const double end = sg::Engine::get_clock();
   RequestRecord& record = result_.log.at(seq->record);
