@@ -4,10 +4,12 @@
 // the `kernels` / `calibrate` / `roofline` commands.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -1298,10 +1300,34 @@ TEST(CalibrateCommand, ExtrapolateThenReport) {
   ASSERT_TRUE(ResolveCalibration(Gpu("a100-80gb"), out).ok());
   const std::string data = testing::SourcePath("../shared/data/measurements/a100/meta-llama-3-8b_mlp_ops.csv");
   if (!std::filesystem::exists(data)) GTEST_SKIP() << "no shared data at " << data;
-  r = testing::RunInfergrid("calibrate report --profile=" + out + " --measured=" + data);
+  const std::string rows = (dir / "rows.csv").string();
+  r = testing::RunInfergrid("calibrate report --profile=" + out + " --measured=" + data + " --rows=" + rows);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("extrapolated from h100-sxm"));
   EXPECT_THAT(r.out, HasSubstr("worst cases"));
+  // --rows: one line per op timing the report counted, each with its prediction and error.
+  int timings = 0;
+  ASSERT_EQ(std::sscanf(r.out.substr(r.out.find(" rows, ") + 7).c_str(), "%d op timings", &timings), 1) << r.out;
+  std::ifstream in(rows);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "op,row,tp,tokens,m,n,k,tile_m,tile_n,split_k,waves,measured_us,predicted_us,error_pct");
+  int lines = 0, gemms = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    const std::vector<std::string> f = absl::StrSplit(line, ',');
+    ASSERT_EQ(f.size(), 14u) << line;
+    const double measured = std::stod(f[11]), predicted = std::stod(f[12]);
+    // The file rounds to 0.001 us and 0.01 points.
+    EXPECT_NEAR(std::stod(f[13]), 100 * (predicted / measured - 1), 0.006 + 0.06 / measured) << line;
+    if (f[0] == "attn_pre_proj") {
+      ++gemms;
+      EXPECT_GT(std::stoi(f[7]), 0) << line;  // the tile the model chose
+      EXPECT_EQ(f[3], f[4]) << line;          // GEMM M is the row's tokens
+    }
+  }
+  EXPECT_EQ(lines, timings);
+  EXPECT_GT(gemms, 0);
 }
 
 TEST(RooflineCommand, ShowsTheCalibratedPredictionNextToTheBounds) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/atomic_file.h"
 #include "base/textproto.h"
 #include "calibration/cross_validation.h"
 #include "calibration/extrapolate.h"
@@ -33,6 +34,9 @@ ABSL_FLAG(std::string, in, "",
           "the micro-benchmark CSV, or a Measurements .textproto from kernels/");
 ABSL_FLAG(std::string, profile, "", "calibrate report/extrapolate: a calibration profile .textproto");
 ABSL_FLAG(std::string, measured, "", "calibrate report: a vidur per-op CSV to compare against");
+ABSL_FLAG(std::string, rows, "",
+          "calibrate report: also write every op timing's measurement and prediction to this CSV "
+          "(op, TP, tokens, GEMM shape, the tile the model chose, measured and predicted us, error)");
 ABSL_FLAG(std::string, holdout, "",
           "calibrate crossval: the splits to run, comma-separated: tp, tokens, model (default: tp "
           "and tokens, and model when the inputs hold several models)");
@@ -150,6 +154,23 @@ absl::Status RunFit(const cli::FlagValues& flags, std::ostream& out) {
   return absl::OkStatus();
 }
 
+// One line per op timing: what was measured, what the model predicts and, for GEMMs, the
+// shape and the tile plan it chose (to see where a kernel-selection step sits).
+std::string RowsCsv(const SamplePredictor& model, const std::vector<SampleError>& errors) {
+  std::string csv = "op,row,tp,tokens,m,n,k,tile_m,tile_n,split_k,waves,measured_us,predicted_us,error_pct\n";
+  for (const SampleError& e : errors) {
+    const Kernel& k = e.sample->kernel;
+    const bool gemm = k.kind == KernelKind::kGemm;
+    const KernelTime t = gemm ? model.model().Time(k) : KernelTime{};
+    absl::StrAppend(&csv, e.sample->op, ",", e.sample->where, ",", e.sample->tensor_parallel, ",",
+                    e.sample->tokens, ",", gemm ? absl::StrCat(k.m, ",", k.n, ",", k.k) : ",,", ",",
+                    gemm ? absl::StrCat(t.tile_m, ",", t.tile_n, ",", t.split_k, ",", t.waves) : ",,,", ",",
+                    Fixed(e.sample->measured_s * 1e6, 3), ",", Fixed(e.predicted_s * 1e6, 3), ",",
+                    Fixed(100 * (e.predicted_s / e.sample->measured_s - 1), 2), "\n");
+  }
+  return csv;
+}
+
 absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
   const std::string profile_path = flags.Get(FLAGS_profile);
   const std::string measured = flags.Get(FLAGS_measured);
@@ -168,6 +189,9 @@ absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
   absl::StatusOr<std::vector<KernelSample>> samples = SamplesFromVidurOps(*table);
   if (!samples.ok()) return samples.status();
   std::vector<SampleError> errors = Predict(*model, *samples);
+  if (const std::string rows = flags.Get(FLAGS_rows); !rows.empty()) {
+    if (absl::Status s = WriteFileAtomically(rows, RowsCsv(*model, errors)); !s.ok()) return s;
+  }
   out << absl::StrCat("InferGrid calibration report: profile ", CalibrationLabel(*checked), "\n",
                   "  measured ", measured, " (", table->rows.size(), " rows, ", samples->size(),
                   " op timings)\n\n", ErrorTable(SummarizeErrors(errors)), "\n");
@@ -340,7 +364,7 @@ const Command& CalibrateCommand() {
   static const Command* command = new Command{
       "calibrate",
       "fit | report | crossval | extrapolate | host: calibration profiles of the GPU cost model and the engine's host time",
-      {"gpu", "in", "out", "profile", "measured", "holdout"},
+      {"gpu", "in", "out", "profile", "measured", "holdout", "rows"},
       &RunCalibrate};
   return *command;
 }
