@@ -1,9 +1,11 @@
 #include "sim/output/timeline.h"
 
+#include <charconv>
+#include <cstdint>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 
 namespace infergrid {
 
@@ -23,38 +25,98 @@ absl::StatusOr<std::unique_ptr<Timeline>> Timeline::Open(const std::string& path
   return timeline;
 }
 
+namespace {
+
+// Numbers without printf (the writer runs once per iteration): std::to_chars prints what
+// printf's %d and %.Nf print in the C locale, so the file is the same byte for byte.
+void Int(std::string* out, int64_t value) {
+  char buffer[24];
+  const std::to_chars_result r = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, r.ptr);
+}
+
+void Fixed(std::string* out, double value, int precision) {
+  char buffer[352];  // the largest double in fixed notation
+  const std::to_chars_result r =
+      std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::fixed, precision);
+  out->append(buffer, r.ptr);
+}
+
+}  // namespace
+
 void Timeline::OnIteration(const IterationRecord& r) {
   if (written_ >= max_iterations_) {
     ++dropped_;
     return;
   }
   ++written_;
-  std::string name;
-  if (r.prefill_seqs > 0 && r.decode_seqs + r.padding_seqs > 0) {
-    name = absl::StrCat("mixed ", r.prefill_seqs, "+", r.decode_seqs + r.padding_seqs, " (", r.new_tokens(), " tok)");
-  } else if (r.prefill_seqs > 0) {
-    name = absl::StrCat("prefill ", r.prefill_seqs, " (", r.prefill_tokens, " tok)");
-  } else {
-    name = absl::StrCat("decode ", r.decode_seqs + r.padding_seqs);
-  }
   const double ts = r.start_s * 1e6;
-  std::string* buffer = file_.buffer();
-  absl::StrAppendFormat(
-      buffer,
-      ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"%s\",\"args\":{"
-      "\"iteration\":%d,\"batch_size\":%d,\"prefill_seqs\":%d,\"prefill_tokens\":%d,"
-      "\"decode_seqs\":%d,\"padding_seqs\":%d,\"kv_blocks_used\":%d,\"preempted\":%d,"
-      "\"compute_ms\":%.6f,\"communication_ms\":%.6f,\"binding\":\"%s\"}}",
-      r.replica, ts, (r.end_s - r.start_s) * 1e6, name, r.index, r.batch_size(), r.prefill_seqs,
-      r.prefill_tokens, r.decode_seqs, r.padding_seqs, r.kv_blocks_used, r.preempted,
-      r.compute_s * 1e3, r.communication_s * 1e3, ResourceName(r.binding));
-  absl::StrAppendFormat(buffer,
-                        ",\n{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"queue\",\"args\":{"
-                        "\"waiting\":%d,\"running\":%d,\"swapped\":%d}}",
-                        r.replica, ts, r.waiting, r.running, r.swapped);
-  absl::StrAppendFormat(buffer,
-                        ",\n{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"kv_blocks\",\"args\":{\"used\":%d}}",
-                        r.replica, ts, r.kv_blocks_used);
+  std::string& b = *file_.buffer();
+  b += ",\n{\"ph\":\"X\",\"pid\":";
+  Int(&b, r.replica);
+  b += ",\"tid\":0,\"ts\":";
+  Fixed(&b, ts, 3);
+  b += ",\"dur\":";
+  Fixed(&b, (r.end_s - r.start_s) * 1e6, 3);
+  b += ",\"name\":\"";
+  if (r.prefill_seqs > 0 && r.decode_seqs + r.padding_seqs > 0) {
+    b += "mixed ";
+    Int(&b, r.prefill_seqs);
+    b += '+';
+    Int(&b, r.decode_seqs + r.padding_seqs);
+    b += " (";
+    Int(&b, r.new_tokens());
+    b += " tok)";
+  } else if (r.prefill_seqs > 0) {
+    b += "prefill ";
+    Int(&b, r.prefill_seqs);
+    b += " (";
+    Int(&b, r.prefill_tokens);
+    b += " tok)";
+  } else {
+    b += "decode ";
+    Int(&b, r.decode_seqs + r.padding_seqs);
+  }
+  b += "\",\"args\":{\"iteration\":";
+  Int(&b, r.index);
+  b += ",\"batch_size\":";
+  Int(&b, r.batch_size());
+  b += ",\"prefill_seqs\":";
+  Int(&b, r.prefill_seqs);
+  b += ",\"prefill_tokens\":";
+  Int(&b, r.prefill_tokens);
+  b += ",\"decode_seqs\":";
+  Int(&b, r.decode_seqs);
+  b += ",\"padding_seqs\":";
+  Int(&b, r.padding_seqs);
+  b += ",\"kv_blocks_used\":";
+  Int(&b, r.kv_blocks_used);
+  b += ",\"preempted\":";
+  Int(&b, r.preempted);
+  b += ",\"compute_ms\":";
+  Fixed(&b, r.compute_s * 1e3, 6);
+  b += ",\"communication_ms\":";
+  Fixed(&b, r.communication_s * 1e3, 6);
+  b += ",\"binding\":\"";
+  const absl::string_view binding = ResourceName(r.binding);
+  b.append(binding.data(), binding.size());
+  b += "\"}},\n{\"ph\":\"C\",\"pid\":";
+  Int(&b, r.replica);
+  b += ",\"ts\":";
+  Fixed(&b, ts, 3);
+  b += ",\"name\":\"queue\",\"args\":{\"waiting\":";
+  Int(&b, r.waiting);
+  b += ",\"running\":";
+  Int(&b, r.running);
+  b += ",\"swapped\":";
+  Int(&b, r.swapped);
+  b += "}},\n{\"ph\":\"C\",\"pid\":";
+  Int(&b, r.replica);
+  b += ",\"ts\":";
+  Fixed(&b, ts, 3);
+  b += ",\"name\":\"kv_blocks\",\"args\":{\"used\":";
+  Int(&b, r.kv_blocks_used);
+  b += "}}";
   file_.FlushIfFull();
 }
 
