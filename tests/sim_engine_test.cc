@@ -705,6 +705,40 @@ TEST(Engine, DisaggregatedPrefillHandsItsKvToADecodeReplica) {
   EXPECT_LT(TransferTimes(node)[0], 1e-2);
 }
 
+// The decode router under --pd: a long request holds one decode replica's KV for about a
+// second; two short ones arriving while it decodes go, with least-kv, both to the other decode
+// replica (the one with the most free KV), and with round-robin the second of them back to the
+// busy one.
+TEST(Engine, DecodeRouterSendsKvToTheReplicaWithTheMostFreeBlocks) {
+  const auto decode_replicas = [](RouterKind router) {
+    EngineConfig config = TestConfig();
+    config.layout.num_replicas = 3;
+    config.prefill_replicas = 1;
+    config.decode_router = router;
+    const std::string out = InChild([&] {
+      return RunAndDescribe(config, {OneRequest(0, 1000, 1000), OneRequest(0.1, 10, 2), OneRequest(0.3, 10, 2)});
+    });
+    std::vector<int> replicas;
+    const std::vector<std::string> lines = absl::StrSplit(out, '\n');
+    for (size_t i = 1; i < lines.size() && i <= 3; ++i) {
+      int replica = -1;
+      EXPECT_EQ(std::sscanf(lines[i].c_str(), "%d", &replica), 1) << out;
+      replicas.push_back(replica);
+    }
+    EXPECT_EQ(replicas.size(), 3u) << out;
+    return replicas;
+  };
+  const std::vector<int> kv = decode_replicas(RouterKind::kLeastKv);
+  ASSERT_EQ(kv.size(), 3u);
+  EXPECT_GE(kv[0], 1);  // decode replicas are 1 and 2
+  EXPECT_NE(kv[1], kv[0]);
+  EXPECT_EQ(kv[2], kv[1]);
+  const std::vector<int> rr = decode_replicas(RouterKind::kRoundRobin);
+  ASSERT_EQ(rr.size(), 3u);
+  EXPECT_NE(rr[1], rr[0]);
+  EXPECT_EQ(rr[2], rr[0]);
+}
+
 // Two prefill replicas finish at the same instant and both send to the one decode replica:
 // the two transfers share its NVLink port and each takes twice as long.
 TEST(Engine, KvTransfersSharingALinkShareItsBandwidth) {
