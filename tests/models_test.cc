@@ -281,6 +281,19 @@ TEST(HfConfig, ErrorsNameTheFileLineAndField) {
   EXPECT_THAT(negative.status().message(), HasSubstr("out of range"));
 }
 
+// An imported config equals the catalog entry in everything that decides memory and time;
+// only the naming fields may differ.
+void ExpectSameShapeAsCatalog(ModelSpec imported, const std::string& name) {
+  ModelSpec catalog = Catalog(name);
+  for (ModelSpec* m : {&imported, &catalog}) {
+    m->clear_display_name();
+    m->clear_hf_id();
+    m->clear_source();
+    m->clear_nominal_parameters();
+  }
+  EXPECT_EQ(imported.DebugString(), catalog.DebugString()) << name;
+}
+
 // DeepSeek-V3's config.json (the fields that decide its shape, as published): multi-head latent
 // attention, 256 routed experts and one shared expert after three dense layers, FP8 weights.
 constexpr char kDeepSeekV3Config[] = R"({
@@ -299,15 +312,7 @@ TEST(HfConfig, DeepSeekV3ImportsAsTheCatalogEntry) {
   absl::StatusOr<ModelSpec> spec = ImportHfConfig(kDeepSeekV3Config, "deepseek-v3/config.json");
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_TRUE(ValidateModelSpec(*spec, "deepseek-v3").ok());
-  ModelSpec catalog = Catalog("deepseek-v3");
-  // Everything that decides memory and time agrees; only the naming fields differ.
-  for (ModelSpec* m : {&*spec, &catalog}) {
-    m->clear_display_name();
-    m->clear_hf_id();
-    m->clear_source();
-    m->clear_nominal_parameters();
-  }
-  EXPECT_EQ(spec->DebugString(), catalog.DebugString());
+  ExpectSameShapeAsCatalog(*spec, "deepseek-v3");
   EXPECT_EQ(spec->mla().kv_lora_rank(), 512);
   EXPECT_EQ(spec->head_dim(), 192);
   EXPECT_EQ(spec->num_kv_heads(), 1);
@@ -335,14 +340,7 @@ TEST(HfConfig, Qwen3MoeImportsAsTheCatalogEntry) {
   absl::StatusOr<ModelSpec> spec = ImportHfConfig(kQwen3MoeConfig, "qwen3-30b-a3b/config.json");
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_TRUE(ValidateModelSpec(*spec, "qwen3-30b-a3b").ok());
-  ModelSpec catalog = Catalog("qwen3-30b-a3b");
-  for (ModelSpec* m : {&*spec, &catalog}) {
-    m->clear_display_name();
-    m->clear_hf_id();
-    m->clear_source();
-    m->clear_nominal_parameters();
-  }
-  EXPECT_EQ(spec->DebugString(), catalog.DebugString());
+  ExpectSameShapeAsCatalog(*spec, "qwen3-30b-a3b");
   EXPECT_EQ(spec->head_dim(), 128);
   EXPECT_EQ(spec->moe().num_experts(), 128);
   EXPECT_EQ(spec->moe().experts_per_token(), 8);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace infergrid {
 
@@ -42,6 +43,17 @@ void Fixed(std::string* out, double value, int precision) {
   out->append(buffer, r.ptr);
 }
 
+// `text` then the integer `value` (text carries the separator and key: ",\"running\":").
+void Field(std::string* out, absl::string_view text, int64_t value) {
+  out->append(text.data(), text.size());
+  Int(out, value);
+}
+
+void FixedField(std::string* out, absl::string_view text, double value, int precision) {
+  out->append(text.data(), text.size());
+  Fixed(out, value, precision);
+}
+
 }  // namespace
 
 void Timeline::OnIteration(const IterationRecord& r) {
@@ -52,70 +64,42 @@ void Timeline::OnIteration(const IterationRecord& r) {
   ++written_;
   const double ts = r.start_s * 1e6;
   std::string& b = *file_.buffer();
-  b += ",\n{\"ph\":\"X\",\"pid\":";
-  Int(&b, r.replica);
-  b += ",\"tid\":0,\"ts\":";
-  Fixed(&b, ts, 3);
-  b += ",\"dur\":";
-  Fixed(&b, (r.end_s - r.start_s) * 1e6, 3);
-  b += ",\"name\":\"";
+  Field(&b, ",\n{\"ph\":\"X\",\"pid\":", r.replica);
+  FixedField(&b, ",\"tid\":0,\"ts\":", ts, 3);
+  FixedField(&b, ",\"dur\":", (r.end_s - r.start_s) * 1e6, 3);
   if (r.prefill_seqs > 0 && r.decode_seqs + r.padding_seqs > 0) {
-    b += "mixed ";
-    Int(&b, r.prefill_seqs);
-    b += '+';
-    Int(&b, r.decode_seqs + r.padding_seqs);
-    b += " (";
-    Int(&b, r.new_tokens());
+    Field(&b, ",\"name\":\"mixed ", r.prefill_seqs);
+    Field(&b, "+", r.decode_seqs + r.padding_seqs);
+    Field(&b, " (", r.new_tokens());
     b += " tok)";
   } else if (r.prefill_seqs > 0) {
-    b += "prefill ";
-    Int(&b, r.prefill_seqs);
-    b += " (";
-    Int(&b, r.prefill_tokens);
+    Field(&b, ",\"name\":\"prefill ", r.prefill_seqs);
+    Field(&b, " (", r.prefill_tokens);
     b += " tok)";
   } else {
-    b += "decode ";
-    Int(&b, r.decode_seqs + r.padding_seqs);
+    Field(&b, ",\"name\":\"decode ", r.decode_seqs + r.padding_seqs);
   }
-  b += "\",\"args\":{\"iteration\":";
-  Int(&b, r.index);
-  b += ",\"batch_size\":";
-  Int(&b, r.batch_size());
-  b += ",\"prefill_seqs\":";
-  Int(&b, r.prefill_seqs);
-  b += ",\"prefill_tokens\":";
-  Int(&b, r.prefill_tokens);
-  b += ",\"decode_seqs\":";
-  Int(&b, r.decode_seqs);
-  b += ",\"padding_seqs\":";
-  Int(&b, r.padding_seqs);
-  b += ",\"kv_blocks_used\":";
-  Int(&b, r.kv_blocks_used);
-  b += ",\"preempted\":";
-  Int(&b, r.preempted);
-  b += ",\"compute_ms\":";
-  Fixed(&b, r.compute_s * 1e3, 6);
-  b += ",\"communication_ms\":";
-  Fixed(&b, r.communication_s * 1e3, 6);
+  Field(&b, "\",\"args\":{\"iteration\":", r.index);
+  Field(&b, ",\"batch_size\":", r.batch_size());
+  Field(&b, ",\"prefill_seqs\":", r.prefill_seqs);
+  Field(&b, ",\"prefill_tokens\":", r.prefill_tokens);
+  Field(&b, ",\"decode_seqs\":", r.decode_seqs);
+  Field(&b, ",\"padding_seqs\":", r.padding_seqs);
+  Field(&b, ",\"kv_blocks_used\":", r.kv_blocks_used);
+  Field(&b, ",\"preempted\":", r.preempted);
+  FixedField(&b, ",\"compute_ms\":", r.compute_s * 1e3, 6);
+  FixedField(&b, ",\"communication_ms\":", r.communication_s * 1e3, 6);
   b += ",\"binding\":\"";
   const absl::string_view binding = ResourceName(r.binding);
   b.append(binding.data(), binding.size());
-  b += "\"}},\n{\"ph\":\"C\",\"pid\":";
-  Int(&b, r.replica);
-  b += ",\"ts\":";
-  Fixed(&b, ts, 3);
-  b += ",\"name\":\"queue\",\"args\":{\"waiting\":";
-  Int(&b, r.waiting);
-  b += ",\"running\":";
-  Int(&b, r.running);
-  b += ",\"swapped\":";
-  Int(&b, r.swapped);
-  b += "}},\n{\"ph\":\"C\",\"pid\":";
-  Int(&b, r.replica);
-  b += ",\"ts\":";
-  Fixed(&b, ts, 3);
-  b += ",\"name\":\"kv_blocks\",\"args\":{\"used\":";
-  Int(&b, r.kv_blocks_used);
+  Field(&b, "\"}},\n{\"ph\":\"C\",\"pid\":", r.replica);
+  FixedField(&b, ",\"ts\":", ts, 3);
+  Field(&b, ",\"name\":\"queue\",\"args\":{\"waiting\":", r.waiting);
+  Field(&b, ",\"running\":", r.running);
+  Field(&b, ",\"swapped\":", r.swapped);
+  Field(&b, "}},\n{\"ph\":\"C\",\"pid\":", r.replica);
+  FixedField(&b, ",\"ts\":", ts, 3);
+  Field(&b, ",\"name\":\"kv_blocks\",\"args\":{\"used\":", r.kv_blocks_used);
   b += "}}";
   file_.FlushIfFull();
 }
