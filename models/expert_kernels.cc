@@ -8,7 +8,8 @@
 //   all-reduce dispatch: every GPU runs the rows routed to its E/TP whole experts, T*k/TP on
 //     average, times the imbalance on the busiest GPU;
 //   all-to-all dispatch: likewise, after sending each of its T/TP tokens to the GPUs of its k
-//     experts; the results come back the same way.
+//     experts; the results come back the same way; both exchanges wait for the busiest GPU's
+//     imbalance x the mean bytes.
 // The MLP all-reduce that follows in Build() combines the shared experts' shards (and, with
 // all-reduce dispatch, the routed outputs).
 #include <algorithm>
@@ -42,8 +43,10 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
                  t * static_cast<double>(experts) * kLogitBytes + t * d * act_bytes_,
                  own_rows * d * act_bytes_,
                  kSoftmaxFlopsPerScore * t * static_cast<double>(experts), t * d * act_bytes_, t);
-  // The send buffer of each GPU: its tokens' k copies of the hidden state.
-  const double dispatch_bytes = own_rows * d * act_bytes_;
+  // The send buffer of each GPU: its tokens' k copies of the hidden state. An all-to-all ends
+  // with its slowest GPU: the busiest one receives `imbalance` times the mean in the dispatch
+  // and sends that much back in the combine, so both are priced on its bytes.
+  const double dispatch_bytes = own_rows * d * act_bytes_ * (ep.enabled() ? ep.imbalance : 1.0);
   if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_dispatch", layers, dispatch_bytes);
 
   // Rows the (busiest) GPU runs through its experts, and the distinct experts they hit.

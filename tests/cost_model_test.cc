@@ -373,8 +373,12 @@ TEST(IterationKernels, ExpertParallelRunsWholeLocalExpertsAndDispatchesByRouting
   ASSERT_NE(Find(k, "moe_combine_all_to_all"), nullptr);
   EXPECT_DOUBLE_EQ(Find(k, "moe_combine_all_to_all")->collective_bytes, dispatch->collective_bytes);
   EXPECT_EQ(Find(k, "router")->m, 8);  // each GPU routes its own eighth of the tokens
-  // The busiest GPU at 1.5x the mean runs 96 rows; all-reduce dispatch sends nothing.
+  // The busiest GPU at 1.5x the mean receives 1.5x the bytes, and both exchanges wait for it.
   ep.expert_parallel.imbalance = 1.5;
+  const IterationKernels busiest = Build(ds, Decode(64, 1000), ep);
+  EXPECT_DOUBLE_EQ(Find(busiest, "moe_dispatch")->collective_bytes, 1.5 * (64 / 8) * 8 * 7168 * 2.0);
+  EXPECT_DOUBLE_EQ(Find(busiest, "moe_combine_all_to_all")->collective_bytes, 1.5 * (64 / 8) * 8 * 7168 * 2.0);
+  // The busiest GPU at 1.5x the mean runs 96 rows; all-reduce dispatch sends nothing.
   ep.expert_parallel.dispatch = ExpertParallelism::Dispatch::kAllReduce;
   const IterationKernels skewed = Build(ds, Decode(64, 1000), ep);
   EXPECT_DOUBLE_EQ(Find(skewed, "expert_gate_up_proj")->tensor_flops, 2.0 * 96 * (2 * 2048) * 7168);
