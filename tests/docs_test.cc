@@ -160,23 +160,27 @@ std::vector<std::string> CsvColumns(const fs::path& path) {
   return columns;
 }
 
+// Plain and disaggregated runs (--pd adds requests.csv columns).
 TEST(docs, CsvColumnsAreDocumented) {
-  const fs::path dir = testing::TestDir() / "out";
-  const testing::CommandResult r =
-      testing::RunInfergrid("simulate --max-requests=20 --quiet --out=" + dir.string());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
   const OutputsDoc doc(ReadOutputsDoc());
-  for (const std::string file : {"requests.csv", "iterations.csv"}) {
-    const std::vector<std::string> columns = CsvColumns(dir / file);
-    ASSERT_FALSE(columns.empty()) << file;
-    const std::set<std::string>* rows = doc.Section("`" + file + "`");
-    ASSERT_NE(rows, nullptr) << kOutputsDoc << " has no heading naming `" << file << "`";
-    std::vector<std::string> missing;
-    for (const std::string& column : columns) {
-      if (rows->count(column) == 0) missing.push_back(column);
+  for (const std::string flags : {"", "--pd=1P1D"}) {
+    SCOPED_TRACE(flags);
+    const fs::path dir = testing::TestDir() / (flags.empty() ? "out" : "out-pd");
+    const testing::CommandResult r =
+        testing::RunInfergrid("simulate --max-requests=20 --quiet --out=" + dir.string() + " " + flags);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const std::string file : {"requests.csv", "iterations.csv"}) {
+      const std::vector<std::string> columns = CsvColumns(dir / file);
+      ASSERT_FALSE(columns.empty()) << file;
+      const std::set<std::string>* rows = doc.Section("`" + file + "`");
+      ASSERT_NE(rows, nullptr) << kOutputsDoc << " has no heading naming `" << file << "`";
+      std::vector<std::string> missing;
+      for (const std::string& column : columns) {
+        if (rows->count(column) == 0) missing.push_back(column);
+      }
+      EXPECT_TRUE(missing.empty()) << file << " columns missing from " << kOutputsDoc << ": "
+                                   << Join(missing, ", ");
     }
-    EXPECT_TRUE(missing.empty()) << file << " columns missing from " << kOutputsDoc << ": "
-                                 << Join(missing, ", ");
   }
 }
 

@@ -3,9 +3,11 @@
 // flag or file:line and leave no output behind, traces, tensor parallelism and replicas.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
@@ -370,6 +372,25 @@ TEST(SimulateCli, PrefillDecodeDisaggregation) {
   // Llama-3-8B's 131,072 B per token: the mean prompt's KV per GPU.
   EXPECT_NEAR(pd["kv_bytes_per_gpu"].get<double>(),
               j["input_tokens"].get<double>() / 60 * 131072, 1);
+  // requests.csv: the prefill replica and the transfer of every request, inside its TTFT.
+  const fs::path dir = testing::TestDir() / "pd";
+  ASSERT_EQ(RunInfergrid("simulate --quiet --max-requests=20 --pd=1P3D --out=" + dir.string()).exit_code, 0);
+  std::ifstream csv(dir / "requests.csv");
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_TRUE(absl::EndsWith(line, ",e2e_s,prefill_replica,kv_transfer_s")) << line;
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    const std::vector<std::string> f = absl::StrSplit(line, ',');
+    ASSERT_EQ(f.size(), 18u) << line;
+    ++rows;
+    EXPECT_EQ(f[16], "0") << line;  // the one prefill replica
+    EXPECT_GE(std::stoi(f[1]), 1) << line;
+    const double transfer = std::stod(f[17]), ttft = std::stod(f[13]);
+    EXPECT_GT(transfer, 0) << line;
+    EXPECT_LT(transfer, ttft) << line;
+  }
+  EXPECT_EQ(rows, 20);
   const testing::CommandResult table = RunInfergrid("simulate --max-requests=20 --pd=1P1D");
   EXPECT_THAT(table.out, HasSubstr("disaggregated 1 prefill + 1 decode replicas (least-kv): KV transfer mean"));
   EXPECT_FALSE(Json(RunInfergrid("simulate --quiet --format=json --max-requests=5")).contains("disaggregation"));

@@ -102,7 +102,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   }
   SimulationSummary summary = BuildSummary(*result, context);
   if (out != nullptr && o.outputs.requests) {
-    if (absl::Status s = WriteRequestsCsv(result->log, out->TempPath("requests.csv")); !s.ok()) return s;
+    if (absl::Status s = WriteRequestsCsv(result->log, out->TempPath("requests.csv"), o.prefill_replicas > 0); !s.ok()) return s;
   }
   if (out != nullptr && o.outputs.summary) {
     if (absl::Status s = out->WriteFile("summary.json", format::ToJson(summary)); !s.ok()) return s;

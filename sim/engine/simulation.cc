@@ -265,6 +265,7 @@ void Run::TransferKv(int from, Sequence* seq) {
   const double end = sg::Engine::get_clock();
   RequestRecord& record = result_.log.at(seq->record);
   record.kv_transfer_s = end - start;
+  record.prefill_replica = from;
   record.replica = to;
   // The decode replica holds the prompt's KV and the prefill's token: that token reaches the
   // client now, and decoding goes on from it.

@@ -29,6 +29,7 @@ struct RequestRecord {
   RequestOutcome outcome = RequestOutcome::kPending;
   bool truncated = false;        // output cut so that prompt + output <= max_model_len
   double kv_transfer_s = -1;     // disaggregation: prefill end -> KV on the decode replica
+  int32_t prefill_replica = -1;  // disaggregation: the replica that ran its prefill
 };
 
 class RequestLog {

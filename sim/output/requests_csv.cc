@@ -14,12 +14,13 @@ void AppendTime(std::string& out, double t) {
 
 }  // namespace
 
-absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path) {
+absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bool disaggregated) {
   absl::StatusOr<BufferedFile> file = BufferedFile::Open(path);
   if (!file.ok()) return file.status();
   std::string& out = *file->buffer();
   out = "id,replica,status,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,"
-        "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s\n";
+        "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s";
+  out += disaggregated ? ",prefill_replica,kv_transfer_s\n" : "\n";
   const auto& records = log.records();
   for (size_t i = 0; i < records.size(); ++i) {
     const RequestRecord& r = records[i];
@@ -37,6 +38,12 @@ absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path) {
     AppendTime(out, finished && r.output_tokens > 1
                         ? (r.finish_s - r.first_token_s) / (r.output_tokens - 1) : -1);
     if (finished) absl::StrAppendFormat(&out, "%.9f", r.finish_s - r.arrival_s);
+    if (disaggregated) {
+      out.push_back(',');
+      if (r.prefill_replica >= 0) absl::StrAppend(&out, r.prefill_replica);
+      out.push_back(',');
+      if (r.kv_transfer_s >= 0) absl::StrAppendFormat(&out, "%.9f", r.kv_transfer_s);
+    }
     out.push_back('\n');
     file->FlushIfFull();
   }

@@ -3,6 +3,8 @@
 //   id, replica, status (finished | rejected | unfinished), arrival_s, scheduled_s,
 //   first_token_s, finish_s, input_tokens, output_tokens, truncated, cached_tokens,
 //   preemptions, queueing_s, ttft_s, tpot_s, e2e_s
+// and, for a disaggregated run (`disaggregated`), prefill_replica and kv_transfer_s (empty for
+// a request whose KV never moved).
 #ifndef INFERGRID_SIM_OUTPUT_REQUESTS_CSV_H_
 #define INFERGRID_SIM_OUTPUT_REQUESTS_CSV_H_
 
@@ -13,7 +15,7 @@
 
 namespace infergrid {
 
-absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path);
+absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bool disaggregated = false);
 
 }  // namespace infergrid
 
