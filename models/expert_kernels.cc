@@ -46,7 +46,7 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
   // The send buffer of each GPU: its tokens' k copies of the hidden state. An all-to-all ends
   // with its slowest GPU: the busiest one receives `imbalance` times the mean in the dispatch
   // and sends that much back in the combine, so both are priced on its bytes.
-  const double dispatch_bytes = own_rows * d * act_bytes_ * (ep.enabled() ? ep.imbalance : 1.0);
+  const double dispatch_bytes = own_rows * d * act_bytes_ * ep.imbalance;
   if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_dispatch", layers, dispatch_bytes);
 
   // Rows the (busiest) GPU runs through its experts, and the distinct experts they hit.

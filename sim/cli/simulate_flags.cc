@@ -1,6 +1,7 @@
 #include "sim/cli/simulate_flags.h"
 
 #include "absl/flags/flag.h"
+#include "hardware/topology.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/speculative_options.h"
 #include "sim/cli/trace_flags.h"
@@ -43,7 +44,7 @@ ABSL_FLAG(double, kv_transfer_latency, 0,
 ABSL_FLAG(double, fabric_bandwidth, 50e9,
           "inter-node network bandwidth per GPU, each way, in B/s (50e9: one 400 Gb/s NIC per GPU; "
           "InfiniBand or RoCE)");
-ABSL_FLAG(double, fabric_latency, 5e-6,
+ABSL_FLAG(double, fabric_latency, infergrid::kFabricLatencyS,
           "seconds added to a transfer that crosses the inter-node network (5e-6: an RDMA read "
           "through one InfiniBand or RoCE switch)");
 ABSL_FLAG(std::string, decode_router, "least-kv",

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hardware/topology.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
 #include "sim/cli/speculative_options.h"
@@ -69,7 +70,7 @@ struct SimulateOptions {
   RouterKind decode_router = RouterKind::kLeastKv;
   double kv_transfer_latency_s = 0;  // --kv-transfer-latency
   double fabric_bytes_per_s = 50e9;  // --fabric-bandwidth
-  double fabric_latency_s = 5e-6;    // --fabric-latency
+  double fabric_latency_s = kFabricLatencyS;  // --fabric-latency
   CostModelKind cost_model = CostModelKind::kAuto;
   std::string calibration_path;      // --calibration; empty: the bundled profile
   bool coalesce = true;

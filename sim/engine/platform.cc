@@ -230,7 +230,7 @@ absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, co
     const double ring_bw = RingBottleneck(topology, group);
     std::vector<sg::Host*> gpu_hosts;
     for (TopologyVertexId v : group) gpu_hosts.push_back(hosts[v]);
-    const int domain = g[group[0]].node / (DomainGpus(layout) / layout.gpus_per_node);
+    const int domain = g[group[0]].node / topology.nodes_per_nvlink_domain;
     replicas.emplace_back(std::move(gpu_hosts), hosts[replica_cpus[static_cast<size_t>(r)]],
                           speed, gpu.hbm_bytes_per_s(), ring_bw, exclusive, domain);
   }

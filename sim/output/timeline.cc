@@ -1,12 +1,12 @@
 #include "sim/output/timeline.h"
 
-#include <charconv>
 #include <cstdint>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "sim/output/csv_append.h"
 
 namespace infergrid {
 
@@ -28,30 +28,16 @@ absl::StatusOr<std::unique_ptr<Timeline>> Timeline::Open(const std::string& path
 
 namespace {
 
-// Numbers without printf (the writer runs once per iteration): std::to_chars prints what
-// printf's %d and %.Nf print in the C locale, so the file is the same byte for byte.
-void Int(std::string* out, int64_t value) {
-  char buffer[24];
-  const std::to_chars_result r = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, r.ptr);
-}
-
-void Fixed(std::string* out, double value, int precision) {
-  char buffer[352];  // the largest double in fixed notation
-  const std::to_chars_result r =
-      std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::fixed, precision);
-  out->append(buffer, r.ptr);
-}
-
-// `text` then the integer `value` (text carries the separator and key: ",\"running\":").
+// `text` then the integer `value` (text carries the separator and key: ",\"running\":"),
+// without printf (the writer runs once per iteration; csv_append.h prints what printf would).
 void Field(std::string* out, absl::string_view text, int64_t value) {
   out->append(text.data(), text.size());
-  Int(out, value);
+  AppendIntText(out, value);
 }
 
 void FixedField(std::string* out, absl::string_view text, double value, int precision) {
   out->append(text.data(), text.size());
-  Fixed(out, value, precision);
+  AppendFixedText(out, value, precision);
 }
 
 }  // namespace
