@@ -268,6 +268,18 @@ TEST(HostTime, OverlapSchedulerHidesTheHostUntilItIsTheSlowerSide) {
   EXPECT_EQ(slow.binding, Resource::kHost);
 }
 
+// TensorRT-LLM's PyTorch backend schedules in the C++ batch manager (bound to Python), so its
+// schedule phase costs a tenth of the fitted Python one; the other phases are Python and cost
+// in full. Overlap off, all five land on the step: 0.1 x 180 + 280 + 130 + 380 + 480 us.
+TEST(HostTime, TrtllmPytorchSchedulesInCpp) {
+  const BatchShape b = Decode(8);
+  const IterationCost c = WithHost("trtllm@pytorch", b, {.tensor_parallel = 1, .host_speed = 1, .overlap = false});
+  EXPECT_NEAR(c.host_s, 18e-6 + 280e-6 + 130e-6 + 380e-6 + 480e-6, 1e-12);
+  // The C++ executor runs every phase at the C++ cost.
+  EXPECT_NEAR(WithHost("trtllm@cpp", b, {.tensor_parallel = 1, .host_speed = 1, .overlap = false}).host_s,
+              0.1 * 1450e-6, 1e-12);
+}
+
 // Multi-step: the scheduler and input preparation run once per group.
 TEST(HostTime, MultiStepSchedulesOncePerGroup) {
   BatchShape b = Decode(8);
