@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Predicts every row of ../shared/data/measurements/serving_reference.csv that InferGrid can
 # express and prints predicted vs measured with the signed error and the mean absolute error.
-# Each row runs the command the engine's own benchmark ran, as `infergrid bench` (latency and
-# throughput rows) or `infergrid simulate` (SGLang's decode-step rows, which no bench report
-# prints). Nothing in the model was fitted to these rows. A check, not a test.
+# Each row runs the command the engine's own benchmark ran, as `infergrid bench`: latency and
+# throughput (vLLM's and trtllm-bench's rows) and one-batch (SGLang's decode-step rows, timed by
+# sglang.bench_latency, now bench_one_batch). Nothing in the model was fitted to these rows but
+# F01 (see docs/engines.md). A check, not a test.
 # Usage: scripts/serving-reference.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +16,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 # row ID MEASURED UNIT METRIC DESCRIPTION -- infergrid arguments...
 # METRIC: avg_latency_ms (bench latency), output_tok_s / requests_per_s (bench throughput),
-# tpot_ms (simulate --format=json).
+# median_decode_ms (bench one-batch).
 rows=()
 row() {
   local id="$1" measured="$2" unit="$3" metric="$4" what="$5"; shift 6
@@ -31,23 +32,23 @@ import json, sys
 r = json.load(open(sys.argv[1])); m = sys.argv[2]
 print(r["requests_per_second"] if m == "requests_per_s" else
       (r["total_num_tokens"] / r["elapsed_time"]) / 2)' "$WORK/r.json" "$metric") ;;
-    tpot_ms)
-      predicted=$("$BIN" "$@" --quiet --format=json --record-wall-time=false |
-                  python3 -c 'import json,sys; print(json.load(sys.stdin)["tpot"]["mean"] * 1e3)') ;;
+    median_decode_ms)
+      rm -f "$WORK/r.jsonl"
+      "$BIN" "$@" --result-filename="$WORK/r.jsonl" > /dev/null
+      predicted=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["median_decode_latency"] * 1e3)' "$WORK/r.jsonl") ;;
   esac
   rows+=("$id|$what|$measured|$predicted|$unit|infergrid $*")
 }
 
-awk 'BEGIN { print "arrival_s,input_tokens,output_tokens"; print "0,128,8" }' > "$WORK/step.csv"
 llama31=(--model=meta-llama/Llama-3.1-8B-Instruct)
 row F29 997.542 ms avg_latency_ms "vLLM ~0.6.3 benchmark_latency, Llama-3.1-8B, batch 8, 32/128, H100" -- \
   bench latency --engine=vllm-v0@0.6.5 "${llama31[@]}" --batch-size=8 --input-len=32 --output-len=128
 row F22 944.7 ms avg_latency_ms "vLLM V1 (2024-12) benchmark_latency, Llama-3-8B, batch 1, 32/128" -- \
   bench latency --engine=vllm-v1@0.11 --model=meta-llama/Meta-Llama-3-8B --batch-size=1 --input-len=32 --output-len=128
-row F21 7.06 ms tpot_ms "SGLang (2024-09) decode step, Llama-3-8B, batch 1, CUDA graphs" -- \
-  simulate --engine=sglang --disable-overlap-schedule --model=llama-3-8b --trace="$WORK/step.csv"
-row F21e 9.28 ms tpot_ms "SGLang (2024-09) decode step, Llama-3-8B, batch 1, eager" -- \
-  simulate --engine=sglang --disable-overlap-schedule --enforce-eager --model=llama-3-8b --trace="$WORK/step.csv"
+row F21 7.06 ms median_decode_ms "SGLang (2024-09) bench_latency decode step, Llama-3-8B, batch 1, CUDA graphs" -- \
+  bench one-batch --engine=sglang --model=meta-llama/Meta-Llama-3-8B --batch-size=1 --input-len=128 --output-len=8
+row F21e 9.28 ms median_decode_ms "SGLang (2024-09) bench_latency decode step, Llama-3-8B, batch 1, eager" -- \
+  bench one-batch --engine=sglang --model=meta-llama/Meta-Llama-3-8B --batch-size=1 --input-len=128 --output-len=8 --disable-cuda-graph
 # trtllm-bench sizes the batch from the KV cache: min(requests that fit, 4096) sequences and
 # min(sequences x (1 + ISL/OSL), 32768) tokens (bench/build/tuning.py); 961,088 fp8 KV tokens.
 # Equal input and output lengths: output tokens/s is half the total.

@@ -13,11 +13,12 @@
 namespace infergrid::bench {
 namespace {
 
-enum class Kind { kServe, kSglangServe, kLatency, kThroughput, kUnknown };
+enum class Kind { kServe, kSglangServe, kLatency, kThroughput, kOneBatch, kUnknown };
 
 template <typename Json>
 Kind KindOf(const Json& doc) {
   if (!doc.is_object()) return Kind::kUnknown;
+  if (doc.contains("prefill_latency") && doc.contains("total_latency")) return Kind::kOneBatch;
   if (doc.contains("avg_latency")) return Kind::kLatency;
   if (doc.contains("requests_per_second") && doc.contains("elapsed_time")) return Kind::kThroughput;
   if (doc.contains("mean_e2e_latency_ms") || doc.contains("total_throughput")) return Kind::kSglangServe;
@@ -31,6 +32,7 @@ const char* KindName(Kind kind) {
     case Kind::kSglangServe: return "sglang bench_serving";
     case Kind::kLatency: return "vllm bench latency";
     case Kind::kThroughput: return "vllm bench throughput";
+    case Kind::kOneBatch: return "sglang bench_one_batch";
     case Kind::kUnknown: break;
   }
   return "unknown";
@@ -57,7 +59,15 @@ bool SameTraffic(const PyJson& predicted, const nlohmann::json& doc) {
     if (!j.contains("max_concurrency") || !j["max_concurrency"].is_number()) return "none";
     return absl::StrCat(j["max_concurrency"].template get<int64_t>());
   };
-  return rate(predicted) == rate(doc) && concurrency(predicted) == concurrency(doc);
+  // bench_one_batch's lines: one per (batch, input, output) point.
+  const auto shape = [](const auto& j) -> std::string {
+    std::string s;
+    for (const char* key : {"batch_size", "input_len", "output_len"}) {
+      if (j.contains(key) && j[key].is_number_integer()) absl::StrAppend(&s, key, "=", j[key].template get<int64_t>(), ";");
+    }
+    return s;
+  };
+  return rate(predicted) == rate(doc) && concurrency(predicted) == concurrency(doc) && shape(predicted) == shape(doc);
 }
 
 }  // namespace
@@ -99,16 +109,17 @@ absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::ve
         found = true;
       }
     }
-    comparison.notes.push_back(found ? absl::StrCat("compared with the result of the same request rate and concurrency (",
-                                                    real.size(), " in the file)")
-                                     : absl::StrCat("no result with this request rate and concurrency among ",
-                                                    real.size(), ": compared with the last"));
+    const char* same = KindOf(predicted) == Kind::kOneBatch ? "batch size and lengths" : "request rate and concurrency";
+    comparison.notes.push_back(found ? absl::StrCat("compared with the result of the same ", same, " (", real.size(),
+                                                    " in the file)")
+                                     : absl::StrCat("no result with this ", same, " among ", real.size(),
+                                                    ": compared with the last"));
   }
   const Kind kind = KindOf(*doc);
   if (kind == Kind::kUnknown) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": not a saved result of vllm bench serve/latency/throughput or sglang bench_serving "
-              "(none of request_throughput, avg_latency, requests_per_second)"));
+        path, ": not a saved result of vllm bench serve/latency/throughput or sglang bench_serving/bench_one_batch "
+              "(none of request_throughput, avg_latency, requests_per_second, prefill_latency)"));
   }
   const Kind predicted_kind = KindOf(predicted);
   const bool both_serve = (kind == Kind::kServe || kind == Kind::kSglangServe) && predicted_kind == Kind::kServe;
@@ -120,7 +131,8 @@ absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::ve
   // Every numeric result of the prediction that names a measured quantity.
   for (const auto& [key, value] : predicted.items()) {
     if (!value.is_number() || key == "num_prompts" || key == "burstiness" || key == "request_rate" ||
-        key == "max_concurrency" || key == "rtfx" || key == "num_requests") {
+        key == "max_concurrency" || key == "rtfx" || key == "num_requests" || key == "batch_size" ||
+        key == "input_len" || key == "output_len") {
       continue;
     }
     if (key == "percentiles" || key == "latencies") continue;

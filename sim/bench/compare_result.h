@@ -2,8 +2,9 @@
 // metric by metric with the relative error (predicted - measured) / measured. Reads what the
 // engines' scripts save: vLLM bench serve --save-result (JSON; JSON lines with
 // --append-result), vLLM bench latency/throughput --output-json, SGLang bench_serving's JSONL
-// (its e2e_latency and total_throughput are vLLM's e2el and total_token_throughput). With
-// several documents, the one with the same request rate and concurrency is used (else the last).
+// (its e2e_latency and total_throughput are vLLM's e2el and total_token_throughput) and SGLang
+// bench_one_batch's result lines. With several documents, the one with the same request rate
+// and concurrency (bench_one_batch: batch size and lengths) is used (else the last).
 #ifndef INFERGRID_SIM_BENCH_COMPARE_RESULT_H_
 #define INFERGRID_SIM_BENCH_COMPARE_RESULT_H_
 

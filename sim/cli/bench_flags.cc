@@ -31,11 +31,14 @@ ABSL_FLAG(bool, skip_chat_template, false, "bench: custom prompts without the ch
 ABSL_FLAG(bool, no_oversample, false, "bench: do not top up a dataset with too few prompts");
 ABSL_FLAG(bool, self_timed, false, "bench serve: send a trace dataset's requests at its own arrival times");
 // bench latency
-ABSL_FLAG(int64_t, batch_size, 8, "bench latency: prompts in the batch");
+ABSL_FLAG(int64_t, batch_size, 8, "bench latency: prompts in the batch (one-batch: default 1)");
 ABSL_FLAG(int64_t, n, 1, "bench: generated sequences per prompt");
 ABSL_FLAG(int64_t, num_iters_warmup, 10, "bench latency: warm-up iterations (not timed)");
 ABSL_FLAG(int64_t, num_iters, 30, "bench latency: timed iterations");
 ABSL_FLAG(std::string, output_json, "", "bench latency/throughput: write the results as JSON here");
+// bench one-batch (SGLang's bench_one_batch)
+ABSL_FLAG(std::string, run_name, "default", "bench one-batch: the run_name of the result line");
+ABSL_FLAG(bool, disable_cuda_graph, false, "bench: --enforce-eager as SGLang spells it");
 // bench serve
 ABSL_FLAG(std::string, request_rate, "inf",
           "bench serve: requests per second, or inf (all at once); a list (1,2,4,inf) runs each");
@@ -53,7 +56,8 @@ ABSL_FLAG(bool, save_detailed, false, "bench serve: with per-request lists (ttft
 ABSL_FLAG(bool, append_result, false, "bench serve: append the result as a JSON line");
 ABSL_FLAG(std::string, result_dir, "", "bench serve: folder of the saved result");
 ABSL_FLAG(std::string, result_filename, "",
-          "bench serve: file name of the saved result (default {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json)");
+          "bench serve: file name of the saved result (default {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json); "
+          "one-batch: the JSON-lines file its result line is appended to (default: none written)");
 ABSL_FLAG(std::string, label, "", "bench serve: label of the result (default: --backend)");
 ABSL_FLAG(std::string, metadata, "", "bench serve: KEY=VALUE pairs saved in the result");
 ABSL_FLAG(std::string, backend, "", "bench: the client backend named in the result (serve: openai)");
@@ -81,7 +85,7 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
         "no_async_scheduling", "disable_overlap_schedule", "disable_overlap_scheduler", "disable_custom_all_reduce",
         "cpu_speed", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",
         "n", "compare", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",
-        "max_batch_size", "max_num_tokens", "tp_size", "input_len", "output_len"}) {
+        "max_batch_size", "max_num_tokens", "tp_size", "disable_cuda_graph", "input_len", "output_len"}) {
     names.push_back(name);
   }
   const auto add = [&](const std::vector<absl::string_view>& list) { names.insert(names.end(), list.begin(), list.end()); };
@@ -91,6 +95,8 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
                          "no_oversample", "trace_format"};
   if (mode == "latency") {
     add({"batch_size", "num_iters_warmup", "num_iters", "output_json"});
+  } else if (mode == "one-batch") {
+    add({"batch_size", "run_name", "result_filename"});
   } else if (mode == "throughput") {
     add(datasets);
     add({"prefix_len", "output_json", "max_concurrency", "concurrency"});

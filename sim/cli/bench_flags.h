@@ -1,7 +1,7 @@
-// The flags of `infergrid bench latency|throughput|serve`, named and defaulted as vLLM's
-// `vllm bench` names them (vllm/benchmarks/{latency,throughput,serve}.py and datasets), plus
-// the SGLang / TensorRT-LLM spellings of the same settings (--concurrency, --max_batch_size,
-// --max_num_tokens, --tp-size) and InferGrid's own (--compare, --result-date). The engine,
+// The flags of `infergrid bench latency|throughput|serve|one-batch`, named and defaulted as
+// vLLM's `vllm bench` names them (vllm/benchmarks/{latency,throughput,serve}.py and datasets)
+// and SGLang's bench_one_batch its own, plus the SGLang / TensorRT-LLM spellings of the same
+// settings (--concurrency, --max_batch_size, --max_num_tokens, --tp-size, --disable-cuda-graph) and InferGrid's own (--compare, --result-date). The engine,
 // model and GPU flags are simulate's (accounting_setup.h, simulate_flags.h).
 #ifndef INFERGRID_SIM_CLI_BENCH_FLAGS_H_
 #define INFERGRID_SIM_CLI_BENCH_FLAGS_H_
@@ -36,6 +36,8 @@ ABSL_DECLARE_FLAG(int64_t, n);
 ABSL_DECLARE_FLAG(int64_t, num_iters_warmup);
 ABSL_DECLARE_FLAG(int64_t, num_iters);
 ABSL_DECLARE_FLAG(std::string, output_json);
+ABSL_DECLARE_FLAG(std::string, run_name);
+ABSL_DECLARE_FLAG(bool, disable_cuda_graph);
 ABSL_DECLARE_FLAG(std::string, request_rate);
 ABSL_DECLARE_FLAG(double, burstiness);
 ABSL_DECLARE_FLAG(int64_t, concurrency);

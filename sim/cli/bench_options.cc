@@ -39,7 +39,8 @@ absl::StatusOr<FlagValues> ResolveAliases(const FlagValues& flags) {
   static constexpr Alias kAliases[] = {{"concurrency", "max_concurrency"},
                                        {"max_batch_size", "max_num_seqs"},
                                        {"max_num_tokens", "max_num_batched_tokens"},
-                                       {"tp_size", "tensor_parallel_size"}};
+                                       {"tp_size", "tensor_parallel_size"},
+                                       {"disable_cuda_graph", "enforce_eager"}};
   std::vector<std::string> args;
   std::vector<absl::string_view> allowed;
   for (const Alias& a : kAliases) {
@@ -209,12 +210,19 @@ absl::StatusOr<BenchMode> ParseBenchMode(absl::string_view mode) {
   if (mode == "latency") return BenchMode::kLatency;
   if (mode == "throughput") return BenchMode::kThroughput;
   if (mode == "serve") return BenchMode::kServe;
-  return UsageError(absl::StrCat("bench: unknown benchmark '", mode, "' (latency, throughput or serve)"));
+  if (mode == "one-batch") return BenchMode::kOneBatch;
+  return UsageError(absl::StrCat("bench: unknown benchmark '", mode, "' (latency, throughput, serve or one-batch)"));
 }
 
 absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& given) {
   absl::StatusOr<FlagValues> flags = ResolveAliases(given);
   if (!flags.ok()) return flags.status();
+  if (mode == BenchMode::kOneBatch && !flags->IsSet("engine")) {
+    // bench_one_batch is SGLang's: its engine unless another is named (and refused later).
+    absl::StatusOr<ParsedCommandLine> sglang = ParseCommandLine({"--engine=sglang"}, {"engine"});
+    if (!sglang.ok()) return sglang.status();
+    flags = flags->With(sglang->flags);
+  }
   BenchOptions o;
   o.mode = mode;
   absl::StatusOr<SimulateOptions> engine = ReadSimulateOptions(*flags);
@@ -247,6 +255,18 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
     }
     o.num_iters = flags->Get(FLAGS_num_iters);
     if (absl::Status s = CheckRange("num_iters", o.num_iters, 1, 100'000); !s.ok()) return s;
+    return o;
+  }
+  if (mode == BenchMode::kOneBatch) {
+    // SGLang's BenchArgs defaults: one prompt of 1,024 tokens, 16 output tokens.
+    o.batch_size = flags->IsSet("batch_size") ? flags->Get(FLAGS_batch_size) : 1;
+    o.input_len = flags->IsSet("input_len") ? flags->Get(FLAGS_input_len) : 1024;
+    o.output_len = flags->IsSet("output_len") ? flags->Get(FLAGS_output_len) : 16;
+    if (absl::Status s = CheckRange("batch_size", o.batch_size, 1, 1'000'000); !s.ok()) return s;
+    if (absl::Status s = CheckRange("input_len", o.input_len, 1, 10'000'000); !s.ok()) return s;
+    if (absl::Status s = CheckRange("output_len", o.output_len, 1, 10'000'000); !s.ok()) return s;
+    o.run_name = flags->Get(FLAGS_run_name);
+    o.result_filename = flags->Get(FLAGS_result_filename);
     return o;
   }
   if (absl::Status s = ReadDataset(mode, *flags, o); !s.ok()) return s;

@@ -1,8 +1,8 @@
-// Every setting of one `infergrid bench latency|throughput|serve` run, read from its flags once
-// and checked, as vLLM's scripts read theirs: the client (dataset, request rates, concurrency,
+// Every setting of one `infergrid bench latency|throughput|serve|one-batch` run, read from its
+// flags once and checked, as vLLM's scripts (and SGLang's bench_one_batch) read theirs: the client (dataset, request rates, concurrency,
 // reports) and the engine it runs against (the simulate options the same engine, model and GPU
-// flags give). Aliases (--concurrency, --max_batch_size, --max_num_tokens, --tp-size, --input-len
-// and --output-len for serve's datasets) resolve here; giving both spellings is a usage error.
+// flags give). Aliases (--concurrency, --max_batch_size, --max_num_tokens, --tp-size,
+// --disable-cuda-graph, --input-len and --output-len for serve's datasets) resolve here; giving both spellings is a usage error.
 #ifndef INFERGRID_SIM_CLI_BENCH_OPTIONS_H_
 #define INFERGRID_SIM_CLI_BENCH_OPTIONS_H_
 
@@ -20,7 +20,7 @@
 
 namespace infergrid::cli {
 
-enum class BenchMode { kLatency, kThroughput, kServe };
+enum class BenchMode { kLatency, kThroughput, kServe, kOneBatch };
 
 struct BenchOptions {
   BenchMode mode = BenchMode::kServe;
@@ -28,12 +28,13 @@ struct BenchOptions {
   std::string model_id;                // --model as given (the result's model_id)
   bench::DatasetOptions dataset;
   int64_t n = 1;                       // sequences per prompt
-  // latency
+  // latency (vLLM's defaults; one-batch: SGLang's, 1, 1024 and 16)
   int64_t batch_size = 8;
   int64_t input_len = 32;
   int64_t output_len = 128;
   int64_t num_iters = 30;
   std::string output_json;             // latency and throughput
+  std::string run_name = "default";    // one-batch: the run_name of its JSON line
   // serve (and throughput's --concurrency)
   std::vector<double> request_rates;   // inf: all at once
   double burstiness = 1;
@@ -46,7 +47,7 @@ struct BenchOptions {
   bool save_detailed = false;
   bool append_result = false;
   std::string result_dir;
-  std::string result_filename;
+  std::string result_filename;        // serve's saved result; one-batch's JSON lines (appended)
   std::optional<std::string> label;
   std::string backend;
   std::vector<std::pair<std::string, std::string>> metadata;

@@ -1,11 +1,14 @@
-// `infergrid bench latency|throughput|serve`: the engines' benchmark commands against the
-// simulated engine, with their flags, their printed reports and their saved JSON (vLLM's
-// `vllm bench`, formerly benchmarks/benchmark_{latency,throughput,serving}.py), so a predicted
-// run and a real one read the same; --compare=REAL.json prints predicted vs measured.
+// `infergrid bench latency|throughput|serve|one-batch`: the engines' benchmark commands against
+// the simulated engine, with their flags, their printed reports and their saved JSON (vLLM's
+// `vllm bench`, formerly benchmarks/benchmark_{latency,throughput,serving}.py, and SGLang's
+// bench_one_batch), so a predicted run and a real one read the same; --compare=REAL.json prints
+// predicted vs measured.
 //   latency     one batch of --batch-size prompts submitted together, timed to its last token
 //   throughput  a dataset submitted at once (offline), requests and tokens per second
 //   serve       a dataset sent at --request-rate (a list runs each), optionally under
 //               --max-concurrency, with TTFT, TPOT, ITL and E2E latency statistics
+//   one-batch   SGLang's static batch through the model runner: the prefill and every decode
+//               step timed on their own (one_batch_plan.h)
 // The simulator is deterministic: latency's timed iterations all take the same time.
 #include <algorithm>
 #include <chrono>
@@ -23,6 +26,7 @@
 #include "sim/bench/bench_dataset.h"
 #include "sim/bench/compare_result.h"
 #include "sim/bench/offline_reports.h"
+#include "sim/bench/one_batch_report.h"
 #include "sim/bench/python_json.h"
 #include "sim/bench/request_schedule.h"
 #include "sim/bench/serve_metrics.h"
@@ -32,6 +36,7 @@
 #include "sim/cli/command_line.h"
 #include "sim/commands/bench_run.h"
 #include "sim/commands/command.h"
+#include "sim/commands/one_batch_plan.h"
 #include "sim/commands/simulation_plan.h"
 #include "sim/report/staged_file.h"
 
@@ -47,6 +52,7 @@ const char* ModeName(BenchMode mode) {
     case BenchMode::kLatency: return "latency";
     case BenchMode::kThroughput: return "throughput";
     case BenchMode::kServe: return "serve";
+    case BenchMode::kOneBatch: return "one-batch";
   }
   return "serve";
 }
@@ -115,6 +121,61 @@ absl::Status RunLatency(const BenchOptions& o, const SimulationPlan& plan, const
   const PyJson json = bench::LatencyResultJson(result);
   if (!o.output_json.empty()) {
     if (absl::Status s = outputs.Stage(o.output_json, bench::DumpPythonJson(json, 4), "--output-json"); !s.ok()) return s;
+  }
+  return AppendComparison(o, real, json, out);
+}
+
+// SGLang's latency_test_run_once for one point: skipped (one line) when the batch's tokens do
+// not fit the KV cache, as the script skips it; else its report, and its JSON line appended to
+// --result-filename when one is given.
+absl::Status RunOneBatch(const BenchOptions& o, const SimulationPlan& engine_plan,
+                         const std::vector<nlohmann::json>& real, Outputs& outputs, std::ostream& out) {
+  absl::StatusOr<SimulationPlan> plan = OneBatchPlan(engine_plan, o.batch_size, o.input_len);
+  if (!plan.ok()) return plan.status();
+  const int64_t max_total_num_tokens = plan->memory_plan.kv_tokens;
+  out << Header(*plan, BenchMode::kOneBatch) << "max_total_num_tokens=" << max_total_num_tokens << "\n";
+  if (o.input_len + o.output_len > plan->engine.max_model_len) {
+    return cli::UsageError(absl::StrCat("--input-len + --output-len = ", o.input_len + o.output_len,
+                                        " exceeds the context length ", plan->engine.max_model_len));
+  }
+  out << "Benchmark ...\n";
+  if (o.batch_size > max_total_num_tokens / (o.input_len + o.output_len)) {
+    out << "skipping (" << o.batch_size << ", " << o.input_len << ", " << o.output_len
+        << ") due to max batch size limit\n";
+    return absl::OkStatus();
+  }
+  // The prefill samples the first token; output_len - 1 decode steps follow.
+  std::vector<bench::BenchRequest> batch(static_cast<size_t>(o.batch_size));
+  for (bench::BenchRequest& r : batch) {
+    r.prompt_len = static_cast<int32_t>(o.input_len);
+    r.output_len = static_cast<int32_t>(o.output_len);
+  }
+  absl::StatusOr<bench::ClientRun> run = SimulateClientRun(*plan, batch, std::vector<double>(batch.size(), 0.0), 1);
+  if (!run.ok()) return run.status();
+  for (const bench::ClientRequestOutcome& r : run->requests()) {
+    if (!r.success()) return absl::FailedPreconditionError(absl::StrCat("a request of the batch failed: ", r.error()));
+  }
+  // The batch moves in lockstep: its first request's token times are every request's.
+  const bench::ClientRequestOutcome& first = run->requests(0);
+  bench::OneBatchResult result;
+  result.run_name = o.run_name;
+  result.batch_size = o.batch_size;
+  result.input_len = o.input_len;
+  result.output_len = o.output_len;
+  result.prefill_latency = first.ttft();
+  result.decode_latencies.assign(first.itl().begin(), first.itl().end());
+  if (static_cast<int64_t>(result.decode_latencies.size()) != o.output_len - 1) {
+    return absl::InternalError(absl::StrCat("bench one-batch: ", result.decode_latencies.size(),
+                                            " decode steps timed, expected ", o.output_len - 1));
+  }
+  out << bench::OneBatchReportText(result);
+  const PyJson json = bench::OneBatchResultJson(result);
+  if (!o.result_filename.empty()) {
+    // The script appends one json.dumps line per point.
+    std::string text;
+    if (std::ifstream in(o.result_filename); in) text.assign(std::istreambuf_iterator<char>(in), {});
+    text += bench::DumpPythonJson(json) + "\n";
+    if (absl::Status s = outputs.Stage(o.result_filename, text, "--result-filename"); !s.ok()) return s;
   }
   return AppendComparison(o, real, json, out);
 }
@@ -238,7 +299,7 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
 
 std::vector<absl::string_view> AllBenchFlags() {
   std::vector<absl::string_view> all;
-  for (const char* mode : {"latency", "throughput", "serve"}) {
+  for (const char* mode : {"latency", "throughput", "serve", "one-batch"}) {
     for (absl::string_view name : cli::BenchFlagNames(mode)) {
       if (std::find(all.begin(), all.end(), name) == all.end()) all.push_back(name);
     }
@@ -248,7 +309,7 @@ std::vector<absl::string_view> AllBenchFlags() {
 
 absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   if (command_line.positional.size() != 1) {
-    return cli::UsageError("bench takes one benchmark: infergrid bench latency|throughput|serve [--flags]");
+    return cli::UsageError("bench takes one benchmark: infergrid bench latency|throughput|serve|one-batch [--flags]");
   }
   absl::StatusOr<BenchMode> mode = cli::ParseBenchMode(command_line.positional[0]);
   if (!mode.ok()) return mode.status();
@@ -276,6 +337,8 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
   absl::Status status;
   if (*mode == BenchMode::kLatency) {
     status = RunLatency(o, *plan, real, outputs, out);
+  } else if (*mode == BenchMode::kOneBatch) {
+    status = RunOneBatch(o, *plan, real, outputs, out);
   } else {
     absl::StatusOr<std::vector<bench::BenchRequest>> requests = bench::SampleDataset(o.dataset);
     if (!requests.ok()) return requests.status();
@@ -290,7 +353,9 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
 
 const Command& BenchCommand() {
   static const Command* command = new Command{
-      "bench", "the engines' benchmark commands, simulated: bench latency|throughput|serve (vLLM's flags and reports)",
+      "bench",
+      "the engines' benchmark commands, simulated: bench latency|throughput|serve (vLLM's flags and reports), "
+      "bench one-batch (SGLang's bench_one_batch)",
       AllBenchFlags(), &RunBench};
   return *command;
 }
