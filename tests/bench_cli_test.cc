@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "calibration/host_profile.h"
 #include "nlohmann/json.hpp"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
@@ -75,6 +76,66 @@ TEST(BenchCli, TrtllmShortRequestThroughputWithinFivePercentOfF01) {
   const nlohmann::json j = nlohmann::json::parse(ReadAll(json));
   const double output_tokens_per_s = j["total_num_tokens"].get<double>() / j["elapsed_time"].get<double>() / 2;
   EXPECT_NEAR(output_tokens_per_s, 28312, 0.05 * 28312);
+}
+
+// SGLang's bench_one_batch drives the model runner itself: a decode step is the engine's step
+// without its scheduler and output processing. Against the serving engine with its overlap off
+// (every host phase on the step), the median decode step is shorter by exactly those two
+// phases at batch 1.
+TEST(BenchCli, OneBatchTimesTheModelRunnerWithoutTheScheduler) {
+  const fs::path dir = testing::TestDir();
+  const fs::path lines = dir / "one_batch.jsonl";
+  const std::string one_batch = absl::StrCat(
+      "bench one-batch --model=llama-3-8b --batch-size=1 --input-len=128 --output-len=8 --result-filename=",
+      lines.string());
+  const testing::CommandResult r = RunInfergrid(one_batch);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("engine sglang@"));
+  EXPECT_THAT(r.out, HasSubstr("Decode 4. Batch size: 1, latency: "));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("Decode 5.")));
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(lines));
+  EXPECT_EQ(j["output_len"], 8);
+  const double step = j["median_decode_latency"].get<double>();
+
+  const std::string trace =
+      testing::WriteFile(dir / "one_request.csv", "arrival_s,input_tokens,output_tokens\n0,128,8\n");
+  const testing::CommandResult served = RunInfergrid(absl::StrCat(
+      "simulate --quiet --format=json --record-wall-time=false --engine=sglang --disable-overlap-schedule "
+      "--model=llama-3-8b --trace=",
+      trace));
+  ASSERT_EQ(served.exit_code, 0) << served.err;
+  const double tpot = nlohmann::json::parse(served.out)["tpot"]["mean"].get<double>();
+  const HostCalibration host = *ResolveHostCalibration("vllm-legacy-a100");
+  const double not_run =
+      HostPhaseSeconds(*FindHostPhase(host, "schedule"), 1, 1) + HostPhaseSeconds(*FindHostPhase(host, "process_outputs"), 1, 1);
+  EXPECT_NEAR(tpot - step, not_run, 2e-6);
+  EXPECT_GT(not_run, 250e-6);
+
+  // A second point appends its line, as the script appends to its result file.
+  ASSERT_EQ(RunInfergrid(absl::StrCat(one_batch, " --run-name=again")).exit_code, 0);
+  const std::vector<std::string> saved = absl::StrSplit(ReadAll(lines), '\n', absl::SkipEmpty());
+  ASSERT_EQ(saved.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(saved[1])["run_name"], "again");
+  // Eager (SGLang's --disable-cuda-graph): the kernels are issued one by one.
+  const testing::CommandResult eager = RunInfergrid(
+      "bench one-batch --model=llama-3-8b --batch-size=1 --input-len=128 --output-len=8 --disable-cuda-graph");
+  ASSERT_EQ(eager.exit_code, 0) << eager.err;
+  EXPECT_THAT(eager.out, ::testing::Not(HasSubstr(r.out.substr(r.out.find("Decode.")))));
+}
+
+// What the script refuses or skips, and an engine that is not SGLang's.
+TEST(BenchCli, OneBatchSkipsWhatDoesNotFitAndIsSglangOnly) {
+  const testing::CommandResult big = RunInfergrid("bench one-batch --model=llama-3-8b --batch-size=100000");
+  ASSERT_EQ(big.exit_code, 0) << big.err;
+  EXPECT_THAT(big.out, HasSubstr("skipping (100000, 1024, 16) due to max batch size limit\n"));
+  EXPECT_THAT(big.out, ::testing::Not(HasSubstr("Prefill.")));
+  const testing::CommandResult vllm = RunInfergrid("bench one-batch --engine=vllm-v1 --model=llama-3-8b");
+  EXPECT_EQ(vllm.exit_code, 2);
+  EXPECT_THAT(vllm.err, HasSubstr("--engine=sglang"));
+  const testing::CommandResult both =
+      RunInfergrid("bench one-batch --model=llama-3-8b --disable-cuda-graph --enforce-eager");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("same setting"));
 }
 
 const char kServe[] =

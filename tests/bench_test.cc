@@ -16,6 +16,7 @@
 #include "sim/bench/numpy_random.h"
 #include "sim/bench/numpy_stats.h"
 #include "sim/bench/offline_reports.h"
+#include "sim/bench/one_batch_report.h"
 #include "sim/bench/python_json.h"
 #include "sim/bench/python_random.h"
 #include "sim/bench/request_schedule.h"
@@ -325,6 +326,39 @@ TEST(ServeMetrics, FollowVllmsDefinitions) {
   // Tokens per whole second from the first send: [0, 1): a's 4 + b's first (0.7) = 5.
   EXPECT_EQ(m.max_output_tokens_per_s, 5);
   EXPECT_EQ(m.max_concurrent_requests, 1);  // a ends at 0.4, before b starts
+}
+
+// SGLang bench_one_batch's lines and result line, as Python's f-strings, np.median and
+// json.dumps write them (the expected text was printed by Python from the same numbers).
+TEST(OneBatchReport, PrintsAndSavesWhatTheScriptDoes) {
+  OneBatchResult r;
+  r.run_name = "x";
+  r.batch_size = 4;
+  r.input_len = 256;
+  r.output_len = 4;
+  r.prefill_latency = 0.0312345;
+  r.decode_latencies = {0.0071, 0.00705, 0.0069};
+  EXPECT_EQ(OneBatchReportText(r),
+            "Prefill. latency: 0.03123 s, throughput:  32784.26 token/s\n"
+            "Decode 0. Batch size: 4, latency: 0.00710 s, throughput:    563.38 token/s\n"
+            "Decode 1. Batch size: 4, latency: 0.00705 s, throughput:    567.38 token/s\n"
+            "Decode 2. Batch size: 4, latency: 0.00690 s, throughput:    579.71 token/s\n"
+            "Decode.  median latency: 0.00705 s, median throughput:    567.38 token/s\n"
+            "Total. latency:  0.052 s, throughput:  19891.17 token/s\n");
+  EXPECT_EQ(DumpPythonJson(OneBatchResultJson(r)),
+            R"({"run_name": "x", "batch_size": 4, "input_len": 256, "output_len": 4, "prefill_latency": 0.0312345, )"
+            R"("prefill_throughput": 32784.26099345276, "median_decode_latency": 0.00705, )"
+            R"("median_decode_throughput": 567.3758865248227, "total_latency": 0.0522845, )"
+            R"("overall_throughput": 19891.172335969553})");
+  // One output token: the prefill's alone, no decode step and no median recorded.
+  OneBatchResult one;
+  one.input_len = 8;
+  one.output_len = 1;
+  one.prefill_latency = 0.5;
+  EXPECT_EQ(DumpPythonJson(OneBatchResultJson(one)),
+            R"({"run_name": "default", "batch_size": 1, "input_len": 8, "output_len": 1, "prefill_latency": 0.5, )"
+            R"("prefill_throughput": 16.0, "total_latency": 0.5, "overall_throughput": 18.0})");
+  EXPECT_THAT(OneBatchReportText(one), ::testing::Not(::testing::HasSubstr("Decode")));
 }
 
 TEST(ServeReport, PrintsVllmsBlock) {
