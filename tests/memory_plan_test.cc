@@ -456,6 +456,31 @@ TEST(EngineDefaults, VllmBatchLimitsByGpu) {
   EXPECT_NEAR(Explain(r).plan.total_bytes / kGiB, 79.15, 1e-9);
 }
 
+// vLLM's offline LLM class (what `vllm bench latency/throughput` build) gets larger batch
+// defaults than the server (EngineArgs.get_batch_defaults: UsageContext.LLM_CLASS); V0 has one
+// set for both. The larger token budget also raises the profiled activation peak.
+TEST(EngineDefaults, VllmOfflineClassBatchesMore) {
+  MemoryPlanRequest r = Request("vllm-v1@0.21", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
+  r.max_model_len = 8192;
+  const MemoryPlanDetail server = Explain(r);
+  r.offline = true;
+  const MemoryPlanDetail offline = Explain(r);
+  EXPECT_EQ(server.max_num_batched_tokens, 8192);
+  EXPECT_EQ(offline.max_num_batched_tokens, 16384);
+  EXPECT_EQ(offline.max_num_seqs, 1024);
+  EXPECT_LT(offline.plan.kv_cache_bytes, server.plan.kv_cache_bytes);
+  r.gpu = Gpu("a100-80gb");
+  EXPECT_EQ(Explain(r).max_num_batched_tokens, 8192);
+  EXPECT_EQ(Explain(r).max_num_seqs, 256);
+  r.max_num_batched_tokens = 4096;  // a given value stands
+  EXPECT_EQ(Explain(r).max_num_batched_tokens, 4096);
+  r = Request("vllm-v0@0.6.5", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
+  r.max_model_len = 8192;
+  const int64_t v0_server = Explain(r).max_num_batched_tokens;
+  r.offline = true;
+  EXPECT_EQ(Explain(r).max_num_batched_tokens, v0_server);
+}
+
 TEST(EngineDefaults, SglangFractions) {
   MemoryPlanRequest r = Request("sglang@0.4.1", "llama-3.1-8b", "bf16", Gpu("h100-sxm"), 2);
   EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.87);

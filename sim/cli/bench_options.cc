@@ -228,6 +228,9 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
   absl::StatusOr<SimulateOptions> engine = ReadSimulateOptions(*flags);
   if (!engine.ok()) return engine.status();
   o.engine = *std::move(engine);
+  // vLLM's latency and throughput benchmarks build the offline LLM class, whose batch defaults
+  // are larger than the server's; serve talks to the server.
+  o.engine.memory.offline = mode == BenchMode::kLatency || mode == BenchMode::kThroughput;
   o.engine.progress = false;
   o.engine.record_wall_time = false;
   o.model_id = flags->Text("model");

@@ -173,11 +173,16 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
                                                    "' has no max_position_embeddings: give --max-model-len"));
   }
   const BatchDefaults* defaults = &DefaultsForGpu(p, r.gpu, d->plan.total_bytes);
-  d->max_num_seqs = r.max_num_seqs > 0 ? r.max_num_seqs : defaults->max_num_seqs();
+  const int64_t default_seqs = r.offline && defaults->offline_max_num_seqs() > 0 ? defaults->offline_max_num_seqs()
+                                                                                 : defaults->max_num_seqs();
+  const int64_t default_tokens = r.offline && defaults->offline_max_num_batched_tokens() > 0
+                                     ? defaults->offline_max_num_batched_tokens()
+                                     : defaults->max_num_batched_tokens();
+  d->max_num_seqs = r.max_num_seqs > 0 ? r.max_num_seqs : default_seqs;
   if (r.max_num_batched_tokens > 0) {
     d->max_num_batched_tokens = r.max_num_batched_tokens;
-  } else if (defaults->max_num_batched_tokens() > 0) {
-    d->max_num_batched_tokens = defaults->max_num_batched_tokens();
+  } else if (default_tokens > 0) {
+    d->max_num_batched_tokens = default_tokens;
   } else if (p.chunked_prefill_above() > 0 && d->max_model_len > p.chunked_prefill_above()) {
     d->max_num_batched_tokens = p.chunked_prefill_tokens();
     d->notes.push_back(absl::StrCat("max_model_len ", d->max_model_len, " > ", p.chunked_prefill_above(),

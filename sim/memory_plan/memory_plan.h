@@ -37,6 +37,9 @@ struct MemoryPlanRequest {
   double free_gpu_memory_fraction = 0;  // TensorRT-LLM; 0: the engine's default
   int64_t max_num_batched_tokens = 0;   // 0: engine default
   int64_t max_num_seqs = 0;             // 0: engine default
+  // The engine runs offline (vLLM's LLM class, as the latency and throughput benchmarks run
+  // it): the personality's offline batch defaults apply where it has them.
+  bool offline = false;
   int64_t max_model_len = 0;            // 0: model's max_position_embeddings
   int block_size = 16;
   bool enable_cuda_graphs = true;
