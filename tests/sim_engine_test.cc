@@ -547,6 +547,41 @@ TEST(Engine, RunningAheadGivesTheSameTimesAsIterationByIteration) {
   ExpectSameTimes(routed_ahead, routed_single);
 }
 
+// A schedule-ahead engine (vLLM V1 async scheduling, SGLang's and TensorRT-LLM's overlap
+// schedulers) forms the next batch when the running one starts. B arrives during A's first
+// decode step: it misses the batch formed then (A's second decode) and is prefilled one
+// iteration later than a synchronous engine would; an arrival at an idle engine runs at once.
+TEST(Engine, ScheduleAheadEnginesAdmitAnArrivalOneIterationLater) {
+  const std::vector<Request> requests = {OneRequest(0, 100, 50), OneRequest(2.5e-3, 100, 5), OneRequest(10, 100, 5)};
+  const auto scheduled = [&](bool ahead) {
+    EngineConfig config = TestConfig();
+    config.execution = ExecutionPolicy{};
+    config.execution->schedules_ahead = ahead;
+    const std::string out = InChild([&] { return RunAndDescribe(config, requests); });
+    const std::vector<std::string> lines = absl::StrSplit(out, '\n');
+    std::vector<double> times;
+    for (size_t i = 1; i <= 3 && i < lines.size(); ++i) {
+      double s = 0, first = 0, end = 0;
+      int replica = 0, outcome = 0, preemptions = 0;
+      if (std::sscanf(lines[i].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &s, &first, &end, &preemptions) == 6) {
+        times.push_back(s);
+      }
+    }
+    return times;
+  };
+  const std::vector<double> sync = scheduled(false);
+  const std::vector<double> ahead = scheduled(true);
+  ASSERT_EQ(sync.size(), 3u);
+  ASSERT_EQ(ahead.size(), 3u);
+  const double prefill = LinearCostModel::Seconds(100, 0);
+  const double first_decode = LinearCostModel::Seconds(1, 100);
+  EXPECT_NEAR(sync[1], prefill + first_decode, 1e-12);
+  EXPECT_NEAR(ahead[1], prefill + first_decode + LinearCostModel::Seconds(1, 101), 1e-12);
+  EXPECT_DOUBLE_EQ(ahead[0], 0);
+  EXPECT_DOUBLE_EQ(ahead[2], 10);
+  EXPECT_DOUBLE_EQ(sync[2], 10);
+}
+
 TEST(Engine, CostStrideInterpolatesALinearModelExactly) {
   // The test model is linear in the contexts, so interpolating decode runs changes nothing.
   const std::vector<Request> requests = Requests(40, 0.05, 200, 60);

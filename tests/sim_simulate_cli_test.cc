@@ -498,6 +498,34 @@ TEST(SimulateCli, MultiStepDeliversTokensInBurstsOfN) {
   EXPECT_LT(streamed["iterations"]["host_s"].get<double>(), single["iterations"]["host_s"].get<double>());
 }
 
+// vLLM V1's async scheduling forms the next batch while one runs: a request arriving mid-step
+// is prefilled two boundaries later, not at the next one as with --no-async-scheduling.
+TEST(SimulateCli, AsyncSchedulingAdmitsAnArrivalOneStepLater) {
+  const std::filesystem::path dir = testing::TestDir();
+  const std::string trace =
+      testing::WriteFile(dir / "two.csv", "arrival_s,input_tokens,output_tokens\n0,100,50\n0.0405,100,5\n");
+  const auto scheduled_after = [&](const std::string& flags) -> int {
+    const std::filesystem::path out = dir / (flags.empty() ? "async" : "sync");
+    const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --quiet --engine=vllm-v1@0.21 --trace=", trace,
+                                                               " --out=", out.string(), " ", flags));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<std::string> requests = Lines(ReadAll(out / "requests.csv"));
+    if (requests.size() < 3) return -1;
+    const double scheduled = std::stod(std::vector<std::string>(absl::StrSplit(requests[2], ','))[4]);
+    // Boundaries between B's arrival and its prefill.
+    int boundaries = 0;
+    for (const std::string& row : Lines(ReadAll(out / "iterations.csv"))) {
+      const std::vector<std::string> f = absl::StrSplit(row, ',');
+      if (f[0] == "replica") continue;
+      const double end = std::stod(f[3]);
+      if (end > 0.0405 && end <= scheduled + 1e-12) ++boundaries;
+    }
+    return boundaries;
+  };
+  EXPECT_EQ(scheduled_after(""), 2);
+  EXPECT_EQ(scheduled_after("--no-async-scheduling"), 1);
+}
+
 TEST(SimulateCli, EngineFlagsBelongToTheirEngine) {
   const std::pair<const char*, const char*> cases[] = {
       {"--num-scheduler-steps=8", "--num-scheduler-steps is not a vllm-v1@0.21 flag"},

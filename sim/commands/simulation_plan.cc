@@ -158,6 +158,7 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions&
                                         " flag (multi-step scheduling is a vLLM 0.6 V0 feature: --engine=vllm-v0@0.6.5)"));
   }
   policy.stream_each_step = o.multi_step_stream_outputs.value_or(x.multi_step_streams_each_step());
+  policy.schedules_ahead = x.schedules_ahead() && o.overlap_disabled_by.empty();
   if (absl::Status s = AddSpeculation(o, limits, policy); !s.ok()) return s;
   for (const std::string& flag : o.overlap_disabled_by) {
     if (flag != x.disable_overlap_flag()) {

@@ -283,7 +283,7 @@ void Run::TransferKv(int from, Sequence* seq) {
     delete seq;
     NoteCompletions();
   } else {
-    decode.EnqueueIncoming(seq);
+    decode.EnqueueIncoming(seq, end);
     WorkerState& worker = workers_[static_cast<size_t>(to)];
     if (worker.idle) {
       worker.idle = false;
@@ -384,7 +384,7 @@ void Run::Deliver(const Request& request) {
   const int chosen = replica_view_.size() == 1 ? 0 : router_->Route(replica_view_);
   stored.replica = chosen;
   ++result_.requests_per_replica[static_cast<size_t>(chosen)];
-  replicas_[static_cast<size_t>(chosen)]->Enqueue(seq.release());
+  replicas_[static_cast<size_t>(chosen)]->Enqueue(seq.release(), sg::Engine::get_clock());
   WorkerState& worker = workers_[static_cast<size_t>(chosen)];
   if (worker.idle) {
     worker.idle = false;

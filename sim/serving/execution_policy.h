@@ -1,7 +1,8 @@
 // How an engine runs the batches its scheduler forms, beyond what is in them: which batches
 // replay a captured CUDA graph (padded up to the next captured size, or only at exact sizes),
-// which run eagerly or piecewise (graphs between attention kernels), and multi-step scheduling
-// (one scheduler call plans several decode steps). Set from an engine personality
+// which run eagerly or piecewise (graphs between attention kernels), multi-step scheduling
+// (one scheduler call plans several decode steps), and whether the next batch is formed while
+// this one runs. Set from an engine personality
 // (sim/personality/engines/*.textproto, execution.cuda_graphs and num_scheduler_steps).
 #ifndef INFERGRID_SIM_SERVING_EXECUTION_POLICY_H_
 #define INFERGRID_SIM_SERVING_EXECUTION_POLICY_H_
@@ -27,6 +28,11 @@ struct ExecutionPolicy {
   CudaGraphPolicy graphs;
   int num_scheduler_steps = 1;      // > 1: a decode batch runs that many steps per scheduler call
   bool stream_each_step = true;     // false: a multi-step group's tokens leave at its end
+  // The next batch is formed as soon as this one is launched, while it runs (vLLM V1's async
+  // scheduling, SGLang's and TensorRT-LLM's overlap schedulers): a request that reaches the
+  // engine after an iteration started misses the batch after it and first runs in the one
+  // after that. An idle engine schedules an arrival at once.
+  bool schedules_ahead = false;
   // Speculative decoding: k draft tokens per decode step and how many are accepted.
   SpeculationPolicy speculation;
 

@@ -37,7 +37,8 @@ Replica::~Replica() {
   for (Sequence* seq : queues_.swapped) delete seq;
 }
 
-void Replica::Enqueue(Sequence* seq) {
+void Replica::Enqueue(Sequence* seq, double time_s) {
+  seq->enqueued_s = time_s;
   if (speculative_tokens() > 0) {
     const SpeculationPolicy& s = policy_->speculation;
     seq->speculation_state = SpeculationStream::Seed(s.seed, seq->record);
@@ -74,14 +75,32 @@ bool Replica::ContinueGroup() {
   return true;
 }
 
+void Replica::PlanFromQueues(double start_s) {
+  plan_.Clear();
+  // Back to back with the last iteration (to the engine clock's rounding): this batch was
+  // formed when that one started.
+  if (policy_ != nullptr && policy_->schedules_ahead && last_end_s_ >= start_s - 1e-9) {
+    std::deque<Sequence*>& waiting = queues_.waiting;
+    while (!waiting.empty() && waiting.back()->enqueued_s > last_start_s_) {
+      held_.push_back(waiting.back());
+      waiting.pop_back();
+    }
+  }
+  scheduler_->Plan(queues_, blocks_, plan_);
+  if (held_.empty()) return;
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) queues_.waiting.push_back(*it);
+  held_.clear();
+  // Nothing was formed ahead: the engine waited on its last batch, then scheduled afresh.
+  if (plan_.empty()) scheduler_->Plan(queues_, blocks_, plan_);
+}
+
 bool Replica::Plan(double start_s) {
   const bool continues = ContinueGroup();
   if (!continues) {
     FlushPending(start_s);
     group_step_ = 0;
     group_finished_.clear();
-    plan_.Clear();
-    scheduler_->Plan(queues_, blocks_, plan_);
+    PlanFromQueues(start_s);
     if (plan_.empty()) return false;
     if (policy_ != nullptr && policy_->num_scheduler_steps > 1 && PureDecode(plan_)) group_step_ = 1;
   } else {
@@ -206,6 +225,8 @@ void Replica::Complete(double start_s, double end_s, double communication_s) {
     }
   }
   released_.clear();
+  last_start_s_ = start_s;
+  last_end_s_ = end_s;
   IterationRecord& r = record_;
   r.start_s = start_s;
   r.end_s = end_s;

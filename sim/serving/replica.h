@@ -52,7 +52,9 @@ class Replica {
   const IterationPricer& pricer() const { return pricer_; }
 
   // Takes ownership of an arriving sequence.
-  void Enqueue(Sequence* seq);
+  // `time_s`: when it reaches the replica (a schedule-ahead engine holds it back from the batch
+  // formed while an iteration that started before it runs).
+  void Enqueue(Sequence* seq, double time_s = 0);
 
   // Prefill/decode disaggregation: makes this a prefill-only replica. A sequence finishing its
   // prefill here (it runs with output_tokens = 1) delivers no token; it leaves the replica, its
@@ -67,9 +69,10 @@ class Replica {
     ++incoming_;
     ++published_.outstanding;
   }
-  void EnqueueIncoming(Sequence* seq) {
+  void EnqueueIncoming(Sequence* seq, double time_s = 0) {
     --incoming_;
     seq->status = SequenceStatus::kWaiting;
+    seq->enqueued_s = time_s;
     queues_.waiting.push_back(seq);
   }
   void DropIncoming() {
@@ -107,6 +110,9 @@ class Replica {
   // Multi-step: the next step of the running group, without the scheduler; false when there
   // is none (no group, its last step done, or a member's KV cannot grow).
   bool ContinueGroup();
+  // The scheduler's plan at `start_s`; a schedule-ahead engine formed it when the iteration
+  // before started, so requests that arrived after that wait (unless nothing else could run).
+  void PlanFromQueues(double start_s);
   void DeliverToken(const Sequence& seq, double time_s);
   // Speculative decoding: after a decode step's own token, the accepted draft tokens (drawn
   // from the sequence's stream), delivered with it at `time_s`.
@@ -136,6 +142,9 @@ class Replica {
   std::vector<Sequence*> released_;
   ReplicaLoad published_;
   int64_t iterations_ = 0;
+  double last_start_s_ = 0;                  // the last completed iteration's start and end
+  double last_end_s_ = -1;
+  std::vector<Sequence*> held_;              // late arrivals set aside while a batch is formed
   const ExecutionPolicy* policy_;
   int group_step_ = 0;                       // steps run in the current multi-step group
   std::vector<int64_t> group_finished_;      // contexts of members that finished in it

@@ -27,6 +27,7 @@ struct Sequence {
   int64_t cpu_blocks = 0;         // KV blocks held in host memory while swapped out
   int64_t reserved_blocks = 0;    // orca/static: blocks reserved for the whole sequence
   int32_t preemptions = 0;
+  double enqueued_s = 0;          // when it joined this replica's waiting queue
   SequenceStatus status = SequenceStatus::kWaiting;
   bool scheduled = false;         // has been in a batch at least once
   // Prefix caching: the cache keys of this sequence's full prompt blocks (empty when the
