@@ -100,6 +100,7 @@ absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::ve
                                           const std::string& path) {
   if (real.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no result in the file"));
   Comparison comparison;
+  const Kind predicted_kind = KindOf(predicted);
   const nlohmann::json* doc = &real.back();
   if (real.size() > 1) {
     bool found = false;
@@ -109,7 +110,7 @@ absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::ve
         found = true;
       }
     }
-    const char* same = KindOf(predicted) == Kind::kOneBatch ? "batch size and lengths" : "request rate and concurrency";
+    const char* same = predicted_kind == Kind::kOneBatch ? "batch size and lengths" : "request rate and concurrency";
     comparison.notes.push_back(found ? absl::StrCat("compared with the result of the same ", same, " (", real.size(),
                                                     " in the file)")
                                      : absl::StrCat("no result with this ", same, " among ", real.size(),
@@ -121,7 +122,6 @@ absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::ve
         path, ": not a saved result of vllm bench serve/latency/throughput or sglang bench_serving/bench_one_batch "
               "(none of request_throughput, avg_latency, requests_per_second, prefill_latency)"));
   }
-  const Kind predicted_kind = KindOf(predicted);
   const bool both_serve = (kind == Kind::kServe || kind == Kind::kSglangServe) && predicted_kind == Kind::kServe;
   if (!both_serve && kind != predicted_kind) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": a ", KindName(kind), " result; this run is ",

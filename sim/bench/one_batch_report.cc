@@ -1,7 +1,5 @@
 #include "sim/bench/one_batch_report.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/bench/numpy_stats.h"

@@ -1,8 +1,9 @@
 // Every setting of one `infergrid bench latency|throughput|serve|one-batch` run, read from its
-// flags once and checked, as vLLM's scripts (and SGLang's bench_one_batch) read theirs: the client (dataset, request rates, concurrency,
-// reports) and the engine it runs against (the simulate options the same engine, model and GPU
-// flags give). Aliases (--concurrency, --max_batch_size, --max_num_tokens, --tp-size,
-// --disable-cuda-graph, --input-len and --output-len for serve's datasets) resolve here; giving both spellings is a usage error.
+// flags once and checked, as vLLM's scripts (and SGLang's bench_one_batch) read theirs: the
+// client (dataset, request rates, concurrency, reports) and the engine it runs against (the
+// simulate options the same engine, model and GPU flags give). Aliases (--concurrency,
+// --max_batch_size, --max_num_tokens, --tp-size, --disable-cuda-graph, --input-len and
+// --output-len for serve's datasets) resolve here; giving both spellings is a usage error.
 #ifndef INFERGRID_SIM_CLI_BENCH_OPTIONS_H_
 #define INFERGRID_SIM_CLI_BENCH_OPTIONS_H_
 

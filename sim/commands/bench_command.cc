@@ -97,24 +97,37 @@ absl::Status AppendComparison(const BenchOptions& o, const std::vector<nlohmann:
   return absl::OkStatus();
 }
 
+// The text already in `path` (empty when there is no such file): what an appending script adds to.
+std::string ExistingText(const std::string& path) {
+  std::string text;
+  if (std::ifstream in(path); in) text.assign(std::istreambuf_iterator<char>(in), {});
+  return text;
+}
+
+// One batch of --batch-size token-id prompts (no special tokens added) of --input-len tokens,
+// --output-len tokens each, all submitted together; every request of it must be served.
+absl::StatusOr<bench::ClientRun> SimulateFixedBatch(const BenchOptions& o, const SimulationPlan& plan, int64_t copies) {
+  std::vector<bench::BenchRequest> batch(static_cast<size_t>(o.batch_size));
+  for (bench::BenchRequest& r : batch) {
+    r.prompt_len = static_cast<int32_t>(o.input_len);
+    r.output_len = static_cast<int32_t>(o.output_len);
+  }
+  absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, batch, std::vector<double>(batch.size(), 0.0), copies);
+  if (!run.ok()) return run.status();
+  for (const bench::ClientRequestOutcome& r : run->requests()) {
+    if (!r.success()) return absl::FailedPreconditionError(absl::StrCat("a request of the batch failed: ", r.error()));
+  }
+  return run;
+}
+
 absl::Status RunLatency(const BenchOptions& o, const SimulationPlan& plan, const std::vector<nlohmann::json>& real,
                         Outputs& outputs, std::ostream& out) {
   if (o.input_len + o.output_len > plan.engine.max_model_len) {
     return cli::UsageError(absl::StrCat("--input-len + --output-len = ", o.input_len + o.output_len,
                                         " exceeds max_model_len ", plan.engine.max_model_len));
   }
-  // Token-id prompts (no special tokens added), all submitted together.
-  std::vector<bench::BenchRequest> batch(static_cast<size_t>(o.batch_size));
-  for (bench::BenchRequest& r : batch) {
-    r.prompt_len = static_cast<int32_t>(o.input_len);
-    r.output_len = static_cast<int32_t>(o.output_len);
-  }
-  absl::StatusOr<bench::ClientRun> run =
-      SimulateClientRun(plan, batch, std::vector<double>(batch.size(), 0.0), o.n);
+  absl::StatusOr<bench::ClientRun> run = SimulateFixedBatch(o, plan, o.n);
   if (!run.ok()) return run.status();
-  for (const bench::ClientRequestOutcome& r : run->requests()) {
-    if (!r.success()) return absl::FailedPreconditionError(absl::StrCat("a request of the batch failed: ", r.error()));
-  }
   bench::LatencyResult result;
   result.latencies.assign(static_cast<size_t>(o.num_iters), run->duration_s());
   out << Header(plan, BenchMode::kLatency) << bench::LatencyReportText(result);
@@ -145,16 +158,8 @@ absl::Status RunOneBatch(const BenchOptions& o, const SimulationPlan& engine_pla
     return absl::OkStatus();
   }
   // The prefill samples the first token; output_len - 1 decode steps follow.
-  std::vector<bench::BenchRequest> batch(static_cast<size_t>(o.batch_size));
-  for (bench::BenchRequest& r : batch) {
-    r.prompt_len = static_cast<int32_t>(o.input_len);
-    r.output_len = static_cast<int32_t>(o.output_len);
-  }
-  absl::StatusOr<bench::ClientRun> run = SimulateClientRun(*plan, batch, std::vector<double>(batch.size(), 0.0), 1);
+  absl::StatusOr<bench::ClientRun> run = SimulateFixedBatch(o, *plan, 1);
   if (!run.ok()) return run.status();
-  for (const bench::ClientRequestOutcome& r : run->requests()) {
-    if (!r.success()) return absl::FailedPreconditionError(absl::StrCat("a request of the batch failed: ", r.error()));
-  }
   // The batch moves in lockstep: its first request's token times are every request's.
   const bench::ClientRequestOutcome& first = run->requests(0);
   bench::OneBatchResult result;
@@ -172,9 +177,7 @@ absl::Status RunOneBatch(const BenchOptions& o, const SimulationPlan& engine_pla
   const PyJson json = bench::OneBatchResultJson(result);
   if (!o.result_filename.empty()) {
     // The script appends one json.dumps line per point.
-    std::string text;
-    if (std::ifstream in(o.result_filename); in) text.assign(std::istreambuf_iterator<char>(in), {});
-    text += bench::DumpPythonJson(json) + "\n";
+    const std::string text = ExistingText(o.result_filename) + bench::DumpPythonJson(json) + "\n";
     if (absl::Status s = outputs.Stage(o.result_filename, text, "--result-filename"); !s.ok()) return s;
   }
   return AppendComparison(o, real, json, out);
@@ -277,11 +280,7 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
       const std::string text = bench::DumpPythonJson(result);
       if (o.append_result) {
         auto it = appended.find(path);
-        if (it == appended.end()) {
-          std::string existing;
-          if (std::ifstream in(path); in) existing.assign(std::istreambuf_iterator<char>(in), {});
-          it = appended.emplace(path, std::move(existing)).first;
-        }
+        if (it == appended.end()) it = appended.emplace(path, ExistingText(path)).first;
         // vLLM's --append-result: a newline between documents, none after the last.
         if (!it->second.empty()) it->second += "\n";
         it->second += text;

@@ -91,7 +91,10 @@ void Replica::PlanFromQueues(double start_s) {
   for (auto it = held_.rbegin(); it != held_.rend(); ++it) queues_.waiting.push_back(*it);
   held_.clear();
   // Nothing was formed ahead: the engine waited on its last batch, then scheduled afresh.
-  if (plan_.empty()) scheduler_->Plan(queues_, blocks_, plan_);
+  if (plan_.empty()) {
+    plan_.Clear();
+    scheduler_->Plan(queues_, blocks_, plan_);
+  }
 }
 
 bool Replica::Plan(double start_s) {
