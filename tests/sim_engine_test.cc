@@ -253,6 +253,33 @@ TEST(OrcaScheduler, MixesNewPromptsWithDecodesAndReservesKv) {
   EXPECT_EQ(f.manager.used_blocks(), 10 + 13);
 }
 
+TEST(SglangScheduler, CutsThePromptThatDoesNotFitAndRunsItsChunksBeforeAnyDecode) {
+  SchedulerFixture f("sglang", 1000, {.max_num_seqs = 8, .max_num_batched_tokens = 8192, .chunk_size = 300});
+  f.queues.waiting.push_back(NewSeq(0, 10, 50));
+  f.Step();  // 10-token prompt: request 0 now decodes
+  f.queues.waiting.push_back(NewSeq(1, 100, 5));
+  f.queues.waiting.push_back(NewSeq(2, 450, 5));
+  f.queues.waiting.push_back(NewSeq(3, 40, 5));
+  // Request 1 whole, then request 2 cut to the 200 tokens left; request 3 waits behind it.
+  const BatchPlan p1 = f.Step();
+  ASSERT_EQ(p1.work.size(), 2u);
+  EXPECT_EQ(p1.work[0].new_tokens, 100);
+  EXPECT_EQ(p1.work[1].seq->record, 2);
+  EXPECT_EQ(p1.work[1].new_tokens, 200);
+  for (const ScheduledWork& w : p1.work) EXPECT_FALSE(w.decode);
+  // Request 2's last 250 tokens first, then request 3 whole in the 50 left; no decode yet.
+  const BatchPlan p2 = f.Step();
+  ASSERT_EQ(p2.work.size(), 2u);
+  EXPECT_EQ(p2.work[0].seq->record, 2);
+  EXPECT_EQ(p2.work[0].new_tokens, 250);
+  EXPECT_EQ(p2.work[0].seq->generated, 1);  // the last chunk samples the first token
+  EXPECT_EQ(p2.work[1].seq->record, 3);
+  EXPECT_EQ(p2.work[1].new_tokens, 40);
+  const BatchPlan p3 = f.Step();  // nothing left to prefill: all four decode together
+  EXPECT_EQ(p3.work.size(), 4u);
+  for (const ScheduledWork& w : p3.work) EXPECT_TRUE(w.decode);
+}
+
 TEST(StaticScheduler, LaterArrivalsWaitForTheWholeBatch) {
   SchedulerFixture f("static", 1000, {.max_num_seqs = 8, .max_num_batched_tokens = 4096});
   f.queues.waiting.push_back(NewSeq(0, 20, 2));
@@ -276,7 +303,7 @@ TEST(StaticScheduler, LaterArrivalsWaitForTheWholeBatch) {
 TEST(Schedulers, NamesAreTheFlagValuesAndUnknownNamesParseToNothing) {
   EXPECT_EQ(ParseEnumName(kSchedulerNames, "sarathi"), SchedulerKind::kSarathi);
   EXPECT_EQ(NameOf(kSchedulerNames, SchedulerKind::kStatic), "static");
-  EXPECT_EQ(NameList(kSchedulerNames), "vllm, sarathi, orca or static");
+  EXPECT_EQ(NameList(kSchedulerNames), "vllm, sglang, sarathi, orca or static");
   EXPECT_EQ(ParseEnumName(kSchedulerNames, "fifo"), std::nullopt);
   EXPECT_EQ(ParseEnumName(kRouterNames, "least-kv"), RouterKind::kLeastKv);
   EXPECT_EQ(ParseEnumName(kRouterNames, "random"), std::nullopt);

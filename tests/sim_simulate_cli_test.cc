@@ -526,6 +526,31 @@ TEST(SimulateCli, AsyncSchedulingAdmitsAnArrivalOneStepLater) {
   EXPECT_EQ(scheduled_after("--no-async-scheduling"), 1);
 }
 
+// SGLang chunks a prompt longer than chunked_prefill_size (8192 on an H100) into prefill-only
+// iterations; the request behind it joins the last chunk's iteration.
+TEST(SimulateCli, SglangChunksALongPromptIntoPrefillIterations) {
+  const std::filesystem::path dir = testing::TestDir();
+  const std::string trace =
+      testing::WriteFile(dir / "long.csv", "arrival_s,input_tokens,output_tokens\n0,20000,4\n0,100,4\n");
+  const auto prefill_tokens = [&](const std::string& flags) {
+    const std::filesystem::path out = dir / absl::StrCat("sglang", flags.size());
+    const testing::CommandResult r =
+        RunInfergrid(absl::StrCat("simulate --quiet --engine=sglang --model=meta-llama/Llama-3.1-8B-Instruct --trace=",
+                                  trace, " --out=", out.string(), " ", flags));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<int64_t> tokens;
+    for (const std::string& row : Lines(ReadAll(out / "iterations.csv"))) {
+      const std::vector<std::string> f = absl::StrSplit(row, ',');
+      if (f[0] == "replica" || f[10] == "0") continue;  // the header; decode iterations
+      tokens.push_back(std::stoll(f[10]));
+    }
+    return tokens;
+  };
+  EXPECT_EQ(prefill_tokens(""), (std::vector<int64_t>{8192, 8192, 3616 + 100}));
+  EXPECT_EQ(prefill_tokens("--chunk-size=12000"), (std::vector<int64_t>{12000, 8000 + 100}));
+  EXPECT_EQ(prefill_tokens("--scheduler=vllm"), (std::vector<int64_t>{20100}));  // whole prompts
+}
+
 TEST(SimulateCli, EngineFlagsBelongToTheirEngine) {
   const std::pair<const char*, const char*> cases[] = {
       {"--num-scheduler-steps=8", "--num-scheduler-steps is not a vllm-v1@0.21 flag"},

@@ -7,10 +7,12 @@
 #include "sim/cli/trace_flags.h"
 
 ABSL_FLAG(std::string, scheduler, "",
-          "batching policy: vllm (continuous, prefill first), sarathi (chunked prefill), orca "
+          "batching policy: vllm (continuous, prefill first), sglang (prefill first, prompts chunked), sarathi "
+          "(chunked prefill, decodes first), orca "
           "(iteration-level, KV reserved), static (static batches); default: the engine's");
 ABSL_FLAG(int64_t, chunk_size, 0,
-          "sarathi: prefill chunk / token budget per iteration (0: --max-num-batched-tokens)");
+          "sarathi: prefill chunk / token budget per iteration; sglang: new tokens per prefill iteration "
+          "(SGLang's --chunked-prefill-size) (0: --max-num-batched-tokens)");
 ABSL_FLAG(int32_t, num_scheduler_steps, 0,
           "vLLM 0.6 multi-step scheduling: decode steps per scheduler call (0: the engine's default, 1)");
 ABSL_FLAG(bool, multi_step_stream_outputs, true,

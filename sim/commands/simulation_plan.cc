@@ -58,6 +58,7 @@ struct EngineLimits {
 
 absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const EnginePersonality& p) {
   const bool chunked_policy = p.execution().batch_policy() == CHUNKED_PREFILL;
+  const bool chunked_prompts = p.execution().batch_policy() == PREFILL_FIRST_CHUNKED;
   MemoryPlanRequest request = o.memory;
   request.enable_cuda_graphs = o.cuda_graphs;
   // Chunked prefill asked of an engine that prefills whole prompts by default: its chunked
@@ -78,16 +79,17 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
   const bool auto_chunked = o.memory.max_num_batched_tokens == 0 && p.chunked_prefill_above() > 0 &&
                             limits.max_num_batched_tokens < limits.max_model_len;
   limits.scheduler = o.scheduler.value_or(chunked_policy || auto_chunked ? SchedulerKind::kSarathi
-                                                                         : SchedulerKind::kVllm);
-  if (limits.scheduler != SchedulerKind::kSarathi && limits.max_num_batched_tokens < limits.max_model_len) {
+                                          : chunked_prompts               ? SchedulerKind::kSglang
+                                                                          : SchedulerKind::kVllm);
+  if (limits.scheduler == SchedulerKind::kVllm && limits.max_num_batched_tokens < limits.max_model_len) {
     if (o.memory.max_num_batched_tokens > 0) {
       // vLLM refuses this without chunked prefill: a long prompt could never be scheduled.
       return cli::UsageError(absl::StrCat(
           "--max-num-batched-tokens=", limits.max_num_batched_tokens, " is smaller than --max-model-len=",
           limits.max_model_len, "; without chunked prefill (--scheduler=sarathi) a prompt of max_model_len could never run"));
     }
-    // An engine that splits long prompts into prefill-only batches (SGLang's chunked prefill):
-    // InferGrid's prefill-first scheduler runs them whole.
+    // An engine whose prompts are chunked, run with whole prompts (--scheduler=vllm): a prompt
+    // of max_model_len must fit one iteration.
     limits.max_num_batched_tokens = limits.max_model_len;
   }
   limits.chunk_size = o.chunk_size > 0 ? o.chunk_size : limits.max_num_batched_tokens;
@@ -105,8 +107,9 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
 absl::Status AddSpeculation(const cli::SimulateOptions& o, const EngineLimits& limits, ExecutionPolicy& policy) {
   const cli::SpeculativeOptions& s = o.speculative;
   if (!s.enabled()) return absl::OkStatus();
-  if (limits.scheduler != SchedulerKind::kVllm && limits.scheduler != SchedulerKind::kSarathi) {
-    return cli::UsageError(absl::StrCat("--num-speculative-tokens: speculative decoding runs with the vllm and sarathi "
+  if (limits.scheduler != SchedulerKind::kVllm && limits.scheduler != SchedulerKind::kSglang &&
+      limits.scheduler != SchedulerKind::kSarathi) {
+    return cli::UsageError(absl::StrCat("--num-speculative-tokens: speculative decoding runs with the vllm, sglang and sarathi "
                                         "schedulers (paged KV with lookahead slots), not --scheduler=",
                                         NameOf(kSchedulerNames, limits.scheduler)));
   }

@@ -20,17 +20,7 @@ class SarathiScheduler final : public Scheduler {
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
     int64_t tokens =
         scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, plan, limits_.lookahead_slots);
-    // Prefills under way: as much of the budget as the free blocks can hold.
-    for (Sequence* seq : queues.running) {
-      if (tokens >= budget_) break;
-      if (seq->InDecode()) continue;
-      const int64_t room = (seq->gpu_blocks + blocks.free_blocks()) * blocks.block_size() - seq->computed;
-      const int64_t new_tokens = std::min({seq->Remaining(), budget_ - tokens, room});
-      if (new_tokens <= 0) continue;
-      blocks.Grow(*seq, blocks.Needed(*seq, seq->computed + new_tokens));
-      plan.Add(seq, new_tokens);
-      tokens += new_tokens;
-    }
+    tokens += scheduling::ContinuePrefills(queues, blocks, budget_ - tokens, plan);
     if (plan.preempted_recompute + plan.preempted_swap == 0) {
       tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, plan,
                                             limits_.lookahead_slots);

@@ -24,6 +24,7 @@ void Scheduler::Retire(ReplicaQueues& queues, BlockManager& blocks,
 std::unique_ptr<Scheduler> MakeScheduler(SchedulerKind kind, const SchedulerLimits& limits) {
   switch (kind) {
     case SchedulerKind::kVllm: return MakeVllmScheduler(limits);
+    case SchedulerKind::kSglang: return MakeSglangScheduler(limits);
     case SchedulerKind::kSarathi: return MakeSarathiScheduler(limits);
     case SchedulerKind::kOrca: return MakeOrcaScheduler(limits);
     case SchedulerKind::kStatic: return MakeStaticScheduler(limits);
@@ -32,6 +33,21 @@ std::unique_ptr<Scheduler> MakeScheduler(SchedulerKind kind, const SchedulerLimi
 }
 
 namespace scheduling {
+
+int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan) {
+  int64_t tokens = 0;
+  for (Sequence* seq : queues.running) {
+    if (tokens >= max_tokens) break;
+    if (seq->InDecode()) continue;
+    const int64_t room = (seq->gpu_blocks + blocks.free_blocks()) * blocks.block_size() - seq->computed;
+    const int64_t new_tokens = std::min({seq->Remaining(), max_tokens - tokens, room});
+    if (new_tokens <= 0) continue;
+    blocks.Grow(*seq, blocks.Needed(*seq, seq->computed + new_tokens));
+    plan.Add(seq, new_tokens);
+    tokens += new_tokens;
+  }
+  return tokens;
+}
 
 bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
                 bool allow_partial, BatchPlan& plan) {

@@ -3,6 +3,9 @@
 // manager. Policies (see README "Simulation" for their semantics):
 //   vllm     continuous batching, prefill first: an iteration is either all prefills (whole
 //            prompts, under max_num_batched_tokens) or all decodes (vLLM V0's default);
+//   sglang   as vllm, but a prefill iteration holds at most chunk_size new tokens: a prompt
+//            that does not fit is cut, and its next chunk runs first in the next iteration,
+//            before any decode (SGLang's chunked prefill without mixed chunks);
 //   sarathi  chunked prefill: every running decode plus prefill chunks filling a token budget
 //            of min(chunk_size, max_num_batched_tokens) (Sarathi-Serve; vLLM's chunked prefill);
 //   orca     iteration-level batching: decodes and whole new prompts in one batch, KV reserved
@@ -34,8 +37,9 @@ inline constexpr EnumName<PreemptionMode> kPreemptionModeNames[] = {
     {PreemptionMode::kRecompute, "recompute"}, {PreemptionMode::kSwap, "swap"}};
 
 // The batching policies (see MakeScheduler).
-enum class SchedulerKind { kVllm, kSarathi, kOrca, kStatic };
+enum class SchedulerKind { kVllm, kSglang, kSarathi, kOrca, kStatic };
 inline constexpr EnumName<SchedulerKind> kSchedulerNames[] = {{SchedulerKind::kVllm, "vllm"},
+                                                              {SchedulerKind::kSglang, "sglang"},
                                                               {SchedulerKind::kSarathi, "sarathi"},
                                                               {SchedulerKind::kOrca, "orca"},
                                                               {SchedulerKind::kStatic, "static"}};
@@ -43,7 +47,7 @@ inline constexpr EnumName<SchedulerKind> kSchedulerNames[] = {{SchedulerKind::kV
 struct SchedulerLimits {
   int64_t max_num_seqs = 256;
   int64_t max_num_batched_tokens = 8192;
-  int64_t chunk_size = 512;          // sarathi's token budget per iteration
+  int64_t chunk_size = 512;          // sarathi's token budget per iteration; sglang's per prefill
   PreemptionMode preemption = PreemptionMode::kRecompute;
   // Speculative decoding: KV slots each decode step reserves beyond its own token for the k
   // draft tokens it verifies (vLLM's lookahead slots); each also takes k more tokens of the
@@ -82,6 +86,10 @@ namespace scheduling {
 bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
                 bool allow_partial, BatchPlan& plan);
 
+// Schedules the next chunk of every running sequence whose prompt is under way (a chunked
+// prefill), front to back, as much of `max_tokens` as the free blocks hold. Returns the tokens
+// scheduled.
+int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan);
 // Preempts the last running sequence (swap if the mode and host space allow, else recompute).
 // Returns the victim.
 Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,

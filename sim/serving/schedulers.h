@@ -9,6 +9,7 @@
 namespace infergrid {
 
 std::unique_ptr<Scheduler> MakeVllmScheduler(const SchedulerLimits& limits);
+std::unique_ptr<Scheduler> MakeSglangScheduler(const SchedulerLimits& limits);
 std::unique_ptr<Scheduler> MakeSarathiScheduler(const SchedulerLimits& limits);
 std::unique_ptr<Scheduler> MakeOrcaScheduler(const SchedulerLimits& limits);
 std::unique_ptr<Scheduler> MakeStaticScheduler(const SchedulerLimits& limits);
