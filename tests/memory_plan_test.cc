@@ -481,6 +481,20 @@ TEST(EngineDefaults, VllmOfflineClassBatchesMore) {
   EXPECT_EQ(Explain(r).max_num_batched_tokens, v0_server);
 }
 
+// SGLang's chunked_prefill_size by GPU memory (server_args.py): 8192 on an H100 or H200 and
+// 16,384 on a B200 (0.4.9; 8192 on 0.4.1, whose tiers stop at 25,000 MiB).
+TEST(EngineDefaults, SglangChunkedPrefillSizeFollowsGpuMemory) {
+  MemoryPlanRequest r = Request("sglang@0.4.9", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
+  r.max_model_len = 8192;
+  EXPECT_EQ(Explain(r).max_num_batched_tokens, 8192);
+  r.gpu = Gpu("h200-sxm");
+  EXPECT_EQ(Explain(r).max_num_batched_tokens, 8192);
+  r.gpu = Gpu("b200");
+  EXPECT_EQ(Explain(r).max_num_batched_tokens, 16384);
+  r.engine = "sglang@0.4.1";
+  EXPECT_EQ(Explain(r).max_num_batched_tokens, 8192);
+}
+
 TEST(EngineDefaults, SglangFractions) {
   MemoryPlanRequest r = Request("sglang@0.4.1", "llama-3.1-8b", "bf16", Gpu("h100-sxm"), 2);
   EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.87);
