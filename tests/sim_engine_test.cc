@@ -280,6 +280,22 @@ TEST(SglangScheduler, CutsThePromptThatDoesNotFitAndRunsItsChunksBeforeAnyDecode
   for (const ScheduledWork& w : p3.work) EXPECT_TRUE(w.decode);
 }
 
+TEST(SglangScheduler, StartsAPromptOnlyWhenAllOfItsKvIsFree) {
+  // 20 blocks of 16 tokens. Request 0 holds 7; request 1's 250 tokens need 16 of the 13 left,
+  // though its first 64-token chunk would take 4: it waits, and request 0 decodes.
+  SchedulerFixture f("sglang", 20, {.max_num_seqs = 8, .max_num_batched_tokens = 8192, .chunk_size = 64});
+  f.queues.waiting.push_back(NewSeq(0, 100, 50));
+  f.Step();
+  f.Step();
+  ASSERT_EQ(f.manager.used_blocks(), 7);
+  f.queues.waiting.push_back(NewSeq(1, 250, 5));
+  const BatchPlan p = f.Step();
+  ASSERT_EQ(p.work.size(), 1u);
+  EXPECT_TRUE(p.work[0].decode);
+  EXPECT_EQ(p.work[0].seq->record, 0);
+  EXPECT_EQ(f.queues.waiting.size(), 1u);
+}
+
 TEST(StaticScheduler, LaterArrivalsWaitForTheWholeBatch) {
   SchedulerFixture f("static", 1000, {.max_num_seqs = 8, .max_num_batched_tokens = 4096});
   f.queues.waiting.push_back(NewSeq(0, 20, 2));

@@ -8,6 +8,7 @@
 //     iteration holds at most chunk_size new tokens: the prompt that does not fit whole is cut
 //     to what is left, and its next chunk goes first in the next iteration (the scheduler's
 //     chunked_req, PrefillAdder.add_chunked_req), so decodes wait until the last chunk has run.
+//     A prompt is started only when the KV for all of it is free.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -29,6 +30,9 @@ class PrefillFirstScheduler final : public Scheduler {
       int64_t tokens = chunk_prompts_ ? scheduling::ContinuePrefills(queues, blocks, budget_, plan) : 0;
       while (!queues.waiting.empty() && tokens < budget_ &&
              static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
+        // SGLang counts a prompt's whole length against the free KV before it cuts one
+        // (PrefillAdder.add_one_req), so a cut prompt never stalls mid-way for blocks.
+        if (chunk_prompts_ && !blocks.CanAdmit(blocks.BlocksFor(queues.waiting.front()->TotalTokens()))) break;
         if (!scheduling::AdmitFront(queues, blocks, budget_ - tokens, /*allow_partial=*/chunk_prompts_, plan)) {
           break;
         }
