@@ -280,20 +280,38 @@ TEST(SglangScheduler, CutsThePromptThatDoesNotFitAndRunsItsChunksBeforeAnyDecode
   for (const ScheduledWork& w : p3.work) EXPECT_TRUE(w.decode);
 }
 
-TEST(SglangScheduler, StartsAPromptOnlyWhenAllOfItsKvIsFree) {
-  // 20 blocks of 16 tokens. Request 0 holds 7; request 1's 250 tokens need 16 of the 13 left,
-  // though its first 64-token chunk would take 4: it waits, and request 0 decodes.
-  SchedulerFixture f("sglang", 20, {.max_num_seqs = 8, .max_num_batched_tokens = 8192, .chunk_size = 64});
-  f.queues.waiting.push_back(NewSeq(0, 100, 50));
+TEST(SglangScheduler, ReservesKvForTheOutputsOfRunningRequests) {
+  // 100 blocks of 16 tokens. Request 0 (100 in, 1000 out) holds 7 after its prefill: 1,488
+  // tokens free, less 999 outputs to come x new_token_ratio 0.7 = 788.7 left for a prompt's
+  // input + output. 600 + 300 does not fit (its 38 blocks would): request 0 decodes.
+  // 600 + 150 does.
+  for (const int64_t output : {300, 150}) {
+    SchedulerFixture f("sglang", 100, {.max_num_seqs = 8, .max_num_batched_tokens = 8192, .chunk_size = 8192});
+    f.queues.waiting.push_back(NewSeq(0, 100, 1000));
+    f.Step();
+    ASSERT_EQ(f.manager.used_blocks(), 7);
+    f.queues.waiting.push_back(NewSeq(1, 600, output));
+    const BatchPlan p = f.Step();
+    ASSERT_EQ(p.work.size(), 1u);
+    EXPECT_EQ(p.work[0].seq->record, output == 300 ? 0 : 1);
+    EXPECT_EQ(p.work[0].decode, output == 300);
+  }
+}
+
+TEST(SglangScheduler, ADecayingRatioAdmitsTheWaitingPromptBeforeTheRunningOneEnds) {
+  // As above with 600 + 300: new_token_ratio falls by 0.001 a decode step, so the 900 tokens
+  // fit after about 245 steps (at a fixed 0.7 they would wait for all 999).
+  SchedulerFixture f("sglang", 100, {.max_num_seqs = 8, .max_num_batched_tokens = 8192, .chunk_size = 8192});
+  f.queues.waiting.push_back(NewSeq(0, 100, 1000));
   f.Step();
-  f.Step();
-  ASSERT_EQ(f.manager.used_blocks(), 7);
-  f.queues.waiting.push_back(NewSeq(1, 250, 5));
-  const BatchPlan p = f.Step();
-  ASSERT_EQ(p.work.size(), 1u);
-  EXPECT_TRUE(p.work[0].decode);
-  EXPECT_EQ(p.work[0].seq->record, 0);
-  EXPECT_EQ(f.queues.waiting.size(), 1u);
+  f.queues.waiting.push_back(NewSeq(1, 600, 300));
+  int decode_steps = 0;
+  while (!f.queues.waiting.empty() && decode_steps < 1000) {
+    f.Step();
+    ++decode_steps;
+  }
+  EXPECT_GT(decode_steps, 200);
+  EXPECT_LT(decode_steps, 300);
 }
 
 TEST(StaticScheduler, LaterArrivalsWaitForTheWholeBatch) {

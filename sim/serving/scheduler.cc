@@ -34,17 +34,21 @@ std::unique_ptr<Scheduler> MakeScheduler(SchedulerKind kind, const SchedulerLimi
 
 namespace scheduling {
 
+bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan) {
+  const int64_t room = (seq.gpu_blocks + blocks.free_blocks()) * blocks.block_size() - seq.computed;
+  const int64_t new_tokens = std::min({seq.Remaining(), max_tokens, room});
+  if (new_tokens <= 0) return false;
+  blocks.Grow(seq, blocks.Needed(seq, seq.computed + new_tokens));
+  plan.Add(&seq, new_tokens);
+  return true;
+}
+
 int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan) {
   int64_t tokens = 0;
   for (Sequence* seq : queues.running) {
     if (tokens >= max_tokens) break;
     if (seq->InDecode()) continue;
-    const int64_t room = (seq->gpu_blocks + blocks.free_blocks()) * blocks.block_size() - seq->computed;
-    const int64_t new_tokens = std::min({seq->Remaining(), max_tokens - tokens, room});
-    if (new_tokens <= 0) continue;
-    blocks.Grow(*seq, blocks.Needed(*seq, seq->computed + new_tokens));
-    plan.Add(seq, new_tokens);
-    tokens += new_tokens;
+    if (ContinuePrefill(*seq, blocks, max_tokens - tokens, plan)) tokens += plan.work.back().new_tokens;
   }
   return tokens;
 }

@@ -86,6 +86,9 @@ namespace scheduling {
 bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
                 bool allow_partial, BatchPlan& plan);
 
+// Schedules the next chunk of `seq`, whose prompt is under way: up to `max_tokens` of it, as
+// many as the free blocks hold. Returns false (nothing changed) when none fits.
+bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan);
 // Schedules the next chunk of every running sequence whose prompt is under way (a chunked
 // prefill), front to back, as much of `max_tokens` as the free blocks hold. Returns the tokens
 // scheduled.

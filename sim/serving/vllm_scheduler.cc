@@ -1,15 +1,8 @@
-// Prefill-first continuous batching, in two variants.
-//   vllm (vLLM V0's default): an iteration runs either whole prompts (as many as
-//     max_num_batched_tokens, max_num_seqs and the watermark admit, none while any sequence is
-//     swapped out) or one decode step of every running sequence, preempting the most recently
-//     admitted ones when blocks run out, then swapping sequences back in if nothing was
-//     preempted.
-//   sglang (SGLang's chunked prefill without --enable-mixed-chunk): the same, but a prefill
-//     iteration holds at most chunk_size new tokens: the prompt that does not fit whole is cut
-//     to what is left, and its next chunk goes first in the next iteration (the scheduler's
-//     chunked_req, PrefillAdder.add_chunked_req), so decodes wait until the last chunk has run.
-//     A prompt is started only when the KV for all of it is free.
-#include <algorithm>
+// vLLM V0's default scheduler: continuous batching with prefills first. An iteration runs
+// either whole prompts (as many as max_num_batched_tokens, max_num_seqs and the watermark
+// admit, none while any sequence is swapped out) or one decode step of every running sequence,
+// preempting the most recently admitted ones when blocks run out, then swapping sequences back
+// in if nothing was preempted.
 #include <cstdint>
 #include <limits>
 
@@ -18,22 +11,17 @@
 namespace infergrid {
 namespace {
 
-class PrefillFirstScheduler final : public Scheduler {
+class VllmScheduler final : public Scheduler {
  public:
-  PrefillFirstScheduler(const SchedulerLimits& limits, bool chunk_prompts)
-      : limits_(limits),
-        chunk_prompts_(chunk_prompts),
-        budget_(chunk_prompts ? std::max<int64_t>(1, limits.chunk_size) : limits.max_num_batched_tokens) {}
+  explicit VllmScheduler(const SchedulerLimits& limits) : limits_(limits) {}
 
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
     if (queues.swapped.empty()) {
-      int64_t tokens = chunk_prompts_ ? scheduling::ContinuePrefills(queues, blocks, budget_, plan) : 0;
-      while (!queues.waiting.empty() && tokens < budget_ &&
+      int64_t tokens = 0;
+      while (!queues.waiting.empty() &&
              static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
-        // SGLang counts a prompt's whole length against the free KV before it cuts one
-        // (PrefillAdder.add_one_req), so a cut prompt never stalls mid-way for blocks.
-        if (chunk_prompts_ && !blocks.CanAdmit(blocks.BlocksFor(queues.waiting.front()->TotalTokens()))) break;
-        if (!scheduling::AdmitFront(queues, blocks, budget_ - tokens, /*allow_partial=*/chunk_prompts_, plan)) {
+        if (!scheduling::AdmitFront(queues, blocks, limits_.max_num_batched_tokens - tokens,
+                                    /*allow_partial=*/false, plan)) {
           break;
         }
         tokens += plan.work.back().new_tokens;
@@ -50,18 +38,12 @@ class PrefillFirstScheduler final : public Scheduler {
 
  private:
   SchedulerLimits limits_;
-  bool chunk_prompts_;
-  int64_t budget_;  // new tokens of one prefill iteration
 };
 
 }  // namespace
 
 std::unique_ptr<Scheduler> MakeVllmScheduler(const SchedulerLimits& limits) {
-  return std::make_unique<PrefillFirstScheduler>(limits, /*chunk_prompts=*/false);
-}
-
-std::unique_ptr<Scheduler> MakeSglangScheduler(const SchedulerLimits& limits) {
-  return std::make_unique<PrefillFirstScheduler>(limits, /*chunk_prompts=*/true);
+  return std::make_unique<VllmScheduler>(limits);
 }
 
 }  // namespace infergrid

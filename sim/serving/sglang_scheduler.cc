@@ -1,0 +1,111 @@
+// SGLang's scheduler (0.4, without --enable-mixed-chunk), from managers/scheduler.py and
+// schedule_policy.py (PrefillAdder):
+//   - Prefills first: an iteration is a prefill batch whenever a prompt is under way or one can
+//     be admitted, else one decode step of every running sequence.
+//   - A prefill batch holds at most chunk_size new tokens (chunked_prefill_size): the prompt
+//     under way goes first (add_being_chunked_req), then waiting prompts in FCFS order; the one
+//     that does not fit is cut to what is left and goes on first in the next iteration.
+//   - Admission reserves KV for outputs still to come: the free tokens less, for every running
+//     sequence, min(output left, 4096) x new_token_ratio; a prompt is admitted only while its
+//     whole input + min(output, 4096) is less than what remains, and each admitted prompt takes
+//     its input (and, once its last chunk is in, its output estimate) off the remainder.
+//   - new_token_ratio starts at 0.7, falls by (0.7 - 0.098) / 600 after every decode step to
+//     0.098, rises to (tokens decoded + 20 per request) / outputs of the running requests when a
+//     decode step runs out of KV, and returns to 0.7 when the engine is idle.
+// Preemption when a decode step runs out of KV is InferGrid's (the most recently admitted
+// sequence), not SGLang's retract order (fewest outputs first).
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "sim/serving/schedulers.h"
+
+namespace infergrid {
+namespace {
+
+constexpr double kInitNewTokenRatio = 0.7;                           // default_init_new_token_ratio
+constexpr double kMinNewTokenRatio = kInitNewTokenRatio * 0.14;      // default_min_new_token_ratio_factor
+constexpr double kNewTokenRatioDecay = (kInitNewTokenRatio - kMinNewTokenRatio) / 600;
+constexpr int64_t kClipMaxNewTokens = 4096;                          // CLIP_MAX_NEW_TOKENS_ESTIMATION
+constexpr int64_t kRetractDecodeSteps = 20;                          // RETRACT_DECODE_STEPS
+
+int64_t OutputEstimate(const Sequence& seq) {
+  return std::min<int64_t>(seq.output_tokens - seq.generated, kClipMaxNewTokens);
+}
+
+class SglangScheduler final : public Scheduler {
+ public:
+  explicit SglangScheduler(const SchedulerLimits& limits)
+      : limits_(limits), chunk_(std::max<int64_t>(1, limits.chunk_size)) {}
+
+  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+    if (queues.running.empty() && queues.swapped.empty()) new_token_ratio_ = kInitNewTokenRatio;
+    if (queues.swapped.empty()) {
+      PlanPrefill(queues, blocks, plan);
+      if (!plan.work.empty()) return;
+    }
+    scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, limits_.max_num_batched_tokens, plan,
+                                limits_.lookahead_slots);
+    if (plan.preempted_recompute + plan.preempted_swap == 0) {
+      new_token_ratio_ = std::max(new_token_ratio_ - kNewTokenRatioDecay, kMinNewTokenRatio);
+      scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, std::numeric_limits<int64_t>::max(), plan,
+                                  limits_.lookahead_slots);
+    } else {
+      RaiseRatioAfterRetraction(queues);
+    }
+  }
+
+ private:
+  void PlanPrefill(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) {
+    double rem_total = static_cast<double>(blocks.free_blocks() * blocks.block_size());
+    for (const Sequence* seq : queues.running) {
+      if (seq->InDecode()) rem_total -= static_cast<double>(OutputEstimate(*seq)) * new_token_ratio_;
+    }
+    // The prompt under way, then new ones.
+    int64_t tokens = 0;
+    for (Sequence* seq : queues.running) {
+      if (seq->InDecode() || tokens >= chunk_) continue;
+      const int64_t left = seq->Remaining();
+      if (!scheduling::ContinuePrefill(*seq, blocks, chunk_ - tokens, plan)) continue;
+      const int64_t n = plan.work.back().new_tokens;
+      tokens += n;
+      rem_total -= static_cast<double>(n + (n == left ? OutputEstimate(*seq) : 0));
+    }
+    while (!queues.waiting.empty() && tokens < chunk_ &&
+           static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
+      const Sequence& front = *queues.waiting.front();
+      if (static_cast<double>(front.Remaining() + OutputEstimate(front)) >= rem_total) break;
+      if (!scheduling::AdmitFront(queues, blocks, chunk_ - tokens, /*allow_partial=*/true, plan)) break;
+      const ScheduledWork& w = plan.work.back();
+      tokens += w.new_tokens;
+      const bool whole = w.new_tokens == w.seq->Remaining();
+      rem_total -= static_cast<double>(w.new_tokens + (whole ? OutputEstimate(*w.seq) : 0));
+    }
+  }
+
+  // ScheduleBatch.retract_decode: the ratio the remaining requests have shown so far, with
+  // RETRACT_DECODE_STEPS more tokens each.
+  void RaiseRatioAfterRetraction(const ReplicaQueues& queues) {
+    int64_t decoded = 0, outputs = 0, n = 0;
+    for (const Sequence* seq : queues.running) {
+      decoded += seq->generated;
+      outputs += seq->output_tokens;
+      ++n;
+    }
+    if (outputs > 0) {
+      new_token_ratio_ = std::min(1.0, static_cast<double>(decoded + kRetractDecodeSteps * n) / outputs);
+    }
+  }
+
+  SchedulerLimits limits_;
+  int64_t chunk_;  // new tokens of one prefill iteration (chunked_prefill_size)
+  double new_token_ratio_ = kInitNewTokenRatio;
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> MakeSglangScheduler(const SchedulerLimits& limits) {
+  return std::make_unique<SglangScheduler>(limits);
+}
+
+}  // namespace infergrid
