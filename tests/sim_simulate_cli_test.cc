@@ -551,6 +551,22 @@ TEST(SimulateCli, SglangChunksALongPromptIntoPrefillIterations) {
   EXPECT_EQ(prefill_tokens("--scheduler=vllm"), (std::vector<int64_t>{20100}));  // whole prompts
 }
 
+// TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler: under KV pressure that makes a paged
+// scheduler preempt (73 times on this run), a request starts only when its whole length fits.
+TEST(SimulateCli, TrtllmNeverPreemptsUnderKvPressure) {
+  const testing::CommandResult r =
+      RunInfergrid("simulate --quiet --format=json --engine=trtllm@pytorch --free-gpu-memory-fraction=0.02 "
+                   "--max-model-len=2048 --rate=50 --max-requests=400");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_GT(j["kv"]["peak_fraction"].get<double>(), 0.9);
+  EXPECT_EQ(j["kv"]["preemptions"].get<int>(), 0);
+  EXPECT_EQ(j["completed"].get<int>() + j["rejected"].get<int>(), 400);
+  // Too little KV for one request of max_model_len: the hint names the engine's own flag.
+  testing::ExpectOneLineError({"simulate --quiet --engine=trtllm@pytorch --free-gpu-memory-fraction=0.01", 1,
+                               "lower --max-model-len or raise --free-gpu-memory-fraction"});
+}
+
 TEST(SimulateCli, EngineFlagsBelongToTheirEngine) {
   const std::pair<const char*, const char*> cases[] = {
       {"--num-scheduler-steps=8", "--num-scheduler-steps is not a vllm-v1@0.21 flag"},

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "base/dtype.h"
 #include "base/units.h"
 #include "hardware/gpu_catalog.h"
@@ -51,6 +52,8 @@ struct EngineLimits {
   int64_t max_num_batched_tokens = 0;
   int64_t chunk_size = 0;
   SchedulerKind scheduler = SchedulerKind::kVllm;
+  bool guaranteed_no_evict = false;   // the engine reserves a request's whole length at admission
+  std::string fraction_flag;          // the engine's memory-fraction flag, dashed ("gpu-memory-utilization")
   double watermark = 0;
   MemoryPlan memory;
   DraftMemory draft;                  // speculative decoding's proposer (zero without one)
@@ -93,6 +96,8 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
     limits.max_num_batched_tokens = limits.max_model_len;
   }
   limits.chunk_size = o.chunk_size > 0 ? o.chunk_size : limits.max_num_batched_tokens;
+  limits.guaranteed_no_evict = p.execution().guaranteed_no_evict();
+  limits.fraction_flag = absl::StrReplaceAll(p.fraction_flag(), {{"_", "-"}});
   limits.memory = std::move(detail->plan);
   const cli::SpeculativeOptions& s = o.speculative;
   if (s.enabled() && s.proposer.has_value()) {
@@ -187,6 +192,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.limits.max_num_seqs = limits.max_num_seqs;
   e.limits.max_num_batched_tokens = limits.max_num_batched_tokens;
   e.limits.chunk_size = limits.chunk_size;
+  e.limits.guaranteed_no_evict = limits.guaranteed_no_evict;
   e.limits.preemption = o.preemption;
   e.limits.lookahead_slots = policy.speculation.num_speculative_tokens;
   e.blocks.num_gpu_blocks = kv.num_blocks;
@@ -225,7 +231,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   if (needed > usable) {
     return absl::FailedPreconditionError(absl::StrCat(
         "--max-model-len=", limits.max_model_len, " needs ", needed, " KV blocks but the memory plan leaves ",
-        kv.num_blocks, " (", usable, " above the watermark); lower --max-model-len or raise --gpu-memory-utilization"));
+        kv.num_blocks, " (", usable, " above the watermark); lower --max-model-len or raise --", limits.fraction_flag));
   }
   return e;
 }

@@ -2,7 +2,10 @@
 // decode token of each running sequence first, then continues prefills already under way, then
 // swaps sequences back in, then admits new prompts, chunking prefills so that the iteration
 // holds at most min(chunk_size, max_num_batched_tokens) new tokens. Decodes never wait for a
-// long prompt; a prompt is spread over as many iterations as the budget requires.
+// long prompt; a prompt is spread over as many iterations as the budget requires. With
+// guaranteed_no_evict (TensorRT-LLM's default capacity scheduler) a prompt is admitted only
+// when the blocks for its whole prompt and output fit beside what the running sequences still
+// need, so decodes never run out of blocks.
 #include <algorithm>
 #include <cstdint>
 
@@ -25,14 +28,28 @@ class SarathiScheduler final : public Scheduler {
       tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, plan,
                                             limits_.lookahead_slots);
     }
+    int64_t unreserved = limits_.guaranteed_no_evict ? UnreservedBlocks(queues, blocks) : 0;
     while (!queues.waiting.empty() && tokens < budget_ &&
            static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
+      const int64_t whole = blocks.BlocksFor(int64_t{queues.waiting.front()->prompt_tokens} + queues.waiting.front()->output_tokens);
+      if (limits_.guaranteed_no_evict && whole > unreserved) break;
       if (!scheduling::AdmitFront(queues, blocks, budget_ - tokens, /*allow_partial=*/true, plan)) break;
       tokens += plan.work.back().new_tokens;
+      unreserved -= whole;
     }
   }
 
  private:
+  // Free blocks less what every running sequence still needs to reach its full length
+  // (NoEvictScheduledBlocksManager).
+  static int64_t UnreservedBlocks(const ReplicaQueues& queues, const BlockManager& blocks) {
+    int64_t unreserved = blocks.free_blocks();
+    for (const Sequence* seq : queues.running) {
+      unreserved -= std::max<int64_t>(0, blocks.BlocksFor(int64_t{seq->prompt_tokens} + seq->output_tokens) - seq->gpu_blocks);
+    }
+    return unreserved;
+  }
+
   SchedulerLimits limits_;
   int64_t budget_;
 };

@@ -53,6 +53,9 @@ struct SchedulerLimits {
   // draft tokens it verifies (vLLM's lookahead slots); each also takes k more tokens of the
   // iteration's token budget.
   int64_t lookahead_slots = 0;
+  // sarathi: admit a request only when the blocks for its whole prompt + output fit beside what
+  // every running sequence still needs (TensorRT-LLM's GUARANTEED_NO_EVICT).
+  bool guaranteed_no_evict = false;
 };
 
 // The queues of one replica. Sequences are owned by the engine.
