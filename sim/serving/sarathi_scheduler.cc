@@ -28,11 +28,12 @@ class SarathiScheduler final : public Scheduler {
       tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, plan,
                                             limits_.lookahead_slots);
     }
+    // Without guaranteed_no_evict nothing is reserved: both stay 0.
     int64_t unreserved = limits_.guaranteed_no_evict ? UnreservedBlocks(queues, blocks) : 0;
     while (!queues.waiting.empty() && tokens < budget_ &&
            static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
-      const int64_t whole = blocks.BlocksFor(int64_t{queues.waiting.front()->prompt_tokens} + queues.waiting.front()->output_tokens);
-      if (limits_.guaranteed_no_evict && whole > unreserved) break;
+      const int64_t whole = limits_.guaranteed_no_evict ? FullLengthBlocks(*queues.waiting.front(), blocks) : 0;
+      if (whole > unreserved) break;
       if (!scheduling::AdmitFront(queues, blocks, budget_ - tokens, /*allow_partial=*/true, plan)) break;
       tokens += plan.work.back().new_tokens;
       unreserved -= whole;
@@ -45,9 +46,14 @@ class SarathiScheduler final : public Scheduler {
   static int64_t UnreservedBlocks(const ReplicaQueues& queues, const BlockManager& blocks) {
     int64_t unreserved = blocks.free_blocks();
     for (const Sequence* seq : queues.running) {
-      unreserved -= std::max<int64_t>(0, blocks.BlocksFor(int64_t{seq->prompt_tokens} + seq->output_tokens) - seq->gpu_blocks);
+      unreserved -= std::max<int64_t>(0, FullLengthBlocks(*seq, blocks) - seq->gpu_blocks);
     }
     return unreserved;
+  }
+  // Blocks for the sequence's whole prompt and output (getRemainingBlocksToCompletion of a new
+  // request).
+  static int64_t FullLengthBlocks(const Sequence& seq, const BlockManager& blocks) {
+    return blocks.BlocksFor(int64_t{seq.prompt_tokens} + seq.output_tokens);
   }
 
   SchedulerLimits limits_;

@@ -1,13 +1,15 @@
 // A replica's scheduling policy: at each iteration boundary it forms the next batch from the
 // replica's queues under its limits, admitting, preempting and swapping through the block
-// manager. Policies (see README "Simulation" for their semantics):
+// manager. Policies (docs/simulation.md, "Serving model", has their semantics):
 //   vllm     continuous batching, prefill first: an iteration is either all prefills (whole
 //            prompts, under max_num_batched_tokens) or all decodes (vLLM V0's default);
 //   sglang   as vllm, but a prefill iteration holds at most chunk_size new tokens: a prompt
 //            that does not fit is cut, and its next chunk runs first in the next iteration,
-//            before any decode (SGLang's chunked prefill without mixed chunks);
+//            before any decode; admission keeps KV for the running requests' outputs x
+//            new_token_ratio (SGLang's scheduler without mixed chunks);
 //   sarathi  chunked prefill: every running decode plus prefill chunks filling a token budget
-//            of min(chunk_size, max_num_batched_tokens) (Sarathi-Serve; vLLM's chunked prefill);
+//            of min(chunk_size, max_num_batched_tokens) (Sarathi-Serve; vLLM's chunked prefill;
+//            with guaranteed_no_evict, TensorRT-LLM's in-flight batching);
 //   orca     iteration-level batching: decodes and whole new prompts in one batch, KV reserved
 //            for prompt + output at admission (no paging, no preemption);
 //   static   static batches: a batch is formed when the replica is idle, prefilled, and decoded
