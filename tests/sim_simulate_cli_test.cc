@@ -549,19 +549,26 @@ TEST(SimulateCli, SglangChunksALongPromptIntoPrefillIterations) {
   EXPECT_EQ(prefill_tokens(""), (std::vector<int64_t>{8192, 8192, 3616 + 100}));
   EXPECT_EQ(prefill_tokens("--chunk-size=12000"), (std::vector<int64_t>{12000, 8000 + 100}));
   EXPECT_EQ(prefill_tokens("--scheduler=vllm"), (std::vector<int64_t>{20100}));  // whole prompts
+  // SGLang's own spelling: a chunk size, or -1 for whole prompts.
+  EXPECT_EQ(prefill_tokens("--chunked-prefill-size=4096"), (std::vector<int64_t>{4096, 4096, 4096, 4096, 3616 + 100}));
+  EXPECT_EQ(prefill_tokens("--chunked-prefill-size=-1"), (std::vector<int64_t>{20100}));
 }
 
-// TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler: under KV pressure that makes a paged
-// scheduler preempt (73 times on this run), a request starts only when its whole length fits.
+// TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler: under KV pressure that makes
+// MAX_UTILIZATION (paged) preempt, a request starts only when its whole length fits.
 TEST(SimulateCli, TrtllmNeverPreemptsUnderKvPressure) {
-  const testing::CommandResult r =
-      RunInfergrid("simulate --quiet --format=json --engine=trtllm@pytorch --free-gpu-memory-fraction=0.02 "
-                   "--max-model-len=2048 --rate=50 --max-requests=400");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = Json(r);
+  const auto run = [](const std::string& flags) {
+    const testing::CommandResult r =
+        RunInfergrid("simulate --quiet --format=json --engine=trtllm@pytorch --free-gpu-memory-fraction=0.02 "
+                     "--max-model-len=2048 --rate=50 --max-requests=400 " + flags);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json(r);
+  };
+  const nlohmann::json j = run("");
   EXPECT_GT(j["kv"]["peak_fraction"].get<double>(), 0.9);
   EXPECT_EQ(j["kv"]["preemptions"].get<int>(), 0);
   EXPECT_EQ(j["completed"].get<int>() + j["rejected"].get<int>(), 400);
+  EXPECT_GT(run("--capacity-scheduler-policy=MAX_UTILIZATION")["kv"]["preemptions"].get<int>(), 0);
   // Too little KV for one request of max_model_len: the hint names the engine's own flag.
   testing::ExpectOneLineError({"simulate --quiet --engine=trtllm@pytorch --free-gpu-memory-fraction=0.01", 1,
                                "lower --max-model-len or raise --free-gpu-memory-fraction"});
@@ -572,6 +579,9 @@ TEST(SimulateCli, EngineFlagsBelongToTheirEngine) {
       {"--num-scheduler-steps=8", "--num-scheduler-steps is not a vllm-v1@0.21 flag"},
       {"--disable-overlap-schedule", "--disable-overlap-schedule is not a vllm-v1@0.21 flag"},
       {"--engine=sglang --disable-async-output-proc", "--disable-async-output-proc is not a sglang@0.4.9 flag"},
+      {"--chunked-prefill-size=4096", "--chunked-prefill-size is not a vllm-v1@0.21 flag"},
+      {"--engine=sglang --capacity-scheduler-policy=max_utilization", "--capacity-scheduler-policy is not a sglang@0.4.9 flag"},
+      {"--engine=trtllm --capacity-scheduler-policy=fcfs", "--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization"},
   };
   for (const auto& [flags, message] : cases) {
     testing::ExpectOneLineError({absl::StrCat("simulate --quiet ", flags), 2, message});

@@ -82,6 +82,7 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
   for (absl::string_view name : SpeculativeFlagNames()) names.push_back(name);  // vLLM's engine arguments
   for (absl::string_view name :
        {"calibration", "num_scheduler_steps", "multi_step_stream_outputs", "disable_async_output_proc",
+        "chunked_prefill_size", "capacity_scheduler_policy",
         "no_async_scheduling", "disable_overlap_schedule", "disable_overlap_scheduler", "disable_custom_all_reduce",
         "cpu_speed", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",
         "n", "compare", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",

@@ -13,6 +13,11 @@ ABSL_FLAG(std::string, scheduler, "",
 ABSL_FLAG(int64_t, chunk_size, 0,
           "sarathi: prefill chunk / token budget per iteration; sglang: new tokens per prefill iteration "
           "(SGLang's --chunked-prefill-size) (0: --max-num-batched-tokens)");
+ABSL_FLAG(int64_t, chunked_prefill_size, 0,
+          "SGLang: new tokens per prefill iteration (-1: whole prompts, no chunking; 0: the engine's default for the GPU)");
+ABSL_FLAG(std::string, capacity_scheduler_policy, "",
+          "TensorRT-LLM: guaranteed_no_evict (a request starts only when its whole length fits; the default) or "
+          "max_utilization (KV paged, the last started request paused when it runs out)");
 ABSL_FLAG(int32_t, num_scheduler_steps, 0,
           "vLLM 0.6 multi-step scheduling: decode steps per scheduler call (0: the engine's default, 1)");
 ABSL_FLAG(bool, multi_step_stream_outputs, true,
@@ -96,7 +101,8 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
     for (absl::string_view name : TraceFlagNames()) list->push_back(name);
     for (absl::string_view name : SpeculativeFlagNames()) list->push_back(name);
     for (absl::string_view name :
-         {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "num_scheduler_steps",
+         {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "chunked_prefill_size",
+          "capacity_scheduler_policy", "num_scheduler_steps",
           "multi_step_stream_outputs", "disable_async_output_proc", "no_async_scheduling", "disable_overlap_schedule",
           "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "max_concurrency", "preemption_mode", "swap_space",
           "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "pd", "decode_router", "kv_transfer_latency", "fabric_bandwidth", "fabric_latency", "cost_model",

@@ -13,6 +13,8 @@
 
 ABSL_DECLARE_FLAG(std::string, scheduler);
 ABSL_DECLARE_FLAG(int64_t, chunk_size);
+ABSL_DECLARE_FLAG(int64_t, chunked_prefill_size);
+ABSL_DECLARE_FLAG(std::string, capacity_scheduler_policy);
 ABSL_DECLARE_FLAG(int32_t, num_scheduler_steps);
 ABSL_DECLARE_FLAG(bool, multi_step_stream_outputs);
 ABSL_DECLARE_FLAG(bool, disable_async_output_proc);

@@ -125,6 +125,15 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   if (absl::Status s = ReadDisaggregation(flags, o); !s.ok()) return s;
   o.chunk_size = flags.Get(FLAGS_chunk_size);
   if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 0, int64_t{1} << 30); !s.ok()) return s;
+  o.chunked_prefill_size = flags.Get(FLAGS_chunked_prefill_size);
+  if (absl::Status s = CheckRange("chunked_prefill_size", o.chunked_prefill_size, -1, int64_t{1} << 30); !s.ok()) return s;
+  if (const std::string policy = absl::AsciiStrToLower(flags.Get(FLAGS_capacity_scheduler_policy)); !policy.empty()) {
+    if (policy != "guaranteed_no_evict" && policy != "max_utilization") {
+      return UsageError(absl::StrCat("--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization, got '",
+                                     flags.Get(FLAGS_capacity_scheduler_policy), "'"));
+    }
+    o.guaranteed_no_evict = policy == "guaranteed_no_evict";
+  }
   o.num_scheduler_steps = flags.Get(FLAGS_num_scheduler_steps);
   if (absl::Status s = CheckRange("num_scheduler_steps", o.num_scheduler_steps, 0, 1024); !s.ok()) return s;
   if (flags.IsSet("multi_step_stream_outputs")) o.multi_step_stream_outputs = flags.Get(FLAGS_multi_step_stream_outputs);

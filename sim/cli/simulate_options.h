@@ -53,6 +53,11 @@ struct SimulateOptions {
   MemoryPlanRequest memory;          // the engine flags as given (0: the engine's default)
   std::optional<SchedulerKind> scheduler;  // unset: the engine's batch policy
   int64_t chunk_size = 0;                   // 0: max_num_batched_tokens
+  // SGLang's --chunked-prefill-size: -1 whole prompts, 0 the engine's default.
+  int64_t chunked_prefill_size = 0;
+  // TensorRT-LLM's capacity_scheduler_policy: unset the engine's (GUARANTEED_NO_EVICT); false
+  // MAX_UTILIZATION.
+  std::optional<bool> guaranteed_no_evict;
   int num_scheduler_steps = 0;              // 0: the engine's default
   std::optional<bool> multi_step_stream_outputs;  // unset: the engine's default
   // The engine flags given that switch an overlap off ("disable_async_output_proc", ...).

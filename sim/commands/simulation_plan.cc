@@ -60,8 +60,16 @@ struct EngineLimits {
 };
 
 absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const EnginePersonality& p) {
+  if (o.chunked_prefill_size != 0 && p.engine() != "sglang") {
+    return cli::UsageError(absl::StrCat("--chunked-prefill-size is not a ", PersonalityName(p),
+                                        " flag (SGLang's; --chunk-size sets any chunked scheduler's chunk)"));
+  }
+  if (o.guaranteed_no_evict.has_value() && p.engine() != "trtllm") {
+    return cli::UsageError(absl::StrCat("--capacity-scheduler-policy is not a ", PersonalityName(p), " flag"));
+  }
   const bool chunked_policy = p.execution().batch_policy() == CHUNKED_PREFILL;
-  const bool chunked_prompts = p.execution().batch_policy() == PREFILL_FIRST_CHUNKED;
+  // SGLang's --chunked-prefill-size -1: whole prompts.
+  const bool chunked_prompts = p.execution().batch_policy() == PREFILL_FIRST_CHUNKED && o.chunked_prefill_size >= 0;
   MemoryPlanRequest request = o.memory;
   request.enable_cuda_graphs = o.cuda_graphs;
   // Chunked prefill asked of an engine that prefills whole prompts by default: its chunked
@@ -95,8 +103,10 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
     // of max_model_len must fit one iteration.
     limits.max_num_batched_tokens = limits.max_model_len;
   }
-  limits.chunk_size = o.chunk_size > 0 ? o.chunk_size : limits.max_num_batched_tokens;
-  limits.guaranteed_no_evict = p.execution().guaranteed_no_evict();
+  limits.chunk_size = o.chunk_size > 0             ? o.chunk_size
+                      : o.chunked_prefill_size > 0 ? o.chunked_prefill_size
+                                                   : limits.max_num_batched_tokens;
+  limits.guaranteed_no_evict = o.guaranteed_no_evict.value_or(p.execution().guaranteed_no_evict());
   limits.fraction_flag = absl::StrReplaceAll(p.fraction_flag(), {{"_", "-"}});
   limits.memory = std::move(detail->plan);
   const cli::SpeculativeOptions& s = o.speculative;
