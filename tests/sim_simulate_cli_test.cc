@@ -549,9 +549,10 @@ TEST(SimulateCli, SglangChunksALongPromptIntoPrefillIterations) {
   EXPECT_EQ(prefill_tokens(""), (std::vector<int64_t>{8192, 8192, 3616 + 100}));
   EXPECT_EQ(prefill_tokens("--chunk-size=12000"), (std::vector<int64_t>{12000, 8000 + 100}));
   EXPECT_EQ(prefill_tokens("--scheduler=vllm"), (std::vector<int64_t>{20100}));  // whole prompts
-  // SGLang's own spelling: a chunk size, or -1 for whole prompts.
+  // SGLang's own spelling: a chunk size, or -1 for whole prompts of up to max_prefill_tokens
+  // (16,384) a prefill, a longer one alone.
   EXPECT_EQ(prefill_tokens("--chunked-prefill-size=4096"), (std::vector<int64_t>{4096, 4096, 4096, 4096, 3616 + 100}));
-  EXPECT_EQ(prefill_tokens("--chunked-prefill-size=-1"), (std::vector<int64_t>{20100}));
+  EXPECT_EQ(prefill_tokens("--chunked-prefill-size=-1"), (std::vector<int64_t>{20000, 100}));
 }
 
 // TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler: under KV pressure that makes

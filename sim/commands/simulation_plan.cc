@@ -44,6 +44,9 @@ absl::Status CheckDeployment(const cli::SimulateOptions& o) {
   return absl::OkStatus();
 }
 
+// SGLang's --max-prefill-tokens default: the prefill budget when chunking is off.
+constexpr int64_t kSglangMaxPrefillTokens = 16384;
+
 // The limits the engine runs with and its memory plan: the user's limits, else the engine's
 // defaults as its memory plan resolves them (one home for both).
 struct EngineLimits {
@@ -53,6 +56,7 @@ struct EngineLimits {
   int64_t chunk_size = 0;
   SchedulerKind scheduler = SchedulerKind::kVllm;
   bool guaranteed_no_evict = false;   // the engine reserves a request's whole length at admission
+  bool whole_prompts = false;         // SGLang with chunking off
   std::string fraction_flag;          // the engine's memory-fraction flag, dashed ("gpu-memory-utilization")
   double watermark = 0;
   MemoryPlan memory;
@@ -68,8 +72,7 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
     return cli::UsageError(absl::StrCat("--capacity-scheduler-policy is not a ", PersonalityName(p), " flag"));
   }
   const bool chunked_policy = p.execution().batch_policy() == CHUNKED_PREFILL;
-  // SGLang's --chunked-prefill-size -1: whole prompts.
-  const bool chunked_prompts = p.execution().batch_policy() == PREFILL_FIRST_CHUNKED && o.chunked_prefill_size >= 0;
+  const bool chunked_prompts = p.execution().batch_policy() == PREFILL_FIRST_CHUNKED;
   MemoryPlanRequest request = o.memory;
   request.enable_cuda_graphs = o.cuda_graphs;
   // Chunked prefill asked of an engine that prefills whole prompts by default: its chunked
@@ -103,8 +106,11 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
     // of max_model_len must fit one iteration.
     limits.max_num_batched_tokens = limits.max_model_len;
   }
+  // SGLang's --chunked-prefill-size=-1: whole prompts up to max_prefill_tokens a prefill.
+  limits.whole_prompts = o.chunked_prefill_size < 0;
   limits.chunk_size = o.chunk_size > 0             ? o.chunk_size
                       : o.chunked_prefill_size > 0 ? o.chunked_prefill_size
+                      : limits.whole_prompts       ? kSglangMaxPrefillTokens
                                                    : limits.max_num_batched_tokens;
   limits.guaranteed_no_evict = o.guaranteed_no_evict.value_or(p.execution().guaranteed_no_evict());
   limits.fraction_flag = absl::StrReplaceAll(p.fraction_flag(), {{"_", "-"}});
@@ -203,6 +209,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.limits.max_num_batched_tokens = limits.max_num_batched_tokens;
   e.limits.chunk_size = limits.chunk_size;
   e.limits.guaranteed_no_evict = limits.guaranteed_no_evict;
+  e.limits.whole_prompts = limits.whole_prompts;
   e.limits.preemption = o.preemption;
   e.limits.lookahead_slots = policy.speculation.num_speculative_tokens;
   e.blocks.num_gpu_blocks = kv.num_blocks;

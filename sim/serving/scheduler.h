@@ -58,6 +58,9 @@ struct SchedulerLimits {
   // sarathi: admit a request only when the blocks for its whole prompt + output fit beside what
   // every running sequence still needs (TensorRT-LLM's GUARANTEED_NO_EVICT).
   bool guaranteed_no_evict = false;
+  // sglang with chunking off (--chunked-prefill-size=-1): prompts are never cut; a prefill
+  // holds whole prompts up to chunk_size tokens (max_prefill_tokens), a longer one alone.
+  bool whole_prompts = false;
 };
 
 // The queues of one replica. Sequences are owned by the engine.

@@ -4,7 +4,9 @@
 //     be admitted, else one decode step of every running sequence.
 //   - A prefill batch holds at most chunk_size new tokens (chunked_prefill_size): the prompt
 //     under way goes first (add_being_chunked_req), then waiting prompts in FCFS order; the one
-//     that does not fit is cut to what is left and goes on first in the next iteration.
+//     that does not fit is cut to what is left and goes on first in the next iteration. With
+//     chunking off (whole_prompts) nothing is cut: prompts join while they fit chunk_size
+//     (max_prefill_tokens), and a longer one runs alone.
 //   - Admission reserves KV for outputs still to come: the free tokens less, for every running
 //     sequence, min(output left, 4096) x new_token_ratio; a prompt is admitted only while its
 //     whole input + min(output, 4096) is less than what remains, and each admitted prompt takes
@@ -36,7 +38,7 @@ int64_t OutputEstimate(const Sequence& seq) {
 class SglangScheduler final : public Scheduler {
  public:
   explicit SglangScheduler(const SchedulerLimits& limits)
-      : limits_(limits), chunk_(std::max<int64_t>(1, limits.chunk_size)) {}
+      : limits_(limits), chunk_(std::max<int64_t>(1, limits.chunk_size)), whole_prompts_(limits.whole_prompts) {}
 
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
     if (queues.running.empty() && queues.swapped.empty()) new_token_ratio_ = kInitNewTokenRatio;
@@ -75,7 +77,9 @@ class SglangScheduler final : public Scheduler {
            static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
       const Sequence& front = *queues.waiting.front();
       if (static_cast<double>(front.Remaining() + OutputEstimate(front)) >= rem_total) break;
-      if (!scheduling::AdmitFront(queues, blocks, chunk_ - tokens, /*allow_partial=*/true, plan)) break;
+      int64_t room = chunk_ - tokens;
+      if (whole_prompts_ && tokens == 0) room = std::max(room, front.Remaining());  // a long prompt alone
+      if (!scheduling::AdmitFront(queues, blocks, room, /*allow_partial=*/!whole_prompts_, plan)) break;
       const ScheduledWork& w = plan.work.back();
       tokens += w.new_tokens;
       const bool whole = w.new_tokens == w.seq->Remaining();
@@ -99,6 +103,7 @@ class SglangScheduler final : public Scheduler {
 
   SchedulerLimits limits_;
   int64_t chunk_;  // new tokens of one prefill iteration (chunked_prefill_size)
+  bool whole_prompts_;
   double new_token_ratio_ = kInitNewTokenRatio;
 };
 
