@@ -44,6 +44,9 @@ absl::Status CheckDeployment(const cli::SimulateOptions& o) {
   return absl::OkStatus();
 }
 
+// "gpu-memory-utilization" for "gpu_memory_utilization": a flag as the command line spells it.
+std::string Dashed(absl::string_view flag) { return absl::StrReplaceAll(flag, {{"_", "-"}}); }
+
 // SGLang's --max-prefill-tokens default: the prefill budget when chunking is off.
 constexpr int64_t kSglangMaxPrefillTokens = 16384;
 
@@ -64,11 +67,12 @@ struct EngineLimits {
 };
 
 absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const EnginePersonality& p) {
-  if (o.chunked_prefill_size != 0 && p.engine() != "sglang") {
+  // Each flag belongs to the engines whose personality has the behaviour it configures.
+  if (o.chunked_prefill_size != 0 && p.execution().batch_policy() != PREFILL_FIRST_CHUNKED) {
     return cli::UsageError(absl::StrCat("--chunked-prefill-size is not a ", PersonalityName(p),
                                         " flag (SGLang's; --chunk-size sets any chunked scheduler's chunk)"));
   }
-  if (o.guaranteed_no_evict.has_value() && p.engine() != "trtllm") {
+  if (o.guaranteed_no_evict.has_value() && !p.execution().guaranteed_no_evict()) {
     return cli::UsageError(absl::StrCat("--capacity-scheduler-policy is not a ", PersonalityName(p), " flag"));
   }
   const bool chunked_policy = p.execution().batch_policy() == CHUNKED_PREFILL;
@@ -113,7 +117,7 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
                       : limits.whole_prompts       ? kSglangMaxPrefillTokens
                                                    : limits.max_num_batched_tokens;
   limits.guaranteed_no_evict = o.guaranteed_no_evict.value_or(p.execution().guaranteed_no_evict());
-  limits.fraction_flag = absl::StrReplaceAll(p.fraction_flag(), {{"_", "-"}});
+  limits.fraction_flag = Dashed(p.fraction_flag());
   limits.memory = std::move(detail->plan);
   const cli::SpeculativeOptions& s = o.speculative;
   if (s.enabled() && s.proposer.has_value()) {
@@ -186,9 +190,7 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions&
   if (absl::Status s = AddSpeculation(o, limits, policy); !s.ok()) return s;
   for (const std::string& flag : o.overlap_disabled_by) {
     if (flag != x.disable_overlap_flag()) {
-      std::string dashed = flag;
-      std::replace(dashed.begin(), dashed.end(), '_', '-');
-      return cli::UsageError(absl::StrCat("--", dashed, " is not a ", PersonalityName(p), " flag"));
+      return cli::UsageError(absl::StrCat("--", Dashed(flag), " is not a ", PersonalityName(p), " flag"));
     }
   }
   return policy;

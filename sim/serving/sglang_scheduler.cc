@@ -59,10 +59,8 @@ class SglangScheduler final : public Scheduler {
 
  private:
   void PlanPrefill(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) {
-    double rem_total = static_cast<double>(blocks.free_blocks() * blocks.block_size());
-    for (const Sequence* seq : queues.running) {
-      if (seq->InDecode()) rem_total -= static_cast<double>(OutputEstimate(*seq)) * new_token_ratio_;
-    }
+    // KV left for new prompts, counted only when one waits (most iterations decode).
+    double rem_total = queues.waiting.empty() ? 0 : UnreservedTokens(queues, blocks);
     // The prompt under way, then new ones.
     int64_t tokens = 0;
     for (Sequence* seq : queues.running) {
@@ -85,6 +83,15 @@ class SglangScheduler final : public Scheduler {
       const bool whole = w.new_tokens == w.seq->Remaining();
       rem_total -= static_cast<double>(w.new_tokens + (whole ? OutputEstimate(*w.seq) : 0));
     }
+  }
+
+  // The free tokens less the running requests' outputs still to come x new_token_ratio.
+  double UnreservedTokens(const ReplicaQueues& queues, const BlockManager& blocks) const {
+    double unreserved = static_cast<double>(blocks.free_blocks() * blocks.block_size());
+    for (const Sequence* seq : queues.running) {
+      if (seq->InDecode()) unreserved -= static_cast<double>(OutputEstimate(*seq)) * new_token_ratio_;
+    }
+    return unreserved;
   }
 
   // ScheduleBatch.retract_decode: the ratio the remaining requests have shown so far, with
