@@ -137,8 +137,8 @@ TEST(BlockManager, SwapMovesBlocksToHostAndBack) {
 
 struct SchedulerFixture {
   explicit SchedulerFixture(const std::string& name, int64_t blocks = 1000,
-                            SchedulerLimits limits = SchedulerLimits{}, int64_t cpu_blocks = 0)
-      : manager({.num_gpu_blocks = blocks, .block_size = 16, .watermark = 0.01, .num_cpu_blocks = cpu_blocks}),
+                            SchedulerLimits limits = SchedulerLimits{}, int64_t cpu_blocks = 0, int block_size = 16)
+      : manager({.num_gpu_blocks = blocks, .block_size = block_size, .watermark = 0.01, .num_cpu_blocks = cpu_blocks}),
         scheduler(MakeScheduler(*ParseEnumName(kSchedulerNames, name), limits)) {}
   ~SchedulerFixture() {
     for (auto* q : {&queues.waiting, &queues.swapped}) for (Sequence* s : *q) delete s;
@@ -332,6 +332,47 @@ TEST(SglangScheduler, ADecayingRatioAdmitsTheWaitingPromptBeforeTheRunningOneEnd
   }
   EXPECT_GT(decode_steps, 200);
   EXPECT_LT(decode_steps, 300);
+}
+
+TEST(SglangScheduler, RetractsTheFewestOutputsFirstUntilTwentyStepsFit) {
+  // SGLang's token pool (blocks of 1), 199 tokens. Four requests decode, admitted in this
+  // order, holding 49 + 34 + 44 + 69 = 196 tokens: the next step needs 4 and 3 are free.
+  SchedulerFixture f("sglang", 199, {.max_num_seqs = 8, .max_num_batched_tokens = 8192, .chunk_size = 8192},
+                     0, /*block_size=*/1);
+  struct Running { int32_t prompt, generated; };
+  const Running held[] = {{20, 30}, {30, 5}, {40, 5}, {10, 60}};
+  for (int i = 0; i < 4; ++i) {
+    Sequence* seq = NewSeq(i, held[i].prompt, 1000);
+    seq->generated = held[i].generated;
+    seq->computed = seq->TotalTokens() - 1;
+    seq->status = SequenceStatus::kRunning;
+    seq->scheduled = true;
+    f.manager.Grow(*seq, seq->computed);
+    f.queues.running.push_back(seq);
+  }
+  f.queues.waiting.push_back(NewSeq(9, 500, 10));  // does not fit: waits ahead of the retracted
+  ASSERT_EQ(f.manager.free_blocks(), 3);
+  const BatchPlan p = f.Step();
+  // Fewest outputs first, the longer input of the two with 5: request 2 (3 + 44 = 47 free for
+  // 3 requests, under 3 x 20), then request 1 (81 free, at least 2 x 20). vLLM's order would
+  // have preempted request 3, the last admitted, alone.
+  EXPECT_EQ(p.preempted_recompute, 2);
+  ASSERT_EQ(f.queues.running.size(), 2u);
+  EXPECT_EQ(f.queues.running[0]->record, 0);
+  EXPECT_EQ(f.queues.running[1]->record, 3);
+  ASSERT_EQ(f.queues.waiting.size(), 3u);
+  EXPECT_EQ(f.queues.waiting[0]->record, 9);
+  EXPECT_EQ(f.queues.waiting[1]->record, 2);
+  EXPECT_EQ(f.queues.waiting[2]->record, 1);
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(f.queues.waiting[i]->computed, 0);
+    EXPECT_EQ(f.queues.waiting[i]->gpu_blocks, 0);
+    EXPECT_EQ(f.queues.waiting[i]->preemptions, 1);
+    EXPECT_EQ(f.queues.waiting[i]->generated, 5);  // prefilled again with its outputs so far
+  }
+  ASSERT_EQ(p.work.size(), 2u);
+  for (const ScheduledWork& w : p.work) EXPECT_TRUE(w.decode);
+  EXPECT_EQ(f.manager.free_blocks(), 81 - 2);
 }
 
 TEST(StaticScheduler, LaterArrivalsWaitForTheWholeBatch) {

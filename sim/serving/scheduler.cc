@@ -116,13 +116,17 @@ Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMod
     queues.swapped.insert(at, victim);
     ++plan.preempted_swap;
   } else {
-    blocks.Release(*victim);
-    victim->computed = 0;
-    victim->status = SequenceStatus::kWaiting;
+    ReleaseForRecompute(*victim, blocks, plan);
     queues.waiting.push_front(victim);
-    ++plan.preempted_recompute;
   }
   return victim;
+}
+
+void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan) {
+  blocks.Release(victim);
+  victim.computed = 0;
+  victim.status = SequenceStatus::kWaiting;
+  ++plan.preempted_recompute;
 }
 
 int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,

@@ -66,6 +66,7 @@ struct SchedulerLimits {
 // The queues of one replica. Sequences are owned by the engine.
 struct ReplicaQueues {
   std::deque<Sequence*> waiting;    // FCFS; recompute-preempted sequences return to the front
+                                    // (sglang: retracted ones to the back)
   std::vector<Sequence*> running;   // admission order; the last one is preempted first
   std::deque<Sequence*> swapped;    // in arrival order; swapped back in from the front
 };
@@ -105,6 +106,10 @@ int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t ma
 // Returns the victim.
 Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
                       BatchPlan& plan);
+// Frees a preempted sequence's blocks so that it is prefilled again (prompt and the tokens it
+// generated) and counts the preemption; the caller has taken it out of `running` and puts it
+// back in a queue.
+void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan);
 
 // Schedules one decode token for every running sequence in decode, front to back, preempting
 // from the back when blocks run out (vLLM's _schedule_running). Stops at `max_tokens`. Each

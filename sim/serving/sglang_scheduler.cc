@@ -14,11 +14,16 @@
 //   - new_token_ratio starts at 0.7, falls by (0.7 - 0.098) / 600 after every decode step to
 //     0.098, rises to (tokens decoded + 20 per request) / outputs of the running requests when a
 //     decode step runs out of KV, and returns to 0.7 when the engine is idle.
-// Preemption when a decode step runs out of KV is InferGrid's (the most recently admitted
-// sequence), not SGLang's retract order (fewest outputs first).
+//   - When a decode step does not fit the free KV, requests are retracted
+//     (ScheduleBatch.retract_decode): the decoding requests with the fewest outputs go first
+//     (the longest input first among equal outputs, then the most recently admitted), at
+//     least one and then until the free KV holds 20 more tokens (RETRACT_DECODE_STEPS) for
+//     every request left; each is freed, to be prefilled again with its outputs so far, and
+//     joins the back of the waiting queue.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "sim/serving/schedulers.h"
 
@@ -46,6 +51,7 @@ class SglangScheduler final : public Scheduler {
       PlanPrefill(queues, blocks, plan);
       if (!plan.work.empty()) return;
     }
+    if (!DecodeStepFits(queues, blocks)) Retract(queues, blocks, plan);
     scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, limits_.max_num_batched_tokens, plan,
                                 limits_.lookahead_slots);
     if (plan.preempted_recompute + plan.preempted_swap == 0) {
@@ -94,6 +100,40 @@ class SglangScheduler final : public Scheduler {
     return unreserved;
   }
 
+  bool DecodeStepFits(const ReplicaQueues& queues, const BlockManager& blocks) const {
+    int64_t needed = 0;
+    for (const Sequence* seq : queues.running) {
+      if (seq->InDecode()) needed += blocks.Needed(*seq, seq->computed + 1 + limits_.lookahead_slots);
+    }
+    return blocks.CanGrow(needed);
+  }
+
+  // ScheduleBatch.retract_decode's order and stopping rule (see the top of the file).
+  void Retract(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) {
+    victims_.clear();
+    for (Sequence* seq : queues.running) {
+      if (seq->InDecode()) victims_.push_back(seq);
+    }
+    // Retracted from the back: most outputs first, then the shortest input; stable, so among
+    // equal keys the most recently admitted is last.
+    std::stable_sort(victims_.begin(), victims_.end(), [](const Sequence* a, const Sequence* b) {
+      if (a->generated != b->generated) return a->generated > b->generated;
+      return a->prompt_tokens < b->prompt_tokens;
+    });
+    bool first = true;
+    while (victims_.size() > 1 &&
+           (first || blocks.free_blocks() * blocks.block_size() <
+                         static_cast<int64_t>(victims_.size()) * kRetractDecodeSteps)) {
+      first = false;
+      Sequence* victim = victims_.back();
+      victims_.pop_back();
+      queues.running.erase(std::find(queues.running.begin(), queues.running.end(), victim));
+      ++victim->preemptions;
+      scheduling::ReleaseForRecompute(*victim, blocks, plan);
+      queues.waiting.push_back(victim);
+    }
+  }
+
   // ScheduleBatch.retract_decode: the ratio the remaining requests have shown so far, with
   // RETRACT_DECODE_STEPS more tokens each.
   void RaiseRatioAfterRetraction(const ReplicaQueues& queues) {
@@ -112,6 +152,7 @@ class SglangScheduler final : public Scheduler {
   int64_t chunk_;  // new tokens of one prefill iteration (chunked_prefill_size)
   bool whole_prompts_;
   double new_token_ratio_ = kInitNewTokenRatio;
+  std::vector<Sequence*> victims_;  // Retract's candidates, kept to reuse the allocation
 };
 
 }  // namespace
