@@ -583,6 +583,8 @@ TEST(SimulateCli, EngineFlagsBelongToTheirEngine) {
       {"--chunked-prefill-size=4096", "--chunked-prefill-size is not a vllm-v1@0.21 flag"},
       {"--engine=sglang --capacity-scheduler-policy=max_utilization", "--capacity-scheduler-policy is not a sglang@0.4.9 flag"},
       {"--engine=trtllm --capacity-scheduler-policy=fcfs", "--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization"},
+      {"--engine=sglang --preemption-mode=swap", "--preemption-mode=swap: the sglang scheduler retracts requests"},
+      {"--scheduler=sglang --preemption-mode=swap", "--preemption-mode=swap: the sglang scheduler retracts requests"},
   };
   for (const auto& [flags, message] : cases) {
     testing::ExpectOneLineError({absl::StrCat("simulate --quiet ", flags), 2, message});

@@ -99,6 +99,11 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
   limits.scheduler = o.scheduler.value_or(chunked_policy || auto_chunked ? SchedulerKind::kSarathi
                                           : chunked_prompts               ? SchedulerKind::kSglang
                                                                           : SchedulerKind::kVllm);
+  if (limits.scheduler == SchedulerKind::kSglang && o.preemption == PreemptionMode::kSwap) {
+    return cli::UsageError(
+        "--preemption-mode=swap: the sglang scheduler retracts requests to be prefilled again, as SGLang "
+        "does (it has no swap)");
+  }
   if (limits.scheduler == SchedulerKind::kVllm && limits.max_num_batched_tokens < limits.max_model_len) {
     if (o.memory.max_num_batched_tokens > 0) {
       // vLLM refuses this without chunked prefill: a long prompt could never be scheduled.

@@ -22,7 +22,6 @@
 //     joins the back of the waiting queue.
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "sim/serving/schedulers.h"
@@ -45,19 +44,19 @@ class SglangScheduler final : public Scheduler {
   explicit SglangScheduler(const SchedulerLimits& limits)
       : limits_(limits), chunk_(std::max<int64_t>(1, limits.chunk_size)), whole_prompts_(limits.whole_prompts) {}
 
+  // SGLang has no swap: every preemption is a retraction, prefilled again later (simulate
+  // refuses --preemption-mode=swap with this scheduler).
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
-    if (queues.running.empty() && queues.swapped.empty()) new_token_ratio_ = kInitNewTokenRatio;
-    if (queues.swapped.empty()) {
-      PlanPrefill(queues, blocks, plan);
-      if (!plan.work.empty()) return;
-    }
+    if (queues.running.empty()) new_token_ratio_ = kInitNewTokenRatio;
+    PlanPrefill(queues, blocks, plan);
+    if (!plan.work.empty()) return;
     if (!DecodeStepFits(queues, blocks)) Retract(queues, blocks, plan);
-    scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, limits_.max_num_batched_tokens, plan,
+    // Retraction leaves room for this step; with blocks of several tokens a sequence may still
+    // need one more, and the last admitted gives it up.
+    scheduling::ScheduleDecodes(queues, blocks, PreemptionMode::kRecompute, limits_.max_num_batched_tokens, plan,
                                 limits_.lookahead_slots);
-    if (plan.preempted_recompute + plan.preempted_swap == 0) {
+    if (plan.preempted_recompute == 0) {
       new_token_ratio_ = std::max(new_token_ratio_ - kNewTokenRatioDecay, kMinNewTokenRatio);
-      scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, std::numeric_limits<int64_t>::max(), plan,
-                                  limits_.lookahead_slots);
     } else {
       RaiseRatioAfterRetraction(queues);
     }
