@@ -105,8 +105,8 @@ Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMod
                       BatchPlan& plan) {
   Sequence* victim = queues.running.back();
   queues.running.pop_back();
-  ++victim->preemptions;
   if (mode == PreemptionMode::kSwap && blocks.CanSwapOut(*victim)) {
+    ++victim->preemptions;
     plan.swap_out_blocks += victim->gpu_blocks;
     blocks.SwapOut(*victim);
     victim->status = SequenceStatus::kSwapped;
@@ -123,6 +123,7 @@ Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMod
 }
 
 void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan) {
+  ++victim.preemptions;
   blocks.Release(victim);
   victim.computed = 0;
   victim.status = SequenceStatus::kWaiting;

@@ -107,7 +107,7 @@ int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t ma
 Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
                       BatchPlan& plan);
 // Frees a preempted sequence's blocks so that it is prefilled again (prompt and the tokens it
-// generated) and counts the preemption; the caller has taken it out of `running` and puts it
+// generated) and counts the preemption, the sequence's and the plan's; the caller has taken it out of `running` and puts it
 // back in a queue.
 void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan);
 

@@ -127,7 +127,6 @@ class SglangScheduler final : public Scheduler {
       Sequence* victim = victims_.back();
       victims_.pop_back();
       queues.running.erase(std::find(queues.running.begin(), queues.running.end(), victim));
-      ++victim->preemptions;
       scheduling::ReleaseForRecompute(*victim, blocks, plan);
       queues.waiting.push_back(victim);
     }
