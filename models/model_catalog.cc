@@ -9,6 +9,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
 #include "models/hf_config.h"
@@ -47,7 +49,48 @@ absl::Status Check(bool ok, absl::string_view where, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
 }
 
+// The entry as the re-upload `id` ships it: a quantized checkpoint's weight format, where its
+// name gives one.
+ModelSpec WithCheckpointFormat(const ModelSpec& spec, const HfModelId& id) {
+  if (id.quantization.empty()) return spec;
+  ModelSpec quantized = spec;
+  quantized.set_checkpoint_quantization(id.quantization);
+  return quantized;
+}
+
 }  // namespace
+
+HfModelId ParseHfModelId(absl::string_view id) {
+  // Suffixes of quantized re-uploads (nvidia/, RedHatAI/, hugging-quants/, Qwen's own) and the
+  // format each names, longest first. An 8-bit GPTQ or a w8a8 checkpoint has none here, so its
+  // id matches no entry rather than loading as a 4-bit one.
+  static constexpr std::pair<absl::string_view, absl::string_view> kQuantized[] = {
+      {"-fp8-dynamic", "fp8"}, {"-fp8", "fp8"},       {"-awq-int4", "awq"}, {"-awq", "awq"},
+      {"-gptq-int4", "gptq"},  {"-nvfp4", "nvfp4"}, {"-fp4", "nvfp4"}};
+  // Words of tuned variants that share the base model's architecture.
+  static constexpr absl::string_view kVariantWords[] = {"instruct", "chat", "hf", "it", "base"};
+  HfModelId parsed;
+  const std::string lower = absl::AsciiStrToLower(id);
+  absl::string_view repository = lower;
+  if (const size_t slash = repository.rfind('/'); slash != absl::string_view::npos) {
+    parsed.organisation = std::string(repository.substr(0, slash));
+    repository.remove_prefix(slash + 1);
+  }
+  for (const auto& [suffix, format] : kQuantized) {
+    if (repository.size() > suffix.size() && absl::ConsumeSuffix(&repository, suffix)) {
+      parsed.quantization = std::string(format);
+      break;
+    }
+  }
+  std::vector<absl::string_view> kept;
+  for (absl::string_view word : absl::StrSplit(repository, '-')) {
+    if (std::find(std::begin(kVariantWords), std::end(kVariantWords), word) == std::end(kVariantWords)) {
+      kept.push_back(word);
+    }
+  }
+  parsed.repository = absl::StrJoin(kept, "-");
+  return parsed;
+}
 
 std::vector<std::string> ModelCatalogNames() {
   std::vector<std::string> names;
@@ -60,21 +103,24 @@ absl::StatusOr<ModelSpec> FindCatalogModel(absl::string_view name) {
   for (const ModelSpec& spec : Catalog()) {
     if (spec.name() == key) return spec;
   }
-  // A Hugging Face id ("meta-llama/Llama-3.1-8B-Instruct", as the engines' --model takes it):
-  // the catalog entry of the same repository, its tuned variants sharing the architecture.
-  std::string id = key;
-  for (bool stripped = true; stripped;) {
-    stripped = false;
-    for (absl::string_view suffix : {"-fp8", "-instruct", "-chat", "-hf", "-it"}) {
-      if (absl::EndsWith(id, suffix)) {
-        id.resize(id.size() - suffix.size());
-        stripped = true;
-      }
-    }
-  }
+  // A Hugging Face id, as the engines' --model takes it: the catalog entry of the same
+  // repository, of an earlier name of it, or of a re-upload under another organisation.
+  const HfModelId id = ParseHfModelId(name);
+  const ModelSpec* by_repository = nullptr;
   for (const ModelSpec& spec : Catalog()) {
-    if (!spec.hf_id().empty() && absl::AsciiStrToLower(spec.hf_id()) == id) return spec;
+    std::vector<std::string> ids = {spec.hf_id()};
+    ids.insert(ids.end(), spec.hf_aliases().begin(), spec.hf_aliases().end());
+    for (const std::string& known : ids) {
+      if (known.empty()) continue;
+      const HfModelId k = ParseHfModelId(known);
+      if (!id.organisation.empty() && k.organisation == id.organisation && k.repository == id.repository) {
+        return WithCheckpointFormat(spec, id);
+      }
+      if (by_repository == nullptr && k.repository == id.repository) by_repository = &spec;
+    }
+    if (by_repository == nullptr && spec.name() == id.repository) by_repository = &spec;
   }
+  if (by_repository != nullptr) return WithCheckpointFormat(*by_repository, id);
   return absl::NotFoundError(absl::StrCat("unknown model '", name, "' (catalog: ",
                                           absl::StrJoin(ModelCatalogNames(), ", "),
                                           "; or give a path to a config.json)"));

@@ -16,8 +16,24 @@ namespace infergrid {
 // Names of the catalog entries, sorted.
 std::vector<std::string> ModelCatalogNames();
 
-// A catalog entry by name or by Hugging Face id (case-insensitive; an id with -Instruct, -chat,
-// -hf, -it or -FP8 after it names the same architecture), or NotFound listing the names.
+// A Hugging Face model id as the catalog compares it: lower case; a quantized re-upload's
+// suffix ("-FP8", "-FP8-dynamic", "-AWQ", "-AWQ-INT4", "-GPTQ-Int4", "-NVFP4", "-FP4") taken off
+// and named as the weight format it ships in (a --quantization name); the words of tuned
+// variants ("instruct", "chat", "hf", "it", "base") dropped wherever they stand, so
+// "mistralai/Mistral-7B-Instruct-v0.3" is the repository "mistral-7b-v0.3".
+struct HfModelId {
+  std::string organisation;  // "" when the id has no "org/"
+  std::string repository;
+  std::string quantization;  // "" when the name gives none
+};
+HfModelId ParseHfModelId(absl::string_view id);
+
+// A catalog entry by name, or by Hugging Face id (case-insensitive, compared as ParseHfModelId
+// reads it): the entry whose hf_id or one of its hf_aliases names the same organisation and
+// repository, else the same repository under another organisation (a re-upload: nvidia/,
+// RedHatAI/). A quantized re-upload's entry comes back with checkpoint_quantization set to the
+// format its name gives, so "nvidia/Llama-3.1-8B-Instruct-FP8" loads fp8 weights as vLLM would.
+// Otherwise NotFound listing the names.
 absl::StatusOr<ModelSpec> FindCatalogModel(absl::string_view name);
 
 // A catalog name, a Hugging Face config.json path, or a ModelSpec .textproto path.

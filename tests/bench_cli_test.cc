@@ -293,6 +293,11 @@ TEST(BenchCli, BadInputIsOneLineAndNoFiles) {
       {serve + "--goodput=ttft", 2, "--goodput: 'ttft' is not KEY:VALUE"},
       {serve + "--percentile-metrics=ttft,speed", 2, "--percentile-metrics: unknown metric 'speed'"},
       {absl::StrCat("bench latency ", kModel, " --input-len=131000"), 2, "exceeds max_model_len"},
+      {absl::StrCat("bench latency ", kModel, " -tp 2 --tp-size 2"), 2, "--tp-size and --tp are the same setting"},
+      {absl::StrCat("bench latency ", kModel, " -tp 2 --tensor-parallel-size=2"), 2,
+       "--tp and --tensor-parallel-size are the same setting"},
+      {"bench latency --model=Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", 2,
+       "unknown model 'Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8'"},
   };
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
   // A run that fails after its options were read writes nothing, not even the result.
@@ -310,6 +315,28 @@ TEST(BenchCli, SglangAndTrtllmSpellingsMeanTheSame) {
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(a.out, b.out);
+}
+
+// vLLM's own command line for a published run: the repository's earlier name, an -Instruct
+// variant and the short -tp / -pp flags run the catalog entry at that parallelism; a quantized
+// re-upload's name loads its weights in the format it ships in.
+TEST(BenchCli, EnginesCommandLinesWithHuggingFaceIdsAndShortFlags) {
+  const std::string run = "bench latency --batch-size 8 --input-len 32 --output-len 128 --num-iters 2 ";
+  const testing::CommandResult vllm = RunInfergrid(run + "--model meta-llama/Meta-Llama-3.1-70B-Instruct -tp 4 -pp 1");
+  const testing::CommandResult catalog = RunInfergrid(run + "--model=llama-3.1-70b --tensor-parallel-size=4");
+  ASSERT_EQ(vllm.exit_code, 0) << vllm.err;
+  ASSERT_EQ(catalog.exit_code, 0) << catalog.err;
+  EXPECT_EQ(vllm.out, catalog.out);
+  EXPECT_THAT(vllm.out, HasSubstr("Llama-3.1-70B on 4 x NVIDIA H100 SXM 80GB (1 replica x TP 4)"));
+
+  const testing::CommandResult fp8 = RunInfergrid(run + "--model=nvidia/Llama-3.1-8B-Instruct-FP8");
+  const testing::CommandResult flag = RunInfergrid(run + "--model=meta-llama/Llama-3.1-8B-Instruct --quantization=fp8");
+  const testing::CommandResult bf16 = RunInfergrid(run + "--model=meta-llama/Llama-3.1-8B-Instruct");
+  ASSERT_EQ(fp8.exit_code, 0) << fp8.err;
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  ASSERT_EQ(bf16.exit_code, 0) << bf16.err;
+  EXPECT_EQ(fp8.out, flag.out);
+  EXPECT_NE(fp8.out, bf16.out);
 }
 
 }  // namespace

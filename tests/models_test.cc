@@ -35,6 +35,52 @@ TEST(ModelCatalog, HasTheRequiredModels) {
   EXPECT_TRUE(FindCatalogModel("Llama-3-8B").ok()) << "names are case-insensitive";
 }
 
+// The ids the engines' --model takes, as published on Hugging Face, name the catalog entry of
+// their architecture; a quantized re-upload's suffix names the weight format it ships in.
+TEST(ModelCatalog, HuggingFaceIdsNameTheirArchitecture) {
+  const struct {
+    const char* id;
+    const char* entry;
+    const char* quantization;
+  } cases[] = {
+      {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b", ""},
+      {"meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b", ""},  // the repository's first name
+      {"meta-llama/Meta-Llama-3-8B-Instruct", "llama-3-8b", ""},
+      {"meta-llama/Llama-3.1-70B-Instruct", "llama-3.1-70b", ""},
+      {"meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b", ""},
+      {"meta-llama/Llama-3.2-1B-Instruct", "llama-3.2-1b", ""},
+      {"meta-llama/Llama-2-7b-chat-hf", "llama-2-7b", ""},
+      {"meta-llama/Llama-2-70b-hf", "llama-2-70b", ""},
+      {"codellama/CodeLlama-34b-Instruct-hf", "codellama-34b", ""},
+      {"mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3", ""},
+      {"mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b", ""},
+      {"mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b", ""},
+      {"Qwen/Qwen2.5-32B-Instruct", "qwen2.5-32b", ""},
+      {"Qwen/Qwen3-8B", "qwen3-8b", ""},
+      {"deepseek-ai/DeepSeek-R1", "deepseek-v3", "fp8"},
+      {"Llama-3.1-8B-Instruct", "llama-3.1-8b", ""},  // no organisation
+      {"llama-3-8b-instruct", "llama-3-8b", ""},      // a catalog name with a variant word
+      {"nvidia/Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b", "fp8"},
+      {"neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b", "fp8"},
+      {"RedHatAI/Meta-Llama-3.1-70B-Instruct-FP8-dynamic", "llama-3.1-70b", "fp8"},
+      {"hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "llama-3.1-70b", "awq"},
+      {"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "qwen2.5-7b", "gptq"},
+      {"nvidia/Llama-3.3-70B-Instruct-FP4", "llama-3.3-70b", "nvfp4"},
+  };
+  for (const auto& c : cases) {
+    absl::StatusOr<ModelSpec> spec = FindCatalogModel(c.id);
+    ASSERT_TRUE(spec.ok()) << c.id << ": " << spec.status();
+    EXPECT_EQ(spec->name(), c.entry) << c.id;
+    EXPECT_EQ(spec->checkpoint_quantization(), c.quantization) << c.id;
+  }
+  // An 8-bit GPTQ or a w8a8 checkpoint is not a format the name can give: no entry, rather
+  // than weights in the wrong format.
+  for (const char* id : {"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8",
+                         "meta-llama/Llama-3.1-13B"}) {
+    EXPECT_FALSE(FindCatalogModel(id).ok()) << id;
+  }
+}
+
 TEST(ModelCatalog, UnknownNameListsTheCatalog) {
   absl::StatusOr<ModelSpec> spec = FindCatalogModel("llama-9");
   ASSERT_FALSE(spec.ok());
@@ -49,7 +95,16 @@ TEST(ParameterCount, MatchesPublishedCheckpoints) {
       {"llama-3-70b", 70'553'706'496},   {"llama-3.1-405b", 405'853'388'800},
       {"mistral-7b", 7'241'732'096},     {"mixtral-8x7b", 46'702'792'704},
       {"qwen2.5-0.5b", 494'032'768},     {"qwen2.5-7b", 7'615'616'512},
-      {"qwen2.5-72b", 72'706'203'648}};
+      {"qwen2.5-72b", 72'706'203'648},   {"llama-3.1-70b", 70'553'706'496},
+      {"llama-3.2-1b", 1'235'814'400},   {"llama-3.2-3b", 3'212'749'824},
+      {"llama-2-13b", 13'015'864'320},   {"llama-2-70b", 68'976'648'192},
+      {"codellama-34b", 33'743'970'304}, {"mistral-7b-v0.3", 7'248'023'552},
+      {"qwen2.5-1.5b", 1'543'714'304},   {"qwen2.5-3b", 3'085'938'688},
+      {"qwen2.5-14b", 14'770'033'664},   {"qwen2.5-32b", 32'763'876'352},
+      // Qwen3's published counts less its per-head query and key RMSNorms (2 x 128 a layer),
+      // which the catalog does not count: 8,190,735,360, 14,768,307,200 and 32,762,123,264.
+      {"qwen3-8b", 8'190'735'360 - 36 * 256},     {"qwen3-14b", 14'768'307'200 - 40 * 256},
+      {"qwen3-32b", 32'762'123'264 - 64 * 256}};
   for (const auto& [name, count] : expected) {
     EXPECT_EQ(CountParameters(Catalog(name)).Total(), count) << name;
   }
@@ -288,6 +343,7 @@ void ExpectSameShapeAsCatalog(ModelSpec imported, const std::string& name) {
   for (ModelSpec* m : {&imported, &catalog}) {
     m->clear_display_name();
     m->clear_hf_id();
+    m->clear_hf_aliases();
     m->clear_source();
     m->clear_nominal_parameters();
   }

@@ -70,6 +70,8 @@ ABSL_FLAG(std::string, load_format, "auto", "bench: accepted (dummy weights time
 ABSL_FLAG(int64_t, max_batch_size, 0, "bench: --max-num-seqs as TensorRT-LLM spells it");
 ABSL_FLAG(int64_t, max_num_tokens, 0, "bench: --max-num-batched-tokens as TensorRT-LLM spells it");
 ABSL_FLAG(int32_t, tp_size, 0, "bench: --tensor-parallel-size as SGLang spells it");
+ABSL_FLAG(int32_t, tp, 0, "bench: --tensor-parallel-size as vLLM (-tp), SGLang and trtllm-bench (--tp) abbreviate it");
+ABSL_FLAG(int32_t, pp, 0, "bench: --pipeline-parallel-size as vLLM (-pp) and trtllm-bench (--pp) abbreviate it");
 ABSL_FLAG(std::string, compare, "",
           "bench: a real run's saved result (vLLM JSON, SGLang JSONL) to print predicted vs measured");
 ABSL_FLAG(std::string, result_date, "", "bench serve: the date in the result (default: now, %Y%m%d-%H%M%S)");
@@ -86,7 +88,7 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
         "no_async_scheduling", "disable_overlap_schedule", "disable_overlap_scheduler", "disable_custom_all_reduce",
         "cpu_speed", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",
         "n", "compare", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",
-        "max_batch_size", "max_num_tokens", "tp_size", "disable_cuda_graph", "input_len", "output_len"}) {
+        "max_batch_size", "max_num_tokens", "tp_size", "tp", "pp", "disable_cuda_graph", "input_len", "output_len"}) {
     names.push_back(name);
   }
   const auto add = [&](const std::vector<absl::string_view>& list) { names.insert(names.end(), list.begin(), list.end()); };

@@ -40,6 +40,8 @@ absl::StatusOr<FlagValues> ResolveAliases(const FlagValues& flags) {
                                        {"max_batch_size", "max_num_seqs"},
                                        {"max_num_tokens", "max_num_batched_tokens"},
                                        {"tp_size", "tensor_parallel_size"},
+                                       {"tp", "tensor_parallel_size"},
+                                       {"pp", "pipeline_parallel_size"},
                                        {"disable_cuda_graph", "enforce_eager"}};
   std::vector<std::string> args;
   std::vector<absl::string_view> allowed;
@@ -51,6 +53,12 @@ absl::StatusOr<FlagValues> ResolveAliases(const FlagValues& flags) {
     };
     if (flags.IsSet(a.canonical)) {
       return UsageError(absl::StrCat(dashed(a.alias), " and ", dashed(a.canonical), " are the same setting: give one"));
+    }
+    for (const Alias& earlier : kAliases) {
+      if (&earlier == &a) break;
+      if (flags.IsSet(earlier.alias) && absl::string_view(earlier.canonical) == a.canonical) {
+        return UsageError(absl::StrCat(dashed(earlier.alias), " and ", dashed(a.alias), " are the same setting: give one"));
+      }
     }
     args.push_back(absl::StrCat(dashed(a.canonical), "=", flags.Text(a.alias)));
     allowed.push_back(a.canonical);
