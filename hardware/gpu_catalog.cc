@@ -7,7 +7,9 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
 
@@ -48,10 +50,26 @@ std::vector<std::string> GpuCatalogNames() {
 }
 
 absl::StatusOr<GpuSpec> ResolveGpu(absl::string_view name_or_path) {
-  const std::string key = absl::AsciiStrToLower(name_or_path);
+  const std::string key = absl::AsciiStrToLower(absl::StripAsciiWhitespace(name_or_path));
   for (const GpuSpec& spec : Catalog()) {
     if (spec.name() == key) return spec;
   }
+  // The name the device reports (nvidia-smi, torch.cuda.get_device_name), with or without
+  // "NVIDIA ": one model, one memory size, so one entry.
+  for (const GpuSpec& spec : Catalog()) {
+    const std::string reported = absl::AsciiStrToLower(spec.reported_name());
+    if (!reported.empty() && (reported == key || reported == absl::StrCat("nvidia ", key))) return spec;
+  }
+  // The family alone ("H100", "a100"), when the catalog holds one entry of it.
+  const GpuSpec* family = nullptr;
+  int members = 0;
+  for (const GpuSpec& spec : Catalog()) {
+    if (spec.name() == key || absl::StartsWith(spec.name(), absl::StrCat(key, "-"))) {
+      family = &spec;
+      ++members;
+    }
+  }
+  if (members == 1) return *family;
   const std::string path(name_or_path);
   std::error_code error;
   if (!std::filesystem::exists(path, error)) {

@@ -1,5 +1,6 @@
 // The built-in GPU catalog (hardware/catalog/*.textproto, compiled in) and resolution of a
-// user's --gpu value (a catalog name or a GpuSpec .textproto path) into a validated GpuSpec.
+// user's --gpu value (a catalog or device name, or a GpuSpec .textproto path) into a validated
+// GpuSpec.
 #ifndef INFERGRID_HARDWARE_GPU_CATALOG_H_
 #define INFERGRID_HARDWARE_GPU_CATALOG_H_
 
@@ -14,6 +15,10 @@
 namespace infergrid {
 
 std::vector<std::string> GpuCatalogNames();
+// A catalog entry by its name ("h100-sxm"), by the name the device reports ("NVIDIA H100 80GB
+// HBM3", "NVIDIA H200", with or without "NVIDIA "), or by its family alone ("H100", "h200")
+// when the catalog holds one entry of that family; all case-insensitive. Otherwise a GpuSpec
+// .textproto path; otherwise NotFound listing the names.
 absl::StatusOr<GpuSpec> ResolveGpu(absl::string_view name_or_path);
 absl::Status ValidateGpuSpec(const GpuSpec& spec, absl::string_view where);
 

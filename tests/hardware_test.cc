@@ -26,6 +26,24 @@ TEST(GpuCatalog, CapacityIsWhatTheDeviceReportsNotTheLabel) {
   EXPECT_TRUE(ResolveGpu("a100-80gb").ok());
 }
 
+// What users type for --gpu: the name the device reports (nvidia-smi, torch), with or without
+// "NVIDIA ", or the family alone where the catalog holds one entry of it.
+TEST(GpuCatalog, DeviceAndFamilyNamesResolveToTheirEntry) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"NVIDIA H100 80GB HBM3", "h100-sxm"}, {"H100 80GB HBM3", "h100-sxm"}, {"H100", "h100-sxm"},
+      {"nvidia h200", "h200-sxm"},           {"h200", "h200-sxm"},           {"NVIDIA A100-SXM4-80GB", "a100-80gb"},
+      {"A100", "a100-80gb"},                 {" L40S ", "l40s"},             {"H20", "h20"}};
+  for (const auto& [given, entry] : cases) {
+    absl::StatusOr<GpuSpec> gpu = ResolveGpu(given);
+    ASSERT_TRUE(gpu.ok()) << given << ": " << gpu.status();
+    EXPECT_EQ(gpu->name(), entry) << given;
+  }
+  // Another variant of a family in the catalog is not guessed.
+  for (const char* other : {"H100 PCIe", "NVIDIA H100 NVL", "h1", "A100-PCIE-40GB"}) {
+    EXPECT_FALSE(ResolveGpu(other).ok()) << other;
+  }
+}
+
 TEST(GpuCatalog, UnknownNameAndBadFiles) {
   absl::StatusOr<GpuSpec> unknown = ResolveGpu("h900");
   ASSERT_FALSE(unknown.ok());
