@@ -296,6 +296,7 @@ TEST(BenchCli, BadInputIsOneLineAndNoFiles) {
       {absl::StrCat("bench latency ", kModel, " -tp 2 --tp-size 2"), 2, "--tp-size and --tp are the same setting"},
       {absl::StrCat("bench latency ", kModel, " -tp 2 --tensor-parallel-size=2"), 2,
        "--tp and --tensor-parallel-size are the same setting"},
+      {serve + "--dataset=a.json --dataset-path=a.json", 2, "--dataset and --dataset-path are the same setting"},
       {"bench latency --model=Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", 2,
        "unknown model 'Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8'"},
   };
@@ -337,6 +338,29 @@ TEST(BenchCli, EnginesCommandLinesWithHuggingFaceIdsAndShortFlags) {
   ASSERT_EQ(bf16.exit_code, 0) << bf16.err;
   EXPECT_EQ(fp8.out, flag.out);
   EXPECT_NE(fp8.out, bf16.out);
+
+  // vLLM CI's throughput and serving parameters: the older --dataset (a ShareGPT file) and the
+  // server's own flags, which a simulated run accepts without effect.
+  const std::string sharegpt = testing::WriteFile(testing::TestDir() / "sharegpt.json", R"([
+    {"id": "a", "conversations": [{"from": "human", "value": "p", "num_tokens": 40},
+                                  {"from": "gpt", "value": "q", "num_tokens": 30}]},
+    {"id": "b", "conversations": [{"from": "human", "value": "p", "num_tokens": 90},
+                                  {"from": "gpt", "value": "q", "num_tokens": 12}]}])");
+  const std::string throughput = "bench throughput --model meta-llama/Meta-Llama-3.1-8B-Instruct --num_prompts 2 ";
+  const testing::CommandResult old_flag =
+      RunInfergrid(throughput + "--dataset " + sharegpt + " --load_format dummy --backend vllm --trust-remote-code");
+  const testing::CommandResult new_flags =
+      RunInfergrid(throughput + "--dataset-name=sharegpt --dataset-path=" + sharegpt);
+  ASSERT_EQ(old_flag.exit_code, 0) << old_flag.err;
+  ASSERT_EQ(new_flags.exit_code, 0) << new_flags.err;
+  EXPECT_EQ(old_flag.out, new_flags.out);
+  EXPECT_THAT(old_flag.out, HasSubstr("Total num prompt tokens:  130"));
+  const std::string serve = absl::StrCat("bench serve ", kModel, " --num-prompts=10 --random-input-len=64 "
+                                         "--random-output-len=8 --request-rate=4 --result-date=20261201-000000 ");
+  const testing::CommandResult served = RunInfergrid(serve + "--disable_log_stats --disable_log_requests --swap_space 16");
+  const testing::CommandResult plain = RunInfergrid(serve);
+  ASSERT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_EQ(served.out, plain.out);
 }
 
 }  // namespace

@@ -70,6 +70,12 @@ ABSL_FLAG(std::string, load_format, "auto", "bench: accepted (dummy weights time
 ABSL_FLAG(int64_t, max_batch_size, 0, "bench: --max-num-seqs as TensorRT-LLM spells it");
 ABSL_FLAG(int64_t, max_num_tokens, 0, "bench: --max-num-batched-tokens as TensorRT-LLM spells it");
 ABSL_FLAG(int32_t, tp_size, 0, "bench: --tensor-parallel-size as SGLang spells it");
+ABSL_FLAG(std::string, dataset, "",
+          "bench throughput/serve: vLLM's older --dataset, a ShareGPT file: --dataset-name=sharegpt "
+          "--dataset-path=FILE");
+ABSL_FLAG(bool, disable_log_stats, false, "bench: the server's flag, accepted (logging is not simulated)");
+ABSL_FLAG(bool, disable_log_requests, false, "bench: the server's flag, accepted (logging is not simulated)");
+ABSL_FLAG(bool, trust_remote_code, false, "bench: accepted (no model code is loaded)");
 ABSL_FLAG(int32_t, tp, 0, "bench: --tensor-parallel-size as vLLM (-tp), SGLang and trtllm-bench (--tp) abbreviate it");
 ABSL_FLAG(int32_t, pp, 0, "bench: --pipeline-parallel-size as vLLM (-pp) and trtllm-bench (--pp) abbreviate it");
 ABSL_FLAG(std::string, compare, "",
@@ -88,11 +94,12 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
         "no_async_scheduling", "disable_overlap_schedule", "disable_overlap_scheduler", "disable_custom_all_reduce",
         "cpu_speed", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",
         "n", "compare", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",
-        "max_batch_size", "max_num_tokens", "tp_size", "tp", "pp", "disable_cuda_graph", "input_len", "output_len"}) {
+        "max_batch_size", "max_num_tokens", "tp_size", "tp", "pp", "disable_cuda_graph", "input_len", "output_len",
+        "disable_log_stats", "disable_log_requests", "trust_remote_code"}) {
     names.push_back(name);
   }
   const auto add = [&](const std::vector<absl::string_view>& list) { names.insert(names.end(), list.begin(), list.end()); };
-  const std::vector<absl::string_view> datasets = {"dataset_name", "dataset_path", "num_prompts", "random_input_len", "random_output_len",
+  const std::vector<absl::string_view> datasets = {"dataset", "dataset_name", "dataset_path", "num_prompts", "random_input_len", "random_output_len",
                          "random_range_ratio", "random_prefix_len", "sharegpt_output_len", "sonnet_input_len",
                          "sonnet_output_len", "sonnet_prefix_len", "custom_output_len", "skip_chat_template",
                          "no_oversample", "trace_format"};

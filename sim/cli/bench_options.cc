@@ -63,6 +63,19 @@ absl::StatusOr<FlagValues> ResolveAliases(const FlagValues& flags) {
     args.push_back(absl::StrCat(dashed(a.canonical), "=", flags.Text(a.alias)));
     allowed.push_back(a.canonical);
   }
+  // vLLM's older --dataset: the path of a ShareGPT file (benchmark_throughput.py and
+  // benchmark_serving.py before --dataset-name and --dataset-path).
+  if (flags.IsSet("dataset")) {
+    if (flags.IsSet("dataset_path")) {
+      return UsageError("--dataset and --dataset-path are the same setting: give one");
+    }
+    args.push_back(absl::StrCat("--dataset-path=", flags.Text("dataset")));
+    allowed.push_back("dataset_path");
+    if (!flags.IsSet("dataset_name")) {
+      args.push_back("--dataset-name=sharegpt");
+      allowed.push_back("dataset_name");
+    }
+  }
   if (args.empty()) return flags;
   absl::StatusOr<ParsedCommandLine> parsed = ParseCommandLine(args, allowed);
   if (!parsed.ok()) return parsed.status();
