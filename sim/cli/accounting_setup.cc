@@ -16,8 +16,11 @@
 #include "sim/personality/personality_catalog.h"
 
 ABSL_FLAG(std::string, model, "llama-3-8b",
-          "catalog model name, or a path to a Hugging Face config.json or a ModelSpec .textproto");
-ABSL_FLAG(std::string, gpu, "h100-sxm", "catalog GPU name, or a path to a GpuSpec .textproto");
+          "catalog model name or Hugging Face id (meta-llama/Llama-3.1-70B-Instruct), or a path to a "
+          "Hugging Face config.json or a ModelSpec .textproto");
+ABSL_FLAG(std::string, gpu, "h100-sxm",
+          "catalog GPU name, the name the device reports (\"NVIDIA H200\") or its family (H100), or a "
+          "path to a GpuSpec .textproto");
 ABSL_FLAG(std::string, weight_dtype, "",
           "weight format: fp32, fp16, bf16, fp8, int8, int4 (raw floor), int4-g<N>, awq, gptq, "
           "nvfp4, mxfp4 (default: the model's dtype)");
