@@ -313,9 +313,15 @@ TEST(BenchCli, SglangAndTrtllmSpellingsMeanTheSame) {
                                         "--random-output-len=16 --result-date=20261201-000000 ");
   const testing::CommandResult a = RunInfergrid(base + "--max-concurrency=4 --max-num-seqs=8 --tensor-parallel-size=1");
   const testing::CommandResult b = RunInfergrid(base + "--concurrency=4 --max_batch_size=8 --tp-size=1");
+  const testing::CommandResult c = RunInfergrid(absl::StrCat(
+      "bench serve --model-path meta-llama/Llama-3.1-8B-Instruct --engine=vllm-v1@0.21 --num-prompts=20 "
+      "--random-input-len=128 --random-output-len=16 --result-date=20261201-000000 --max-concurrency=4 "
+      "--max-num-seqs=8 --tp 1"));
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;
+  ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.out, c.out);
 }
 
 // vLLM's own command line for a published run: the repository's earlier name, an -Instruct

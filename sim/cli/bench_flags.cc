@@ -76,6 +76,7 @@ ABSL_FLAG(std::string, dataset, "",
 ABSL_FLAG(bool, disable_log_stats, false, "bench: the server's flag, accepted (logging is not simulated)");
 ABSL_FLAG(bool, disable_log_requests, false, "bench: the server's flag, accepted (logging is not simulated)");
 ABSL_FLAG(bool, trust_remote_code, false, "bench: accepted (no model code is loaded)");
+ABSL_FLAG(std::string, model_path, "", "bench: --model as SGLang spells it (--model-path)");
 ABSL_FLAG(int32_t, tp, 0, "bench: --tensor-parallel-size as vLLM (-tp), SGLang and trtllm-bench (--tp) abbreviate it");
 ABSL_FLAG(int32_t, pp, 0, "bench: --pipeline-parallel-size as vLLM (-pp) and trtllm-bench (--pp) abbreviate it");
 ABSL_FLAG(std::string, compare, "",
@@ -95,7 +96,7 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
         "cpu_speed", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",
         "n", "compare", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",
         "max_batch_size", "max_num_tokens", "tp_size", "tp", "pp", "disable_cuda_graph", "input_len", "output_len",
-        "disable_log_stats", "disable_log_requests", "trust_remote_code"}) {
+        "disable_log_stats", "disable_log_requests", "trust_remote_code", "model_path"}) {
     names.push_back(name);
   }
   const auto add = [&](const std::vector<absl::string_view>& list) { names.insert(names.end(), list.begin(), list.end()); };

@@ -63,6 +63,7 @@ ABSL_DECLARE_FLAG(int64_t, max_num_tokens);
 ABSL_DECLARE_FLAG(int32_t, tp_size);
 ABSL_DECLARE_FLAG(int32_t, tp);
 ABSL_DECLARE_FLAG(std::string, dataset);
+ABSL_DECLARE_FLAG(std::string, model_path);
 ABSL_DECLARE_FLAG(int32_t, pp);
 ABSL_DECLARE_FLAG(std::string, compare);
 ABSL_DECLARE_FLAG(std::string, result_date);

@@ -41,6 +41,7 @@ absl::StatusOr<FlagValues> ResolveAliases(const FlagValues& flags) {
                                        {"max_num_tokens", "max_num_batched_tokens"},
                                        {"tp_size", "tensor_parallel_size"},
                                        {"tp", "tensor_parallel_size"},
+                                       {"model_path", "model"},
                                        {"pp", "pipeline_parallel_size"},
                                        {"disable_cuda_graph", "enforce_eager"}};
   std::vector<std::string> args;
