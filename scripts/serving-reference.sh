@@ -42,7 +42,7 @@ print(r["requests_per_second"] if m == "requests_per_s" else
 
 llama31=(--model=meta-llama/Llama-3.1-8B-Instruct)
 row F29 997.542 ms avg_latency_ms "vLLM ~0.6.3 benchmark_latency, Llama-3.1-8B, batch 8, 32/128, H100" -- \
-  bench latency --engine=vllm-v0@0.6.5 "${llama31[@]}" --batch-size=8 --input-len=32 --output-len=128
+  bench latency --engine=vllm-v0@0.6.3 "${llama31[@]}" --batch-size=8 --input-len=32 --output-len=128
 row F22 944.7 ms avg_latency_ms "vLLM V1 (2024-12) benchmark_latency, Llama-3-8B, batch 1, 32/128" -- \
   bench latency --engine=vllm-v1@0.11 --model=meta-llama/Meta-Llama-3-8B --batch-size=1 --input-len=32 --output-len=128
 row F21 7.06 ms median_decode_ms "SGLang (2024-09) bench_latency decode step, Llama-3-8B, batch 1, CUDA graphs" -- \
@@ -64,7 +64,7 @@ row F05 9305 tok/s output_tok_s "TensorRT-LLM 1.0 trtllm-bench, Llama-3.1-8B FP8
 # conversations, Llama-2 tokenizer) stands in, so the row is shown apart, out of the error.
 f30=""
 if [[ -f "$DATA/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv" ]]; then
-  "$BIN" bench throughput --engine=vllm-v0@0.6.5 "${llama31[@]}" --dataset-name=sharegpt \
+  "$BIN" bench throughput --engine=vllm-v0@0.6.3 "${llama31[@]}" --dataset-name=sharegpt \
     --dataset-path="$DATA/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv" --num-prompts=200 \
     --output-json="$WORK/f30.json" > /dev/null
   f30=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests_per_second"])' "$WORK/f30.json")

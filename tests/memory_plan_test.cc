@@ -427,10 +427,14 @@ TEST(EngineActivation, V0PeakGrowsWithMaxModelLenUntilChunkedPrefill) {
   EXPECT_EQ(at_8k.max_num_batched_tokens, 8192);
   EXPECT_EQ(at_16k.max_num_batched_tokens, 16384);
   EXPECT_NEAR(at_16k.plan.activation_peak_bytes / at_8k.plan.activation_peak_bytes, 2.0, 1e-9);
-  r.max_model_len = 65536;  // > 32,768: chunked prefill, 512-token steps
+  r.max_model_len = 65536;  // > 32,768: chunked prefill, 2,048-token steps (PR #10544)
   const MemoryPlanDetail chunked = Explain(r);
-  EXPECT_EQ(chunked.max_num_batched_tokens, 512);
-  EXPECT_LT(chunked.plan.activation_peak_bytes, at_8k.plan.activation_peak_bytes / 4);
+  EXPECT_EQ(chunked.max_num_batched_tokens, 2048);
+  EXPECT_NEAR(chunked.plan.activation_peak_bytes / at_8k.plan.activation_peak_bytes, 0.25, 1e-9);
+  r.engine = "vllm-v0@0.6.3";  // before PR #10544: 512-token steps
+  const MemoryPlanDetail before = Explain(r);
+  EXPECT_EQ(before.max_num_batched_tokens, 512);
+  EXPECT_LT(before.plan.activation_peak_bytes, chunked.plan.activation_peak_bytes / 2);
 }
 
 TEST(EngineCudaGraphs, SubtractedFromVllm021Only) {

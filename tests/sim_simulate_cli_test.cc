@@ -430,8 +430,9 @@ TEST(SimulateCli, EngineDefaultsComeFromThePersonality) {
   const nlohmann::json mine = config("--engine=vllm-v0 --scheduler=sarathi --chunk-size=4096 --max-num-seqs=64");
   EXPECT_EQ(mine["config"]["scheduler"], "sarathi");
   EXPECT_EQ(mine["config"]["chunk_size"], 4096);
-  EXPECT_EQ(mine["config"]["max_num_batched_tokens"], 512);  // V0's chunked budget
+  EXPECT_EQ(mine["config"]["max_num_batched_tokens"], 2048);  // V0's chunked budget from 0.6.5 (PR #10544)
   EXPECT_EQ(mine["config"]["max_num_seqs"], 64);
+  EXPECT_EQ(config("--engine=vllm-v0@0.6.3 --scheduler=sarathi")["config"]["max_num_batched_tokens"], 512);
 }
 
 // A closed-loop client (--max-concurrency=N): never more than N requests in flight (each sent
