@@ -49,13 +49,15 @@ absl::Status Check(bool ok, absl::string_view where, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
 }
 
-// The entry as the re-upload `id` ships it: a quantized checkpoint's weight format, where its
-// name gives one.
-ModelSpec WithCheckpointFormat(const ModelSpec& spec, const HfModelId& id) {
-  if (id.quantization.empty()) return spec;
-  ModelSpec quantized = spec;
-  quantized.set_checkpoint_quantization(id.quantization);
-  return quantized;
+// The entry as the repository `id` ships it: a quantized re-upload's weight format, where its
+// name gives one, and a tuned variant's context length, where it differs from the base's.
+ModelSpec AsNamed(const ModelSpec& spec, const HfModelId& id) {
+  ModelSpec named = spec;
+  if (!id.quantization.empty()) named.set_checkpoint_quantization(id.quantization);
+  if (id.tuned && spec.tuned_max_position_embeddings() > 0) {
+    named.set_max_position_embeddings(spec.tuned_max_position_embeddings());
+  }
+  return named;
 }
 
 }  // namespace
@@ -86,6 +88,8 @@ HfModelId ParseHfModelId(absl::string_view id) {
   for (absl::string_view word : absl::StrSplit(repository, '-')) {
     if (std::find(std::begin(kVariantWords), std::end(kVariantWords), word) == std::end(kVariantWords)) {
       kept.push_back(word);
+    } else if (word != "hf" && word != "base") {
+      parsed.tuned = true;
     }
   }
   parsed.repository = absl::StrJoin(kept, "-");
@@ -114,13 +118,13 @@ absl::StatusOr<ModelSpec> FindCatalogModel(absl::string_view name) {
       if (known.empty()) continue;
       const HfModelId k = ParseHfModelId(known);
       if (!id.organisation.empty() && k.organisation == id.organisation && k.repository == id.repository) {
-        return WithCheckpointFormat(spec, id);
+        return AsNamed(spec, id);
       }
       if (by_repository == nullptr && k.repository == id.repository) by_repository = &spec;
     }
     if (by_repository == nullptr && spec.name() == id.repository) by_repository = &spec;
   }
-  if (by_repository != nullptr) return WithCheckpointFormat(*by_repository, id);
+  if (by_repository != nullptr) return AsNamed(*by_repository, id);
   return absl::NotFoundError(absl::StrCat("unknown model '", name, "' (catalog: ",
                                           absl::StrJoin(ModelCatalogNames(), ", "),
                                           "; or give a path to a config.json)"));
@@ -160,6 +164,7 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, absl::string_view where) {
       {spec.head_dim() >= 1 && spec.head_dim() <= 100000, "head_dim must be in 1..100000"},
       {spec.vocab_size() >= 1 && spec.vocab_size() <= 100000000, "vocab_size must be in 1..1e8"},
       {spec.max_position_embeddings() >= 0, "max_position_embeddings must not be negative"},
+      {spec.tuned_max_position_embeddings() >= 0, "tuned_max_position_embeddings must not be negative"},
       {spec.nominal_parameters() >= 0 && spec.nominal_parameters() < 1e15,
        "nominal_parameters must be in 0..1e15"},
   };

@@ -25,6 +25,7 @@ struct HfModelId {
   std::string organisation;  // "" when the id has no "org/"
   std::string repository;
   std::string quantization;  // "" when the name gives none
+  bool tuned = false;        // a variant word ("instruct", "chat", "it") was dropped
 };
 HfModelId ParseHfModelId(absl::string_view id);
 
@@ -32,7 +33,8 @@ HfModelId ParseHfModelId(absl::string_view id);
 // reads it): the entry whose hf_id or one of its hf_aliases names the same organisation and
 // repository, else the same repository under another organisation (a re-upload: nvidia/,
 // RedHatAI/). A quantized re-upload's entry comes back with checkpoint_quantization set to the
-// format its name gives, so "nvidia/Llama-3.1-8B-Instruct-FP8" loads fp8 weights as vLLM would.
+// format its name gives, so "nvidia/Llama-3.1-8B-Instruct-FP8" loads fp8 weights as vLLM would;
+// a tuned variant's with its own max_position_embeddings where the entry records one.
 // Otherwise NotFound listing the names.
 absl::StatusOr<ModelSpec> FindCatalogModel(absl::string_view name);
 

@@ -73,6 +73,13 @@ TEST(ModelCatalog, HuggingFaceIdsNameTheirArchitecture) {
     EXPECT_EQ(spec->name(), c.entry) << c.id;
     EXPECT_EQ(spec->checkpoint_quantization(), c.quantization) << c.id;
   }
+  // Qwen2.5's instruct repositories say max_position_embeddings 32,768 where the base models
+  // say 131,072; Llama-3.1's say the same for both.
+  EXPECT_EQ(FindCatalogModel("Qwen/Qwen2.5-7B-Instruct")->max_position_embeddings(), 32768);
+  EXPECT_EQ(FindCatalogModel("Qwen/Qwen2.5-72B-Instruct-AWQ")->max_position_embeddings(), 32768);
+  EXPECT_EQ(FindCatalogModel("Qwen/Qwen2.5-7B")->max_position_embeddings(), 131072);
+  EXPECT_EQ(FindCatalogModel("qwen2.5-7b")->max_position_embeddings(), 131072);
+  EXPECT_EQ(FindCatalogModel("meta-llama/Llama-3.1-8B-Instruct")->max_position_embeddings(), 131072);
   // An 8-bit GPTQ or a w8a8 checkpoint is not a format the name can give: no entry, rather
   // than weights in the wrong format.
   for (const char* id : {"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8",
@@ -344,6 +351,7 @@ void ExpectSameShapeAsCatalog(ModelSpec imported, const std::string& name) {
     m->clear_display_name();
     m->clear_hf_id();
     m->clear_hf_aliases();
+    m->clear_tuned_max_position_embeddings();
     m->clear_source();
     m->clear_nominal_parameters();
   }
