@@ -123,6 +123,45 @@ TEST(BenchCli, OneBatchTimesTheModelRunnerWithoutTheScheduler) {
   EXPECT_THAT(eager.out, ::testing::Not(HasSubstr(r.out.substr(r.out.find("Decode.")))));
 }
 
+// SGLang's lists (nargs="+"): every (batch size, input length, output length) in
+// itertools.product order, each point as its own command would run it, one JSON line each; a
+// point that does not fit is skipped and the others run. Lists belong to one-batch only.
+TEST(BenchCli, OneBatchRunsSglangsListsInProductOrder) {
+  const fs::path dir = testing::TestDir();
+  const fs::path lines = dir / "lists.jsonl";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "bench one-batch --model-path meta-llama/Meta-Llama-3-8B --batch-size 1 8 100000 --input-len 128 256 "
+      "--output-len 4 --result-filename ",
+      lines.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> saved = absl::StrSplit(ReadAll(lines), '\n', absl::SkipEmpty());
+  ASSERT_EQ(saved.size(), 4u);
+  const std::pair<int, int> order[] = {{1, 128}, {1, 256}, {8, 128}, {8, 256}};
+  for (size_t i = 0; i < 4; ++i) {
+    const nlohmann::json j = nlohmann::json::parse(saved[i]);
+    EXPECT_EQ(j["batch_size"], order[i].first) << i;
+    EXPECT_EQ(j["input_len"], order[i].second) << i;
+    EXPECT_EQ(j["output_len"], 4) << i;
+  }
+  EXPECT_THAT(r.out, HasSubstr("skipping (100000, 128, 4) due to max batch size limit\nskipping (100000, 256, 4)"));
+  EXPECT_EQ(r.out.find("Benchmark ..."), r.out.rfind("Benchmark ..."));
+  // The point (8, 256) alone gives the same line.
+  const fs::path alone = dir / "alone.jsonl";
+  ASSERT_EQ(RunInfergrid(absl::StrCat("bench one-batch --model=llama-3-8b --batch-size=8 --input-len=256 "
+                                      "--output-len=4 --result-filename=",
+                                      alone.string()))
+                .exit_code,
+            0);
+  EXPECT_EQ(ReadAll(alone), saved[3] + "\n");
+  for (const char* command : {"bench latency --model=llama-3-8b --batch-size 8 16",
+                              "bench one-batch --model=llama-3-8b --run-name a b",
+                              "bench one-batch --model=llama-3-8b --batch-size 1 x"}) {
+    const testing::CommandResult bad = RunInfergrid(command);
+    EXPECT_EQ(bad.exit_code, 2) << command;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  }
+}
+
 // What the script refuses or skips, and an engine that is not SGLang's.
 TEST(BenchCli, OneBatchSkipsWhatDoesNotFitAndIsSglangOnly) {
   const testing::CommandResult big = RunInfergrid("bench one-batch --model=llama-3-8b --batch-size=100000");

@@ -74,7 +74,20 @@ TEST(CommandLine, PositionalArgumentsAndHelp) {
       ParseCommandLine({"stats", "--trace=x.csv", "--", "--not-a-flag"}, {"trace"});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_THAT(parsed->positional, ::testing::ElementsAre("stats", "--not-a-flag"));
+  EXPECT_THAT(parsed->positional_after_flag, ::testing::ElementsAre("", ""));
   EXPECT_TRUE(ParseCommandLine({"--help"}, {})->help);
+}
+
+// Arguments after a flag's separately given value are recorded with that flag, so a command can
+// read them as a list (--batch-size 1 8 16); after "--name=value" or a boolean they follow none.
+TEST(CommandLine, PositionalArgumentsRememberTheFlagTheyFollow) {
+  absl::StatusOr<ParsedCommandLine> parsed = ParseCommandLine(
+      {"one", "--trace", "a.csv", "b.csv", "c.csv", "--rate=2", "two", "--trace", "d.csv", "--quiet", "three"},
+      {"trace", "rate", "quiet"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_THAT(parsed->positional, ::testing::ElementsAre("one", "b.csv", "c.csv", "two", "three"));
+  EXPECT_THAT(parsed->positional_after_flag, ::testing::ElementsAre("", "trace", "trace", "", ""));
+  EXPECT_EQ(parsed->flags.Text("trace"), "d.csv");
 }
 
 }  // namespace

@@ -236,6 +236,33 @@ absl::StatusOr<BenchMode> ParseBenchMode(absl::string_view mode) {
   return UsageError(absl::StrCat("bench: unknown benchmark '", mode, "' (latency, throughput, serve or one-batch)"));
 }
 
+absl::Status ReadBenchLists(const std::vector<std::pair<std::string, std::string>>& more_values, BenchOptions* o) {
+  o->batch_sizes = {o->batch_size};
+  o->input_lens = {o->input_len};
+  o->output_lens = {o->output_len};
+  for (const auto& [flag, text] : more_values) {
+    std::string dashed = flag;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    std::vector<int64_t>* list = flag == "batch_size" ? &o->batch_sizes
+                                 : flag == "input_len" ? &o->input_lens
+                                 : flag == "output_len" ? &o->output_lens
+                                                        : nullptr;
+    if (list == nullptr || o->mode != BenchMode::kOneBatch) {
+      return UsageError(absl::StrCat("--", dashed, " takes one value (got '", text,
+                                     "' after it); lists of --batch-size, --input-len and --output-len are "
+                                     "bench one-batch's, as SGLang's script takes them"));
+    }
+    int64_t value = 0;
+    if (!absl::SimpleAtoi(text, &value)) {
+      return UsageError(absl::StrCat("--", dashed, ": '", text, "' is not an integer"));
+    }
+    const int64_t maximum = flag == "batch_size" ? 1'000'000 : 10'000'000;
+    if (absl::Status s = CheckRange(flag, value, 1, maximum); !s.ok()) return s;
+    list->push_back(value);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& given) {
   absl::StatusOr<FlagValues> flags = ResolveAliases(given);
   if (!flags.ok()) return flags.status();

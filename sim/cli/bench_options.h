@@ -36,6 +36,10 @@ struct BenchOptions {
   int64_t num_iters = 30;
   std::string output_json;             // latency and throughput
   std::string run_name = "default";    // one-batch: the run_name of its JSON line
+  // one-batch: SGLang's lists (nargs="+", --batch-size 1 8 16), run as its script runs them:
+  // every (batch size, input length, output length) in itertools.product order. The first of
+  // each is batch_size, input_len and output_len.
+  std::vector<int64_t> batch_sizes, input_lens, output_lens;
   // serve (and throughput's --concurrency)
   std::vector<double> request_rates;   // inf: all at once
   double burstiness = 1;
@@ -57,6 +61,12 @@ struct BenchOptions {
 };
 
 absl::StatusOr<BenchMode> ParseBenchMode(absl::string_view mode);
+
+// The values given after a flag's first one, by flag name (ParsedCommandLine's
+// positional_after_flag): one-batch's --batch-size, --input-len and --output-len take lists,
+// as SGLang's script does; any other flag, or any list outside one-batch, is a usage error.
+// Fills o's one-batch lists (a flag given once is a list of one).
+absl::Status ReadBenchLists(const std::vector<std::pair<std::string, std::string>>& more_values, BenchOptions* o);
 
 // Usage errors (exit 2) name the flag; a model or GPU file that does not parse is bad input.
 absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& flags);

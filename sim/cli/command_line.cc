@@ -70,16 +70,20 @@ int ExitCodeFor(const absl::Status& status) {
 absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string>& args,
                                                    const std::vector<absl::string_view>& allowed) {
   ParsedCommandLine parsed;
+  std::string after;  // the flag whose value was the previous argument, if given separately
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--") {
       parsed.positional.insert(parsed.positional.end(), args.begin() + i + 1, args.end());
+      parsed.positional_after_flag.resize(parsed.positional.size());
       break;
     }
     if (!absl::StartsWith(arg, "-") || arg == "-") {
       parsed.positional.push_back(arg);
+      parsed.positional_after_flag.push_back(after);
       continue;
     }
+    after.clear();
     absl::string_view body = arg;
     body.remove_prefix(absl::StartsWith(body, "--") ? 2 : 1);
     if (body == "help" || body == "h") {
@@ -114,6 +118,7 @@ absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string
         value = negated ? "false" : "true";
       } else if (i + 1 < args.size()) {
         value = args[++i];
+        after = name;
       } else {
         return UsageError(absl::StrCat("flag ", shown, " needs a value"));
       }

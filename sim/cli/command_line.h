@@ -68,6 +68,11 @@ class FlagValues {
 
 struct ParsedCommandLine {
   std::vector<std::string> positional;
+  // For each positional argument, the flag whose separately given value it follows ("--batch-size
+  // 1 8 16": 8 and 16 follow batch_size), or "" for one that follows no such flag. A command
+  // that takes lists the way Python's nargs="+" does reads them from here; every other command
+  // sees them as stray positional arguments, as before.
+  std::vector<std::string> positional_after_flag;
   FlagValues flags;
   bool help = false;
 };

@@ -138,49 +138,71 @@ absl::Status RunLatency(const BenchOptions& o, const SimulationPlan& plan, const
   return AppendComparison(o, real, json, out);
 }
 
-// SGLang's latency_test_run_once for one point: skipped (one line) when the batch's tokens do
-// not fit the KV cache, as the script skips it; else its report, and its JSON line appended to
-// --result-filename when one is given.
+// SGLang's bench_one_batch: latency_test_run_once for every (batch size, input length, output
+// length) of its lists, in itertools.product order. A point whose tokens do not fit the KV cache
+// is skipped (one line), as the script skips it; every other prints its report, and its JSON
+// line is appended to --result-filename when one is given. The engine is planned once, for the
+// largest batch (the script sets cuda_graph_max_bs to it).
 absl::Status RunOneBatch(const BenchOptions& o, const SimulationPlan& engine_plan,
                          const std::vector<nlohmann::json>& real, Outputs& outputs, std::ostream& out) {
-  absl::StatusOr<SimulationPlan> plan = OneBatchPlan(engine_plan, o.batch_size, o.input_len);
+  const int64_t largest_batch = *std::max_element(o.batch_sizes.begin(), o.batch_sizes.end());
+  const int64_t longest_input = *std::max_element(o.input_lens.begin(), o.input_lens.end());
+  absl::StatusOr<SimulationPlan> plan = OneBatchPlan(engine_plan, largest_batch, longest_input);
   if (!plan.ok()) return plan.status();
+  for (const int64_t input_len : o.input_lens) {
+    for (const int64_t output_len : o.output_lens) {
+      if (input_len + output_len > plan->engine.max_model_len) {
+        return cli::UsageError(absl::StrCat("--input-len + --output-len = ", input_len + output_len,
+                                            " exceeds the context length ", plan->engine.max_model_len));
+      }
+    }
+  }
   const int64_t max_total_num_tokens = plan->memory_plan.kv_tokens;
   out << Header(*plan, BenchMode::kOneBatch) << "max_total_num_tokens=" << max_total_num_tokens << "\n";
-  if (o.input_len + o.output_len > plan->engine.max_model_len) {
-    return cli::UsageError(absl::StrCat("--input-len + --output-len = ", o.input_len + o.output_len,
-                                        " exceeds the context length ", plan->engine.max_model_len));
-  }
   out << "Benchmark ...\n";
-  if (o.batch_size > max_total_num_tokens / (o.input_len + o.output_len)) {
-    out << "skipping (" << o.batch_size << ", " << o.input_len << ", " << o.output_len
-        << ") due to max batch size limit\n";
-    return absl::OkStatus();
+  std::string lines = o.result_filename.empty() ? "" : ExistingText(o.result_filename);
+  bool appended = false;
+  for (const int64_t batch_size : o.batch_sizes) {
+    for (const int64_t input_len : o.input_lens) {
+      for (const int64_t output_len : o.output_lens) {
+        if (batch_size > max_total_num_tokens / (input_len + output_len)) {
+          out << "skipping (" << batch_size << ", " << input_len << ", " << output_len
+              << ") due to max batch size limit\n";
+          continue;
+        }
+        BenchOptions point = o;
+        point.batch_size = batch_size;
+        point.input_len = input_len;
+        point.output_len = output_len;
+        // The prefill samples the first token; output_len - 1 decode steps follow.
+        absl::StatusOr<bench::ClientRun> run = SimulateFixedBatch(point, *plan, 1);
+        if (!run.ok()) return run.status();
+        // The batch moves in lockstep: its first request's token times are every request's.
+        const bench::ClientRequestOutcome& first = run->requests(0);
+        bench::OneBatchResult result;
+        result.run_name = o.run_name;
+        result.batch_size = batch_size;
+        result.input_len = input_len;
+        result.output_len = output_len;
+        result.prefill_latency = first.ttft();
+        result.decode_latencies.assign(first.itl().begin(), first.itl().end());
+        if (static_cast<int64_t>(result.decode_latencies.size()) != output_len - 1) {
+          return absl::InternalError(absl::StrCat("bench one-batch: ", result.decode_latencies.size(),
+                                                  " decode steps timed, expected ", output_len - 1));
+        }
+        out << bench::OneBatchReportText(result);
+        const PyJson json = bench::OneBatchResultJson(result);
+        // The script appends one json.dumps line per point.
+        lines += bench::DumpPythonJson(json) + "\n";
+        appended = true;
+        if (absl::Status s = AppendComparison(o, real, json, out); !s.ok()) return s;
+      }
+    }
   }
-  // The prefill samples the first token; output_len - 1 decode steps follow.
-  absl::StatusOr<bench::ClientRun> run = SimulateFixedBatch(o, *plan, 1);
-  if (!run.ok()) return run.status();
-  // The batch moves in lockstep: its first request's token times are every request's.
-  const bench::ClientRequestOutcome& first = run->requests(0);
-  bench::OneBatchResult result;
-  result.run_name = o.run_name;
-  result.batch_size = o.batch_size;
-  result.input_len = o.input_len;
-  result.output_len = o.output_len;
-  result.prefill_latency = first.ttft();
-  result.decode_latencies.assign(first.itl().begin(), first.itl().end());
-  if (static_cast<int64_t>(result.decode_latencies.size()) != o.output_len - 1) {
-    return absl::InternalError(absl::StrCat("bench one-batch: ", result.decode_latencies.size(),
-                                            " decode steps timed, expected ", o.output_len - 1));
+  if (appended && !o.result_filename.empty()) {
+    if (absl::Status s = outputs.Stage(o.result_filename, lines, "--result-filename"); !s.ok()) return s;
   }
-  out << bench::OneBatchReportText(result);
-  const PyJson json = bench::OneBatchResultJson(result);
-  if (!o.result_filename.empty()) {
-    // The script appends one json.dumps line per point.
-    const std::string text = ExistingText(o.result_filename) + bench::DumpPythonJson(json) + "\n";
-    if (absl::Status s = outputs.Stage(o.result_filename, text, "--result-filename"); !s.ok()) return s;
-  }
-  return AppendComparison(o, real, json, out);
+  return absl::OkStatus();
 }
 
 absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
@@ -307,10 +329,23 @@ std::vector<absl::string_view> AllBenchFlags() {
 }
 
 absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& out) {
-  if (command_line.positional.size() != 1) {
+  // The benchmark's name, and the values that follow a flag's first one (SGLang's lists).
+  std::vector<std::string> benchmarks;
+  std::vector<std::pair<std::string, std::string>> more_values;
+  for (size_t i = 0; i < command_line.positional.size(); ++i) {
+    const std::string& arg = command_line.positional[i];
+    const std::string& flag =
+        i < command_line.positional_after_flag.size() ? command_line.positional_after_flag[i] : std::string();
+    if (flag.empty() || (benchmarks.empty() && cli::ParseBenchMode(arg).ok())) {
+      benchmarks.push_back(arg);
+    } else {
+      more_values.emplace_back(flag, arg);
+    }
+  }
+  if (benchmarks.size() != 1) {
     return cli::UsageError("bench takes one benchmark: infergrid bench latency|throughput|serve|one-batch [--flags]");
   }
-  absl::StatusOr<BenchMode> mode = cli::ParseBenchMode(command_line.positional[0]);
+  absl::StatusOr<BenchMode> mode = cli::ParseBenchMode(benchmarks[0]);
   if (!mode.ok()) return mode.status();
   const std::vector<absl::string_view> allowed = cli::BenchFlagNames(ModeName(*mode));
   for (const std::string& name : command_line.flags.GivenNames()) {
@@ -322,6 +357,7 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
   }
   absl::StatusOr<BenchOptions> options = cli::ReadBenchOptions(*mode, command_line.flags);
   if (!options.ok()) return options.status();
+  if (absl::Status s = cli::ReadBenchLists(more_values, &*options); !s.ok()) return s;
   const BenchOptions& o = *options;
   // Read everything that can fail before simulating: the real result, then the dataset.
   std::vector<nlohmann::json> real;
