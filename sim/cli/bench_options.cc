@@ -280,6 +280,14 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
   // vLLM's latency and throughput benchmarks build the offline LLM class, whose batch defaults
   // are larger than the server's; serve talks to the server.
   o.engine.memory.offline = mode == BenchMode::kLatency || mode == BenchMode::kThroughput;
+  // Only serve goes through the HTTP server; the offline LLM class and SGLang's one-batch
+  // script drive the engine in-process.
+  if (mode != BenchMode::kServe) {
+    if (flags->IsSet("front_end") && o.engine.front_end) {
+      return UsageError("--front-end: only bench serve talks to a server; the offline benchmarks have no front end");
+    }
+    o.engine.front_end = false;
+  }
   o.engine.progress = false;
   o.engine.record_wall_time = false;
   o.model_id = flags->Text("model");

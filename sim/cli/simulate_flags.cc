@@ -31,6 +31,15 @@ ABSL_FLAG(bool, disable_custom_all_reduce, false,
 ABSL_FLAG(double, cpu_speed, 1,
           "host CPU speed relative to the host of the host-time calibration (an A100 server of 2023-24; "
           "2 = twice as fast)");
+ABSL_FLAG(bool, front_end, true,
+          "model the serving front end (HTTP, tokenization, detokenization, streaming; the engine's processes "
+          "and their CPU time, docs/engines.md#front-end); false: requests reach the engine when sent and "
+          "tokens the client when produced. bench latency and throughput run the offline engine without one");
+ABSL_FLAG(std::string, front_end_file, "",
+          "a FrontEndModel textproto (the processes and their CPU costs, as in the engine personalities' "
+          "execution.front_end) to use instead of the engine's front end");
+ABSL_FLAG(int32_t, api_server_count, 0,
+          "vLLM V1: API server processes in front of the engine (0: the engine's default, 1)");
 ABSL_FLAG(std::string, preemption_mode, "recompute",
           "when KV blocks run out: recompute (drop and re-prefill) or swap (to host memory over PCIe)");
 ABSL_FLAG(double, swap_space, 4, "host memory for swapped-out KV blocks, GiB per GPU (vLLM's --swap-space)");
@@ -104,7 +113,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
          {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "chunked_prefill_size",
           "capacity_scheduler_policy", "num_scheduler_steps",
           "multi_step_stream_outputs", "disable_async_output_proc", "no_async_scheduling", "disable_overlap_schedule",
-          "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "max_concurrency", "preemption_mode", "swap_space",
+          "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "front_end", "front_end_file", "api_server_count", "max_concurrency", "preemption_mode", "swap_space",
           "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "pd", "decode_router", "kv_transfer_latency", "fabric_bandwidth", "fabric_latency", "cost_model",
           "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "outputs", "quiet",
           "coalesce", "cost_stride", "timeline_max_iterations", "record_wall_time"}) {

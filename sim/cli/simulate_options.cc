@@ -148,6 +148,11 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.custom_all_reduce = !flags.Get(FLAGS_disable_custom_all_reduce);
   o.cpu_speed = flags.Get(FLAGS_cpu_speed);
   if (absl::Status s = CheckDoubleRange("cpu-speed", o.cpu_speed, 0.01, 100); !s.ok()) return s;
+  o.front_end = flags.Get(FLAGS_front_end);
+  o.front_end_file = flags.Get(FLAGS_front_end_file);
+  if (!o.front_end && !o.front_end_file.empty()) return UsageError("--front-end-file with --front-end=false: give one");
+  o.api_server_count = flags.Get(FLAGS_api_server_count);
+  if (absl::Status s = CheckRange("api_server_count", o.api_server_count, 0, 1024); !s.ok()) return s;
   o.swap_space_gib = flags.Get(FLAGS_swap_space);
   if (absl::Status s = CheckDoubleRange("swap-space", o.swap_space_gib, 0, 1e6); !s.ok()) return s;
   o.prefix_caching = flags.Get(FLAGS_enable_prefix_caching);

@@ -65,6 +65,11 @@ struct SimulateOptions {
   bool custom_all_reduce = true;
   ExpertParallelism expert_parallel;  // --enable-expert-parallel, --expert-dispatch, --expert-imbalance
   double cpu_speed = 1;
+  // The serving front end (the personality's execution.front_end): on unless --front-end=false
+  // or an offline benchmark; api_server_count > 0 overrides its first process's servers.
+  bool front_end = true;
+  std::string front_end_file;        // --front-end-file: replaces the personality's front end
+  int api_server_count = 0;
   PreemptionMode preemption = PreemptionMode::kRecompute;
   double swap_space_gib = 4;
   bool prefix_caching = false;

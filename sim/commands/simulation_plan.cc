@@ -13,6 +13,7 @@
 #include "sim/cli/command_line.h"
 #include "sim/memory_plan/memory_plan_detail.h"
 #include "sim/memory_plan/speculative_memory.h"
+#include "sim/personality/front_end_model.h"
 #include "sim/personality/personality_catalog.h"
 
 namespace infergrid {
@@ -342,6 +343,37 @@ SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConf
   return k;
 }
 
+// The serving front end as the personality describes it, its CPU times scaled by --cpu-speed;
+// none when --front-end=false or for the offline benchmarks.
+absl::StatusOr<FrontEndSpec> BuildFrontEnd(const cli::SimulateOptions& o, const EnginePersonality& p) {
+  FrontEndModel m = p.execution().front_end();
+  if (!o.front_end_file.empty()) {
+    absl::StatusOr<FrontEndModel> file = ReadFrontEndModel(o.front_end_file);
+    if (!file.ok()) return cli::UsageError(absl::StrCat("--front-end-file: ", file.status().message()));
+    m = *std::move(file);
+  }
+  if (o.api_server_count > 0 && m.servers_flag() != "api_server_count") {
+    return cli::UsageError(absl::StrCat("--api-server-count is not a ", PersonalityName(p),
+                                        " flag (vLLM V1's API server processes: --engine=vllm-v1)"));
+  }
+  FrontEndSpec spec;
+  if (!o.front_end) return spec;
+  spec.in_engine_process = m.in_engine_process();
+  const double scale = 1.0 / o.cpu_speed;
+  for (const FrontEndProcessModel& process : m.process()) {
+    FrontEndProcess f;
+    f.name = process.name();
+    f.servers = std::max(1, process.servers());
+    if (spec.processes.empty() && o.api_server_count > 0) f.servers = o.api_server_count;
+    f.request_s = process.request_s() * scale;
+    f.prompt_token_s = process.prompt_token_s() * scale;
+    f.step_s = process.step_s() * scale;
+    f.output_token_s = process.output_token_s() * scale;
+    spec.processes.push_back(std::move(f));
+  }
+  return spec;
+}
+
 std::string Title(const cli::SimulateOptions& o) {
   const int replicas = o.num_replicas;
   const int tp = o.memory.tensor_parallel;
@@ -365,6 +397,9 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions&
   if (!policy.ok()) return policy.status();
   absl::StatusOr<EngineConfig> engine = BuildEngineConfig(options, *limits, *std::move(policy));
   if (!engine.ok()) return engine.status();
+  absl::StatusOr<FrontEndSpec> front_end = BuildFrontEnd(options, *personality);
+  if (!front_end.ok()) return front_end.status();
+  engine->front_end = *std::move(front_end);
   SimulationPlan plan;
   plan.options = options;
   plan.personality = *std::move(personality);

@@ -87,6 +87,10 @@ class Run {
   absl::Status Setup(std::vector<ReplicaDevices> devices);
   void Arrivals();
   void Worker(int index);
+  // The front end of replica `index`: hands each request to the engine when the front end has
+  // processed it.
+  void FrontEndWorker(int index);
+  bool has_front_end() const { return !front_ends_.empty(); }
   SimulationResult& result() { return result_; }
   void FinishProgress() { progress_.Finish(); }
   int64_t cost_model_calls() const {
@@ -106,14 +110,52 @@ class Run {
     sg::SemaphorePtr wake;
     bool idle = false;
   };
+  // A request on its way through a replica's front end: when it reaches the engine.
+  struct Inbound {
+    double ready_s = 0;
+    int64_t order = 0;
+    Sequence* seq = nullptr;
+    bool operator>(const Inbound& o) const { return ready_s != o.ready_s ? ready_s > o.ready_s : order > o.order; }
+  };
+  struct FrontEndState {
+    std::unique_ptr<FrontEnd> front_end;
+    std::priority_queue<Inbound, std::vector<Inbound>, std::greater<Inbound>> pending;
+    int64_t handed_in = 0;
+    sg::SemaphorePtr wake;
+    FrontEndState() = default;
+    FrontEndState(FrontEndState&&) = default;
+    ~FrontEndState() {
+      for (; !pending.empty(); pending.pop()) delete pending.top().seq;
+    }
+  };
+  // When the next input can reach replica `index`'s queue: the next arrival anywhere, or a
+  // request already in its front end.
+  double NextInput(int index) const {
+    if (front_ends_.empty()) return next_arrival_s_;
+    const FrontEndState& fe = front_ends_[static_cast<size_t>(index)];
+    return fe.pending.empty() ? next_arrival_s_ : std::min(next_arrival_s_, fe.pending.top().ready_s);
+  }
+  bool InboundEmpty(int index) const {
+    return front_ends_.empty() || front_ends_[static_cast<size_t>(index)].pending.empty();
+  }
+  void WakeWorker(int index) {
+    WorkerState& worker = workers_[static_cast<size_t>(index)];
+    if (worker.idle) {
+      worker.idle = false;
+      worker.wake->release();
+    }
+  }
+  void WakeFrontEnds() {
+    for (FrontEndState& fe : front_ends_) fe.wake->release();
+  }
 
   void Deliver(const Request& request);
   // Closed-loop client: waits until fewer than max_concurrency requests are in flight.
   void WaitForSlot();
   // Hands the requests finished since the last call to the closed-loop client.
   void NoteCompletions();
-  // Yields until every request arriving at `now` has been delivered.
-  void DrainArrivalsAt(double now);
+  // Yields until every request reaching replica `index` at `now` has been delivered.
+  void DrainArrivalsAt(int index, double now);
   void Fail(absl::Status status);
   // Disaggregation: takes a sequence whose prefill ended on replica `from` and moves its KV to
   // a decode replica in an actor of its own (the prefill replica goes on).
@@ -168,6 +210,7 @@ class Run {
   int64_t transfers_in_flight_ = 0;
   std::vector<ReplicaDevices> devices_;
   std::vector<WorkerState> workers_;
+  std::vector<FrontEndState> front_ends_;  // per replica; empty without a front end
   double next_arrival_s_ = 0;     // arrival time of the next request not yet delivered
   bool arrivals_done_ = false;
   // Closed-loop client state: requests sent and not finished, finish times not yet handed to
@@ -203,6 +246,15 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
     }
     workers_[static_cast<size_t>(i)].wake = sg::Semaphore::create(0);
   }
+  if (config_.front_end.enabled()) {
+    front_ends_.resize(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      FrontEndState& fe = front_ends_[static_cast<size_t>(i)];
+      fe.front_end = std::make_unique<FrontEnd>(config_.front_end);
+      fe.wake = sg::Semaphore::create(0);
+      replicas_[static_cast<size_t>(i)]->SetFrontEnd(fe.front_end.get());
+    }
+  }
   if (config_.prefill_replicas > 0 && (config_.prefill_replicas >= n || config_.scheduler == SchedulerKind::kStatic ||
                                      config_.scheduler == SchedulerKind::kOrca)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -222,6 +274,7 @@ void Run::Fail(absl::Status status) {
   arrivals_done_ = true;
   next_arrival_s_ = kInfinity;
   WakeIdleWorkers();
+  WakeFrontEnds();
 }
 
 void Run::WakeIdleWorkers() {
@@ -326,11 +379,29 @@ void Run::Arrivals() {
   }
   next_arrival_s_ = kInfinity;
   arrivals_done_ = true;
-  for (WorkerState& w : workers_) {
-    if (w.idle) {
-      w.idle = false;
-      w.wake->release();
+  WakeIdleWorkers();
+  WakeFrontEnds();
+}
+
+void Run::FrontEndWorker(int index) {
+  FrontEndState& fe = front_ends_[static_cast<size_t>(index)];
+  while (error_.ok()) {
+    if (fe.pending.empty()) {
+      if (arrivals_done_) return;
+      fe.wake->acquire();
+      continue;
     }
+    const double ready = fe.pending.top().ready_s;
+    const double now = sg::Engine::get_clock();
+    // A request handed in while this one waits may be ready sooner (several servers).
+    if (ready - now > 1e-12 * std::max(1.0, now)) {
+      fe.wake->acquire_timeout(ready - now);
+      continue;
+    }
+    Sequence* seq = fe.pending.top().seq;
+    fe.pending.pop();
+    replicas_[static_cast<size_t>(index)]->Enqueue(seq, now);
+    WakeWorker(index);
   }
 }
 
@@ -384,11 +455,15 @@ void Run::Deliver(const Request& request) {
   const int chosen = replica_view_.size() == 1 ? 0 : router_->Route(replica_view_);
   stored.replica = chosen;
   ++result_.requests_per_replica[static_cast<size_t>(chosen)];
-  replicas_[static_cast<size_t>(chosen)]->Enqueue(seq.release(), sg::Engine::get_clock());
-  WorkerState& worker = workers_[static_cast<size_t>(chosen)];
-  if (worker.idle) {
-    worker.idle = false;
-    worker.wake->release();
+  const double now = sg::Engine::get_clock();
+  if (has_front_end()) {
+    FrontEndState& fe = front_ends_[static_cast<size_t>(chosen)];
+    const double ready = fe.front_end->Inbound(now, seq->prompt_tokens);
+    fe.pending.push({ready, fe.handed_in++, seq.release()});
+    fe.wake->release();
+  } else {
+    replicas_[static_cast<size_t>(chosen)]->Enqueue(seq.release(), now);
+    WakeWorker(chosen);
   }
   progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
 }
@@ -408,14 +483,14 @@ void Run::Worker(int index) {
   while (error_.ok()) {
     const double now = sg::Engine::get_clock();
     // Requests arriving at this very instant are delivered before the batch is formed.
-    while (!arrivals_done_ && next_arrival_s_ <= now) sg::this_actor::yield();
+    DrainArrivalsAt(index, now);
     if (!error_.ok()) return;
     if (replica.HasWork() && replica.Plan(now)) {
       RunIterations(index, now);
       continue;
     }
     replica.Publish();
-    if (arrivals_done_ && (!IsDecodeOnly(index) || DecodeInputsDone())) {
+    if (arrivals_done_ && InboundEmpty(index) && (!IsDecodeOnly(index) || DecodeInputsDone())) {
       if (replica.HasWork()) {
         Fail(absl::InternalError(absl::StrCat(
             "replica ", index, " cannot schedule its ", replica.LiveLoad().outstanding,
@@ -428,8 +503,10 @@ void Run::Worker(int index) {
   }
 }
 
-void Run::DrainArrivalsAt(double now) {
-  while (!arrivals_done_ && next_arrival_s_ <= now) sg::this_actor::yield();
+void Run::DrainArrivalsAt(int index, double now) {
+  while ((!arrivals_done_ && next_arrival_s_ <= now) || (!InboundEmpty(index) && NextInput(index) <= now)) {
+    sg::this_actor::yield();
+  }
 }
 
 void Run::RunIterations(int index, double start) {
@@ -453,7 +530,7 @@ void Run::RunIterations(int index, double start) {
     const double end = sg::Engine::get_clock();
     // An arrival at this very instant sees the load the iteration started with (as it does
     // when iterations run ahead).
-    DrainArrivalsAt(end);
+    DrainArrivalsAt(index, end);
     replica.Complete(begin, end, (t1 - t0) + times.latency_s + (end - t2));
     NoteCompletions();
     replica.Publish();
@@ -470,7 +547,7 @@ void Run::RunIterations(int index, double start) {
   }
 
   // Run ahead: every iteration ending before the next arrival cannot be interrupted.
-  const double horizon = next_arrival_s_;
+  const double horizon = NextInput(index);
   double t = start;
   double compute_s = 0;
   double hbm_bytes = 0;
@@ -497,7 +574,7 @@ void Run::RunIterations(int index, double start) {
   }
   devices.Compute(compute_s, hbm_bytes);
   devices.AllReduce(ring_bytes);
-  DrainArrivalsAt(sg::Engine::get_clock());
+  DrainArrivalsAt(index, sg::Engine::get_clock());
   replica.Publish();
   if (transfer_pending) run_one(t);
   progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
@@ -537,6 +614,7 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   sg::Actor::create("arrivals", host, [r] { r->Arrivals(); });
   for (int i = 0; i < config.layout.num_replicas; ++i) {
     sg::Actor::create(absl::StrCat("replica", i), host, [r, i] { r->Worker(i); });
+    if (r->has_front_end()) sg::Actor::create(absl::StrCat("front-end", i), host, [r, i] { r->FrontEndWorker(i); });
   }
   const auto wall_start = std::chrono::steady_clock::now();
   try {

@@ -32,6 +32,7 @@
 #include "sim/serving/admission.h"
 #include "sim/serving/block_manager.h"
 #include "sim/serving/execution_policy.h"
+#include "sim/serving/front_end.h"
 #include "sim/serving/router.h"
 #include "sim/serving/scheduler.h"
 #include "traces/request.h"
@@ -72,6 +73,10 @@ struct EngineConfig {
   // How the engine runs its batches (CUDA graphs, multi-step); unset: the cost model's own
   // launch setting for every batch, one step per scheduler call.
   std::optional<ExecutionPolicy> execution;
+  // The serving front end of each replica (sim/serving/front_end.h); empty: requests reach the
+  // engine when sent and tokens the client when produced. With one, an actor per replica hands
+  // each request to the engine when the front end has processed it.
+  FrontEndSpec front_end;
   bool progress = false;                 // a progress line on stderr
 };
 

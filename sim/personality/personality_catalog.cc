@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
+#include "sim/personality/front_end_model.h"
 
 namespace infergrid::engine_personalities {
 absl::Span<const EmbeddedFile> EmbeddedFiles();
@@ -93,7 +94,7 @@ absl::Status ValidateEnginePersonality(const EnginePersonality& p, absl::string_
       p.weight_load_overhead_gib() < 0 || p.rope_cache_bytes_per_element() < 0) {
     return fail("memory terms must not be negative");
   }
-  return absl::OkStatus();
+  return ValidateFrontEndModel(p.execution().front_end(), where);
 }
 
 }  // namespace infergrid

@@ -138,6 +138,12 @@ bool Replica::Plan(double start_s) {
     shape_.padding_rows = 0;
   }
   cost_ = pricer_.Price(plan_, shape_);
+  if (front_end_ != nullptr) {
+    // A front end in the engine's own thread ran between the steps: the step starts after it.
+    const double front_end_work = front_end_->TakeEngineWork();
+    cost_.duration_s += front_end_work;
+    cost_.host_s += front_end_work;
+  }
   r.replica = index_;
   r.index = iterations_;
   r.compute_s = cost_.duration_s - cost_.network_s;
@@ -196,7 +202,14 @@ void Replica::Speculate(Sequence& seq, double time_s) {
 }
 
 void Replica::Complete(double start_s, double end_s, double communication_s) {
-  const double delivered_s = end_s + cost_.output_delay_s;
+  double delivered_s = end_s + cost_.output_delay_s;
+  if (front_end_ != nullptr && !handoff_) {
+    int64_t tokens = 0;
+    for (const ScheduledWork& w : plan_.work) {
+      tokens += w.seq->computed + w.new_tokens == w.seq->TotalTokens() ? 1 : 0;  // drafts ride along
+    }
+    if (tokens > 0) delivered_s = front_end_->Outbound(delivered_s, tokens);
+  }
   for (const ScheduledWork& w : plan_.work) {
     Sequence* seq = w.seq;
     seq->computed += w.new_tokens;

@@ -18,6 +18,7 @@
 #include "sim/serving/batch_plan.h"
 #include "sim/serving/block_manager.h"
 #include "sim/serving/execution_policy.h"
+#include "sim/serving/front_end.h"
 #include "sim/serving/iteration_pricer.h"
 #include "sim/serving/scheduler.h"
 #include "sim/serving/sequence.h"
@@ -62,6 +63,9 @@ class Replica {
   using Handoff = std::function<void(Sequence* seq, double time_s)>;
   void SetPrefillHandoff(Handoff handoff) { handoff_ = std::move(handoff); }
   bool prefill_only() const { return static_cast<bool>(handoff_); }
+  // The serving front end this replica's tokens pass on their way to the client (and, for a
+  // front end in the engine's process, whose CPU time delays the next step); not owned.
+  void SetFrontEnd(FrontEnd* front_end) { front_end_ = front_end; }
   // A decode replica: a sequence on its way (its KV in transfer) counts in the load from the
   // moment it is routed here; it then arrives (EnqueueIncoming, ownership taken) or finishes
   // on the way (DropIncoming).
@@ -98,8 +102,9 @@ class Replica {
 
   // Applies the planned iteration, which ran from start_s to end_s (communication_s of it
   // spent in all-reduces and swap transfers): tokens are produced at end_s and reach the client
-  // the cost's output_delay_s later (a multi-step group that does not stream each step: all at
-  // its end), finished requests leave and the iteration goes to the sink.
+  // the cost's output_delay_s later, then through the front end (a multi-step group that does
+  // not stream each step: all at its end), finished requests leave and the iteration goes to
+  // the sink.
   void Complete(double start_s, double end_s, double communication_s);
 
   ReplicaLoad LiveLoad() const;
@@ -151,6 +156,7 @@ class Replica {
   std::vector<PendingToken> pending_;
   Handoff handoff_;                          // set on prefill-only replicas
   int64_t incoming_ = 0;                     // sequences whose KV is in transfer to here
+  FrontEnd* front_end_ = nullptr;
 };
 
 }  // namespace infergrid
