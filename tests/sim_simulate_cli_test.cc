@@ -507,7 +507,7 @@ TEST(SimulateCli, AsyncSchedulingAdmitsAnArrivalOneStepLater) {
       testing::WriteFile(dir / "two.csv", "arrival_s,input_tokens,output_tokens\n0,100,50\n0.0405,100,5\n");
   const auto scheduled_after = [&](const std::string& flags) -> int {
     const std::filesystem::path out = dir / (flags.empty() ? "async" : "sync");
-    const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --quiet --engine=vllm-v1@0.21 --trace=", trace,
+    const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --quiet --front-end=false --engine=vllm-v1@0.21 --trace=", trace,
                                                                " --out=", out.string(), " ", flags));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const std::vector<std::string> requests = Lines(ReadAll(out / "requests.csv"));
@@ -536,7 +536,7 @@ TEST(SimulateCli, SglangChunksALongPromptIntoPrefillIterations) {
   const auto prefill_tokens = [&](const std::string& flags) {
     const std::filesystem::path out = dir / absl::StrCat("sglang", flags.size());
     const testing::CommandResult r =
-        RunInfergrid(absl::StrCat("simulate --quiet --engine=sglang --model=meta-llama/Llama-3.1-8B-Instruct --trace=",
+        RunInfergrid(absl::StrCat("simulate --quiet --front-end=false --engine=sglang --model=meta-llama/Llama-3.1-8B-Instruct --trace=",
                                   trace, " --out=", out.string(), " ", flags));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<int64_t> tokens;
@@ -610,7 +610,7 @@ TEST(SimulateCli, ASlowHostBindsTheSynchronousEngine) {
 // stays within 5%.
 TEST(SimulateCli, BatchLatencyOfVllm06WithinFivePercentOfF29) {
   const testing::CommandResult r = RunInfergrid(absl::StrCat(
-      "simulate --quiet --format=json --engine=vllm-v0@0.6.5 --model=llama-3.1-8b --trace=",
+      "simulate --quiet --format=json --front-end=false --engine=vllm-v0@0.6.5 --model=llama-3.1-8b --trace=",
       FixedBatchTrace(8, 32, 128)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NEAR(Json(r)["e2e"]["max"].get<double>(), 0.9975, 0.05 * 0.9975);

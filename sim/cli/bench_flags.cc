@@ -93,7 +93,7 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
        {"calibration", "num_scheduler_steps", "multi_step_stream_outputs", "disable_async_output_proc",
         "chunked_prefill_size", "capacity_scheduler_policy",
         "no_async_scheduling", "disable_overlap_schedule", "disable_overlap_scheduler", "disable_custom_all_reduce",
-        "cpu_speed", "front_end", "front_end_file", "api_server_count", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",
+        "cpu_speed", "front_end", "front_end_file", "api_server_count", "noise", "iteration_noise", "send_jitter", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",
         "n", "compare", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",
         "max_batch_size", "max_num_tokens", "tp_size", "tp", "pp", "disable_cuda_graph", "input_len", "output_len",
         "disable_log_stats", "disable_log_requests", "trust_remote_code", "model_path"}) {

@@ -288,6 +288,8 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
     }
     o.engine.front_end = false;
   }
+  // A served benchmark varies from run to run; the offline ones are timed as the engine alone.
+  if (!flags->IsSet("noise")) o.engine.noise = mode == BenchMode::kServe;
   o.engine.progress = false;
   o.engine.record_wall_time = false;
   o.model_id = flags->Text("model");

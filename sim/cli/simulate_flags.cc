@@ -38,6 +38,15 @@ ABSL_FLAG(bool, front_end, true,
 ABSL_FLAG(std::string, front_end_file, "",
           "a FrontEndModel textproto (the processes and their CPU costs, as in the engine personalities' "
           "execution.front_end) to use instead of the engine's front end");
+ABSL_FLAG(bool, noise, false,
+          "run-to-run variation: each iteration's time times a seeded lognormal factor (--iteration-noise) and "
+          "each request sent a seeded random moment late (--send-jitter); same seed, same bytes. Default: on for "
+          "bench serve, off otherwise");
+ABSL_FLAG(double, iteration_noise, 0.01,
+          "with --noise: the standard deviation of the log of each iteration's time factor (0.01: the spread of "
+          "vLLM CI's repeated latency runs)");
+ABSL_FLAG(double, send_jitter, 3e-4,
+          "with --noise: the client's mean delay in sending a request, seconds (exponential)");
 ABSL_FLAG(int32_t, api_server_count, 0,
           "vLLM V1: API server processes in front of the engine (0: the engine's default, 1)");
 ABSL_FLAG(std::string, preemption_mode, "recompute",
@@ -113,7 +122,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
          {"slo_ttft", "slo_tpot", "calibration", "scheduler", "chunk_size", "chunked_prefill_size",
           "capacity_scheduler_policy", "num_scheduler_steps",
           "multi_step_stream_outputs", "disable_async_output_proc", "no_async_scheduling", "disable_overlap_schedule",
-          "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "front_end", "front_end_file", "api_server_count", "max_concurrency", "preemption_mode", "swap_space",
+          "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "front_end", "front_end_file", "api_server_count", "noise", "iteration_noise", "send_jitter", "max_concurrency", "preemption_mode", "swap_space",
           "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "pd", "decode_router", "kv_transfer_latency", "fabric_bandwidth", "fabric_latency", "cost_model",
           "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "outputs", "quiet",
           "coalesce", "cost_stride", "timeline_max_iterations", "record_wall_time"}) {

@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "sim/cli/number_flags.h"
@@ -152,6 +153,16 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.front_end_file = flags.Get(FLAGS_front_end_file);
   if (!o.front_end && !o.front_end_file.empty()) return UsageError("--front-end-file with --front-end=false: give one");
   o.api_server_count = flags.Get(FLAGS_api_server_count);
+  o.noise = flags.Get(FLAGS_noise);
+  o.iteration_noise = flags.Get(FLAGS_iteration_noise);
+  if (absl::Status s = CheckDoubleRange("iteration-noise", o.iteration_noise, 0, 1); !s.ok()) return s;
+  o.send_jitter_s = flags.Get(FLAGS_send_jitter);
+  if (absl::Status s = CheckDoubleRange("send-jitter", o.send_jitter_s, 0, 60); !s.ok()) return s;
+  for (const char* size : {"iteration-noise", "send-jitter"}) {
+    if (flags.IsSet(absl::StrReplaceAll(size, {{"-", "_"}})) && flags.IsSet("noise") && !o.noise) {
+      return UsageError(absl::StrCat("--", size, " with --noise=false: the size of a noise that is off"));
+    }
+  }
   if (absl::Status s = CheckRange("api_server_count", o.api_server_count, 0, 1024); !s.ok()) return s;
   o.swap_space_gib = flags.Get(FLAGS_swap_space);
   if (absl::Status s = CheckDoubleRange("swap-space", o.swap_space_gib, 0, 1e6); !s.ok()) return s;

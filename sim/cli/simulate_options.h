@@ -70,6 +70,10 @@ struct SimulateOptions {
   bool front_end = true;
   std::string front_end_file;        // --front-end-file: replaces the personality's front end
   int api_server_count = 0;
+  // Run-to-run variation (--noise): sizes apply only when it is on.
+  bool noise = false;
+  double iteration_noise = 0.01;
+  double send_jitter_s = 3e-4;
   PreemptionMode preemption = PreemptionMode::kRecompute;
   double swap_space_gib = 4;
   bool prefix_caching = false;

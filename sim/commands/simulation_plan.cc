@@ -301,6 +301,17 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
 }
 
 // Everything needed to rerun the simulation, as summary.json echoes it.
+// "tokenizer_manager x1 + detokenizer x1", or "off".
+std::string DescribeFrontEnd(const FrontEndSpec& f) {
+  if (!f.enabled()) return "off";
+  std::string out;
+  for (const FrontEndProcess& p : f.processes) {
+    absl::StrAppend(&out, out.empty() ? "" : " + ", p.name, " x", p.servers);
+  }
+  if (f.in_engine_process) absl::StrAppend(&out, " (in the engine's process)");
+  return out;
+}
+
 SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConfig& e) {
   const cli::WorkloadOptions& w = o.workload;
   const bool synthetic = w.trace.empty();
@@ -340,6 +351,9 @@ SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConf
   k.set_coalesce(o.coalesce);
   k.set_cost_stride(o.cost_stride);
   k.set_max_concurrency(static_cast<int32_t>(o.max_concurrency));
+  k.set_front_end(DescribeFrontEnd(e.front_end));
+  k.set_iteration_noise(e.noise.iteration_sigma);
+  k.set_send_jitter_s(e.noise.send_jitter_s);
   return k;
 }
 
@@ -400,6 +414,11 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions&
   absl::StatusOr<FrontEndSpec> front_end = BuildFrontEnd(options, *personality);
   if (!front_end.ok()) return front_end.status();
   engine->front_end = *std::move(front_end);
+  if (options.noise) {
+    engine->noise.iteration_sigma = options.iteration_noise;
+    engine->noise.send_jitter_s = options.send_jitter_s;
+    engine->noise.seed = options.workload.synthetic.seed;
+  }
   SimulationPlan plan;
   plan.options = options;
   plan.personality = *std::move(personality);

@@ -87,10 +87,10 @@ class Run {
   absl::Status Setup(std::vector<ReplicaDevices> devices);
   void Arrivals();
   void Worker(int index);
-  // The front end of replica `index`: hands each request to the engine when the front end has
-  // processed it.
-  void FrontEndWorker(int index);
   bool has_front_end() const { return !front_ends_.empty(); }
+  // Moves the requests the front end of replica `index` has processed by `now` into its queue,
+  // each at the time it was ready.
+  void TakeInbound(int index, double now);
   SimulationResult& result() { return result_; }
   void FinishProgress() { progress_.Finish(); }
   int64_t cost_model_calls() const {
@@ -121,7 +121,6 @@ class Run {
     std::unique_ptr<FrontEnd> front_end;
     std::priority_queue<Inbound, std::vector<Inbound>, std::greater<Inbound>> pending;
     int64_t handed_in = 0;
-    sg::SemaphorePtr wake;
     FrontEndState() = default;
     FrontEndState(FrontEndState&&) = default;
     ~FrontEndState() {
@@ -145,17 +144,14 @@ class Run {
       worker.wake->release();
     }
   }
-  void WakeFrontEnds() {
-    for (FrontEndState& fe : front_ends_) fe.wake->release();
-  }
 
   void Deliver(const Request& request);
   // Closed-loop client: waits until fewer than max_concurrency requests are in flight.
   void WaitForSlot();
   // Hands the requests finished since the last call to the closed-loop client.
   void NoteCompletions();
-  // Yields until every request reaching replica `index` at `now` has been delivered.
-  void DrainArrivalsAt(int index, double now);
+  // Yields until every request arriving at `now` has been delivered.
+  void DrainArrivalsAt(double now);
   void Fail(absl::Status status);
   // Disaggregation: takes a sequence whose prefill ended on replica `from` and moves its KV to
   // a decode replica in an actor of its own (the prefill replica goes on).
@@ -236,6 +232,7 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
     replicas_.push_back(std::make_unique<Replica>(i, std::move(scheduler), config_.blocks, cost_model_,
                                                   result_.log, fanout_, config_.cost_stride,
                                                   config_.execution ? &*config_.execution : nullptr));
+    replicas_.back()->SetNoise(config_.noise);
     if (IsDecodeOnly(i)) {
       decode_view_.push_back(replicas_.back().get());
     } else {
@@ -251,7 +248,6 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
     for (int i = 0; i < n; ++i) {
       FrontEndState& fe = front_ends_[static_cast<size_t>(i)];
       fe.front_end = std::make_unique<FrontEnd>(config_.front_end);
-      fe.wake = sg::Semaphore::create(0);
       replicas_[static_cast<size_t>(i)]->SetFrontEnd(fe.front_end.get());
     }
   }
@@ -274,7 +270,6 @@ void Run::Fail(absl::Status status) {
   arrivals_done_ = true;
   next_arrival_s_ = kInfinity;
   WakeIdleWorkers();
-  WakeFrontEnds();
 }
 
 void Run::WakeIdleWorkers() {
@@ -349,6 +344,7 @@ void Run::TransferKv(int from, Sequence* seq) {
 void Run::Arrivals() {
   Request request;
   double last_arrival = 0;
+  RunNoise client_noise(config_.noise, /*stream=*/0);
   while (error_.ok()) {
     absl::StatusOr<bool> more = source_.Next(&request);
     if (!more.ok()) {
@@ -370,40 +366,21 @@ void Run::Arrivals() {
     last_arrival = request.arrival_s;
     next_arrival_s_ = request.arrival_s;
     if (request.arrival_s > sg::Engine::get_clock()) sg::this_actor::sleep_until(request.arrival_s);
-    if (config_.max_concurrency > 0) {
-      WaitForSlot();
-      // Sent when a slot freed: its latencies count from then, as the client measures them.
-      request.arrival_s = sg::Engine::get_clock();
+    if (config_.max_concurrency > 0) WaitForSlot();
+    if (const double delay = client_noise.SendDelay(); delay > 0) {
+      next_arrival_s_ = sg::Engine::get_clock() + delay;
+      sg::this_actor::sleep_for(delay);
     }
+    // Sent when a slot freed (or late by the client's own delay): its latencies count from
+    // then, as the client measures them.
+    request.arrival_s = std::max(request.arrival_s, sg::Engine::get_clock());
     Deliver(request);
   }
   next_arrival_s_ = kInfinity;
   arrivals_done_ = true;
   WakeIdleWorkers();
-  WakeFrontEnds();
 }
 
-void Run::FrontEndWorker(int index) {
-  FrontEndState& fe = front_ends_[static_cast<size_t>(index)];
-  while (error_.ok()) {
-    if (fe.pending.empty()) {
-      if (arrivals_done_) return;
-      fe.wake->acquire();
-      continue;
-    }
-    const double ready = fe.pending.top().ready_s;
-    const double now = sg::Engine::get_clock();
-    // A request handed in while this one waits may be ready sooner (several servers).
-    if (ready - now > 1e-12 * std::max(1.0, now)) {
-      fe.wake->acquire_timeout(ready - now);
-      continue;
-    }
-    Sequence* seq = fe.pending.top().seq;
-    fe.pending.pop();
-    replicas_[static_cast<size_t>(index)]->Enqueue(seq, now);
-    WakeWorker(index);
-  }
-}
 
 void Run::WaitForSlot() {
   while (in_flight_ >= config_.max_concurrency && error_.ok()) {
@@ -460,7 +437,7 @@ void Run::Deliver(const Request& request) {
     FrontEndState& fe = front_ends_[static_cast<size_t>(chosen)];
     const double ready = fe.front_end->Inbound(now, seq->prompt_tokens);
     fe.pending.push({ready, fe.handed_in++, seq.release()});
-    fe.wake->release();
+    WakeWorker(chosen);  // an idle worker waits for the earliest request its front end holds
   } else {
     replicas_[static_cast<size_t>(chosen)]->Enqueue(seq.release(), now);
     WakeWorker(chosen);
@@ -483,8 +460,9 @@ void Run::Worker(int index) {
   while (error_.ok()) {
     const double now = sg::Engine::get_clock();
     // Requests arriving at this very instant are delivered before the batch is formed.
-    DrainArrivalsAt(index, now);
+    DrainArrivalsAt(now);
     if (!error_.ok()) return;
+    TakeInbound(index, now);
     if (replica.HasWork() && replica.Plan(now)) {
       RunIterations(index, now);
       continue;
@@ -499,14 +477,30 @@ void Run::Worker(int index) {
       return;
     }
     state.idle = true;
-    state.wake->acquire();
+    if (InboundEmpty(index)) {
+      state.wake->acquire();
+    } else {  // until the front end has the next request ready, or something else happens
+      const double wait = front_ends_[static_cast<size_t>(index)].pending.top().ready_s - now;
+      if (wait > 0) state.wake->acquire_timeout(wait);
+      state.idle = false;
+    }
   }
 }
 
-void Run::DrainArrivalsAt(int index, double now) {
-  while ((!arrivals_done_ && next_arrival_s_ <= now) || (!InboundEmpty(index) && NextInput(index) <= now)) {
-    sg::this_actor::yield();
+void Run::TakeInbound(int index, double now) {
+  if (front_ends_.empty()) return;
+  FrontEndState& fe = front_ends_[static_cast<size_t>(index)];
+  Replica& replica = *replicas_[static_cast<size_t>(index)];
+  // Within the clock's rounding of `now`: a timed wait may end a few ulps short of its target.
+  const double until = now + 1e-9 + 1e-12 * now;
+  while (!fe.pending.empty() && fe.pending.top().ready_s <= until) {
+    replica.Enqueue(fe.pending.top().seq, fe.pending.top().ready_s);
+    fe.pending.pop();
   }
+}
+
+void Run::DrainArrivalsAt(double now) {
+  while (!arrivals_done_ && next_arrival_s_ <= now) sg::this_actor::yield();
 }
 
 void Run::RunIterations(int index, double start) {
@@ -530,7 +524,7 @@ void Run::RunIterations(int index, double start) {
     const double end = sg::Engine::get_clock();
     // An arrival at this very instant sees the load the iteration started with (as it does
     // when iterations run ahead).
-    DrainArrivalsAt(index, end);
+    DrainArrivalsAt(end);
     replica.Complete(begin, end, (t1 - t0) + times.latency_s + (end - t2));
     NoteCompletions();
     replica.Publish();
@@ -574,7 +568,7 @@ void Run::RunIterations(int index, double start) {
   }
   devices.Compute(compute_s, hbm_bytes);
   devices.AllReduce(ring_bytes);
-  DrainArrivalsAt(index, sg::Engine::get_clock());
+  DrainArrivalsAt(sg::Engine::get_clock());
   replica.Publish();
   if (transfer_pending) run_one(t);
   progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
@@ -614,7 +608,6 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   sg::Actor::create("arrivals", host, [r] { r->Arrivals(); });
   for (int i = 0; i < config.layout.num_replicas; ++i) {
     sg::Actor::create(absl::StrCat("replica", i), host, [r, i] { r->Worker(i); });
-    if (r->has_front_end()) sg::Actor::create(absl::StrCat("front-end", i), host, [r, i] { r->FrontEndWorker(i); });
   }
   const auto wall_start = std::chrono::steady_clock::now();
   try {

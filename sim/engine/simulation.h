@@ -33,6 +33,7 @@
 #include "sim/serving/block_manager.h"
 #include "sim/serving/execution_policy.h"
 #include "sim/serving/front_end.h"
+#include "sim/serving/run_noise.h"
 #include "sim/serving/router.h"
 #include "sim/serving/scheduler.h"
 #include "traces/request.h"
@@ -77,6 +78,8 @@ struct EngineConfig {
   // engine when sent and tokens the client when produced. With one, an actor per replica hands
   // each request to the engine when the front end has processed it.
   FrontEndSpec front_end;
+  // Run-to-run variation (sim/serving/run_noise.h): iteration times and client send times.
+  RunNoiseSpec noise;
   bool progress = false;                 // a progress line on stderr
 };
 

@@ -41,6 +41,14 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
   }
   absl::StrAppend(&out, "  workload     ", workload, "\n");
   absl::StrAppend(&out, "  cost model   ", s.cost_model().description(), " (", s.cost_model().reason(), ")\n");
+  if (!c.front_end().empty()) {
+    absl::StrAppend(&out, "  front end    ", c.front_end(), " per replica");
+    if (c.iteration_noise() > 0 || c.send_jitter_s() > 0) {
+      absl::StrAppend(&out, "; noise: iterations x lognormal(", c.iteration_noise(), "), sends +",
+                      Fixed(c.send_jitter_s() * 1e3, 2), " ms mean");
+    }
+    absl::StrAppend(&out, "\n");
+  }
   const MemorySummary& m = s.memory();
   absl::StrAppend(&out, "  KV cache     ", Grouped(m.num_gpu_blocks()), " blocks x ", c.block_size(),
                   " tokens = ", Grouped(m.kv_tokens()), " tokens per replica (", c.kv_cache_dtype(), ", ",

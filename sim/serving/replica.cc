@@ -138,6 +138,12 @@ bool Replica::Plan(double start_s) {
     shape_.padding_rows = 0;
   }
   cost_ = pricer_.Price(plan_, shape_);
+  if (noise_ != nullptr) {
+    const double factor = noise_->IterationFactor();
+    cost_.duration_s *= factor;
+    cost_.network_s *= factor;
+    cost_.host_s *= factor;
+  }
   if (front_end_ != nullptr) {
     // A front end in the engine's own thread ran between the steps: the step starts after it.
     const double front_end_work = front_end_->TakeEngineWork();

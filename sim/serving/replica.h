@@ -19,6 +19,7 @@
 #include "sim/serving/block_manager.h"
 #include "sim/serving/execution_policy.h"
 #include "sim/serving/front_end.h"
+#include "sim/serving/run_noise.h"
 #include "sim/serving/iteration_pricer.h"
 #include "sim/serving/scheduler.h"
 #include "sim/serving/sequence.h"
@@ -66,6 +67,10 @@ class Replica {
   // The serving front end this replica's tokens pass on their way to the client (and, for a
   // front end in the engine's process, whose CPU time delays the next step); not owned.
   void SetFrontEnd(FrontEnd* front_end) { front_end_ = front_end; }
+  // Run-to-run variation: every iteration's time times a seeded random factor of mean 1.
+  void SetNoise(const RunNoiseSpec& spec) {
+    if (spec.iteration_sigma > 0) noise_ = std::make_unique<RunNoise>(spec, static_cast<uint64_t>(index_) + 1);
+  }
   // A decode replica: a sequence on its way (its KV in transfer) counts in the load from the
   // moment it is routed here; it then arrives (EnqueueIncoming, ownership taken) or finishes
   // on the way (DropIncoming).
@@ -157,6 +162,7 @@ class Replica {
   Handoff handoff_;                          // set on prefill-only replicas
   int64_t incoming_ = 0;                     // sequences whose KV is in transfer to here
   FrontEnd* front_end_ = nullptr;
+  std::unique_ptr<RunNoise> noise_;
 };
 
 }  // namespace infergrid
