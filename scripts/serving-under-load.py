@@ -56,9 +56,8 @@ def sglang_h200(row):
         model_id = "meta-llama/Llama-3.1-405B"
     else:
         model_id = "meta-llama/Llama-3.3-70B-Instruct" if "3.3" in model else "meta-llama/Llama-3.1-70B"
-    tp = row["tp"].split()[0].replace("TP", "")
-    workload = row["workload"]
-    if not workload.startswith("random"):
+    tp = re.search(r"TP(\d+)", row["tp"]).group(1)
+    if "dataset random" not in row["workload"]:
         return None, None  # ShareGPT: the conversations are not in ../shared/data
     in_len = re.search(r"max (\d+)", row["input_len"])
     out_len = re.search(r"max (\d+)", row["output_len"])

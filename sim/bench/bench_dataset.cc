@@ -1,5 +1,7 @@
 #include "sim/bench/bench_dataset.h"
 
+#include "sim/bench/sglang_serving.h"
+
 #include <memory>
 
 #include "absl/status/status.h"
@@ -18,7 +20,7 @@ absl::StatusOr<std::vector<BenchRequest>> SampleDataset(const DatasetOptions& op
   if (options.num_prompts < 1) return absl::InvalidArgumentError("--num-prompts must be at least 1");
   absl::StatusOr<std::vector<BenchRequest>> requests;
   if (options.name == "random") {
-    requests = SampleRandom(options);
+    requests = options.sglang_client ? SampleSglangRandom(options) : SampleRandom(options);
   } else if (options.name == "sharegpt") {
     requests = SampleShareGpt(options);
   } else if (options.name == "sonnet") {

@@ -58,6 +58,9 @@ struct DatasetOptions {
   // trace
   std::string trace_format = "auto";
   bool no_oversample = false;
+  // SGLang's bench_serving draws the random dataset (sglang_serving.h): --random-range-ratio is
+  // the shortest length's share, lengths from NumPy's legacy stream.
+  bool sglang_client = false;
 };
 
 // The dataset names, in the order --help lists them.

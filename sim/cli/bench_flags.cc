@@ -60,6 +60,9 @@ ABSL_FLAG(std::string, result_filename, "",
           "one-batch: the JSON-lines file its result line is appended to (default: none written)");
 ABSL_FLAG(std::string, label, "", "bench serve: label of the result (default: --backend)");
 ABSL_FLAG(std::string, metadata, "", "bench serve: KEY=VALUE pairs saved in the result");
+ABSL_FLAG(std::string, client, "vllm",
+          "bench serve: whose benchmark client to mirror: vllm (vllm bench serve) or sglang (python -m "
+          "sglang.bench_serving: its random lengths, Poisson schedule, seed 1 and report)");
 ABSL_FLAG(std::string, backend, "", "bench: the client backend named in the result (serve: openai)");
 ABSL_FLAG(std::string, tokenizer, "", "bench: accepted; token counts follow the model's tokenizer family");
 ABSL_FLAG(int64_t, num_warmups, 0, "bench serve: accepted; warm-up requests are not timed");
@@ -94,7 +97,7 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
         "chunked_prefill_size", "capacity_scheduler_policy",
         "no_async_scheduling", "disable_overlap_schedule", "disable_overlap_scheduler", "disable_custom_all_reduce",
         "cpu_speed", "front_end", "front_end_file", "api_server_count", "noise", "iteration_noise", "send_jitter", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",
-        "n", "compare", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",
+        "n", "compare", "client", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",
         "max_batch_size", "max_num_tokens", "tp_size", "tp", "pp", "disable_cuda_graph", "input_len", "output_len",
         "disable_log_stats", "disable_log_requests", "trust_remote_code", "model_path"}) {
     names.push_back(name);

@@ -53,6 +53,7 @@ ABSL_DECLARE_FLAG(std::string, result_filename);
 ABSL_DECLARE_FLAG(std::string, label);
 ABSL_DECLARE_FLAG(std::string, metadata);
 ABSL_DECLARE_FLAG(std::string, backend);
+ABSL_DECLARE_FLAG(std::string, client);
 ABSL_DECLARE_FLAG(std::string, tokenizer);
 ABSL_DECLARE_FLAG(int64_t, num_warmups);
 ABSL_DECLARE_FLAG(bool, enable_chunked_prefill);

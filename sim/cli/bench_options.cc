@@ -186,7 +186,12 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
   d.random_input_len = flags.Get(FLAGS_random_input_len);
   d.random_output_len = flags.Get(FLAGS_random_output_len);
   d.random_range_ratio = flags.Get(FLAGS_random_range_ratio);
-  if (absl::Status s = CheckDoubleRange("random-range-ratio", d.random_range_ratio, 0, 0.999999); !s.ok()) return s;
+  // vLLM's ratio widens around the length (below 1); SGLang's is the shortest length's share.
+  if (absl::Status s = CheckDoubleRange("random-range-ratio", d.random_range_ratio, 0, d.sglang_client ? 1 : 0.999999);
+      !s.ok()) {
+    return s;
+  }
+  if (d.sglang_client && !flags.IsSet("seed")) d.seed = 1;  // bench_serving's default
   d.random_prefix_len = flags.Get(FLAGS_random_prefix_len);
   d.sonnet_input_len = flags.Get(FLAGS_sonnet_input_len);
   d.sonnet_output_len = flags.Get(FLAGS_sonnet_output_len);
@@ -331,6 +336,15 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
     o.result_filename = flags->Get(FLAGS_result_filename);
     return o;
   }
+  o.client = flags->Get(FLAGS_client);
+  if (o.client != "vllm" && o.client != "sglang") {
+    return UsageError(absl::StrCat("--client: expected vllm or sglang, got '", o.client, "'"));
+  }
+  if (o.client != "vllm" && mode != BenchMode::kServe) {
+    return UsageError("--client: only bench serve mirrors another engine's client");
+  }
+  o.dataset.sglang_client = o.client == "sglang";
+  if (o.client == "sglang" && !flags->IsSet("backend")) o.backend = "sglang";
   if (absl::Status s = ReadDataset(mode, *flags, o); !s.ok()) return s;
   if (mode == BenchMode::kThroughput) {
     o.request_rates = {std::numeric_limits<double>::infinity()};
@@ -344,6 +358,9 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
   }
   o.burstiness = flags->Get(FLAGS_burstiness);
   if (!(o.burstiness > 0)) return UsageError("--burstiness must be positive");
+  if (o.client == "sglang" && flags->IsSet("burstiness")) {
+    return UsageError("--burstiness: SGLang's bench_serving sends a Poisson process (np.random.exponential)");
+  }
   if (absl::Status s = ReadServeReports(*flags, o); !s.ok()) return s;
   if (o.request_rates.size() > 1 && o.save_result && !o.result_filename.empty() && !o.append_result) {
     return UsageError("--result-filename with several --request-rate values: add --append-result (one JSON line per rate)");

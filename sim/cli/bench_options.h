@@ -55,6 +55,7 @@ struct BenchOptions {
   std::string result_filename;        // serve's saved result; one-batch's JSON lines (appended)
   std::optional<std::string> label;
   std::string backend;
+  std::string client = "vllm";         // --client: vllm or sglang (serve)
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string result_date;             // empty: now
   std::string compare_path;

@@ -31,6 +31,7 @@
 #include "sim/bench/request_schedule.h"
 #include "sim/bench/serve_metrics.h"
 #include "sim/bench/serve_report.h"
+#include "sim/bench/sglang_serving.h"
 #include "sim/cli/bench_flags.h"
 #include "sim/cli/bench_options.h"
 #include "sim/cli/command_line.h"
@@ -258,6 +259,8 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
     std::vector<double> send_times;
     if (o.self_timed) {
       for (const bench::BenchRequest& r : requests) send_times.push_back(r.timestamp_s);
+    } else if (o.client == "sglang") {
+      send_times = bench::SglangSendTimes(o.dataset, static_cast<int64_t>(requests.size()), rate);
     } else {
       send_times = bench::RequestSendTimes(static_cast<int64_t>(requests.size()), rate, o.burstiness,
                                            static_cast<uint32_t>(o.dataset.seed));
@@ -295,7 +298,8 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
     info.metadata = o.metadata;
     const bench::ServeMetrics metrics = bench::CalculateServeMetrics(outcomes, info.duration_s, o.percentiles, o.goodput);
     if (k > 0) out << "\n";
-    out << bench::ServeReportText(metrics, info);
+    out << (o.client == "sglang" ? bench::SglangServeReportText(outcomes, metrics, info)
+                                 : bench::ServeReportText(metrics, info));
     const PyJson result = bench::ServeResultJson(metrics, info, outcomes, o.save_detailed);
     if (o.save_result || o.append_result) {
       const std::string path = ResultPath(o, info);

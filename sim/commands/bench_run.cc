@@ -39,7 +39,7 @@ absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
       request.id = static_cast<int64_t>(served.size());
       request.arrival_s = send_times[i];
       request.input_tokens = static_cast<int32_t>(server_tokens);
-      request.output_tokens = r.output_len;
+      request.output_tokens = std::max(1, r.output_len);  // SGLang's client may ask for 0
       served.push_back(request);
       outcome_of.push_back(run.requests_size() - 1);
     }
