@@ -408,5 +408,79 @@ TEST(BenchCli, EnginesCommandLinesWithHuggingFaceIdsAndShortFlags) {
   EXPECT_EQ(served.out, plain.out);
 }
 
+
+// A served benchmark varies from run to run (--noise, on by default for serve): the same seed
+// gives the same bytes, another seed other numbers, --noise=false the deterministic engine.
+TEST(BenchCli, ServeNoiseIsSeeded) {
+  const std::string command = absl::StrCat("bench serve ", kModel,
+                                           " --num-prompts=40 --random-input-len=256 --random-output-len=32 "
+                                           "--request-rate=inf --max-concurrency=8");
+  const testing::CommandResult a = RunInfergrid(command);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(RunInfergrid(command).out, a.out);
+  EXPECT_NE(RunInfergrid(absl::StrCat(command, " --seed=3")).out, a.out);
+  const testing::CommandResult quiet = RunInfergrid(absl::StrCat(command, " --noise=false"));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_NE(quiet.out, a.out);
+  EXPECT_THAT(RunInfergrid(absl::StrCat(command, " --noise=false --iteration-noise=0.02")).err,
+              HasSubstr("--iteration-noise with --noise=false"));
+}
+
+// TensorRT-LLM behind Triton: the fitted 5 ms a request of its front end is in every TTFT at
+// light load (serving_under_load.csv L019: 19 ms measured at QPS 2, 467/16 tokens, H100).
+TEST(BenchCli, TritonFrontEndIsInTheTimeToFirstToken) {
+  const std::string command =
+      "bench serve --engine=trtllm@cpp --model=meta-llama/Llama-3.1-8B --gpu=H100 --random-input-len=467 "
+      "--random-output-len=16 --num-prompts=100 --request-rate=2 --noise=false --save-result --result-filename=";
+  const fs::path dir = testing::TestDir();
+  const auto mean_ttft = [&](const std::string& extra, const std::string& name) {
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(command, (dir / name).string(), " ", extra));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(ReadAll(dir / name))["mean_ttft_ms"].get<double>();
+  };
+  const double with = mean_ttft("", "on.json");
+  const double without = mean_ttft("--front-end=false", "off.json");
+  EXPECT_NEAR(with - without, 5.0, 0.5);
+  EXPECT_NEAR(with, 19.0, 19.0 * 0.15);
+}
+
+// SGLang's client: its lengths (the totals SGLang printed for L130: 152,612 input and 160,347
+// output tokens) and its report block.
+TEST(BenchCli, SglangClientDrawsAndReportsAsBenchServing) {
+  const testing::CommandResult r = RunInfergrid(
+      "bench serve --client=sglang --engine=sglang@0.4.1 --model=meta-llama/Llama-3.3-70B-Instruct --gpu=H200 "
+      "--tensor-parallel-size=4 --random-input-len=1024 --random-output-len=1024 --num-prompts=300 "
+      "--request-rate=inf");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Backend:                                 sglang"));
+  EXPECT_THAT(r.out, HasSubstr("Total input tokens:                      152612"));
+  EXPECT_THAT(r.out, HasSubstr("Total generated tokens:                  160347"));
+  EXPECT_THAT(r.out, HasSubstr("P95 ITL (ms):"));
+  EXPECT_THAT(r.out, HasSubstr("Concurrency:"));
+  EXPECT_THAT(RunInfergrid("bench serve --client=sglang --burstiness=2 --num-prompts=5").err, HasSubstr("--burstiness"));
+  EXPECT_THAT(RunInfergrid("bench latency --client=sglang").err, HasSubstr("only bench serve"));
+}
+
+// genai-perf: a closed loop measured over perf_analyzer's windows, its table and JSON export.
+TEST(BenchCli, GenaiPerfMeasuresWindowsOfAClosedLoop) {
+  const fs::path dir = testing::TestDir();
+  const std::string json = (dir / "profile_export_genai_perf.json").string();
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "bench serve --client=genai-perf ", kModel,
+      " --random-input-len=512 --random-output-len=64 --concurrency=16 --measurement-interval=2000 "
+      "--profile-export-file=", json));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Time to first token (ms)"));
+  EXPECT_THAT(r.out, HasSubstr("(stable after 3 windows)"));
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(json));
+  EXPECT_GT(j["output_token_throughput"]["avg"].get<double>(), 0);
+  EXPECT_EQ(j["output_sequence_length"]["avg"].get<double>(), 64);
+  EXPECT_GT(j["inter_token_latency"]["p99"].get<double>(), j["inter_token_latency"]["p25"].get<double>() - 1e-9);
+  EXPECT_THAT(RunInfergrid("bench serve --measurement-interval=5000 --num-prompts=5").err,
+              HasSubstr("is a genai-perf flag"));
+  EXPECT_THAT(RunInfergrid("bench serve --client=genai-perf --concurrency=4 --request-rate=2").err,
+              HasSubstr("one load mode"));
+}
+
 }  // namespace
 }  // namespace infergrid

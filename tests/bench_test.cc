@@ -17,11 +17,13 @@
 #include "sim/bench/numpy_stats.h"
 #include "sim/bench/offline_reports.h"
 #include "sim/bench/one_batch_report.h"
+#include "sim/bench/perf_windows.h"
 #include "sim/bench/python_json.h"
 #include "sim/bench/python_random.h"
 #include "sim/bench/request_schedule.h"
 #include "sim/bench/serve_metrics.h"
 #include "sim/bench/serve_report.h"
+#include "sim/bench/sglang_serving.h"
 #include "sim/bench/token_estimate.h"
 #include "tests/test_files.h"
 
@@ -136,6 +138,90 @@ DatasetOptions Options(const std::string& name, const std::string& path = "") {
   o.path = path;
   o.tokenizer = TokenizerFamilyFor("llama-3-8b", 128256);
   return o;
+}
+
+// SGLang's bench_serving draws its random lengths from np.random.seed(1): the token totals it
+// printed for the runs in serving_under_load.csv (L109, L112, L130, published figures) follow.
+TEST(SglangClient, RandomLengthsGiveTheTotalsSglangPrinted) {
+  struct Run {
+    int64_t prompts, input_len, output_len, input_total, output_total;
+  };
+  for (const Run& run : {Run{3000, 1024, 1024, 1525074, 1544818}, Run{4000, 1024, 512, 2034177, 1029594},
+                         Run{300, 1024, 1024, 152612, 160347}}) {
+    DatasetOptions o;
+    o.sglang_client = true;
+    o.seed = 1;
+    o.num_prompts = run.prompts;
+    o.random_input_len = run.input_len;
+    o.random_output_len = run.output_len;
+    o.random_range_ratio = 0;
+    absl::StatusOr<std::vector<BenchRequest>> requests = SampleDataset(o);
+    ASSERT_TRUE(requests.ok()) << requests.status();
+    int64_t in = 0, out = 0;
+    for (const BenchRequest& r : *requests) {
+      in += r.prompt_len;
+      out += r.output_len;
+      EXPECT_GE(r.prompt_len, 1);
+      EXPECT_LE(r.prompt_len, run.input_len);
+    }
+    EXPECT_EQ(in, run.input_total) << run.prompts;
+    EXPECT_EQ(out, run.output_total) << run.prompts;
+  }
+  // Its schedule: the first request at once, exponential gaps of mean 1 / rate after.
+  DatasetOptions o;
+  o.sglang_client = true;
+  o.seed = 1;
+  o.num_prompts = 2000;
+  const std::vector<double> times = SglangSendTimes(o, 2000, 4.0);
+  EXPECT_EQ(times[0], 0);
+  EXPECT_NEAR(times.back() / 1999, 0.25, 0.02);
+  for (size_t i = 1; i < times.size(); ++i) EXPECT_GE(times[i], times[i - 1]);
+}
+
+// perf_analyzer's windows: a burst of slow requests ends in the first 10 s window, then the
+// load is steady. Stability at 10% slides past the burst; genai-perf's 999 takes the first
+// three windows, burst included.
+TEST(GenaiPerfWindows, AStableMeasurementExcludesTheWarmUpBurst) {
+  std::vector<RequestOutcome> outcomes;
+  auto add = [&](double start, double latency) {
+    RequestOutcome r;
+    r.success = true;
+    r.start_time = start;
+    r.latency = latency;
+    r.ttft = latency / 10;
+    r.output_tokens = 10;
+    r.prompt_len = 100;
+    outcomes.push_back(r);
+  };
+  for (int i = 0; i < 50; ++i) add(0, 9.0);                // the burst: all end at 9 s
+  for (int i = 0; i < 600; ++i) add(9.0 + i * 0.1, 2.0);   // then one every 100 ms, 2 s each
+  PerfWindowOptions options;
+  options.interval_s = 10;
+  options.stability_percent = 10;
+  absl::StatusOr<PerfMeasurement> m = MeasureWindows(outcomes, 9.0 + 599 * 0.1, options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_TRUE(m->stable);
+  EXPECT_GE(m->begin_s, 10);
+  const GenaiPerfMetrics metrics = ComputeGenaiPerfMetrics(outcomes, *m);
+  EXPECT_NEAR(metrics.request_latency_ms.avg, 2000, 1e-6);  // no burst request measured
+  EXPECT_NEAR(metrics.itl_ms.avg, (2.0 - 0.2) / 9 * 1000, 1e-6);
+  options.stability_percent = 999;
+  m = MeasureWindows(outcomes, 9.0 + 599 * 0.1, options);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->begin_s, 0);
+  EXPECT_GT(ComputeGenaiPerfMetrics(outcomes, *m).request_latency_ms.avg, 2000);
+  // A run that ends before the windows do asks for more requests; one never stable is an error.
+  EXPECT_TRUE(absl::IsNotFound(MeasureWindows(outcomes, 25, options).status()));
+  options.stability_percent = 0;
+  options.max_trials = 5;
+  std::vector<RequestOutcome> ramp;
+  for (int i = 0; i < 600; ++i) {
+    RequestOutcome r = outcomes[0];
+    r.start_time = i * 0.1;
+    r.latency = 1 + i * 0.01;
+    ramp.push_back(r);
+  }
+  EXPECT_TRUE(absl::IsFailedPrecondition(MeasureWindows(ramp, 59.9, options).status()));
 }
 
 TEST(BenchDataset, RandomLengthsAreVllmsDraws) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -25,6 +26,7 @@
 #include "sim/metrics/log_histogram.h"
 #include "sim/serving/admission.h"
 #include "sim/serving/block_manager.h"
+#include "sim/serving/front_end.h"
 #include "sim/serving/iteration_pricer.h"
 #include "sim/serving/replica.h"
 #include "sim/serving/router.h"
@@ -943,6 +945,116 @@ TEST(Engine, BadArrivalOrderIsAnError) {
   requests[2].arrival_s = 0.5;
   const std::string out = InChild([&] { return RunAndDescribe(TestConfig(), requests); });
   EXPECT_THAT(out, HasSubstr("request 2: arrival time 0.5"));
+}
+
+
+// ---------------------------------------------------------------- serving front end, noise
+
+// The records of a run as (scheduled, first token, finish) triples, in request order.
+struct Times {
+  double scheduled = 0, first = 0, finish = 0;
+};
+std::vector<Times> ParseTimes(const std::string& out) {
+  std::vector<Times> times;
+  const std::vector<std::string> lines = absl::StrSplit(out, '\n');
+  for (size_t i = 1; i < lines.size(); ++i) {
+    Times t;
+    int replica = 0, outcome = 0, preemptions = 0;
+    if (std::sscanf(lines[i].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &t.scheduled, &t.first, &t.finish,
+                    &preemptions) == 6) {
+      times.push_back(t);
+    }
+  }
+  return times;
+}
+
+TEST(FrontEnd, OneCpuServesInOrderAndAStepsTokensAsOneJob) {
+  FrontEndSpec spec;
+  spec.processes = {{.name = "api", .servers = 1, .request_s = 2e-3, .prompt_token_s = 1e-6},
+                    {.name = "detok", .servers = 1, .step_s = 1e-4, .output_token_s = 1e-5}};
+  FrontEnd front_end(spec);
+  // Two requests at once: the second waits for the first (2 ms + 100 tokens x 1 us each).
+  EXPECT_NEAR(front_end.Inbound(1.0, 100), 1.0021, 1e-12);
+  EXPECT_NEAR(front_end.Inbound(1.0, 100), 1.0042, 1e-12);
+  // A step's 8 tokens pass the detokenizer, then the API process (no outbound cost: skipped).
+  EXPECT_NEAR(front_end.Outbound(2.0, 8), 2.0 + 1e-4 + 8e-5, 1e-12);
+  EXPECT_NEAR(front_end.busy_s(), 2 * 2.1e-3 + 1.8e-4, 1e-12);
+  EXPECT_EQ(front_end.TakeEngineWork(), 0);  // not in the engine's process
+  // Several servers take jobs side by side.
+  spec.processes[0].servers = 2;
+  FrontEnd two(spec);
+  EXPECT_NEAR(two.Inbound(1.0, 0), 1.002, 1e-12);
+  EXPECT_NEAR(two.Inbound(1.0, 0), 1.002, 1e-12);
+  EXPECT_NEAR(two.Inbound(1.0, 0), 1.004, 1e-12);
+}
+
+// A request at an idle engine: the front end's inbound cost before its prefill, the outbound
+// cost of its first step after it.
+TEST(Engine, FrontEndCostAppearsInTheFirstTokenAtLowLoad) {
+  EngineConfig config = TestConfig();
+  config.front_end.processes = {{.name = "api", .request_s = 3e-3, .prompt_token_s = 1e-6, .output_token_s = 2e-4}};
+  const std::string out = InChild([&] { return RunAndDescribe(config, {OneRequest(1.0, 100, 4)}); });
+  const std::vector<Times> t = ParseTimes(out);
+  ASSERT_EQ(t.size(), 1u) << out;
+  const double reaches_engine = 1.0 + 3e-3 + 100 * 1e-6;
+  EXPECT_NEAR(t[0].scheduled, reaches_engine, 1e-9);
+  EXPECT_NEAR(t[0].first, reaches_engine + LinearCostModel::Seconds(100, 0) + 2e-4, 1e-9);
+  // Off: the engine sees the request when it is sent.
+  const std::vector<Times> off = ParseTimes(InChild([&] { return RunAndDescribe(TestConfig(), {OneRequest(1.0, 100, 4)}); }));
+  ASSERT_EQ(off.size(), 1u);
+  EXPECT_NEAR(t[0].first - off[0].first, 3e-3 + 100 * 1e-6 + 2e-4, 1e-9);
+}
+
+// One Python process costing 10 ms a request serves at most 100 requests a second: below that
+// the time to the first token stays flat; above it the queue in front of the engine grows with
+// every request and so does the time to the first token.
+TEST(Engine, ASingleProcessFrontEndSaturatesAtTheRateItsCostsImply) {
+  EngineConfig config = TestConfig();
+  config.front_end.processes = {{.name = "api", .request_s = 10e-3}};
+  const auto ttfts = [&](double rate) {
+    const std::vector<Request> requests = Requests(200, 1.0 / rate, 10, 2);
+    const std::vector<Times> t = ParseTimes(InChild([&] { return RunAndDescribe(config, requests); }));
+    std::vector<double> out;
+    for (size_t i = 0; i < t.size(); ++i) out.push_back(t[i].first - requests[i].arrival_s);
+    return out;
+  };
+  const std::vector<double> below = ttfts(80);
+  const std::vector<double> above = ttfts(125);
+  ASSERT_EQ(below.size(), 200u);
+  ASSERT_EQ(above.size(), 200u);
+  EXPECT_LT(below.back(), 0.013);
+  EXPECT_LT(below.back() - below.front(), 1e-3);
+  // 125 req/s against 100: each request waits 2 ms more than the one before.
+  EXPECT_NEAR(above.back() - above.front(), 199 * (10e-3 - 8e-3), 2e-3);
+  EXPECT_GT(above[150], above[50]);
+}
+
+// Identical requests in a closed loop start and finish together for the whole run without
+// noise; the client's send jitter spreads them over iterations, as on hardware, and a
+// chunked-prefill engine keeps them apart. The same seed gives the same times.
+TEST(Engine, NoiseDesynchronisesAClosedLoopOfIdenticalRequestsAndIsSeeded) {
+  std::vector<Request> requests;
+  for (int i = 0; i < 96; ++i) requests.push_back(OneRequest(0, 200, 30));
+  EngineConfig config = TestConfig();
+  config.scheduler = SchedulerKind::kSarathi;  // decodes first, prompts chunked (vLLM V1)
+  config.limits.max_num_batched_tokens = 4096;
+  config.limits.chunk_size = 4096;
+  config.max_concurrency = 8;
+  const auto distinct_finishes = [](const std::string& out) {
+    std::vector<double> finishes;
+    for (const Times& t : ParseTimes(out)) finishes.push_back(std::round(t.finish * 1e9));
+    std::sort(finishes.begin(), finishes.end());
+    return std::unique(finishes.begin(), finishes.end()) - finishes.begin();
+  };
+  const std::string lockstep = InChild([&] { return RunAndDescribe(config, requests); });
+  const auto together = distinct_finishes(lockstep);
+  EXPECT_EQ(together, 96 / 8) << lockstep;
+  config.noise = {.iteration_sigma = 0.01, .send_jitter_s = 1e-3, .seed = 7};
+  const std::string noisy = InChild([&] { return RunAndDescribe(config, requests); });
+  EXPECT_GT(distinct_finishes(noisy), 2 * together) << noisy;
+  EXPECT_EQ(InChild([&] { return RunAndDescribe(config, requests); }), noisy);
+  config.noise.seed = 8;
+  EXPECT_NE(InChild([&] { return RunAndDescribe(config, requests); }), noisy);
 }
 
 }  // namespace

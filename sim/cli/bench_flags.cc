@@ -63,6 +63,20 @@ ABSL_FLAG(std::string, metadata, "", "bench serve: KEY=VALUE pairs saved in the 
 ABSL_FLAG(std::string, client, "vllm",
           "bench serve: whose benchmark client to mirror: vllm (vllm bench serve) or sglang (python -m "
           "sglang.bench_serving: its random lengths, Poisson schedule, seed 1 and report)");
+ABSL_FLAG(double, measurement_interval, 10000,
+          "bench serve --client=genai-perf: the measurement window, ms (genai-perf's 10,000)");
+ABSL_FLAG(double, stability_percentage, 999,
+          "bench serve --client=genai-perf: three windows within this percent of one another are stable "
+          "(genai-perf passes 999; perf_analyzer's own default is 10)");
+ABSL_FLAG(int32_t, max_trials, 10, "bench serve --client=genai-perf: windows tried for a stable measurement");
+ABSL_FLAG(int64_t, warmup_request_count, 0, "bench serve --client=genai-perf: requests sent before measuring");
+ABSL_FLAG(int64_t, request_count, 0,
+          "bench serve --client=genai-perf: measure exactly this many requests after the warm-up, one window "
+          "(0: time windows)");
+ABSL_FLAG(std::string, request_distribution, "constant",
+          "bench serve --client=genai-perf with --request-rate: constant or poisson intervals");
+ABSL_FLAG(std::string, profile_export_file, "",
+          "bench serve --client=genai-perf: write genai-perf's profile_export_genai_perf.json metrics here");
 ABSL_FLAG(std::string, backend, "", "bench: the client backend named in the result (serve: openai)");
 ABSL_FLAG(std::string, tokenizer, "", "bench: accepted; token counts follow the model's tokenizer family");
 ABSL_FLAG(int64_t, num_warmups, 0, "bench serve: accepted; warm-up requests are not timed");
@@ -97,7 +111,8 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
         "chunked_prefill_size", "capacity_scheduler_policy",
         "no_async_scheduling", "disable_overlap_schedule", "disable_overlap_scheduler", "disable_custom_all_reduce",
         "cpu_speed", "front_end", "front_end_file", "api_server_count", "noise", "iteration_noise", "send_jitter", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",
-        "n", "compare", "client", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",
+        "n", "compare", "client", "measurement_interval", "stability_percentage", "max_trials",
+        "warmup_request_count", "request_count", "request_distribution", "profile_export_file", "backend", "tokenizer", "enable_chunked_prefill", "disable_detokenize", "load_format",
         "max_batch_size", "max_num_tokens", "tp_size", "tp", "pp", "disable_cuda_graph", "input_len", "output_len",
         "disable_log_stats", "disable_log_requests", "trust_remote_code", "model_path"}) {
     names.push_back(name);

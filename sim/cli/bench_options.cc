@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "sim/bench/serve_report.h"
@@ -119,6 +120,38 @@ absl::StatusOr<bench::GoodputSlo> ReadGoodput(absl::string_view text) {
     }
   }
   return slo;
+}
+
+// perf_analyzer's measurement as genai-perf sets it up; one rate or a concurrency per run.
+absl::Status ReadGenaiPerf(const FlagValues& flags, BenchOptions& o) {
+  bench::PerfWindowOptions& p = o.perf;
+  p.interval_s = flags.Get(FLAGS_measurement_interval) / 1000;
+  if (absl::Status s = CheckDoubleRange("measurement-interval", p.interval_s * 1000, 1, 3.6e6); !s.ok()) return s;
+  p.stability_percent = flags.Get(FLAGS_stability_percentage);
+  if (absl::Status s = CheckDoubleRange("stability-percentage", p.stability_percent, 0, 1e6); !s.ok()) return s;
+  p.max_trials = flags.Get(FLAGS_max_trials);
+  if (absl::Status s = CheckRange("max_trials", p.max_trials, 3, 1000); !s.ok()) return s;
+  p.warmup_requests = flags.Get(FLAGS_warmup_request_count);
+  if (absl::Status s = CheckRange("warmup_request_count", p.warmup_requests, 0, 1'000'000); !s.ok()) return s;
+  p.request_count = flags.Get(FLAGS_request_count);
+  if (absl::Status s = CheckRange("request_count", p.request_count, 0, 1'000'000); !s.ok()) return s;
+  const std::string distribution = flags.Get(FLAGS_request_distribution);
+  if (distribution != "constant" && distribution != "poisson") {
+    return UsageError(absl::StrCat("--request-distribution: expected constant or poisson, got '", distribution, "'"));
+  }
+  o.poisson = distribution == "poisson";
+  o.profile_export_file = flags.Get(FLAGS_profile_export_file);
+  if (o.request_rates.size() != 1) return UsageError("--request-rate: genai-perf runs one rate at a time");
+  if (!std::isinf(o.request_rates[0]) && o.max_concurrency) {
+    return UsageError("--concurrency and --request-rate: genai-perf runs one load mode at a time");
+  }
+  // genai-perf's default load: concurrency 1.
+  if (std::isinf(o.request_rates[0]) && !o.max_concurrency) {
+    o.max_concurrency = 1;
+    o.engine.max_concurrency = 1;
+  }
+  if (o.dataset.name != "random") return UsageError("--client=genai-perf: synthetic prompts only (--dataset-name=random)");
+  return absl::OkStatus();
 }
 
 absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
@@ -279,6 +312,19 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
   }
   BenchOptions o;
   o.mode = mode;
+  o.client = flags->Get(FLAGS_client);
+  if (o.client != "vllm" && o.client != "sglang" && o.client != "genai-perf") {
+    return UsageError(absl::StrCat("--client: expected vllm, sglang or genai-perf, got '", o.client, "'"));
+  }
+  if (o.client != "vllm" && mode != BenchMode::kServe) {
+    return UsageError("--client: only bench serve mirrors another engine's client");
+  }
+  for (const char* flag : {"measurement_interval", "stability_percentage", "max_trials", "warmup_request_count",
+                           "request_count", "request_distribution", "profile_export_file"}) {
+    if (flags->IsSet(flag) && o.client != "genai-perf") {
+      return UsageError(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}), " is a genai-perf flag (--client=genai-perf)"));
+    }
+  }
   absl::StatusOr<SimulateOptions> engine = ReadSimulateOptions(*flags);
   if (!engine.ok()) return engine.status();
   o.engine = *std::move(engine);
@@ -336,13 +382,6 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
     o.result_filename = flags->Get(FLAGS_result_filename);
     return o;
   }
-  o.client = flags->Get(FLAGS_client);
-  if (o.client != "vllm" && o.client != "sglang") {
-    return UsageError(absl::StrCat("--client: expected vllm or sglang, got '", o.client, "'"));
-  }
-  if (o.client != "vllm" && mode != BenchMode::kServe) {
-    return UsageError("--client: only bench serve mirrors another engine's client");
-  }
   o.dataset.sglang_client = o.client == "sglang";
   if (o.client == "sglang" && !flags->IsSet("backend")) o.backend = "sglang";
   if (absl::Status s = ReadDataset(mode, *flags, o); !s.ok()) return s;
@@ -362,6 +401,9 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
     return UsageError("--burstiness: SGLang's bench_serving sends a Poisson process (np.random.exponential)");
   }
   if (absl::Status s = ReadServeReports(*flags, o); !s.ok()) return s;
+  if (o.client == "genai-perf") {
+    if (absl::Status s = ReadGenaiPerf(*flags, o); !s.ok()) return s;
+  }
   if (o.request_rates.size() > 1 && o.save_result && !o.result_filename.empty() && !o.append_result) {
     return UsageError("--result-filename with several --request-rate values: add --append-result (one JSON line per rate)");
   }

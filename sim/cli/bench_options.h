@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "sim/bench/bench_dataset.h"
+#include "sim/bench/perf_windows.h"
 #include "sim/bench/serve_metrics.h"
 #include "sim/cli/command_line.h"
 #include "sim/cli/simulate_options.h"
@@ -55,7 +56,10 @@ struct BenchOptions {
   std::string result_filename;        // serve's saved result; one-batch's JSON lines (appended)
   std::optional<std::string> label;
   std::string backend;
-  std::string client = "vllm";         // --client: vllm or sglang (serve)
+  std::string client = "vllm";         // --client: vllm, sglang or genai-perf (serve)
+  bench::PerfWindowOptions perf;       // genai-perf's measurement
+  bool poisson = false;                // genai-perf --request-distribution=poisson
+  std::string profile_export_file;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string result_date;             // empty: now
   std::string compare_path;

@@ -45,7 +45,7 @@ ABSL_FLAG(bool, noise, false,
 ABSL_FLAG(double, iteration_noise, 0.01,
           "with --noise: the standard deviation of the log of each iteration's time factor (0.01: the spread of "
           "vLLM CI's repeated latency runs)");
-ABSL_FLAG(double, send_jitter, 3e-4,
+ABSL_FLAG(double, send_jitter, 1e-3,
           "with --noise: the client's mean delay in sending a request, seconds (exponential)");
 ABSL_FLAG(int32_t, api_server_count, 0,
           "vLLM V1: API server processes in front of the engine (0: the engine's default, 1)");

@@ -73,7 +73,7 @@ struct SimulateOptions {
   // Run-to-run variation (--noise): sizes apply only when it is on.
   bool noise = false;
   double iteration_noise = 0.01;
-  double send_jitter_s = 3e-4;
+  double send_jitter_s = 1e-3;
   PreemptionMode preemption = PreemptionMode::kRecompute;
   double swap_space_gib = 4;
   bool prefix_caching = false;

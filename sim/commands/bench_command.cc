@@ -25,7 +25,9 @@
 #include "absl/strings/str_join.h"
 #include "sim/bench/bench_dataset.h"
 #include "sim/bench/compare_result.h"
+#include "sim/bench/numpy_random.h"
 #include "sim/bench/offline_reports.h"
+#include "sim/bench/perf_windows.h"
 #include "sim/bench/one_batch_report.h"
 #include "sim/bench/python_json.h"
 #include "sim/bench/request_schedule.h"
@@ -248,6 +250,67 @@ std::string ResultPath(const BenchOptions& o, const bench::ServeRunInfo& info) {
   return o.result_dir.empty() ? name : absl::StrCat(o.result_dir, "/", name);
 }
 
+std::vector<bench::RequestOutcome> Outcomes(const bench::ClientRun& run) {
+  std::vector<bench::RequestOutcome> outcomes;
+  for (const bench::ClientRequestOutcome& r : run.requests()) {
+    bench::RequestOutcome outcome;
+    outcome.success = r.success();
+    outcome.prompt_len = r.prompt_len();
+    outcome.output_tokens = r.output_tokens();
+    outcome.start_time = r.start_time();
+    outcome.queue_time = r.queue_time();
+    outcome.ttft = r.ttft();
+    outcome.latency = r.latency();
+    outcome.itl.assign(r.itl().begin(), r.itl().end());
+    outcome.error = r.error();
+    outcomes.push_back(std::move(outcome));
+  }
+  return outcomes;
+}
+
+// genai-perf's run: as many requests as its measurement windows need (doubled until the load is
+// still steady when the last window ends), measured as perf_analyzer measures
+// (sim/bench/perf_windows.h).
+absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Outputs& outputs, std::ostream& out) {
+  out << Header(plan, BenchMode::kServe);
+  const double rate = o.request_rates[0];
+  const int64_t concurrency = o.max_concurrency.value_or(0);
+  int64_t count = o.perf.request_count > 0 ? o.perf.warmup_requests + o.perf.request_count
+                                           : std::max<int64_t>(200, 40 * concurrency);
+  for (int attempt = 0; attempt < 16; ++attempt, count *= 2) {
+    bench::DatasetOptions dataset = o.dataset;
+    dataset.num_prompts = count;
+    absl::StatusOr<std::vector<bench::BenchRequest>> requests = bench::SampleDataset(dataset);
+    if (!requests.ok()) return requests.status();
+    std::vector<double> send_times(requests->size(), 0.0);
+    if (!std::isinf(rate)) {
+      bench::LegacyRandomState random(static_cast<uint32_t>(o.dataset.seed));
+      for (size_t i = 1; i < send_times.size(); ++i) {
+        send_times[i] = send_times[i - 1] + (o.poisson ? random.StandardExponential() : 1.0) / rate;
+      }
+    }
+    absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, *requests, send_times, 1);
+    if (!run.ok()) return run.status();
+    const std::vector<bench::RequestOutcome> outcomes = Outcomes(*run);
+    double last_send = 0;
+    for (const bench::RequestOutcome& r : outcomes) last_send = std::max(last_send, r.start_time);
+    absl::StatusOr<bench::PerfMeasurement> m = bench::MeasureWindows(outcomes, last_send, o.perf);
+    if (absl::IsNotFound(m.status())) continue;
+    if (!m.ok()) return m.status();
+    const bench::GenaiPerfMetrics metrics = bench::ComputeGenaiPerfMetrics(outcomes, *m);
+    out << (concurrency > 0 ? absl::StrCat("concurrency ", concurrency) : absl::StrCat("request rate ", rate)) << ", "
+        << count << " requests simulated\n"
+        << bench::GenaiPerfReportText(metrics, *m);
+    if (!o.profile_export_file.empty()) {
+      return outputs.Stage(o.profile_export_file, bench::DumpPythonJson(bench::GenaiPerfJson(metrics), 4),
+                           "--profile-export-file");
+    }
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(
+      absl::StrCat("genai-perf: the measurement windows need more than ", count / 2, " requests"));
+}
+
 absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
                       const std::vector<bench::BenchRequest>& requests, const std::vector<nlohmann::json>& real,
                       Outputs& outputs, std::ostream& out) {
@@ -381,8 +444,13 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
   } else {
     absl::StatusOr<std::vector<bench::BenchRequest>> requests = bench::SampleDataset(o.dataset);
     if (!requests.ok()) return requests.status();
-    status = *mode == BenchMode::kThroughput ? RunThroughput(o, *plan, *requests, real, outputs, out)
-                                             : RunServe(o, *plan, *requests, real, outputs, out);
+    if (*mode == BenchMode::kThroughput) {
+      status = RunThroughput(o, *plan, *requests, real, outputs, out);
+    } else if (o.client == "genai-perf") {
+      status = RunGenaiPerf(o, *plan, outputs, out);
+    } else {
+      status = RunServe(o, *plan, *requests, real, outputs, out);
+    }
   }
   if (!status.ok()) return status;
   return outputs.Commit();
