@@ -115,23 +115,24 @@ def main():
             field, scale = METRICS[row["metric"]]
             predicted = result[field] * scale
             measured = float(row["value"])
-            table.append((row["id"], split, row["metric"], measured, predicted,
-                          (predicted - measured) / measured, " ".join(args)))
+            family = "sglang" if row["engine"].startswith("SGLang") else "trtllm"
+            table.append((row["id"], f"{split}", row["metric"], measured, predicted,
+                          (predicted - measured) / measured, " ".join(args), family))
     print(f"{'row':5} {'split':8} {'metric':24} {'measured':>10} {'predicted':>10} {'error':>8}  command")
-    for rid, split, metric, measured, predicted, err, cmd in table:
+    for rid, split, metric, measured, predicted, err, cmd, family in table:
         print(f"{rid:5} {split:8} {metric:24} {measured:10.2f} {predicted:10.2f} {err * 100:+7.1f}%  {cmd}")
     print()
-    print(f"{'split':8} {'metric':24} {'rows':>4} {'MAE':>7} {'bias':>7} {'<=15%':>6}")
+    print(f"{'engine':7} {'split':8} {'metric':12} {'rows':>4} {'MAE':>7} {'bias':>7} {'<=15%':>6}")
     groups = {}
-    for rid, split, metric, measured, predicted, err, cmd in table:
+    for rid, split, metric, measured, predicted, err, cmd, family in table:
         kind = "TTFT" if "TTFT" in metric else "ITL" if ("ITL" in metric or "TPOT" in metric) else "throughput"
-        for key in ((split, kind), (split, "all"), ("all", "all")):
+        for key in ((family, split, kind), (family, split, "all"), ("all", split, "all"), ("all", "all", "all")):
             groups.setdefault(key, []).append(err)
-    for (split, kind), errs in sorted(groups.items()):
+    for (family, split, kind), errs in sorted(groups.items()):
         mae = sum(abs(e) for e in errs) / len(errs)
         bias = sum(errs) / len(errs)
         within = sum(abs(e) <= 0.15 for e in errs) / len(errs)
-        print(f"{split:8} {kind:24} {len(errs):4} {mae * 100:6.1f}% {bias * 100:+6.1f}% {within * 100:5.0f}%")
+        print(f"{family:7} {split:8} {kind:12} {len(errs):4} {mae * 100:6.1f}% {bias * 100:+6.1f}% {within * 100:5.0f}%")
 
 
 if __name__ == "__main__":

@@ -146,8 +146,9 @@ class Run {
   }
 
   void Deliver(const Request& request);
-  // Closed-loop client: waits until fewer than max_concurrency requests are in flight.
-  void WaitForSlot();
+  // Closed-loop client: waits until fewer than max_concurrency requests are in flight; returns
+  // when the slot it takes freed (-inf when one was free already).
+  double WaitForSlot();
   // Hands the requests finished since the last call to the closed-loop client.
   void NoteCompletions();
   // Yields until every request arriving at `now` has been delivered.
@@ -366,13 +367,15 @@ void Run::Arrivals() {
     last_arrival = request.arrival_s;
     next_arrival_s_ = request.arrival_s;
     if (request.arrival_s > sg::Engine::get_clock()) sg::this_actor::sleep_until(request.arrival_s);
-    if (config_.max_concurrency > 0) WaitForSlot();
-    if (const double delay = client_noise.SendDelay(); delay > 0) {
-      next_arrival_s_ = sg::Engine::get_clock() + delay;
-      sg::this_actor::sleep_for(delay);
+    // Due at its arrival, or (closed loop) when a slot frees, whichever is later.
+    double due = request.arrival_s;
+    if (config_.max_concurrency > 0) due = std::max(due, WaitForSlot());
+    // The client's own delay, each request's independent of the others' (no accumulation).
+    if (const double delay = client_noise.SendDelay(); delay > 0 && due + delay > sg::Engine::get_clock()) {
+      next_arrival_s_ = due + delay;
+      sg::this_actor::sleep_until(due + delay);
     }
-    // Sent when a slot freed (or late by the client's own delay): its latencies count from
-    // then, as the client measures them.
+    // Sent now: its latencies count from here, as the client measures them.
     request.arrival_s = std::max(request.arrival_s, sg::Engine::get_clock());
     Deliver(request);
   }
@@ -382,7 +385,8 @@ void Run::Arrivals() {
 }
 
 
-void Run::WaitForSlot() {
+double Run::WaitForSlot() {
+  double freed = -kInfinity;
   while (in_flight_ >= config_.max_concurrency && error_.ok()) {
     if (client_done_.empty()) {
       next_arrival_s_ = kInfinity;  // nothing arrives before a completion
@@ -394,12 +398,14 @@ void Run::WaitForSlot() {
     const double finished = client_done_.top();
     client_done_.pop();
     --in_flight_;
+    freed = std::max(freed, finished);
     if (finished > sg::Engine::get_clock()) {
       next_arrival_s_ = finished;
       sg::this_actor::sleep_until(finished);
     }
   }
   next_arrival_s_ = sg::Engine::get_clock();
+  return freed;
 }
 
 void Run::NoteCompletions() {
