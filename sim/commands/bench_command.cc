@@ -330,20 +330,7 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
     }
     absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, requests, send_times, 1);
     if (!run.ok()) return run.status();
-    std::vector<bench::RequestOutcome> outcomes;
-    for (const bench::ClientRequestOutcome& r : run->requests()) {
-      bench::RequestOutcome outcome;
-      outcome.success = r.success();
-      outcome.prompt_len = r.prompt_len();
-      outcome.output_tokens = r.output_tokens();
-      outcome.start_time = r.start_time();
-      outcome.queue_time = r.queue_time();
-      outcome.ttft = r.ttft();
-      outcome.latency = r.latency();
-      outcome.itl.assign(r.itl().begin(), r.itl().end());
-      outcome.error = r.error();
-      outcomes.push_back(std::move(outcome));
-    }
+    const std::vector<bench::RequestOutcome> outcomes = Outcomes(*run);
     bench::ServeRunInfo info;
     info.request_rate = o.self_timed ? std::numeric_limits<double>::infinity() : rate;
     info.burstiness = o.burstiness;

@@ -345,7 +345,7 @@ void Run::TransferKv(int from, Sequence* seq) {
 void Run::Arrivals() {
   Request request;
   double last_arrival = 0;
-  RunNoise client_noise(config_.noise, /*stream=*/0);
+  RunNoise client_noise(config_.noise, "client");
   while (error_.ok()) {
     absl::StatusOr<bool> more = source_.Next(&request);
     if (!more.ok()) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/cost/iteration_cost.h"
@@ -69,7 +70,7 @@ class Replica {
   void SetFrontEnd(FrontEnd* front_end) { front_end_ = front_end; }
   // Run-to-run variation: every iteration's time times a seeded random factor of mean 1.
   void SetNoise(const RunNoiseSpec& spec) {
-    if (spec.iteration_sigma > 0) noise_ = std::make_unique<RunNoise>(spec, static_cast<uint64_t>(index_) + 1);
+    if (spec.iteration_sigma > 0) noise_ = std::make_unique<RunNoise>(spec, "replica" + std::to_string(index_));
   }
   // A decode replica: a sequence on its way (its KV in transfer) counts in the load from the
   // moment it is routed here; it then arrives (EnqueueIncoming, ownership taken) or finishes

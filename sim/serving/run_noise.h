@@ -8,7 +8,9 @@
 #define INFERGRID_SIM_SERVING_RUN_NOISE_H_
 
 #include <cstdint>
-#include <random>
+
+#include "absl/strings/string_view.h"
+#include "traces/random_streams.h"
 
 namespace infergrid {
 
@@ -19,20 +21,19 @@ struct RunNoiseSpec {
   bool enabled() const { return iteration_sigma > 0 || send_jitter_s > 0; }
 };
 
-// One stream of draws; streams for different purposes (each replica, the client) take
-// different `stream` numbers so that adding a replica does not shift another's draws.
+// One stream of draws (traces/random_streams.h: the same numbers with any compiler); streams for
+// different purposes ("client", "replica0", ...) are independent, so adding a replica does not
+// shift another's draws.
 class RunNoise {
  public:
-  RunNoise(const RunNoiseSpec& spec, uint64_t stream);
+  RunNoise(const RunNoiseSpec& spec, absl::string_view stream);
   // exp(sigma Z - sigma^2 / 2), Z standard normal: mean 1.
   double IterationFactor();
   double SendDelay();
 
  private:
   RunNoiseSpec spec_;
-  std::mt19937_64 rng_;
-  std::normal_distribution<double> normal_;
-  std::exponential_distribution<double> exponential_;
+  RandomStream random_;
 };
 
 }  // namespace infergrid
