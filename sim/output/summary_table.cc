@@ -42,7 +42,8 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
   absl::StrAppend(&out, "  workload     ", workload, "\n");
   absl::StrAppend(&out, "  cost model   ", s.cost_model().description(), " (", s.cost_model().reason(), ")\n");
   if (!c.front_end().empty()) {
-    absl::StrAppend(&out, "  front end    ", c.front_end(), " per replica");
+    absl::StrAppend(&out, "  front end    ", c.front_end(),
+                    c.front_end() == "off" ? " (--front-end=false: the engine alone)" : " per replica");
     if (c.iteration_noise() > 0 || c.send_jitter_s() > 0) {
       absl::StrAppend(&out, "; noise: iterations x lognormal(", c.iteration_noise(), "), sends +",
                       Fixed(c.send_jitter_s() * 1e3, 2), " ms mean");
