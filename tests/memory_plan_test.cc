@@ -524,6 +524,29 @@ TEST(EngineDefaults, SglangFractions) {
   EXPECT_DOUBLE_EQ(Explain(r).stages[0].req_to_token_bytes, 513.0 * 131076 * 4);
 }
 
+// SGLang 0.5.3's reserve: 512 + 1.5 x max(chunk, 2048) + 2 x cuda_graph_max_bs + 128 x TP x PP
+// MiB, at least 10 GiB above 60 GiB; fraction = round((M - reserve) / M, 3).
+TEST(EngineDefaults, Sglang053ReservesByChunkGraphBatchAndGpus) {
+  MemoryPlanRequest r = Request("sglang@0.5.3", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
+  // H100 (81,559 MiB), TP1: 512 + 1.5 x 8192 + 2 x 256 + 128 = 13,440 MiB -> 0.8352.
+  EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.835);
+  // H200 (143,771 MiB), TP1: the same 13,440 MiB -> 0.9065; TP4: 512 + 12,288 + 2 x 512 + 512
+  // = 14,336 MiB -> 0.9003.
+  r.gpu = Gpu("h200-sxm");
+  EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.907);
+  r.tensor_parallel = 4;
+  r.model = Model("llama-3.1-70b");
+  EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.9);
+  // L40S (46,068 MiB) chunks at 4096: 512 + 6144 + 512 + 128 = 7,296 MiB, no 10 GiB floor below
+  // 60 GiB -> 0.8416.
+  r = Request("sglang@0.5.3", "llama-3.1-8b", "bf16", Gpu("l40s"));
+  EXPECT_EQ(Explain(r).max_num_batched_tokens, 4096);
+  EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.842);
+  // 0.4.9 chunks 8192 there and keeps its own table.
+  r.engine = "sglang@0.4.9";
+  EXPECT_EQ(Explain(r).max_num_batched_tokens, 8192);
+}
+
 TEST(EngineFractions, TensorRtFractionAppliesToWhatRemains) {
   MemoryPlanRequest r = Request("trtllm", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
   const MemoryPlanDetail full = Explain(r);
@@ -584,7 +607,7 @@ TEST(EnginePersonalities, WatermarkMustBeASmallFraction) {
 TEST(EnginePersonalities, VersionsResolve) {
   EXPECT_THAT(EnginePersonalityNames(),
               ::testing::IsSupersetOf({"vllm-v1@0.11", "vllm-v1@0.19", "vllm-v1@0.21", "vllm-v0@0.6.5",
-                                       "sglang@0.4.1", "sglang@0.4.9", "trtllm@pytorch", "trtllm@cpp"}));
+                                       "sglang@0.4.1", "sglang@0.4.9", "sglang@0.5.3", "trtllm@pytorch", "trtllm@cpp"}));
   EXPECT_EQ(PersonalityName(*ResolveEnginePersonality("vllm-v1")), "vllm-v1@0.21");
   EXPECT_EQ(PersonalityName(*ResolveEnginePersonality("VLLM-V0")), "vllm-v0@0.6.5");
   EXPECT_EQ(PersonalityName(*ResolveEnginePersonality("sglang")), "sglang@0.4.9");

@@ -1,6 +1,7 @@
 // SGLang: no activation profile. The fraction applies to the memory free before weights load:
 //   rest = (free_before - weights) - free_before * (1 - mem_fraction_static) [- req_to_token pool]
 //   max_total_num_tokens = floor(rest / B_tok)  [rounded down to the page size]
+#include <algorithm>
 #include <cmath>
 
 #include "absl/status/status.h"
@@ -17,6 +18,24 @@ namespace {
 void DefaultFraction(const MemoryPlanRequest& request, const EnginePersonality& p,
                      MemoryPlanDetail* detail) {
   const int64_t total_mib = request.gpu.reported_total_mib();
+  if (p.has_reserve_formula()) {
+    const ReserveFormula& f = p.reserve_formula();
+    const CudaGraphCapture& g = p.execution().cuda_graphs();
+    const int64_t graph_bs =
+        g.large_tp_from() > 0 && request.tensor_parallel >= g.large_tp_from() ? g.max_size_large_tp() : g.max_size();
+    const int64_t chunk = std::max(detail->max_num_batched_tokens, f.min_chunk_tokens());
+    double reserve_mib = f.base_mib() + f.per_chunk_token_mib() * static_cast<double>(chunk) +
+                         f.per_graph_batch_mib() * static_cast<double>(graph_bs) +
+                         f.per_gpu_mib() * request.tensor_parallel * request.pipeline_parallel;
+    if (total_mib > f.min_reserve_above_mib()) reserve_mib = std::max(reserve_mib, f.min_reserve_gib() * 1024);
+    const double m = static_cast<double>(total_mib);
+    detail->fraction = std::round((m - reserve_mib) / m * 1000) / 1000;
+    detail->fraction_origin = absl::StrFormat(
+        "default: reserve %.0f MiB (%.0f + %.1f x max(%d, %d) chunk + %.0f x %d graph batch + %.0f x TP x PP) of %d MiB",
+        reserve_mib, f.base_mib(), f.per_chunk_token_mib(), detail->max_num_batched_tokens, f.min_chunk_tokens(),
+        f.per_graph_batch_mib(), graph_bs, f.per_gpu_mib(), total_mib);
+    return;
+  }
   for (const ReserveClass& c : p.reserve_classes()) {
     if (total_mib < c.min_total_mib() || total_mib > c.max_total_mib()) continue;
     const double reserve_gib =
