@@ -1,5 +1,6 @@
 // Tests of hardware/: the GPU catalog's capacities, the peak-based lower bounds and the
 // cluster topology's NVLink domains.
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hardware/gpu_catalog.h"
@@ -54,6 +55,33 @@ TEST(GpuCatalog, UnknownNameAndBadFiles) {
   absl::StatusOr<GpuSpec> bad = ResolveGpu(path);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("reported_total_mib must be positive"));
+}
+
+// Every number is checked where the spec is read, nested ones included: an infinite, NaN or
+// vanishing rate never reaches the event engine (it aborts on infinite work).
+TEST(GpuCatalog, NonFiniteAndVanishingRatesAreRefusedByName) {
+  const std::string base = "name: \"g\"\nreported_total_mib: 81559\nhbm_bytes_per_s: 3.35e12\n";
+  const struct {
+    const char* line;
+    const char* expected;
+  } cases[] = {
+      {"tensor_peaks { fp16_flops: inf }", "tensor_peaks.fp16_flops is inf"},
+      {"tensor_peaks { fp16_flops: 1e-300 }", "tensor_peaks.fp16_flops is 1e-300"},
+      {"tensor_peaks { fp16_flops: 9.9e14 fp8_flops: nan }", "tensor_peaks.fp8_flops is nan"},
+      {"tensor_peaks { fp16_flops: 9.9e14 } nvlink_bytes_per_s: -1", "nvlink_bytes_per_s is -1"},
+      {"tensor_peaks { fp16_flops: 9.9e14 } price_usd_per_gpu_hour: 1e300", "price_usd_per_gpu_hour is 1e+300"},
+  };
+  for (const auto& c : cases) {
+    const std::string path =
+        testing::WriteFile(testing::TestDir() / "g.textproto", absl::StrCat(base, c.line, "\n"));
+    absl::StatusOr<GpuSpec> bad = ResolveGpu(path);
+    ASSERT_FALSE(bad.ok()) << c.line;
+    EXPECT_THAT(bad.status().message(), HasSubstr(c.expected)) << c.line;
+    EXPECT_THAT(bad.status().message(), HasSubstr(path)) << c.line;
+  }
+  const std::string good = testing::WriteFile(testing::TestDir() / "g.textproto",
+                                              absl::StrCat(base, "tensor_peaks { fp16_flops: 9.9e14 }\n"));
+  EXPECT_TRUE(ResolveGpu(good).ok());
 }
 
 // Lesson section 6.4: 989 TFLOP/s / 3.35 TB/s = 295 FLOP/byte; section 10 exercise 3.
