@@ -301,6 +301,47 @@ absl::Status ReadBenchLists(const std::vector<std::pair<std::string, std::string
   return absl::OkStatus();
 }
 
+// --client: whose benchmark client serve mirrors; genai-perf's own flags only with it.
+absl::Status ReadClient(BenchMode mode, const FlagValues& flags, BenchOptions& o) {
+  o.client = flags.Get(FLAGS_client);
+  if (o.client != "vllm" && o.client != "sglang" && o.client != "genai-perf") {
+    return UsageError(absl::StrCat("--client: expected vllm, sglang or genai-perf, got '", o.client, "'"));
+  }
+  if (o.client != "vllm" && mode != BenchMode::kServe) {
+    return UsageError("--client: only bench serve mirrors another engine's client");
+  }
+  for (const char* flag : {"measurement_interval", "stability_percentage", "max_trials", "warmup_request_count",
+                           "request_count", "request_distribution", "profile_export_file"}) {
+    if (flags.IsSet(flag) && o.client != "genai-perf") {
+      return UsageError(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}), " is a genai-perf flag (--client=genai-perf)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// serve's load (rates, burstiness), its reports and its client's own settings.
+absl::Status ReadServe(const FlagValues& flags, BenchOptions& o) {
+  absl::StatusOr<std::vector<double>> rates = ReadRequestRates(flags.Get(FLAGS_request_rate));
+  if (!rates.ok()) return rates.status();
+  o.request_rates = *std::move(rates);
+  if (o.self_timed && flags.IsSet("request_rate")) {
+    return UsageError("--self-timed sends at the trace's times: --request-rate does not apply");
+  }
+  o.burstiness = flags.Get(FLAGS_burstiness);
+  if (!(o.burstiness > 0)) return UsageError("--burstiness must be positive");
+  if (o.client == "sglang" && flags.IsSet("burstiness")) {
+    return UsageError("--burstiness: SGLang's bench_serving sends a Poisson process (np.random.exponential)");
+  }
+  if (absl::Status s = ReadServeReports(flags, o); !s.ok()) return s;
+  if (o.client == "genai-perf") {
+    if (absl::Status s = ReadGenaiPerf(flags, o); !s.ok()) return s;
+  }
+  if (o.request_rates.size() > 1 && o.save_result && !o.result_filename.empty() && !o.append_result) {
+    return UsageError("--result-filename with several --request-rate values: add --append-result (one JSON line per rate)");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& given) {
   absl::StatusOr<FlagValues> flags = ResolveAliases(given);
   if (!flags.ok()) return flags.status();
@@ -312,19 +353,7 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
   }
   BenchOptions o;
   o.mode = mode;
-  o.client = flags->Get(FLAGS_client);
-  if (o.client != "vllm" && o.client != "sglang" && o.client != "genai-perf") {
-    return UsageError(absl::StrCat("--client: expected vllm, sglang or genai-perf, got '", o.client, "'"));
-  }
-  if (o.client != "vllm" && mode != BenchMode::kServe) {
-    return UsageError("--client: only bench serve mirrors another engine's client");
-  }
-  for (const char* flag : {"measurement_interval", "stability_percentage", "max_trials", "warmup_request_count",
-                           "request_count", "request_distribution", "profile_export_file"}) {
-    if (flags->IsSet(flag) && o.client != "genai-perf") {
-      return UsageError(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}), " is a genai-perf flag (--client=genai-perf)"));
-    }
-  }
+  if (absl::Status s = ReadClient(mode, *flags, o); !s.ok()) return s;
   absl::StatusOr<SimulateOptions> engine = ReadSimulateOptions(*flags);
   if (!engine.ok()) return engine.status();
   o.engine = *std::move(engine);
@@ -389,24 +418,7 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
     o.request_rates = {std::numeric_limits<double>::infinity()};
     return o;
   }
-  absl::StatusOr<std::vector<double>> rates = ReadRequestRates(flags->Get(FLAGS_request_rate));
-  if (!rates.ok()) return rates.status();
-  o.request_rates = *std::move(rates);
-  if (o.self_timed && flags->IsSet("request_rate")) {
-    return UsageError("--self-timed sends at the trace's times: --request-rate does not apply");
-  }
-  o.burstiness = flags->Get(FLAGS_burstiness);
-  if (!(o.burstiness > 0)) return UsageError("--burstiness must be positive");
-  if (o.client == "sglang" && flags->IsSet("burstiness")) {
-    return UsageError("--burstiness: SGLang's bench_serving sends a Poisson process (np.random.exponential)");
-  }
-  if (absl::Status s = ReadServeReports(*flags, o); !s.ok()) return s;
-  if (o.client == "genai-perf") {
-    if (absl::Status s = ReadGenaiPerf(*flags, o); !s.ok()) return s;
-  }
-  if (o.request_rates.size() > 1 && o.save_result && !o.result_filename.empty() && !o.append_result) {
-    return UsageError("--result-filename with several --request-rate values: add --append-result (one JSON line per rate)");
-  }
+  if (absl::Status s = ReadServe(*flags, o); !s.ok()) return s;
   return o;
 }
 

@@ -25,11 +25,10 @@ void AddLatencyRow(format::TextTable& table, const std::string& name, const Late
 
 std::string Percent(double fraction) { return absl::StrCat(Fixed(100 * fraction, 1), "%"); }
 
-}  // namespace
-
-std::string RenderSummaryTable(const SimulationSummary& s, const std::string& title) {
+// The lines under the title: workload, cost model, front end (and noise), KV cache.
+std::string RenderSetup(const SimulationSummary& s) {
   const SimulationConfig& c = s.config();
-  std::string out = absl::StrCat("InferGrid simulate: ", title, ", ", c.scheduler(), " scheduler\n");
+  std::string out;
   std::string workload;
   if (c.workload() == "trace") {
     workload = absl::StrCat("trace ", c.trace());
@@ -54,7 +53,15 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
   absl::StrAppend(&out, "  KV cache     ", Grouped(m.num_gpu_blocks()), " blocks x ", c.block_size(),
                   " tokens = ", Grouped(m.kv_tokens()), " tokens per replica (", c.kv_cache_dtype(), ", ",
                   Fixed(m.kv_cache_bytes_per_gpu() / kGiB, 2), " GiB per GPU, plan ", m.plan_engine(), ")\n\n");
+  return out;
+}
 
+}  // namespace
+
+std::string RenderSummaryTable(const SimulationSummary& s, const std::string& title) {
+  const SimulationConfig& c = s.config();
+  std::string out = absl::StrCat("InferGrid simulate: ", title, ", ", c.scheduler(), " scheduler\n");
+  absl::StrAppend(&out, RenderSetup(s));
   format::TextTable table({"latency (ms)", "mean", "p50", "p90", "p95", "p99", "p99.9", "max", "count"});
   AddLatencyRow(table, "TTFT", s.ttft());
   AddLatencyRow(table, "TPOT", s.tpot());

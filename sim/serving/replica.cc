@@ -113,7 +113,9 @@ bool Replica::Plan(double start_s) {
   shape_.decode_context_tokens.clear();
   IterationRecord& r = record_;
   r = IterationRecord{};
+  emitting_ = 0;
   for (const ScheduledWork& w : plan_.work) {
+    emitting_ += w.seq->computed + w.new_tokens == w.seq->TotalTokens() ? 1 : 0;  // drafts ride along
     if (w.decode) {
       shape_.decode_context_tokens.push_back(w.seq->computed);
       ++r.decode_seqs;
@@ -209,13 +211,7 @@ void Replica::Speculate(Sequence& seq, double time_s) {
 
 void Replica::Complete(double start_s, double end_s, double communication_s) {
   double delivered_s = end_s + cost_.output_delay_s;
-  if (front_end_ != nullptr && !handoff_) {
-    int64_t tokens = 0;
-    for (const ScheduledWork& w : plan_.work) {
-      tokens += w.seq->computed + w.new_tokens == w.seq->TotalTokens() ? 1 : 0;  // drafts ride along
-    }
-    if (tokens > 0) delivered_s = front_end_->Outbound(delivered_s, tokens);
-  }
+  if (front_end_ != nullptr && !handoff_ && emitting_ > 0) delivered_s = front_end_->Outbound(delivered_s, emitting_);
   for (const ScheduledWork& w : plan_.work) {
     Sequence* seq = w.seq;
     seq->computed += w.new_tokens;

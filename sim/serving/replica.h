@@ -163,6 +163,7 @@ class Replica {
   Handoff handoff_;                          // set on prefill-only replicas
   int64_t incoming_ = 0;                     // sequences whose KV is in transfer to here
   FrontEnd* front_end_ = nullptr;
+  int64_t emitting_ = 0;                     // sequences of the planned batch that sample a token
   std::unique_ptr<RunNoise> noise_;
 };
 
