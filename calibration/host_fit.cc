@@ -1,7 +1,6 @@
 #include "calibration/host_fit.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -11,71 +10,99 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "calibration/vidur_csv.h"
 
 namespace infergrid {
 namespace {
 
-// A fitted phase: the source column, and whether a TP > 1 term is fitted.
+// A fitted phase: the source column and the terms beside base + per sequence. Each phase keeps
+// a term only where it lowers the held-out error (each model left out): the TP > 1 term for
+// preparing inputs (the broadcast to the workers), the model's launch, sampling and output
+// processing; the vocabulary term (per sequence per vocabulary entry) for sampling, whose work
+// on the logits grows with the vocabulary (Qwen-72B's 152K entries cost twice Llama-2's 32K).
 struct PhaseColumn {
   const char* name;
   const char* column;
   bool tensor_parallel_term;
+  bool vocabulary_term;
 };
 
 // The phases of a decode step. Sampling and preparing inputs are the end-to-end times (host
 // work plus waiting for the transfers they start); the model's launch is the host time to
 // start the forward (a CUDA-graph replay); the forward itself is the GPU cost model's.
 constexpr PhaseColumn kPhases[] = {
-    {"schedule", "schedule_mean", false},
-    {"prepare_inputs", "prepare_inputs_e2e_mean", true},
-    {"launch", "model_execution_launch_mean", false},
-    {"sample", "sampler_e2e_mean", false},
-    {"process_outputs", "process_model_outputs_mean", false},
+    {"schedule", "schedule_mean", false, false},
+    {"prepare_inputs", "prepare_inputs_e2e_mean", true, false},
+    {"launch", "model_execution_launch_mean", true, false},
+    {"sample", "sampler_e2e_mean", true, true},
+    {"process_outputs", "process_model_outputs_mean", true, false},
+};
+
+// The vocabularies of the models vidur profiled (`vocab_size` of each checkpoint's
+// config.json on Hugging Face): the table names the model, not its vocabulary.
+struct ProfiledVocabulary {
+  const char* model;
+  int64_t vocab_size;
+};
+constexpr ProfiledVocabulary kProfiledVocabularies[] = {
+    {"codellama/CodeLlama-34b-Instruct-hf", 32000}, {"meta-llama/Llama-2-7b-hf", 32000},
+    {"meta-llama/Llama-2-70b-hf", 32000},           {"microsoft/phi-2", 51200},
+    {"internlm/internlm-20b", 103168},              {"Qwen/Qwen-72B", 152064},
 };
 
 absl::Status LineError(const std::string& path, int line, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
 }
 
-// Least squares of y on [1, x, z] (z only when `with_z`): returns {a, b, c}.
-std::array<double, 3> Fit(const std::vector<double>& x, const std::vector<double>& z,
-                          const std::vector<double>& y, bool with_z) {
-  const int k = with_z ? 3 : 2;
-  double ata[3][3] = {}, aty[3] = {};
+// The regressors of one row for `phase`: 1, batch, [batch x vocabulary], [TP > 1].
+std::vector<double> Regressors(const HostOverheadRow& r, const PhaseColumn& phase) {
+  std::vector<double> x = {1, static_cast<double>(r.batch_size)};
+  if (phase.vocabulary_term) x.push_back(static_cast<double>(r.batch_size) * static_cast<double>(r.vocab_size));
+  if (phase.tensor_parallel_term) x.push_back(r.tensor_parallel > 1 ? 1 : 0);
+  return x;
+}
+
+// Least squares of y on the rows of `a` (at most 4 columns), by Gaussian elimination with
+// partial pivoting on the normal equations; zeros when they are singular.
+std::vector<double> Fit(const std::vector<std::vector<double>>& a, const std::vector<double>& y) {
+  const size_t k = a.empty() ? 0 : a[0].size();
+  double ata[4][4] = {}, aty[4] = {};
   for (size_t i = 0; i < y.size(); ++i) {
-    const double row[3] = {1, x[i], z[i]};
-    for (int r = 0; r < k; ++r) {
-      aty[r] += row[r] * y[i];
-      for (int c = 0; c < k; ++c) ata[r][c] += row[r] * row[c];
+    for (size_t r = 0; r < k; ++r) {
+      aty[r] += a[i][r] * y[i];
+      for (size_t c = 0; c < k; ++c) ata[r][c] += a[i][r] * a[i][c];
     }
   }
-  // Gaussian elimination with partial pivoting on the k x k normal equations.
-  for (int col = 0; col < k; ++col) {
-    int pivot = col;
-    for (int r = col + 1; r < k; ++r) {
+  std::vector<double> beta(k, 0.0);
+  for (size_t col = 0; col < k; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < k; ++r) {
       if (std::abs(ata[r][col]) > std::abs(ata[pivot][col])) pivot = r;
     }
     std::swap(ata[col], ata[pivot]);
     std::swap(aty[col], aty[pivot]);
-    if (std::abs(ata[col][col]) < 1e-300) return {0, 0, 0};
-    for (int r = col + 1; r < k; ++r) {
+    if (std::abs(ata[col][col]) < 1e-300) return beta;
+    for (size_t r = col + 1; r < k; ++r) {
       const double f = ata[r][col] / ata[col][col];
-      for (int c = col; c < k; ++c) ata[r][c] -= f * ata[col][c];
+      for (size_t c = col; c < k; ++c) ata[r][c] -= f * ata[col][c];
       aty[r] -= f * aty[col];
     }
   }
-  std::array<double, 3> beta{};
-  for (int r = k - 1; r >= 0; --r) {
+  for (size_t r = k; r-- > 0;) {
     double v = aty[r];
-    for (int c = r + 1; c < k; ++c) v -= ata[r][c] * beta[static_cast<size_t>(c)];
-    beta[static_cast<size_t>(r)] = v / ata[r][r];
+    for (size_t c = r + 1; c < k; ++c) v -= ata[r][c] * beta[c];
+    beta[r] = v / ata[r][r];
   }
   return beta;
 }
 
-double Predict(const std::array<double, 3>& beta, double x, double z) { return beta[0] + beta[1] * x + beta[2] * z; }
+double Predict(const std::vector<double>& beta, const std::vector<double>& x) {
+  double y = 0;
+  for (size_t i = 0; i < beta.size(); ++i) y += beta[i] * x[i];
+  return y;
+}
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -85,16 +112,25 @@ double Median(std::vector<double> v) {
 }
 
 // The fit of one phase on the rows `use` selects.
-std::array<double, 3> FitPhase(const std::vector<HostOverheadRow>& rows, const PhaseColumn& phase,
-                               const std::function<bool(const HostOverheadRow&)>& use) {
-  std::vector<double> x, z, y;
+std::vector<double> FitPhase(const std::vector<HostOverheadRow>& rows, const PhaseColumn& phase,
+                             const std::function<bool(const HostOverheadRow&)>& use) {
+  std::vector<std::vector<double>> a;
+  std::vector<double> y;
   for (const HostOverheadRow& r : rows) {
     if (!use(r)) continue;
-    x.push_back(r.batch_size);
-    z.push_back(r.tensor_parallel > 1 ? 1 : 0);
+    a.push_back(Regressors(r, phase));
     y.push_back(r.mean_s.at(phase.column));
   }
-  return Fit(x, z, y, phase.tensor_parallel_term);
+  return Fit(a, y);
+}
+
+// The fitted line as a phase: base, per sequence, then the terms the phase has.
+void SetTerms(const PhaseColumn& p, const std::vector<double>& beta, HostPhase& phase) {
+  size_t i = 0;
+  phase.set_base_s(beta[i++]);
+  phase.set_per_sequence_s(beta[i++]);
+  if (p.vocabulary_term) phase.set_per_sequence_vocab_s(beta[i++]);
+  if (p.tensor_parallel_term) phase.set_tensor_parallel_s(beta[i++]);
 }
 
 }  // namespace
@@ -125,6 +161,15 @@ absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_
     HostOverheadRow row;
     row.line = line;
     row.model = fields[index["model_name"]];
+    for (const ProfiledVocabulary& v : kProfiledVocabularies) {
+      if (row.model == v.model) row.vocab_size = v.vocab_size;
+    }
+    if (row.vocab_size == 0) {
+      std::vector<std::string> known;
+      for (const ProfiledVocabulary& v : kProfiledVocabularies) known.emplace_back(v.model);
+      return LineError(path, line, absl::StrCat("model '", row.model, "': its vocabulary size is not known (the sample "
+                                                "phase grows with it); known: ", absl::StrJoin(known, ", ")));
+    }
     double batch = 0, tp = 0;
     if (!absl::SimpleAtod(fields[index["batch_size"]], &batch) || batch < 1 || batch != std::floor(batch) ||
         !absl::SimpleAtod(fields[index["tensor_parallel_degree"]], &tp) || tp < 1 || tp != std::floor(tp)) {
@@ -164,27 +209,27 @@ absl::StatusOr<HostCalibration> FitHostCalibration(const std::vector<HostOverhea
   input.set_rows(static_cast<int32_t>(rows.size()));
   input.set_description(absl::StrCat("mean host ms per decode step and phase over batch size, TP and ",
                                      models.size(), " models"));
-  prov.set_tool("infergrid calibrate host v1");
+  prov.set_tool("infergrid calibrate host v2");
+  double vocabulary_sum = 0;
+  for (const HostOverheadRow& r : rows) vocabulary_sum += static_cast<double>(r.vocab_size);
+  h.set_reference_vocab_size(vocabulary_sum / static_cast<double>(rows.size()));
   std::vector<double> step_errors;
   std::map<std::pair<std::string, int>, std::pair<double, double>> step;  // (model, line) -> predicted, measured
   for (const PhaseColumn& p : kPhases) {
-    const std::array<double, 3> all = FitPhase(rows, p, [](const HostOverheadRow&) { return true; });
+    const std::vector<double> all = FitPhase(rows, p, [](const HostOverheadRow&) { return true; });
     HostPhase& phase = *h.add_phases();
     phase.set_name(p.name);
     phase.set_measured_as(p.column);
-    phase.set_base_s(all[0]);
-    phase.set_per_sequence_s(all[1]);
-    phase.set_tensor_parallel_s(all[2]);
+    SetTerms(p, all, phase);
     phase.set_rows(static_cast<int32_t>(rows.size()));
     double in_sum = 0, out_sum = 0;
     std::vector<double> out_abs;
     for (const std::string& left_out : models) {
-      const std::array<double, 3> fit = FitPhase(rows, p, [&](const HostOverheadRow& r) { return r.model != left_out; });
+      const std::vector<double> fit = FitPhase(rows, p, [&](const HostOverheadRow& r) { return r.model != left_out; });
       for (const HostOverheadRow& r : rows) {
         if (r.model != left_out) continue;
-        const double z = r.tensor_parallel > 1 ? 1 : 0;
         const double measured = r.mean_s.at(p.column);
-        const double predicted = Predict(fit, r.batch_size, z);
+        const double predicted = Predict(fit, Regressors(r, p));
         out_sum += std::abs(predicted - measured) / measured;
         out_abs.push_back(std::abs(predicted - measured));
         auto& [pred, meas] = step[{r.model, r.line}];
@@ -194,7 +239,7 @@ absl::StatusOr<HostCalibration> FitHostCalibration(const std::vector<HostOverhea
     }
     for (const HostOverheadRow& r : rows) {
       const double measured = r.mean_s.at(p.column);
-      in_sum += std::abs(Predict(all, r.batch_size, r.tensor_parallel > 1 ? 1 : 0) - measured) / measured;
+      in_sum += std::abs(Predict(all, Regressors(r, p)) - measured) / measured;
     }
     phase.set_held_in_mape(in_sum / static_cast<double>(rows.size()));
     phase.set_held_out_mape(out_sum / static_cast<double>(rows.size()));

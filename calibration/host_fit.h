@@ -1,13 +1,15 @@
 // Fits an engine's host time per iteration from vidur's CPU-overhead table
 // (../shared/data/measurements/a100/vllm_legacy_cpu_overheads.csv: mean milliseconds of each
 // phase of an early vLLM's decode step over batch size, tensor parallelism and six models).
-// Each phase is fitted as base + per-sequence x batch (+ a TP > 1 term for preparing inputs,
-// which then include the broadcast to the workers) by least squares over every row; held-out
-// errors leave one model out at a time. The Ray RPC time of that engine is not fitted: the
+// Each phase is fitted as base + per-sequence x batch, plus the terms that lower its held-out
+// error (a TP > 1 step cost; for sampling, a cost per sequence per vocabulary entry, the
+// vocabulary taken from a table of the six profiled checkpoints), by least squares over every
+// row; held-out errors leave one model out at a time. The Ray RPC time of that engine is not fitted: the
 // engines modelled run their workers without Ray.
 #ifndef INFERGRID_CALIBRATION_HOST_FIT_H_
 #define INFERGRID_CALIBRATION_HOST_FIT_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@ struct HostOverheadRow {
   std::string model;
   int batch_size = 0;
   int tensor_parallel = 1;
+  int64_t vocab_size = 0;  // the model's config.json vocab_size
   std::map<std::string, double> mean_s;  // source column -> seconds
 };
 

@@ -22,9 +22,10 @@ absl::StatusOr<HostCalibration> ResolveHostCalibration(absl::string_view name);
 // The phase named `name`, or null.
 const HostPhase* FindHostPhase(const HostCalibration& calibration, absl::string_view name);
 
-// Seconds of `phase` for a batch of `sequences` on `tensor_parallel` GPUs, on the measured host.
-inline double HostPhaseSeconds(const HostPhase& phase, double sequences, int tensor_parallel) {
-  return phase.base_s() + phase.per_sequence_s() * sequences +
+// Seconds of `phase` for a batch of `sequences` of a model with `vocab_size` entries on
+// `tensor_parallel` GPUs, on the measured host.
+inline double HostPhaseSeconds(const HostPhase& phase, double sequences, int tensor_parallel, double vocab_size) {
+  return phase.base_s() + (phase.per_sequence_s() + phase.per_sequence_vocab_s() * vocab_size) * sequences +
          (tensor_parallel > 1 ? phase.tensor_parallel_s() : 0.0);
 }
 

@@ -279,6 +279,8 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
   c.engine = PersonalityName(p);
   c.cpu_speed = o.cpu_speed;
   c.overlap = o.overlap_disabled_by.empty();
+  // As BuildExecutionPolicy resolves it: the flag, else the engine's default.
+  c.num_scheduler_steps = o.num_scheduler_steps > 0 ? o.num_scheduler_steps : std::max(1, p.execution().num_scheduler_steps());
   c.custom_all_reduce = o.custom_all_reduce;
   c.expert_parallel = o.expert_parallel;
   const cli::SpeculativeOptions& s = o.speculative;

@@ -87,6 +87,8 @@ absl::StatusOr<std::unique_ptr<IterationCostModel>> WithHostTime(const CostModel
   options.tensor_parallel = request.tensor_parallel;
   options.host_speed = request.cpu_speed;
   options.overlap = request.overlap;
+  options.vocab_size = request.model.vocab_size();
+  options.multi_step = request.num_scheduler_steps > 1;
   absl::StatusOr<HostTimeModel> host = HostTimeModel::Create(*request.execution, *calibration, options);
   if (!host.ok()) return absl::InvalidArgumentError(absl::StrCat(request.engine, ": ", host.status().message()));
   return std::unique_ptr<IterationCostModel>(

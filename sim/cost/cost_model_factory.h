@@ -70,6 +70,7 @@ struct CostModelRequest {
   std::string engine;                   // "vllm-v1@0.21", for descriptions
   double cpu_speed = 1;                 // host speed relative to the host calibration's host
   bool overlap = true;                  // false: the engine's overlap switched off
+  int num_scheduler_steps = 1;          // > 1: multi-step scheduling (host phases move)
   bool custom_all_reduce = true;        // false: NCCL only (--disable-custom-all-reduce)
   ExpertParallelism expert_parallel;    // experts whole per GPU; their dispatch (calibrated model)
   std::optional<SpeculativeCostRequest> speculation;  // unset: no speculative decoding

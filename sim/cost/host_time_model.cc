@@ -7,6 +7,17 @@
 
 namespace infergrid {
 
+namespace {
+
+// Without overlap, phases placed under a forward move to execution.placement_without_overlap.
+HostPlacement WithOverlap(HostPlacement placement, const ExecutionModel& execution, bool overlap) {
+  if (overlap || (placement != UNDER_GPU && placement != UNDER_NEXT_STEP)) return placement;
+  return execution.placement_without_overlap() != HOST_PLACEMENT_UNSPECIFIED ? execution.placement_without_overlap()
+                                                                            : AFTER_GPU;
+}
+
+}  // namespace
+
 absl::StatusOr<HostTimeModel> HostTimeModel::Create(const ExecutionModel& execution,
                                                     const HostCalibration& calibration,
                                                     const HostTimeOptions& options) {
@@ -25,12 +36,16 @@ absl::StatusOr<HostTimeModel> HostTimeModel::Create(const ExecutionModel& execut
     const double scale = (use.relative_cost() > 0 ? use.relative_cost() : 1.0) / options.host_speed;
     // The TP term is a fixed cost of the step when the engine drives several GPUs.
     p.base_s = (fitted->base_s() + (options.tensor_parallel > 1 ? fitted->tensor_parallel_s() : 0)) * scale;
-    p.per_sequence_s = fitted->per_sequence_s() * scale;
-    p.placement = use.placement();
-    if (!options.overlap && (p.placement == UNDER_GPU || p.placement == UNDER_NEXT_STEP)) {
-      p.placement = execution.placement_without_overlap() != HOST_PLACEMENT_UNSPECIFIED
-                        ? execution.placement_without_overlap()
-                        : AFTER_GPU;
+    const double vocabulary = use.vocabulary_term() ? static_cast<double>(options.vocab_size)
+                                                    : calibration.reference_vocab_size();
+    const double vocabulary_s = fitted->per_sequence_vocab_s() * vocabulary * scale;
+    p.placement = WithOverlap(use.placement(), execution, options.overlap);
+    if (options.multi_step && use.per_sequence_placement_multi_step() != HOST_PLACEMENT_UNSPECIFIED) {
+      p.per_sequence_s = vocabulary_s;
+      p.moved_per_sequence_s = fitted->per_sequence_s() * scale;
+      p.moved_placement = WithOverlap(use.per_sequence_placement_multi_step(), execution, options.overlap);
+    } else {
+      p.per_sequence_s = fitted->per_sequence_s() * scale + vocabulary_s;
     }
     p.once_per_schedule = use.once_per_schedule();
     model.phases_.push_back(p);
@@ -44,16 +59,20 @@ HostTimes HostTimeModel::Times(const BatchShape& batch) const {
   for (const Phase& p : phases_) {
     if (p.once_per_schedule && !batch.schedules) continue;
     // A fitted line can go below zero at small batches (launch has a small negative slope).
-    const double seconds = std::max(0.0, p.base_s + p.per_sequence_s * sequences);
-    switch (p.placement) {
-      case BEFORE_GPU: t.before_s += seconds; break;
-      case AFTER_GPU: t.after_s += seconds; break;
-      case UNDER_GPU: t.under_gpu_s += seconds; break;
-      case UNDER_NEXT_STEP: t.under_next_s += seconds; break;
-      default: t.off_path_s += seconds; break;
-    }
+    Add(p.placement, std::max(0.0, p.base_s + p.per_sequence_s * sequences), t);
+    if (p.moved_per_sequence_s != 0) Add(p.moved_placement, std::max(0.0, p.moved_per_sequence_s * sequences), t);
   }
   return t;
+}
+
+void HostTimeModel::Add(HostPlacement placement, double seconds, HostTimes& t) {
+  switch (placement) {
+    case BEFORE_GPU: t.before_s += seconds; break;
+    case AFTER_GPU: t.after_s += seconds; break;
+    case UNDER_GPU: t.under_gpu_s += seconds; break;
+    case UNDER_NEXT_STEP: t.under_next_s += seconds; break;
+    default: t.off_path_s += seconds; break;
+  }
 }
 
 }  // namespace infergrid

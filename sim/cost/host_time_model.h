@@ -1,12 +1,13 @@
 // The engine's host (CPU) work in one iteration: the phases of a fitted host calibration
 // (calibration/host_calibration.proto: schedule, prepare inputs, launch, sample, process
-// outputs, each base + per-sequence cost) placed around the GPU's work the way one engine version
+// outputs, each base + per-sequence cost, sampling's growing with the vocabulary) placed around the GPU's work the way one engine version
 // runs them (its personality's execution.host: before or after the forward on the critical
 // path, under the forward, under the next iteration's forward, or in another process), scaled by
 // the host's speed relative to the calibration's host.
 #ifndef INFERGRID_SIM_COST_HOST_TIME_MODEL_H_
 #define INFERGRID_SIM_COST_HOST_TIME_MODEL_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -29,6 +30,8 @@ struct HostTimeOptions {
   int tensor_parallel = 1;
   double host_speed = 1;     // relative to the calibration's host (2: twice as fast)
   bool overlap = true;       // false: the engine's overlap is switched off (see Create)
+  int64_t vocab_size = 0;    // the model's vocabulary (sampling's per-sequence term)
+  bool multi_step = false;   // --num-scheduler-steps > 1: per_sequence_placement_multi_step applies
 };
 
 class HostTimeModel {
@@ -45,10 +48,13 @@ class HostTimeModel {
  private:
   struct Phase {
     double base_s = 0;
-    double per_sequence_s = 0;
+    double per_sequence_s = 0;           // at `placement`, with the vocabulary term
+    double moved_per_sequence_s = 0;     // at `moved_placement` (multi-step)
     HostPlacement placement = BEFORE_GPU;
+    HostPlacement moved_placement = BEFORE_GPU;
     bool once_per_schedule = false;
   };
+  static void Add(HostPlacement placement, double seconds, HostTimes& t);
   std::vector<Phase> phases_;
 };
 
