@@ -1,5 +1,6 @@
 #include "base/textproto.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -51,7 +52,22 @@ absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
   return absl::OkStatus();
 }
 
+absl::Status CheckRegularFile(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status)) return absl::NotFoundError(absl::StrCat(path, ": cannot open file: no such file"));
+  if (std::filesystem::is_directory(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a folder, not a file"));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a regular file (a FIFO, device or socket is not read: it may never end)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadFileToString(const std::string& path, std::string* contents, size_t max_bytes) {
+  if (absl::Status s = CheckRegularFile(path); !s.ok()) return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
   in.seekg(0, std::ios::end);

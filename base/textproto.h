@@ -18,7 +18,11 @@ absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
                             google::protobuf::Message* message,
                             google::protobuf::TextFormat::ParseInfoTree* locations = nullptr);
 
-// Reads a whole file (at most `max_bytes`) into `contents`; errors name the path.
+// OK when `path` is a regular file (after links); NotFound when it does not exist, and
+// InvalidArgument for a folder, FIFO, device or socket (reading one may block or never end).
+absl::Status CheckRegularFile(const std::string& path);
+
+// Reads a whole regular file (at most `max_bytes`) into `contents`; errors name the path.
 absl::Status ReadFileToString(const std::string& path, std::string* contents,
                               size_t max_bytes = size_t{1} << 30);
 

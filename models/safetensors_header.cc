@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/json_text.h"
+#include "base/textproto.h"
 
 namespace infergrid {
 namespace {
@@ -130,6 +131,7 @@ absl::StatusOr<SafetensorsSummary> ReadSafetensorsHeader(const std::string& path
     }
     return total;
   }
+  if (absl::Status s = CheckRegularFile(path); !s.ok()) return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
   in.seekg(0, std::ios::end);

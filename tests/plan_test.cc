@@ -238,8 +238,9 @@ nlohmann::json SimulateJson(const std::string& flags) {
 
 // The pass rule as docs/plan.md states it, computed from `simulate` alone.
 bool PassesBySimulate(double rate) {
-  const std::string flags = absl::StrFormat("%s --rate=%.6g", kWorkload, rate);
-  const nlohmann::json full = SimulateJson(flags);
+  constexpr char kWorkloadWithoutCount[] = "--cost-model=roofline --workload=azure-conv";
+  const std::string flags = absl::StrFormat("%s --rate=%.6g", kWorkloadWithoutCount, rate);
+  const nlohmann::json full = SimulateJson(absl::StrCat(flags, " --max-requests=60"));
   if (full.empty()) return false;
   const bool slo = full["tpot"]["p99"].get<double>() <= 0.020 && full["ttft"]["p99"].get<double>() <= 0.400 &&
                    full["rejected"].get<int>() == 0 && full["completed"].get<int>() > 0;

@@ -2,6 +2,8 @@
 // them: CSV columns and their errors, time bins, the memory waterfall's arithmetic, the sweep
 // section's means and Pareto rule, the page's escaping and inlined assets, and the commands'
 // bad-input rules (one line, exit 1 or 2, no partial file). The browser check of the drawn page is report_browser_test.cc.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -76,6 +78,15 @@ TEST(ReportCsv, ErrorsNameFileLineAndColumn) {
   EXPECT_THAT(std::string(report::ReadCsvColumns((dir / "missing.csv").string(), {}, [](const report::CsvRow&) {})
                               .message()),
               HasSubstr("missing.csv: cannot open"));
+  // A requests.csv that is a FIFO or a device would block or never end: refused by what it is.
+  const std::string fifo = (dir / "fifo.csv").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& special : {fifo, std::string("/dev/zero")}) {
+    EXPECT_THAT(std::string(report::ReadCsvColumns(special, {{"a"}, {}}, [](const report::CsvRow&) {}).message()),
+                HasSubstr(special + ": not a regular file"));
+  }
+  EXPECT_THAT(std::string(report::ReadCsvColumns(dir.string(), {{"a"}, {}}, [](const report::CsvRow&) {}).message()),
+              HasSubstr(": is a folder, not a file"));
 }
 
 TEST(ReportBins, TimesFallInEqualBinsClampedAtTheEnds) {

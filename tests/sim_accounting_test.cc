@@ -1,4 +1,8 @@
 // The accounting lesson's figures, as they come out of the memory and roofline reports.
+#include <map>
+#include <string>
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/cli/accounting_setup.h"
@@ -15,10 +19,12 @@ class AccountingTest : public ::testing::Test {
  protected:
   // Flags as a command line would give them, later ones winning; each test starts from the
   // defaults.
-  void Set(const std::string& flag, const std::string& value) { args_.push_back("--" + flag + "=" + value); }
+  void Set(const std::string& flag, const std::string& value) { flags_[flag] = value; }
 
   absl::StatusOr<cli::AccountingSetup> Resolve() {
-    absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args_, cli::AccountingFlagNames());
+    std::vector<std::string> args;
+    for (const auto& [flag, value] : flags_) args.push_back("--" + flag + "=" + value);
+    absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, cli::AccountingFlagNames());
     if (!parsed.ok()) return parsed.status();
     return cli::ResolveAccountingSetup(parsed->flags);
   }
@@ -31,7 +37,7 @@ class AccountingTest : public ::testing::Test {
   }
 
  private:
-  std::vector<std::string> args_;
+  std::map<std::string, std::string> flags_;
 };
 
 // Lesson section 5: Llama 3 8B on H100 SXM, batch 1, S = 8,192, FP16 KV.

@@ -1,6 +1,6 @@
 // Command-line parsing: values land in a FlagValues in Abseil's canonical text, the flag
-// registry is never written (so one process can hold several command lines), later values win,
-// an overlay keeps the base's other values, and bad names or values are usage errors.
+// registry is never written (so one process can hold several command lines), a repeated flag
+// and a number not spelled in decimal are refused, an overlay keeps the base's other values, and bad names or values are usage errors.
 #include <string>
 #include <vector>
 
@@ -42,8 +42,17 @@ TEST(CommandLine, ValuesAreTypedAndTheRegistryIsNeverWritten) {
   EXPECT_FALSE(absl::GetFlag(FLAGS_enforce_eager));
 }
 
-TEST(CommandLine, LaterValuesWinAndOverlaysKeepTheRest) {
-  const FlagValues shared = Parse({"--rate=2", "--max-requests=10", "--rate=3"});
+// A flag given twice is refused (the last value would silently win), in either spelling;
+// an overlay (a sweep point, a compare variant) replaces the base's value on purpose.
+TEST(CommandLine, ARepeatedFlagIsRefusedAndOverlaysKeepTheRest) {
+  for (const std::vector<std::string>& twice : {std::vector<std::string>{"--rate=2", "--max-requests=10", "--rate=3"},
+                                                std::vector<std::string>{"--max-num-seqs=8", "--max_num_seqs", "8"}}) {
+    const absl::StatusOr<ParsedCommandLine> parsed = ParseCommandLine(twice, SimulateFlagNames());
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_THAT(parsed.status().message(), HasSubstr("is given twice"));
+    EXPECT_EQ(ExitCodeFor(parsed.status()), kExitUsage);
+  }
+  const FlagValues shared = Parse({"--max-requests=10", "--rate=3"});
   EXPECT_DOUBLE_EQ(shared.Get(FLAGS_rate), 3);
   const FlagValues merged = shared.With(Parse({"--rate=7", "--scheduler=sarathi"}));
   EXPECT_DOUBLE_EQ(merged.Get(FLAGS_rate), 7);
@@ -60,6 +69,13 @@ TEST(CommandLine, UnknownFlagsAndBadValuesAreUsageErrors) {
       {{"--tensor-parallel-size=two"}, "flag --tensor-parallel-size: Illegal value 'two' specified for flag 'tensor_parallel_size'"},
       {{"--enable-prefix-caching=maybe"}, "Illegal value 'maybe'"},
       {{"--max-requests"}, "flag --max-requests needs a value"},
+      // One spelling of a number: decimal. Abseil alone reads 0x10 as 16 and takes inf and nan.
+      {{"--rate=0x10"}, "Illegal value '0x10' specified for flag 'rate'; not a decimal number"},
+      {{"--rate=inf"}, "not a decimal number"},
+      {{"--rate=nan"}, "not a decimal number"},
+      {{"--rate=1e"}, "not a decimal number"},
+      {{"--max-requests=1e3"}, "Illegal value '1e3' specified for flag 'max_requests'; not a decimal integer"},
+      {{"--max-requests=0x10"}, "not a decimal integer"},
   };
   for (const auto& [args, message] : cases) {
     absl::StatusOr<ParsedCommandLine> parsed = ParseCommandLine(args, SimulateFlagNames());
@@ -67,6 +83,14 @@ TEST(CommandLine, UnknownFlagsAndBadValuesAreUsageErrors) {
     EXPECT_EQ(ExitCodeFor(parsed.status()), kExitUsage) << args[0];
     EXPECT_THAT(parsed.status().message(), HasSubstr(message));
   }
+}
+
+TEST(CommandLine, DecimalSpellingsParse) {
+  const FlagValues flags = Parse({"--rate=.5", "--time-scale=1.5e1", "--max-requests=+12", "--cv=2."});
+  EXPECT_DOUBLE_EQ(flags.Get(FLAGS_rate), 0.5);
+  EXPECT_DOUBLE_EQ(flags.Get(FLAGS_time_scale), 15);
+  EXPECT_EQ(flags.Get(FLAGS_max_requests), 12);
+  EXPECT_DOUBLE_EQ(flags.Get(FLAGS_cv), 2);
 }
 
 TEST(CommandLine, PositionalArgumentsAndHelp) {
@@ -82,12 +106,11 @@ TEST(CommandLine, PositionalArgumentsAndHelp) {
 // read them as a list (--batch-size 1 8 16); after "--name=value" or a boolean they follow none.
 TEST(CommandLine, PositionalArgumentsRememberTheFlagTheyFollow) {
   absl::StatusOr<ParsedCommandLine> parsed = ParseCommandLine(
-      {"one", "--trace", "a.csv", "b.csv", "c.csv", "--rate=2", "two", "--trace", "d.csv", "--quiet", "three"},
-      {"trace", "rate", "quiet"});
+      {"one", "--trace", "a.csv", "b.csv", "c.csv", "--rate=2", "two", "--quiet", "three"}, {"trace", "rate", "quiet"});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_THAT(parsed->positional, ::testing::ElementsAre("one", "b.csv", "c.csv", "two", "three"));
   EXPECT_THAT(parsed->positional_after_flag, ::testing::ElementsAre("", "trace", "trace", "", ""));
-  EXPECT_EQ(parsed->flags.Text("trace"), "d.csv");
+  EXPECT_EQ(parsed->flags.Text("trace"), "a.csv");
 }
 
 }  // namespace

@@ -437,6 +437,22 @@ TEST(LogHistogram, QuantilesWithinItsResolution) {
   EXPECT_EQ(h.count(), 10010);
 }
 
+// 1,000 samples at exactly 1.0 (the bottom edge of their bucket, whose centre is 1.0005) and
+// one larger: p99.9 falls between the last two ranks and never reads above the maximum; the
+// smallest quantiles read the minimum, not a bucket centre below or above it.
+TEST(LogHistogram, APercentileNeverPassesTheMaximumOrTheMinimum) {
+  LogHistogram h;
+  h.Add(1.0, 1000);
+  EXPECT_EQ(h.Quantile(0.5), 1.0);
+  EXPECT_EQ(h.Quantile(0.999), 1.0);
+  EXPECT_EQ(h.Quantile(1.0), 1.0);
+  h.Add(1.0001);
+  EXPECT_LE(h.Quantile(0.999), h.max());
+  EXPECT_LE(h.Quantile(0.9999), h.max());
+  EXPECT_EQ(h.Quantile(0), 1.0);
+  EXPECT_EQ(h.min(), 1.0);
+}
+
 // ---------------------------------------------------------------- admission and routing
 
 TEST(Admission, TruncatesRejectsAndKeysPrefixBlocks) {

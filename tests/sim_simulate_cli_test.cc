@@ -117,10 +117,10 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputs) {
 TEST(SimulateCli, OutputsSelectsTheFilesWithoutChangingResults) {
   const fs::path all = testing::TestDir() / "all";
   const fs::path some = testing::TestDir() / "some";
-  const std::string args = "simulate --max-requests=60 --rate=8 --quiet --record-wall-time=false";
-  ASSERT_EQ(RunInfergrid(absl::StrCat(args, " --out=", all.string())).exit_code, 0);
+  const std::string args = "simulate --max-requests=60 --rate=8 --record-wall-time=false";
+  ASSERT_EQ(RunInfergrid(absl::StrCat(args, " --quiet --out=", all.string())).exit_code, 0);
   const testing::CommandResult r =
-      RunInfergrid(absl::StrCat(args, " --quiet=false --out=", some.string(), " --outputs=requests,summary"));
+      RunInfergrid(absl::StrCat(args, " --out=", some.string(), " --outputs=requests,summary"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(absl::StrCat("wrote ", some.string(), "/{summary.json, requests.csv}\n")));
   std::vector<std::string> files;
@@ -151,6 +151,14 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
       {"--model=llama-3-70b", 1, "GiB"},  // 140 GB of bf16 weights on one 80 GB GPU
       {absl::StrCat("--trace=", bad_trace), 1, "bad.csv:3"},
       {absl::StrCat("--trace=", (dir / "missing.csv").string()), 1, "missing.csv"},
+      // Arrivals past 2^32 s, however they got there, stop the run before anything is written.
+      {"--rate=1e-300 --max-requests=3", 1, "arrives at 1.29456e+300 s, beyond 2^32 s (136 years), where seconds as "
+                                            "doubles no longer resolve a microsecond (--rate=1e-300)"},
+      {absl::StrCat("--time-scale=1e9 --trace=", testing::WriteFile(dir / "long.csv",
+                                                                   "arrival_s,input_tokens,output_tokens\n0,10,10\n"
+                                                                   "1000000,10,10\n")),
+       1, "request 1 arrives at 1e+15 s, beyond 2^32 s"},
+      {"--rate=5 --rate=6", 2, "flag --rate is given twice (5 and 6); give it once"},
   };
   for (const testing::CliErrorCase& c : cases) {
     testing::ExpectOneLineError(

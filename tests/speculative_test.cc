@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hardware/gpu_catalog.h"
@@ -283,9 +284,11 @@ TEST(SpeculativeScheduling, DecodesReserveLookaheadSlots) {
 
 // ------------------------------------------------------------------ the command
 
+// `flags` on top of 40 requests at 4 req/s (a --max-requests of its own replaces the 40).
 nlohmann::json Simulate(const std::string& flags) {
+  const std::string count = absl::StrContains(flags, "--max-requests=") ? "" : "--max-requests=40 ";
   const testing::CommandResult r = testing::RunInfergrid(
-      "simulate --format=json --record-wall-time=false --max-requests=40 --rate=4 --quiet " + flags);
+      "simulate --format=json --record-wall-time=false --rate=4 --quiet " + count + flags);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out);
 }

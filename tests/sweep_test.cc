@@ -153,13 +153,16 @@ TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
       {"grid { flag: \"rate\" values: \"2\" }\ngrid { flag: \"rate\" values: \"3\" }\n", "sweep.textproto:2",
        "--rate is varied twice"},
       {"random {\n  samples: 0\n  axis { flag: \"rate\" range { min: 1 max: 2 } }\n}\n", "sweep.textproto:2",
-       "samples must be at least 1"},
+       "samples must be 1..100000 (the runs a sweep may have), got 0"},
       {"random {\n  samples: 2\n  axis { flag: \"max_num_seqs\" range { min: 1 max: 2 } }\n}\n",
        "sweep.textproto:3", "set `integer: true`"},
       {"random {\n  samples: 2\n  axis { flag: \"scheduler\" range { min: 1 max: 2 } }\n}\n", "sweep.textproto:3",
        "not a numeric flag"},
       {"random {\n  samples: 2\n  axis { flag: \"rate\" }\n}\n", "sweep.textproto:3", "either a range or choices"},
       {"replications: -1\n", "sweep.textproto:1", "replications"},
+      // Refused before two billion draws are made (the cap was checked after drawing).
+      {"random {\n  samples: 2000000000\n  axis { flag: \"rate\" range { min: 1 max: 2 } }\n}\n", "sweep.textproto:2",
+       "samples must be 1..100000 (the runs a sweep may have), got 2000000000"},
       // A point simulate would reject: the line of the value it rejects.
       {"base: \"--max-requests=20\"\ngrid {\n  flag: \"rate\"\n  values: \"4\"\n  values: \"-1\"\n}\n",
        "sweep.textproto:5: point 1 (rate=-1)", "--rate"},

@@ -1,5 +1,8 @@
 // `infergrid trace`: stats (table and JSON numbers), convert (round trip, --sort), sample
 // (window and count), fit, and the usage and input errors with their exit codes.
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -124,6 +127,14 @@ TEST(TraceCli, FitWritesAPresetTheSimulatorReads) {
   EXPECT_THAT(r.out, HasSubstr("source_input {\n  mean: 806\n  p50: 600\n"));
 }
 
+// A FIFO at `path` (made once), for the special-file cases.
+std::string Fifo(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    EXPECT_EQ(mkfifo(path.c_str(), 0600), 0) << path;
+  }
+  return path;
+}
+
 TEST(TraceCli, UsageAndInputErrors) {
   const std::string dir = TestDir();
   const std::string ok = WriteFile(dir + "/m.jsonl", kMooncake);
@@ -139,6 +150,14 @@ TEST(TraceCli, UsageAndInputErrors) {
       {"trace stats --trace=" + WriteFile(dir + "/e.csv", ""), 1, "e.csv: empty file"},
       {"trace stats --trace=" + ok + " --trace-format=azure", 1,
        "m.jsonl:1:1: the first line is a JSON object, not a header of the azure format"},
+      // Past 2^32 s an arrival minus a one-second window is the arrival itself: refused by row.
+      {"trace stats --trace=" + WriteFile(dir + "/far.csv", "arrival_s,input_tokens,output_tokens\n0,10,10\n1e17,10,10\n"),
+       1, "far.csv:3:1: timestamp 1e+17 s is beyond 2^32 s (136 years)"},
+      {"trace fit --trace=" + dir + "/far.csv", 1, "far.csv:3:1: timestamp 1e+17 s is beyond 2^32 s"},
+      // Special files: a FIFO waits for a writer, /dev/zero is one endless line, a folder is not a file.
+      {"trace stats --trace=" + Fifo(dir + "/fifo.csv"), 1, "fifo.csv: not a regular file"},
+      {"trace stats --trace=/dev/zero", 1, "/dev/zero: not a regular file"},
+      {"trace stats --trace=" + dir, 1, ": is a folder, not a file"},
   };
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
 }

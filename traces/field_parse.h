@@ -19,6 +19,10 @@ struct RowProblem {
   std::string message;
 };
 
+// The largest timestamp magnitude a trace row may have, in seconds (2^32 s, 136 years): beyond
+// it seconds held as doubles no longer resolve a microsecond. Rows past it are out_of_range.
+inline constexpr double kMaxTimestampS = 4294967296.0;
+
 // Stable reason keys.
 namespace reason {
 inline constexpr absl::string_view kColumns = "columns";          // wrong number of fields

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/textproto.h"
 
 namespace infergrid {
 namespace {
@@ -22,6 +23,8 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
     return absl::InvalidArgumentError(absl::StrCat("max line length must be >= 1, got ",
                                                    max_line_bytes));
   }
+  // A FIFO or device may block or never end (/dev/zero is one endless line): files only.
+  if (absl::Status s = CheckRegularFile(path); !s.ok()) return s;
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open file: ", std::strerror(errno)));

@@ -1,5 +1,7 @@
 #include "traces/line_trace_source.h"
 
+#include <cmath>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -118,6 +120,19 @@ absl::StatusOr<bool> LineTraceSource::Next(Request* request) {
         earlier = time.value < last_time_.value;
         arrival = (time.value - first_time_.value) / 1000.0;
         break;
+    }
+    // Past 2^32 s (136 years) a double no longer resolves a microsecond, and an arrival there
+    // minus any window of the statistics or the simulation is the arrival itself.
+    const double seconds = time.kind == RowTime::Kind::kMilliseconds ? time.value / 1000.0 : time.value;
+    if ((time.kind != RowTime::Kind::kWallClockNs && std::abs(seconds) > kMaxTimestampS) ||
+        std::abs(arrival) > kMaxTimestampS) {
+      problem_.reason = std::string(reason::kOutOfRange);
+      problem_.column = time.column;
+      problem_.message = absl::StrCat("timestamp ", std::abs(arrival) > kMaxTimestampS ? arrival : seconds,
+                                      " s is beyond 2^32 s (136 years) of the first row or of zero, where "
+                                      "seconds as doubles no longer resolve a microsecond");
+      if (absl::Status s = Reject(problem_, true); !s.ok()) return s;
+      continue;
     }
     if (earlier && !options_.allow_out_of_order) {
       problem_.reason = std::string(reason::kOutOfOrder);

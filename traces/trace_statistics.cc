@@ -49,8 +49,8 @@ double NearestRankQuantile(const std::vector<double>& sorted, double p) {
 void TraceStatsAccumulator::Window(double t, double width, std::deque<double>* window,
                                    int64_t* peak, double* start) {
   window->push_back(t);
-  while (window->front() <= t - width) window->pop_front();
-  if (static_cast<int64_t>(window->size()) > *peak) {
+  while (!window->empty() && window->front() <= t - width) window->pop_front();
+  if (!window->empty() && static_cast<int64_t>(window->size()) > *peak) {
     *peak = static_cast<int64_t>(window->size());
     *start = window->front();
   }

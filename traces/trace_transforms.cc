@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <deque>
+#include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "traces/field_parse.h"
 
 namespace infergrid {
 namespace {
@@ -101,7 +104,33 @@ class LimitedSource final : public RequestSource {
   int64_t served_ = 0;
 };
 
+// Stops at the first arrival past kMaxTimestampS (or not finite), naming it and `cause`.
+class BoundedSource final : public RequestSource {
+ public:
+  BoundedSource(std::unique_ptr<RequestSource> inner, std::string cause)
+      : inner_(std::move(inner)), cause_(std::move(cause)) {}
+  absl::StatusOr<bool> Next(Request* request) override {
+    absl::StatusOr<bool> more = inner_->Next(request);
+    if (!more.ok() || !*more) return more;
+    if (!(std::abs(request->arrival_s) <= kMaxTimestampS)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "request ", request->id, " arrives at ", request->arrival_s,
+          " s, beyond 2^32 s (136 years), where seconds as doubles no longer resolve a microsecond",
+          cause_.empty() ? "" : absl::StrCat(" (", cause_, ")")));
+    }
+    return true;
+  }
+
+ private:
+  std::unique_ptr<RequestSource> inner_;
+  std::string cause_;
+};
+
 }  // namespace
+
+std::unique_ptr<RequestSource> BoundArrivals(std::unique_ptr<RequestSource> inner, std::string cause) {
+  return std::make_unique<BoundedSource>(std::move(inner), std::move(cause));
+}
 
 absl::StatusOr<std::unique_ptr<RequestSource>> ScaleTime(std::unique_ptr<RequestSource> inner,
                                                          double factor) {

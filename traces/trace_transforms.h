@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "traces/request.h"
@@ -23,6 +24,10 @@ absl::StatusOr<std::unique_ptr<RequestSource>> ScaleTime(std::unique_ptr<Request
 absl::StatusOr<std::unique_ptr<RequestSource>> ScaleToRate(std::unique_ptr<RequestSource> inner,
                                                            double rate_per_s,
                                                            int64_t probe_requests = 100000);
+
+// Yields the inner source's requests; an arrival beyond 2^32 s (kMaxTimestampS) or not finite
+// is an InvalidArgument naming the request and `cause` (what set the arrivals: "--rate=1e-300").
+std::unique_ptr<RequestSource> BoundArrivals(std::unique_ptr<RequestSource> inner, std::string cause);
 
 // Yields at most `max_requests` (>= 0) requests.
 absl::StatusOr<std::unique_ptr<RequestSource>> LimitRequests(std::unique_ptr<RequestSource> inner,

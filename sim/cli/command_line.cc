@@ -4,6 +4,7 @@
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/reflection.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -28,10 +29,39 @@ bool Canonical(absl::string_view text, std::string* canonical, std::string* erro
   return true;
 }
 
+// One spelling of a number: decimal digits with an optional sign, fraction and exponent for a
+// floating-point flag, digits with an optional sign for an integer one. Abseil's parsers also
+// take hexadecimal (0x10 = 16), "inf" and "nan", which no InferGrid flag means.
+bool IsDecimal(absl::string_view text, bool fraction) {
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+  size_t digits = 0;
+  while (i < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  if (!fraction) return digits > 0 && i == text.size();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    size_t exponent = 0;
+    while (i < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[i]))) ++i, ++exponent;
+    if (exponent == 0) return false;
+  }
+  return i == text.size();
+}
+
 // The flag types InferGrid defines.
 bool CanonicalFor(const absl::CommandLineFlag& flag, absl::string_view text, std::string* canonical,
                   std::string* error) {
   if (flag.IsOfType<bool>()) return Canonical<bool>(text, canonical, error);
+  const bool integer = flag.IsOfType<int32_t>() || flag.IsOfType<int64_t>() || flag.IsOfType<uint64_t>();
+  if ((integer || flag.IsOfType<double>()) && !IsDecimal(text, !integer)) {
+    *error = integer ? "not a decimal integer" : "not a decimal number (digits, an optional fraction and exponent)";
+    return false;
+  }
   if (flag.IsOfType<int32_t>()) return Canonical<int32_t>(text, canonical, error);
   if (flag.IsOfType<int64_t>()) return Canonical<int64_t>(text, canonical, error);
   if (flag.IsOfType<uint64_t>()) return Canonical<uint64_t>(text, canonical, error);
@@ -129,7 +159,11 @@ absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string
       return UsageError(absl::StrCat("flag ", shown, ": Illegal value '", value, "' specified for flag '",
                                      name, "'", reason.empty() ? "" : "; ", reason));
     }
-    parsed.flags.given_[name] = canonical;
+    // A repeated flag is a mistake the last value would hide (--rate=5 ... --rate=50).
+    if (const auto [it, inserted] = parsed.flags.given_.emplace(name, canonical); !inserted) {
+      return UsageError(absl::StrCat("flag ", shown, " is given twice (", it->second, " and ", canonical,
+                                     "); give it once"));
+    }
   }
   return parsed;
 }

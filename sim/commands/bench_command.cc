@@ -11,6 +11,7 @@
 //               step timed on their own (one_batch_plan.h)
 // The simulator is deterministic: latency's timed iterations all take the same time.
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -103,6 +104,7 @@ absl::Status AppendComparison(const BenchOptions& o, const std::vector<nlohmann:
 // The text already in `path` (empty when there is no such file): what an appending script adds to.
 std::string ExistingText(const std::string& path) {
   std::string text;
+  if (!std::filesystem::is_regular_file(path)) return text;  // a FIFO would block; it is replaced
   if (std::ifstream in(path); in) text.assign(std::istreambuf_iterator<char>(in), {});
   return text;
 }

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "sim/commands/child_process.h"
 #include "sim/format/json_output.h"
 #include "sim/output/iterations_csv.h"
@@ -33,7 +34,9 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadO
   if (w.trace.empty()) {
     SyntheticWorkloadSpec spec = w.synthetic;
     spec.seed = seed;
-    return MakeSyntheticWorkload(spec);
+    absl::StatusOr<std::unique_ptr<RequestSource>> synthetic = MakeSyntheticWorkload(spec);
+    if (!synthetic.ok()) return synthetic.status();
+    return BoundArrivals(*std::move(synthetic), absl::StrCat("--rate=", spec.rate_per_s));
   }
   absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(w.trace, w.trace_options, stats);
   if (!source.ok()) return source.status();
@@ -46,7 +49,9 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadO
     if (!source.ok()) return source.status();
   }
   if (w.trace_rate > 0) source = ScaleToRate(*std::move(source), w.trace_rate);
-  return source;
+  if (!source.ok()) return source.status();
+  return BoundArrivals(*std::move(source), absl::StrCat("--trace=", w.trace, " with --time-scale=", w.time_scale,
+                                                       w.trace_rate > 0 ? absl::StrCat(" --rate=", w.trace_rate) : ""));
 }
 
 }  // namespace

@@ -35,14 +35,21 @@ void LogHistogram::Add(double value, int64_t count) {
   count_ += count;
   sum_ += value * static_cast<double>(count);
   max_ = std::max(max_, value);
+  min_ = count_ == count ? value : std::min(min_, value);
 }
 
 double LogHistogram::ValueAt(int64_t rank) const {
   if (rank >= count_ - 1) return max_;
+  if (rank <= 0) return min_;
   int64_t seen = 0;
   for (size_t i = 0; i < buckets_.size(); ++i) {
     seen += buckets_[i];
-    if (seen > rank) return i == 0 && buckets_[0] > 0 && rank < buckets_[0] ? 0.0 : CentreOf(static_cast<int>(i));
+    if (seen > rank) {
+      if (i == 0) return min_;  // zero and the tiny values share the first bucket
+      // A bucket's centre can lie past the largest (or below the smallest) sample in it: a
+      // percentile never reads above the maximum or below the minimum.
+      return std::clamp(CentreOf(static_cast<int>(i)), min_, max_);
+    }
   }
   return max_;
 }

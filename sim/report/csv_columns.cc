@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "base/textproto.h"
 
 namespace infergrid::report {
 namespace {
@@ -53,6 +54,7 @@ absl::Status FindColumns(const std::string& path, const std::vector<absl::string
 
 absl::Status ReadCsvColumns(const std::string& path, const CsvColumnNames& names,
                             const std::function<void(const CsvRow&)>& on_row) {
+  if (absl::Status s = CheckRegularFile(path); !s.ok()) return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
   std::string line;

@@ -32,11 +32,6 @@ struct SweepPlan {
   std::vector<int> unique_runs;    // indexes into runs: the first run of each hash, in order
 };
 
-// Runs more than this are refused before anything is expanded (a typo in a grid, not a plan):
-// checking a run costs about 0.3 ms and its manifest entry about 300 bytes, so 100,000 runs are
-// half a minute of checks and a 30 MB sweep.json. Larger studies are several specs.
-inline constexpr int64_t kMaxSweepRuns = 100000;
-
 // Expands and checks `design`. Errors name the spec file and line (point_error below).
 absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design);
 

@@ -271,9 +271,10 @@ absl::Status ReadDimensions(const std::string& path, const SweepSpec& spec, cons
     const SweepRandom& random = spec.random(i);
     const Lines random_lines = lines.Nested("random", i, random);
     const int line = lines.Of("random", i);
-    if (random.samples() <= 0) {
+    if (random.samples() <= 0 || random.samples() > kMaxSweepRuns) {
       return SpecError(path, random_lines.Of("samples"),
-                       absl::StrCat("random: samples must be at least 1, got ", random.samples()));
+                       absl::StrCat("random: samples must be 1..", kMaxSweepRuns, " (the runs a sweep may have), got ",
+                                    random.samples()));
     }
     if (random.axis().empty()) return SpecError(path, line, "random: no axis");
     std::vector<std::vector<SourcedSetting>> lists;

@@ -76,6 +76,18 @@ def test_bad_input_is_a_runtime_error(tmp_path):
         infergrid.memory(model="no-such-model")
 
 
+def test_tables_is_a_bool():
+    with pytest.raises(ValueError, match="tables: expected True or False, got 'no'"):
+        infergrid.simulate(tables="no")
+
+
+def test_a_trace_past_2_to_the_32_seconds_is_an_error_not_a_crash(tmp_path):
+    trace = tmp_path / "far.csv"
+    trace.write_text("arrival_s,input_tokens,output_tokens\n0,10,10\n1e17,10,10\n")
+    with pytest.raises(RuntimeError, match="far.csv:3:1: timestamp 1e"):
+        infergrid.trace_stats(trace)
+
+
 def test_the_module_reads_json_itself():
     with pytest.raises(ValueError, match="format"):
         infergrid.memory(model="llama-3-8b", format="table")

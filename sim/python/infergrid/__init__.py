@@ -54,6 +54,9 @@ def simulate(*, tables=True, **flags):
     tables (they are None): a sweep that needs only the metrics runs faster. out=DIR writes the
     run's files there as the command does (and the tables are read from there)."""
     _reject_format(flags)
+    if not isinstance(tables, bool):
+        # "no" or 0 would be read as Python reads them (a non-empty string is true).
+        raise ValueError("tables: expected True or False, got %r" % (tables,))
     with tempfile.TemporaryDirectory(prefix="infergrid-") as scratch:
         args = _command_line(flags) + ["--format=json"]
         folder, selected = None, []
