@@ -159,6 +159,13 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
                                                                    "1000000,10,10\n")),
        1, "request 1 arrives at 1e+15 s, beyond 2^32 s"},
       {"--rate=5 --rate=6", 2, "flag --rate is given twice (5 and 6); give it once"},
+      // What the engine itself refuses at startup, by version (docs/commands.md#limits).
+      {"--max-model-len=100000", 1, "--max-model-len=100000 is greater than llama-3-8b's max_position_embeddings (8192): "
+                                    "vllm-v1@0.21 refuses it at startup"},
+      {"--engine=sglang --max-model-len=8193", 1, "sglang@0.4.9 refuses it at startup"},
+      {"--max-num-batched-tokens=1", 1, "--max-num-batched-tokens=1 is smaller than --max-num-seqs=1024"},
+      {"--block-size=7", 1, "--block-size=7: vllm-v1@0.21 accepts 1, 8, 16, 32, 64, 128"},
+      {"--engine=vllm-v0@0.6.5 --block-size=1", 1, "vllm-v0@0.6.5 accepts 8, 16, 32, 64, 128"},
   };
   for (const testing::CliErrorCase& c : cases) {
     testing::ExpectOneLineError(
