@@ -328,6 +328,11 @@ TEST(BenchCli, BadInputIsOneLineAndNoFiles) {
       {serve + "--num-scheduler-steps=8", 2, "--num-scheduler-steps is not a vllm-v1@0.21 flag"},
       {serve + "--batch-size=8", 2, "--batch-size is not a flag of bench serve"},
       {serve + "--request-rate=fast", 2, "--request-rate: 'fast' is not a positive number or inf"},
+      // A list with an empty item is refused, not run with the item dropped; numbers in decimal.
+      {serve + "--request-rate=1,,2", 2, "--request-rate=1,,2: an empty item in the list"},
+      {serve + "--metric-percentiles=50,", 2, "--metric-percentiles=50,: an empty item in the list"},
+      {serve + "--request-rate=0x10", 2, "--request-rate: '0x10' is not a positive number or inf"},
+      {serve + "--goodput=ttft:nan", 2, "--goodput: 'ttft:nan' is not KEY:VALUE"},
       {serve + "--concurrency=4 --max-concurrency=8", 2, "--concurrency and --max-concurrency are the same setting"},
       {serve + "--goodput=ttft", 2, "--goodput: 'ttft' is not KEY:VALUE"},
       {serve + "--percentile-metrics=ttft,speed", 2, "--percentile-metrics: unknown metric 'speed'"},

@@ -22,10 +22,16 @@ namespace infergrid::cli {
 namespace {
 
 // Items of a list flag: separated by commas or spaces, empty ones dropped.
-std::vector<std::string> ListItems(absl::string_view text) {
+// The items of a comma (or space) separated list flag. An empty item ("1,,2", "1,", ",1") is a
+// usage error naming the flag: a dropped value would run something other than was asked.
+absl::StatusOr<std::vector<std::string>> ListItems(absl::string_view flag, absl::string_view text) {
   std::vector<std::string> items;
-  for (absl::string_view item : absl::StrSplit(text, absl::ByAnyChar(", "), absl::SkipWhitespace())) {
-    items.emplace_back(absl::StripAsciiWhitespace(item));
+  if (absl::StripAsciiWhitespace(text).empty()) return items;
+  for (absl::string_view piece : absl::StrSplit(text, ',')) {
+    if (absl::StripAsciiWhitespace(piece).empty()) {
+      return UsageError(absl::StrCat("--", flag, "=", text, ": an empty item in the list"));
+    }
+    for (absl::string_view item : absl::StrSplit(piece, ' ', absl::SkipWhitespace())) items.emplace_back(item);
   }
   return items;
 }
@@ -86,11 +92,13 @@ absl::StatusOr<FlagValues> ResolveAliases(const FlagValues& flags) {
 
 absl::StatusOr<std::vector<double>> ReadRequestRates(absl::string_view text) {
   std::vector<double> rates;
-  for (const std::string& item : ListItems(text)) {
+  absl::StatusOr<std::vector<std::string>> items = ListItems("request-rate", text);
+  if (!items.ok()) return items.status();
+  for (const std::string& item : *items) {
     double rate = 0;
     if (absl::AsciiStrToLower(item) == "inf") {
       rate = std::numeric_limits<double>::infinity();
-    } else if (!absl::SimpleAtod(item, &rate) || !(rate > 0) || std::isinf(rate)) {
+    } else if (!IsDecimalNumber(item, true) || !absl::SimpleAtod(item, &rate) || !(rate > 0) || std::isinf(rate)) {
       return UsageError(absl::StrCat("--request-rate: '", item, "' is not a positive number or inf"));
     }
     rates.push_back(rate);
@@ -101,10 +109,12 @@ absl::StatusOr<std::vector<double>> ReadRequestRates(absl::string_view text) {
 
 absl::StatusOr<bench::GoodputSlo> ReadGoodput(absl::string_view text) {
   bench::GoodputSlo slo;
-  for (const std::string& item : ListItems(text)) {
+  absl::StatusOr<std::vector<std::string>> items = ListItems("goodput", text);
+  if (!items.ok()) return items.status();
+  for (const std::string& item : *items) {
     const std::vector<std::string> parts = absl::StrSplit(item, ':');
     double value = 0;
-    if (parts.size() != 2 || !absl::SimpleAtod(parts[1], &value)) {
+    if (parts.size() != 2 || !IsDecimalNumber(parts[1], true) || !absl::SimpleAtod(parts[1], &value)) {
       return UsageError(absl::StrCat("--goodput: '", item,
                                      "' is not KEY:VALUE (a metric name and a number in milliseconds)"));
     }
@@ -156,7 +166,9 @@ absl::Status ReadGenaiPerf(const FlagValues& flags, BenchOptions& o) {
 
 absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
   const std::string metrics = flags.Get(FLAGS_percentile_metrics);
-  o.percentile_metrics = ListItems(metrics.empty() ? "ttft,tpot,itl" : metrics);
+  absl::StatusOr<std::vector<std::string>> names = ListItems("percentile-metrics", metrics.empty() ? "ttft,tpot,itl" : metrics);
+  if (!names.ok()) return names.status();
+  o.percentile_metrics = *std::move(names);
   for (const std::string& name : o.percentile_metrics) {
     const std::vector<std::string>& known = bench::PercentileMetricNames();
     if (std::find(known.begin(), known.end(), name) == known.end()) {
@@ -164,9 +176,11 @@ absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
                                      absl::StrJoin(known, ", "), ")"));
     }
   }
-  for (const std::string& item : ListItems(flags.Get(FLAGS_metric_percentiles))) {
+  absl::StatusOr<std::vector<std::string>> percentiles = ListItems("metric-percentiles", flags.Get(FLAGS_metric_percentiles));
+  if (!percentiles.ok()) return percentiles.status();
+  for (const std::string& item : *percentiles) {
     double p = 0;
-    if (!absl::SimpleAtod(item, &p) || !(p >= 0 && p <= 100)) {
+    if (!IsDecimalNumber(item, true) || !absl::SimpleAtod(item, &p) || !(p >= 0 && p <= 100)) {
       return UsageError(absl::StrCat("--metric-percentiles: '", item, "' is not a percentile in [0, 100]"));
     }
     o.percentiles.push_back(p);
@@ -180,7 +194,9 @@ absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
   o.result_dir = flags.Get(FLAGS_result_dir);
   o.result_filename = flags.Get(FLAGS_result_filename);
   if (const std::string label = flags.Get(FLAGS_label); !label.empty()) o.label = label;
-  for (const std::string& item : ListItems(flags.Get(FLAGS_metadata))) {
+  absl::StatusOr<std::vector<std::string>> metadata = ListItems("metadata", flags.Get(FLAGS_metadata));
+  if (!metadata.ok()) return metadata.status();
+  for (const std::string& item : *metadata) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos) return UsageError(absl::StrCat("--metadata: '", item, "' is not KEY=VALUE"));
     o.metadata.emplace_back(item.substr(0, eq), item.substr(eq + 1));

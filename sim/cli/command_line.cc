@@ -29,10 +29,9 @@ bool Canonical(absl::string_view text, std::string* canonical, std::string* erro
   return true;
 }
 
-// One spelling of a number: decimal digits with an optional sign, fraction and exponent for a
-// floating-point flag, digits with an optional sign for an integer one. Abseil's parsers also
-// take hexadecimal (0x10 = 16), "inf" and "nan", which no InferGrid flag means.
-bool IsDecimal(absl::string_view text, bool fraction) {
+}  // namespace
+
+bool IsDecimalNumber(absl::string_view text, bool fraction) {
   size_t i = 0;
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
   size_t digits = 0;
@@ -53,12 +52,15 @@ bool IsDecimal(absl::string_view text, bool fraction) {
   return i == text.size();
 }
 
-// The flag types InferGrid defines.
+namespace {
+
+// The flag types InferGrid defines. A number must be spelled in decimal (IsDecimalNumber):
+// Abseil's parsers also take hexadecimal (0x10 = 16), "inf" and "nan", which no flag means.
 bool CanonicalFor(const absl::CommandLineFlag& flag, absl::string_view text, std::string* canonical,
                   std::string* error) {
   if (flag.IsOfType<bool>()) return Canonical<bool>(text, canonical, error);
   const bool integer = flag.IsOfType<int32_t>() || flag.IsOfType<int64_t>() || flag.IsOfType<uint64_t>();
-  if ((integer || flag.IsOfType<double>()) && !IsDecimal(text, !integer)) {
+  if ((integer || flag.IsOfType<double>()) && !IsDecimalNumber(text, !integer)) {
     *error = integer ? "not a decimal integer" : "not a decimal number (digits, an optional fraction and exponent)";
     return false;
   }
