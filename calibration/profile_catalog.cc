@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
@@ -12,6 +13,8 @@
 #include "base/embedded_file.h"
 #include "base/textproto.h"
 #include "google/protobuf/text_format.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "hardware/gpu_catalog.h"
 #include "hardware/resource_model.h"
 
 namespace infergrid {
@@ -56,6 +59,23 @@ absl::Status Check(const GpuSpec& gpu, const Calibration& profile, absl::string_
   return absl::OkStatus();
 }
 
+// A bundled profile measured the catalog's GPU of that name: a spec file that keeps the name
+// but changes a number is another GPU, and pricing it with the measured profile would ignore
+// the change. NotFound (so `auto` falls back to the roofline model and says why).
+absl::Status SameAsCatalog(const GpuSpec& gpu) {
+  absl::StatusOr<GpuSpec> catalog = ResolveGpu(gpu.name());
+  if (!catalog.ok()) return absl::OkStatus();
+  std::string differences;
+  google::protobuf::util::MessageDifferencer differencer;
+  differencer.ReportDifferencesToString(&differences);
+  if (differencer.Compare(*catalog, gpu)) return absl::OkStatus();
+  std::string first(absl::StripAsciiWhitespace(differences.substr(0, differences.find('\n'))));
+  return absl::NotFoundError(absl::StrCat(
+      "the GPU spec named '", gpu.name(), "' differs from the catalog's (", first,
+      "): the bundled calibration measured the catalog GPU, not this one; give a profile with --calibration=FILE "
+      "(infergrid calibrate extrapolate) or price it with --cost-model=roofline"));
+}
+
 }  // namespace
 
 ResourceCalibration ResourcesOf(const Calibration& calibration) {
@@ -88,6 +108,7 @@ absl::StatusOr<Calibration> ResolveCalibration(const GpuSpec& gpu, absl::string_
           "--profile=calibration/profiles/h100-sxm.textproto --gpu=",
           gpu.name(), " --out=FILE, then pass --calibration=FILE"));
     }
+    if (absl::Status s = SameAsCatalog(gpu); !s.ok()) return s;
     if (absl::Status s = Check(gpu, it->second.profile, it->second.path); !s.ok()) return s;
     return it->second.profile;
   }

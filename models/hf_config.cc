@@ -206,9 +206,18 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   if (absl::Status s = RequireInt(*config, {"hidden_size", "n_embd", "d_model"}, path, &hidden); !s.ok()) return s;
   if (absl::Status s = RequireInt(*config, {"num_attention_heads", "n_head"}, path, &heads); !s.ok()) return s;
   if (absl::Status s = RequireInt(*config, {"vocab_size"}, path, &vocab); !s.ok()) return s;
-  if (heads < 1 || layers < 1 || hidden < 1 || layers > 10000 || heads > 100000) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": num_hidden_layers, hidden_size and num_attention_heads must be positive"));
+  // Each named with its range: "must be positive" for 1e12 layers would be wrong.
+  const struct {
+    const char* key;
+    int64_t value;
+    int64_t maximum;
+  } sizes[] = {{"num_hidden_layers", layers, 10000}, {"hidden_size", hidden, int64_t{1} << 20},
+               {"num_attention_heads", heads, 100000}, {"vocab_size", vocab, int64_t{1} << 30}};
+  for (const auto& size : sizes) {
+    if (size.value < 1 || size.value > size.maximum) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", size.key, " is ", size.value, "; expected 1..", size.maximum));
+    }
   }
   std::string model_type;
   if (auto it = config->find("model_type"); it != config->end() && it->is_string()) {

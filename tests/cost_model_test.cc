@@ -744,6 +744,20 @@ TEST(BundledProfiles, H100ReproducesItsHeldInGemmRows) {
   EXPECT_LT(ape / p->gemm_reference_size(), 0.12);
 }
 
+// A spec that keeps a catalog name but changes a number is another GPU: the bundled profile,
+// measured on the catalog one, is not used for it (auto falls back to the roofline model, as
+// simulate shows in its cost-model line); an unchanged copy keeps it.
+TEST(BundledProfiles, AnEditedCatalogGpuIsNotPricedWithItsMeasuredProfile) {
+  GpuSpec edited = Gpu("h100-sxm");
+  EXPECT_TRUE(ResolveCalibration(edited, "").ok());
+  edited.set_hbm_bytes_per_s(1e12);
+  const absl::StatusOr<Calibration> p = ResolveCalibration(edited, "");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(p.status().message(),
+              ::testing::HasSubstr("the GPU spec named 'h100-sxm' differs from the catalog's (modified: hbm_bytes_per_s"));
+}
+
 TEST(CalibratedCostModel, Llama3DecodeStepOnH100) {
   const GpuSpec h100 = Gpu("h100-sxm");
   absl::StatusOr<Calibration> p = ResolveCalibration(h100, "");

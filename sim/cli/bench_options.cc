@@ -1,6 +1,7 @@
 #include "sim/cli/bench_options.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <limits>
 
@@ -192,6 +193,10 @@ absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
   o.save_detailed = flags.Get(FLAGS_save_detailed);
   o.append_result = flags.Get(FLAGS_append_result);
   o.result_dir = flags.Get(FLAGS_result_dir);
+  if (std::error_code error; !o.result_dir.empty() && std::filesystem::exists(o.result_dir, error) &&
+                             !std::filesystem::is_directory(o.result_dir, error)) {
+    return UsageError(absl::StrCat("--result-dir=", o.result_dir, ": is a file, not a folder"));
+  }
   o.result_filename = flags.Get(FLAGS_result_filename);
   if (const std::string label = flags.Get(FLAGS_label); !label.empty()) o.label = label;
   absl::StatusOr<std::vector<std::string>> metadata = ListItems("metadata", flags.Get(FLAGS_metadata));

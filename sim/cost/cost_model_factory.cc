@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "calibration/host_profile.h"
 #include "calibration/profile_catalog.h"
@@ -104,6 +105,7 @@ double RooflineAllReduceLatency(int tensor_parallel) {
 
 absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
   CostModelChoice choice;
+  std::string fallback = absl::StrCat("no calibration profile for ", request.gpu.name());
   if (request.kind != CostModelKind::kRoofline) {
     absl::StatusOr<Calibration> calibration = ResolveCalibration(request.gpu, request.calibration_path);
     if (calibration.ok()) {
@@ -139,12 +141,17 @@ absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
         calibration.status().code() != absl::StatusCode::kNotFound) {
       return calibration.status();
     }
+    // An edited catalog GPU says so; a GPU without a profile keeps the short reason.
+    if (absl::StartsWith(calibration.status().message(), "the GPU spec named")) {
+      const absl::string_view message = calibration.status().message();
+      fallback = std::string(message.substr(0, message.find("; give a profile")));
+    }
   }
   choice.kind = CostModelKind::kRoofline;
   choice.allreduce_latency_s = RooflineAllReduceLatency(request.tensor_parallel);
   choice.reason = request.kind == CostModelKind::kRoofline
                       ? "requested with --cost-model=roofline"
-                      : absl::StrCat("no calibration profile for ", request.gpu.name());
+                      : fallback;
   choice.model = MakeRoofline(request, &choice.overhead_s);
   if (request.speculation.has_value()) {
     std::unique_ptr<IterationCostModel> draft;

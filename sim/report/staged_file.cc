@@ -15,7 +15,7 @@ absl::StatusOr<StagedFile> StagedFile::Stage(const std::string& path, absl::stri
   const fs::path target(path);
   std::error_code error;
   if (target.filename().empty() || fs::is_directory(target, error)) {
-    return absl::InvalidArgumentError(absl::StrCat(flag, "=", path, ": names a folder; give the HTML file to write"));
+    return absl::InvalidArgumentError(absl::StrCat(flag, "=", path, ": names a folder; give the file to write"));
   }
   const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::string created;
