@@ -240,8 +240,19 @@ nlohmann::json SimulateJson(const std::string& flags) {
 bool PassesBySimulate(double rate) {
   constexpr char kWorkloadWithoutCount[] = "--cost-model=roofline --workload=azure-conv";
   const std::string flags = absl::StrFormat("%s --rate=%.6g", kWorkloadWithoutCount, rate);
-  const nlohmann::json full = SimulateJson(absl::StrCat(flags, " --max-requests=60"));
-  if (full.empty()) return false;
+  // A run long enough to show the rate: arrivals over 5 p99 end-to-end latencies, the requests
+  // grown to what that needs (at least doubled), within 20,000.
+  int requests = 60;
+  nlohmann::json full;
+  while (true) {
+    full = SimulateJson(absl::StrCat(flags, " --max-requests=", requests));
+    if (full.empty()) return false;
+    const double p99 = full["e2e"]["p99"].get<double>();
+    if ((full["requests"].get<int>() - 1) / rate >= 5 * p99) break;
+    const double needed = 1 + rate * 5 * p99;
+    if (needed > 20000) return false;
+    requests = std::min(20000, std::max(2 * requests, static_cast<int>(std::ceil(1.25 * needed))));
+  }
   const bool slo = full["tpot"]["p99"].get<double>() <= 0.020 && full["ttft"]["p99"].get<double>() <= 0.400 &&
                    full["rejected"].get<int>() == 0 && full["completed"].get<int>() > 0;
   if (!slo) return false;
@@ -303,6 +314,36 @@ TEST(PlanCli, RanksByCostWithCatalogOrGivenPrices) {
   const nlohmann::json k = nlohmann::json::parse(flipped.out);
   EXPECT_NE(k["candidates"][0]["gpu"], first);
   EXPECT_EQ(k["candidates"][1]["rate"], j["candidates"][0]["rate"]);
+}
+
+// Capacity at steady state: a run of 100 requests and one of 1,000 state the same rate and a
+// cost per token within a few percent (the short run grows until its arrivals last 5 p99
+// latencies; tokens/s is the rate times the mean output, not tokens over a makespan with a drain).
+TEST(PlanCli, TheCapacityDoesNotMoveWithTheRunLength) {
+  std::vector<nlohmann::json> found;
+  for (const int requests : {100, 1000}) {
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(
+        "plan --quiet --format=json --verify-seeds=1 --tolerance=0.05 --cost-model=roofline --workload=azure-conv "
+        "--max-requests=", requests, " --slo=", kSlo));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    found.push_back(nlohmann::json::parse(r.out)["candidates"][0]);
+    ASSERT_EQ(found.back()["status"], "ok") << found.back().dump();
+  }
+  EXPECT_NEAR(found[0]["rate"].get<double>() / found[1]["rate"].get<double>(), 1, 0.06);
+  EXPECT_NEAR(found[0]["usd_per_million_output_tokens"].get<double>() /
+                  found[1]["usd_per_million_output_tokens"].get<double>(),
+              1, 0.08);
+}
+
+// A target no run can show (1e9 req/s: the burst is over before it starts) is not met.
+TEST(PlanCli, ATargetTheRunsNeverReachIsNotMet) {
+  const testing::CommandResult r = RunInfergrid(absl::StrCat("plan --quiet --format=json --verify-seeds=1 ", kWorkload,
+                                                             " --slo=", kSlo, " --target-rate=1e9 --max-replicas=4"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json c = nlohmann::json::parse(r.out)["candidates"][0];
+  EXPECT_EQ(c["status"], "infeasible") << c.dump();
+  EXPECT_THAT(c["error"].get<std::string>(), HasSubstr("does not reach 1e+09 req/s even with --max-replicas=4: its runs "
+                                                      "at that rate end before they can show it"));
 }
 
 TEST(PlanCli, TargetRateGivesTheFewestReplicasAndATableAndPlanJson) {

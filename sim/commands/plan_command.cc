@@ -197,17 +197,53 @@ absl::StatusOr<SimulationPlan> ResolvePoint(const cli::FlagValues& base, double 
   return ResolveSimulationPlan(*options);
 }
 
+// The full run at `rate`, with as many requests as it takes for its arrivals to last
+// plan::kWindowLatencies p99 end-to-end latencies (growing from the workload's count). `shows_rate`
+// false: plan::kMaxPlanRequests (or the whole trace) were not enough.
+struct FullRun {
+  SimulationSummary summary;
+  std::string command_line;
+  int32_t simulations = 0;
+  bool shows_rate = false;
+};
+
+absl::StatusOr<FullRun> RunLongEnough(const cli::FlagValues& base, double rate, int32_t replicas, uint64_t seed) {
+  FullRun run;
+  int64_t requests = 0;  // the workload's own count first
+  while (true) {
+    absl::StatusOr<SimulationPlan> plan = ResolvePoint(base, rate, replicas, seed, requests);
+    if (!plan.ok()) return plan.status();
+    absl::StatusOr<SimulationSummary> summary = ExecuteSimulationInChild(*plan, plan->options.workload.synthetic.seed);
+    if (!summary.ok()) return summary.status();
+    ++run.simulations;
+    const int64_t arrived = summary->requests();
+    run.summary = *std::move(summary);
+    run.command_line = plan->config.command_line();
+    const double window = arrived > 1 ? static_cast<double>(arrived - 1) / rate : 0;
+    run.shows_rate = window >= plan::kWindowLatencies * run.summary.e2e().p99();
+    // The requests whose arrivals would last long enough at this latency (which only grows with
+    // a longer run at a rate that is too high): beyond the cap the rate cannot be shown.
+    const double needed = 1 + rate * plan::kWindowLatencies * run.summary.e2e().p99();
+    if (run.shows_rate || needed > plan::kMaxPlanRequests || (requests > 0 && arrived < requests)) return run;
+    requests = std::min<int64_t>(std::max<int64_t>(2 * arrived, static_cast<int64_t>(std::ceil(1.25 * needed))),
+                                 plan::kMaxPlanRequests);
+  }
+}
+
 // One point: the full run, and where it meets the SLO its first half for the stability rule.
 absl::StatusOr<plan::ProbeResult> RunPoint(const cli::FlagValues& base, const std::vector<SloTerm>& slo, double rate,
                                            int32_t replicas, uint64_t seed) {
-  absl::StatusOr<SimulationPlan> full_plan = ResolvePoint(base, rate, replicas, seed, 0);
-  if (!full_plan.ok()) return full_plan.status();
-  absl::StatusOr<SimulationSummary> full = ExecuteSimulationInChild(*full_plan, full_plan->options.workload.synthetic.seed);
-  if (!full.ok()) return full.status();
+  absl::StatusOr<FullRun> run = RunLongEnough(base, rate, replicas, seed);
+  if (!run.ok()) return run.status();
+  const SimulationSummary* full = &run->summary;
   plan::ProbeResult r;
-  r.simulations = 1;
-  r.command_line = full_plan->config.command_line();
-  r.output_tokens_per_s = full->throughput().output_tokens_per_s();
+  r.simulations = run->simulations;
+  r.command_line = run->command_line;
+  r.shows_rate = run->shows_rate;
+  // The output token rate the deployment serves at `rate` in steady state: the offered requests
+  // times their mean output, not the run's tokens over its makespan (which counts the drain
+  // after the last arrival and so moves with the run's length).
+  r.output_tokens_per_s = full->completed() > 0 ? rate * full->output_tokens() / full->completed() : 0;
   for (const SloTerm& term : slo) r.slo_values.push_back(plan::SloValueIn(*full, term));
   r.meets_slo = plan::MeetsSlo(*full, slo);
   if (!r.meets_slo) return r;
@@ -220,7 +256,7 @@ absl::StatusOr<plan::ProbeResult> RunPoint(const cli::FlagValues& base, const st
   if (!half_plan.ok()) return half_plan.status();
   absl::StatusOr<SimulationSummary> half = ExecuteSimulationInChild(*half_plan, half_plan->options.workload.synthetic.seed);
   if (!half.ok()) return half.status();
-  r.simulations = 2;
+  ++r.simulations;
   r.stable = full->queueing().mean() <= kStableGrowth * half->queueing().mean() + kStableSlackS;
   return r;
 }
@@ -445,10 +481,13 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
   if (report.candidates_size() > 0 && report.candidates(0).rank() == 1) {
     report.set_best_command(report.candidates(0).command_line());
   }
-  report.add_notes(absl::StrCat("a point passes when every SLO term holds, no request is rejected, and the mean queueing "
-                                "delay of the whole run is at most ", kStableGrowth, " x that of its first half + ",
-                                kStableSlackS * 1e3, " ms (stability); rates bisected to ",
-                                format::Fixed(100 * s.search.tolerance, 1), "%"));
+  report.add_notes(absl::StrCat("a point passes when its arrivals last at least ", plan::kWindowLatencies,
+                                " p99 end-to-end latencies (the run grows to what that needs, up to ",
+                                plan::kMaxPlanRequests, " requests), every SLO term holds, no request is rejected, and "
+                                "the mean queueing delay of the whole run is at most ", kStableGrowth,
+                                " x that of its first half + ", kStableSlackS * 1e3, " ms (stability); rates bisected to ",
+                                format::Fixed(100 * s.search.tolerance, 1), "%; output tokens/s is the rate times the "
+                                "mean output of the completed requests"));
   if (dir) {
     if (absl::Status st = dir->WriteFile("plan.json", format::ToJson(report)); !st.ok()) return st;
     if (absl::Status st = dir->Commit(); !st.ok()) return st;

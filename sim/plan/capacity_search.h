@@ -14,11 +14,19 @@
 
 #include <functional>
 #include <string>
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
 namespace infergrid::plan {
+
+// A run shows a rate only when its arrivals last at least this many of its p99 end-to-end
+// latencies: a shorter run at an unsustainable rate ends before its queue has grown (100
+// requests read a rate 1.7x the one 1,000 do), and a burst at 1e9 req/s is over before it
+// starts. A shorter run is repeated with more requests, up to kMaxPlanRequests.
+inline constexpr double kWindowLatencies = 5;
+inline constexpr int64_t kMaxPlanRequests = 20000;
 
 struct ProbeResult {
   bool meets_slo = false;
@@ -27,7 +35,8 @@ struct ProbeResult {
   double output_tokens_per_s = 0;
   int32_t simulations = 0;          // simulate runs this probe took
   std::string command_line;         // the simulate flags of this point
-  bool passes() const { return meets_slo && stable; }
+  bool shows_rate = true;           // the run's arrivals lasted long enough to show the rate
+  bool passes() const { return meets_slo && stable && shows_rate; }
 };
 
 // Runs the deployment at `rate` requests/s on `replicas` replicas with verification seed
@@ -51,6 +60,7 @@ struct SearchResult {
   int32_t probes = 0;
   int32_t simulations = 0;
   std::string note;                    // why infeasible, or that the rate hit --max-rate
+  bool last_failure_too_short = false; // the last failing probe's run could not show its rate
 };
 
 absl::StatusOr<SearchResult> MaxSustainableRate(const Probe& probe, int32_t replicas, const SearchOptions& options);
