@@ -98,6 +98,37 @@ TEST(SweepCli, RunsEveryPointAndWritesResults) {
   EXPECT_EQ(testing::ReadAll(out / "results.csv"), before);
 }
 
+// A summary.json cut by hand is a run to redo, not one that blocks every rerun; a second spec
+// in the same folder takes it over whole: its sweep.json is never paired with the first spec's
+// results, even when its runs fail before the results are rebuilt.
+TEST(SweepCli, ADamagedPointIsRedoneAndAnotherSpecNeverKeepsTheOldResults) {
+  const fs::path dir = testing::TestDir();
+  const std::string spec = testing::WriteFile(dir / "sweep.textproto", kSpec);
+  const fs::path out = dir / "out";
+  ASSERT_EQ(RunInfergrid(Sweep(spec, out, "--jobs=2")).exit_code, 0);
+  const std::string before = testing::ReadAll(out / "results.csv");
+  const std::string hash = *Folders(out).begin();
+  const std::string summary = testing::ReadAll(out / "points" / hash / "summary.json");
+  testing::WriteFile(out / "points" / hash / "summary.json", summary.substr(0, summary.size() / 2));
+  const testing::CommandResult again = RunInfergrid(Sweep(spec, out, "--jobs=2"));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, HasSubstr("8 runs: 1 ran, 7 done before"));
+  EXPECT_EQ(testing::ReadAll(out / "points" / hash / "summary.json"), summary);
+  EXPECT_EQ(testing::ReadAll(out / "results.csv"), before);
+
+  // Spec B, whose every run fails as it runs (a trace with a bad row): the folder holds B's
+  // sweep.json and B's results (each run marked failed), nothing of A's.
+  const std::string trace = testing::WriteFile(dir / "bad.csv", "arrival_s,input_tokens,output_tokens\n0,10,10\n1,x,3\n");
+  const std::string other = testing::WriteFile(
+      dir / "other.textproto", absl::StrCat("base: \"--trace=", trace, "\"\ngrid { flag: \"rate\" values: [\"3\"] }\n"));
+  const testing::CommandResult b = RunInfergrid(Sweep(other, out));
+  EXPECT_EQ(b.exit_code, 1) << b.err;
+  EXPECT_THAT(testing::ReadAll(out / "sweep.json"), HasSubstr("other.textproto"));
+  const std::vector<std::string> csv = Lines(testing::ReadAll(out / "results.csv"));
+  ASSERT_EQ(csv.size(), 2u);
+  EXPECT_THAT(csv[1], ::testing::StartsWith("0,0,0,3,failed,"));
+}
+
 TEST(SweepCli, AFailedRunIsRecordedAndTheOthersGoOn) {
   const fs::path dir = testing::TestDir();
   const std::string good = testing::WriteFile(dir / "good.csv",

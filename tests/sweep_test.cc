@@ -280,6 +280,22 @@ TEST(SweepShard, ShardsAreDisjointAndComplete) {
   for (const int n : owners) EXPECT_EQ(n, 1);
 }
 
+// A new manifest takes the old results with it: a sweep killed between writing its sweep.json
+// and rebuilding the results would otherwise leave another spec's results.csv beside it.
+TEST(PointStore, AManifestRemovesTheResultsOfTheOneBefore) {
+  absl::StatusOr<SweepPlan> plan = Expand("grid { flag: \"rate\" values: [\"1\"] }\n");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const fs::path dir = testing::TestDir() / "out";
+  absl::StatusOr<PointStore> store = PointStore::Open(dir.string(), true);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(store->WriteFile("results.csv", "point,status\n0,ok\n").ok());
+  ASSERT_TRUE(store->WriteFile("results.jsonl", "{}\n").ok());
+  ASSERT_TRUE(store->WriteManifest(plan->manifest).ok());
+  EXPECT_FALSE(fs::exists(dir / "results.csv"));
+  EXPECT_FALSE(fs::exists(dir / "results.jsonl"));
+  EXPECT_TRUE(fs::exists(dir / "sweep.json"));
+}
+
 TEST(SweepResults, RowsFromRunFoldersInManifestOrder) {
   absl::StatusOr<SweepPlan> plan =
       Expand("base: \"--max-requests=20\"\ngrid { flag: \"slo-ttft\" values: [\"1\", \"2\", \"3\"] }\n");

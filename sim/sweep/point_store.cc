@@ -8,6 +8,7 @@
 #include "base/textproto.h"
 #include "google/protobuf/util/json_util.h"
 #include "sim/format/json_output.h"
+#include "sim/reports/simulation.pb.h"
 
 namespace infergrid::sweep {
 namespace {
@@ -60,7 +61,12 @@ std::string PointStore::RunFolder(const SweepRun& run) const {
 
 RunState PointStore::StateOf(const SweepRun& run) const {
   const std::string folder = RunFolder(run);
-  if (Exists(absl::StrCat(folder, "/", kSummary))) return RunState::kDone;
+  // A summary.json that does not read as one (cut or edited by hand: the store itself writes
+  // whole files) is a run to redo, not one that blocks every rerun when results are collected.
+  if (Exists(absl::StrCat(folder, "/", kSummary))) {
+    return ReadJson<SimulationSummary>(absl::StrCat(folder, "/", kSummary)).ok() ? RunState::kDone
+                                                                                : RunState::kMissing;
+  }
   if (Exists(absl::StrCat(folder, "/", kError))) return RunState::kFailed;
   return RunState::kMissing;
 }
@@ -117,6 +123,14 @@ absl::StatusOr<std::string> PointStore::ReadError(const SweepRun& run) const {
 }
 
 absl::Status PointStore::WriteManifest(const SweepManifest& manifest) const {
+  // The results files describe the manifest they were built from: those of an earlier spec go
+  // before its manifest is replaced, so the folder never pairs one spec's sweep.json with
+  // another's results (they are rebuilt when the runs end).
+  for (const char* name : {"results.csv", "results.jsonl"}) {
+    std::error_code error;
+    fs::remove(fs::path(dir_) / name, error);
+    if (error) return absl::InternalError(absl::StrCat(dir_, "/", name, ": cannot remove: ", error.message()));
+  }
   return WriteFile(kManifest, format::ToJson(manifest));
 }
 

@@ -3,7 +3,9 @@
 //   DIR/points/<hash>/summary.json  a run's result; its presence is what "done" means
 //   DIR/points/<hash>/point.json    the run (SweepRun), written just before summary.json
 //   DIR/points/<hash>/error.txt     a failed run's error (a later success removes it)
-//   DIR/results.csv, results.jsonl  rebuilt from the above (sweep_results.h)
+//   DIR/results.csv, results.jsonl  rebuilt from the above (sweep_results.h); removed when a
+//                                   manifest is written, so they never describe another spec
+// A summary.json that does not parse is a run to redo (kMissing), whoever cut it.
 // Every file is written whole or not at all (WriteFileDurably: temporary, fsync, rename), so a
 // run killed mid-write leaves at most an abandoned temporary, which the next run of that point
 // removes, and a folder holds one summary.json whatever happened: each run exactly once.
