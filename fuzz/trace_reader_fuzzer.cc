@@ -1,6 +1,7 @@
 // libFuzzer target for every trace reader: the input becomes a file (an anonymous memfd, no
 // disk), opened with options chosen by the first byte (format, skip or fail, a small or the
-// real line cap), and drained. Any crash, leak or sanitizer report is a bug; errors are not.
+// real line cap), and drained into the trace statistics (`trace stats`, `trace fit`). Any crash,
+// leak or sanitizer report is a bug; errors are not.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "traces/trace_reader.h"
+#include "traces/trace_statistics.h"
 
 namespace {
 
@@ -40,10 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto source = infergrid::OpenTrace("/proc/self/fd/" + std::to_string(fd), options, &stats);
   if (source.ok()) {
     infergrid::Request request;
+    infergrid::TraceStatsAccumulator statistics;
     for (int i = 0; i < 1'000'000; ++i) {
       absl::StatusOr<bool> more = (*source)->Next(&request);
       if (!more.ok() || !*more) break;
+      statistics.Add(request);
     }
+    statistics.Finish(stats);
   }
   close(fd);
   return 0;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "base/embedded_file.h"
+#include "base/proto_numbers.h"
 #include "base/textproto.h"
 
 namespace infergrid::gpu_catalog {
@@ -84,48 +85,16 @@ absl::StatusOr<GpuSpec> ResolveGpu(absl::string_view name_or_path) {
   return spec;
 }
 
-namespace {
-
-// Every number of the spec, nested messages included: finite, not negative, at most 1e21; a
-// rate or clock (..._flops, ..._ops, ..._bytes_per_s, ..._hz) 0 (unknown) or at least 1,000 a
-// second, so that no work item reaches the event engine with an infinite or unbounded duration.
-absl::Status CheckNumbers(const google::protobuf::Message& message, const std::string& prefix,
-                          absl::string_view where) {
-  const google::protobuf::Descriptor* d = message.GetDescriptor();
-  const google::protobuf::Reflection* r = message.GetReflection();
-  for (int i = 0; i < d->field_count(); ++i) {
-    const google::protobuf::FieldDescriptor* f = d->field(i);
-    if (f->is_repeated()) continue;
-    const std::string name = prefix + f->name();
-    if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
-      if (r->HasField(message, f)) {
-        if (absl::Status s = CheckNumbers(r->GetMessage(message, f), name + ".", where); !s.ok()) return s;
-      }
-      continue;
-    }
-    double value = 0;
-    if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE) {
-      value = r->GetDouble(message, f);
-    } else if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_FLOAT) {
-      value = r->GetFloat(message, f);
-    } else {
-      continue;
-    }
-    const bool rate = absl::EndsWith(f->name(), "flops") || absl::EndsWith(f->name(), "_ops") ||
-                      absl::EndsWith(f->name(), "bytes_per_s") || absl::EndsWith(f->name(), "_hz");
-    if (!std::isfinite(value) || value < 0 || value > 1e21 || (rate && value > 0 && value < 1e3)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": ", name, " is ", value, rate ? "; expected 0 (unknown) or a finite rate in [1e3, 1e21] per second"
-                                                 : "; expected a finite number in [0, 1e21]"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::Status ValidateGpuSpec(const GpuSpec& spec, absl::string_view where) {
-  if (absl::Status s = CheckNumbers(spec, "", where); !s.ok()) return s;
+  // Every number, nested messages included: finite, not negative, at most 1e21; a rate or clock
+  // (..._flops, ..._ops, ..._bytes_per_s, ..._hz) 0 (unknown) or at least 1,000 a second, so
+  // that no work item reaches the event engine with an infinite or unbounded duration.
+  NumberRule rule;
+  rule.is_rate = [](absl::string_view f) {
+    return absl::EndsWith(f, "flops") || absl::EndsWith(f, "_ops") || absl::EndsWith(f, "bytes_per_s") ||
+           absl::EndsWith(f, "_hz");
+  };
+  if (absl::Status s = CheckMessageNumbers(spec, where, rule); !s.ok()) return s;
   const std::pair<bool, absl::string_view> checks[] = {
       {!spec.name().empty(), "name must be set"},
       {spec.reported_total_mib() > 0 && spec.reported_total_mib() < (int64_t{1} << 30),

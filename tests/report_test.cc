@@ -489,11 +489,36 @@ TEST_F(ReportCommand, BadInputIsOneLineAndNoPage) {
   testing::WriteFile(broken / "iterations.csv", ReadAll(RunFolder() / "iterations.csv") + "1,2,oops\n");
   const fs::path not_json = dir / "not-json";
   testing::WriteFile(not_json / "summary.json", "{\"ttft\": ");
+  // What simulate never writes: a requests.csv cut at a row boundary, a time of -1e308, a
+  // negative count in summary.json.
+  const std::string summary = ReadAll(RunFolder() / "summary.json");
+  const std::string requests = ReadAll(RunFolder() / "requests.csv");
+  const fs::path cut = dir / "cut";
+  testing::WriteFile(cut / "summary.json", summary);
+  testing::WriteFile(cut / "requests.csv", requests.substr(0, requests.find('\n', requests.size() / 2) + 1));
+  const fs::path huge = dir / "huge";
+  testing::WriteFile(huge / "summary.json", summary);
+  std::string edited = requests;
+  const size_t second_row = edited.find('\n', edited.find('\n') + 1) + 1;
+  const size_t arrival = edited.find(",finished,", second_row);
+  ASSERT_NE(arrival, std::string::npos);
+  const size_t value = arrival + std::string(",finished,").size();
+  edited.replace(value, edited.find(',', value) - value, "-1e308");
+  testing::WriteFile(huge / "requests.csv", edited);
+  const fs::path negative = dir / "negative";
+  std::string counts = summary;
+  const size_t completed = counts.find("\"completed\": ");
+  ASSERT_NE(completed, std::string::npos);
+  counts.insert(completed + std::string("\"completed\": ").size(), "-");
+  testing::WriteFile(negative / "summary.json", counts);
   const std::vector<testing::CliErrorCase> cases = {
       {absl::StrCat("report ", (dir / "nope").string(), " --out=", page), 1, "nope: no such folder"},
       {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "no summary.json, comparison.json or sweep.json"},
       {absl::StrCat("report ", broken.string(), " --out=", page), 1, "iterations.csv:"},
       {absl::StrCat("report ", not_json.string(), " --out=", page), 1, "summary.json: not a summary.json"},
+      {absl::StrCat("report ", cut.string(), " --out=", page), 1, "rows, but summary.json counts"},
+      {absl::StrCat("report ", huge.string(), " --out=", page), 1, "a time outside [0, 1e15] s (arrival_s -1e+308"},
+      {absl::StrCat("report ", negative.string(), " --out=", page), 1, "summary.json: completed is -"},
       {absl::StrCat("report ", RunFolder().string()), 2, "report needs --out=FILE.html"},
       {absl::StrCat("report --out=", page), 2, "report takes one or more folders"},
       {absl::StrCat("report ", RunFolder().string(), " --out=", dir.string()), 2, "names a folder"},

@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/proto_numbers.h"
 #include "base/textproto.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -42,6 +43,19 @@ absl::StatusOr<T> ReadJson(const std::string& path, absl::string_view what, Requ
   return result;
 }
 
+// A summary.json as simulate writes it: every number finite, not negative and at most 1e18;
+// the completed and rejected requests among those that arrived.
+absl::Status CheckSummary(const SimulationSummary& s, const std::string& path) {
+  NumberRule rule;
+  rule.maximum = 1e18;
+  if (absl::Status status = CheckMessageNumbers(s, path, rule); !status.ok()) return status;
+  if (static_cast<int64_t>(s.completed()) + s.rejected() > s.requests()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.completed(), " completed and ", s.rejected(),
+                                                   " rejected of ", s.requests(), " requests"));
+  }
+  return absl::OkStatus();
+}
+
 // sweep.json and results.jsonl; a line that is not a SweepResult is an error naming its line.
 absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::string& label) {
   const fs::path dir(source);
@@ -67,6 +81,9 @@ absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::strin
     if (!result->has_run() || (result->status() == "ok" && !result->summary().has_config())) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": not a sweep result (no run, or an ok run without "
                                                      "its summary)"));
+    }
+    if (result->status() == "ok") {
+      if (absl::Status s = CheckSummary(result->summary(), where); !s.ok()) return s;
     }
     sweep.results.push_back(*std::move(result));
   }
@@ -103,6 +120,11 @@ absl::StatusOr<RunInput> ReadRun(std::string source, std::string label, Simulati
   if (!requests_csv.empty()) {
     absl::StatusOr<RequestSamples> requests = RequestSamples::Read(requests_csv);
     if (!requests.ok()) return requests.status();
+    // One row per arrived request: fewer is a file cut at a row boundary, more another run's.
+    if (requests->rows != run.summary.requests()) {
+      return absl::InvalidArgumentError(absl::StrCat(requests_csv, ": ", requests->rows, " rows, but summary.json counts ",
+                                                     run.summary.requests(), " requests (a file cut short, or another run's)"));
+    }
     run.requests = *std::move(requests);
   }
   if (!iterations_csv.empty()) {
@@ -155,6 +177,7 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
     absl::StatusOr<SimulationSummary> summary =
         ReadJson<SimulationSummary>(summary_path.string(), "summary.json", &SimulationSummary::has_config);
     if (!summary.ok()) return summary.status();
+    if (absl::Status s = CheckSummary(*summary, summary_path.string()); !s.ok()) return s;
     auto optional_file = [&](const char* name) {
       return fs::exists(dir / name, error) ? (dir / name).string() : std::string();
     };
