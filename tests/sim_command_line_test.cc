@@ -1,10 +1,14 @@
 // Command-line parsing: values land in a FlagValues in Abseil's canonical text, the flag
 // registry is never written (so one process can hold several command lines), a repeated flag
 // and a number not spelled in decimal are refused, an overlay keeps the base's other values, and bad names or values are usage errors.
+#include <cmath>
+#include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/cli/accounting_setup.h"
@@ -91,6 +95,31 @@ TEST(CommandLine, DecimalSpellingsParse) {
   EXPECT_DOUBLE_EQ(flags.Get(FLAGS_time_scale), 15);
   EXPECT_EQ(flags.Get(FLAGS_max_requests), 12);
   EXPECT_DOUBLE_EQ(flags.Get(FLAGS_cv), 2);
+}
+
+// Property: any finite double written in decimal (%.17g) reads back as itself; the same value
+// written in hexadecimal (%a), and every infinity and NaN, is refused with the flag named.
+TEST(CommandLine, EveryDecimalDoubleRoundTripsAndNoOtherSpellingIsRead) {
+  std::mt19937_64 random(20261204);
+  std::uniform_real_distribution<double> exponent(-300, 300);
+  for (int i = 0; i < 2000; ++i) {
+    const double value = std::pow(10.0, exponent(random)) * (i % 2 == 0 ? 1 : -1);
+    char decimal[64], hexadecimal[64];
+    std::snprintf(decimal, sizeof decimal, "%.17g", value);
+    std::snprintf(hexadecimal, sizeof hexadecimal, "%a", value);
+    const absl::StatusOr<ParsedCommandLine> read = ParseCommandLine({absl::StrCat("--time-scale=", decimal)},
+                                                                   SimulateFlagNames());
+    ASSERT_TRUE(read.ok()) << decimal << ": " << read.status();
+    EXPECT_EQ(read->flags.Get(FLAGS_time_scale), value) << decimal;
+    const absl::StatusOr<ParsedCommandLine> hex = ParseCommandLine({absl::StrCat("--time-scale=", hexadecimal)},
+                                                                  SimulateFlagNames());
+    ASSERT_FALSE(hex.ok()) << hexadecimal;
+    EXPECT_THAT(hex.status().message(), HasSubstr("flag --time-scale: Illegal value"));
+  }
+  for (const char* special : {"inf", "-inf", "Infinity", "nan", "NaN", "-nan", "1e", "--1", "1..2", "0x1p3", ""}) {
+    EXPECT_FALSE(ParseCommandLine({absl::StrCat("--time-scale=", special)}, SimulateFlagNames()).ok()) << special;
+    EXPECT_FALSE(ParseCommandLine({absl::StrCat("--max-requests=", special)}, SimulateFlagNames()).ok()) << special;
+  }
 }
 
 TEST(CommandLine, PositionalArgumentsAndHelp) {
