@@ -10,6 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/atomic_file.h"
 #include "google/protobuf/text_format.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/command_line.h"
@@ -257,10 +258,9 @@ absl::Status RunFit(const cli::FlagValues& flags, std::ostream& out) {
     out << text;
     return absl::OkStatus();
   }
-  std::FILE* file = std::fopen(output.c_str(), "wb");
-  if (file == nullptr) return absl::NotFoundError(absl::StrCat(output, ": cannot create file"));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  if (std::fclose(file) != 0 || !ok) return absl::DataLossError(absl::StrCat(output, ": write failed"));
+  // Whole or not at all: a temporary renamed over the path (which also replaces a FIFO there
+  // rather than waiting for a reader).
+  if (absl::Status s = WriteFileAtomically(output, text); !s.ok()) return s;
   out << "wrote preset " << name << " (" << preset->source_rows() << " requests) to " << output << "\n";
   return absl::OkStatus();
 }
