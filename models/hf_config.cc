@@ -171,6 +171,24 @@ absl::StatusOr<std::string> ReadCheckpointQuantization(const json& config, absl:
       "weight format with --weight-dtype"));
 }
 
+// The four sizes every config has, each named with its range ("must be positive" for 1e12
+// layers would be wrong).
+absl::Status CheckSizes(absl::string_view path, int64_t layers, int64_t hidden, int64_t heads, int64_t vocab) {
+  const struct {
+    const char* key;
+    int64_t value;
+    int64_t maximum;
+  } sizes[] = {{"num_hidden_layers", layers, 10000}, {"hidden_size", hidden, int64_t{1} << 20},
+               {"num_attention_heads", heads, 100000}, {"vocab_size", vocab, int64_t{1} << 30}};
+  for (const auto& size : sizes) {
+    if (size.value < 1 || size.value > size.maximum) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", size.key, " is ", size.value, "; expected 1..", size.maximum));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::string ModelNameFromPath(absl::string_view path) {
   std::filesystem::path p{std::string(path)};
   std::string name = p.has_parent_path() ? p.parent_path().filename().string() : "";
@@ -206,19 +224,7 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   if (absl::Status s = RequireInt(*config, {"hidden_size", "n_embd", "d_model"}, path, &hidden); !s.ok()) return s;
   if (absl::Status s = RequireInt(*config, {"num_attention_heads", "n_head"}, path, &heads); !s.ok()) return s;
   if (absl::Status s = RequireInt(*config, {"vocab_size"}, path, &vocab); !s.ok()) return s;
-  // Each named with its range: "must be positive" for 1e12 layers would be wrong.
-  const struct {
-    const char* key;
-    int64_t value;
-    int64_t maximum;
-  } sizes[] = {{"num_hidden_layers", layers, 10000}, {"hidden_size", hidden, int64_t{1} << 20},
-               {"num_attention_heads", heads, 100000}, {"vocab_size", vocab, int64_t{1} << 30}};
-  for (const auto& size : sizes) {
-    if (size.value < 1 || size.value > size.maximum) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": ", size.key, " is ", size.value, "; expected 1..", size.maximum));
-    }
-  }
+  if (absl::Status s = CheckSizes(path, layers, hidden, heads, vocab); !s.ok()) return s;
   std::string model_type;
   if (auto it = config->find("model_type"); it != config->end() && it->is_string()) {
     model_type = absl::AsciiStrToLower(it->get<std::string>());

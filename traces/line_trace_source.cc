@@ -48,6 +48,53 @@ absl::Status LineTraceSource::Reject(const RowProblem& problem, bool bad) {
   return absl::OkStatus();
 }
 
+bool LineTraceSource::PlaceInTime(const RowTime& time, double* arrival) {
+  const RowTime& first = stats_->rows == 0 ? time : first_time_;
+  const RowTime& last = stats_->rows == 0 ? time : last_time_;
+  bool earlier = false;
+  switch (time.kind) {
+    case RowTime::Kind::kNone:
+      break;
+    case RowTime::Kind::kWallClockNs:
+      earlier = time.ns < last.ns;
+      *arrival = static_cast<double>(time.ns - first.ns) * 1e-9;
+      break;
+    case RowTime::Kind::kSeconds:
+      earlier = time.value < last.value;
+      *arrival = time.value - first.value;
+      break;
+    case RowTime::Kind::kMilliseconds:
+      earlier = time.value < last.value;
+      *arrival = (time.value - first.value) / 1000.0;
+      break;
+  }
+  // Past 2^32 s (136 years) a double no longer resolves a microsecond, and an arrival there
+  // minus any window of the statistics or the simulation is the arrival itself.
+  const double seconds = time.kind == RowTime::Kind::kMilliseconds ? time.value / 1000.0 : time.value;
+  problem_.column = time.column;
+  if ((time.kind != RowTime::Kind::kWallClockNs && std::abs(seconds) > kMaxTimestampS) ||
+      std::abs(*arrival) > kMaxTimestampS) {
+    problem_.reason = std::string(reason::kOutOfRange);
+    problem_.message = absl::StrCat("timestamp ", std::abs(*arrival) > kMaxTimestampS ? *arrival : seconds,
+                                    " s is beyond 2^32 s (136 years) of the first row or of zero, where "
+                                    "seconds as doubles no longer resolve a microsecond");
+    return false;
+  }
+  if (earlier && !options_.allow_out_of_order) {
+    problem_.reason = std::string(reason::kOutOfOrder);
+    problem_.message = absl::StrCat(
+        "timestamp earlier than the previous row's (",
+        time.kind == RowTime::Kind::kWallClockNs
+            ? absl::StrCat(time.ns - last.ns, " ns before it")
+            : absl::StrCat(time.value, " < ", last.value, time.kind == RowTime::Kind::kSeconds ? " s" : " ms"),
+        "): traces must be in arrival order; sort it with `infergrid trace convert --sort`");
+    return false;
+  }
+  if (stats_->rows == 0) first_time_ = time;
+  if (!earlier) last_time_ = time;
+  return true;
+}
+
 absl::StatusOr<bool> LineTraceSource::Next(Request* request) {
   if (finished_) return false;
   while (true) {
@@ -99,55 +146,11 @@ absl::StatusOr<bool> LineTraceSource::Next(Request* request) {
       if (absl::Status s = Reject(problem_, outcome == RowOutcome::kBad); !s.ok()) return s;
       continue;
     }
-    if (stats_->rows == 0) {
-      first_time_ = time;
-      last_time_ = time;
-    }
-    bool earlier = false;
     double arrival = 0;
-    switch (time.kind) {
-      case RowTime::Kind::kNone:
-        break;
-      case RowTime::Kind::kWallClockNs:
-        earlier = time.ns < last_time_.ns;
-        arrival = static_cast<double>(time.ns - first_time_.ns) * 1e-9;
-        break;
-      case RowTime::Kind::kSeconds:
-        earlier = time.value < last_time_.value;
-        arrival = time.value - first_time_.value;
-        break;
-      case RowTime::Kind::kMilliseconds:
-        earlier = time.value < last_time_.value;
-        arrival = (time.value - first_time_.value) / 1000.0;
-        break;
-    }
-    // Past 2^32 s (136 years) a double no longer resolves a microsecond, and an arrival there
-    // minus any window of the statistics or the simulation is the arrival itself.
-    const double seconds = time.kind == RowTime::Kind::kMilliseconds ? time.value / 1000.0 : time.value;
-    if ((time.kind != RowTime::Kind::kWallClockNs && std::abs(seconds) > kMaxTimestampS) ||
-        std::abs(arrival) > kMaxTimestampS) {
-      problem_.reason = std::string(reason::kOutOfRange);
-      problem_.column = time.column;
-      problem_.message = absl::StrCat("timestamp ", std::abs(arrival) > kMaxTimestampS ? arrival : seconds,
-                                      " s is beyond 2^32 s (136 years) of the first row or of zero, where "
-                                      "seconds as doubles no longer resolve a microsecond");
+    if (!PlaceInTime(time, &arrival)) {
       if (absl::Status s = Reject(problem_, true); !s.ok()) return s;
       continue;
     }
-    if (earlier && !options_.allow_out_of_order) {
-      problem_.reason = std::string(reason::kOutOfOrder);
-      problem_.column = time.column;
-      problem_.message = absl::StrCat(
-          "timestamp earlier than the previous row's (",
-          time.kind == RowTime::Kind::kWallClockNs
-              ? absl::StrCat(time.ns - last_time_.ns, " ns before it")
-              : absl::StrCat(time.value, " < ", last_time_.value,
-                             time.kind == RowTime::Kind::kSeconds ? " s" : " ms"),
-          "): traces must be in arrival order; sort it with `infergrid trace convert --sort`");
-      if (absl::Status s = Reject(problem_, true); !s.ok()) return s;
-      continue;
-    }
-    if (!earlier) last_time_ = time;
     request->id = stats_->rows++;
     request->arrival_s = arrival;
     return true;

@@ -62,6 +62,10 @@ class LineTraceSource : public RequestSource {
  private:
   // Counts a dropped row; returns the error to stop with, or OK to go on.
   absl::Status Reject(const RowProblem& problem, bool bad);
+  // The row's arrival from the first accepted row's time; false (problem_ filled) when it is
+  // past 2^32 s or earlier than the previous row (unless out of order is allowed). Only an
+  // accepted row becomes the first or the latest time.
+  bool PlaceInTime(const RowTime& time, double* arrival);
 
   std::unique_ptr<LineReader> reader_;
   TraceOptions options_;

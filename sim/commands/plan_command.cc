@@ -407,6 +407,16 @@ std::string WorkloadText(const cli::FlagValues& flags) {
   return absl::StrJoin(parts, " ");
 }
 
+// The note that states when a point passes (docs/plan.md#how-a-candidate-is-searched).
+std::string PassRule(double tolerance) {
+  return absl::StrCat("a point passes when its arrivals last at least ", plan::kWindowLatencies,
+                      " p99 end-to-end latencies (the run grows to what that needs, up to ", plan::kMaxPlanRequests,
+                      " requests), every SLO term holds, no request is rejected, and the mean queueing delay of the "
+                      "whole run is at most ", kStableGrowth, " x that of its first half + ", kStableSlackS * 1e3,
+                      " ms (stability); rates bisected to ", format::Fixed(100 * tolerance, 1),
+                      "%; output tokens/s is the rate times the mean output of the completed requests");
+}
+
 absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   if (!command_line.positional.empty()) {
     return cli::UsageError(absl::StrCat("plan takes flags only, got '", command_line.positional[0], "'"));
@@ -481,13 +491,7 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
   if (report.candidates_size() > 0 && report.candidates(0).rank() == 1) {
     report.set_best_command(report.candidates(0).command_line());
   }
-  report.add_notes(absl::StrCat("a point passes when its arrivals last at least ", plan::kWindowLatencies,
-                                " p99 end-to-end latencies (the run grows to what that needs, up to ",
-                                plan::kMaxPlanRequests, " requests), every SLO term holds, no request is rejected, and "
-                                "the mean queueing delay of the whole run is at most ", kStableGrowth,
-                                " x that of its first half + ", kStableSlackS * 1e3, " ms (stability); rates bisected to ",
-                                format::Fixed(100 * s.search.tolerance, 1), "%; output tokens/s is the rate times the "
-                                "mean output of the completed requests"));
+  report.add_notes(PassRule(s.search.tolerance));
   if (dir) {
     if (absl::Status st = dir->WriteFile("plan.json", format::ToJson(report)); !st.ok()) return st;
     if (absl::Status st = dir->Commit(); !st.ok()) return st;

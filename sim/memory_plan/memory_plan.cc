@@ -155,6 +155,28 @@ const BatchDefaults& DefaultsForGpu(const EnginePersonality& p, const GpuSpec& g
   return p.batch_defaults(p.batch_defaults_size() - 1);
 }
 
+// What the engine itself refuses at startup (the personality's argument checks, by version).
+absl::Status CheckEngineArguments(const MemoryPlanRequest& r, const EnginePersonality& p, const MemoryPlanDetail& d) {
+  if (p.refuse_max_model_len_above_positions() && r.model.max_position_embeddings() > 0 &&
+      d.max_model_len > r.model.max_position_embeddings()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-model-len=", d.max_model_len, " is greater than ", r.model.name(), "'s max_position_embeddings (",
+        r.model.max_position_embeddings(), "): ", d.plan.engine, " refuses it at startup"));
+  }
+  if (p.refuse_batched_tokens_below_seqs() && d.max_num_batched_tokens < d.max_num_seqs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-num-batched-tokens=", d.max_num_batched_tokens, " is smaller than --max-num-seqs=", d.max_num_seqs,
+        ": ", d.plan.engine, " refuses it at startup"));
+  }
+  if (r.block_size > 0 && p.block_size_choices_size() > 0 &&
+      std::find(p.block_size_choices().begin(), p.block_size_choices().end(), r.block_size) ==
+          p.block_size_choices().end()) {
+    return absl::InvalidArgumentError(absl::StrCat("--block-size=", r.block_size, ": ", d.plan.engine, " accepts ",
+                                                   absl::StrJoin(p.block_size_choices(), ", ")));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   const EnginePersonality& p = d->personality;
   d->plan.engine = PersonalityName(p);
@@ -172,12 +194,6 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
   if (d->max_model_len <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("model '", r.model.name(),
                                                    "' has no max_position_embeddings: give --max-model-len"));
-  }
-  if (p.refuse_max_model_len_above_positions() && r.model.max_position_embeddings() > 0 &&
-      d->max_model_len > r.model.max_position_embeddings()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max-model-len=", d->max_model_len, " is greater than ", r.model.name(), "'s max_position_embeddings (",
-        r.model.max_position_embeddings(), "): ", d->plan.engine, " refuses it at startup"));
   }
   const BatchDefaults* defaults = &DefaultsForGpu(p, r.gpu, d->plan.total_bytes);
   const int64_t default_seqs = r.offline && defaults->offline_max_num_seqs() > 0 ? defaults->offline_max_num_seqs()
@@ -199,17 +215,7 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
     d->max_num_batched_tokens = std::max(d->max_model_len, p.min_batched_tokens());
   }
   if (d->max_num_seqs <= 0) d->max_num_seqs = d->max_num_batched_tokens;
-  if (p.refuse_batched_tokens_below_seqs() && d->max_num_batched_tokens < d->max_num_seqs) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max-num-batched-tokens=", d->max_num_batched_tokens, " is smaller than --max-num-seqs=", d->max_num_seqs,
-        ": ", d->plan.engine, " refuses it at startup"));
-  }
-  if (r.block_size > 0 && p.block_size_choices_size() > 0 &&
-      std::find(p.block_size_choices().begin(), p.block_size_choices().end(), r.block_size) ==
-          p.block_size_choices().end()) {
-    return absl::InvalidArgumentError(absl::StrCat("--block-size=", r.block_size, ": ", d->plan.engine,
-                                                   " accepts ", absl::StrJoin(p.block_size_choices(), ", ")));
-  }
+  if (absl::Status s = CheckEngineArguments(r, p, *d); !s.ok()) return s;
 
   if (r.model.has_mla() && p.lacks_mla()) {
     return absl::InvalidArgumentError(absl::StrCat(
