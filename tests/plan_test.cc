@@ -393,6 +393,10 @@ TEST(PlanCli, BadInputIsOneLineAndNoFiles) {
            {"plan --slo=ttft_p99\\<=2s --gpus=h100-sxm,b999" + out, 2, "b999: --gpu: unknown GPU 'b999'"},
            {"plan --slo=ttft_p99\\<=2s --price=l40s=1" + out, 2, "--price: no candidate runs on 'l40s'"},
            {"plan --slo=ttft_p99\\<=2s --price=h100-sxm" + out, 2, "expected GPU=USD_PER_GPU_HOUR"},
+           // Numbers in decimal only, here too: hexadecimal and NaN are refused.
+           {"plan --slo=ttft_p99\\<=0x10s" + out, 2, "needs a positive number and a unit"},
+           {"plan --slo=ttft_p99\\<=2s --price=h100-sxm=0x10" + out, 2, "expected GPU=USD_PER_GPU_HOUR"},
+           {"plan --slo=ttft_p99\\<=2s --price=h100-sxm=nan" + out, 2, "expected GPU=USD_PER_GPU_HOUR"},
            {"plan --slo=ttft_p99\\<=2s --target-rate=5 --replica-counts=1,2" + out, 2, "--replica-counts"},
            {"plan --slo=ttft_p99\\<=2s --min-rate=5 --max-rate=2" + out, 2, "--min-rate and --max-rate"},
            {"plan --slo=ttft_p99\\<=2s --tp-sizes=1,x" + out, 2, "'x' is not a positive integer"}}) {

@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/decimal_number.h"
 #include "traces/random_streams.h"
 
 namespace infergrid {
@@ -145,8 +146,8 @@ absl::StatusOr<std::vector<RateSegment>> ParseRateSchedule(absl::string_view tex
   for (absl::string_view part : absl::StrSplit(text, ',')) {
     const std::vector<absl::string_view> pair = absl::StrSplit(part, ':');
     RateSegment seg;
-    if (pair.size() != 2 || !absl::SimpleAtod(pair[0], &seg.duration_s) ||
-        !absl::SimpleAtod(pair[1], &seg.rate_per_s) || !(seg.duration_s > 0) ||
+    if (pair.size() != 2 || !ParseDecimal(pair[0], &seg.duration_s) ||
+        !ParseDecimal(pair[1], &seg.rate_per_s) || !(seg.duration_s > 0) ||
         !(seg.rate_per_s >= 0) || !std::isfinite(seg.duration_s) || !std::isfinite(seg.rate_per_s)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "rate schedule: expected DURATION_S:RELATIVE_RATE pairs separated by ',', got '", part, "'"));

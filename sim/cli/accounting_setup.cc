@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/decimal_number.h"
 #include "hardware/gpu_catalog.h"
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
@@ -199,7 +200,7 @@ absl::StatusOr<double> ParseByteSize(absl::string_view text) {
     }
   }
   double value = 0;
-  if (!absl::SimpleAtod(number, &value) || !(value > 0) || value * scale > 1e15) {
+  if (!ParseDecimal(number, &value) || !(value > 0) || value * scale > 1e15) {
     return UsageError(absl::StrCat("--kv-cache-memory: expected a positive size such as 8GiB, "
                                    "8.5e9 or 8G, got '", text, "'"));
   }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/decimal_number.h"
 #include "sim/bench/serve_report.h"
 #include "sim/cli/accounting_setup.h"
 #include "sim/cli/bench_flags.h"

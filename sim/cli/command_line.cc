@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/decimal_number.h"
 
 namespace infergrid::cli {
 namespace {
@@ -30,27 +31,6 @@ bool Canonical(absl::string_view text, std::string* canonical, std::string* erro
 }
 
 }  // namespace
-
-bool IsDecimalNumber(absl::string_view text, bool fraction) {
-  size_t i = 0;
-  if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
-  size_t digits = 0;
-  while (i < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
-  if (!fraction) return digits > 0 && i == text.size();
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    while (i < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
-  }
-  if (digits == 0) return false;
-  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-    ++i;
-    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
-    size_t exponent = 0;
-    while (i < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[i]))) ++i, ++exponent;
-    if (exponent == 0) return false;
-  }
-  return i == text.size();
-}
 
 namespace {
 

@@ -29,10 +29,6 @@ inline constexpr int kExitUsage = 2;     // the command line is wrong
 // A status that means "the command line is wrong" (exit 2); any other error exits 1.
 absl::Status UsageError(absl::string_view message);
 
-// One spelling of a number: digits with an optional sign and, with `fraction`, an optional
-// fraction and exponent ("12", "-0.5", ".5e3"); not hexadecimal, "inf" or "nan", which
-// Abseil's and the C library's parsers also take.
-bool IsDecimalNumber(absl::string_view text, bool fraction);
 int ExitCodeFor(const absl::Status& status);
 
 struct ParsedCommandLine;

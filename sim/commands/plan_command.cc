@@ -25,6 +25,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/decimal_number.h"
 #include "base/student_t.h"
 #include "sim/cli/command_line.h"
 #include "sim/cli/simulate_flags.h"
@@ -97,7 +98,7 @@ absl::StatusOr<std::map<std::string, double>> ParsePrices(absl::string_view text
   for (const std::string& item : *items) {
     std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
     double usd = 0;
-    if (kv.size() != 2 || kv[0].empty() || !absl::SimpleAtod(kv[1], &usd) || !(usd >= 0) || !std::isfinite(usd)) {
+    if (kv.size() != 2 || kv[0].empty() || !ParseDecimal(kv[1], &usd) || !(usd >= 0)) {
       return cli::UsageError(absl::StrCat("--price: '", item, "': expected GPU=USD_PER_GPU_HOUR, e.g. h100-sxm=2.5"));
     }
     prices[kv[0]] = usd;

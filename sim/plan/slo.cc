@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/decimal_number.h"
 
 namespace infergrid::plan {
 namespace {
@@ -42,7 +43,7 @@ bool ParseDuration(absl::string_view text, double* seconds) {
     return false;
   }
   double value = 0;
-  if (!absl::SimpleAtod(text, &value) || !std::isfinite(value) || value <= 0) return false;
+  if (!ParseDecimal(text, &value) || value <= 0) return false;
   *seconds = value * scale;
   return true;
 }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/decimal_number.h"
 
 namespace infergrid {
 namespace {
@@ -55,14 +56,14 @@ absl::StatusOr<AcceptanceModel> ParseAcceptanceModel(absl::string_view flag, abs
   AcceptanceModel m;
   if (absl::ConsumePrefix(&text, "beta:")) {
     const std::vector<std::string> parts = absl::StrSplit(text, ',');
-    if (parts.size() != 2 || !absl::SimpleAtod(parts[0], &m.alpha) || !absl::SimpleAtod(parts[1], &m.beta_b) ||
+    if (parts.size() != 2 || !ParseDecimal(parts[0], &m.alpha) || !ParseDecimal(parts[1], &m.beta_b) ||
         !(m.alpha > 0) || !(m.beta_b > 0) || m.alpha > 1e6 || m.beta_b > 1e6) {
       return Bad(flag, absl::StrCat("beta:", text), "expected beta:ALPHA,BETA with both in (0, 1e6]");
     }
     m.beta = true;
     return m;
   }
-  if (!absl::SimpleAtod(text, &m.rate) || !(m.rate >= 0) || !(m.rate <= 1)) {
+  if (!ParseDecimal(text, &m.rate) || !(m.rate >= 0) || !(m.rate <= 1)) {
     return Bad(flag, text, "expected an acceptance rate in [0, 1] or beta:ALPHA,BETA");
   }
   return m;
