@@ -472,8 +472,10 @@ TEST(Admission, TruncatesRejectsAndKeysPrefixBlocks) {
   EXPECT_EQ(seq->prefix_keys[0], PrefixBlockKey(11, 0));
   EXPECT_EQ(seq->prefix_keys[32], PrefixBlockKey(12, 0));
   r.input_tokens = 3000;
-  EXPECT_EQ(AdmitRequest(r, policy, 8, &record), nullptr);
-  EXPECT_EQ(record.outcome, RequestOutcome::kRejected);
+  RequestRecord too_long;
+  EXPECT_EQ(AdmitRequest(r, policy, 8, &too_long), nullptr);
+  EXPECT_EQ(too_long.outcome, RequestOutcome::kRejected);
+  EXPECT_FALSE(too_long.truncated);  // rejected, not also counted as truncated
   policy.reserve_output = true;
   policy.usable_blocks = 50;
   r.input_tokens = 700;

@@ -22,6 +22,7 @@ std::unique_ptr<Sequence> AdmitRequest(const Request& request, const AdmissionPo
   const int64_t blocks = (kv_tokens + policy.block_size - 1) / policy.block_size;
   if (prompt > policy.max_model_len || blocks > policy.usable_blocks) {
     record->outcome = RequestOutcome::kRejected;
+    record->truncated = false;  // a rejected request has no output to cut: counted once, as rejected
     return nullptr;
   }
   auto seq = std::make_unique<Sequence>();
