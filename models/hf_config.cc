@@ -196,6 +196,86 @@ std::string ModelNameFromPath(absl::string_view path) {
   return absl::AsciiStrToLower(name);
 }
 
+// A spec named after the config's folder (or file), with its source and Hugging Face id.
+ModelSpec NamedAfter(const json& config, absl::string_view path) {
+  ModelSpec spec;
+  spec.set_name(ModelNameFromPath(path));
+  spec.set_display_name(spec.name());
+  spec.set_source(absl::StrCat("config.json at ", path));
+  if (auto it = config.find("_name_or_path"); it != config.end() && it->is_string()) {
+    spec.set_hf_id(it->get<std::string>());
+  }
+  return spec;
+}
+
+// Whether the MLP is gated (gate, up, down), from the activation the config names.
+bool GatedMlp(const json& config, absl::string_view model_type, bool gpt_style) {
+  std::string act = "silu";
+  for (const char* key : {"hidden_act", "activation_function", "hidden_activation"}) {
+    if (auto it = config.find(key); it != config.end() && it->is_string()) {
+      act = absl::AsciiStrToLower(it->get<std::string>());
+      break;
+    }
+  }
+  // Gated MLPs (gate, up, down): SiLU/SwiGLU families and Gemma's GeGLU.
+  return !gpt_style &&
+         (act == "silu" || act == "swiglu" || act == "geglu" || absl::StartsWith(model_type, "gemma"));
+}
+
+// The stored weights' dtype (torch_dtype; bf16 when absent) and a quantized checkpoint's format.
+absl::Status ReadWeightFormat(const json& config, absl::string_view path, ModelSpec* spec) {
+  spec->set_dtype(DType::BF16);
+  if (auto it = config.find("torch_dtype"); it != config.end() && it->is_string()) {
+    absl::StatusOr<DType> dtype = ParseDType(it->get<std::string>());
+    if (!dtype.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"torch_dtype\": ",
+                                                     dtype.status().message()));
+    }
+    spec->set_dtype(*dtype);
+  }
+
+  absl::StatusOr<std::string> quantization = ReadCheckpointQuantization(config, path);
+  if (!quantization.ok()) return quantization.status();
+  spec->set_checkpoint_quantization(*quantization);
+  return absl::OkStatus();
+}
+
+// The mixture of experts, when the config has routed experts: counts, widths, shared experts
+// and leading dense layers, checked against the model's `layers`.
+absl::Status ReadExperts(const json& config, absl::string_view path, int64_t layers, ModelSpec* spec) {
+  int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0, shared_count = 0, dense_first = 0;
+  bool found = false;
+  if (absl::Status s = ReadInt(config, {"num_local_experts", "num_experts", "n_routed_experts"}, path, &experts, &found); !s.ok()) return s;
+  if (found && experts > 0) {
+    if (absl::Status s = RequireInt(config, {"num_experts_per_tok", "moe_top_k"}, path, &top_k); !s.ok()) return s;
+    if (absl::Status s = ReadInt(config, {"moe_intermediate_size"}, path, &expert_ffn, &found); !s.ok()) return s;
+    if (absl::Status s = ReadInt(config, {"shared_expert_intermediate_size"}, path, &shared_ffn, &found); !s.ok()) return s;
+    if (absl::Status s = ReadInt(config, {"n_shared_experts"}, path, &shared_count, &found); !s.ok()) return s;
+    if (absl::Status s = ReadInt(config, {"first_k_dense_replace"}, path, &dense_first, &found); !s.ok()) return s;
+    if (experts > 100000 || top_k > experts) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": num_experts_per_tok (", top_k, ") must be in 1..", experts, " experts"));
+    }
+    if (dense_first >= layers || shared_count > 100000) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": first_k_dense_replace (", dense_first, ") must leave expert layers among the ",
+          layers, " layers"));
+    }
+    MixtureOfExperts* moe = spec->mutable_moe();
+    moe->set_num_experts(static_cast<int32_t>(experts));
+    moe->set_experts_per_token(static_cast<int32_t>(top_k));
+    moe->set_expert_ffn_dim(expert_ffn);
+    // A shared expert of a different width is counted in units of the expert width.
+    if (shared_ffn > 0 && expert_ffn > 0) {
+      moe->set_num_shared_experts(static_cast<int32_t>(shared_ffn / expert_ffn));
+    }
+    // DeepSeek counts its shared experts directly, each of the routed experts' width.
+    if (shared_count > 0) moe->set_num_shared_experts(static_cast<int32_t>(shared_count));
+    moe->set_first_dense_layers(static_cast<int32_t>(dense_first));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::string_view path) {
@@ -211,13 +291,7 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
     config = &(*config)["text_config"];
   }
 
-  ModelSpec spec;
-  spec.set_name(ModelNameFromPath(path));
-  spec.set_display_name(spec.name());
-  spec.set_source(absl::StrCat("config.json at ", path));
-  if (auto it = config->find("_name_or_path"); it != config->end() && it->is_string()) {
-    spec.set_hf_id(it->get<std::string>());
-  }
+  ModelSpec spec = NamedAfter(*config, path);
 
   int64_t layers = 0, hidden = 0, heads = 0, vocab = 0;
   if (absl::Status s = RequireInt(*config, {"num_hidden_layers", "n_layer", "num_layers"}, path, &layers); !s.ok()) return s;
@@ -262,16 +336,7 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
                                        model_type == "qwen2" || model_type == "qwen2_moe");
   if (!bias.ok()) return bias.status();
 
-  std::string act = "silu";
-  for (const char* key : {"hidden_act", "activation_function", "hidden_activation"}) {
-    if (auto it = config->find(key); it != config->end() && it->is_string()) {
-      act = absl::AsciiStrToLower(it->get<std::string>());
-      break;
-    }
-  }
-  // Gated MLPs (gate, up, down): SiLU/SwiGLU families and Gemma's GeGLU.
-  const bool gated = !gpt_style && (act == "silu" || act == "swiglu" || act == "geglu" ||
-                                    absl::StartsWith(model_type, "gemma"));
+  const bool gated = GatedMlp(*config, model_type, gpt_style);
 
   spec.set_num_layers(static_cast<int32_t>(layers));
   spec.set_hidden_size(hidden);
@@ -284,49 +349,8 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   spec.set_gated_mlp(gated);
   spec.set_attention_bias(*bias);
   spec.set_max_position_embeddings(max_positions);
-  spec.set_dtype(DType::BF16);
-  if (auto it = config->find("torch_dtype"); it != config->end() && it->is_string()) {
-    absl::StatusOr<DType> dtype = ParseDType(it->get<std::string>());
-    if (!dtype.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"torch_dtype\": ",
-                                                     dtype.status().message()));
-    }
-    spec.set_dtype(*dtype);
-  }
-
-  absl::StatusOr<std::string> quantization = ReadCheckpointQuantization(*config, path);
-  if (!quantization.ok()) return quantization.status();
-  spec.set_checkpoint_quantization(*quantization);
-
-  int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0, shared_count = 0, dense_first = 0;
-  if (absl::Status s = ReadInt(*config, {"num_local_experts", "num_experts", "n_routed_experts"}, path, &experts, &found); !s.ok()) return s;
-  if (found && experts > 0) {
-    if (absl::Status s = RequireInt(*config, {"num_experts_per_tok", "moe_top_k"}, path, &top_k); !s.ok()) return s;
-    if (absl::Status s = ReadInt(*config, {"moe_intermediate_size"}, path, &expert_ffn, &found); !s.ok()) return s;
-    if (absl::Status s = ReadInt(*config, {"shared_expert_intermediate_size"}, path, &shared_ffn, &found); !s.ok()) return s;
-    if (absl::Status s = ReadInt(*config, {"n_shared_experts"}, path, &shared_count, &found); !s.ok()) return s;
-    if (absl::Status s = ReadInt(*config, {"first_k_dense_replace"}, path, &dense_first, &found); !s.ok()) return s;
-    if (experts > 100000 || top_k > experts) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": num_experts_per_tok (", top_k, ") must be in 1..", experts, " experts"));
-    }
-    if (dense_first >= layers || shared_count > 100000) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": first_k_dense_replace (", dense_first, ") must leave expert layers among the ",
-          layers, " layers"));
-    }
-    MixtureOfExperts* moe = spec.mutable_moe();
-    moe->set_num_experts(static_cast<int32_t>(experts));
-    moe->set_experts_per_token(static_cast<int32_t>(top_k));
-    moe->set_expert_ffn_dim(expert_ffn);
-    // A shared expert of a different width is counted in units of the expert width.
-    if (shared_ffn > 0 && expert_ffn > 0) {
-      moe->set_num_shared_experts(static_cast<int32_t>(shared_ffn / expert_ffn));
-    }
-    // DeepSeek counts its shared experts directly, each of the routed experts' width.
-    if (shared_count > 0) moe->set_num_shared_experts(static_cast<int32_t>(shared_count));
-    moe->set_first_dense_layers(static_cast<int32_t>(dense_first));
-  }
+  if (absl::Status s = ReadWeightFormat(*config, path, &spec); !s.ok()) return s;
+  if (absl::Status s = ReadExperts(*config, path, layers, &spec); !s.ok()) return s;
   return spec;
 }
 

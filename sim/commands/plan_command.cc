@@ -418,6 +418,18 @@ std::string PassRule(double tolerance) {
                       "%; output tokens/s is the rate times the mean output of the completed requests");
 }
 
+// The report's settings, before any candidate is searched.
+PlanReport ReportHeader(const PlanSettings& s) {
+  PlanReport report;
+  for (const SloTerm& t : s.slo) *report.add_slo() = t;
+  report.set_target_rate(s.target_rate);
+  report.set_replications(s.search.verify_seeds);
+  report.set_tolerance(s.search.tolerance);
+  report.set_workload(WorkloadText(s.workload));
+  report.add_notes(PassRule(s.search.tolerance));
+  return report;
+}
+
 absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   if (!command_line.positional.empty()) {
     return cli::UsageError(absl::StrCat("plan takes flags only, got '", command_line.positional[0], "'"));
@@ -444,12 +456,7 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
     if (!opened.ok()) return opened.status();
     dir.emplace(*std::move(opened));
   }
-  PlanReport report;
-  for (const SloTerm& t : s.slo) *report.add_slo() = t;
-  report.set_target_rate(s.target_rate);
-  report.set_replications(s.search.verify_seeds);
-  report.set_tolerance(s.search.tolerance);
-  report.set_workload(WorkloadText(s.workload));
+  PlanReport report = ReportHeader(s);
   // Candidates searched side by side, each in a child process of its own (which runs its
   // simulations in children of its own: one SimGrid engine per process).
   std::vector<size_t> pending;
@@ -492,7 +499,6 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
   if (report.candidates_size() > 0 && report.candidates(0).rank() == 1) {
     report.set_best_command(report.candidates(0).command_line());
   }
-  report.add_notes(PassRule(s.search.tolerance));
   if (dir) {
     if (absl::Status st = dir->WriteFile("plan.json", format::ToJson(report)); !st.ok()) return st;
     if (absl::Status st = dir->Commit(); !st.ok()) return st;
