@@ -1,12 +1,14 @@
 #include "sim/commands/simulation_run.h"
 
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "sim/commands/child_process.h"
 #include "sim/format/json_output.h"
+#include "sim/output/background_sink.h"
 #include "sim/output/iterations_csv.h"
 #include "sim/output/requests_csv.h"
 #include "sim/output/summary_builder.h"
@@ -84,8 +86,12 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   EngineConfig engine = plan.engine;
   engine.allreduce_latency_s = cost->allreduce_latency_s;
   if (engine.execution.has_value()) engine.execution->speculation.seed = seed;  // this run's acceptances
+  // The files are formatted and written on a thread of their own, beside the simulation.
+  std::optional<BackgroundSink> writer;
+  if (!outputs.empty()) writer.emplace(&outputs);
   absl::StatusOr<SimulationResult> result =
-      RunSimulation(engine, o.setup.gpu, *cost->model, **source, outputs.empty() ? nullptr : &outputs);
+      RunSimulation(engine, o.setup.gpu, *cost->model, **source, writer ? &*writer : nullptr);
+  if (writer) writer->Finish();
   if (!result.ok()) return result.status();
 
   SummaryContext context;
