@@ -1,6 +1,8 @@
 // The CSV number appenders print exactly what printf prints (iterations.csv must not change
 // when its writer does).
 #include <cmath>
+#include <cstdint>
+#include <thread>
 #include <limits>
 #include <random>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "sim/output/background_sink.h"
 #include "sim/output/csv_append.h"
 
 namespace infergrid {
@@ -41,6 +44,42 @@ TEST(CsvAppend, IntegersAndFields) {
   AppendInt(&row, std::numeric_limits<int64_t>::max());
   AppendField(&row, "hbm", '\n');
   EXPECT_EQ(row, "0,-42,-9223372036854775808,9223372036854775807,hbm\n");
+}
+
+// Records the thread and the order it was handed records in.
+class RecordingSink final : public IterationSink {
+ public:
+  void OnIteration(const IterationRecord& record) override {
+    indices.push_back(record.index);
+    threads.push_back(std::this_thread::get_id());
+  }
+  std::vector<int64_t> indices;
+  std::vector<std::thread::id> threads;
+};
+
+TEST(BackgroundSink, DeliversEveryRecordInOrderOnItsOwnThread) {
+  // More records than the batches in flight hold, so the producer waits for the writer, and a
+  // last partial batch that only Finish() delivers.
+  const int64_t n = static_cast<int64_t>(BackgroundSink::kBatchRecords * (BackgroundSink::kMaxPendingBatches + 3)) + 17;
+  RecordingSink target;
+  BackgroundSink sink(&target);
+  for (int64_t i = 0; i < n; ++i) {
+    IterationRecord r;
+    r.index = i;
+    sink.OnIteration(r);
+  }
+  sink.Finish();
+  ASSERT_EQ(static_cast<int64_t>(target.indices.size()), n);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(target.indices[static_cast<size_t>(i)], i);
+  for (const std::thread::id id : target.threads) ASSERT_NE(id, std::this_thread::get_id());
+  sink.Finish();  // a second Finish (and the destructor's) delivers nothing more
+  EXPECT_EQ(static_cast<int64_t>(target.indices.size()), n);
+}
+
+TEST(BackgroundSink, NothingHandedNothingDelivered) {
+  RecordingSink target;
+  { BackgroundSink sink(&target); }
+  EXPECT_TRUE(target.indices.empty());
 }
 
 }  // namespace
