@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config
           libsimgrid-dev libboost-graph-dev libprotobuf-dev protobuf-compiler libabsl-dev
-          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+          libzstd-dev zstd libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
           python3   # scripts/check-includes.py and the docs link check
           python3-numpy  # tests/bench_vllm_check.py: bench serve's golden recomputed as vLLM computes it
           python3-dev python3-pybind11 python3-pytest python3-pandas  # `import infergrid` and its tests

@@ -88,11 +88,8 @@ TEST(SimulateCli, MetricsFollowTheirDefinitions) {
   const std::vector<std::string> iterations = Lines(ReadAll(dir / "iterations.csv"));
   EXPECT_EQ(static_cast<int>(iterations.size()) - 1, j["iterations"]["iterations"].get<int>());
   EXPECT_THAT(iterations[0], HasSubstr("replica,iteration,start_s,end_s,compute_s"));
-  // timeline.json is a trace-event document with a slice per iteration.
-  const nlohmann::json timeline = nlohmann::json::parse(ReadAll(dir / "timeline.json"));
-  int slices = 0;
-  for (const auto& event : timeline["traceEvents"]) slices += event["ph"] == "X";
-  EXPECT_EQ(slices, j["iterations"]["iterations"].get<int>());
+  // The timeline (timeline_formats_test.cc checks its content) is Perfetto's protobuf trace.
+  EXPECT_GT(fs::file_size(dir / "timeline.pftrace"), 0u);
   EXPECT_EQ(nlohmann::json::parse(ReadAll(dir / "summary.json")), j);
 }
 
@@ -102,7 +99,7 @@ TEST(SimulateCli, SameInputsGiveByteIdenticalOutputs) {
   const std::string args = "simulate --max-requests=60 --rate=8 --scheduler=sarathi --quiet --record-wall-time=false";
   ASSERT_EQ(RunInfergrid(absl::StrCat(args, " --out=", a.string())).exit_code, 0);
   ASSERT_EQ(RunInfergrid(absl::StrCat(args, " --out=", b.string())).exit_code, 0);
-  for (const char* name : {"summary.json", "requests.csv", "iterations.csv", "timeline.json"}) {
+  for (const char* name : {"summary.json", "requests.csv", "iterations.csv", "timeline.pftrace"}) {
     const std::string x = ReadAll(a / name);
     EXPECT_FALSE(x.empty()) << name;
     EXPECT_EQ(x, ReadAll(b / name)) << name;

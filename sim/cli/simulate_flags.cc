@@ -91,19 +91,25 @@ ABSL_FLAG(int64_t, max_requests, 0,
           "requests to simulate: the synthetic count (0: 1000), or the trace's first N (0: all)");
 ABSL_FLAG(uint64_t, seed, 0, "seed of every random stream (synthetic workload)");
 ABSL_FLAG(std::string, out, "",
-          "simulate: write summary.json, requests.csv, iterations.csv and timeline.json into this "
+          "simulate: write summary.json, requests.csv, iterations.csv and timeline.pftrace into this "
           "folder; compare: comparison.json into this folder; report, calibrate: the file to write; "
           "sweep: the sweep's folder (sweep merge: where to write the merged results)");
 ABSL_FLAG(std::string, outputs, "summary,requests,iterations,timeline",
           "with --out: the files to write, a comma list of summary, requests, iterations and "
           "timeline (a sweep that needs only the metrics: --outputs=summary)");
+ABSL_FLAG(std::string, timeline_format, "perfetto",
+          "with --out: the timeline's format: perfetto (timeline.pftrace, Perfetto's protobuf trace) or "
+          "json (timeline.json, Chrome trace-event JSON); both open in ui.perfetto.dev");
+ABSL_FLAG(std::string, compress, "none",
+          "with --out: none, or zstd to write requests.csv.zst and iterations.csv.zst (the same text, "
+          "compressed; pandas.read_csv and `zstd -d` read them)");
 ABSL_FLAG(bool, quiet, false, "no progress line on stderr");
 ABSL_FLAG(bool, coalesce, true,
           "execute runs of uninterruptible iterations as one SimGrid activity (same times, faster)");
 ABSL_FLAG(int32_t, cost_stride, 1,
           "price every Nth step of an unchanged decode batch with the cost model and interpolate "
           "the steps between (1: price every iteration)");
-ABSL_FLAG(int64_t, timeline_max_iterations, 200000, "iterations written to timeline.json at most");
+ABSL_FLAG(int64_t, timeline_max_iterations, 200000, "iterations written to the timeline at most");
 ABSL_FLAG(bool, record_wall_time, true,
           "put wall-clock time and events/s in summary.json (the only non-deterministic fields)");
 ABSL_FLAG(std::string, report, "",
@@ -124,7 +130,7 @@ const std::vector<absl::string_view>& SimulateFlagNames() {
           "multi_step_stream_outputs", "disable_async_output_proc", "no_async_scheduling", "disable_overlap_schedule",
           "disable_overlap_scheduler", "disable_custom_all_reduce", "cpu_speed", "front_end", "front_end_file", "api_server_count", "noise", "iteration_noise", "send_jitter", "max_concurrency", "preemption_mode", "swap_space",
           "enable_prefix_caching", "enable_cuda_graphs", "num_replicas", "router", "pd", "decode_router", "kv_transfer_latency", "fabric_bandwidth", "fabric_latency", "cost_model",
-          "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "outputs", "quiet",
+          "workload", "arrival", "rate", "cv", "time_scale", "max_requests", "seed", "out", "outputs", "timeline_format", "compress", "quiet",
           "coalesce", "cost_stride", "timeline_max_iterations", "record_wall_time"}) {
       list->push_back(name);
     }

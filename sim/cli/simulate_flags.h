@@ -51,6 +51,8 @@ ABSL_DECLARE_FLAG(int64_t, max_requests);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(std::string, out);
 ABSL_DECLARE_FLAG(std::string, outputs);
+ABSL_DECLARE_FLAG(std::string, timeline_format);
+ABSL_DECLARE_FLAG(std::string, compress);
 ABSL_DECLARE_FLAG(bool, quiet);
 ABSL_DECLARE_FLAG(bool, coalesce);
 ABSL_DECLARE_FLAG(int32_t, cost_stride);

@@ -237,7 +237,22 @@ absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
   if (o.out_dir.empty() && flags.Text("outputs") != absl::GetFlagReflectionHandle(FLAGS_outputs).DefaultValue()) {
     return UsageError("--outputs needs --out=DIR (without it no file is written)");
   }
+  for (const auto& [name, flag] : {std::pair{"timeline_format", "--timeline-format"}, std::pair{"compress", "--compress"}}) {
+    if (o.out_dir.empty() && flags.IsSet(name)) {
+      return UsageError(absl::StrCat(flag, " needs --out=DIR (without it no file is written)"));
+    }
+  }
   o.outputs = *outputs;
+  const std::string timeline_format = flags.Get(FLAGS_timeline_format);
+  if (timeline_format != "perfetto" && timeline_format != "json") {
+    return UsageError(absl::StrCat("--timeline-format: unknown format '", timeline_format, "': expected perfetto or json"));
+  }
+  o.outputs.timeline_json = timeline_format == "json";
+  const std::string compress = flags.Get(FLAGS_compress);
+  if (compress != "none" && compress != "zstd") {
+    return UsageError(absl::StrCat("--compress: unknown compression '", compress, "': expected none or zstd"));
+  }
+  o.outputs.zstd = compress == "zstd";
   o.progress = !flags.Get(FLAGS_quiet) && isatty(STDERR_FILENO);
   o.record_wall_time = flags.Get(FLAGS_record_wall_time);
   return absl::OkStatus();
@@ -246,11 +261,11 @@ absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
 }  // namespace
 
 std::string OutputSelection::FileList() const {
-  std::vector<absl::string_view> files;
+  std::vector<std::string> files;
   if (summary) files.push_back("summary.json");
-  if (requests) files.push_back("requests.csv");
-  if (iterations) files.push_back("iterations.csv");
-  if (timeline) files.push_back("timeline.json");
+  if (requests) files.push_back(RequestsFile());
+  if (iterations) files.push_back(IterationsFile());
+  if (timeline) files.push_back(TimelineFile());
   return absl::StrJoin(files, ", ");
 }
 

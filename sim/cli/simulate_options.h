@@ -29,7 +29,12 @@ struct OutputSelection {
   bool summary = true;     // summary.json
   bool requests = true;    // requests.csv
   bool iterations = true;  // iterations.csv
-  bool timeline = true;    // timeline.json
+  bool timeline = true;    // timeline.pftrace (timeline.json with timeline_json)
+  bool timeline_json = false;  // --timeline-format=json
+  bool zstd = false;           // --compress=zstd: requests.csv.zst, iterations.csv.zst
+  std::string RequestsFile() const { return zstd ? "requests.csv.zst" : "requests.csv"; }
+  std::string IterationsFile() const { return zstd ? "iterations.csv.zst" : "iterations.csv"; }
+  std::string TimelineFile() const { return timeline_json ? "timeline.json" : "timeline.pftrace"; }
   // "summary.json, requests.csv, ..." in that order, for the closing line.
   std::string FileList() const;
 };

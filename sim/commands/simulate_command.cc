@@ -1,6 +1,6 @@
 // `infergrid simulate`: replays a workload (a trace or a synthetic preset) through the serving
 // model on SimGrid and prints the latency table (or summary JSON with --format=json); with
-// --out=DIR also writes summary.json, requests.csv, iterations.csv and timeline.json there
+// --out=DIR also writes summary.json, requests.csv, iterations.csv and timeline.pftrace there
 // (or the ones --outputs names), all or nothing; with --report=FILE also an HTML report of the run
 // (simulation_report.h), committed with them.
 #include <optional>

@@ -4,10 +4,13 @@
 
 #include <atomic>
 #include <filesystem>
+#include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "sim/commands/simulation_run.h"
+#include "sim/output/buffered_file.h"
 #include "sim/report/report_builder.h"
 #include "sim/report/report_inputs.h"
 
@@ -47,6 +50,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPl
   cli::OutputSelection& files = run_plan.options.outputs;
   if (out == nullptr) files = {false, false, false, false};
   files.requests = files.iterations = true;
+  files.zstd = false;  // the report reads the plain tables; they are compressed as they move
   absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(run_plan, seed, &*scratch);
   if (!summary.ok()) return summary.status();
 
@@ -66,11 +70,16 @@ absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPl
 
   if (out != nullptr) {
     const cli::OutputSelection& wanted = plan.options.outputs;
-    for (const auto& [selected, name] : {std::pair{wanted.summary, "summary.json"}, std::pair{wanted.requests, "requests.csv"},
-                                         std::pair{wanted.iterations, "iterations.csv"},
-                                         std::pair{wanted.timeline, "timeline.json"}}) {
+    for (const auto& [selected, name] : {std::pair{wanted.summary, std::string("summary.json")}, std::pair{wanted.timeline, wanted.TimelineFile()}}) {
       if (!selected) continue;
       if (absl::Status s = MoveTemporary(*scratch, *out, name); !s.ok()) return s;
+    }
+    for (const auto& [selected, name, file] : {std::tuple{wanted.requests, "requests.csv", wanted.RequestsFile()},
+                                               std::tuple{wanted.iterations, "iterations.csv", wanted.IterationsFile()}}) {
+      if (!selected) continue;
+      absl::Status s = wanted.zstd ? CompressFile(scratch->TempPath(name), out->TempPath(file))
+                                   : MoveTemporary(*scratch, *out, name);
+      if (!s.ok()) return s;
     }
   }
   return summary;

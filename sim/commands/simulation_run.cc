@@ -70,15 +70,18 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   IterationOutputs outputs;
   std::unique_ptr<IterationsCsv> iterations_csv;
   std::unique_ptr<Timeline> timeline;
+  const Compression compression = o.outputs.zstd ? Compression::kZstd : Compression::kNone;
   if (out != nullptr && o.outputs.iterations) {
-    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv = IterationsCsv::Open(out->TempPath("iterations.csv"), plan.options.speculative.enabled());
+    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv =
+        IterationsCsv::Open(out->TempPath(o.outputs.IterationsFile()), plan.options.speculative.enabled(), compression);
     if (!csv.ok()) return csv.status();
     iterations_csv = *std::move(csv);
     outputs.Add(iterations_csv.get());
   }
   if (out != nullptr && o.outputs.timeline) {
     absl::StatusOr<std::unique_ptr<Timeline>> t =
-        Timeline::Open(out->TempPath("timeline.json"), plan.engine.layout.num_replicas, o.timeline_max_iterations);
+        OpenTimeline(o.outputs.timeline_json ? TimelineFormat::kJson : TimelineFormat::kPerfetto,
+                     out->TempPath(o.outputs.TimelineFile()), plan.engine.layout.num_replicas, o.timeline_max_iterations);
     if (!t.ok()) return t.status();
     timeline = *std::move(t);
     outputs.Add(timeline.get());
@@ -109,11 +112,17 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   }
   if (timeline) {
     if (absl::Status s = timeline->Close(); !s.ok()) return s;
-    if (timeline->truncated()) context.timeline_written = timeline->written();
+    if (timeline->truncated()) {
+      context.timeline_file = o.outputs.TimelineFile();
+      context.timeline_written = timeline->written();
+    }
   }
   SimulationSummary summary = BuildSummary(*result, context);
   if (out != nullptr && o.outputs.requests) {
-    if (absl::Status s = WriteRequestsCsv(result->log, out->TempPath("requests.csv"), o.prefill_replicas > 0); !s.ok()) return s;
+    if (absl::Status s = WriteRequestsCsv(result->log, out->TempPath(o.outputs.RequestsFile()), o.prefill_replicas > 0, compression);
+        !s.ok()) {
+      return s;
+    }
   }
   if (out != nullptr && o.outputs.summary) {
     if (absl::Status s = out->WriteFile("summary.json", format::ToJson(summary)); !s.ok()) return s;

@@ -15,7 +15,7 @@
 namespace infergrid {
 
 // Runs `plan` with the workload seeded by `seed`. With `out`, writes the files
-// plan.options.outputs selects (summary.json, requests.csv, iterations.csv, timeline.json) as
+// plan.options.outputs selects (summary.json, requests.csv, iterations.csv, the timeline) as
 // temporaries there (the caller commits).
 absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed,
                                                     OutputDir* out);

@@ -6,8 +6,9 @@
 
 namespace infergrid {
 
-absl::StatusOr<std::unique_ptr<IterationsCsv>> IterationsCsv::Open(const std::string& path, bool speculative) {
-  absl::StatusOr<BufferedFile> file = BufferedFile::Open(path);
+absl::StatusOr<std::unique_ptr<IterationsCsv>> IterationsCsv::Open(const std::string& path, bool speculative,
+                                                                   Compression compression) {
+  absl::StatusOr<BufferedFile> file = BufferedFile::Open(path, compression);
   if (!file.ok()) return file.status();
   std::unique_ptr<IterationsCsv> csv(new IterationsCsv(std::move(*file), speculative));
   csv->file_.Append(

@@ -24,8 +24,9 @@ namespace infergrid {
 class IterationsCsv final : public IterationSink {
  public:
   // Opens `path` for writing (the caller's temporary name); `speculative` adds the speculative
-  // decoding columns.
-  static absl::StatusOr<std::unique_ptr<IterationsCsv>> Open(const std::string& path, bool speculative = false);
+  // decoding columns; kZstd writes the same text as one zstd frame (iterations.csv.zst).
+  static absl::StatusOr<std::unique_ptr<IterationsCsv>> Open(const std::string& path, bool speculative = false,
+                                                            Compression compression = Compression::kNone);
   void OnIteration(const IterationRecord& r) override;
   // Flushes and closes; reports any write error.
   absl::Status Close();

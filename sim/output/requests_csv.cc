@@ -14,8 +14,8 @@ void AppendTime(std::string& out, double t) {
 
 }  // namespace
 
-absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bool disaggregated) {
-  absl::StatusOr<BufferedFile> file = BufferedFile::Open(path);
+absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bool disaggregated, Compression compression) {
+  absl::StatusOr<BufferedFile> file = BufferedFile::Open(path, compression);
   if (!file.ok()) return file.status();
   std::string& out = *file->buffer();
   out = "id,replica,status,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,"

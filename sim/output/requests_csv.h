@@ -4,7 +4,7 @@
 //   first_token_s, finish_s, input_tokens, output_tokens, truncated, cached_tokens,
 //   preemptions, queueing_s, ttft_s, tpot_s, e2e_s
 // and, for a disaggregated run (`disaggregated`), prefill_replica and kv_transfer_s (empty for
-// a request whose KV never moved).
+// a request whose KV never moved). kZstd writes the same text as one zstd frame.
 #ifndef INFERGRID_SIM_OUTPUT_REQUESTS_CSV_H_
 #define INFERGRID_SIM_OUTPUT_REQUESTS_CSV_H_
 
@@ -12,10 +12,12 @@
 
 #include "absl/status/status.h"
 #include "sim/metrics/request_log.h"
+#include "sim/output/buffered_file.h"
 
 namespace infergrid {
 
-absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bool disaggregated = false);
+absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bool disaggregated = false,
+                              Compression compression = Compression::kNone);
 
 }  // namespace infergrid
 

@@ -27,6 +27,7 @@ struct SummaryContext {
   double slo_tpot_s = 0;
   bool record_wall_time = true;
   const TraceReadStats* trace_stats = nullptr;  // null: a synthetic workload
+  std::string timeline_file;                  // timeline.pftrace or timeline.json
   int64_t timeline_written = -1;              // >= 0: timeline.json stopped after this many
 };
 

@@ -1,98 +1,53 @@
 #include "sim/output/timeline.h"
 
-#include <cstdint>
-#include <string>
-#include <utility>
-
-#include "absl/strings/str_cat.h"
-#include "absl/strings/string_view.h"
 #include "sim/output/csv_append.h"
+#include "sim/output/json_timeline.h"
+#include "sim/output/perfetto_timeline.h"
 
 namespace infergrid {
 
-absl::StatusOr<std::unique_ptr<Timeline>> Timeline::Open(const std::string& path, int num_replicas,
-                                                         int64_t max_iterations) {
-  absl::StatusOr<BufferedFile> file = BufferedFile::Open(path);
-  if (!file.ok()) return file.status();
-  std::unique_ptr<Timeline> timeline(new Timeline(std::move(*file), max_iterations));
-  std::string& b = *timeline->file_.buffer();
-  b += "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
-  for (int r = 0; r < num_replicas; ++r) {
-    absl::StrAppend(&b, r == 0 ? "" : ",\n", "{\"ph\":\"M\",\"pid\":", r,
-                    ",\"name\":\"process_name\",\"args\":{\"name\":\"replica ", r, "\"}},\n",
-                    "{\"ph\":\"M\",\"pid\":", r, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":", r, "}},\n",
-                    "{\"ph\":\"M\",\"pid\":", r, ",\"tid\":0,\"name\":\"thread_name\",\"args\":{\"name\":\"iterations\"}}");
-  }
-  return timeline;
+absl::string_view TimelineFileName(TimelineFormat format) {
+  return format == TimelineFormat::kJson ? "timeline.json" : "timeline.pftrace";
 }
 
-namespace {
-
-// `text` then the integer `value` (text carries the separator and key: ",\"running\":"),
-// without printf (the writer runs once per iteration; csv_append.h prints what printf would).
-void Field(std::string* out, absl::string_view text, int64_t value) {
-  out->append(text.data(), text.size());
-  AppendIntText(out, value);
+absl::StatusOr<std::unique_ptr<Timeline>> OpenTimeline(TimelineFormat format, const std::string& path,
+                                                       int num_replicas, int64_t max_iterations) {
+  if (format == TimelineFormat::kJson) return JsonTimeline::Open(path, num_replicas, max_iterations);
+  return PerfettoTimeline::Open(path, num_replicas, max_iterations);
 }
 
-void FixedField(std::string* out, absl::string_view text, double value, int precision) {
-  out->append(text.data(), text.size());
-  AppendFixedText(out, value, precision);
-}
-
-}  // namespace
-
-void Timeline::OnIteration(const IterationRecord& r) {
-  if (written_ >= max_iterations_) {
-    ++dropped_;
-    return;
-  }
-  ++written_;
-  const double ts = r.start_s * 1e6;
-  std::string& b = *file_.buffer();
-  Field(&b, ",\n{\"ph\":\"X\",\"pid\":", r.replica);
-  FixedField(&b, ",\"tid\":0,\"ts\":", ts, 3);
-  FixedField(&b, ",\"dur\":", (r.end_s - r.start_s) * 1e6, 3);
-  if (r.prefill_seqs > 0 && r.decode_seqs + r.padding_seqs > 0) {
-    Field(&b, ",\"name\":\"mixed ", r.prefill_seqs);
-    Field(&b, "+", r.decode_seqs + r.padding_seqs);
-    Field(&b, " (", r.new_tokens());
-    b += " tok)";
+void AppendSliceName(std::string* out, const IterationRecord& r) {
+  const int64_t decodes = r.decode_seqs + r.padding_seqs;
+  if (r.prefill_seqs > 0 && decodes > 0) {
+    out->append("mixed ");
+    AppendIntText(out, r.prefill_seqs);
+    out->push_back('+');
+    AppendIntText(out, decodes);
+    out->append(" (");
+    AppendIntText(out, r.new_tokens());
+    out->append(" tok)");
   } else if (r.prefill_seqs > 0) {
-    Field(&b, ",\"name\":\"prefill ", r.prefill_seqs);
-    Field(&b, " (", r.prefill_tokens);
-    b += " tok)";
+    out->append("prefill ");
+    AppendIntText(out, r.prefill_seqs);
+    out->append(" (");
+    AppendIntText(out, r.prefill_tokens);
+    out->append(" tok)");
   } else {
-    Field(&b, ",\"name\":\"decode ", r.decode_seqs + r.padding_seqs);
+    out->append("decode ");
+    AppendIntText(out, decodes);
   }
-  Field(&b, "\",\"args\":{\"iteration\":", r.index);
-  Field(&b, ",\"batch_size\":", r.batch_size());
-  Field(&b, ",\"prefill_seqs\":", r.prefill_seqs);
-  Field(&b, ",\"prefill_tokens\":", r.prefill_tokens);
-  Field(&b, ",\"decode_seqs\":", r.decode_seqs);
-  Field(&b, ",\"padding_seqs\":", r.padding_seqs);
-  Field(&b, ",\"kv_blocks_used\":", r.kv_blocks_used);
-  Field(&b, ",\"preempted\":", r.preempted);
-  FixedField(&b, ",\"compute_ms\":", r.compute_s * 1e3, 6);
-  FixedField(&b, ",\"communication_ms\":", r.communication_s * 1e3, 6);
-  b += ",\"binding\":\"";
-  const absl::string_view binding = ResourceName(r.binding);
-  b.append(binding.data(), binding.size());
-  Field(&b, "\"}},\n{\"ph\":\"C\",\"pid\":", r.replica);
-  FixedField(&b, ",\"ts\":", ts, 3);
-  Field(&b, ",\"name\":\"queue\",\"args\":{\"waiting\":", r.waiting);
-  Field(&b, ",\"running\":", r.running);
-  Field(&b, ",\"swapped\":", r.swapped);
-  Field(&b, "}},\n{\"ph\":\"C\",\"pid\":", r.replica);
-  FixedField(&b, ",\"ts\":", ts, 3);
-  Field(&b, ",\"name\":\"kv_blocks\",\"args\":{\"used\":", r.kv_blocks_used);
-  b += "}}";
-  file_.FlushIfFull();
 }
 
-absl::Status Timeline::Close() {
-  file_.Append("\n]}\n");
-  return file_.Close();
+ResourceShares SharesOf(const IterationRecord& r) {
+  const double duration = r.end_s - r.start_s;
+  ResourceShares s;
+  s.tensor = r.compute_fraction;
+  s.hbm = r.hbm_fraction;
+  if (duration > 0) {
+    s.network = r.communication_s / duration;
+    s.host = r.host_s / duration;
+  }
+  return s;
 }
 
 }  // namespace infergrid

@@ -1,44 +1,76 @@
-// timeline.json: the run as a Chrome/Perfetto trace (JSON trace-event format; open it in
-// ui.perfetto.dev or chrome://tracing). One process per replica with an "iterations" track
-// (each iteration a slice named by its batch: "prefill 3 (4,096 tok)", "decode 32",
-// "mixed ..."; args: batch composition, KV use, binding resource) and counters "queue"
-// (waiting, running, swapped) and "kv_blocks" (used). Timestamps in microseconds. Streamed;
-// at most `max_iterations` iterations are written (a note in summary.json says when the
-// timeline stops early).
+// The run as a timeline for ui.perfetto.dev, in one of two formats with the same content:
+//   - kPerfetto (timeline.pftrace, the default): Perfetto's own protobuf trace
+//     (sim/output/perfetto_timeline.h), about a third of the JSON's size and faster to load;
+//   - kJson (timeline.json): the Chrome trace-event JSON that chrome://tracing and scripts
+//     read (sim/output/json_timeline.h).
+// Per replica: a process "replica R" with a track "iterations" (each iteration a slice named
+// by its batch: "prefill 3 (4096 tok)", "decode 32", "mixed 1+31 (543 tok)"; args: iteration,
+// batch composition, KV blocks, preemptions, compute and communication ms, binding resource)
+// and counter tracks at each iteration's start: "queue waiting", "queue running", "queue
+// swapped", "kv_blocks used", and the share of the iteration each resource took: "resources
+// tensor" (achieved fraction of the tensor peak), "resources hbm" (of the HBM bandwidth),
+// "resources network" (communication time / iteration time) and "resources host" (host time
+// on the critical path / iteration time). Timestamps in simulated time from 0. Streamed; at
+// most `max_iterations` iterations are written (a note in summary.json says when it stops early).
 #ifndef INFERGRID_SIM_OUTPUT_TIMELINE_H_
 #define INFERGRID_SIM_OUTPUT_TIMELINE_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "sim/metrics/iteration_record.h"
-#include "sim/output/buffered_file.h"
 
 namespace infergrid {
 
-class Timeline final : public IterationSink {
+enum class TimelineFormat { kPerfetto, kJson };
+
+// "timeline.pftrace" or "timeline.json".
+absl::string_view TimelineFileName(TimelineFormat format);
+
+class Timeline : public IterationSink {
  public:
-  static absl::StatusOr<std::unique_ptr<Timeline>> Open(const std::string& path, int num_replicas,
-                                                        int64_t max_iterations);
-  void OnIteration(const IterationRecord& r) override;
-  // Ends the JSON, flushes and closes; reports any write error.
-  absl::Status Close();
-  bool truncated() const { return written_ >= max_iterations_ && dropped_ > 0; }
+  // Writes the first `max_iterations` records (later ones are counted, not written).
+  void OnIteration(const IterationRecord& r) final {
+    if (written_ >= max_iterations_) {
+      ++dropped_;
+      return;
+    }
+    ++written_;
+    Write(r);
+  }
+  // Ends the document, flushes and closes; reports any write error naming the file.
+  virtual absl::Status Close() = 0;
+  bool truncated() const { return dropped_ > 0; }
   int64_t written() const { return written_; }
 
- private:
-  Timeline(BufferedFile file, int64_t max_iterations)
-      : file_(std::move(file)), max_iterations_(max_iterations) {}
+ protected:
+  explicit Timeline(int64_t max_iterations) : max_iterations_(max_iterations) {}
+  virtual void Write(const IterationRecord& r) = 0;
 
-  BufferedFile file_;
+ private:
   int64_t max_iterations_;
   int64_t written_ = 0;
   int64_t dropped_ = 0;
 };
+
+absl::StatusOr<std::unique_ptr<Timeline>> OpenTimeline(TimelineFormat format, const std::string& path,
+                                                       int num_replicas, int64_t max_iterations);
+
+// What both formats show of an iteration.
+// The slice's name: "prefill P (T tok)", "decode D" or "mixed P+D (T tok)".
+void AppendSliceName(std::string* out, const IterationRecord& r);
+// The counter tracks' values, in the order of kCounterNames.
+struct ResourceShares {
+  double tensor = 0;
+  double hbm = 0;
+  double network = 0;
+  double host = 0;
+};
+ResourceShares SharesOf(const IterationRecord& r);
 
 }  // namespace infergrid
 

@@ -178,6 +178,13 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
         ReadJson<SimulationSummary>(summary_path.string(), "summary.json", &SimulationSummary::has_config);
     if (!summary.ok()) return summary.status();
     if (absl::Status s = CheckSummary(*summary, summary_path.string()); !s.ok()) return s;
+    for (const char* name : {"requests.csv", "iterations.csv"}) {
+      const fs::path packed = dir / absl::StrCat(name, ".zst");
+      if (!fs::exists(dir / name, error) && fs::exists(packed, error)) {
+        return absl::InvalidArgumentError(absl::StrCat(packed.string(), ": report reads the plain table; restore it with `zstd -d ",
+                                                       packed.string(), "` (or run simulate without --compress)"));
+      }
+    }
     auto optional_file = [&](const char* name) {
       return fs::exists(dir / name, error) ? (dir / name).string() : std::string();
     };
