@@ -90,6 +90,8 @@ struct Kernel {
   // Collectives: bytes per rank and the number of ranks.
   double collective_bytes = 0;
   int32_t ranks = 1;
+
+  bool operator==(const Kernel&) const = default;
 };
 
 inline constexpr int kMaxIterationKernels = 40;
@@ -101,7 +103,12 @@ struct IterationKernels {
   int64_t sampled_rows = 0;    // rows through the LM head
   const Kernel* begin() const { return kernels.data(); }
   const Kernel* end() const { return kernels.data() + size; }
-  Kernel& Add() { return kernels[static_cast<size_t>(size++)]; }
+  // A fresh kernel (a reused IterationKernels keeps its array; only the slots used are reset).
+  Kernel& Add() {
+    Kernel& k = kernels[static_cast<size_t>(size++)];
+    k = Kernel{};
+    return k;
+  }
 };
 
 // Expert parallelism over the tensor-parallel group (vLLM's --enable-expert-parallel with no

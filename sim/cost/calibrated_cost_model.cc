@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 
 #include "absl/strings/str_cat.h"
 #include "calibration/profile_catalog.h"
@@ -46,6 +47,30 @@ void CalibratedCostModel::CustomAllReduce(const Kernel& kernel, bool in_graph, K
   time->seconds = time->busy_s = time->network_s = seconds;
 }
 
+uint64_t CalibratedCostModel::NextId() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
+KernelTime CalibratedCostModel::SlotTime(const Kernel& kernel, size_t slot) const {
+  struct Memo {
+    uint64_t model_id = 0;  // 0: empty
+    std::array<bool, kMaxIterationKernels> valid{};
+    std::array<Kernel, kMaxIterationKernels> kernel;
+    std::array<KernelTime, kMaxIterationKernels> time;
+  };
+  thread_local Memo memo;
+  if (memo.model_id != id_) {
+    memo.model_id = id_;
+    memo.valid.fill(false);
+  }
+  if (memo.valid[slot] && memo.kernel[slot] == kernel) return memo.time[slot];
+  memo.valid[slot] = true;
+  memo.kernel[slot] = kernel;
+  memo.time[slot] = resources_.Time(kernel);
+  return memo.time[slot];
+}
+
 IterationCost CalibratedCostModel::Cost(const BatchShape& batch) const {
   return CostWithKernels(batch, nullptr);
 }
@@ -55,7 +80,7 @@ IterationCost CalibratedCostModel::CostWithKernels(const BatchShape& batch,
   IterationCost cost;
   if (detail != nullptr) detail->clear();
   if (batch.empty()) return cost;
-  IterationKernels kernels;
+  thread_local IterationKernels kernels;  // reused: its 40 slots are not rebuilt per call
   builder_.Build(batch, &kernels);
   const GpuSpec& gpu = resources_.gpu();
   double gpu_s = 0, fixed_s = 0, network_s = 0, launches = 0;
@@ -63,8 +88,9 @@ IterationCost CalibratedCostModel::CostWithKernels(const BatchShape& batch,
   const LaunchMode launch = options_.cuda_graphs ? batch.launch : LaunchMode::kEager;
   std::array<double, kMaxIterationKernels> seconds{};
   for (const Kernel& k : kernels) {
-    KernelTime t = resources_.Time(k);
-    seconds[static_cast<size_t>(&k - kernels.begin())] = t.seconds;
+    const size_t slot = static_cast<size_t>(&k - kernels.begin());
+    KernelTime t = SlotTime(k, slot);
+    seconds[slot] = t.seconds;
     if (k.kind == KernelKind::kAllReduce) CustomAllReduce(k, launch != LaunchMode::kEager, &t);
     const double repeat = k.repeat;
     gpu_s += repeat * t.seconds;

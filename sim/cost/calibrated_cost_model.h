@@ -63,14 +63,23 @@ class CalibratedCostModel final : public IterationCostModel {
   const ResourceModel& resources() const { return resources_; }
 
  private:
+  static uint64_t NextId();
   CalibratedCostModel(IterationKernelBuilder builder, ResourceModel resources,
                       const CalibratedCostOptions& options, std::string description)
-      : builder_(std::move(builder)), resources_(std::move(resources)), options_(options),
+      : id_(NextId()),
+        builder_(std::move(builder)), resources_(std::move(resources)), options_(options),
         description_(std::move(description)) {}
 
   // Replaces an all-reduce's NCCL time by the engine's own kernel's where that one runs.
   void CustomAllReduce(const Kernel& kernel, bool in_graph, KernelTime* time) const;
+  // resources_.Time(kernel) for the kernel at `slot` of an iteration, through a per-thread
+  // memo of the previous iteration's kernel at that slot: consecutive iterations of a batch
+  // repeat every kernel but attention (same rows through the same layers), so most kernels
+  // are found there. A hit requires the whole Kernel to be equal, so it returns exactly what
+  // Time would compute.
+  KernelTime SlotTime(const Kernel& kernel, size_t slot) const;
 
+  uint64_t id_;  // unique per model, for the per-thread memos
   IterationKernelBuilder builder_;
   ResourceModel resources_;
   CalibratedCostOptions options_;
