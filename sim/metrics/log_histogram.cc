@@ -1,6 +1,8 @@
 #include "sim/metrics/log_histogram.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 
 namespace infergrid {
@@ -10,13 +12,20 @@ constexpr int kSubBuckets = 1024;     // per octave
 constexpr int kMinExponent = -64;     // frexp exponent of the smallest octave (2^-65 s)
 constexpr int kOctaves = 128;
 
+// With value = mantissa * 2^exponent, mantissa in [0.5, 1) (frexp's terms): the octave is the
+// exponent and the sub-bucket floor((mantissa - 0.5) * 2 * kSubBuckets), which for a normal
+// double is exactly the top 10 bits of its stored fraction (the product is a power-of-two
+// scaling). Read from the bits: this runs once per token (inter-token latencies).
 int BucketOf(double value) {
   if (!(value > 0)) return 0;
-  int exponent = 0;
-  const double mantissa = std::frexp(value, &exponent);  // value = mantissa * 2^exponent, [0.5, 1)
+  static_assert(kSubBuckets == 1 << 10);
+  const uint64_t bits = std::bit_cast<uint64_t>(value);
+  const int biased = static_cast<int>(bits >> 52);        // sign is 0: value > 0
+  if (biased == 0x7FF) return kOctaves * kSubBuckets - 1;  // +inf
+  const int exponent = biased - 1022;                     // frexp's exponent (subnormals: far below)
   if (exponent < kMinExponent) return 0;
   if (exponent >= kMinExponent + kOctaves) return kOctaves * kSubBuckets - 1;
-  const int sub = std::min(kSubBuckets - 1, static_cast<int>((mantissa - 0.5) * 2 * kSubBuckets));
+  const int sub = static_cast<int>((bits >> 42) & (kSubBuckets - 1));
   return (exponent - kMinExponent) * kSubBuckets + sub;
 }
 
