@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Speed benchmark of `infergrid simulate` (not a test): Llama-3-8B on one H100 SXM, vllm
-# scheduler, on
-#   - the whole Azure LLM 2023 conversation trace (19,366 requests, about an hour), and
+# Speed benchmark of `infergrid simulate` (not a test): Llama-3-8B on one H100 SXM with the
+# default engine (vLLM V1), on
+#   - the whole Azure LLM 2023 conversation trace (19,366 requests, about an hour), without
+#     output files, with each output file of --out alone and with all of them (the default
+#     timeline.pftrace, the JSON timeline, zstd tables), and
 #   - the same trace repeated back to back until 1,000,000 requests (about 50 hours simulated),
 # with the calibrated cost model (the default; exact, and with --cost-stride=16) and the
-# roofline model. FULL=1 adds the 1M run with the calibrated model priced at every iteration
-# (several minutes). Prints wall time, peak resident memory (/usr/bin/time -v), events/s and
-# requests/s of each run.
+# roofline model. FULL=1 adds the 1M run with the calibrated model priced at every iteration.
+# Prints wall time, peak resident memory (/usr/bin/time -v), events/s and requests/s of each
+# run. REPEAT=N runs each N times and reports the fastest (the machine's noise).
 # Usage: scripts/bench-simulate.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 # Needs ../shared/data/traces/splitwise_conv.csv (the Azure conversation trace, re-based).
+
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="${1:-./build/sim/infergrid}"
@@ -38,8 +41,20 @@ awk -F, -v want="$REQUESTS" '
 run() {
   local name="$1"; shift
   local file="$WORK/run$((++RUNS))"
-  /usr/bin/time -v "$BIN" simulate --quiet --format=json "$@" > "$file.json" 2> "$file.time"
-  python3 - "$name" "$file.json" "$file.time" <<'PY'
+  local best=""
+  for ((i = 0; i < ${REPEAT:-1}; i++)); do
+    /usr/bin/time -v "$BIN" simulate --quiet --format=json "$@" > "$file.json" 2> "$file.time"
+    local wall
+    wall=$(python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+w = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", t).group(1)
+print(sum(float(v) * 60 ** i for i, v in enumerate(reversed(w.split(":")))))' "$file.time")
+    if [[ -z "$best" ]] || python3 -c "import sys; sys.exit(not $wall < $best)"; then
+      best="$wall"; cp "$file.json" "$file.best.json"; cp "$file.time" "$file.best.time"
+    fi
+  done
+  python3 - "$name" "$file.best.json" "$file.best.time" <<'PY'
 import json, re, sys
 name, summary, timing = sys.argv[1:]
 s = json.load(open(summary))
@@ -60,6 +75,18 @@ PY
 echo "infergrid simulate speed ($(nproc) CPUs, $(uname -m)); $BIN"
 x="x$(( (REQUESTS + 19365) / 19366 ))"
 run "azure-conv, calibrated" --trace="$TRACE"
+# The output files: each alone, then all four (default timeline.pftrace), the JSON timeline and
+# zstd tables. Each run writes into a fresh folder, removed after.
+for outputs in summary summary,requests summary,iterations summary,timeline \
+               summary,requests,iterations,timeline; do
+  rm -rf "$WORK/out"
+  run "azure-conv, calibrated, --outputs=$outputs" --trace="$TRACE" --out="$WORK/out" --outputs="$outputs"
+done
+rm -rf "$WORK/out"
+run "azure-conv, calibrated, every output, --timeline-format=json" --trace="$TRACE" --out="$WORK/out" --timeline-format=json
+rm -rf "$WORK/out"
+run "azure-conv, calibrated, every output, --compress=zstd" --trace="$TRACE" --out="$WORK/out" --compress=zstd
+rm -rf "$WORK/out"
 run "azure-conv, calibrated, --cost-stride=16" --trace="$TRACE" --cost-stride=16
 run "azure-conv, roofline" --trace="$TRACE" --cost-model=roofline
 run "azure-conv $x, roofline" --trace="$WORK/repeated.csv" --cost-model=roofline

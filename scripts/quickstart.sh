@@ -8,7 +8,8 @@ scripts/build.sh infergrid
 ./build/sim/infergrid memory --model=llama-3-8b --gpu=h100-sxm --params=nominal --context=8192
 echo
 ./build/sim/infergrid roofline --model=llama-3-8b --gpu=h100-sxm --params=nominal --phase=decode --context=8192
-# Then the main job: a default simulation (Llama-3-8B on one H100 SXM, vllm scheduler, 1,000
-# requests of the azure-conv workload at 5 req/s; well under a second).
+# Then the main job: a default simulation (Llama-3-8B on one H100 SXM, the default engine vLLM
+# V1 with its chunked-prefill scheduler, 1,000 requests of the azure-conv workload at 5 req/s;
+# well under a second).
 echo
 ./build/sim/infergrid simulate
