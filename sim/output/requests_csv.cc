@@ -1,14 +1,15 @@
 #include "sim/output/requests_csv.h"
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "sim/output/buffered_file.h"
+#include "sim/output/csv_append.h"
 
 namespace infergrid {
 namespace {
 
+// A time with nanosecond digits (printf "%.9f", through csv_append.h), empty when negative (the
+// event did not happen), then the separator.
 void AppendTime(std::string& out, double t) {
-  if (t >= 0) absl::StrAppendFormat(&out, "%.9f", t);
+  if (t >= 0) AppendFixedText(&out, t, 9);
   out.push_back(',');
 }
 
@@ -26,23 +27,28 @@ absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bo
     const RequestRecord& r = records[i];
     const bool finished = r.outcome == RequestOutcome::kFinished;
     const char* status = finished ? "finished" : r.outcome == RequestOutcome::kRejected ? "rejected" : "unfinished";
-    absl::StrAppend(&out, i, ",", r.replica, ",", status, ",");
+    AppendInt(&out, static_cast<int64_t>(i));
+    AppendInt(&out, r.replica);
+    AppendField(&out, status);
     AppendTime(out, r.arrival_s);
     AppendTime(out, r.scheduled_s);
     AppendTime(out, r.first_token_s);
     AppendTime(out, r.finish_s);
-    absl::StrAppend(&out, r.input_tokens, ",", r.output_tokens, ",", r.truncated ? 1 : 0, ",",
-                    r.cached_tokens, ",", r.preemptions, ",");
+    AppendInt(&out, r.input_tokens);
+    AppendInt(&out, r.output_tokens);
+    AppendInt(&out, r.truncated ? 1 : 0);
+    AppendInt(&out, r.cached_tokens);
+    AppendInt(&out, r.preemptions);
     AppendTime(out, r.scheduled_s >= 0 ? r.scheduled_s - r.arrival_s : -1);
     AppendTime(out, r.first_token_s >= 0 ? r.first_token_s - r.arrival_s : -1);
     AppendTime(out, finished && r.output_tokens > 1
                         ? (r.finish_s - r.first_token_s) / (r.output_tokens - 1) : -1);
-    if (finished) absl::StrAppendFormat(&out, "%.9f", r.finish_s - r.arrival_s);
+    if (finished) AppendFixedText(&out, r.finish_s - r.arrival_s, 9);
     if (disaggregated) {
       out.push_back(',');
-      if (r.prefill_replica >= 0) absl::StrAppend(&out, r.prefill_replica);
+      if (r.prefill_replica >= 0) AppendIntText(&out, r.prefill_replica);
       out.push_back(',');
-      if (r.kv_transfer_s >= 0) absl::StrAppendFormat(&out, "%.9f", r.kv_transfer_s);
+      if (r.kv_transfer_s >= 0) AppendFixedText(&out, r.kv_transfer_s, 9);
     }
     out.push_back('\n');
     file->FlushIfFull();
