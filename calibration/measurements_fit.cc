@@ -20,6 +20,145 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// Each GEMM sample as a KernelSample of the GEMM model (fp8 or bf16 operands, bf16 output).
+absl::Status AddGemmSamples(const Measurements& m, const std::string& path, MeasurementsFit* fit) {
+  int index = 0;
+  for (const GemmSample& g : m.gemm()) {
+    ++index;
+    if (g.m() <= 0 || g.n() <= 0 || g.k() <= 0 || !(g.timing().median_seconds() > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": gemm sample ", index,
+                                                     " needs positive m, n, k and median_seconds"));
+    }
+    KernelSample s;
+    const bool fp8 = g.dtype() == DType::FP8_E4M3 || g.dtype() == DType::FP8_E5M2;
+    s.op = fp8 ? "gemm fp8" : "gemm bf16";
+    Kernel& k = s.kernel;
+    k.kind = KernelKind::kGemm;
+    k.name = "gemm";
+    k.m = g.m();
+    k.n = g.n();
+    k.k = g.k();
+    k.tensor_dtype = fp8 ? g.dtype() : DType::BF16;
+    k.weight_bytes_per_element = fp8 ? 1 : 2;
+    k.activation_bytes_per_element = fp8 ? 1 : 2;
+    const double md = static_cast<double>(g.m()), nd = static_cast<double>(g.n()),
+                 kd = static_cast<double>(g.k());
+    k.tensor_flops = 2 * md * nd * kd;
+    k.hbm_bytes = (md * kd + nd * kd) * k.weight_bytes_per_element + md * nd * 2;
+    s.tokens = g.m();
+    s.measured_s = g.timing().median_seconds();
+    s.where = absl::StrCat(path, ": gemm sample ", index);
+    fit->samples.push_back(std::move(s));
+  }
+  return absl::OkStatus();
+}
+
+// A one-layer model with the sample's heads, so the builder prices its decode attention
+// exactly as a simulated iteration would.
+ModelSpec DecodeAttentionModel(const DecodeAttentionSample& a) {
+  ModelSpec spec;
+  spec.set_name("measured-attention");
+  spec.set_num_layers(1);
+  spec.set_hidden_size(int64_t{a.q_heads()} * a.head_dim());
+  spec.set_ffn_dim(1);
+  spec.set_num_attention_heads(a.q_heads());
+  spec.set_num_kv_heads(a.kv_heads());
+  spec.set_head_dim(a.head_dim());
+  spec.set_vocab_size(1);
+  return spec;
+}
+
+// Each decode-attention sample as the attention_decode kernel of a one-layer decode batch.
+absl::Status AddDecodeAttentionSamples(const Measurements& m, const std::string& path,
+                                       MeasurementsFit* fit) {
+  int index = 0;
+  for (const DecodeAttentionSample& a : m.decode_attention()) {
+    ++index;
+    if (a.batch() <= 0 || a.context_tokens() <= 0 || a.q_heads() <= 0 || a.kv_heads() <= 0 ||
+        a.head_dim() <= 0 || !(a.timing().median_seconds() > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": decode_attention sample ", index,
+          " needs positive batch, context, heads, head_dim and median_seconds"));
+    }
+    IterationKernelOptions options;
+    options.kv_dtype = a.kv_dtype();
+    options.activation_dtype = a.query_dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : a.query_dtype();
+    options.kv_block_tokens = std::max(1, a.block_size_tokens());
+    absl::StatusOr<IterationKernelBuilder> builder =
+        IterationKernelBuilder::Create(DecodeAttentionModel(a), options);
+    if (!builder.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": decode_attention sample ", index, ": ",
+                                                     builder.status().message()));
+    }
+    BatchShape batch;
+    batch.decode_context_tokens.assign(static_cast<size_t>(a.batch()), a.context_tokens() - 1);
+    IterationKernels kernels;
+    builder->Build(batch, &kernels);
+    for (const Kernel& k : kernels) {
+      if (k.kind != KernelKind::kAttentionDecode) continue;
+      KernelSample s;
+      s.op = absl::StrCat("decode attention ", DTypeName(a.kv_dtype()), " KV");
+      s.kernel = k;
+      s.kernel.repeat = 1;
+      s.tokens = a.batch();
+      s.measured_s = a.timing().median_seconds();
+      s.where = absl::StrCat(path, ": decode_attention sample ", index);
+      fit->samples.push_back(std::move(s));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The L2 read rate over working set: valid points by footprint, one per footprint.
+RateTable L2Table(const Measurements& m, const std::string& path) {
+  RateTable l2;
+  for (const L2Sample& s : m.l2()) {
+    if (s.footprint_bytes() <= 0 || !(s.read_bytes_per_second() > 0)) continue;
+    RatePoint* p = l2.add_points();
+    p->set_bytes(static_cast<double>(s.footprint_bytes()));
+    p->set_bytes_per_s(s.read_bytes_per_second());
+  }
+  std::sort(l2.mutable_points()->begin(), l2.mutable_points()->end(),
+            [](const RatePoint& a, const RatePoint& b) { return a.bytes() < b.bytes(); });
+  // Keep one point per footprint (the first after sorting).
+  RateTable unique;
+  for (const RatePoint& p : l2.points()) {
+    if (unique.points().empty() || p.bytes() > unique.points().rbegin()->bytes()) *unique.add_points() = p;
+  }
+  if (!unique.points().empty()) unique.set_source(absl::StrCat(path, ": L2 working-set sweep"));
+  return unique;
+}
+
+// The valid all-reduce samples as Vidur collective rows (one node of `ranks` devices).
+std::vector<VidurCollectiveRow> AllReduceRows(const Measurements& m) {
+  std::vector<VidurCollectiveRow> rows;
+  for (const AllReduceSample& s : m.all_reduce()) {
+    if (s.ranks() < 2 || s.buffer_bytes() <= 0 || !(s.timing().median_seconds() > 0)) continue;
+    VidurCollectiveRow r;
+    r.collective = "all_reduce";
+    r.num_workers = s.ranks();
+    r.devices_per_node = s.ranks();
+    r.size_bytes = static_cast<double>(s.buffer_bytes());
+    r.median_s = s.timing().median_seconds();
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+CalibrationProvenance ProvenanceOf(const MeasurementProvenance& mp) {
+  CalibrationProvenance p;
+  p.set_gpu_reported_name(mp.gpu_name());
+  p.set_driver(mp.driver_version());
+  p.set_cuda(absl::StrCat("runtime ", mp.cuda_runtime_version(), ", driver API ",
+                          mp.cuda_driver_api_version(), ", cuBLASLt ", mp.cublaslt_version()));
+  p.set_clocks(absl::StrFormat("SM max %.0f MHz (start %.0f, end %.0f), memory max %.0f MHz",
+                               mp.sm_clock_max_mhz(), mp.sm_clock_start_mhz(), mp.sm_clock_end_mhz(),
+                               mp.memory_clock_max_mhz()));
+  p.set_date(mp.date_utc());
+  p.set_source(absl::StrCat(mp.tool_version(), " on ", mp.host(), " (", mp.command_line(), ")"));
+  return p;
+}
+
 }  // namespace
 
 void MeasurementsFit::Apply(Calibration* profile) const {
@@ -79,98 +218,15 @@ absl::StatusOr<MeasurementsFit> MeasurementsForFit(const Measurements& m, const 
                                        "' failed; its kernel's timings are kept but suspect"));
     }
   }
-  int index = 0;
-  for (const GemmSample& g : m.gemm()) {
-    ++index;
-    if (g.m() <= 0 || g.n() <= 0 || g.k() <= 0 || !(g.timing().median_seconds() > 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": gemm sample ", index,
-                                                     " needs positive m, n, k and median_seconds"));
-    }
-    KernelSample s;
-    const bool fp8 = g.dtype() == DType::FP8_E4M3 || g.dtype() == DType::FP8_E5M2;
-    s.op = fp8 ? "gemm fp8" : "gemm bf16";
-    Kernel& k = s.kernel;
-    k.kind = KernelKind::kGemm;
-    k.name = "gemm";
-    k.m = g.m();
-    k.n = g.n();
-    k.k = g.k();
-    k.tensor_dtype = fp8 ? g.dtype() : DType::BF16;
-    k.weight_bytes_per_element = fp8 ? 1 : 2;
-    k.activation_bytes_per_element = fp8 ? 1 : 2;
-    const double md = static_cast<double>(g.m()), nd = static_cast<double>(g.n()),
-                 kd = static_cast<double>(g.k());
-    k.tensor_flops = 2 * md * nd * kd;
-    k.hbm_bytes = (md * kd + nd * kd) * k.weight_bytes_per_element + md * nd * 2;
-    s.tokens = g.m();
-    s.measured_s = g.timing().median_seconds();
-    s.where = absl::StrCat(path, ": gemm sample ", index);
-    fit.samples.push_back(std::move(s));
-  }
-  index = 0;
-  for (const DecodeAttentionSample& a : m.decode_attention()) {
-    ++index;
-    if (a.batch() <= 0 || a.context_tokens() <= 0 || a.q_heads() <= 0 || a.kv_heads() <= 0 ||
-        a.head_dim() <= 0 || !(a.timing().median_seconds() > 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": decode_attention sample ", index,
-          " needs positive batch, context, heads, head_dim and median_seconds"));
-    }
-    ModelSpec spec;
-    spec.set_name("measured-attention");
-    spec.set_num_layers(1);
-    spec.set_hidden_size(int64_t{a.q_heads()} * a.head_dim());
-    spec.set_ffn_dim(1);
-    spec.set_num_attention_heads(a.q_heads());
-    spec.set_num_kv_heads(a.kv_heads());
-    spec.set_head_dim(a.head_dim());
-    spec.set_vocab_size(1);
-    IterationKernelOptions options;
-    options.kv_dtype = a.kv_dtype();
-    options.activation_dtype = a.query_dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : a.query_dtype();
-    options.kv_block_tokens = std::max(1, a.block_size_tokens());
-    absl::StatusOr<IterationKernelBuilder> builder = IterationKernelBuilder::Create(spec, options);
-    if (!builder.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": decode_attention sample ", index, ": ",
-                                                     builder.status().message()));
-    }
-    BatchShape batch;
-    batch.decode_context_tokens.assign(static_cast<size_t>(a.batch()), a.context_tokens() - 1);
-    IterationKernels kernels;
-    builder->Build(batch, &kernels);
-    for (const Kernel& k : kernels) {
-      if (k.kind != KernelKind::kAttentionDecode) continue;
-      KernelSample s;
-      s.op = absl::StrCat("decode attention ", DTypeName(a.kv_dtype()), " KV");
-      s.kernel = k;
-      s.kernel.repeat = 1;
-      s.tokens = a.batch();
-      s.measured_s = a.timing().median_seconds();
-      s.where = absl::StrCat(path, ": decode_attention sample ", index);
-      fit.samples.push_back(std::move(s));
-    }
-  }
+  if (absl::Status s = AddGemmSamples(m, path, &fit); !s.ok()) return s;
+  if (absl::Status s = AddDecodeAttentionSamples(m, path, &fit); !s.ok()) return s;
   if (!m.prefill_attention().empty()) {
     fit.notes.push_back(absl::StrCat(
         path, ": ", m.prefill_attention_size(),
         " prefill attention samples not fitted: their kernel is a floor, not a flash kernel; the "
         "prefill compute fraction stays as published or prior"));
   }
-  for (const L2Sample& s : m.l2()) {
-    if (s.footprint_bytes() <= 0 || !(s.read_bytes_per_second() > 0)) continue;
-    RatePoint* p = fit.l2.add_points();
-    p->set_bytes(static_cast<double>(s.footprint_bytes()));
-    p->set_bytes_per_s(s.read_bytes_per_second());
-  }
-  std::sort(fit.l2.mutable_points()->begin(), fit.l2.mutable_points()->end(),
-            [](const RatePoint& a, const RatePoint& b) { return a.bytes() < b.bytes(); });
-  // Keep one point per footprint (the first after sorting).
-  RateTable unique;
-  for (const RatePoint& p : fit.l2.points()) {
-    if (unique.points().empty() || p.bytes() > unique.points().rbegin()->bytes()) *unique.add_points() = p;
-  }
-  fit.l2 = unique;
-  if (!fit.l2.points().empty()) fit.l2.set_source(absl::StrCat(path, ": L2 working-set sweep"));
+  fit.l2 = L2Table(m, path);
   std::vector<double> graph, stream;
   for (const LaunchOverheadSample& s : m.launch_overhead()) {
     if (s.kind() == LaunchOverheadSample::GRAPH_REPLAY) graph.push_back(s.seconds_per_kernel());
@@ -179,18 +235,7 @@ absl::StatusOr<MeasurementsFit> MeasurementsForFit(const Measurements& m, const 
   fit.graph_replay_s = Median(graph);
   fit.stream_launch_s = Median(stream);
   for (const HbmSample& s : m.hbm()) fit.hbm_read_peak = std::max(fit.hbm_read_peak, s.bytes_per_second());
-  std::vector<VidurCollectiveRow> collective_rows;
-  for (const AllReduceSample& s : m.all_reduce()) {
-    if (s.ranks() < 2 || s.buffer_bytes() <= 0 || !(s.timing().median_seconds() > 0)) continue;
-    VidurCollectiveRow r;
-    r.collective = "all_reduce";
-    r.num_workers = s.ranks();
-    r.devices_per_node = s.ranks();
-    r.size_bytes = static_cast<double>(s.buffer_bytes());
-    r.median_s = s.timing().median_seconds();
-    collective_rows.push_back(r);
-  }
-  fit.collectives = BinCollectives(collective_rows, path);
+  fit.collectives = BinCollectives(AllReduceRows(m), path);
   fit.rows = m.gemm_size() + m.decode_attention_size() + m.l2_size() + m.launch_overhead_size() +
              m.all_reduce_size() + m.hbm_size() + m.prefill_attention_size();
   fit.description = absl::StrCat(
@@ -198,16 +243,7 @@ absl::StatusOr<MeasurementsFit> MeasurementsForFit(const Measurements& m, const 
       m.decode_attention_size(), " decode-attention samples fitted as the attention_decode class, ",
       m.l2_size(), " L2 points as the L2 table, launch overhead, ", m.all_reduce_size(),
       " all-reduce samples as tables)");
-  CalibrationProvenance& p = fit.provenance;
-  p.set_gpu_reported_name(mp.gpu_name());
-  p.set_driver(mp.driver_version());
-  p.set_cuda(absl::StrCat("runtime ", mp.cuda_runtime_version(), ", driver API ",
-                          mp.cuda_driver_api_version(), ", cuBLASLt ", mp.cublaslt_version()));
-  p.set_clocks(absl::StrFormat("SM max %.0f MHz (start %.0f, end %.0f), memory max %.0f MHz",
-                               mp.sm_clock_max_mhz(), mp.sm_clock_start_mhz(), mp.sm_clock_end_mhz(),
-                               mp.memory_clock_max_mhz()));
-  p.set_date(mp.date_utc());
-  p.set_source(absl::StrCat(mp.tool_version(), " on ", mp.host(), " (", mp.command_line(), ")"));
+  fit.provenance = ProvenanceOf(mp);
   return fit;
 }
 

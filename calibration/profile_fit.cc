@@ -272,6 +272,185 @@ absl::Status AddScaledCollectives(const GpuSpec& gpu, const Calibration& other, 
   return absl::OkStatus();
 }
 
+// Fits the GEMM model and the HBM streaming curve to `gemms` and writes them into `profile`:
+// first the curve and the fixed cost from the memory-bound rows (`small`, M <= 16), then
+// everything over all rows.
+void FitGemmModel(const GpuSpec& gpu, const std::vector<const KernelSample*>& gemms,
+                  const std::vector<const KernelSample*>& small, Calibration* profile) {
+  // While the GEMM model is fitted, L2 does not bind GEMMs: their L2 ceiling is set afterwards
+  // to the lowest rate the measured GEMMs allow.
+  profile->mutable_gemm()->set_l2_bytes_per_s(1e16);
+  double best_intensity = 0;
+  for (const GemmTile& t : profile->gemm().tiles()) {
+    best_intensity = std::max(best_intensity, 1.0 * t.bm() * t.bn() / (t.bm() + t.bn()));
+  }
+  GemmParams params;
+  for (const KernelSample* s : gemms) params.fit_zero_input |= s->zero_input;
+  Calibration work = *profile;
+  auto gemm_loss = [&](const std::vector<const KernelSample*>& rows, const std::vector<double>& weights,
+                       const GemmParams& p) {
+    if (!p.InBounds()) return kLargeLoss;
+    p.Apply(gpu, best_intensity, &work);
+    absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, work);
+    if (!predictor.ok()) return kLargeLoss;
+    return WeightedLogError(*predictor, rows, weights);
+  };
+  // Stage 1: the streaming curve and the fixed cost from the memory-bound rows (M <= 16).
+  if (!small.empty()) {
+    const std::vector<double> w = OctaveWeights(small);
+    MinimizeResult r = NelderMead(
+        [&](const std::vector<double>& x) {
+          GemmParams p = params;
+          p.hbm_max = x[0];
+          p.log10_hbm_half_mb = x[1];
+          p.hbm_exponent = x[2];
+          p.fixed_us = x[3];
+          return gemm_loss(small, w, p);
+        },
+        {params.hbm_max, params.log10_hbm_half_mb, params.hbm_exponent, params.fixed_us},
+        {0.05, 0.5, 0.3, 1.0}, 600);
+    params.hbm_max = r.x[0];
+    params.log10_hbm_half_mb = r.x[1];
+    params.hbm_exponent = r.x[2];
+    params.fixed_us = r.x[3];
+  }
+  // Stage 2: everything, over all GEMM rows.
+  // Half of the weight balanced per octave of M (decode-sized rows count), half per row (the
+  // tables' dense large-M rows are most of what a prefill costs).
+  std::vector<double> w = OctaveWeights(gemms);
+  for (double& x : w) x = 0.5 * x + 0.5 / static_cast<double>(w.size());
+  MinimizeResult r = NelderMead(
+      [&](const std::vector<double>& x) { return gemm_loss(gemms, w, params.With(x)); },
+      params.Vector(), params.Steps(), 1500);
+  params = params.With(r.x);
+  params.Apply(gpu, best_intensity, profile);
+  profile->mutable_hbm()->set_source(
+      "fitted: peak x r_max / (1 + (s_half / s)^a) from the GEMM rows (memory-bound M <= 16 "
+      "first, then jointly with the GEMM efficiency)");
+  FindClass(profile, "gemm")->set_bandwidth_fraction(1.0);
+  FindClass(profile, "gemm")->set_source("fitted from the GEMM rows");
+}
+
+// L2: the lowest rate at which every measured GEMM's tile traffic fits in its measured time.
+absl::Status SetL2FromGemms(const GpuSpec& gpu, const std::vector<const KernelSample*>& gemms,
+                            Calibration* profile) {
+  absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(*profile));
+  if (!model.ok()) return model.status();
+  double implied = 0;
+  for (const KernelSample* s : gemms) {
+    const KernelTime t = model->Time(s->kernel);
+    const double busy = s->measured_s - t.fixed_s;
+    if (busy > 0) implied = std::max(implied, t.l2_bytes / busy);
+  }
+  profile->mutable_gemm()->set_l2_bytes_per_s(implied);
+  // Without an L2 sweep (a Measurements input replaces this later), the other kernels get
+  // the same lower bound.
+  *profile->mutable_l2() = FlatTable(
+      implied, "lower bound from the GEMM rows: the largest tile traffic (X once per N-tile, W "
+               "once per M-tile) per measured second; no input measures L2 directly");
+  return absl::OkStatus();
+}
+
+// A small-kernel class's fixed cost and bandwidth fraction, fitted to its `rows`.
+void FitKernelClass(const GpuSpec& gpu, const std::string& name, const std::vector<const KernelSample*>& rows,
+                    Calibration* profile) {
+  const std::vector<double> cw = OctaveWeights(rows);
+  KernelClassCalibration* c = FindClass(profile, name);
+  Calibration trial = *profile;
+  KernelClassCalibration* tc = FindClass(&trial, name);
+  // Parameters: fixed cost (us), bandwidth fraction, per-item rate (GB/s, log10).
+  auto loss = [&](const std::vector<double>& x) {
+    if (x[0] < 0 || x[0] > 100 || x[1] <= 0.01 || x[1] > 3 || x[2] < -1 || x[2] > 4) return kLargeLoss;
+    tc->set_fixed_s(x[0] * 1e-6);
+    tc->set_bandwidth_fraction(x[1]);
+    tc->set_per_item_bytes_per_s(std::pow(10.0, x[2]) * 1e9);
+    absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, trial);
+    if (!predictor.ok()) return kLargeLoss;
+    return WeightedLogError(*predictor, rows, cw);
+  };
+  // A coarse grid first: the loss has flat regions where the fixed cost hides the rates.
+  std::vector<double> start = {2.0, 0.5, 1.5};
+  double best = kLargeLoss;
+  for (double fixed_us : {1.0, 2.0, 4.0}) {
+    for (double fraction : {0.1, 0.2, 0.4, 0.7, 1.0}) {
+      for (double per_item : {0.5, 1.0, 1.5, 2.0, 3.0}) {
+        const double l = loss({fixed_us, fraction, per_item});
+        if (l < best) {
+          best = l;
+          start = {fixed_us, fraction, per_item};
+        }
+      }
+    }
+  }
+  MinimizeResult cr = NelderMead(loss, start, {0.5 * start[0], 0.3 * start[1], 0.3}, 400);
+  c->set_fixed_s(cr.x[0] * 1e-6);
+  c->set_bandwidth_fraction(cr.x[1]);
+  c->set_per_item_bytes_per_s(std::pow(10.0, cr.x[2]) * 1e9);
+  std::set<std::string> ops;
+  for (const KernelSample* s : rows) ops.insert(s->op);
+  c->set_source(absl::StrCat("fitted from ", rows.size(), " rows (", absl::StrJoin(ops, ", "), ")"));
+}
+
+// Priors for the classes no row measured, borrowed from the fitted classes that behave alike.
+void FillUnmeasuredClasses(const std::map<std::string, std::vector<const KernelSample*>>& by_class,
+                           Calibration* profile) {
+  // Unmeasured classes that move activations the way a residual add does.
+  if (by_class.count("residual_add")) {
+    const KernelClassCalibration add = *FindClass(profile, "residual_add");
+    for (const char* name : {"kv_cache_write", "moe_routing", "sampler"}) {
+      if (by_class.count(name)) continue;
+      KernelClassCalibration* c = FindClass(profile, name);
+      c->set_fixed_s(add.fixed_s());
+      c->set_bandwidth_fraction(add.bandwidth_fraction());
+      c->set_per_item_bytes_per_s(add.per_item_bytes_per_s());
+      c->set_source("prior: the fitted residual_add class (reads and writes activation-sized "
+                    "tensors the same way); no input measures this kernel");
+    }
+  }
+  const double gemm_fixed = FindClass(profile, "gemm")->fixed_s();
+  for (const char* name : {"attention_prefill", "attention_decode"}) {
+    if (by_class.count(name)) continue;
+    KernelClassCalibration* c = FindClass(profile, name);
+    c->set_fixed_s(gemm_fixed);
+    if (std::string(name) == "attention_decode") c->set_bandwidth_fraction(1.0);
+    c->set_source(
+        "prior: the fitted GEMM fixed cost; decode streams at the GEMM-fitted curve, prefill at "
+        "half the tensor peak (no attention timing in the inputs)");
+  }
+}
+
+// The fitted profile's error per op over the rows it was fitted to.
+absl::Status AddFitQuality(const GpuSpec& gpu, const std::vector<KernelSample>& samples,
+                           Calibration* profile) {
+  absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, *profile);
+  if (!predictor.ok()) return predictor.status();
+  const std::vector<SampleError> errors = Predict(*predictor, samples);
+  for (const OpError& e : SummarizeErrors(errors)) {
+    FitQuality* q = profile->add_fit_quality();
+    q->set_op(e.op);
+    q->set_rows(e.rows);
+    q->set_mape(e.mape);
+    q->set_median_abs_error_s(e.median_abs_error_s);
+  }
+  return absl::OkStatus();
+}
+
+// The measured GEMMs at power-of-two M, kept in the profile as reference points.
+void AddGemmReferences(const std::vector<KernelSample>& samples, Calibration* profile) {
+  std::set<std::string> referenced;
+  for (const KernelSample& s : samples) {
+    if (s.kernel.kind != KernelKind::kGemm || (s.tokens & (s.tokens - 1)) != 0) continue;
+    // The first row of each (op, TP, M); the tables repeat a few M values.
+    if (!referenced.insert(absl::StrCat(s.op, "/", s.tensor_parallel, "/", s.tokens)).second) continue;
+    GemmReference* ref = profile->add_gemm_reference();
+    ref->set_op(absl::StrCat(s.op, " tp", s.tensor_parallel));
+    ref->set_m(s.kernel.m);
+    ref->set_n(s.kernel.n);
+    ref->set_k(s.kernel.k);
+    ref->set_measured_s(s.measured_s);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<SamplePredictor> SamplePredictor::Create(const GpuSpec& gpu, const Calibration& profile) {
@@ -425,138 +604,10 @@ absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample
     }
   }
   if (gemms.empty()) return absl::InvalidArgumentError("no GEMM rows to fit the GEMM model from");
-  // While the GEMM model is fitted, L2 does not bind GEMMs: their L2 ceiling is set afterwards
-  // to the lowest rate the measured GEMMs allow.
-  profile->mutable_gemm()->set_l2_bytes_per_s(1e16);
-  double best_intensity = 0;
-  for (const GemmTile& t : profile->gemm().tiles()) {
-    best_intensity = std::max(best_intensity, 1.0 * t.bm() * t.bn() / (t.bm() + t.bn()));
-  }
-  GemmParams params;
-  for (const KernelSample* s : gemms) params.fit_zero_input |= s->zero_input;
-  Calibration work = *profile;
-  auto gemm_loss = [&](const std::vector<const KernelSample*>& rows, const std::vector<double>& weights,
-                       const GemmParams& p) {
-    if (!p.InBounds()) return kLargeLoss;
-    p.Apply(gpu, best_intensity, &work);
-    absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, work);
-    if (!predictor.ok()) return kLargeLoss;
-    return WeightedLogError(*predictor, rows, weights);
-  };
-  // Stage 1: the streaming curve and the fixed cost from the memory-bound rows (M <= 16).
-  if (!small.empty()) {
-    const std::vector<double> w = OctaveWeights(small);
-    MinimizeResult r = NelderMead(
-        [&](const std::vector<double>& x) {
-          GemmParams p = params;
-          p.hbm_max = x[0];
-          p.log10_hbm_half_mb = x[1];
-          p.hbm_exponent = x[2];
-          p.fixed_us = x[3];
-          return gemm_loss(small, w, p);
-        },
-        {params.hbm_max, params.log10_hbm_half_mb, params.hbm_exponent, params.fixed_us},
-        {0.05, 0.5, 0.3, 1.0}, 600);
-    params.hbm_max = r.x[0];
-    params.log10_hbm_half_mb = r.x[1];
-    params.hbm_exponent = r.x[2];
-    params.fixed_us = r.x[3];
-  }
-  // Stage 2: everything, over all GEMM rows.
-  // Half of the weight balanced per octave of M (decode-sized rows count), half per row (the
-  // tables' dense large-M rows are most of what a prefill costs).
-  std::vector<double> w = OctaveWeights(gemms);
-  for (double& x : w) x = 0.5 * x + 0.5 / static_cast<double>(w.size());
-  MinimizeResult r = NelderMead(
-      [&](const std::vector<double>& x) { return gemm_loss(gemms, w, params.With(x)); },
-      params.Vector(), params.Steps(), 1500);
-  params = params.With(r.x);
-  params.Apply(gpu, best_intensity, profile);
-  profile->mutable_hbm()->set_source(
-      "fitted: peak x r_max / (1 + (s_half / s)^a) from the GEMM rows (memory-bound M <= 16 "
-      "first, then jointly with the GEMM efficiency)");
-  FindClass(profile, "gemm")->set_bandwidth_fraction(1.0);
-  FindClass(profile, "gemm")->set_source("fitted from the GEMM rows");
-
-  // L2: the lowest rate at which every measured GEMM's tile traffic fits in its measured time.
-  {
-    absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(*profile));
-    if (!model.ok()) return model.status();
-    double implied = 0;
-    for (const KernelSample* s : gemms) {
-      const KernelTime t = model->Time(s->kernel);
-      const double busy = s->measured_s - t.fixed_s;
-      if (busy > 0) implied = std::max(implied, t.l2_bytes / busy);
-    }
-    profile->mutable_gemm()->set_l2_bytes_per_s(implied);
-    // Without an L2 sweep (a Measurements input replaces this later), the other kernels get
-    // the same lower bound.
-    *profile->mutable_l2() = FlatTable(
-        implied, "lower bound from the GEMM rows: the largest tile traffic (X once per N-tile, W "
-                 "once per M-tile) per measured second; no input measures L2 directly");
-  }
-
-  // Small-kernel classes: fixed cost and bandwidth fraction, class by class.
-  for (const auto& [name, rows] : by_class) {
-    const std::vector<double> cw = OctaveWeights(rows);
-    KernelClassCalibration* c = FindClass(profile, name);
-    Calibration trial = *profile;
-    KernelClassCalibration* tc = FindClass(&trial, name);
-    // Parameters: fixed cost (us), bandwidth fraction, per-item rate (GB/s, log10).
-    auto loss = [&](const std::vector<double>& x) {
-      if (x[0] < 0 || x[0] > 100 || x[1] <= 0.01 || x[1] > 3 || x[2] < -1 || x[2] > 4) return kLargeLoss;
-      tc->set_fixed_s(x[0] * 1e-6);
-      tc->set_bandwidth_fraction(x[1]);
-      tc->set_per_item_bytes_per_s(std::pow(10.0, x[2]) * 1e9);
-      absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, trial);
-      if (!predictor.ok()) return kLargeLoss;
-      return WeightedLogError(*predictor, rows, cw);
-    };
-    // A coarse grid first: the loss has flat regions where the fixed cost hides the rates.
-    std::vector<double> start = {2.0, 0.5, 1.5};
-    double best = kLargeLoss;
-    for (double fixed_us : {1.0, 2.0, 4.0}) {
-      for (double fraction : {0.1, 0.2, 0.4, 0.7, 1.0}) {
-        for (double per_item : {0.5, 1.0, 1.5, 2.0, 3.0}) {
-          const double l = loss({fixed_us, fraction, per_item});
-          if (l < best) {
-            best = l;
-            start = {fixed_us, fraction, per_item};
-          }
-        }
-      }
-    }
-    MinimizeResult cr = NelderMead(loss, start, {0.5 * start[0], 0.3 * start[1], 0.3}, 400);
-    c->set_fixed_s(cr.x[0] * 1e-6);
-    c->set_bandwidth_fraction(cr.x[1]);
-    c->set_per_item_bytes_per_s(std::pow(10.0, cr.x[2]) * 1e9);
-    std::set<std::string> ops;
-    for (const KernelSample* s : rows) ops.insert(s->op);
-    c->set_source(absl::StrCat("fitted from ", rows.size(), " rows (", absl::StrJoin(ops, ", "), ")"));
-  }
-  // Unmeasured classes that move activations the way a residual add does.
-  if (by_class.count("residual_add")) {
-    const KernelClassCalibration add = *FindClass(profile, "residual_add");
-    for (const char* name : {"kv_cache_write", "moe_routing", "sampler"}) {
-      if (by_class.count(name)) continue;
-      KernelClassCalibration* c = FindClass(profile, name);
-      c->set_fixed_s(add.fixed_s());
-      c->set_bandwidth_fraction(add.bandwidth_fraction());
-      c->set_per_item_bytes_per_s(add.per_item_bytes_per_s());
-      c->set_source("prior: the fitted residual_add class (reads and writes activation-sized "
-                    "tensors the same way); no input measures this kernel");
-    }
-  }
-  const double gemm_fixed = FindClass(profile, "gemm")->fixed_s();
-  for (const char* name : {"attention_prefill", "attention_decode"}) {
-    if (by_class.count(name)) continue;
-    KernelClassCalibration* c = FindClass(profile, name);
-    c->set_fixed_s(gemm_fixed);
-    if (std::string(name) == "attention_decode") c->set_bandwidth_fraction(1.0);
-    c->set_source(
-        "prior: the fitted GEMM fixed cost; decode streams at the GEMM-fitted curve, prefill at "
-        "half the tensor peak (no attention timing in the inputs)");
-  }
+  FitGemmModel(gpu, gemms, small, profile);
+  if (absl::Status s = SetL2FromGemms(gpu, gemms, profile); !s.ok()) return s;
+  for (const auto& [name, rows] : by_class) FitKernelClass(gpu, name, rows, profile);
+  FillUnmeasuredClasses(by_class, profile);
   return absl::OkStatus();
 }
 
@@ -707,28 +758,8 @@ absl::StatusOr<Calibration> FitProfile(const GpuSpec& gpu, const std::vector<std
     profile.add_notes("no collective tables: tensor parallelism above 1 cannot be costed with this profile");
   }
 
-  absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, profile);
-  if (!predictor.ok()) return predictor.status();
-  const std::vector<SampleError> errors = Predict(*predictor, samples);
-  for (const OpError& e : SummarizeErrors(errors)) {
-    FitQuality* q = profile.add_fit_quality();
-    q->set_op(e.op);
-    q->set_rows(e.rows);
-    q->set_mape(e.mape);
-    q->set_median_abs_error_s(e.median_abs_error_s);
-  }
-  std::set<std::string> referenced;
-  for (const KernelSample& s : samples) {
-    if (s.kernel.kind != KernelKind::kGemm || (s.tokens & (s.tokens - 1)) != 0) continue;
-    // The first row of each (op, TP, M); the tables repeat a few M values.
-    if (!referenced.insert(absl::StrCat(s.op, "/", s.tensor_parallel, "/", s.tokens)).second) continue;
-    GemmReference* ref = profile.add_gemm_reference();
-    ref->set_op(absl::StrCat(s.op, " tp", s.tensor_parallel));
-    ref->set_m(s.kernel.m);
-    ref->set_n(s.kernel.n);
-    ref->set_k(s.kernel.k);
-    ref->set_measured_s(s.measured_s);
-  }
+  if (absl::Status s = AddFitQuality(gpu, samples, &profile); !s.ok()) return s;
+  AddGemmReferences(samples, &profile);
   if (provenance->source().empty()) {
     std::set<std::string> kinds;
     for (const CalibrationInput& i : provenance->inputs()) kinds.insert(i.kind());

@@ -47,27 +47,7 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
   model.sms_ = gpu.sm_count();
   model.cuda_peak_ = gpu.cuda_core_fp32_flops() > 0 ? gpu.cuda_core_fp32_flops()
                                                      : gpu.tensor_peaks().fp16_flops() / 16;
-  const GemmModel& g = calibration.gemm();
-  if (!(g.peak_fraction() > 0) || g.tiles().empty() || !(g.per_sm_bytes_per_s() > 0) ||
-      g.min_split_k() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": gemm needs peak_fraction > 0, per_sm_bytes_per_s > 0, min_split_k >= 1 and at "
-               "least one tile"));
-  }
-  if (!(g.partial_wave_discount() >= 0 && g.partial_wave_discount() <= 1) || !(g.fill_drain_k() >= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": gemm needs partial_wave_discount in [0, 1] and fill_drain_k >= 0"));
-  }
-  for (const GemmTile& t : g.tiles()) {
-    if (t.bm() <= 0 || t.bn() <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": gemm tiles must be positive"));
-    }
-    const double bm = t.bm(), bn = t.bn();
-    model.tiles_.push_back({t.bm(), t.bn(), 1.0 / (1.0 + g.tile_penalty() * (bm + bn) / (bm * bn))});
-  }
-  double best_efficiency = 0;
-  for (const TilePlan& t : model.tiles_) best_efficiency = std::max(best_efficiency, t.efficiency);
-  model.best_tile_fraction_ = g.peak_fraction() * best_efficiency;
+  if (absl::Status s = model.SetGemmTiles(calibration.gemm(), where); !s.ok()) return s;
   if (absl::Status s = BuildTable(calibration.hbm(), absl::StrCat(where, ": hbm"),
                                   &model.hbm_.log_x, &model.hbm_.y);
       !s.ok()) {
@@ -83,7 +63,37 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
     return absl::InvalidArgumentError(absl::StrCat(where, ": l2_usable_fraction must be in (0, 1]"));
   }
   model.l2_usable_ = calibration.l2_usable_fraction() * static_cast<double>(gpu.l2_bytes());
+  if (absl::Status s = model.SetKernelClasses(calibration, where); !s.ok()) return s;
+  if (absl::Status s = model.SetAllReduceTables(calibration, where); !s.ok()) return s;
+  return model;
+}
 
+absl::Status ResourceModel::SetGemmTiles(const GemmModel& g, const std::string& where) {
+  if (!(g.peak_fraction() > 0) || g.tiles().empty() || !(g.per_sm_bytes_per_s() > 0) ||
+      g.min_split_k() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": gemm needs peak_fraction > 0, per_sm_bytes_per_s > 0, min_split_k >= 1 and at "
+               "least one tile"));
+  }
+  if (!(g.partial_wave_discount() >= 0 && g.partial_wave_discount() <= 1) || !(g.fill_drain_k() >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": gemm needs partial_wave_discount in [0, 1] and fill_drain_k >= 0"));
+  }
+  for (const GemmTile& t : g.tiles()) {
+    if (t.bm() <= 0 || t.bn() <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": gemm tiles must be positive"));
+    }
+    const double bm = t.bm(), bn = t.bn();
+    tiles_.push_back({t.bm(), t.bn(), 1.0 / (1.0 + g.tile_penalty() * (bm + bn) / (bm * bn))});
+  }
+  double best_efficiency = 0;
+  for (const TilePlan& t : tiles_) best_efficiency = std::max(best_efficiency, t.efficiency);
+  best_tile_fraction_ = g.peak_fraction() * best_efficiency;
+  return absl::OkStatus();
+}
+
+absl::Status ResourceModel::SetKernelClasses(const ResourceCalibration& calibration,
+                                             const std::string& where) {
   std::array<bool, kNumKernelKinds> seen{};
   for (const KernelClassCalibration& c : calibration.kernel_classes()) {
     int index = -1;
@@ -100,8 +110,8 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
           where, ": kernel class '", c.name(),
           "' needs fixed_s >= 0, bandwidth_fraction > 0 and compute_fraction >= 0"));
     }
-    model.classes_[static_cast<size_t>(index)] = {c.fixed_s(), c.bandwidth_fraction(),
-                                                  c.compute_fraction(), c.per_item_bytes_per_s()};
+    classes_[static_cast<size_t>(index)] = {c.fixed_s(), c.bandwidth_fraction(),
+                                            c.compute_fraction(), c.per_item_bytes_per_s()};
     seen[static_cast<size_t>(index)] = true;
   }
   for (int i = 0; i < kNumKernelKinds; ++i) {
@@ -112,6 +122,11 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
           absl::StrCat(where, ": no kernel class '", KernelKindName(kind), "'"));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status ResourceModel::SetAllReduceTables(const ResourceCalibration& calibration,
+                                               const std::string& where) {
   for (const CollectiveTable& table : calibration.collectives()) {
     if (table.collective() != "all_reduce") continue;
     Collective c;
@@ -131,11 +146,11 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": an all_reduce table needs ranks >= 2 and at least two points"));
     }
-    model.all_reduce_.push_back(std::move(c));
+    all_reduce_.push_back(std::move(c));
   }
-  std::sort(model.all_reduce_.begin(), model.all_reduce_.end(),
+  std::sort(all_reduce_.begin(), all_reduce_.end(),
             [](const Collective& a, const Collective& b) { return a.ranks < b.ranks; });
-  return model;
+  return absl::OkStatus();
 }
 
 double ResourceModel::Interpolate(const Table& table, double x) {
@@ -233,6 +248,109 @@ struct GemmCacheEntry {
   KernelTime time;
 };
 
+// What GemmTime's tile search reads of the GEMM and of the profile: the same for every tile.
+struct GemmInputs {
+  double m = 0, n = 0, k = 0, groups = 0;
+  double a = 0, w = 0;         // activation and weight bytes per element
+  double peak_per_sm = 0;      // tensor FLOP/s of one SM at the profile's peak fraction
+  double compulsory = 0;       // HBM bytes of any tiling (less the resident input L2 serves)
+  double cuda_s = 0;
+  double sms = 0, side = 0;    // side: sqrt(sms), the tiles of a square wave along M or N
+  double l2_usable = 0;
+  double per_sm_bytes_per_s = 0, discount = 0, k_overhead = 0, fill_drain_k = 0, min_split_k = 0;
+  double overlap_penalty = 0;
+};
+
+// The HBM and L2 rates interpolate in log space; most tiles ask for the same byte count and
+// working set as the tile before (the compulsory bytes; operands that fit), so a rate is
+// looked up again only when its argument changes. Same arithmetic, fewer logs.
+class RateMemo {
+ public:
+  // `l2_bytes_per_s` > 0: a fixed L2 rate instead of the table.
+  RateMemo(const ResourceModel& model, double l2_bytes_per_s)
+      : model_(model), l2_fixed_(l2_bytes_per_s > 0), l2_rate_(l2_fixed_ ? l2_bytes_per_s : 0) {}
+
+  double Hbm(double bytes) {
+    if (bytes != rate_bytes_) {
+      rate_bytes_ = bytes;
+      hbm_rate_ = model_.HbmRate(bytes);
+    }
+    return hbm_rate_;
+  }
+  double L2(double footprint) {
+    if (!l2_fixed_ && footprint != rate_footprint_) {
+      rate_footprint_ = footprint;
+      l2_rate_ = model_.L2Rate(footprint);
+    }
+    return l2_rate_;
+  }
+
+ private:
+  const ResourceModel& model_;
+  const bool l2_fixed_;
+  double rate_bytes_ = -1, hbm_rate_ = 0, rate_footprint_ = -1;
+  double l2_rate_;
+};
+
+// The GEMM's time with one tile shape (bm x bn at `efficiency` of the peak).
+struct TileCost {
+  double tensor_s = 0, hbm_s = 0, l2_s = 0, busy = 0;
+  double hbm_bytes = 0, loads = 0;
+  double split = 1, waves = 0;
+};
+
+TileCost CostOfTile(const GemmInputs& in, double bm, double bn, double efficiency, RateMemo& rates) {
+  const double m = in.m, n = in.n, k = in.k, groups = in.groups, a = in.a, w = in.w, sms = in.sms;
+  const double min_split_k = in.min_split_k, discount = in.discount;
+  const double tm = CeilDiv(m, bm), tn = CeilDiv(n, bn);
+  const double tiles = tm * tn * groups;
+  double split = 1;
+  if (tiles < sms) {
+    split = std::max(1.0, std::min(std::floor(sms / tiles), std::floor(k / min_split_k)));
+  }
+  const double ctas = tiles * split;
+  const double waves = CeilDiv(ctas, sms);
+  // The last wave, filled to `filled` of the SMs, costs 1 - discount * (1 - filled) of a full
+  // one (stream-K over the leftover tiles), but at least one min_split_k slice of the K loop.
+  const double k_per_cta = k / split;
+  const double filled = ctas / sms - (waves - 1);
+  const double last_wave =
+      std::max(1.0 - discount * (1.0 - filled), std::min(1.0, min_split_k / k_per_cta));
+  const double tile_flops = 2.0 * bm * bn / (in.peak_per_sm * efficiency);
+  const double tensor_s =
+      tile_flops * ((waves - 1 + last_wave) * (k_per_cta + in.k_overhead) + in.fill_drain_k);
+  // Tile loads: X once per N-tile, W once per M-tile; split-K adds fp32 partials.
+  const double partials = split > 1 ? 2.0 * m * n * 4.0 * split * groups : 0;
+  const double loads = groups * (m * k * a * tn + n * k * w * tm + m * n * a) + partials;
+  // Rule 3: the tiles of a wave run their K loops together, so a panel shared within the
+  // wave comes from HBM once; a later wave fetches its panels again unless X and W fit in L2.
+  double hbm_bytes = in.compulsory + partials;
+  const double operands = groups * (m * k * a + n * k * w);
+  if (operands > in.l2_usable && tm * tn > sms) {
+    const double wave_panels = std::min(tm, in.side) * bm * k * a + std::min(tn, in.side) * bn * k * w;
+    const double streamed = waves * wave_panels + groups * m * n * a + partials;
+    hbm_bytes = std::max(hbm_bytes, std::min(streamed, loads));
+  }
+  const double footprint =
+      std::min(operands, std::min(tm, in.side) * bm * k * a + std::min(tn, in.side) * bn * k * w);
+  const double hbm_rate = rates.Hbm(hbm_bytes);
+  const double l2_rate = rates.L2(footprint);
+  // Memory-level parallelism: at most min(ctas, sm_count) SMs stream, each at the per-SM rate.
+  const double stream_rate =
+      ctas > 0 ? std::min(hbm_rate, std::min(ctas, sms) * in.per_sm_bytes_per_s) : hbm_rate;
+  TileCost cost;
+  cost.tensor_s = tensor_s;
+  cost.hbm_s = hbm_bytes / stream_rate;
+  cost.l2_s = loads / l2_rate;
+  cost.busy = std::max({tensor_s, cost.hbm_s, cost.l2_s, in.cuda_s}) +
+              in.overlap_penalty * std::min(tensor_s, cost.hbm_s);
+  cost.hbm_bytes = hbm_bytes;
+  cost.loads = loads;
+  cost.split = split;
+  cost.waves = waves;
+  return cost;
+}
+
 }  // namespace
 
 KernelTime ResourceModel::CachedGemmTime(const Kernel& kernel) const {
@@ -254,91 +372,44 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
                              kernel.tensor_dtype == DType::FP8_E5M2 || kernel.tensor_dtype == DType::FP4_E2M1;
   const double fraction =
       low_precision && g.fp8_peak_fraction() > 0 ? g.fp8_peak_fraction() : g.peak_fraction();
-  const double peak_per_sm = PeakTensorFlops(gpu_, kernel.tensor_dtype) * fraction / sms_;
-  const double m = static_cast<double>(kernel.m);
-  const double n = static_cast<double>(kernel.n);
-  const double k = static_cast<double>(kernel.k);
-  const double groups = kernel.groups;
-  const double a = kernel.activation_bytes_per_element;
-  const double w = kernel.weight_bytes_per_element;
-  const double compulsory = kernel.hbm_bytes - ResidentHits(kernel.resident_input_bytes);
-  const double cuda_s = kernel.cuda_flops / cuda_peak_;
-  const double side = std::sqrt(sms_);
-
-  // The HBM and L2 rates interpolate in log space; most tiles ask for the same byte count and
-  // working set as the tile before (the compulsory bytes; operands that fit), so a rate is
-  // looked up again only when its argument changes. Same arithmetic, fewer logs.
-  const double per_sm_bytes_per_s = g.per_sm_bytes_per_s();
-  const bool l2_fixed = g.l2_bytes_per_s() > 0;
-  double rate_bytes = -1, hbm_rate = 0, rate_footprint = -1, l2_rate = l2_fixed ? g.l2_bytes_per_s() : 0;
-
-  const double discount = g.partial_wave_discount();
-  const double k_overhead = g.k_overhead();
-  const double fill_drain_k = g.fill_drain_k();
-  const double min_split_k = g.min_split_k();
+  GemmInputs in;
+  in.peak_per_sm = PeakTensorFlops(gpu_, kernel.tensor_dtype) * fraction / sms_;
+  in.m = static_cast<double>(kernel.m);
+  in.n = static_cast<double>(kernel.n);
+  in.k = static_cast<double>(kernel.k);
+  in.groups = kernel.groups;
+  in.a = kernel.activation_bytes_per_element;
+  in.w = kernel.weight_bytes_per_element;
+  in.compulsory = kernel.hbm_bytes - ResidentHits(kernel.resident_input_bytes);
+  in.cuda_s = kernel.cuda_flops / cuda_peak_;
+  in.sms = sms_;
+  in.side = std::sqrt(sms_);
+  in.l2_usable = l2_usable_;
+  in.per_sm_bytes_per_s = g.per_sm_bytes_per_s();
+  in.discount = g.partial_wave_discount();
+  in.k_overhead = g.k_overhead();
+  in.fill_drain_k = g.fill_drain_k();
+  in.min_split_k = g.min_split_k();
+  in.overlap_penalty = g.overlap_penalty();
+  RateMemo rates(*this, g.l2_bytes_per_s());
 
   KernelTime best;
   best.seconds = -1;
   for (const TilePlan& tile : tiles_) {
-    const double bm = tile.bm, bn = tile.bn;
-    const double tm = CeilDiv(m, bm), tn = CeilDiv(n, bn);
-    const double tiles = tm * tn * groups;
-    double split = 1;
-    if (tiles < sms_) {
-      split = std::max(1.0, std::min(std::floor(sms_ / tiles), std::floor(k / min_split_k)));
-    }
-    const double ctas = tiles * split;
-    const double waves = CeilDiv(ctas, sms_);
-    // The last wave, filled to `filled` of the SMs, costs 1 - discount * (1 - filled) of a full
-    // one (stream-K over the leftover tiles), but at least one min_split_k slice of the K loop.
-    const double k_per_cta = k / split;
-    const double filled = ctas / sms_ - (waves - 1);
-    const double last_wave =
-        std::max(1.0 - discount * (1.0 - filled), std::min(1.0, min_split_k / k_per_cta));
-    const double tile_flops = 2.0 * bm * bn / (peak_per_sm * tile.efficiency);
-    const double tensor_s =
-        tile_flops * ((waves - 1 + last_wave) * (k_per_cta + k_overhead) + fill_drain_k);
-    // Tile loads: X once per N-tile, W once per M-tile; split-K adds fp32 partials.
-    const double partials = split > 1 ? 2.0 * m * n * 4.0 * split * groups : 0;
-    const double loads = groups * (m * k * a * tn + n * k * w * tm + m * n * a) + partials;
-    // Rule 3: the tiles of a wave run their K loops together, so a panel shared within the
-    // wave comes from HBM once; a later wave fetches its panels again unless X and W fit in L2.
-    double hbm_bytes = compulsory + partials;
-    const double operands = groups * (m * k * a + n * k * w);
-    if (operands > l2_usable_ && tm * tn > sms_) {
-      const double wave_panels = std::min(tm, side) * bm * k * a + std::min(tn, side) * bn * k * w;
-      const double streamed = waves * wave_panels + groups * m * n * a + partials;
-      hbm_bytes = std::max(hbm_bytes, std::min(streamed, loads));
-    }
-    const double footprint = std::min(operands, std::min(tm, side) * bm * k * a + std::min(tn, side) * bn * k * w);
-    if (hbm_bytes != rate_bytes) {
-      rate_bytes = hbm_bytes;
-      hbm_rate = HbmRate(hbm_bytes);
-    }
-    if (!l2_fixed && footprint != rate_footprint) {
-      rate_footprint = footprint;
-      l2_rate = L2Rate(footprint);
-    }
-    // Memory-level parallelism: at most min(ctas, sm_count) SMs stream, each at the per-SM rate.
-    const double stream_rate =
-        ctas > 0 ? std::min(hbm_rate, std::min(ctas, sms_) * per_sm_bytes_per_s) : hbm_rate;
-    const double hbm_s = hbm_bytes / stream_rate;
-    const double l2_s = loads / l2_rate;
-    const double busy = std::max({tensor_s, hbm_s, l2_s, cuda_s}) +
-                        g.overlap_penalty() * std::min(tensor_s, hbm_s);
-    if (best.seconds < 0 || busy < best.busy_s) {
-      best.busy_s = busy;
-      best.seconds = busy;
-      best.tensor_s = tensor_s;
-      best.cuda_s = cuda_s;
-      best.hbm_s = hbm_s;
-      best.l2_s = l2_s;
-      best.hbm_bytes = hbm_bytes;
-      best.l2_bytes = loads;
+    const TileCost c = CostOfTile(in, tile.bm, tile.bn, tile.efficiency, rates);
+    if (best.seconds < 0 || c.busy < best.busy_s) {
+      best.busy_s = c.busy;
+      best.seconds = c.busy;
+      best.tensor_s = c.tensor_s;
+      best.cuda_s = in.cuda_s;
+      best.hbm_s = c.hbm_s;
+      best.l2_s = c.l2_s;
+      best.hbm_bytes = c.hbm_bytes;
+      best.l2_bytes = c.loads;
       best.tile_m = tile.bm;
       best.tile_n = tile.bn;
-      best.split_k = static_cast<int>(split);
-      best.waves = static_cast<int>(waves);
+      best.split_k = static_cast<int>(c.split);
+      best.waves = static_cast<int>(c.waves);
     }
   }
   return best;

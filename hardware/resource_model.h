@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -95,6 +96,11 @@ class ResourceModel {
   };
 
   ResourceModel() = default;
+  // Create's steps after the GPU checks: each validates its part of the profile and fills the
+  // model's; errors name the profile (`where`).
+  absl::Status SetGemmTiles(const GemmModel& g, const std::string& where);
+  absl::Status SetKernelClasses(const ResourceCalibration& calibration, const std::string& where);
+  absl::Status SetAllReduceTables(const ResourceCalibration& calibration, const std::string& where);
   // GemmTime through a small per-thread cache: consecutive iterations of an unchanged batch
   // ask for the same GEMMs again (same shape, same bytes), and the tile search is the cost
   // model's most expensive step. Entries are keyed on the model's id and every Kernel field

@@ -18,32 +18,9 @@ int PowerOfTwoShift(int64_t n) {
   return shift;
 }
 
-}  // namespace
-
-using namespace kernel_constants;  // NOLINT: the kernel list's shared constants
-
-absl::string_view KernelKindName(KernelKind kind) {
-  switch (kind) {
-    case KernelKind::kGemm: return "gemm";
-    case KernelKind::kAttentionPrefill: return "attention_prefill";
-    case KernelKind::kAttentionDecode: return "attention_decode";
-    case KernelKind::kNorm: return "norm";
-    case KernelKind::kRope: return "rope";
-    case KernelKind::kKvCacheWrite: return "kv_cache_write";
-    case KernelKind::kActivation: return "activation";
-    case KernelKind::kResidualAdd: return "residual_add";
-    case KernelKind::kEmbedding: return "embedding";
-    case KernelKind::kMoeRouting: return "moe_routing";
-    case KernelKind::kSampler: return "sampler";
-    case KernelKind::kAllReduce: return "all_reduce";
-    case KernelKind::kAllGather: return "all_gather";
-    case KernelKind::kAllToAll: return "all_to_all";
-  }
-  return "unknown";
-}
-
-absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
-    const ModelSpec& model, const IterationKernelOptions& options) {
+// The model's sizes are positive and split over TP (heads, experts), and the options are
+// consistent with it.
+absl::Status CheckBuilderInputs(const ModelSpec& model, const IterationKernelOptions& options) {
   const std::string where = absl::StrCat("model '", model.name(), "'");
   if (model.num_layers() <= 0 || model.hidden_size() <= 0 || model.num_attention_heads() <= 0 ||
       model.num_kv_heads() <= 0 || model.head_dim() <= 0 || model.vocab_size() <= 0 ||
@@ -86,6 +63,38 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
           "expert load imbalance must be in 1..", tp, " (the busiest GPU's rows over the mean), got ", ep.imbalance));
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+using namespace kernel_constants;  // NOLINT: the kernel list's shared constants
+
+absl::string_view KernelKindName(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::kGemm: return "gemm";
+    case KernelKind::kAttentionPrefill: return "attention_prefill";
+    case KernelKind::kAttentionDecode: return "attention_decode";
+    case KernelKind::kNorm: return "norm";
+    case KernelKind::kRope: return "rope";
+    case KernelKind::kKvCacheWrite: return "kv_cache_write";
+    case KernelKind::kActivation: return "activation";
+    case KernelKind::kResidualAdd: return "residual_add";
+    case KernelKind::kEmbedding: return "embedding";
+    case KernelKind::kMoeRouting: return "moe_routing";
+    case KernelKind::kSampler: return "sampler";
+    case KernelKind::kAllReduce: return "all_reduce";
+    case KernelKind::kAllGather: return "all_gather";
+    case KernelKind::kAllToAll: return "all_to_all";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
+    const ModelSpec& model, const IterationKernelOptions& options) {
+  if (absl::Status s = CheckBuilderInputs(model, options); !s.ok()) return s;
+  const int tp = options.tensor_parallel;
+  const ExpertParallelism& ep = options.expert_parallel;
   IterationKernelBuilder b;
   b.model_ = model;
   b.block_shift_ = PowerOfTwoShift(options.kv_block_tokens);

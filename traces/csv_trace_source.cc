@@ -16,6 +16,68 @@ int HexValue(char c) {
 
 constexpr size_t kMaxModelsRemembered = 32;
 
+// A row with another number of fields than the header is bad (reason columns).
+bool CheckColumnCount(const CsvLayout& layout, const std::vector<CsvField>& fields, RowProblem* problem) {
+  if (static_cast<int>(fields.size()) == layout.num_columns) return true;
+  problem->reason = std::string(reason::kColumns);
+  problem->column = static_cast<int>(fields.size()) > layout.num_columns
+                        ? fields[static_cast<size_t>(layout.num_columns)].column
+                        : 0;
+  problem->message = absl::StrCat("expected ", layout.num_columns, " fields (",
+                                  absl::StrJoin(layout.names, ","), "), got ", fields.size());
+  return false;
+}
+
+// The row's time, in the layout's unit (none: nothing to parse).
+bool ParseRowTime(const CsvLayout& layout, const std::vector<CsvField>& fields, RowTime* time,
+                  RowProblem* problem) {
+  auto at = [&](int index) -> const CsvField& { return fields[static_cast<size_t>(index)]; };
+  const std::string& time_name = layout.time >= 0 ? layout.names[static_cast<size_t>(layout.time)] : "";
+  time->kind = layout.time_kind;
+  if (layout.time >= 0) time->column = at(layout.time).column;
+  if (layout.time_kind == RowTime::Kind::kWallClockNs) {
+    if (!ParseWallClockNs(TrimBlanks(at(layout.time).text), &time->ns, problem)) {
+      problem->column += at(layout.time).column;
+      return false;
+    }
+  } else if (layout.time_kind == RowTime::Kind::kSeconds) {
+    if (!ParseNonNegativeReal(at(layout.time).text, time_name, &time->value, problem)) {
+      problem->column = at(layout.time).column;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ParsePriority(const CsvField& field, int32_t* priority, RowProblem* problem) {
+  int64_t value = 0;
+  if (!ParseInteger(field.text, INT32_MIN, INT32_MAX, "priority", &value, problem)) {
+    problem->column = field.column;
+    return false;
+  }
+  *priority = static_cast<int32_t>(value);
+  return true;
+}
+
+// The space-separated block hashes of `field`, appended to `hashes`.
+bool ParseBlockHashes(const CsvField& field, std::vector<uint64_t>* hashes, RowProblem* problem) {
+  absl::string_view rest = field.text;
+  size_t offset = 0;
+  while (true) {
+    while (offset < rest.size() && rest[offset] == ' ') ++offset;
+    if (offset == rest.size()) return true;
+    size_t stop = rest.find(' ', offset);
+    if (stop == absl::string_view::npos) stop = rest.size();
+    uint64_t hash = 0;
+    if (!ParseUint64(rest.substr(offset, stop - offset), "block hash", &hash, problem)) {
+      problem->column = field.column + static_cast<int>(offset);
+      return false;
+    }
+    hashes->push_back(hash);
+    offset = stop;
+  }
+}
+
 }  // namespace
 
 std::string PercentEncode(absl::string_view text) {
@@ -76,36 +138,22 @@ bool CsvTraceSource::ParseText(const CsvField& field, std::string* out, RowProbl
   return true;
 }
 
+bool CsvTraceSource::ParseOptionalText(int column, std::string* out, RowProblem* problem) {
+  if (column >= 0) return ParseText(fields_[static_cast<size_t>(column)], out, problem);
+  out->clear();
+  return true;
+}
+
 LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Request* request,
                                                      RowTime* time, RowProblem* problem) {
   if (!SplitCsvLine(line, &fields_, &storage_, problem)) return RowOutcome::kBad;
-  if (static_cast<int>(fields_.size()) != layout_.num_columns) {
-    problem->reason = std::string(reason::kColumns);
-    problem->column = static_cast<int>(fields_.size()) > layout_.num_columns
-                          ? fields_[static_cast<size_t>(layout_.num_columns)].column
-                          : 0;
-    problem->message = absl::StrCat("expected ", layout_.num_columns, " fields (",
-                                    absl::StrJoin(layout_.names, ","), "), got ", fields_.size());
-    return RowOutcome::kBad;
-  }
+  if (!CheckColumnCount(layout_, fields_, problem)) return RowOutcome::kBad;
   auto at = [&](int index) -> const CsvField& { return fields_[static_cast<size_t>(index)]; };
   auto fail = [&](int index) {
     problem->column = at(index).column;
     return RowOutcome::kBad;
   };
-  const std::string& time_name = layout_.time >= 0 ? layout_.names[static_cast<size_t>(layout_.time)] : "";
-  time->kind = layout_.time_kind;
-  if (layout_.time >= 0) time->column = at(layout_.time).column;
-  if (layout_.time_kind == RowTime::Kind::kWallClockNs) {
-    if (!ParseWallClockNs(TrimBlanks(at(layout_.time).text), &time->ns, problem)) {
-      problem->column += at(layout_.time).column;
-      return RowOutcome::kBad;
-    }
-  } else if (layout_.time_kind == RowTime::Kind::kSeconds) {
-    if (!ParseNonNegativeReal(at(layout_.time).text, time_name, &time->value, problem)) {
-      return fail(layout_.time);
-    }
-  }
+  if (!ParseRowTime(layout_, fields_, time, problem)) return RowOutcome::kBad;
   const std::string& in_name = layout_.names[static_cast<size_t>(layout_.input)];
   const std::string& out_name = layout_.names[static_cast<size_t>(layout_.output)];
   if (!ParseTokenCount(at(layout_.input).text, in_name, &request->input_tokens, problem)) {
@@ -114,11 +162,7 @@ LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Req
   if (!ParseTokenCount(at(layout_.output).text, out_name, &request->output_tokens, problem)) {
     return fail(layout_.output);
   }
-  if (layout_.model >= 0) {
-    if (!ParseText(at(layout_.model), &request->model, problem)) return RowOutcome::kBad;
-  } else {
-    request->model.clear();
-  }
+  if (!ParseOptionalText(layout_.model, &request->model, problem)) return RowOutcome::kBad;
   if (!options().model_filter.empty() && layout_.model >= 0 &&
       request->model != options().model_filter) {
     if (models_seen_.size() < kMaxModelsRemembered) models_seen_.insert(request->model);
@@ -147,43 +191,17 @@ LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Req
                                     ": expected at least 1 token, got 0");
     return fail(request->input_tokens == 0 ? layout_.input : layout_.output);
   }
-  if (layout_.log_type >= 0) {
-    if (!ParseText(at(layout_.log_type), &request->log_type, problem)) return RowOutcome::kBad;
-  } else {
-    request->log_type.clear();
-  }
-  if (layout_.session >= 0) {
-    if (!ParseText(at(layout_.session), &request->session, problem)) return RowOutcome::kBad;
-  } else {
-    request->session.clear();
-  }
+  if (!ParseOptionalText(layout_.log_type, &request->log_type, problem)) return RowOutcome::kBad;
+  if (!ParseOptionalText(layout_.session, &request->session, problem)) return RowOutcome::kBad;
   request->priority = 0;
-  if (layout_.priority >= 0 && !TrimBlanks(at(layout_.priority).text).empty()) {
-    int64_t priority = 0;
-    if (!ParseInteger(at(layout_.priority).text, INT32_MIN, INT32_MAX, "priority", &priority,
-                      problem)) {
-      return fail(layout_.priority);
-    }
-    request->priority = static_cast<int32_t>(priority);
+  if (layout_.priority >= 0 && !TrimBlanks(at(layout_.priority).text).empty() &&
+      !ParsePriority(at(layout_.priority), &request->priority, problem)) {
+    return RowOutcome::kBad;
   }
   request->prefix_block_hashes.clear();
-  if (layout_.block_hashes >= 0) {
-    const CsvField& field = at(layout_.block_hashes);
-    absl::string_view rest = field.text;
-    size_t offset = 0;
-    while (true) {
-      while (offset < rest.size() && rest[offset] == ' ') ++offset;
-      if (offset == rest.size()) break;
-      size_t stop = rest.find(' ', offset);
-      if (stop == absl::string_view::npos) stop = rest.size();
-      uint64_t hash = 0;
-      if (!ParseUint64(rest.substr(offset, stop - offset), "block hash", &hash, problem)) {
-        problem->column = field.column + static_cast<int>(offset);
-        return RowOutcome::kBad;
-      }
-      request->prefix_block_hashes.push_back(hash);
-      offset = stop;
-    }
+  if (layout_.block_hashes >= 0 &&
+      !ParseBlockHashes(at(layout_.block_hashes), &request->prefix_block_hashes, problem)) {
+    return RowOutcome::kBad;
   }
   return RowOutcome::kRequest;
 }

@@ -44,6 +44,8 @@ class CsvTraceSource final : public LineTraceSource {
   std::string NoRequestHint() const override;
   // A text field: UTF-8 checked, %XX-decoded for our own format.
   bool ParseText(const CsvField& field, std::string* out, RowProblem* problem);
+  // The text field at `column` into *out; a column the layout lacks (-1) leaves *out empty.
+  bool ParseOptionalText(int column, std::string* out, RowProblem* problem);
 
   CsvLayout layout_;
   std::vector<CsvField> fields_;

@@ -228,6 +228,109 @@ class JsonCursor {
   RowProblem* problem_;
 };
 
+// Which keys a row has had so far: a second one is a duplicate_key row, a missing one a
+// missing_key row.
+struct SeenKeys {
+  bool time = false, input = false, output = false, hashes = false;
+};
+
+// Fails a row whose first character does not open an object: not_an_object when it opens
+// another JSON value, a syntax error otherwise.
+void RejectNonObject(JsonCursor& json, RowProblem* problem) {
+  if (json.Peek() == '[' || json.Peek() == '"' || json.Peek() == 't' || json.Peek() == 'f' ||
+      json.Peek() == 'n' || json.Peek() == '-' || (json.Peek() >= '0' && json.Peek() <= '9')) {
+    json.ValueTypeError("row", "a JSON object");
+    problem->reason = std::string(reason::kNotAnObject);
+    return;
+  }
+  json.Expected("a JSON object '{'");
+}
+
+// The hash_ids array at the cursor, appended to the request's prefix block hashes.
+bool ParseHashIds(JsonCursor& json, Request* request, RowProblem* problem) {
+  if (json.Peek() != '[') return json.ValueTypeError("hash_ids", "an array of block ids");
+  json.Consume('[');
+  json.SkipSpace();
+  if (json.Consume(']')) return true;
+  absl::string_view token;
+  while (true) {
+    json.SkipSpace();
+    const size_t id_at = json.offset();
+    uint64_t id = 0;
+    if (!json.NumberToken("hash_ids element", &token) ||
+        !ParseUint64(token, "hash_ids element", &id, problem)) {
+      if (problem->reason != reason::kWrongType && problem->reason != reason::kJsonSyntax) {
+        problem->column = static_cast<int>(id_at) + 1;
+      }
+      return false;
+    }
+    request->prefix_block_hashes.push_back(id);
+    json.SkipSpace();
+    if (json.Consume(']')) return true;
+    if (!json.Consume(',')) return json.Expected("',' or ']' in hash_ids");
+  }
+}
+
+// The value of `key` (which started at `key_at`) at the cursor, into the request or the row's
+// time; the value of an unknown key is skipped and the key listed in `unknown_keys`.
+bool ParseMember(JsonCursor& json, const std::string& key, size_t key_at, SeenKeys& seen, Request* request,
+                 RowTime* time, RowProblem* problem, std::set<std::string>* unknown_keys) {
+  const size_t value_at = json.offset();
+  auto duplicate = [&](bool seen_before) {
+    if (!seen_before) return false;
+    json.Fail(reason::kDuplicateKey, absl::StrCat("key \"", key, "\" appears twice"), key_at);
+    return true;
+  };
+  absl::string_view token;
+  if (key == "timestamp") {
+    if (duplicate(seen.time)) return false;
+    seen.time = true;
+    time->column = static_cast<int>(value_at) + 1;
+    if (!json.NumberToken("timestamp", &token) ||
+        !ParseNonNegativeReal(token, "timestamp (ms)", &time->value, problem)) {
+      if (problem->column == 0) problem->column = static_cast<int>(value_at) + 1;
+      return false;
+    }
+  } else if (key == "input_length" || key == "output_length") {
+    const bool input = key == "input_length";
+    if (duplicate(input ? seen.input : seen.output)) return false;
+    (input ? seen.input : seen.output) = true;
+    int32_t* target = input ? &request->input_tokens : &request->output_tokens;
+    if (!json.NumberToken(key, &token) || !ParseTokenCount(token, key, target, problem)) {
+      problem->column = static_cast<int>(value_at) + 1;
+      return false;
+    }
+  } else if (key == "hash_ids") {
+    if (duplicate(seen.hashes)) return false;
+    seen.hashes = true;
+    if (!ParseHashIds(json, request, problem)) return false;
+  } else {
+    if (unknown_keys->size() < kMaxUnknownKeysListed) unknown_keys->insert(key);
+    if (!json.SkipValue(MooncakeTraceSource::kMaxDepth)) return false;
+  }
+  return true;
+}
+
+// Fails a whole object that lacks a required key or asks for zero tokens.
+bool CheckComplete(const SeenKeys& seen, const Request& request, RowProblem* problem) {
+  const char* missing = !seen.time ? "timestamp" : !seen.input ? "input_length"
+                        : !seen.output ? "output_length" : nullptr;
+  if (missing != nullptr) {
+    problem->reason = std::string(reason::kMissingKey);
+    problem->column = 0;
+    problem->message = absl::StrCat("the object has no \"", missing, "\" key");
+    return false;
+  }
+  if (request.input_tokens == 0 || request.output_tokens == 0) {
+    problem->reason = std::string(reason::kZeroTokens);
+    problem->column = 0;
+    problem->message = absl::StrCat(request.input_tokens == 0 ? "input_length" : "output_length",
+                                    ": expected at least 1 token, got 0");
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 MooncakeTraceSource::MooncakeTraceSource(std::unique_ptr<LineReader> reader,
@@ -241,17 +344,11 @@ LineTraceSource::RowOutcome MooncakeTraceSource::ParseRow(absl::string_view line
   JsonCursor json(line, problem);
   json.SkipSpace();
   if (json.Peek() != '{') {
-    if (json.Peek() == '[' || json.Peek() == '"' || json.Peek() == 't' || json.Peek() == 'f' ||
-        json.Peek() == 'n' || json.Peek() == '-' || (json.Peek() >= '0' && json.Peek() <= '9')) {
-      json.ValueTypeError("row", "a JSON object");
-      problem->reason = std::string(reason::kNotAnObject);
-      return RowOutcome::kBad;
-    }
-    json.Expected("a JSON object '{'");
+    RejectNonObject(json, problem);
     return RowOutcome::kBad;
   }
   json.Consume('{');
-  bool have_time = false, have_input = false, have_output = false, have_hashes = false;
+  SeenKeys seen;
   request->prefix_block_hashes.clear();
   request->session.clear();
   request->model.clear();
@@ -270,64 +367,8 @@ LineTraceSource::RowOutcome MooncakeTraceSource::ParseRow(absl::string_view line
         return RowOutcome::kBad;
       }
       json.SkipSpace();
-      const size_t value_at = json.offset();
-      auto duplicate = [&](bool seen) {
-        if (!seen) return false;
-        json.Fail(reason::kDuplicateKey, absl::StrCat("key \"", key_, "\" appears twice"), key_at);
-        return true;
-      };
-      absl::string_view token;
-      if (key_ == "timestamp") {
-        if (duplicate(have_time)) return RowOutcome::kBad;
-        have_time = true;
-        time->column = static_cast<int>(value_at) + 1;
-        if (!json.NumberToken("timestamp", &token) ||
-            !ParseNonNegativeReal(token, "timestamp (ms)", &time->value, problem)) {
-          if (problem->column == 0) problem->column = static_cast<int>(value_at) + 1;
-          return RowOutcome::kBad;
-        }
-      } else if (key_ == "input_length" || key_ == "output_length") {
-        const bool input = key_ == "input_length";
-        if (duplicate(input ? have_input : have_output)) return RowOutcome::kBad;
-        (input ? have_input : have_output) = true;
-        int32_t* target = input ? &request->input_tokens : &request->output_tokens;
-        if (!json.NumberToken(key_, &token) || !ParseTokenCount(token, key_, target, problem)) {
-          problem->column = static_cast<int>(value_at) + 1;
-          return RowOutcome::kBad;
-        }
-      } else if (key_ == "hash_ids") {
-        if (duplicate(have_hashes)) return RowOutcome::kBad;
-        have_hashes = true;
-        if (json.Peek() != '[') {
-          json.ValueTypeError("hash_ids", "an array of block ids");
-          return RowOutcome::kBad;
-        }
-        json.Consume('[');
-        json.SkipSpace();
-        if (!json.Consume(']')) {
-          while (true) {
-            json.SkipSpace();
-            const size_t id_at = json.offset();
-            uint64_t id = 0;
-            if (!json.NumberToken("hash_ids element", &token) ||
-                !ParseUint64(token, "hash_ids element", &id, problem)) {
-              if (problem->reason != reason::kWrongType && problem->reason != reason::kJsonSyntax) {
-                problem->column = static_cast<int>(id_at) + 1;
-              }
-              return RowOutcome::kBad;
-            }
-            request->prefix_block_hashes.push_back(id);
-            json.SkipSpace();
-            if (json.Consume(']')) break;
-            if (!json.Consume(',')) {
-              json.Expected("',' or ']' in hash_ids");
-              return RowOutcome::kBad;
-            }
-          }
-        }
-      } else {
-        if (unknown_keys_.size() < kMaxUnknownKeysListed) unknown_keys_.insert(key_);
-        if (!json.SkipValue(kMaxDepth)) return RowOutcome::kBad;
+      if (!ParseMember(json, key_, key_at, seen, request, time, problem, &unknown_keys_)) {
+        return RowOutcome::kBad;
       }
       json.SkipSpace();
       if (json.Consume('}')) break;
@@ -342,22 +383,7 @@ LineTraceSource::RowOutcome MooncakeTraceSource::ParseRow(absl::string_view line
     json.Fail(reason::kJsonSyntax, "text after the end of the object");
     return RowOutcome::kBad;
   }
-  const char* missing = !have_time ? "timestamp" : !have_input ? "input_length"
-                        : !have_output ? "output_length" : nullptr;
-  if (missing != nullptr) {
-    problem->reason = std::string(reason::kMissingKey);
-    problem->column = 0;
-    problem->message = absl::StrCat("the object has no \"", missing, "\" key");
-    return RowOutcome::kBad;
-  }
-  if (request->input_tokens == 0 || request->output_tokens == 0) {
-    problem->reason = std::string(reason::kZeroTokens);
-    problem->column = 0;
-    problem->message = absl::StrCat(request->input_tokens == 0 ? "input_length" : "output_length",
-                                    ": expected at least 1 token, got 0");
-    return RowOutcome::kBad;
-  }
-  return RowOutcome::kRequest;
+  return CheckComplete(seen, *request, problem) ? RowOutcome::kRequest : RowOutcome::kBad;
 }
 
 void MooncakeTraceSource::Finish(TraceReadStats* stats) {

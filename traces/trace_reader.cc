@@ -144,35 +144,29 @@ absl::StatusOr<CsvLayout> BuildLayout(const CsvFormat& format, const std::vector
   return layout;
 }
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path,
-                                                         const TraceOptions& options,
-                                                         TraceReadStats* stats) {
+absl::Status CheckFormatName(const std::string& format) {
   static constexpr std::array<absl::string_view, 7> kFormats = {
       "auto", "azure", "burstgpt", "mooncake", "vidur", "lengths", "infergrid"};
   bool known = false;
-  for (absl::string_view f : kFormats) known = known || f == options.format;
-  if (!known) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "trace format '", options.format, "' is not one of ", absl::StrJoin(kFormats, ", ")));
-  }
-  // Header warnings go to the caller's stats; with none, nobody would read them.
-  TraceReadStats local;
-  TraceReadStats* header_stats = stats != nullptr ? stats : &local;
+  for (absl::string_view f : kFormats) known = known || f == format;
+  if (known) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("trace format '", format, "' is not one of ", absl::StrJoin(kFormats, ", ")));
+}
 
-  absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path, options.max_line_bytes);
-  if (!reader.ok()) return reader.status();
-  absl::string_view line;
+// The first non-blank line into *line; an error when there is none, it is over the line cap,
+// or the file is UTF-16.
+absl::Status ReadFirstLine(LineReader& reader, const std::string& path, const TraceOptions& options,
+                           absl::string_view* line) {
   LineReader::Result result;
   // Leading blank lines are not a header.
   do {
-    absl::StatusOr<LineReader::Result> next = (*reader)->Next(&line);
+    absl::StatusOr<LineReader::Result> next = reader.Next(line);
     if (!next.ok()) return next.status();
     result = *next;
-  } while (result == LineReader::Result::kLine && TrimBlanks(line).empty());
+  } while (result == LineReader::Result::kLine && TrimBlanks(*line).empty());
 
-  const absl::string_view lead = (*reader)->leading_bytes();
+  const absl::string_view lead = reader.leading_bytes();
   if (lead.size() >= 2 && ((lead[0] == '\xFF' && lead[1] == '\xFE') ||
                            (lead[0] == '\xFE' && lead[1] == '\xFF'))) {
     return absl::InvalidArgumentError(
@@ -185,9 +179,55 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path
   }
   if (result == LineReader::Result::kTooLong) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ":", (*reader)->line_number(), ": the first line is longer than ",
+        path, ":", reader.line_number(), ": the first line is longer than ",
         options.max_line_bytes, " bytes: not a trace header (nor a JSON line within the cap)"));
   }
+  return absl::OkStatus();
+}
+
+// The CSV format `format` names, or with "auto" the first whose required columns the header
+// `names` has (the header `line` is quoted when none does).
+absl::StatusOr<const CsvFormat*> ChooseCsvFormat(const std::string& format,
+                                                 const std::vector<std::string>& names, absl::string_view line,
+                                                 const std::string& path) {
+  const CsvFormat* chosen = nullptr;
+  if (format == "auto") {
+    for (const CsvFormat& f : CsvFormats()) {
+      if (chosen == nullptr && HasRequired(f, names)) chosen = &f;
+    }
+    if (chosen == nullptr) {
+      const std::string shown = ShowField(line);
+      if (LooksLikeData(names[0])) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ":1:1: the first line ", shown,
+            " is data, not a header: add the header line of its format, one of: ", KnownHeaders(),
+            " (or force one with --trace-format)"));
+      }
+      return absl::InvalidArgumentError(absl::StrCat(path, ":1:1: unrecognized trace header ",
+                                                     shown, "; expected one of: ", KnownHeaders()));
+    }
+  } else {
+    for (const CsvFormat& f : CsvFormats()) {
+      if (f.name == format) chosen = &f;
+    }
+  }
+  return chosen;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path,
+                                                         const TraceOptions& options,
+                                                         TraceReadStats* stats) {
+  if (absl::Status s = CheckFormatName(options.format); !s.ok()) return s;
+  // Header warnings go to the caller's stats; with none, nobody would read them.
+  TraceReadStats local;
+  TraceReadStats* header_stats = stats != nullptr ? stats : &local;
+
+  absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path, options.max_line_bytes);
+  if (!reader.ok()) return reader.status();
+  absl::string_view line;
+  if (absl::Status s = ReadFirstLine(**reader, path, options, &line); !s.ok()) return s;
   const absl::string_view trimmed = TrimBlanks(line);
   const bool json = !trimmed.empty() && trimmed[0] == '{';
   if (options.format == "mooncake" || (options.format == "auto" && json)) {
@@ -210,33 +250,14 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path
   std::vector<std::string> names;
   for (const CsvField& f : fields) names.emplace_back(TrimBlanks(f.text));
 
-  const CsvFormat* chosen = nullptr;
-  if (options.format == "auto") {
-    for (const CsvFormat& f : CsvFormats()) {
-      if (chosen == nullptr && HasRequired(f, names)) chosen = &f;
-    }
-    if (chosen == nullptr) {
-      const std::string shown = ShowField(line);
-      if (LooksLikeData(names[0])) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ":1:1: the first line ", shown,
-            " is data, not a header: add the header line of its format, one of: ", KnownHeaders(),
-            " (or force one with --trace-format)"));
-      }
-      return absl::InvalidArgumentError(absl::StrCat(path, ":1:1: unrecognized trace header ",
-                                                     shown, "; expected one of: ", KnownHeaders()));
-    }
-  } else {
-    for (const CsvFormat& f : CsvFormats()) {
-      if (f.name == options.format) chosen = &f;
-    }
-  }
-  header_stats->format = std::string(chosen->name);
-  absl::StatusOr<CsvLayout> layout = BuildLayout(*chosen, names, path, header_stats);
+  absl::StatusOr<const CsvFormat*> chosen = ChooseCsvFormat(options.format, names, line, path);
+  if (!chosen.ok()) return chosen.status();
+  header_stats->format = std::string((*chosen)->name);
+  absl::StatusOr<CsvLayout> layout = BuildLayout(**chosen, names, path, header_stats);
   if (!layout.ok()) return layout.status();
   if (!options.model_filter.empty() && layout->model < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": --model-filter needs a Model column, and this ", chosen->name, " trace has none"));
+        path, ": --model-filter needs a Model column, and this ", (*chosen)->name, " trace has none"));
   }
   return std::unique_ptr<RequestSource>(
       new CsvTraceSource(*std::move(reader), options, stats, *std::move(layout)));

@@ -18,6 +18,51 @@ MetricStats ComputeStats(const std::vector<double>& seconds, const std::vector<d
   return stats;
 }
 
+namespace {
+
+// Peaks over the successful requests: whole-second token buckets, and a sweep-line over
+// [start, end) with departures before arrivals at the same instant.
+void SetPeaks(const std::vector<RequestOutcome>& outcomes, ServeMetrics* m) {
+  double min_start = 0;
+  double max_end = 0;
+  bool any = false;
+  for (const RequestOutcome& o : outcomes) {
+    if (!o.success) continue;
+    min_start = any ? std::min(min_start, o.start_time) : o.start_time;
+    max_end = any ? std::max(max_end, o.start_time + o.latency) : o.start_time + o.latency;
+    any = true;
+  }
+  if (any) {
+    const auto buckets = static_cast<int64_t>(std::ceil(max_end - min_start)) + 1;
+    std::vector<double> tokens_per_second(static_cast<size_t>(buckets), 0.0);
+    std::vector<std::pair<double, int>> events;
+    for (const RequestOutcome& o : outcomes) {
+      if (!o.success) continue;
+      double t = o.start_time + o.ttft;
+      const auto add = [&](double time) {
+        const auto bucket = static_cast<int64_t>(time - min_start);  // int(): toward zero
+        if (bucket >= 0 && bucket < buckets) tokens_per_second[static_cast<size_t>(bucket)] += 1;
+      };
+      add(t);
+      for (const double gap : o.itl) {
+        t += gap;
+        add(t);
+      }
+      events.emplace_back(o.start_time, 1);
+      events.emplace_back(o.start_time + o.latency, -1);
+    }
+    std::sort(events.begin(), events.end());
+    int64_t current = 0;
+    for (const auto& [time, delta] : events) {
+      current += delta;
+      m->max_concurrent_requests = std::max(m->max_concurrent_requests, current);
+    }
+    m->max_output_tokens_per_s = *std::max_element(tokens_per_second.begin(), tokens_per_second.end());
+  }
+}
+
+}  // namespace
+
 ServeMetrics CalculateServeMetrics(const std::vector<RequestOutcome>& outcomes, double duration_s,
                                    const std::vector<double>& percentiles, const GoodputSlo& goodput) {
   ServeMetrics m;
@@ -52,44 +97,7 @@ ServeMetrics CalculateServeMetrics(const std::vector<RequestOutcome>& outcomes, 
   }
   for (const int64_t n : m.actual_output_lens) m.total_output += n;
 
-  // Peaks over the successful requests: whole-second token buckets, and a sweep-line over
-  // [start, end) with departures before arrivals at the same instant.
-  double min_start = 0;
-  double max_end = 0;
-  bool any = false;
-  for (const RequestOutcome& o : outcomes) {
-    if (!o.success) continue;
-    min_start = any ? std::min(min_start, o.start_time) : o.start_time;
-    max_end = any ? std::max(max_end, o.start_time + o.latency) : o.start_time + o.latency;
-    any = true;
-  }
-  if (any) {
-    const auto buckets = static_cast<int64_t>(std::ceil(max_end - min_start)) + 1;
-    std::vector<double> tokens_per_second(static_cast<size_t>(buckets), 0.0);
-    std::vector<std::pair<double, int>> events;
-    for (const RequestOutcome& o : outcomes) {
-      if (!o.success) continue;
-      double t = o.start_time + o.ttft;
-      const auto add = [&](double time) {
-        const auto bucket = static_cast<int64_t>(time - min_start);  // int(): toward zero
-        if (bucket >= 0 && bucket < buckets) tokens_per_second[static_cast<size_t>(bucket)] += 1;
-      };
-      add(t);
-      for (const double gap : o.itl) {
-        t += gap;
-        add(t);
-      }
-      events.emplace_back(o.start_time, 1);
-      events.emplace_back(o.start_time + o.latency, -1);
-    }
-    std::sort(events.begin(), events.end());
-    int64_t current = 0;
-    for (const auto& [time, delta] : events) {
-      current += delta;
-      m.max_concurrent_requests = std::max(m.max_concurrent_requests, current);
-    }
-    m.max_output_tokens_per_s = *std::max_element(tokens_per_second.begin(), tokens_per_second.end());
-  }
+  SetPeaks(outcomes, &m);
 
   m.request_throughput = static_cast<double>(m.completed) / duration_s;
   m.request_goodput = static_cast<double>(good) / duration_s;

@@ -50,28 +50,27 @@ std::string Percent(double fraction, int decimals = 1) {
   return absl::StrCat(Fixed(100 * fraction, decimals), "%");
 }
 
-}  // namespace
-
-TrainingReport BuildTrainingReport(const TrainingQuery& q) {
-  TrainingReport r;
-  r.set_model(q.model.name());
-  r.set_parameters_source(q.parameters_source);
-  r.set_parameters(q.parameters);
-  r.set_total_parameters(q.total_parameters);
-  r.set_assumed_optimal_tokens_per_parameter(q.tokens_per_parameter);
-  r.set_compute_optimal_tokens(ComputeOptimalTokens(q.parameters, q.tokens_per_parameter));
-  r.set_tokens(q.tokens > 0 ? q.tokens : r.compute_optimal_tokens());
-  r.set_tokens_source(q.tokens > 0 ? "--tokens" : "compute-optimal");
-  r.set_tokens_per_parameter(r.tokens() / r.parameters());
-  r.set_flops_per_parameter_token(kTrainingFlopsPerParameterToken);
-  r.set_forward_flops(kForwardFlopsPerParameterToken * r.parameters() * r.tokens());
-  r.set_backward_flops(kBackwardFlopsPerParameterToken * r.parameters() * r.tokens());
-  r.set_flops(TrainingFlops(r.parameters(), r.tokens()));
-  const ParameterTokenSplit split = ComputeOptimalSplit(r.flops(), q.tokens_per_parameter);
-  r.set_optimal_parameters_for_budget(split.parameters);
-  r.set_optimal_tokens_for_budget(split.tokens);
+// N, D and the FLOPs of the run: 6ND, its forward and backward parts, and the attention
+// FLOPs 6ND leaves out (with a sequence length).
+void SetCompute(const TrainingQuery& q, TrainingReport* r) {
+  r->set_model(q.model.name());
+  r->set_parameters_source(q.parameters_source);
+  r->set_parameters(q.parameters);
+  r->set_total_parameters(q.total_parameters);
+  r->set_assumed_optimal_tokens_per_parameter(q.tokens_per_parameter);
+  r->set_compute_optimal_tokens(ComputeOptimalTokens(q.parameters, q.tokens_per_parameter));
+  r->set_tokens(q.tokens > 0 ? q.tokens : r->compute_optimal_tokens());
+  r->set_tokens_source(q.tokens > 0 ? "--tokens" : "compute-optimal");
+  r->set_tokens_per_parameter(r->tokens() / r->parameters());
+  r->set_flops_per_parameter_token(kTrainingFlopsPerParameterToken);
+  r->set_forward_flops(kForwardFlopsPerParameterToken * r->parameters() * r->tokens());
+  r->set_backward_flops(kBackwardFlopsPerParameterToken * r->parameters() * r->tokens());
+  r->set_flops(TrainingFlops(r->parameters(), r->tokens()));
+  const ParameterTokenSplit split = ComputeOptimalSplit(r->flops(), q.tokens_per_parameter);
+  r->set_optimal_parameters_for_budget(split.parameters);
+  r->set_optimal_tokens_for_budget(split.tokens);
   if (q.sequence_length > 0) {
-    r.set_sequence_length(q.sequence_length);
+    r->set_sequence_length(q.sequence_length);
     // Latent attention trains over up-projected heads: 12 L H D S with D the mean of the
     // query/key and value head sizes, i.e. 3 x the prefill FLOPs per pair x S.
     const double per_token =
@@ -79,73 +78,91 @@ TrainingReport BuildTrainingReport(const TrainingQuery& q) {
             ? 3.0 * AttentionFlopsPerPair(q.model, /*decode=*/false) * static_cast<double>(q.sequence_length)
             : AttentionTrainingFlopsPerToken(q.model.num_layers(), q.model.num_attention_heads(),
                                              q.model.head_dim(), q.sequence_length);
-    r.set_attention_flops(per_token * r.tokens());
+    r->set_attention_flops(per_token * r->tokens());
   }
+}
 
-  r.set_gpu(q.gpu.name());
-  r.set_num_gpus(q.num_gpus);
-  r.set_peak_bf16_flops_per_gpu(q.gpu.tensor_peaks().fp16_flops());
-  r.set_peak_fp8_flops_per_gpu(q.gpu.tensor_peaks().fp8_flops());
-  const double peak = r.peak_bf16_flops_per_gpu();
+// The GPUs' achieved rate, the wall time at that rate, and what a target time would take.
+void SetRateAndTime(const TrainingQuery& q, TrainingReport* r) {
+  r->set_gpu(q.gpu.name());
+  r->set_num_gpus(q.num_gpus);
+  r->set_peak_bf16_flops_per_gpu(q.gpu.tensor_peaks().fp16_flops());
+  r->set_peak_fp8_flops_per_gpu(q.gpu.tensor_peaks().fp8_flops());
+  const double peak = r->peak_bf16_flops_per_gpu();
   if (q.effective_flops_per_gpu > 0) {
-    r.set_rate_source("--effective-flops-per-gpu");
-    r.set_effective_flops_per_gpu(q.effective_flops_per_gpu);
-    r.set_mfu(peak > 0 ? q.effective_flops_per_gpu / peak : 0);
+    r->set_rate_source("--effective-flops-per-gpu");
+    r->set_effective_flops_per_gpu(q.effective_flops_per_gpu);
+    r->set_mfu(peak > 0 ? q.effective_flops_per_gpu / peak : 0);
   } else {
-    r.set_rate_source(q.mfu > 0 ? "--mfu" : "default MFU");
-    r.set_mfu(q.mfu > 0 ? q.mfu : kDefaultMfu);
-    r.set_effective_flops_per_gpu(r.mfu() * peak);
+    r->set_rate_source(q.mfu > 0 ? "--mfu" : "default MFU");
+    r->set_mfu(q.mfu > 0 ? q.mfu : kDefaultMfu);
+    r->set_effective_flops_per_gpu(r->mfu() * peak);
   }
-  r.set_cluster_flops_per_s(r.effective_flops_per_gpu() * q.num_gpus);
-  r.set_seconds(TrainingSeconds(r.flops(), q.num_gpus, r.effective_flops_per_gpu()));
-  r.set_days(r.seconds() / kSecondsPerDay);
-  r.set_gpu_hours(r.seconds() * q.num_gpus / 3600);
+  r->set_cluster_flops_per_s(r->effective_flops_per_gpu() * q.num_gpus);
+  r->set_seconds(TrainingSeconds(r->flops(), q.num_gpus, r->effective_flops_per_gpu()));
+  r->set_days(r->seconds() / kSecondsPerDay);
+  r->set_gpu_hours(r->seconds() * q.num_gpus / 3600);
 
   if (q.target_days > 0) {
-    const TrainingTimeSolution s = SolveForTrainingSeconds(
-        r.parameters(), r.tokens(), q.num_gpus, r.effective_flops_per_gpu(), q.target_days * kSecondsPerDay);
-    TrainingTimeTarget& t = *r.mutable_target();
+    const TrainingTimeSolution s = SolveForTrainingSeconds(r->parameters(), r->tokens(), q.num_gpus,
+                                                           r->effective_flops_per_gpu(),
+                                                           q.target_days * kSecondsPerDay);
+    TrainingTimeTarget& t = *r->mutable_target();
     t.set_days(q.target_days);
     t.set_num_gpus(s.num_gpus);
     t.set_flops_per_gpu(s.flops_per_gpu);
     t.set_fraction_of_bf16_peak(peak > 0 ? s.flops_per_gpu / peak : 0);
-    t.set_fraction_of_fp8_peak(r.peak_fp8_flops_per_gpu() > 0 ? s.flops_per_gpu / r.peak_fp8_flops_per_gpu() : 0);
+    const double fp8_peak = r->peak_fp8_flops_per_gpu();
+    t.set_fraction_of_fp8_peak(fp8_peak > 0 ? s.flops_per_gpu / fp8_peak : 0);
     t.set_tokens(s.tokens);
     t.set_flops_per_parameter_token(s.flops_per_parameter_token);
   }
+}
 
-  // Notes: what the numbers include and what they assume.
-  if (r.parameters_source() == "active per token") {
-    r.add_notes(absl::StrCat("N is the ", Scientific(r.parameters()), " parameters a token passes through (of ",
-                             Scientific(r.total_parameters()),
-                             " in all experts); the ~20 tokens/parameter fit comes from dense models"));
+// Notes: what the numbers include and what they assume.
+void AddTrainingNotes(const TrainingQuery& q, TrainingReport* r) {
+  const double peak = r->peak_bf16_flops_per_gpu();
+  if (r->parameters_source() == "active per token") {
+    r->add_notes(absl::StrCat("N is the ", Scientific(r->parameters()),
+                              " parameters a token passes through (of ", Scientific(r->total_parameters()),
+                              " in all experts); the ~20 tokens/parameter fit comes from dense models"));
   }
-  r.add_notes(
+  r->add_notes(
       "6*N*D counts the multiplies against the weights: 2 forward, 4 backward (2 for the gradients "
       "of the activations, 2 for those of the weights; the optimizer's weight update is per step, "
       "not per token, and not counted); attention scores (PaLM: + 12*L*H*Q*T per token, see "
       "--seq-len) and activation recomputation are extra");
-  r.add_notes(absl::StrCat(
+  r->add_notes(absl::StrCat(
       "compute-optimal assumes Chinchilla's ~", Fixed(q.tokens_per_parameter, 0),
       " tokens per parameter (Hoffmann et al. 2022, an empirical fit); this run has ",
-      Fixed(r.tokens_per_parameter(), 1), " (", Fixed(r.tokens_per_parameter() / q.tokens_per_parameter, 2),
-      "x); the same budget spent compute-optimally is N = ", Scientific(split.parameters),
-      ", D = ", Scientific(split.tokens)));
+      Fixed(r->tokens_per_parameter(), 1), " (", Fixed(r->tokens_per_parameter() / q.tokens_per_parameter, 2),
+      "x); the same budget spent compute-optimally is N = ", Scientific(r->optimal_parameters_for_budget()),
+      ", D = ", Scientific(r->optimal_tokens_for_budget())));
   if (peak > 0) {
-    r.add_notes(absl::StrCat(Tflops(r.effective_flops_per_gpu()), " per GPU is ", Percent(r.mfu(), 2),
-                             " MFU of the ", q.gpu.display_name(), "'s ", Tflops(peak),
-                             " dense bf16 peak (", Percent(kDefaultMfu, 0), " MFU would be ",
-                             Tflops(kDefaultMfu * peak), ")"));
+    r->add_notes(absl::StrCat(Tflops(r->effective_flops_per_gpu()), " per GPU is ", Percent(r->mfu(), 2),
+                              " MFU of the ", q.gpu.display_name(), "'s ", Tflops(peak),
+                              " dense bf16 peak (", Percent(kDefaultMfu, 0), " MFU would be ",
+                              Tflops(kDefaultMfu * peak), ")"));
   }
-  if (r.mfu() > 1) {
-    r.add_notes("the effective rate exceeds the dense bf16 peak: not achievable in bf16");
+  if (r->mfu() > 1) {
+    r->add_notes("the effective rate exceeds the dense bf16 peak: not achievable in bf16");
   }
-  r.add_notes("wall time assumes uninterrupted training at a constant rate: no failures, restarts, "
-              "checkpoint stalls or evaluation pauses");
-  if (r.has_target() && r.target().fraction_of_bf16_peak() > 1) {
-    r.add_notes(absl::StrCat("finishing in ", Fixed(q.target_days, 1), " days on ", Grouped(q.num_gpus),
-                             " GPUs needs ", Tflops(r.target().flops_per_gpu()), " per GPU, above the dense bf16 peak"));
+  r->add_notes("wall time assumes uninterrupted training at a constant rate: no failures, restarts, "
+               "checkpoint stalls or evaluation pauses");
+  if (r->has_target() && r->target().fraction_of_bf16_peak() > 1) {
+    r->add_notes(absl::StrCat("finishing in ", Fixed(q.target_days, 1), " days on ", Grouped(q.num_gpus),
+                              " GPUs needs ", Tflops(r->target().flops_per_gpu()),
+                              " per GPU, above the dense bf16 peak"));
   }
+}
+
+}  // namespace
+
+TrainingReport BuildTrainingReport(const TrainingQuery& q) {
+  TrainingReport r;
+  SetCompute(q, &r);
+  SetRateAndTime(q, &r);
+  AddTrainingNotes(q, &r);
   return r;
 }
 

@@ -115,6 +115,131 @@ namespace {
 // A link direction: (edge index, up?).
 using LinkUse = std::pair<size_t, bool>;
 
+// One host per GPU, running at the tensor peak (`speed`) with its HBM as a loopback link, and
+// one per node CPU.
+std::map<TopologyVertexId, sg::Host*> CreateHosts(sg::NetZone* zone, const ClusterTopology& topology,
+                                                  const GpuSpec& gpu, double speed) {
+  const TopologyGraph& g = topology.graph;
+  std::map<TopologyVertexId, sg::Host*> hosts;
+  for (TopologyVertexId v : topology.gpus) {
+    sg::Host* host = zone->create_host(g[v].name, speed);
+    sg::Link* hbm = zone->create_link(g[v].name + "/hbm", gpu.hbm_bytes_per_s())->set_latency(0);
+    zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr,
+                    {sg::LinkInRoute(hbm)}, false);
+    hosts[v] = host;
+  }
+  for (TopologyVertexId v : topology.cpus) hosts[v] = zone->create_host(g[v].name, 1e9);
+  return hosts;
+}
+
+// The routes between hosts, kept to tell which replicas' transfers cross the same links.
+struct HostRoutes {
+  std::map<std::pair<size_t, size_t>, size_t> edge_ids;  // (a, b) -> edge index (insertion order)
+  std::map<std::pair<TopologyVertexId, TopologyVertexId>, std::vector<RouteHop>> routes;  // i < j
+};
+
+// A route's hops as link directions.
+std::vector<LinkUse> ToUses(const TopologyGraph& g, const HostRoutes& routes,
+                            const std::vector<RouteHop>& route) {
+  std::vector<LinkUse> uses;
+  for (const RouteHop& hop : route) {
+    uses.push_back({routes.edge_ids.at({g[hop.edge].a, g[hop.edge].b}), hop.forward});
+  }
+  return uses;
+}
+
+// Every topology edge as a split-duplex link, and every pair of hosts routed along its
+// shortest path.
+HostRoutes CreateLinksAndRoutes(sg::NetZone* zone, const ClusterTopology& topology,
+                                const std::map<TopologyVertexId, sg::Host*>& hosts) {
+  const TopologyGraph& g = topology.graph;
+  HostRoutes out;
+  std::map<size_t, sg::SplitDuplexLink*> links;  // by edge index (edges in insertion order)
+  size_t edge_index = 0;
+  for (auto [it, end] = boost::edges(g); it != end; ++it, ++edge_index) {
+    links[edge_index] = zone->create_split_duplex_link(g[*it].name, g[*it].bytes_per_s);
+    links[edge_index]->set_latency(0);
+    out.edge_ids[{g[*it].a, g[*it].b}] = edge_index;
+  }
+  std::vector<TopologyVertexId> all_hosts(topology.gpus);
+  all_hosts.insert(all_hosts.end(), topology.cpus.begin(), topology.cpus.end());
+  for (size_t i = 0; i < all_hosts.size(); ++i) {
+    for (size_t j = i + 1; j < all_hosts.size(); ++j) {
+      const std::vector<RouteHop> route = ShortestRoute(topology, all_hosts[i], all_hosts[j]);
+      std::vector<sg::LinkInRoute> link_list;
+      for (const LinkUse& use : ToUses(g, out, route)) {
+        link_list.emplace_back(links.at(use.first), use.second ? sg::LinkInRoute::Direction::UP
+                                                               : sg::LinkInRoute::Direction::DOWN);
+      }
+      zone->add_route(hosts.at(all_hosts[i])->get_netpoint(), hosts.at(all_hosts[j])->get_netpoint(),
+                      nullptr, nullptr, link_list, true);
+      out.routes[{all_hosts[i], all_hosts[j]}] = route;
+    }
+  }
+  return out;
+}
+
+// The route of an ordered pair, as link directions.
+std::vector<LinkUse> Directed(const TopologyGraph& g, const HostRoutes& routes, TopologyVertexId from,
+                              TopologyVertexId to) {
+  if (routes.routes.count({from, to})) return ToUses(g, routes, routes.routes.at({from, to}));
+  std::vector<LinkUse> uses = ToUses(g, routes, routes.routes.at({to, from}));
+  std::reverse(uses.begin(), uses.end());
+  for (LinkUse& use : uses) use.second = !use.second;
+  return uses;
+}
+
+// A replica's GPUs and host CPU, and the link directions its all-reduce ring and its host
+// transfers use.
+struct ReplicaGroup {
+  std::vector<TopologyVertexId> gpus;
+  TopologyVertexId cpu{};
+  std::set<LinkUse> ring, host;
+  bool ring_shares_itself = false;  // one link direction carrying two hops of the ring
+};
+
+// Replica r takes TP consecutive GPUs (of its node, or whole consecutive nodes); its host
+// CPU is the one of its first GPU's node.
+std::vector<ReplicaGroup> ReplicaGroups(const ClusterTopology& topology, const PlatformLayout& layout,
+                                        const HostRoutes& routes) {
+  const TopologyGraph& g = topology.graph;
+  std::vector<ReplicaGroup> groups;
+  size_t next_gpu = 0;
+  for (int r = 0; r < layout.num_replicas; ++r) {
+    ReplicaGroup group;
+    for (int i = 0; i < layout.tensor_parallel; ++i) group.gpus.push_back(topology.gpus[next_gpu++]);
+    const int k = layout.tensor_parallel;
+    if (k > 1) {
+      for (int i = 0; i < k; ++i) {
+        for (const LinkUse& use : Directed(g, routes, group.gpus[static_cast<size_t>(i)],
+                                           group.gpus[static_cast<size_t>((i + 1) % k)])) {
+          group.ring_shares_itself |= !group.ring.insert(use).second;
+        }
+      }
+    }
+    group.cpu = topology.cpus[static_cast<size_t>(g[group.gpus[0]].node)];
+    for (TopologyVertexId v : group.gpus) {
+      for (const LinkUse& use : Directed(g, routes, v, group.cpu)) group.host.insert(use);
+      for (const LinkUse& use : Directed(g, routes, group.cpu, v)) group.host.insert(use);
+    }
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+// True when replica r's ring crosses no link direction twice and none that another replica's
+// ring or host transfers use.
+bool RingIsExclusive(const std::vector<ReplicaGroup>& groups, size_t r) {
+  if (groups[r].ring_shares_itself) return false;
+  for (size_t other = 0; other < groups.size(); ++other) {
+    if (other == r) continue;
+    for (const LinkUse& use : groups[r].ring) {
+      if (groups[other].ring.count(use) || groups[other].host.count(use)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, const PlatformLayout& layout) {
@@ -132,107 +257,20 @@ absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, co
   sg::NetZone* zone = sg::create_full_zone("cluster");
   // GPU hosts run at the tensor peak: a second of GPU time is `speed` units of work.
   const double speed = std::max(1.0, PeakTensorFlops(gpu, DType::BF16));
-  std::map<TopologyVertexId, sg::Host*> hosts;
-  for (TopologyVertexId v : topology.gpus) {
-    sg::Host* host = zone->create_host(g[v].name, speed);
-    sg::Link* hbm = zone->create_link(g[v].name + "/hbm", gpu.hbm_bytes_per_s())->set_latency(0);
-    zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr,
-                    {sg::LinkInRoute(hbm)}, false);
-    hosts[v] = host;
-  }
-  for (TopologyVertexId v : topology.cpus) hosts[v] = zone->create_host(g[v].name, 1e9);
-
-  std::map<size_t, sg::SplitDuplexLink*> links;  // by edge index (edges in insertion order)
-  std::map<std::pair<TopologyVertexId, TopologyVertexId>, std::vector<RouteHop>> routes;
-  size_t edge_index = 0;
-  std::map<std::pair<size_t, size_t>, size_t> edge_ids;  // (a, b) -> index
-  for (auto [it, end] = boost::edges(g); it != end; ++it, ++edge_index) {
-    links[edge_index] = zone->create_split_duplex_link(g[*it].name, g[*it].bytes_per_s);
-    links[edge_index]->set_latency(0);
-    edge_ids[{g[*it].a, g[*it].b}] = edge_index;
-  }
-  auto to_uses = [&](const std::vector<RouteHop>& route) {
-    std::vector<LinkUse> uses;
-    for (const RouteHop& hop : route) uses.push_back({edge_ids.at({g[hop.edge].a, g[hop.edge].b}), hop.forward});
-    return uses;
-  };
-  std::vector<TopologyVertexId> all_hosts(topology.gpus);
-  all_hosts.insert(all_hosts.end(), topology.cpus.begin(), topology.cpus.end());
-  for (size_t i = 0; i < all_hosts.size(); ++i) {
-    for (size_t j = i + 1; j < all_hosts.size(); ++j) {
-      const std::vector<RouteHop> route = ShortestRoute(topology, all_hosts[i], all_hosts[j]);
-      std::vector<sg::LinkInRoute> link_list;
-      for (const LinkUse& use : to_uses(route)) {
-        link_list.emplace_back(links.at(use.first), use.second ? sg::LinkInRoute::Direction::UP
-                                                               : sg::LinkInRoute::Direction::DOWN);
-      }
-      zone->add_route(hosts[all_hosts[i]]->get_netpoint(), hosts[all_hosts[j]]->get_netpoint(),
-                      nullptr, nullptr, link_list, true);
-      routes[{all_hosts[i], all_hosts[j]}] = route;
-    }
-  }
+  std::map<TopologyVertexId, sg::Host*> hosts = CreateHosts(zone, topology, gpu, speed);
+  const HostRoutes routes = CreateLinksAndRoutes(zone, topology, hosts);
   zone->seal();
 
-  // The route of an ordered pair, as link directions.
-  auto directed = [&](TopologyVertexId from, TopologyVertexId to) {
-    if (routes.count({from, to})) return to_uses(routes.at({from, to}));
-    std::vector<LinkUse> uses = to_uses(routes.at({to, from}));
-    std::reverse(uses.begin(), uses.end());
-    for (LinkUse& use : uses) use.second = !use.second;
-    return uses;
-  };
-
-  // Replica r takes TP consecutive GPUs (of its node, or whole consecutive nodes); its host
-  // CPU is the one of its first GPU's node.
-  std::vector<std::vector<TopologyVertexId>> groups;
-  std::vector<TopologyVertexId> replica_cpus;
-  std::vector<std::set<LinkUse>> ring_uses, host_uses;
-  std::vector<bool> self_shared;
-  size_t next_gpu = 0;
-  for (int r = 0; r < layout.num_replicas; ++r) {
-    std::vector<TopologyVertexId> group;
-    for (int i = 0; i < layout.tensor_parallel; ++i) group.push_back(topology.gpus[next_gpu++]);
-    std::set<LinkUse> ring, host;
-    bool ring_shares_itself = false;  // one link direction carrying two hops of the ring
-    const int k = layout.tensor_parallel;
-    if (k > 1) {
-      for (int i = 0; i < k; ++i) {
-        for (const LinkUse& use : directed(group[static_cast<size_t>(i)], group[static_cast<size_t>((i + 1) % k)])) {
-          ring_shares_itself |= !ring.insert(use).second;
-        }
-      }
-    }
-    self_shared.push_back(ring_shares_itself);
-    const TopologyVertexId cpu = topology.cpus[static_cast<size_t>(g[group[0]].node)];
-    replica_cpus.push_back(cpu);
-    for (TopologyVertexId v : group) {
-      for (const LinkUse& use : directed(v, cpu)) host.insert(use);
-      for (const LinkUse& use : directed(cpu, v)) host.insert(use);
-    }
-    groups.push_back(std::move(group));
-    ring_uses.push_back(std::move(ring));
-    host_uses.push_back(std::move(host));
-  }
-
+  const std::vector<ReplicaGroup> groups = ReplicaGroups(topology, layout, routes);
   std::vector<ReplicaDevices> replicas;
-  for (int r = 0; r < layout.num_replicas; ++r) {
-    const std::vector<TopologyVertexId>& group = groups[static_cast<size_t>(r)];
-    bool exclusive = !self_shared[static_cast<size_t>(r)];
-    for (int other = 0; other < layout.num_replicas && exclusive; ++other) {
-      if (other == r) continue;
-      for (const LinkUse& use : ring_uses[static_cast<size_t>(r)]) {
-        if (ring_uses[static_cast<size_t>(other)].count(use) || host_uses[static_cast<size_t>(other)].count(use)) {
-          exclusive = false;
-          break;
-        }
-      }
-    }
+  for (size_t r = 0; r < groups.size(); ++r) {
+    const std::vector<TopologyVertexId>& group = groups[r].gpus;
     const double ring_bw = RingBottleneck(topology, group);
     std::vector<sg::Host*> gpu_hosts;
     for (TopologyVertexId v : group) gpu_hosts.push_back(hosts[v]);
     const int domain = g[group[0]].node / topology.nodes_per_nvlink_domain;
-    replicas.emplace_back(std::move(gpu_hosts), hosts[replica_cpus[static_cast<size_t>(r)]],
-                          speed, gpu.hbm_bytes_per_s(), ring_bw, exclusive, domain);
+    replicas.emplace_back(std::move(gpu_hosts), hosts[groups[r].cpu], speed, gpu.hbm_bytes_per_s(), ring_bw,
+                          RingIsExclusive(groups, r), domain);
   }
   return replicas;
 }
