@@ -27,6 +27,16 @@ TEST(CsvAppend, FixedMatchesPrintfEverywhere) {
                                 -std::numeric_limits<double>::infinity(),
                                 std::numeric_limits<double>::quiet_NaN()};
   for (int i = 0; i < 100000; ++i) values.push_back(std::ldexp(mantissa(rng), exponent(rng)));
+  // Simulated times (0 .. 10^6 s) and values next to a rounding tie or a carry at 6 and 9
+  // decimals, where a shortcut through value x 10^precision would go wrong.
+  std::uniform_real_distribution<double> seconds(0.0, 1e6);
+  for (int i = 0; i < 200000; ++i) values.push_back(seconds(rng));
+  for (const double whole : {0.0, 1.0, 3599.0, 123456.0, 9.0e15}) {
+    for (const double tail : {0.5e-9, 1.5e-9, 0.5e-6, 2.5e-6, 0.9999999995, 0.9999995, 0.1234565, 0.1234564995}) {
+      const double v = whole + tail;
+      values.insert(values.end(), {v, std::nextafter(v, 0.0), std::nextafter(v, 1e300)});
+    }
+  }
   for (const double v : values) {
     for (const int precision : {6, 9}) {
       std::string got;
