@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
+#include "base/embedded_catalog.h"
 #include "base/atomic_file.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
@@ -22,16 +23,10 @@ namespace {
 const std::map<std::string, HostCalibration>& Catalog() {
   static const auto* catalog = [] {
     auto* profiles = new std::map<std::string, HostCalibration>;
-    for (const EmbeddedFile& file : host_profiles::EmbeddedFiles()) {
-      HostCalibration h;
-      absl::Status status = ParseTextProto(file.text, file.path, &h);
-      if (!status.ok()) {  // compiled in and tested: a broken profile is a build defect
-        std::fprintf(stderr, "infergrid: internal host calibration error: %s\n",
-                     std::string(status.message()).c_str());
-        std::abort();
-      }
-      const std::string name = h.name();
-      (*profiles)[name] = std::move(h);
+    for (auto& entry : LoadEmbeddedCatalog<HostCalibration>(host_profiles::EmbeddedFiles(), "host calibration",
+                                                             NoCatalogCheck<HostCalibration>)) {
+      const std::string name = entry.message.name();
+      (*profiles)[name] = std::move(entry.message);
     }
     return profiles;
   }();

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
+#include "base/embedded_catalog.h"
 #include "base/atomic_file.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
@@ -32,17 +33,10 @@ struct Bundled {
 const std::map<std::string, Bundled>& Catalog() {
   static const auto* catalog = [] {
     auto* profiles = new std::map<std::string, Bundled>;
-    for (const EmbeddedFile& file : calibration_profiles::EmbeddedFiles()) {
-      Bundled b;
-      b.path = file.path;
-      absl::Status status = ParseTextProto(file.text, file.path, &b.profile);
-      if (!status.ok()) {  // compiled in and tested: a broken profile is a build defect
-        std::fprintf(stderr, "infergrid: internal calibration profile error: %s\n",
-                     std::string(status.message()).c_str());
-        std::abort();
-      }
-      const std::string name = b.profile.gpu();
-      (*profiles)[name] = std::move(b);
+    for (auto& entry : LoadEmbeddedCatalog<Calibration>(calibration_profiles::EmbeddedFiles(), "calibration profile",
+                                                         NoCatalogCheck<Calibration>)) {
+      const std::string name = entry.message.gpu();
+      (*profiles)[name] = Bundled{std::move(entry.path), std::move(entry.message)};
     }
     return profiles;
   }();

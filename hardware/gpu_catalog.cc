@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "base/embedded_catalog.h"
 #include "base/embedded_file.h"
 #include "base/proto_numbers.h"
 #include "base/textproto.h"
@@ -25,16 +26,8 @@ namespace {
 const std::vector<GpuSpec>& Catalog() {
   static const std::vector<GpuSpec>* catalog = [] {
     auto* gpus = new std::vector<GpuSpec>;
-    for (const EmbeddedFile& file : gpu_catalog::EmbeddedFiles()) {
-      GpuSpec spec;
-      absl::Status status = ParseTextProto(file.text, file.path, &spec);
-      if (status.ok()) status = ValidateGpuSpec(spec, file.path);
-      if (!status.ok()) {  // compiled in and tested: a broken entry is a build defect
-        std::fprintf(stderr, "infergrid: internal catalog error: %s\n",
-                     std::string(status.message()).c_str());
-        std::abort();
-      }
-      gpus->push_back(std::move(spec));
+    for (auto& entry : LoadEmbeddedCatalog<GpuSpec>(gpu_catalog::EmbeddedFiles(), "catalog", ValidateGpuSpec)) {
+      gpus->push_back(std::move(entry.message));
     }
     std::sort(gpus->begin(), gpus->end(),
               [](const GpuSpec& a, const GpuSpec& b) { return a.name() < b.name(); });

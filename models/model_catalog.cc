@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/embedded_catalog.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
 #include "models/hf_config.h"
@@ -25,17 +26,8 @@ namespace {
 const std::vector<ModelSpec>& Catalog() {
   static const std::vector<ModelSpec>* catalog = [] {
     auto* models = new std::vector<ModelSpec>;
-    for (const EmbeddedFile& file : model_catalog::EmbeddedFiles()) {
-      ModelSpec spec;
-      absl::Status status = ParseTextProto(file.text, file.path, &spec);
-      if (status.ok()) status = ValidateModelSpec(spec, file.path);
-      // The catalog is compiled in and tested; a broken entry is a build defect.
-      if (!status.ok()) {
-        std::fprintf(stderr, "infergrid: internal catalog error: %s\n",
-                     std::string(status.message()).c_str());
-        std::abort();
-      }
-      models->push_back(std::move(spec));
+    for (auto& entry : LoadEmbeddedCatalog<ModelSpec>(model_catalog::EmbeddedFiles(), "catalog", ValidateModelSpec)) {
+      models->push_back(std::move(entry.message));
     }
     std::sort(models->begin(), models->end(),
               [](const ModelSpec& a, const ModelSpec& b) { return a.name() < b.name(); });

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/embedded_catalog.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
 
@@ -19,16 +20,9 @@ namespace {
 const std::vector<WorkloadPreset>& Presets() {
   static const std::vector<WorkloadPreset>* presets = [] {
     auto* all = new std::vector<WorkloadPreset>;
-    for (const EmbeddedFile& file : workload_presets::EmbeddedFiles()) {
-      WorkloadPreset preset;
-      const absl::Status status = ParseTextProto(file.text, file.path, &preset);
-      // Compiled in and tested: a broken preset is a build defect.
-      if (!status.ok()) {
-        std::fprintf(stderr, "infergrid: internal preset error: %s\n",
-                     std::string(status.message()).c_str());
-        std::abort();
-      }
-      all->push_back(std::move(preset));
+    for (auto& entry : LoadEmbeddedCatalog<WorkloadPreset>(workload_presets::EmbeddedFiles(), "preset",
+                                                            NoCatalogCheck<WorkloadPreset>)) {
+      all->push_back(std::move(entry.message));
     }
     return all;
   }();

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
+#include "base/embedded_catalog.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
 #include "sim/personality/front_end_model.h"
@@ -23,17 +24,9 @@ namespace {
 const std::vector<EnginePersonality>& Catalog() {
   static const std::vector<EnginePersonality>* catalog = [] {
     auto* personalities = new std::vector<EnginePersonality>;
-    for (const EmbeddedFile& file : engine_personalities::EmbeddedFiles()) {
-      EnginePersonality personality;
-      absl::Status status = ParseTextProto(file.text, file.path, &personality);
-      if (status.ok()) status = ValidateEnginePersonality(personality, file.path);
-      // Compiled in and tested: a broken entry is a build defect, not a user error.
-      if (!status.ok()) {
-        std::fprintf(stderr, "infergrid: internal engine personality error: %s\n",
-                     std::string(status.message()).c_str());
-        std::abort();
-      }
-      personalities->push_back(std::move(personality));
+    for (auto& entry : LoadEmbeddedCatalog<EnginePersonality>(engine_personalities::EmbeddedFiles(),
+                                                               "engine personality", ValidateEnginePersonality)) {
+      personalities->push_back(std::move(entry.message));
     }
     std::sort(personalities->begin(), personalities->end(),
               [](const EnginePersonality& a, const EnginePersonality& b) {
