@@ -6,10 +6,6 @@
 
 namespace infergrid {
 
-absl::string_view TimelineFileName(TimelineFormat format) {
-  return format == TimelineFormat::kJson ? "timeline.json" : "timeline.pftrace";
-}
-
 absl::StatusOr<std::unique_ptr<Timeline>> OpenTimeline(TimelineFormat format, const std::string& path,
                                                        int num_replicas, int64_t max_iterations) {
   if (format == TimelineFormat::kJson) return JsonTimeline::Open(path, num_replicas, max_iterations);

@@ -21,15 +21,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "sim/metrics/iteration_record.h"
 
 namespace infergrid {
 
+// The file names are the caller's (cli::OutputSelection::TimelineFile).
 enum class TimelineFormat { kPerfetto, kJson };
-
-// "timeline.pftrace" or "timeline.json".
-absl::string_view TimelineFileName(TimelineFormat format);
 
 class Timeline : public IterationSink {
  public:
@@ -63,7 +60,7 @@ absl::StatusOr<std::unique_ptr<Timeline>> OpenTimeline(TimelineFormat format, co
 // What both formats show of an iteration.
 // The slice's name: "prefill P (T tok)", "decode D" or "mixed P+D (T tok)".
 void AppendSliceName(std::string* out, const IterationRecord& r);
-// The counter tracks' values, in the order of kCounterNames.
+// The "resources ..." counter tracks' values.
 struct ResourceShares {
   double tensor = 0;
   double hbm = 0;
