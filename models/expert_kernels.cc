@@ -36,7 +36,7 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
   const int64_t own_tokens = all_to_all ? CeilDiv(tokens, ranks) : tokens;
   const double t = static_cast<double>(own_tokens);
   // Router logits: a small GEMM with replicated weights.
-  AddGemm(out, "router", layers, own_tokens, experts, d_, 1, /*quantized=*/false);
+  AddGemm(out, "router", layers, own_tokens, experts, d_, 1, GemmWeights::kUnquantized);
   // Top-k softmax over the router logits and the permutation of token rows by expert.
   const double own_rows = t * static_cast<double>(top_k);
   AddElementwise(out, KernelKind::kMoeRouting, "moe_route", layers,
@@ -65,7 +65,7 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
       std::clamp<int64_t>(std::llround(hit), 1, std::max<int64_t>(1, std::min<int64_t>(local_experts_, rows_whole))));
   const int64_t rows_per_expert = std::max<int64_t>(1, CeilDiv(rows_whole, groups));
   AddGemm(out, model_.gated_mlp() ? "expert_gate_up_proj" : "expert_up_proj", layers,
-          rows_per_expert, gate * expert_ffn_, d_, groups);
+          rows_per_expert, gate * expert_ffn_, d_, groups, GemmWeights::kRoutedExpert);
   // Exact FLOPs: the routed rows, not the rounded rows_per_expert * groups.
   Kernel& up = out->kernels[static_cast<size_t>(out->size - 1)];
   up.tensor_flops = 2.0 * routed_rows * static_cast<double>(gate * expert_ffn_) * d;
@@ -74,7 +74,8 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
                  routed_rows * static_cast<double>(expert_ffn_) * act_bytes_,
                  kActivationFlopsPerElement * routed_rows * static_cast<double>(expert_ffn_), in,
                  routed_rows);
-  AddGemm(out, "expert_down_proj", layers, rows_per_expert, d_, expert_ffn_, groups);
+  AddGemm(out, "expert_down_proj", layers, rows_per_expert, d_, expert_ffn_, groups,
+          GemmWeights::kRoutedExpert);
   Kernel& down = out->kernels[static_cast<size_t>(out->size - 1)];
   down.tensor_flops = 2.0 * routed_rows * d * static_cast<double>(expert_ffn_);
   if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_combine_all_to_all", layers, dispatch_bytes);

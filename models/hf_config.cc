@@ -11,6 +11,7 @@
 #include "base/dtype.h"
 #include "base/json_text.h"
 #include "base/textproto.h"
+#include "models/attention_layout.h"
 
 namespace infergrid {
 namespace {
@@ -71,7 +72,20 @@ absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_
 // shared experts as Qwen-MoE and DeepSeek declare them.
 constexpr const char* kSupportedModelTypes[] = {
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-    "gpt2", "phi3", "deepseek_v2", "deepseek_v3"};
+    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss"};
+
+// Keys of architectures whose attention or layer layout InferGrid does not price, each with
+// what it declares: refused by name rather than priced as something else.
+constexpr struct {
+  const char* key;
+  const char* what;
+} kUnmodelledKeys[] = {
+    {"attention_chunk_size", "chunked local attention (Llama-4)"},
+    {"index_topk", "sparse attention through a lightning indexer (DeepSeek-V3.2)"},
+    {"interleave_moe_layer_step", "expert layers interleaved with dense ones (Llama-4)"},
+    {"linear_num_value_heads", "linear attention layers (Qwen3-Next's Gated DeltaNet)"},
+    {"full_attention_interval", "hybrid linear and full attention layers (Qwen3-Next)"},
+};
 
 // Latent-attention fields: all four must be present together (q_lora_rank may be null, a
 // full-rank query as in DeepSeek-V2-Lite).
@@ -92,6 +106,12 @@ absl::Status CheckRepresentable(const json& config, absl::string_view path, cons
       return absl::InvalidArgumentError(absl::StrCat(
           path, ": field \"", key, "\" = ", it->dump(),
           " (expert layers only every few layers) is not modelled; only 1 is"));
+    }
+  }
+  for (const auto& [key, what] : kUnmodelledKeys) {
+    if (Present(config, key)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": field \"", key, "\" declares ", what, ", which InferGrid does not model"));
     }
   }
   if (auto it = config.find("mlp_only_layers"); it != config.end() && it->is_array() && !it->empty()) {
@@ -161,13 +181,14 @@ absl::StatusOr<std::string> ReadCheckpointQuantization(const json& config, absl:
     }
   }
   if (method == "fp8") return std::string("fp8");
+  if (method == "mxfp4") return std::string("mxfp4");
   if (method == "awq" || method == "gptq") {
     auto bits = it->find("bits");
     if (bits == it->end() || (bits->is_number() && bits->get<double>() == 4)) return method;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       path, ": quantization_config ", method.empty() ? it->dump() : absl::StrCat("quant_method \"", method, "\""),
-      " is not modelled (fp8, and 4-bit awq or gptq are); remove quantization_config and give the "
+      " is not modelled (fp8, mxfp4, and 4-bit awq or gptq are); remove quantization_config and give the "
       "weight format with --weight-dtype"));
 }
 
@@ -276,6 +297,87 @@ absl::Status ReadExperts(const json& config, absl::string_view path, int64_t lay
   return absl::OkStatus();
 }
 
+// The kind of each layer from Hugging Face's layer_types ("full_attention",
+// "sliding_attention"); any other kind is refused by name.
+absl::Status ReadLayerTypes(const json& types, absl::string_view path, int64_t layers, AttentionLayout* layout) {
+  if (!types.is_array() || static_cast<int64_t>(types.size()) != layers) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": field \"layer_types\" must list one kind per layer (", layers, " layers)"));
+  }
+  for (const json& type : types) {
+    const std::string kind = type.is_string() ? type.get<std::string>() : type.dump();
+    if (kind == "full_attention") {
+      layout->add_layer_pattern(FULL_ATTENTION);
+    } else if (kind == "sliding_attention") {
+      layout->add_layer_pattern(SLIDING_WINDOW);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": layer_types holds \"", kind, "\", an attention kind InferGrid does not model "
+          "(full_attention and sliding_attention are)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Which layers are windowed: layer_types where the config lists them, else each family's rule
+// (Mistral: every layer; Gemma-2: even layers; Gemma-3: five of every sliding_window_pattern;
+// Qwen2/3: layers from max_window_layers on, only with use_sliding_window).
+absl::Status ReadAttentionLayout(const json& config, absl::string_view path, absl::string_view model_type,
+                                 int64_t layers, ModelSpec* spec) {
+  int64_t window = 0, pattern = 0, first_windowed = 0;
+  bool found = false;
+  if (absl::Status s = ReadInt(config, {"sliding_window"}, path, &window, &found); !s.ok()) return s;
+  const bool qwen = absl::StartsWith(model_type, "qwen");
+  absl::StatusOr<bool> use_window = ReadBool(config, "use_sliding_window", path, !qwen);
+  if (!use_window.ok()) return use_window.status();
+  if (!found || window == 0 || !*use_window) return absl::OkStatus();
+  if (window > (int64_t{1} << 31)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": field \"sliding_window\" is out of range"));
+  }
+  AttentionLayout* layout = spec->mutable_attention();
+  layout->set_sliding_window(static_cast<int32_t>(window));
+  if (auto it = config.find("layer_types"); it != config.end() && !it->is_null()) {
+    if (absl::Status s = ReadLayerTypes(*it, path, layers, layout); !s.ok()) return s;
+  } else if (model_type == "gemma2") {
+    layout->add_layer_pattern(SLIDING_WINDOW);
+    layout->add_layer_pattern(FULL_ATTENTION);
+  } else if (model_type == "gemma3_text") {
+    if (absl::Status s = ReadInt(config, {"sliding_window_pattern"}, path, &pattern, &found); !s.ok()) return s;
+    if (!found) pattern = 6;
+    if (pattern < 1 || pattern > layers) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"sliding_window_pattern\" must be in 1..", layers));
+    }
+    for (int64_t i = 0; i < layers; ++i) layout->add_layer_pattern((i + 1) % pattern != 0 ? SLIDING_WINDOW : FULL_ATTENTION);
+  } else if (qwen) {
+    if (absl::Status s = ReadInt(config, {"max_window_layers"}, path, &first_windowed, &found); !s.ok()) return s;
+    for (int64_t i = 0; i < layers; ++i) layout->add_layer_pattern(i >= first_windowed ? SLIDING_WINDOW : FULL_ATTENTION);
+  }
+  if (CountAttentionLayers(*spec).window == 0) spec->clear_attention();
+  return absl::OkStatus();
+}
+
+// What else of a family's layer decides its size or time: gpt-oss's sinks, output and expert
+// biases and experts-only MXFP4; Gemma's four norms a layer, soft-capping and tied embeddings;
+// the per-head query and key norms of Qwen3 and Gemma-3.
+absl::Status ReadFamilyExtras(const json& config, absl::string_view path, absl::string_view model_type, ModelSpec* spec) {
+  if (model_type == "gpt_oss") {
+    spec->mutable_attention()->set_attention_sinks(true);
+    spec->set_attention_output_bias(spec->attention_bias());
+    spec->set_expert_bias(true);
+    spec->set_checkpoint_quantizes_experts_only(spec->checkpoint_quantization() == "mxfp4");
+  }
+  if (absl::StartsWith(model_type, "gemma2") || absl::StartsWith(model_type, "gemma3")) spec->set_norms_per_layer(4);
+  if (absl::StartsWith(model_type, "gemma3") || absl::StartsWith(model_type, "qwen3")) spec->set_qk_norm(true);
+  if (auto it = config.find("attn_logit_softcapping"); it != config.end() && !it->is_null()) {
+    if (!it->is_number() || !(it->get<double>() >= 0) || !std::isfinite(it->get<double>())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": field \"attn_logit_softcapping\" must be a number >= 0, got ", it->dump()));
+    }
+    if (it->get<double>() > 0) spec->mutable_attention()->set_attn_logit_softcapping(it->get<double>());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::string_view path) {
@@ -327,9 +429,10 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   if (!found) ffn = 4 * hidden;  // GPT-2 convention when n_inner is null
   if (absl::Status s = ReadInt(*config, {"max_position_embeddings", "n_positions", "seq_length"}, path, &max_positions, &found); !s.ok()) return s;
 
-  // Llama-family configs default to untied embeddings; GPT-2-style ones tie them.
+  // Llama-family configs default to untied embeddings; GPT-2-style and Gemma ones tie them.
   const bool gpt_style = model_type == "gpt2" || config->contains("n_embd");
-  absl::StatusOr<bool> tied = ReadBool(*config, "tie_word_embeddings", path, gpt_style);
+  absl::StatusOr<bool> tied =
+      ReadBool(*config, "tie_word_embeddings", path, gpt_style || absl::StartsWith(model_type, "gemma"));
   if (!tied.ok()) return tied.status();
   // Qwen2 always carries QKV biases; Llama-style configs say so in attention_bias.
   absl::StatusOr<bool> bias = ReadBool(*config, "attention_bias", path,
@@ -351,6 +454,8 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   spec.set_max_position_embeddings(max_positions);
   if (absl::Status s = ReadWeightFormat(*config, path, &spec); !s.ok()) return s;
   if (absl::Status s = ReadExperts(*config, path, layers, &spec); !s.ok()) return s;
+  if (absl::Status s = ReadAttentionLayout(*config, path, model_type, layers, &spec); !s.ok()) return s;
+  if (absl::Status s = ReadFamilyExtras(*config, path, model_type, &spec); !s.ok()) return s;
   return spec;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "models/attention_layout.h"
 #include "models/kernel_constants.h"
 #include "models/kv_cache_size.h"
 
@@ -101,6 +102,13 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   b.split_shift_ = PowerOfTwoShift(options.decode_kv_split_tokens);
   b.options_ = options;
   b.layers_ = model.num_layers();
+  const AttentionLayerCounts attention = CountAttentionLayers(model);
+  b.full_attention_layers_ = attention.full;
+  b.window_layers_ = attention.window;
+  b.window_tokens_ = SlidingWindowTokens(model);
+  b.extra_scores_per_query_ = model.attention().attention_sinks() ? 1 : 0;
+  b.cuda_flops_per_score_ =
+      kSoftmaxFlopsPerScore + (model.attention().attn_logit_softcapping() > 0 ? kSoftcapFlopsPerScore : 0);
   b.d_ = model.hidden_size();
   b.q_heads_ = model.num_attention_heads() / tp;
   b.kv_heads_ = KvHeadsPerGpu(model, tp);
@@ -140,9 +148,12 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
 
 void IterationKernelBuilder::AddGemm(IterationKernels* out, const char* name, int32_t repeat,
                                      int64_t m, int64_t n, int64_t k, int32_t groups,
-                                     bool quantized) const {
+                                     GemmWeights role) const {
   // Embedding-shaped matrices (LM head, router) stay in the activation dtype under weight
-  // quantization, as vLLM, AWQ and GPTQ checkpoints keep them.
+  // quantization, as vLLM, AWQ and GPTQ checkpoints keep them; so does every linear but the
+  // routed experts' when the checkpoint quantizes only those.
+  const bool quantized = role == GemmWeights::kRoutedExpert ||
+                         (role == GemmWeights::kLinear && !options_.weights.experts_only);
   const double weight_bytes = quantized ? weight_bytes_ : act_bytes_;
   Kernel& g = out->Add();
   g = Kernel{};
@@ -182,12 +193,12 @@ void IterationKernelBuilder::AddElementwise(IterationKernels* out, KernelKind ki
 }
 
 Kernel& IterationKernelBuilder::AddAttentionKernel(IterationKernels* out, KernelKind kind,
-                                                   const char* name) const {
+                                                   const char* name, int32_t repeat) const {
   Kernel& a = out->Add();
   a = Kernel{};
   a.kind = kind;
   a.name = name;
-  a.repeat = layers_;
+  a.repeat = repeat;
   a.activation_bytes_per_element = act_bytes_;
   a.tensor_dtype = options_.activation_dtype;
   return a;
@@ -230,12 +241,13 @@ void IterationKernelBuilder::AddMlp(IterationKernels* out, int64_t tokens) const
 }
 
 IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
-    const BatchShape& batch) const {
+    const BatchShape& batch, int64_t window) const {
   // Exact integer sums (every count is far below 2^53, so they convert to double exactly).
   // This loop runs over every decode sequence of every iteration: with the vLLM sizes
   // (powers of two) the ceiling divisions are shifts, which keeps it a few cycles a sequence.
   const int64_t split = options_.decode_kv_split_tokens;
   const int64_t block = options_.kv_block_tokens;
+  const int64_t cap = window > 0 ? window : INT64_MAX;
   DecodeKeyCounts n;
   const auto accumulate = [&](int64_t len, int64_t len_blocks, int64_t len_chunks) {
     n.keys += len;
@@ -246,12 +258,12 @@ IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
   };
   if (block_shift_ >= 0 && split_shift_ >= 0) {
     for (int64_t context : batch.decode_context_tokens) {
-      const int64_t len = context + 1;  // the new token's K/V is cached first
+      const int64_t len = std::min(context + 1, cap);  // the new token's K/V is cached first
       accumulate(len, (len + block - 1) >> block_shift_, (len + split - 1) >> split_shift_);
     }
   } else {
     for (int64_t context : batch.decode_context_tokens) {
-      const int64_t len = context + 1;
+      const int64_t len = std::min(context + 1, cap);
       accumulate(len, CeilDiv(len, block), CeilDiv(len, split));
     }
   }
@@ -259,65 +271,104 @@ IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
 }
 
 void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKernels* out) const {
+  if (!batch.prefill.empty()) {
+    if (full_attention_layers_ > 0) AddPrefillAttention(batch, out, full_attention_layers_, 0, "attention_prefill");
+    if (window_layers_ > 0) {
+      AddPrefillAttention(batch, out, window_layers_, window_tokens_, "attention_prefill_window");
+    }
+  }
+  if (!batch.decode_context_tokens.empty()) {
+    if (full_attention_layers_ > 0) AddDecodeAttention(batch, out, full_attention_layers_, 0, "attention_decode");
+    if (window_layers_ > 0) {
+      AddDecodeAttention(batch, out, window_layers_, window_tokens_, "attention_decode_window");
+    }
+  }
+}
+
+namespace {
+
+// Keys the query tiles of one prefill chunk load: tile j reads from the first key its first
+// row sees (0 without a window) through its last row's own key.
+double PrefillKeysRead(int64_t new_tokens, int64_t context, int64_t tile, int64_t window) {
+  const int64_t tiles = CeilDiv(new_tokens, tile);
+  const double q = static_cast<double>(tiles), c = static_cast<double>(context);
+  if (window <= 0) {
+    // sum over tiles = q*c + tile*q*(q-1)/2 + n.
+    return q * c + static_cast<double>(tile) * q * (q - 1) / 2 + static_cast<double>(new_tokens);
+  }
+  double keys = 0;
+  for (int64_t j = 0; j < tiles; ++j) {
+    const int64_t first = context + j * tile;
+    const int64_t last = context + std::min((j + 1) * tile, new_tokens) - 1;
+    keys += static_cast<double>(last + 1 - std::max<int64_t>(0, first - window + 1));
+  }
+  return keys;
+}
+
+}  // namespace
+
+void IterationKernelBuilder::AddPrefillAttention(const BatchShape& batch, IterationKernels* out,
+                                                 int32_t repeat, int64_t window, const char* name) const {
+  const double q_heads = static_cast<double>(q_heads_);
+  const double head_dim = static_cast<double>(head_dim_);
+  const double group = q_heads / static_cast<double>(kv_heads_);  // query heads per KV head on this GPU
+  const double kv_tl = kv_bytes_per_token_layer_;
+  const bool quantized_kv = options_.kv_dtype != options_.activation_dtype && kv_elem_bytes_ < act_bytes_;
+  const int64_t tile = options_.attention_query_tile;
+  double pairs = 0, new_tokens = 0, keys = 0, keys_read = 0, footprint = 0, work = 0;
+  for (const PrefillChunk& chunk : batch.prefill) {
+    const double n = static_cast<double>(chunk.new_tokens);
+    pairs += PrefillPairs(chunk.new_tokens, chunk.context_tokens, window);
+    new_tokens += n;
+    // Keys loaded once: the context a window still reaches, and the new keys.
+    const int64_t reached = window > 0 ? std::max<int64_t>(0, chunk.context_tokens - window + 1) : 0;
+    const double span = static_cast<double>(chunk.context_tokens - reached) + n;
+    keys += span;
+    keys_read += PrefillKeysRead(chunk.new_tokens, chunk.context_tokens, tile, window);
+    footprint = std::max(footprint, span * kv_tl);
+    work += static_cast<double>(CeilDiv(chunk.new_tokens, tile)) * q_heads;
+  }
+  Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionPrefill, name, repeat);
+  a.tensor_flops = 4.0 * q_heads * head_dim * pairs;
+  a.cuda_flops = cuda_flops_per_score_ * q_heads * (pairs + extra_scores_per_query_ * new_tokens);
+  // Every query head's tiles dequantize the K/V they load.
+  if (quantized_kv) a.cuda_flops += kDequantFlopsPerElement * group * keys_read * kv_tl / kv_elem_bytes_;
+  const double qo_bytes = 2.0 * new_tokens * q_heads * head_dim * act_bytes_;
+  a.hbm_bytes = qo_bytes + keys * kv_tl;
+  a.resident_input_bytes = qo_bytes / 2;
+  // Each query head re-reads its KV head, tile after tile (flash kernels keep one tile of
+  // K/V in shared memory at a time): everything beyond one pass is a re-read.
+  a.reread_bytes = std::max(0.0, group * keys_read - keys) * kv_tl;
+  a.reread_footprint_bytes = footprint;
+  a.parallel_work_items = work;
+}
+
+void IterationKernelBuilder::AddDecodeAttention(const BatchShape& batch, IterationKernels* out,
+                                                int32_t repeat, int64_t window, const char* name) const {
   const double q_heads = static_cast<double>(q_heads_);
   const double kv_heads = static_cast<double>(kv_heads_);
   const double head_dim = static_cast<double>(head_dim_);
-  const double group = q_heads / kv_heads;  // query heads per KV head on this GPU
+  const double group = q_heads / kv_heads;
   const double kv_tl = kv_bytes_per_token_layer_;
-  const bool quantized_kv = options_.kv_dtype != options_.activation_dtype &&
-                            kv_elem_bytes_ < act_bytes_;
-  if (!batch.prefill.empty()) {
-    const int64_t tile = options_.attention_query_tile;
-    double pairs = 0, new_tokens = 0, keys = 0, keys_read = 0, footprint = 0, work = 0;
-    for (const PrefillChunk& chunk : batch.prefill) {
-      const double n = static_cast<double>(chunk.new_tokens);
-      const double c = static_cast<double>(chunk.context_tokens);
-      pairs += n * c + n * (n + 1) / 2;
-      new_tokens += n;
-      keys += c + n;
-      // Query tile j (of q) reads the context and the new keys up to its own last row:
-      // sum over tiles = q*c + tile*q*(q-1)/2 + n.
-      const double q = static_cast<double>(CeilDiv(chunk.new_tokens, tile));
-      keys_read += q * c + static_cast<double>(tile) * q * (q - 1) / 2 + n;
-      footprint = std::max(footprint, (c + n) * kv_tl);
-      work += q * q_heads;
-    }
-    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionPrefill, "attention_prefill");
-    a.tensor_flops = 4.0 * q_heads * head_dim * pairs;
-    a.cuda_flops = kSoftmaxFlopsPerScore * q_heads * pairs;
-    // Every query head's tiles dequantize the K/V they load.
-    if (quantized_kv) a.cuda_flops += kDequantFlopsPerElement * group * keys_read * kv_tl / kv_elem_bytes_;
-    const double qo_bytes = 2.0 * new_tokens * q_heads * head_dim * act_bytes_;
-    a.hbm_bytes = qo_bytes + keys * kv_tl;
-    a.resident_input_bytes = qo_bytes / 2;
-    // Each query head re-reads its KV head, tile after tile (flash kernels keep one tile of
-    // K/V in shared memory at a time): everything beyond one pass is a re-read.
-    a.reread_bytes = std::max(0.0, group * keys_read - keys) * kv_tl;
-    a.reread_footprint_bytes = footprint;
-    a.parallel_work_items = work;
-  }
-  if (!batch.decode_context_tokens.empty()) {
-    const DecodeKeyCounts counts = CountDecodeKeys(batch);
-    const int64_t keys_n = counts.keys, blocks_n = counts.blocks, chunks_n = counts.chunks;
-    const int64_t partials_n = counts.partials, longest_n = counts.longest;
-    const double keys = static_cast<double>(keys_n), blocks = static_cast<double>(blocks_n);
-    const double chunks = static_cast<double>(chunks_n), partials = static_cast<double>(partials_n);
-    const double longest = static_cast<double>(longest_n);
-    const double sequences = static_cast<double>(batch.decode_context_tokens.size());
-    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionDecode, "attention_decode");
-    a.tensor_flops = 4.0 * q_heads * head_dim * keys;
-    a.cuda_flops = kSoftmaxFlopsPerScore * q_heads * keys;
-    const double passes = options_.decode_groups_query_heads ? 1.0 : group;
-    if (quantized_kv) a.cuda_flops += kDequantFlopsPerElement * passes * keys * kv_tl / kv_elem_bytes_;
-    const double qo_bytes = 2.0 * sequences * q_heads * head_dim * act_bytes_;
-    // Split-KV partial outputs (fp32 values plus max and sum) written and reduced.
-    const double partial_bytes = 2.0 * partials * q_heads * (head_dim + 2) * 4;
-    a.hbm_bytes = qo_bytes + keys * kv_tl + blocks * 4 + partial_bytes;
-    a.resident_input_bytes = qo_bytes / 2;
-    a.reread_bytes = (passes - 1) * keys * kv_tl;
-    a.reread_footprint_bytes = longest * kv_tl;
-    a.parallel_work_items = chunks * (options_.decode_groups_query_heads ? kv_heads : q_heads);
-  }
+  const bool quantized_kv = options_.kv_dtype != options_.activation_dtype && kv_elem_bytes_ < act_bytes_;
+  const DecodeKeyCounts counts = CountDecodeKeys(batch, window);
+  const double keys = static_cast<double>(counts.keys), blocks = static_cast<double>(counts.blocks);
+  const double chunks = static_cast<double>(counts.chunks), partials = static_cast<double>(counts.partials);
+  const double longest = static_cast<double>(counts.longest);
+  const double sequences = static_cast<double>(batch.decode_context_tokens.size());
+  Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionDecode, name, repeat);
+  a.tensor_flops = 4.0 * q_heads * head_dim * keys;
+  a.cuda_flops = cuda_flops_per_score_ * q_heads * (keys + extra_scores_per_query_ * sequences);
+  const double passes = options_.decode_groups_query_heads ? 1.0 : group;
+  if (quantized_kv) a.cuda_flops += kDequantFlopsPerElement * passes * keys * kv_tl / kv_elem_bytes_;
+  const double qo_bytes = 2.0 * sequences * q_heads * head_dim * act_bytes_;
+  // Split-KV partial outputs (fp32 values plus max and sum) written and reduced.
+  const double partial_bytes = 2.0 * partials * q_heads * (head_dim + 2) * 4;
+  a.hbm_bytes = qo_bytes + keys * kv_tl + blocks * 4 + partial_bytes;
+  a.resident_input_bytes = qo_bytes / 2;
+  a.reread_bytes = (passes - 1) * keys * kv_tl;
+  a.reread_footprint_bytes = longest * kv_tl;
+  a.parallel_work_items = chunks * (options_.decode_groups_query_heads ? kv_heads : q_heads);
 }
 
 void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* out) const {
@@ -366,7 +417,7 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
   AddElementwise(out, KernelKind::kNorm, "final_norm", 1, hidden_bytes + d * act_bytes_,
                  hidden_bytes, norm_flops, hidden_bytes, t);
   const int64_t sampled = out->sampled_rows;
-  AddGemm(out, "lm_head", 1, sampled, vocab_, d_, 1, /*quantized=*/false);
+  AddGemm(out, "lm_head", 1, sampled, vocab_, d_, 1, GemmWeights::kUnquantized);
   const double s = static_cast<double>(sampled);
   if (tp) {
     AddCollective(out, KernelKind::kAllGather, "logits_all_gather", 1,

@@ -8,7 +8,8 @@
 //
 // Kernels of a layer, in order: input RMSNorm, fused QKV GEMM, RoPE, KV-cache write,
 // attention (one varlen prefill kernel for the prefill chunks, causal with prior context;
-// one paged decode kernel reading each sequence's KV at its own length), O GEMM, all-reduce
+// one paged decode kernel reading each sequence's KV at its own length; sliding-window layers
+// get their own pair of kernels whose queries see at most the window), O GEMM, all-reduce
 // (TP > 1), residual add, post-attention RMSNorm, MLP (dense: fused gate+up GEMM, activation,
 // down GEMM; MoE: router GEMM, top-k routing and token permutation, grouped expert GEMMs over
 // the experts the tokens hit, activation, grouped down GEMM, shared experts as a dense MLP),
@@ -162,13 +163,17 @@ class IterationKernelBuilder {
 
  private:
   IterationKernelBuilder() = default;
+  // Whose weights a GEMM multiplies: a linear layer's (in the weight format), a routed
+  // expert's (in the weight format even when only experts are quantized), or an
+  // embedding-shaped matrix's (LM head, router: always the activation dtype).
+  enum class GemmWeights : uint8_t { kLinear, kRoutedExpert, kUnquantized };
   void AddGemm(IterationKernels* out, const char* name, int32_t repeat, int64_t m, int64_t n,
-               int64_t k, int32_t groups, bool quantized = true) const;
+               int64_t k, int32_t groups, GemmWeights role = GemmWeights::kLinear) const;
   void AddElementwise(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
                       double read_bytes, double write_bytes, double cuda_flops,
                       double resident_input_bytes, double work_items) const;
-  // An attention kernel of every layer, in the activation dtype; the caller fills its demands.
-  Kernel& AddAttentionKernel(IterationKernels* out, KernelKind kind, const char* name) const;
+  // An attention kernel of `repeat` layers, in the activation dtype; the caller fills its demands.
+  Kernel& AddAttentionKernel(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat) const;
   void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
                      double bytes) const;
   void AddMlp(IterationKernels* out, int64_t tokens) const;
@@ -178,7 +183,13 @@ class IterationKernelBuilder {
   // Caches the K/V (or latent) of the batch's real tokens: `elements_per_token` activations in,
   // kv_bytes_per_token_layer_ out per token and layer.
   void AddKvCacheWrite(IterationKernels* out, int64_t real_tokens, double elements_per_token) const;
+  // The attention of the full-attention layers, then of the sliding-window ones (if any).
   void AddAttention(const BatchShape& batch, IterationKernels* out) const;
+  // One kind's kernels over `repeat` layers whose queries see at most `window` keys (0: all).
+  void AddPrefillAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat,
+                           int64_t window, const char* name) const;
+  void AddDecodeAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat,
+                          int64_t window, const char* name) const;
   // Multi-head latent attention (models/latent_attention_kernels.cc): the low-rank query and
   // latent projections, RoPE and the latent cache write; then vLLM's two attention paths,
   // prefill up-projecting the latent to full heads, decode attending in the latent space.
@@ -189,11 +200,16 @@ class IterationKernelBuilder {
   struct DecodeKeyCounts {
     int64_t keys = 0, blocks = 0, chunks = 0, partials = 0, longest = 0;
   };
-  DecodeKeyCounts CountDecodeKeys(const BatchShape& batch) const;
+  DecodeKeyCounts CountDecodeKeys(const BatchShape& batch, int64_t window) const;
 
   ModelSpec model_;
   IterationKernelOptions options_;
   int32_t layers_ = 0;
+  int32_t full_attention_layers_ = 0;
+  int32_t window_layers_ = 0;     // sliding-window layers (models/attention_layout.h)
+  int64_t window_tokens_ = 0;
+  double extra_scores_per_query_ = 0;  // attention sinks: one more logit per query and head
+  double cuda_flops_per_score_ = 0;    // softmax, plus the soft cap where the model has one
   int64_t d_ = 0;
   int64_t q_heads_ = 0;       // per GPU
   int64_t kv_heads_ = 0;      // per GPU (replicated when TP exceeds the KV heads)

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "base/dtype.pb.h"
+#include "models/kv_cache_groups.h"
 #include "models/model_spec.pb.h"
 
 namespace infergrid {
@@ -39,8 +40,9 @@ inline double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int
 struct KvCacheLayout {
   DType dtype = DType::BF16;
   int block_size = 16;            // tokens per block
-  int64_t bytes_per_token = 0;    // on one GPU, over the layers it holds
+  int64_t bytes_per_token = 0;    // on one GPU, over the layers one block spans (one group's)
   int64_t num_blocks = 0;
+  KvCacheGroups groups{};           // how a sequence's tokens take blocks (one group: every layer)
   double BlockBytes() const {
     return static_cast<double>(block_size) * static_cast<double>(bytes_per_token);
   }

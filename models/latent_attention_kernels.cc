@@ -75,7 +75,7 @@ void IterationKernelBuilder::AddLatentAttention(const BatchShape& batch, Iterati
     if (quantized_kv) b.cuda_flops += kDequantFlopsPerElement * keys * latent;
     // Expanded keys (nope from kv_b, rope broadcast from the shared key) and values per head.
     const double key_value_bytes = heads * (qk + v) * act_bytes_;
-    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionPrefill, "attention_prefill");
+    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionPrefill, "attention_prefill", layers_);
     a.tensor_flops = 2.0 * heads * (qk + v) * pairs;
     a.cuda_flops = kSoftmaxFlopsPerScore * heads * pairs;
     const double qo_bytes = new_tokens * heads * (qk + v) * act_bytes_;
@@ -91,12 +91,12 @@ void IterationKernelBuilder::AddLatentAttention(const BatchShape& batch, Iterati
     // q_nope (per head) x W_UK: into the latent space.
     // vLLM keeps the absorbed W_UK and W_UV in the activation dtype, whatever the checkpoint.
     AddGemm(out, "q_absorb", layers_, rows, kv_lora_, nope_dim_, static_cast<int32_t>(q_heads_),
-            /*quantized=*/false);
-    const DecodeKeyCounts counts = CountDecodeKeys(batch);
+            GemmWeights::kUnquantized);
+    const DecodeKeyCounts counts = CountDecodeKeys(batch, 0);
     const double keys = static_cast<double>(counts.keys);
     const double sequences = static_cast<double>(batch.decode_context_tokens.size());
     const double value_width = static_cast<double>(kv_lora_);
-    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionDecode, "attention_decode");
+    Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionDecode, "attention_decode", layers_);
     // Scores over kv_lora + rope dimensions, outputs over kv_lora, for every head.
     a.tensor_flops = 2.0 * heads * (latent + value_width) * keys;
     a.cuda_flops = kSoftmaxFlopsPerScore * heads * keys;
@@ -111,7 +111,7 @@ void IterationKernelBuilder::AddLatentAttention(const BatchShape& batch, Iterati
     a.parallel_work_items = static_cast<double>(counts.chunks) * std::ceil(heads / 64.0);
     // The latent output (per head) x W_UV: back to the value head size.
     AddGemm(out, "v_absorb", layers_, rows, v_dim_, kv_lora_, static_cast<int32_t>(q_heads_),
-            /*quantized=*/false);
+            GemmWeights::kUnquantized);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "base/embedded_catalog.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
+#include "models/attention_layout.h"
 #include "models/hf_config.h"
 
 namespace infergrid::model_catalog {
@@ -180,7 +181,23 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, absl::string_view where) {
       return status;
     }
   }
+  if (absl::Status status = ValidateAttentionLayout(spec, where); !status.ok()) return status;
+  if (absl::Status status = Check(spec.norms_per_layer() >= 0 && spec.norms_per_layer() <= 8, where,
+                                  "norms_per_layer must be in 0..8 (0: 2)");
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = Check(!spec.checkpoint_quantizes_experts_only() || spec.has_moe(), where,
+                                  "checkpoint_quantizes_experts_only needs moe");
+      !status.ok()) {
+    return status;
+  }
   if (spec.has_mla()) {
+    if (absl::Status status = Check(!spec.has_attention(), where,
+                                    "mla with an attention layout (windows over latent attention) is not modelled");
+        !status.ok()) {
+      return status;
+    }
     const LatentAttention& mla = spec.mla();
     const std::pair<bool, absl::string_view> latent[] = {
         {mla.kv_lora_rank() >= 1 && mla.kv_lora_rank() <= 100000, "mla.kv_lora_rank must be in 1..100000"},

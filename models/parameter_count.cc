@@ -12,6 +12,14 @@ int64_t MlpParameters(const ModelSpec& spec, int64_t ffn) {
   return (spec.gated_mlp() ? 3 : 2) * spec.hidden_size() * ffn;
 }
 
+// One routed or shared expert: its MLP, and the biases of its linears where the model has them
+// (gpt-oss: gate and up, ffn each, and down, d).
+int64_t ExpertParameters(const ModelSpec& spec) {
+  const int64_t ffn = ExpertFfnDim(spec);
+  const int64_t biases = spec.expert_bias() ? (spec.gated_mlp() ? 2 : 1) * ffn + spec.hidden_size() : 0;
+  return MlpParameters(spec, ffn) + biases;
+}
+
 // Q, K, V and O projections of one layer, and the norms inside the attention (latent only).
 struct AttentionParameters {
   int64_t projections = 0;
@@ -39,6 +47,9 @@ AttentionParameters AttentionPerLayer(const ModelSpec& spec) {
   const int64_t kv_width = int64_t{spec.num_kv_heads()} * spec.head_dim();
   p.projections = d * q_width + 2 * d * kv_width + q_width * d;
   if (spec.attention_bias()) p.projections += q_width + 2 * kv_width;
+  if (spec.attention_output_bias()) p.projections += d;
+  if (spec.attention().attention_sinks()) p.projections += heads;  // one logit per head
+  if (spec.qk_norm()) p.norms += 2 * spec.head_dim();
   return p;
 }
 
@@ -61,12 +72,18 @@ ParameterBreakdown CountParameters(const ModelSpec& spec) {
   if (spec.has_moe()) {
     const MixtureOfExperts& moe = spec.moe();
     const int64_t experts = int64_t{moe.num_experts()} + moe.num_shared_experts();
-    count.mlp += expert_layers * experts * MlpParameters(spec, ExpertFfnDim(spec));
-    count.router = expert_layers * d * moe.num_experts();
+    count.mlp += expert_layers * experts * ExpertParameters(spec);
+    count.router = expert_layers * (d + (spec.expert_bias() ? 1 : 0)) * moe.num_experts();
   }
-  count.norms = layers * (2 * d + attention.norms) + d;
+  const int64_t norms_per_layer = spec.norms_per_layer() > 0 ? spec.norms_per_layer() : 2;
+  count.norms = layers * (norms_per_layer * d + attention.norms) + d;
   count.lm_head = spec.tie_word_embeddings() ? 0 : spec.vocab_size() * d;
   return count;
+}
+
+int64_t RoutedExpertParameters(const ModelSpec& spec) {
+  if (!spec.has_moe()) return 0;
+  return ExpertLayers(spec) * spec.moe().num_experts() * ExpertParameters(spec);
 }
 
 int64_t ActiveParametersPerToken(const ModelSpec& spec) {
@@ -74,7 +91,7 @@ int64_t ActiveParametersPerToken(const ModelSpec& spec) {
   if (!spec.has_moe()) return count.Total();
   const MixtureOfExperts& moe = spec.moe();
   const int64_t idle_experts = moe.num_experts() - moe.experts_per_token();
-  return count.Total() - ExpertLayers(spec) * idle_experts * MlpParameters(spec, ExpertFfnDim(spec));
+  return count.Total() - ExpertLayers(spec) * idle_experts * ExpertParameters(spec);
 }
 
 }  // namespace infergrid

@@ -21,6 +21,10 @@ struct ParameterBreakdown {
 
 ParameterBreakdown CountParameters(const ModelSpec& spec);
 
+// Parameters of the routed experts over all expert layers (their biases included): what a
+// checkpoint that quantizes only the experts stores in its quantized format.
+int64_t RoutedExpertParameters(const ModelSpec& spec);
+
 // Layers whose MLP is routed experts: all of them for an MoE model, less its leading dense
 // layers (DeepSeek-V3: 58 of 61); 0 for a dense model.
 int64_t ExpertLayers(const ModelSpec& spec);

@@ -112,6 +112,10 @@ absl::StatusOr<WeightFormat> ResolveWeightFormat(const FlagValues& flags, const 
   }
   absl::StatusOr<WeightFormat> format = ParseWeightFormat(name);
   if (!format.ok()) return UsageError(absl::StrCat("--", flag, ": ", format.status().message()));
+  // The checkpoint's own format keeps its scope: gpt-oss quantizes only the experts, whether
+  // the format is implied or named again (vLLM reads modules_to_not_convert either way).
+  format->experts_only = model.checkpoint_quantizes_experts_only() &&
+                         absl::AsciiStrToLower(name) == model.checkpoint_quantization();
   return format;
 }
 
@@ -336,8 +340,16 @@ absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags) 
     params.set_active_per_token(params.active_per_token() * params.count() / params.exact());
   }
   // A checkpoint's bytes are known exactly (packed int4, scales and all); else count x format.
-  setup.weight_bytes = mode == "checkpoint" ? setup.checkpoint_bytes
-                                            : params.count() * setup.weights.BytesPerParameter();
+  // A checkpoint quantizing only its experts holds the rest in its float dtype.
+  const DType float_dtype = setup.model.dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : setup.model.dtype();
+  const double quantized_share = setup.weights.experts_only && params.exact() > 0
+                                     ? static_cast<double>(RoutedExpertParameters(setup.model)) / params.exact()
+                                     : 1.0;
+  setup.weight_bytes =
+      mode == "checkpoint"
+          ? setup.checkpoint_bytes
+          : params.count() * (quantized_share * setup.weights.BytesPerParameter() +
+                              (1 - quantized_share) * BytesPerElement(float_dtype));
   return setup;
 }
 

@@ -222,8 +222,16 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.limits.lookahead_slots = policy.speculation.num_speculative_tokens;
   e.blocks.num_gpu_blocks = kv.num_blocks;
   e.blocks.block_size = kv.block_size;
+  e.blocks.groups = kv.groups;
   e.blocks.watermark = limits.watermark;
   e.blocks.prefix_caching = o.prefix_caching;
+  if (o.prefix_caching && kv.groups.hybrid()) {
+    // vLLM caches window groups' blocks too, but a hit needs the window's run of cached blocks
+    // beside the full groups' prefix: the block manager's one-key-per-block cache cannot say it.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--enable-prefix-caching with ", o.setup.model.name(), "'s sliding-window KV groups (",
+        kv.groups.Describe(), ") is not modelled; run without it"));
+  }
   e.blocks.num_cpu_blocks = kv.BlockBytes() > 0 ? static_cast<int64_t>(o.swap_space_gib * kGiB / kv.BlockBytes()) : 0;
   e.router = o.router;
   e.prefill_replicas = o.prefill_replicas;
@@ -252,7 +260,8 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.execution = std::move(policy);
   const int64_t usable = kv.num_blocks - WatermarkBlocks(e.blocks);
   // A sequence at max_model_len still reserves its speculative lookahead slots.
-  const int64_t needed = (limits.max_model_len + e.limits.lookahead_slots + kv.block_size - 1) / kv.block_size;
+  const int64_t needed = kv.groups.hybrid() ? kv.groups.BlocksFor(limits.max_model_len + e.limits.lookahead_slots, kv.block_size)
+                                            : (limits.max_model_len + e.limits.lookahead_slots + kv.block_size - 1) / kv.block_size;
   if (needed > usable) {
     return absl::FailedPreconditionError(absl::StrCat(
         "--max-model-len=", limits.max_model_len, " needs ", needed, " KV blocks but the memory plan leaves ",

@@ -261,6 +261,7 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
   decode_router_ = MakeRouter(config_.decode_router);
   admission_.max_model_len = config_.max_model_len;
   admission_.block_size = config_.blocks.block_size;
+  admission_.groups = config_.blocks.groups;
   admission_.usable_blocks = replicas_[0]->blocks().total_blocks() - replicas_[0]->blocks().watermark_blocks();
   admission_.prefix_caching = config_.blocks.prefix_caching && !admission_.reserve_output;
   return absl::OkStatus();
@@ -301,7 +302,8 @@ void Run::TransferKv(int from, Sequence* seq) {
   const int to = config_.prefill_replicas + decode_router_->Route(decode_view_);
   // The prompt's KV (every GPU its own heads' share), as the decode instance pulls it whole
   // once the prefill has ended (vLLM's and SGLang's connectors).
-  const double bytes = static_cast<double>(seq->prompt_tokens) * static_cast<double>(config_.kv_bytes_per_token);
+  const double bytes = static_cast<double>(config_.blocks.groups.TokenSlots(seq->prompt_tokens)) *
+                       static_cast<double>(config_.kv_bytes_per_token);
   Replica& decode = *replicas_[static_cast<size_t>(to)];
   decode.ReserveIncoming();  // counts in the decode replica's load while in flight
   // The fabric's latency when the KV leaves the NVLink domain, then the connector's own.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "sim/format/text_table.h"
 #include "sim/format/units.h"
+#include "sim/memory_plan/engine_rules.h"
 
 namespace infergrid {
 
@@ -46,7 +47,17 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   kv.set_blocks(static_cast<int32_t>(plan.num_blocks));
   kv.set_block_size(plan.block_size);
   kv.set_bytes_per_token(static_cast<double>(plan.kv_bytes_per_token));
-  kv.set_max_concurrency(static_cast<double>(plan.kv_tokens) / static_cast<double>(detail.max_model_len));
+  const KvCacheGroups& groups = plan.kv_groups;
+  const int64_t per_request = groups.hybrid() ? memory_plan_internal::HybridBlocksPerRequest(detail)
+                                              : (detail.max_model_len + plan.block_size - 1) / plan.block_size;
+  kv.set_max_concurrency(groups.hybrid() ? static_cast<double>(plan.num_blocks) / static_cast<double>(per_request)
+                                         : static_cast<double>(plan.kv_tokens) / static_cast<double>(detail.max_model_len));
+  kv.set_layers_per_block(groups.layers_per_group);
+  kv.set_full_groups(groups.full_groups);
+  kv.set_window_groups(groups.window_groups);
+  kv.set_window_tokens(static_cast<int32_t>(groups.window_tokens));
+  kv.set_padded_slots(groups.padded_slots);
+  kv.set_blocks_per_request(static_cast<int32_t>(per_request));
   for (const StagePlan& s : detail.stages) {
     EngineStageReport& stage = *report.add_stages();
     stage.set_layers(s.layers);
@@ -116,6 +127,15 @@ std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec
                   Grouped(r.kv_cache().bytes_per_token()), " B per token per GPU); ",
                   Fixed(r.kv_cache().max_concurrency(), 2), " requests of ", Grouped(r.max_model_len()),
                   " tokens\n");
+  const EngineKvCapacity& kv = r.kv_cache();
+  if (kv.window_groups() > 0) {
+    absl::StrAppend(&out, "KV groups: a block spans ", kv.layers_per_block(), " layers of one group; ",
+                    kv.full_groups(), " full-attention group(s) hold every token, ", kv.window_groups(),
+                    " sliding-window group(s) only the last ", Grouped(kv.window_tokens()), " tokens",
+                    kv.padded_slots() > 0 ? absl::StrCat(" (", kv.padded_slots(), " slots padded)") : "",
+                    "; one ", Grouped(r.max_model_len()), "-token request takes at most ",
+                    Grouped(kv.blocks_per_request()), " blocks\n");
+  }
   if (r.stages_size() > 1) {
     absl::StrAppend(&out, "pipeline stages (layers: blocks):");
     for (int i = 0; i < r.stages_size(); ++i) {

@@ -14,6 +14,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
+#include "models/attention_layout.h"
+#include "models/kv_cache_groups.h"
 #include "models/kv_cache_size.h"
 #include "sim/memory_plan/engine_rules.h"
 #include "sim/memory_plan/memory_plan_detail.h"
@@ -121,6 +123,39 @@ int64_t EngineKvBytesPerTokenLayer(const MemoryPlanRequest& r, const EnginePerso
   const int64_t elements = KvElementsPerTokenLayer(r.model, r.tensor_parallel);
   const int64_t padded = (elements * model_bytes + align - 1) / align * align / model_bytes;
   return padded * BitsPerElement(r.kv_dtype) / 8;
+}
+
+// The groups the engine cuts the KV cache of layers [first, first + count) into: one group of
+// every layer unless the model has sliding windows and the engine's rule keeps them apart
+// (EnginePersonality.windowed_kv_cache). `notes` (once per plan) says which rule applied.
+absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const EnginePersonality& p, int first,
+                                             int count, std::vector<std::string>* notes) {
+  const AttentionLayerCounts kinds = CountAttentionLayers(r.model);
+  if (kinds.window == 0) return OneGroup(count);
+  const std::string window = absl::StrCat(kinds.window, " of ", r.model.num_layers(), " layers attend to a ",
+                                          r.model.attention().sliding_window(), "-token window");
+  const bool apart = p.windowed_kv_cache() == HYBRID_GROUPS ||
+                     (p.windowed_kv_cache() == UNIFORM_WINDOW_ONLY && kinds.full == 0);
+  if (!apart) {
+    if (notes != nullptr) {
+      notes->push_back(absl::StrCat(window, "; ", PersonalityName(p),
+                                    " allocates their KV as full attention (attention still reads only the "
+                                    "window): ", p.windowed_kv_cache_source()));
+    }
+    return OneGroup(count);
+  }
+  if (r.pipeline_parallel > 1 && kinds.full > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--pipeline-parallel-size=", r.pipeline_parallel, " with ", r.model.name(),
+        "'s mixed sliding-window and full layers: the hybrid KV cache groups across pipeline stages are "
+        "not modelled; use tensor parallelism"));
+  }
+  KvCacheGroups groups = VllmHybridGroups(r.model, first, count);
+  if (notes != nullptr) {
+    notes->push_back(absl::StrCat(window, "; ", PersonalityName(p), " keeps only the window's blocks for them: ",
+                                  groups.Describe(), " (", p.windowed_kv_cache_source(), ")"));
+  }
+  return groups;
 }
 
 // vLLM's get_pp_indices: L / PP layers each, the remainder going to the stages before the last.
@@ -241,12 +276,34 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
     StagePlan stage;
     stage.layers = layers[i];
     const StageShape shape{layers[i], i == 0, i + 1 == layers.size(), first_layer};
-    first_layer += layers[i];
     stage.weights = ComputeEngineWeightBytes(r.model, r.weights, r.tensor_parallel, shape, p, r.expert_parallel);
-    stage.kv_bytes_per_token = per_layer_token * layers[i];
+    absl::StatusOr<KvCacheGroups> groups = EngineKvGroups(r, p, first_layer, layers[i], i == 0 ? &d->notes : nullptr);
+    if (!groups.ok()) return groups.status();
+    stage.kv_groups = *groups;
+    stage.kv_bytes_per_token = per_layer_token * groups->layers_per_group;
+    first_layer += layers[i];
     d->stages.push_back(stage);
   }
   return absl::OkStatus();
+}
+
+// vLLM's startup check with window groups (kv_cache_utils.py check_enough_kv_cache_memory over
+// max_memory_usage_bytes): a full group needs max_model_len's blocks, a window group
+// cdiv(min(W - 1 + max_num_batched_tokens, max_model_len), B) + 1.
+absl::Status CheckHybridFitsMaxModelLen(const EnginePersonality& p, MemoryPlanDetail* d) {
+  if (!p.require_max_model_len_fits()) return absl::OkStatus();
+  const MemoryPlan& plan = d->plan;
+  const KvCacheGroups& g = plan.kv_groups;
+  const int64_t b = plan.block_size;
+  const int64_t needed = memory_plan_internal::HybridBlocksPerRequest(*d);
+  if (plan.num_blocks >= needed) return absl::OkStatus();
+  const double block_bytes = static_cast<double>(b) * static_cast<double>(plan.kv_bytes_per_token);
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "to serve one request of max_model_len %d tokens the KV cache needs %d blocks (%.2f GiB per GPU: %s), "
+      "but it holds %d (%.2f GiB short); vLLM refuses to start: lower --max-model-len or raise "
+      "--gpu-memory-utilization",
+      d->max_model_len, needed, static_cast<double>(needed) * block_bytes / kGiB, g.Describe(), plan.num_blocks,
+      static_cast<double>(needed - plan.num_blocks) * block_bytes / kGiB));
 }
 
 // Whole blocks per stage, the overrides, and the stage with the fewest blocks.
@@ -289,9 +346,11 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   plan.cuda_graph_bytes = limit.cuda_graph_bytes;
   plan.kv_cache_bytes = limit.kv_cache_bytes;
   plan.kv_bytes_per_token = limit.kv_bytes_per_token;
+  plan.kv_groups = limit.kv_groups;
   plan.kv_dtype = r.kv_dtype;
   plan.num_blocks = blocks;
   plan.kv_tokens = blocks * plan.block_size;
+  if (plan.kv_groups.hybrid()) return CheckHybridFitsMaxModelLen(p, d);
   if (p.require_max_model_len_fits() && plan.kv_tokens < d->max_model_len) {
     const double per_token = static_cast<double>(plan.kv_bytes_per_token);
     return absl::FailedPreconditionError(absl::StrFormat(
@@ -306,6 +365,13 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
 }
 
 }  // namespace
+
+int64_t memory_plan_internal::HybridBlocksPerRequest(const MemoryPlanDetail& d) {
+  const KvCacheGroups& g = d.plan.kv_groups;
+  const int64_t b = d.plan.block_size;
+  const int64_t window_tokens = std::min(g.window_tokens - 1 + d.max_num_batched_tokens, d.max_model_len);
+  return g.full_groups * ((d.max_model_len + b - 1) / b) + g.window_groups * ((window_tokens + b - 1) / b + 1);
+}
 
 absl::StatusOr<MemoryPlanDetail> ExplainEngineMemory(const MemoryPlanRequest& request) {
   if (absl::Status s = ValidateRequest(request); !s.ok()) return s;

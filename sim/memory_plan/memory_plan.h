@@ -56,15 +56,18 @@ struct MemoryPlan {
   double non_torch_bytes = 0;
   double cuda_graph_bytes = 0;          // estimated; whether subtracted depends on the version
   double kv_cache_bytes = 0;            // per GPU
-  int64_t kv_bytes_per_token = 0;       // per GPU
+  int64_t kv_bytes_per_token = 0;       // per GPU, over the layers one block spans
   int block_size = 16;
   int64_t num_blocks = 0;
   int64_t kv_tokens = 0;                // per replica: num_blocks * block_size
+  // The layer groups blocks are cut for (models/kv_cache_groups.h): one group of every layer
+  // unless the model has sliding windows and the engine keeps them apart.
+  KvCacheGroups kv_groups{};
   std::vector<std::string> log_lines;   // the plan as the engine logs it, term by term
   DType kv_dtype = DType::BF16;         // the request's, carried with the capacity
 
   // The cache the plan allocates, as one value for the engine and the cost model.
-  KvCacheLayout kv() const { return {kv_dtype, block_size, kv_bytes_per_token, num_blocks}; }
+  KvCacheLayout kv() const { return {kv_dtype, block_size, kv_bytes_per_token, num_blocks, kv_groups}; }
 };
 
 // Plans the engine's KV cache. InvalidArgument (naming the flag) for fractions outside

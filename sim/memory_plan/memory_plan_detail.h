@@ -27,8 +27,9 @@ struct StagePlan {
   double available_bytes = 0;            // TensorRT-LLM: free memory the fraction applies to
   double req_to_token_bytes = 0;         // SGLang (newer): request-to-token pool
   double kv_cache_bytes = 0;             // what the rule leaves for KV, before whole blocks
-  int64_t kv_bytes_per_token = 0;
+  int64_t kv_bytes_per_token = 0;       // over the layers one block spans
   int64_t num_blocks = 0;
+  KvCacheGroups kv_groups{};
 };
 
 struct MemoryPlanDetail {

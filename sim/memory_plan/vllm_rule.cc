@@ -50,7 +50,12 @@ void WriteVllmLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail) {
   const MemoryPlan& plan = detail->plan;
   const StagePlan& stage = detail->stages[detail->limiting_stage];
   std::vector<std::string>& log = detail->plan.log_lines;
-  const double concurrency = static_cast<double>(plan.kv_tokens) / static_cast<double>(detail->max_model_len);
+  // With window groups vLLM logs the pool's blocks over the groups as tokens, and concurrency
+  // as the blocks over what one max_model_len request needs at most.
+  const bool hybrid = plan.kv_groups.hybrid();
+  const int64_t logged_tokens = hybrid ? plan.num_blocks / plan.kv_groups.groups() * plan.block_size : plan.kv_tokens;
+  const double concurrency = hybrid ? static_cast<double>(plan.num_blocks) / static_cast<double>(HybridBlocksPerRequest(*detail))
+                                    : static_cast<double>(plan.kv_tokens) / static_cast<double>(detail->max_model_len);
   const std::string weights = Gib(stage.weights.Total());
   const std::string activation = Gib(stage.activation.peak);
   const std::string non_torch = Gib(stage.non_torch_bytes);
@@ -82,7 +87,7 @@ void WriteVllmLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail) {
                                " the KV cache budget in this version)"));
   }
   log.push_back(absl::StrCat("Available KV cache memory: ", Gib(plan.kv_cache_bytes), " GiB"));
-  log.push_back(absl::StrCat("GPU KV cache size: ", Thousands(plan.kv_tokens), " tokens"));
+  log.push_back(absl::StrCat("GPU KV cache size: ", Thousands(logged_tokens), " tokens"));
   log.push_back(absl::StrCat("Maximum concurrency for ", Thousands(detail->max_model_len),
                              " tokens per request: ", absl::StrFormat("%.2f", concurrency), "x"));
 }

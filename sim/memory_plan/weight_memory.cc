@@ -64,6 +64,11 @@ LayerShard AttentionShard(const ModelSpec& model, int tensor_parallel) {
   s.params = 2 * h * q_width + 2 * h * kv_width;
   s.rows = q_width + 2 * kv_width + h;
   if (model.attention_bias()) s.replicated += q_width + 2 * kv_width;
+  if (model.attention_output_bias()) s.replicated += h;
+  if (model.attention().attention_sinks()) s.replicated += heads;
+  if (model.qk_norm()) s.replicated += 2 * d;
+  const int norms = model.norms_per_layer() > 0 ? model.norms_per_layer() : 2;
+  s.replicated += (norms - 2) * h;
   return s;
 }
 
@@ -87,6 +92,13 @@ LayerShard MlpShard(const ModelSpec& model, int tensor_parallel, bool experts_la
       s.rows = local * ((mlp_matrices - 1) * ffn * tp + h) + shared * ((mlp_matrices - 1) * ffn + h);
     }
     s.replicated = h * moe.num_experts();  // the router stays in the float dtype
+    if (model.expert_bias()) {
+      // gpt-oss: the router's and every expert's gate, up and down biases (sharded like them).
+      const double routed = expert_parallel ? moe.num_experts() / tp : moe.num_experts();
+      const double width = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim());
+      const double per_expert = expert_parallel ? (mlp_matrices - 1) * width + h : (mlp_matrices - 1) * width / tp + h;
+      s.replicated += moe.num_experts() + routed * per_expert;
+    }
   } else {
     const double ffn = static_cast<double>(model.ffn_dim()) / tp;
     s.params = mlp_matrices * h * ffn;
@@ -119,17 +131,22 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
   const LayerShard attention = AttentionShard(model, tensor_parallel);
   const LayerShard dense = MlpShard(model, tensor_parallel, false);
   const LayerShard experts = model.has_moe() ? MlpShard(model, tensor_parallel, true, expert_parallel) : LayerShard{};
-  // Bytes of `layers` layers whose MLP is `mlp`.
-  const auto linear = [&](double layers, const LayerShard& mlp) {
-    return layers * ((attention.params + mlp.params) * linear_bytes +
-                     (attention.rows + mlp.rows) * scale_bytes);
+  // Bytes of `layers` layers whose MLP is `mlp` (`experts`: routed experts). A checkpoint that
+  // quantizes only the experts keeps the attention and dense linears in the float dtype.
+  const bool all_quantized = !weights.experts_only;
+  const auto linear = [&](double layers, const LayerShard& mlp, bool experts_mlp) {
+    const double attention_bytes = all_quantized ? attention.params * linear_bytes + attention.rows * scale_bytes
+                                                 : attention.params * float_bytes;
+    const double mlp_bytes = all_quantized || experts_mlp ? mlp.params * linear_bytes + mlp.rows * scale_bytes
+                                                          : mlp.params * float_bytes;
+    return layers * (attention_bytes + mlp_bytes);
   };
   const auto replicated = [&](double layers, const LayerShard& mlp) {
     return layers * (attention.replicated + mlp.replicated) * float_bytes;
   };
 
   EngineWeightBytes bytes;
-  bytes.linear = linear(dense_layers, dense) + linear(expert_layers, experts);
+  bytes.linear = linear(dense_layers, dense, false) + linear(expert_layers, experts, true);
   bytes.replicated = replicated(dense_layers, dense) + replicated(expert_layers, experts);
   const double padding = std::max(1, personality.vocab_padding());
   const double vocab_rows =

@@ -19,7 +19,8 @@ std::unique_ptr<Sequence> AdmitRequest(const Request& request, const AdmissionPo
   }
   record->output_tokens = static_cast<int32_t>(output);
   const int64_t kv_tokens = policy.reserve_output ? prompt + output : prompt + 1;
-  const int64_t blocks = (kv_tokens + policy.block_size - 1) / policy.block_size;
+  const int64_t blocks = policy.groups.hybrid() ? policy.groups.BlocksFor(kv_tokens, policy.block_size)
+                                                : (kv_tokens + policy.block_size - 1) / policy.block_size;
   if (prompt > policy.max_model_len || blocks > policy.usable_blocks) {
     record->outcome = RequestOutcome::kRejected;
     record->truncated = false;  // a rejected request has no output to cut: counted once, as rejected

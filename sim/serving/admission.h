@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "models/kv_cache_groups.h"
 #include "sim/metrics/request_log.h"
 #include "sim/serving/sequence.h"
 #include "traces/request.h"
@@ -21,6 +22,7 @@ inline constexpr int64_t kHashBlockTokens = 512;
 struct AdmissionPolicy {
   int64_t max_model_len = 8192;
   int block_size = 16;
+  KvCacheGroups groups{};          // how tokens take blocks (sim/serving/block_manager.h)
   int64_t usable_blocks = 0;     // GPU blocks a lone sequence can get (total - watermark)
   bool reserve_output = false;   // orca/static reserve prompt + output
   bool prefix_caching = false;

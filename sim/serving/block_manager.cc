@@ -7,6 +7,8 @@ namespace infergrid {
 
 BlockManager::BlockManager(const BlockManagerOptions& options)
     : block_size_(options.block_size),
+      groups_(options.groups),
+      hybrid_(options.groups.hybrid()),
       total_(options.num_gpu_blocks),
       watermark_blocks_(WatermarkBlocks(options)),
       prefix_caching_(options.prefix_caching),

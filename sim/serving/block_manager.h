@@ -15,6 +15,7 @@
 #include <list>
 #include <unordered_map>
 
+#include "models/kv_cache_groups.h"
 #include "sim/serving/sequence.h"
 
 namespace infergrid {
@@ -25,6 +26,9 @@ struct BlockManagerOptions {
   double watermark = 0.01;          // fraction of the GPU blocks kept free at admission
   bool prefix_caching = false;
   int64_t num_cpu_blocks = 0;       // swap space in blocks
+  // How a sequence's tokens take blocks: one group of every layer, or the engine's full and
+  // sliding-window groups sharing the pool (a window group holds only the window's blocks).
+  KvCacheGroups groups{};
 };
 
 // Blocks admission keeps free: floor(watermark x GPU blocks).
@@ -42,7 +46,9 @@ class BlockManager {
   int64_t used_blocks() const { return total_ - free_blocks(); }
   int64_t free_cpu_blocks() const { return cpu_total_ - cpu_used_; }
   int64_t watermark_blocks() const { return watermark_blocks_; }
-  int64_t BlocksFor(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  int64_t BlocksFor(int64_t tokens) const {
+    return hybrid_ ? groups_.BlocksFor(tokens, block_size_) : (tokens + block_size_ - 1) / block_size_;
+  }
 
   // Blocks `seq` must add to hold `tokens` tokens.
   int64_t Needed(const Sequence& seq, int64_t tokens) const;
@@ -83,6 +89,8 @@ class BlockManager {
   void Unhold(uint64_t key);
 
   int block_size_;
+  KvCacheGroups groups_;
+  bool hybrid_;               // window groups: BlocksFor goes through groups_
   int64_t total_;
   int64_t watermark_blocks_;
   bool prefix_caching_;

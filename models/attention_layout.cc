@@ -1,0 +1,85 @@
+#include "models/attention_layout.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace infergrid {
+
+AttentionKind LayerAttentionKind(const ModelSpec& spec, int layer) {
+  const AttentionLayout& a = spec.attention();
+  if (a.layer_pattern_size() == 0) return a.sliding_window() > 0 ? SLIDING_WINDOW : FULL_ATTENTION;
+  return a.layer_pattern(layer % a.layer_pattern_size());
+}
+
+AttentionLayerCounts CountAttentionLayers(const ModelSpec& spec, int first, int count) {
+  AttentionLayerCounts counts;
+  for (int layer = first; layer < first + count; ++layer) {
+    if (LayerAttentionKind(spec, layer) == SLIDING_WINDOW) {
+      ++counts.window;
+    } else {
+      ++counts.full;
+    }
+  }
+  return counts;
+}
+
+int64_t SlidingWindowTokens(const ModelSpec& spec) {
+  return CountAttentionLayers(spec).window > 0 ? spec.attention().sliding_window() : 0;
+}
+
+double PrefillPairs(int64_t new_tokens, int64_t context, int64_t window) {
+  // Query i (0-based among the new) sits at position context + i and attends to
+  // min(context + i + 1, window) keys: an arithmetic run up to the window, then a flat one.
+  const auto run = [](double first, double last) { return (first + last) * (last - first + 1) / 2; };
+  const int64_t first_keys = context + 1, last_keys = context + new_tokens;
+  if (new_tokens <= 0) return 0;
+  if (window <= 0 || last_keys <= window) return run(static_cast<double>(first_keys), static_cast<double>(last_keys));
+  if (first_keys >= window) return static_cast<double>(new_tokens) * static_cast<double>(window);
+  return run(static_cast<double>(first_keys), static_cast<double>(window)) +
+         static_cast<double>(last_keys - window) * static_cast<double>(window);
+}
+
+absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view where) {
+  const AttentionLayout& a = spec.attention();
+  const auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": attention.", what));
+  };
+  const int pattern = a.layer_pattern_size();
+  if (pattern > 0 && (pattern > spec.num_layers() || spec.num_layers() % pattern != 0)) {
+    return error(absl::StrCat("layer_pattern has ", pattern, " entries, which do not divide ",
+                              spec.num_layers(), " layers"));
+  }
+  for (int kind : a.layer_pattern()) {
+    if (kind != FULL_ATTENTION && kind != SLIDING_WINDOW) {
+      return error(absl::StrCat("layer_pattern holds an unknown attention kind ", kind));
+    }
+  }
+  const AttentionLayerCounts counts = CountAttentionLayers(spec);
+  if (counts.window > 0 && a.sliding_window() < 1) {
+    return error("sliding_window must be positive where a layer is SLIDING_WINDOW");
+  }
+  if (counts.window == 0 && a.sliding_window() != 0) {
+    return error("sliding_window is set but layer_pattern windows no layer");
+  }
+  if (!(a.attn_logit_softcapping() >= 0) || !std::isfinite(a.attn_logit_softcapping())) {
+    return error("attn_logit_softcapping must be a finite number >= 0");
+  }
+  return absl::OkStatus();
+}
+
+std::string DescribeAttentionLayout(const ModelSpec& spec) {
+  const AttentionLayerCounts counts = CountAttentionLayers(spec);
+  std::string text = counts.window == 0
+                         ? std::string("full attention")
+                         : absl::StrCat(counts.window, " of ", spec.num_layers(), " layers sliding window ",
+                                        spec.attention().sliding_window());
+  if (spec.attention().attention_sinks()) absl::StrAppend(&text, ", sinks");
+  if (spec.attention().attn_logit_softcapping() > 0) {
+    absl::StrAppend(&text, ", logit soft-cap ", spec.attention().attn_logit_softcapping());
+  }
+  return text;
+}
+
+}  // namespace infergrid

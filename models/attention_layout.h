@@ -1,0 +1,52 @@
+// Which layers of a model attend to all earlier tokens and which to a sliding window, read from
+// ModelSpec.attention, and the attention arithmetic that depends on it: keys a query attends to,
+// query-key pairs of a prefill chunk, KV the cache must keep. Used by the kernel list
+// (models/iteration_kernels.cc), the KV-cache groups (models/kv_cache_groups.h) and the reports.
+#ifndef INFERGRID_MODELS_ATTENTION_LAYOUT_H_
+#define INFERGRID_MODELS_ATTENTION_LAYOUT_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "models/model_spec.pb.h"
+
+namespace infergrid {
+
+// The attention kind of layer `layer` (0-based): the pattern repeated from layer 0, every layer
+// windowed when the pattern is empty and sliding_window > 0, else full attention.
+AttentionKind LayerAttentionKind(const ModelSpec& spec, int layer);
+
+// Layers [first, first + count) by kind.
+struct AttentionLayerCounts {
+  int full = 0;
+  int window = 0;
+};
+AttentionLayerCounts CountAttentionLayers(const ModelSpec& spec, int first, int count);
+inline AttentionLayerCounts CountAttentionLayers(const ModelSpec& spec) {
+  return CountAttentionLayers(spec, 0, spec.num_layers());
+}
+
+// The window of the windowed layers in tokens; 0 when no layer is windowed.
+int64_t SlidingWindowTokens(const ModelSpec& spec);
+
+// Keys a query at 0-based position `position` attends to: position + 1, at most `window`
+// (0: no window).
+inline int64_t AttendedKeys(int64_t position, int64_t window) {
+  return window > 0 && position + 1 > window ? window : position + 1;
+}
+
+// Query-key pairs of `new_tokens` queries after `context` cached tokens (causal), each query
+// attending to at most `window` keys (0: all): n*c + n(n+1)/2 without a window. Exact.
+double PrefillPairs(int64_t new_tokens, int64_t context, int64_t window);
+
+// The layout is consistent: a pattern whose length divides num_layers, a window in
+// 1..2^31 where a layer is windowed, no window without a windowed layer, a finite cap >= 0.
+absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view where);
+
+// "full attention", or "18 of 24 layers sliding window 128 (sinks)" for the reports and notes.
+std::string DescribeAttentionLayout(const ModelSpec& spec);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_MODELS_ATTENTION_LAYOUT_H_

@@ -1,0 +1,49 @@
+#include "models/kv_cache_groups.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "models/attention_layout.h"
+
+namespace infergrid {
+
+std::string KvCacheGroups::Describe() const {
+  std::string text = absl::StrCat(full_groups, " full");
+  if (window_groups > 0) absl::StrAppend(&text, " + ", window_groups, " sliding-window (", window_tokens, " tokens)");
+  absl::StrAppend(&text, groups() == 1 ? " group of " : " groups of ", layers_per_group,
+                  layers_per_group == 1 ? " layer" : " layers");
+  if (padded_slots > 0) absl::StrAppend(&text, ", ", padded_slots, " slots padded");
+  return text;
+}
+
+KvCacheGroups OneGroup(int layers) {
+  KvCacheGroups groups;
+  groups.layers_per_group = std::max(1, layers);
+  return groups;
+}
+
+KvCacheGroups VllmHybridGroups(const ModelSpec& spec, int first, int count) {
+  const AttentionLayerCounts counts = CountAttentionLayers(spec, first, count);
+  KvCacheGroups groups;
+  if (counts.window == 0) return OneGroup(count);
+  groups.window_tokens = spec.attention().sliding_window();
+  if (counts.full == 0) {
+    groups.layers_per_group = counts.window;
+    groups.full_groups = 0;
+    groups.window_groups = 1;
+    return groups;
+  }
+  const int fewest = std::min(counts.full, counts.window);
+  const int most = std::max(counts.full, counts.window);
+  // Close counts share one group size without padding most slots (vLLM: the larger count when
+  // it is below 1.5x the smaller, 1.25x before 2026); otherwise the smaller count fixes it.
+  const int size = 2 * most < 3 * fewest ? most : fewest;
+  const auto groups_of = [size](int layers) { return (layers + size - 1) / size; };
+  groups.layers_per_group = size;
+  groups.full_groups = groups_of(counts.full);
+  groups.window_groups = groups_of(counts.window);
+  groups.padded_slots = groups.groups() * size - count;
+  return groups;
+}
+
+}  // namespace infergrid
