@@ -47,9 +47,8 @@ absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view wh
     return absl::InvalidArgumentError(absl::StrCat(where, ": attention.", what));
   };
   const int pattern = a.layer_pattern_size();
-  if (pattern > 0 && (pattern > spec.num_layers() || spec.num_layers() % pattern != 0)) {
-    return error(absl::StrCat("layer_pattern has ", pattern, " entries, which do not divide ",
-                              spec.num_layers(), " layers"));
+  if (pattern > spec.num_layers()) {
+    return error(absl::StrCat("layer_pattern has ", pattern, " entries, more than the ", spec.num_layers(), " layers"));
   }
   for (int kind : a.layer_pattern()) {
     if (kind != FULL_ATTENTION && kind != SLIDING_WINDOW) {

@@ -40,7 +40,7 @@ inline int64_t AttendedKeys(int64_t position, int64_t window) {
 // attending to at most `window` keys (0: all): n*c + n(n+1)/2 without a window. Exact.
 double PrefillPairs(int64_t new_tokens, int64_t context, int64_t window);
 
-// The layout is consistent: a pattern whose length divides num_layers, a window in
+// The layout is consistent: a pattern no longer than num_layers, a window in
 // 1..2^31 where a layer is windowed, no window without a windowed layer, a finite cap >= 0.
 absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view where);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/dtype.h"
+#include "models/attention_layout.h"
 
 namespace infergrid {
 
@@ -17,6 +18,14 @@ int KvHeadsPerGpu(const ModelSpec& spec, int tensor_parallel) {
 
 int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_parallel) {
   return KvElementsPerTokenLayer(spec, tensor_parallel) * BitsPerElement(kv_dtype) / 8;
+}
+
+double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t sequences) {
+  const AttentionLayerCounts layers = CountAttentionLayers(spec);
+  const double kept = static_cast<double>(layers.full) * static_cast<double>(tokens) +
+                      static_cast<double>(layers.window) *
+                          static_cast<double>(std::min<int64_t>(tokens, spec.attention().sliding_window()));
+  return static_cast<double>(KvBytesPerTokenLayer(spec, kv_dtype, 1)) * kept * static_cast<double>(sequences);
 }
 
 int64_t KvBytesPerToken(const ModelSpec& spec, DType kv_dtype, int tensor_parallel) {

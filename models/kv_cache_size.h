@@ -29,11 +29,9 @@ int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_p
 // 128 KiB at TP 1).
 int64_t KvBytesPerToken(const ModelSpec& spec, DType kv_dtype, int tensor_parallel = 1);
 
-// Bytes for `tokens` tokens of each of `sequences` sequences (TP 1).
-inline double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t sequences) {
-  return static_cast<double>(KvBytesPerToken(spec, kv_dtype)) * static_cast<double>(tokens) *
-         static_cast<double>(sequences);
-}
+// Bytes for `tokens` tokens of each of `sequences` sequences (TP 1): every layer's K and V for
+// each token, except that a sliding-window layer keeps only its window's last tokens.
+double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t sequences);
 
 // A paged KV cache as an engine lays it out on each GPU of a replica (every GPU of a
 // tensor-parallel group holds the same number of blocks, of its own heads).

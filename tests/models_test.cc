@@ -54,7 +54,7 @@ TEST(ModelCatalog, HuggingFaceIdsNameTheirArchitecture) {
       {"meta-llama/Llama-2-70b-hf", "llama-2-70b", ""},
       {"codellama/CodeLlama-34b-Instruct-hf", "codellama-34b", ""},
       {"mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3", ""},
-      {"mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b", ""},
+      {"mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b-v0.2", ""},
       {"mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b", ""},
       {"Qwen/Qwen2.5-32B-Instruct", "qwen2.5-32b", ""},
       {"Qwen/Qwen3-8B", "qwen3-8b", ""},

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hardware/gpu_catalog.h"
+#include "models/attention_layout.h"
 #include "models/kv_cache_size.h"
 #include "sim/cli/command_line.h"
 #include "sim/commands/command.h"
@@ -43,6 +44,12 @@ MemoryReport BuildMemoryReport(const cli::AccountingSetup& setup, int64_t contex
   report.set_remainder_bytes(device.total_bytes() - report.payload_bytes());
 
   AddParameterNotes(setup, report.mutable_notes());
+  if (CountAttentionLayers(setup.model).window > 0) {
+    report.add_notes(absl::StrCat("attention: ", DescribeAttentionLayout(setup.model),
+                                  "; a windowed layer keeps only its window's K and V, so the KV bytes are "
+                                  "those of the full layers at the context plus the windowed ones at "
+                                  "min(context, window); bytes_per_token counts every layer for one token"));
+  }
   report.add_notes(
       "remainder = device total - payload: an upper bound on everything else (other sequences' "
       "KV blocks, activations, workspace, allocator caches, CUDA context), not free memory and "

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "models/attention_layout.h"
 #include "sim/commands/child_process.h"
 #include "sim/format/json_output.h"
 #include "sim/output/background_sink.h"
@@ -107,6 +108,13 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   context.slo_tpot_s = o.slo_tpot_s;
   context.record_wall_time = o.record_wall_time;
   if (!o.workload.trace.empty()) context.trace_stats = &trace_stats;
+  if (CountAttentionLayers(o.setup.model).window > 0) {
+    const KvCacheGroups& groups = plan.memory_plan.kv_groups;
+    context.model_notes.push_back(absl::StrCat(
+        "attention: ", DescribeAttentionLayout(o.setup.model), "; windowed layers read only the window; KV ",
+        groups.hybrid() ? absl::StrCat("held in ", groups.Describe(), " (window groups free the blocks the window has left)")
+                        : "allocated as full attention by this engine"));
+  }
   if (iterations_csv) {
     if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
   }

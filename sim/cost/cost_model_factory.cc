@@ -19,7 +19,11 @@ RooflineCostOptions RooflineDemands(const CostModelRequest& request) {
   RooflineCostOptions options;
   options.compute_dtype = request.compute_dtype;
   options.weight_bytes = request.weight_bytes_per_gpu;
-  options.kv_bytes_per_token = request.kv.bytes_per_token;
+  // With window groups a block spans one group's layers: the roofline reads every layer's.
+  const KvCacheGroups& groups = request.kv.groups;
+  options.kv_bytes_per_token = groups.hybrid() ? request.kv.bytes_per_token / groups.layers_per_group *
+                                                     request.model.num_layers()
+                                               : request.kv.bytes_per_token;
   options.active_parameters = request.active_parameters;
   options.tensor_parallel = request.tensor_parallel;
   return options;

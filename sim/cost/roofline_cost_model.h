@@ -20,7 +20,7 @@ namespace infergrid {
 struct RooflineCostOptions {
   DType compute_dtype = DType::BF16;
   double weight_bytes = 0;          // per GPU
-  int64_t kv_bytes_per_token = 0;   // per GPU
+  int64_t kv_bytes_per_token = 0;   // per GPU, over all its layers
   double active_parameters = 0;     // N in 2*N FLOPs per token (per GPU: divided by TP)
   int tensor_parallel = 1;
   double overhead_s = 0;            // fixed cost per iteration (launches, scheduling)
@@ -40,10 +40,18 @@ class RooflineCostModel final : public IterationCostModel {
   absl::string_view Description() const override { return description_; }
 
  private:
+  // Replaces the full-attention pair and KV-read counts with their layer-weighted mix of full
+  // and sliding-window layers.
+  void WindowedDemands(const BatchShape& batch, double* prefill_pairs, double* decode_pairs,
+                       double* kv_read_tokens) const;
   double attention_flops_per_pair_;     // 4 * L * H_q * D / TP (models/pass_accounting.h)
   double decode_extra_flops_per_pair_;  // what a decode pair costs beyond that (MLA only)
   double peak_flops_;
   double peak_hbm_bytes_per_s_;
+  // Sliding-window layers (models/attention_layout.h): their share of the layers, whose
+  // queries see and whose KV reads cover at most window_tokens_ keys.
+  double window_share_ = 0;
+  int64_t window_tokens_ = 0;
   RooflineCostOptions options_;
   std::string description_;
 };

@@ -43,7 +43,9 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   EngineKvCapacity& kv = *report.mutable_kv_cache();
   kv.set_bytes(plan.kv_cache_bytes);
   kv.set_allocated_bytes(static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token));
-  kv.set_tokens(static_cast<int32_t>(plan.kv_tokens));
+  // With window groups a token takes a block slot in every group: vLLM logs blocks / groups.
+  kv.set_tokens(static_cast<int32_t>(plan.kv_groups.hybrid() ? plan.num_blocks / plan.kv_groups.groups() * plan.block_size
+                                                             : plan.kv_tokens));
   kv.set_blocks(static_cast<int32_t>(plan.num_blocks));
   kv.set_block_size(plan.block_size);
   kv.set_bytes_per_token(static_cast<double>(plan.kv_bytes_per_token));

@@ -63,6 +63,7 @@ void AddNotes(const SummaryContext& context, SimulationSummary* summary) {
     }
     for (const std::string& warning : t->warnings) summary->add_notes(absl::StrCat("trace: ", warning));
   }
+  for (const std::string& note : context.model_notes) summary->add_notes(note);
   if (context.timeline_written >= 0) {
     summary->add_notes(absl::StrCat(context.timeline_file, " holds the first ", context.timeline_written,
                                     " iterations (--timeline-max-iterations)"));

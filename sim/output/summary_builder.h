@@ -8,6 +8,8 @@
 #define INFERGRID_SIM_OUTPUT_SUMMARY_BUILDER_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "sim/cost/cost_model_factory.h"
 #include "sim/engine/simulation.h"
@@ -29,6 +31,9 @@ struct SummaryContext {
   const TraceReadStats* trace_stats = nullptr;  // null: a synthetic workload
   std::string timeline_file;                  // timeline.pftrace or timeline.json
   int64_t timeline_written = -1;              // >= 0: timeline.json stopped after this many
+  // The approximations the model's attention layout needs, one line each (sliding windows:
+  // which layers, and how the engine's KV cache holds them). Empty for full attention.
+  std::vector<std::string> model_notes;
 };
 
 SimulationSummary BuildSummary(const SimulationResult& result, const SummaryContext& context);

@@ -1,0 +1,321 @@
+// Sliding-window attention: which layers attend how, what their kernels read, how each engine's
+// KV cache holds them (vLLM V1's hybrid groups, worked examples from its code), the 2026 catalog
+// entries against their published checkpoints, and the config keys refused by name.
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hardware/gpu_catalog.h"
+#include "models/attention_layout.h"
+#include "models/hf_config.h"
+#include "models/iteration_kernels.h"
+#include "models/kv_cache_groups.h"
+#include "models/kv_cache_size.h"
+#include "models/model_catalog.h"
+#include "models/parameter_count.h"
+#include "sim/memory_plan/memory_plan_detail.h"
+#include "sim/serving/block_manager.h"
+
+namespace infergrid {
+namespace {
+
+using ::testing::HasSubstr;
+
+ModelSpec Catalog(absl::string_view name) {
+  absl::StatusOr<ModelSpec> spec = FindCatalogModel(name);
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  return spec.ok() ? *spec : ModelSpec();
+}
+
+// The same model with every layer full attention.
+ModelSpec WithoutWindows(ModelSpec spec) {
+  spec.clear_attention();
+  return spec;
+}
+
+TEST(AttentionLayout, PatternsRepeatFromLayerZero) {
+  const ModelSpec oss = Catalog("gpt-oss-20b");
+  EXPECT_EQ(LayerAttentionKind(oss, 0), SLIDING_WINDOW);
+  EXPECT_EQ(LayerAttentionKind(oss, 1), FULL_ATTENTION);
+  EXPECT_EQ(LayerAttentionKind(oss, 23), FULL_ATTENTION);
+  EXPECT_EQ(CountAttentionLayers(oss).window, 12);
+  // Gemma-3-1B: six-layer pattern over 26 layers, layers 5, 11, 17, 23 full; 24 and 25 windowed.
+  const ModelSpec gemma = Catalog("gemma-3-1b");
+  EXPECT_EQ(CountAttentionLayers(gemma).full, 4);
+  EXPECT_EQ(LayerAttentionKind(gemma, 25), SLIDING_WINDOW);
+  // Mistral-7B v0.1: a window and no pattern: every layer.
+  EXPECT_EQ(CountAttentionLayers(Catalog("mistral-7b")).window, 32);
+  EXPECT_EQ(SlidingWindowTokens(Catalog("mistral-7b-v0.2")), 0);
+  // Only the stage's layers count: gpt-oss layers 3..8 hold windowed 4, 6, 8.
+  EXPECT_EQ(CountAttentionLayers(oss, 3, 6).window, 3);
+}
+
+TEST(AttentionLayout, PrefillPairsMatchTheQueryByQuerySum) {
+  for (int64_t window : {0, 1, 3, 16, 128}) {
+    for (int64_t context : {0, 1, 5, 127, 128, 300}) {
+      for (int64_t n : {1, 2, 7, 128, 500}) {
+        double expected = 0;
+        for (int64_t i = 0; i < n; ++i) expected += static_cast<double>(AttendedKeys(context + i, window));
+        EXPECT_EQ(PrefillPairs(n, context, window), expected) << window << " " << context << " " << n;
+      }
+    }
+  }
+  // Without a window: n*c + n(n+1)/2.
+  EXPECT_EQ(PrefillPairs(100, 50, 0), 100.0 * 50 + 100.0 * 101 / 2);
+}
+
+TEST(AttentionLayout, InconsistentLayoutsAreRefused) {
+  ModelSpec m = Catalog("gpt-oss-20b");
+  m.mutable_attention()->set_sliding_window(0);
+  EXPECT_THAT(std::string(ValidateModelSpec(m, "x").message()), HasSubstr("sliding_window must be positive"));
+  m = Catalog("llama-3-8b");
+  m.mutable_attention()->set_sliding_window(4096);
+  m.mutable_attention()->add_layer_pattern(FULL_ATTENTION);
+  EXPECT_THAT(std::string(ValidateModelSpec(m, "x").message()), HasSubstr("windows no layer"));
+  m = Catalog("deepseek-v3");
+  m.mutable_attention()->set_sliding_window(128);
+  EXPECT_THAT(std::string(ValidateModelSpec(m, "x").message()), HasSubstr("not modelled"));
+}
+
+// vLLM V1's _get_kv_cache_groups_uniform_page_size, by hand:
+//   gpt-oss-20b: 12 sliding + 12 full; min = max = 12 -> group size 12, 1 full + 1 window group.
+//   Gemma-3-27B: 52 sliding + 10 full; 52 >= 1.5 x 10 -> group size 10; full: 1 group; sliding:
+//     ceil(52 / 10) = 6 groups, the last with 2 layers and 8 padded slots.
+//   Mistral-7B v0.1: one kind -> one window group of all 32 layers.
+TEST(KvCacheGroups, VllmHybridGroupsWorkedExamples) {
+  const KvCacheGroups oss = VllmHybridGroups(Catalog("gpt-oss-20b"), 0, 24);
+  EXPECT_EQ(oss.layers_per_group, 12);
+  EXPECT_EQ(oss.full_groups, 1);
+  EXPECT_EQ(oss.window_groups, 1);
+  EXPECT_EQ(oss.window_tokens, 128);
+  EXPECT_EQ(oss.padded_slots, 0);
+  const KvCacheGroups gemma = VllmHybridGroups(Catalog("gemma-3-27b"), 0, 62);
+  EXPECT_EQ(gemma.layers_per_group, 10);
+  EXPECT_EQ(gemma.full_groups, 1);
+  EXPECT_EQ(gemma.window_groups, 6);
+  EXPECT_EQ(gemma.padded_slots, 8);
+  const KvCacheGroups mistral = VllmHybridGroups(Catalog("mistral-7b"), 0, 32);
+  EXPECT_EQ(mistral.layers_per_group, 32);
+  EXPECT_EQ(mistral.full_groups, 0);
+  EXPECT_EQ(mistral.window_groups, 1);
+  const KvCacheGroups llama = VllmHybridGroups(Catalog("llama-3-8b"), 0, 32);
+  EXPECT_EQ(llama.layers_per_group, 32);
+  EXPECT_EQ(llama.full_groups, 1);
+  EXPECT_FALSE(llama.hybrid());
+}
+
+// SlidingWindowManager frees the blocks before (L - W + 1) // B: a window of W tokens spans at
+// most ceil((W - 1) / B) + 1 blocks. gpt-oss at B = 16: ceil(127 / 16) + 1 = 9.
+TEST(KvCacheGroups, BlocksPerSequenceStopGrowingInWindowGroups) {
+  const KvCacheGroups oss = VllmHybridGroups(Catalog("gpt-oss-20b"), 0, 24);
+  EXPECT_EQ(oss.WindowBlocks(16), 9);
+  // 100 tokens: 7 blocks in each group, as a full-attention cache of 24 layers takes 7 blocks
+  // of twice the size.
+  EXPECT_EQ(oss.BlocksFor(100, 16), 7 + 7);
+  // 131,072 tokens: 8,192 in the full group, 9 in the window group.
+  EXPECT_EQ(oss.BlocksFor(131072, 16), 8192 + 9);
+  // A state that does not grow past the window: Mistral's blocks at 4,096 and 1M tokens.
+  const KvCacheGroups mistral = VllmHybridGroups(Catalog("mistral-7b"), 0, 32);
+  EXPECT_EQ(mistral.BlocksFor(1 << 20, 16), mistral.BlocksFor(8192, 16));
+  EXPECT_EQ(mistral.BlocksFor(1 << 20, 16), (4095 + 15) / 16 + 1);
+  // Transfer slots: 12 layers x (every token + the last 128).
+  EXPECT_EQ(oss.TokenSlots(1000), 1000 + 128);
+}
+
+TEST(KvCacheGroups, BlockManagerChargesEveryGroup) {
+  BlockManagerOptions options;
+  options.num_gpu_blocks = 100;
+  options.block_size = 16;
+  options.watermark = 0;
+  options.groups = VllmHybridGroups(Catalog("gpt-oss-20b"), 0, 24);
+  BlockManager blocks(options);
+  Sequence seq;
+  EXPECT_EQ(blocks.Needed(seq, 100), 14);
+  blocks.Grow(seq, blocks.Needed(seq, 100));
+  // Growing to 1,000 tokens: the full group adds 63 - 7 blocks, the window group 9 - 7.
+  EXPECT_EQ(blocks.Needed(seq, 1000), (63 - 7) + (9 - 7));
+}
+
+// Below the window a windowed model and the same model without windows cache the same bytes;
+// past it the windowed one stops growing in its windowed layers.
+TEST(KvCacheSize, WindowsAgreeBelowTheWindowAndCapAboveIt) {
+  const ModelSpec oss = Catalog("gpt-oss-20b");
+  const ModelSpec full = WithoutWindows(oss);
+  const double per_layer_token = 2.0 * 8 * 64 * 2;  // K and V, 8 heads of 64, bf16
+  EXPECT_EQ(KvBytes(oss, DType::BF16, 100, 3), KvBytes(full, DType::BF16, 100, 3));
+  EXPECT_EQ(KvBytes(oss, DType::BF16, 128, 1), KvBytes(full, DType::BF16, 128, 1));
+  EXPECT_EQ(KvBytes(oss, DType::BF16, 8192, 1), per_layer_token * (12 * 8192 + 12 * 128));
+  EXPECT_EQ(KvBytes(full, DType::BF16, 8192, 1), per_layer_token * 24 * 8192);
+}
+
+TEST(IterationKernels, WindowedLayersReadOnlyTheWindow) {
+  const ModelSpec oss = Catalog("gpt-oss-20b");
+  IterationKernelOptions options;
+  absl::StatusOr<IterationKernelBuilder> windowed = IterationKernelBuilder::Create(oss, options);
+  absl::StatusOr<IterationKernelBuilder> full = IterationKernelBuilder::Create(WithoutWindows(oss), options);
+  ASSERT_TRUE(windowed.ok() && full.ok());
+  const auto attention = [](const IterationKernelBuilder& b, const BatchShape& batch, const char* name) {
+    IterationKernels k;
+    b.Build(batch, &k);
+    for (const Kernel& kernel : k) {
+      if (std::string(kernel.name) == name) return kernel;
+    }
+    return Kernel{};
+  };
+  BatchShape decode;
+  decode.decode_context_tokens = {10000, 50};
+  const Kernel window = attention(*windowed, decode, "attention_decode_window");
+  const Kernel whole = attention(*windowed, decode, "attention_decode");
+  EXPECT_EQ(window.repeat, 12);
+  EXPECT_EQ(whole.repeat, 12);
+  // Keys: min(context + 1, 128) per sequence on the window layers, context + 1 on the others.
+  const double flops_per_key = 4.0 * 64 * 64;  // 64 query heads of 64
+  EXPECT_EQ(window.tensor_flops, flops_per_key * (128 + 51));
+  EXPECT_EQ(whole.tensor_flops, flops_per_key * (10001 + 51));
+  // Sinks: one more score per query and head in the softmax (4 CUDA-core FLOPs a score).
+  EXPECT_EQ(window.cuda_flops, 4.0 * 64 * (128 + 51 + 2));
+  // Below the window the two kernels of the windowed model add up to the full model's one.
+  BatchShape short_decode;
+  short_decode.decode_context_tokens = {20, 100};
+  const Kernel unwindowed = attention(*full, short_decode, "attention_decode");
+  EXPECT_EQ(unwindowed.repeat, 24);
+  EXPECT_EQ(attention(*windowed, short_decode, "attention_decode_window").tensor_flops, unwindowed.tensor_flops);
+  BatchShape prefill;
+  prefill.prefill = {{.new_tokens = 2048, .context_tokens = 0}};
+  EXPECT_EQ(attention(*windowed, prefill, "attention_prefill_window").tensor_flops,
+            4.0 * 64 * 64 * PrefillPairs(2048, 0, 128));
+}
+
+// The memory plans of gpt-oss-20b on an H100: vLLM V1 cuts blocks of 12 layers and holds every
+// token only in the full group; SGLang and TensorRT-LLM allocate the windows as full attention,
+// and say so.
+TEST(EngineMemory, HybridGroupsByEngine) {
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h100-sxm");
+  ASSERT_TRUE(gpu.ok());
+  MemoryPlanRequest r;
+  r.model = Catalog("gpt-oss-20b");
+  r.gpu = *gpu;
+  absl::StatusOr<WeightFormat> mxfp4 = ParseWeightFormat("mxfp4");
+  ASSERT_TRUE(mxfp4.ok());
+  r.weights = *mxfp4;
+  r.weights.experts_only = true;
+  r.block_size = 0;
+  r.engine = "vllm-v1";
+  absl::StatusOr<MemoryPlanDetail> v1 = ExplainEngineMemory(r);
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  const int64_t per_layer_token = 2 * 8 * 64 * 2;
+  EXPECT_EQ(v1->plan.kv_bytes_per_token, 12 * per_layer_token);
+  EXPECT_EQ(v1->plan.num_blocks, static_cast<int64_t>(v1->plan.kv_cache_bytes / (16.0 * 12 * per_layer_token)));
+  EXPECT_TRUE(v1->plan.kv_groups.hybrid());
+  EXPECT_THAT(absl::StrJoin(v1->notes, "\n"), HasSubstr("keeps only the window's blocks"));
+  for (const char* engine : {"sglang", "trtllm"}) {
+    r.engine = engine;
+    absl::StatusOr<MemoryPlanDetail> other = ExplainEngineMemory(r);
+    ASSERT_TRUE(other.ok()) << other.status();
+    EXPECT_FALSE(other->plan.kv_groups.hybrid()) << engine;
+    EXPECT_EQ(other->plan.kv_bytes_per_token, 24 * per_layer_token) << engine;
+    EXPECT_THAT(absl::StrJoin(other->notes, "\n"), HasSubstr("allocates their KV as full attention")) << engine;
+  }
+  r.engine = "vllm-v1";
+  r.pipeline_parallel = 2;
+  EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("not modelled"));
+}
+
+// Counts against the published checkpoints. gpt-oss: OpenAI's model card gives 20.91B and
+// 116.83B total, 3.61B and 5.13B active without the embedding. Gemma-3-27B's checkpoint,
+// 27,432,406,640, includes the SigLIP vision tower (27 layers of 15,239,504, patch and
+// position embeddings 678,528 + 4,718,592, post norm 2,304) and the projector (1,152 x 5,376 +
+// 1,152): 423,060,336, which the catalog's language model leaves out.
+TEST(ParameterCount, TwentyTwentySixCatalogMatchesCheckpoints) {
+  EXPECT_EQ(CountParameters(Catalog("gpt-oss-20b")).Total(), 20'914'757'184);
+  EXPECT_EQ(CountParameters(Catalog("gpt-oss-120b")).Total(), 116'829'156'672);
+  for (const auto& [name, active] : {std::pair{"gpt-oss-20b", 3.61e9}, std::pair{"gpt-oss-120b", 5.13e9}}) {
+    const ModelSpec m = Catalog(name);
+    const double without_embedding = static_cast<double>(ActiveParametersPerToken(m) - CountParameters(m).embedding);
+    EXPECT_NEAR(without_embedding / active, 1.0, 0.002) << name;
+  }
+  EXPECT_EQ(CountParameters(Catalog("gemma-2-9b")).Total(), 9'241'705'984);
+  EXPECT_EQ(CountParameters(Catalog("gemma-2-27b")).Total(), 27'227'128'320);
+  EXPECT_EQ(CountParameters(Catalog("gemma-3-1b")).Total(), 999'885'952);
+  const int64_t vision = 27 * 15'239'504 + 678'528 + 4'718'592 + 2'304 + 1'152 * 5'376 + 1'152;
+  EXPECT_EQ(vision, 423'060'336);
+  EXPECT_EQ(CountParameters(Catalog("gemma-3-27b")).Total(), 27'432'406'640 - vision);
+  // Published in rounded form only: Qwen3-235B-A22B 235B total, 22B active; Kimi-K2 1T, 32B.
+  EXPECT_NEAR(CountParameters(Catalog("qwen3-235b-a22b")).Total() / 235e9, 1.0, 0.005);
+  EXPECT_NEAR(ActiveParametersPerToken(Catalog("qwen3-235b-a22b")) / 22e9, 1.0, 0.025);
+  EXPECT_NEAR(CountParameters(Catalog("kimi-k2")).Total() / 1.0e12, 1.0, 0.05);
+  EXPECT_NEAR(ActiveParametersPerToken(Catalog("kimi-k2")) / 32e9, 1.0, 0.03);
+  // Only the experts are MXFP4: 19,116,933,120 expert parameters at 4.25 bits.
+  EXPECT_EQ(RoutedExpertParameters(Catalog("gpt-oss-20b")), 24LL * 32 * (3 * 2880 * 2880 + 3 * 2880));
+}
+
+// gpt-oss-20b's config.json as published (the fields that decide its shape).
+constexpr char kGptOss20bConfig[] = R"({
+  "architectures": ["GptOssForCausalLM"], "attention_bias": true, "experts_per_token": 4,
+  "head_dim": 64, "hidden_act": "silu", "hidden_size": 2880, "intermediate_size": 2880,
+  "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+  "max_position_embeddings": 131072, "model_type": "gpt_oss", "num_attention_heads": 64,
+  "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 8,
+  "num_local_experts": 32, "quantization_config": {"modules_to_not_convert": ["model.layers.*.self_attn",
+  "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"], "quant_method": "mxfp4"},
+  "sliding_window": 128, "swiglu_limit": 7.0, "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16", "vocab_size": 201088})";
+
+TEST(HfConfig, GptOssImportsWithItsWindowsSinksAndExpertsOnlyQuantization) {
+  absl::StatusOr<ModelSpec> spec = ImportHfConfig(kGptOss20bConfig, "gpt-oss-20b/config.json");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(CountParameters(*spec).Total(), CountParameters(Catalog("gpt-oss-20b")).Total());
+  EXPECT_EQ(CountAttentionLayers(*spec).window, 12);
+  EXPECT_EQ(LayerAttentionKind(*spec, 0), SLIDING_WINDOW);
+  EXPECT_TRUE(spec->attention().attention_sinks());
+  EXPECT_EQ(spec->checkpoint_quantization(), "mxfp4");
+  EXPECT_TRUE(spec->checkpoint_quantizes_experts_only());
+}
+
+TEST(HfConfig, FamilyWindowRules) {
+  // Gemma-2 without layer_types: even layers windowed.
+  absl::StatusOr<ModelSpec> gemma2 = ImportHfConfig(R"({"model_type": "gemma2", "num_hidden_layers": 4,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
+      "sliding_window": 32, "attn_logit_softcapping": 50.0})", "g/config.json");
+  ASSERT_TRUE(gemma2.ok()) << gemma2.status();
+  EXPECT_EQ(LayerAttentionKind(*gemma2, 0), SLIDING_WINDOW);
+  EXPECT_EQ(LayerAttentionKind(*gemma2, 1), FULL_ATTENTION);
+  EXPECT_EQ(gemma2->attention().attn_logit_softcapping(), 50);
+  EXPECT_EQ(gemma2->norms_per_layer(), 4);
+  EXPECT_TRUE(gemma2->tie_word_embeddings());
+  // Qwen2 declares a window it does not use (use_sliding_window false): full attention.
+  absl::StatusOr<ModelSpec> qwen = ImportHfConfig(R"({"model_type": "qwen2", "num_hidden_layers": 4,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
+      "sliding_window": 131072, "use_sliding_window": false, "max_window_layers": 2})", "q/config.json");
+  ASSERT_TRUE(qwen.ok()) << qwen.status();
+  EXPECT_FALSE(qwen->has_attention());
+}
+
+TEST(HfConfig, UnmodelledAttentionIsRefusedByName) {
+  const std::string base = R"("num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100)";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"("attention_chunk_size": 8192)", "chunked local attention"},
+      {R"("index_topk": 2048)", "lightning indexer"},
+      {R"("full_attention_interval": 4)", "Qwen3-Next"},
+      {R"("sliding_window": 8, "layer_types": ["linear_attention", "full_attention", "full_attention", "full_attention"])",
+       "\"linear_attention\""},
+      {R"("model_type": "llama4")", "not supported"},
+  };
+  for (const auto& [extra, message] : cases) {
+    absl::StatusOr<ModelSpec> spec = ImportHfConfig(absl::StrCat("{", base, ", ", extra, "}"), "m/config.json");
+    ASSERT_FALSE(spec.ok()) << extra;
+    EXPECT_THAT(std::string(spec.status().message()), HasSubstr(message)) << extra;
+    EXPECT_THAT(std::string(spec.status().message()), HasSubstr("m/config.json")) << extra;
+  }
+}
+
+}  // namespace
+}  // namespace infergrid
