@@ -1,5 +1,6 @@
 #include "models/attention_layout.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -16,10 +17,10 @@ AttentionKind LayerAttentionKind(const ModelSpec& spec, int layer) {
 AttentionLayerCounts CountAttentionLayers(const ModelSpec& spec, int first, int count) {
   AttentionLayerCounts counts;
   for (int layer = first; layer < first + count; ++layer) {
-    if (LayerAttentionKind(spec, layer) == SLIDING_WINDOW) {
-      ++counts.window;
-    } else {
-      ++counts.full;
+    switch (LayerAttentionKind(spec, layer)) {
+      case SLIDING_WINDOW: ++counts.window; break;
+      case CHUNKED_LOCAL: ++counts.chunked; break;
+      default: ++counts.full; break;
     }
   }
   return counts;
@@ -41,6 +42,23 @@ double PrefillPairs(int64_t new_tokens, int64_t context, int64_t window) {
          static_cast<double>(last_keys - window) * static_cast<double>(window);
 }
 
+double ChunkedPrefillPairs(int64_t new_tokens, int64_t context, int64_t chunk) {
+  // Cut the new tokens at chunk boundaries: inside a chunk the keys run up by one per query.
+  double pairs = 0;
+  for (int64_t p = context, end = context + new_tokens; p < end;) {
+    const int64_t segment_end = std::min(end, (p / chunk + 1) * chunk);
+    const double first = static_cast<double>(ChunkedKeys(p, chunk));
+    const double count = static_cast<double>(segment_end - p);
+    pairs += (2 * first + count - 1) * count / 2;
+    p = segment_end;
+  }
+  return pairs;
+}
+
+int64_t AttentionChunkTokens(const ModelSpec& spec) {
+  return CountAttentionLayers(spec).chunked > 0 ? spec.attention().attention_chunk_size() : 0;
+}
+
 absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view where) {
   const AttentionLayout& a = spec.attention();
   const auto error = [&](absl::string_view what) {
@@ -51,7 +69,7 @@ absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view wh
     return error(absl::StrCat("layer_pattern has ", pattern, " entries, more than the ", spec.num_layers(), " layers"));
   }
   for (int kind : a.layer_pattern()) {
-    if (kind != FULL_ATTENTION && kind != SLIDING_WINDOW) {
+    if (kind != FULL_ATTENTION && kind != SLIDING_WINDOW && kind != CHUNKED_LOCAL) {
       return error(absl::StrCat("layer_pattern holds an unknown attention kind ", kind));
     }
   }
@@ -62,6 +80,12 @@ absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view wh
   if (counts.window == 0 && a.sliding_window() != 0) {
     return error("sliding_window is set but layer_pattern windows no layer");
   }
+  if (counts.chunked > 0 && a.attention_chunk_size() < 1) {
+    return error("attention_chunk_size must be positive where a layer is CHUNKED_LOCAL");
+  }
+  if (counts.chunked == 0 && a.attention_chunk_size() != 0) {
+    return error("attention_chunk_size is set but layer_pattern has no CHUNKED_LOCAL layer");
+  }
   if (!(a.attn_logit_softcapping() >= 0) || !std::isfinite(a.attn_logit_softcapping())) {
     return error("attn_logit_softcapping must be a finite number >= 0");
   }
@@ -70,10 +94,15 @@ absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view wh
 
 std::string DescribeAttentionLayout(const ModelSpec& spec) {
   const AttentionLayerCounts counts = CountAttentionLayers(spec);
-  std::string text = counts.window == 0
-                         ? std::string("full attention")
-                         : absl::StrCat(counts.window, " of ", spec.num_layers(), " layers sliding window ",
-                                        spec.attention().sliding_window());
+  std::string text;
+  if (counts.window > 0) {
+    text = absl::StrCat(counts.window, " of ", spec.num_layers(), " layers sliding window ", spec.attention().sliding_window());
+  }
+  if (counts.chunked > 0) {
+    absl::StrAppend(&text, text.empty() ? "" : ", ", counts.chunked, " of ", spec.num_layers(),
+                    " layers chunked local attention ", spec.attention().attention_chunk_size());
+  }
+  if (text.empty()) text = "full attention";
   if (spec.attention().attention_sinks()) absl::StrAppend(&text, ", sinks");
   if (spec.attention().attn_logit_softcapping() > 0) {
     absl::StrAppend(&text, ", logit soft-cap ", spec.attention().attn_logit_softcapping());

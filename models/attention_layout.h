@@ -21,6 +21,7 @@ AttentionKind LayerAttentionKind(const ModelSpec& spec, int layer);
 struct AttentionLayerCounts {
   int full = 0;
   int window = 0;
+  int chunked = 0;
 };
 AttentionLayerCounts CountAttentionLayers(const ModelSpec& spec, int first, int count);
 inline AttentionLayerCounts CountAttentionLayers(const ModelSpec& spec) {
@@ -39,6 +40,14 @@ inline int64_t AttendedKeys(int64_t position, int64_t window) {
 // Query-key pairs of `new_tokens` queries after `context` cached tokens (causal), each query
 // attending to at most `window` keys (0: all): n*c + n(n+1)/2 without a window. Exact.
 double PrefillPairs(int64_t new_tokens, int64_t context, int64_t window);
+
+// Keys a query at `position` attends to in a chunked local layer: the tokens of its own chunk
+// up to itself, position mod chunk + 1.
+inline int64_t ChunkedKeys(int64_t position, int64_t chunk) { return position % chunk + 1; }
+// Query-key pairs of `new_tokens` queries after `context` tokens in a chunked local layer. Exact.
+double ChunkedPrefillPairs(int64_t new_tokens, int64_t context, int64_t chunk);
+// The chunk size of the chunked local layers; 0 when there are none.
+int64_t AttentionChunkTokens(const ModelSpec& spec);
 
 // The layout is consistent: a pattern no longer than num_layers, a window in
 // 1..2^31 where a layer is windowed, no window without a windowed layer, a finite cap >= 0.

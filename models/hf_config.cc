@@ -72,7 +72,7 @@ absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_
 // shared experts as Qwen-MoE and DeepSeek declare them.
 constexpr const char* kSupportedModelTypes[] = {
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss"};
+    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text"};
 
 // Keys of architectures whose attention or layer layout InferGrid does not price, each with
 // what it declares: refused by name rather than priced as something else.
@@ -109,6 +109,9 @@ absl::Status CheckRepresentable(const json& config, absl::string_view path, cons
     }
   }
   for (const auto& [key, what] : kUnmodelledKeys) {
+    // Llama-4's chunked attention and interleaved experts are read (ReadLlama4).
+    const bool llama4_key = absl::string_view(key) == "attention_chunk_size" || absl::string_view(key) == "interleave_moe_layer_step";
+    if (llama4_key && model_type == "llama4_text") continue;
     if (Present(config, key)) {
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": field \"", key, "\" declares ", what, ", which InferGrid does not model"));
@@ -356,6 +359,41 @@ absl::Status ReadAttentionLayout(const json& config, absl::string_view path, abs
   return absl::OkStatus();
 }
 
+// Llama-4: dense layers of intermediate_size_mlp between expert layers of intermediate_size
+// every interleave_moe_layer_step layers, one shared expert of the experts' width, and its RoPE
+// layers (no_rope_layers[i] = 1; by default three of four) attending within
+// attention_chunk_size tokens, the NoPE ones to the whole context.
+absl::Status ReadLlama4(const json& config, absl::string_view path, int64_t layers, ModelSpec* spec) {
+  int64_t dense_ffn = 0, expert_ffn = 0, step = 0, chunk = 0;
+  bool found = false;
+  if (absl::Status s = RequireInt(config, {"intermediate_size_mlp"}, path, &dense_ffn); !s.ok()) return s;
+  if (absl::Status s = RequireInt(config, {"intermediate_size"}, path, &expert_ffn); !s.ok()) return s;
+  if (absl::Status s = ReadInt(config, {"interleave_moe_layer_step"}, path, &step, &found); !s.ok()) return s;
+  if (absl::Status s = RequireInt(config, {"attention_chunk_size"}, path, &chunk); !s.ok()) return s;
+  if (!spec->has_moe() || step > layers || chunk < 1 || chunk > (int64_t{1} << 31)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": a Llama-4 config needs experts, interleave_moe_layer_step in 0..", layers,
+        " and a positive attention_chunk_size"));
+  }
+  spec->set_ffn_dim(dense_ffn);
+  MixtureOfExperts* moe = spec->mutable_moe();
+  moe->set_expert_ffn_dim(expert_ffn);
+  moe->set_num_shared_experts(1);
+  moe->set_interleave_step(static_cast<int32_t>(step));
+  AttentionLayout* layout = spec->mutable_attention();
+  layout->set_attention_chunk_size(static_cast<int32_t>(chunk));
+  const auto no_rope = config.find("no_rope_layers");
+  const bool listed = no_rope != config.end() && no_rope->is_array() && !no_rope->empty();
+  if (listed && static_cast<int64_t>(no_rope->size()) != layers) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": field \"no_rope_layers\" must list one flag per layer"));
+  }
+  for (int64_t i = 0; i < layers; ++i) {
+    const bool rope = listed ? (*no_rope)[static_cast<size_t>(i)] == 1 : (i + 1) % 4 != 0;
+    layout->add_layer_pattern(rope ? CHUNKED_LOCAL : FULL_ATTENTION);
+  }
+  return absl::OkStatus();
+}
+
 // What else of a family's layer decides its size or time: gpt-oss's sinks, output and expert
 // biases and experts-only MXFP4; Gemma's four norms a layer, soft-capping and tied embeddings;
 // the per-head query and key norms of Qwen3 and Gemma-3.
@@ -376,6 +414,16 @@ absl::Status ReadFamilyExtras(const json& config, absl::string_view path, absl::
     if (it->get<double>() > 0) spec->mutable_attention()->set_attn_logit_softcapping(it->get<double>());
   }
   return absl::OkStatus();
+}
+
+// Which layers attend how, and the families' other per-layer traits.
+absl::Status ReadLayerLayout(const json& config, absl::string_view path, absl::string_view model_type, int64_t layers,
+                             ModelSpec* spec) {
+  if (absl::Status s = ReadAttentionLayout(config, path, model_type, layers, spec); !s.ok()) return s;
+  if (model_type == "llama4_text") {
+    if (absl::Status s = ReadLlama4(config, path, layers, spec); !s.ok()) return s;
+  }
+  return ReadFamilyExtras(config, path, model_type, spec);
 }
 
 }  // namespace
@@ -454,8 +502,7 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   spec.set_max_position_embeddings(max_positions);
   if (absl::Status s = ReadWeightFormat(*config, path, &spec); !s.ok()) return s;
   if (absl::Status s = ReadExperts(*config, path, layers, &spec); !s.ok()) return s;
-  if (absl::Status s = ReadAttentionLayout(*config, path, model_type, layers, &spec); !s.ok()) return s;
-  if (absl::Status s = ReadFamilyExtras(*config, path, model_type, &spec); !s.ok()) return s;
+  if (absl::Status s = ReadLayerLayout(*config, path, model_type, layers, &spec); !s.ok()) return s;
   return spec;
 }
 

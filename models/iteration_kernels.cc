@@ -7,6 +7,7 @@
 #include "models/attention_layout.h"
 #include "models/kernel_constants.h"
 #include "models/kv_cache_size.h"
+#include "models/parameter_count.h"
 
 namespace infergrid {
 namespace {
@@ -106,6 +107,8 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   b.full_attention_layers_ = attention.full;
   b.window_layers_ = attention.window;
   b.window_tokens_ = SlidingWindowTokens(model);
+  b.chunked_layers_ = attention.chunked;
+  b.chunk_tokens_ = AttentionChunkTokens(model);
   b.extra_scores_per_query_ = model.attention().attention_sinks() ? 1 : 0;
   b.cuda_flops_per_score_ =
       kSoftmaxFlopsPerScore + (model.attention().attn_logit_softcapping() > 0 ? kSoftcapFlopsPerScore : 0);
@@ -122,7 +125,7 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
     b.shared_ffn_ = CeilDiv(expert_ffn * model.moe().num_shared_experts(), tp);
   }
   b.vocab_ = CeilDiv(model.vocab_size(), tp);
-  b.dense_mlp_layers_ = model.has_moe() ? model.moe().first_dense_layers() : b.layers_;
+  b.dense_mlp_layers_ = b.layers_ - static_cast<int32_t>(ExpertLayers(model));
   b.expert_mlp_layers_ = b.layers_ - b.dense_mlp_layers_;
   if (model.has_mla()) {
     b.q_lora_ = model.mla().q_lora_rank();
@@ -241,13 +244,13 @@ void IterationKernelBuilder::AddMlp(IterationKernels* out, int64_t tokens) const
 }
 
 IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
-    const BatchShape& batch, int64_t window) const {
+    const BatchShape& batch, Reach reach) const {
   // Exact integer sums (every count is far below 2^53, so they convert to double exactly).
   // This loop runs over every decode sequence of every iteration: with the vLLM sizes
   // (powers of two) the ceiling divisions are shifts, which keeps it a few cycles a sequence.
   const int64_t split = options_.decode_kv_split_tokens;
   const int64_t block = options_.kv_block_tokens;
-  const int64_t cap = window > 0 ? window : INT64_MAX;
+  const int64_t cap = reach.window > 0 ? reach.window : INT64_MAX;
   DecodeKeyCounts n;
   const auto accumulate = [&](int64_t len, int64_t len_blocks, int64_t len_chunks) {
     n.keys += len;
@@ -256,7 +259,12 @@ IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
     if (len_chunks > 1) n.partials += len_chunks;
     n.longest = std::max(n.longest, len);
   };
-  if (block_shift_ >= 0 && split_shift_ >= 0) {
+  if (reach.chunk > 0) {
+    for (int64_t context : batch.decode_context_tokens) {
+      const int64_t len = ChunkedKeys(context, reach.chunk);
+      accumulate(len, CeilDiv(len, block), CeilDiv(len, split));
+    }
+  } else if (block_shift_ >= 0 && split_shift_ >= 0) {
     for (int64_t context : batch.decode_context_tokens) {
       const int64_t len = std::min(context + 1, cap);  // the new token's K/V is cached first
       accumulate(len, (len + block - 1) >> block_shift_, (len + split - 1) >> split_shift_);
@@ -271,27 +279,37 @@ IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
 }
 
 void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKernels* out) const {
+  const Reach window{.window = window_tokens_};
+  const Reach chunk{.chunk = chunk_tokens_};
   if (!batch.prefill.empty()) {
-    if (full_attention_layers_ > 0) AddPrefillAttention(batch, out, full_attention_layers_, 0, "attention_prefill");
-    if (window_layers_ > 0) {
-      AddPrefillAttention(batch, out, window_layers_, window_tokens_, "attention_prefill_window");
-    }
+    if (full_attention_layers_ > 0) AddPrefillAttention(batch, out, full_attention_layers_, Reach{}, "attention_prefill");
+    if (window_layers_ > 0) AddPrefillAttention(batch, out, window_layers_, window, "attention_prefill_window");
+    if (chunked_layers_ > 0) AddPrefillAttention(batch, out, chunked_layers_, chunk, "attention_prefill_chunked");
   }
   if (!batch.decode_context_tokens.empty()) {
-    if (full_attention_layers_ > 0) AddDecodeAttention(batch, out, full_attention_layers_, 0, "attention_decode");
-    if (window_layers_ > 0) {
-      AddDecodeAttention(batch, out, window_layers_, window_tokens_, "attention_decode_window");
-    }
+    if (full_attention_layers_ > 0) AddDecodeAttention(batch, out, full_attention_layers_, Reach{}, "attention_decode");
+    if (window_layers_ > 0) AddDecodeAttention(batch, out, window_layers_, window, "attention_decode_window");
+    if (chunked_layers_ > 0) AddDecodeAttention(batch, out, chunked_layers_, chunk, "attention_decode_chunked");
   }
 }
 
 namespace {
 
 // Keys the query tiles of one prefill chunk load: tile j reads from the first key its first
-// row sees (0 without a window) through its last row's own key.
-double PrefillKeysRead(int64_t new_tokens, int64_t context, int64_t tile, int64_t window) {
+// row sees (0 without a window; its chunk's start in a chunked layer) through its last row's
+// own key.
+double PrefillKeysRead(int64_t new_tokens, int64_t context, int64_t tile, int64_t window, int64_t chunk) {
   const int64_t tiles = CeilDiv(new_tokens, tile);
   const double q = static_cast<double>(tiles), c = static_cast<double>(context);
+  if (chunk > 0) {
+    double keys = 0;
+    for (int64_t j = 0; j < tiles; ++j) {
+      const int64_t first = context + j * tile;
+      const int64_t last = context + std::min((j + 1) * tile, new_tokens) - 1;
+      keys += static_cast<double>(last + 1 - first / chunk * chunk);
+    }
+    return keys;
+  }
   if (window <= 0) {
     // sum over tiles = q*c + tile*q*(q-1)/2 + n.
     return q * c + static_cast<double>(tile) * q * (q - 1) / 2 + static_cast<double>(new_tokens);
@@ -308,7 +326,8 @@ double PrefillKeysRead(int64_t new_tokens, int64_t context, int64_t tile, int64_
 }  // namespace
 
 void IterationKernelBuilder::AddPrefillAttention(const BatchShape& batch, IterationKernels* out,
-                                                 int32_t repeat, int64_t window, const char* name) const {
+                                                 int32_t repeat, Reach reach, const char* name) const {
+  const int64_t window = reach.window, chunk_tokens = reach.chunk;
   const double q_heads = static_cast<double>(q_heads_);
   const double head_dim = static_cast<double>(head_dim_);
   const double group = q_heads / static_cast<double>(kv_heads_);  // query heads per KV head on this GPU
@@ -318,13 +337,16 @@ void IterationKernelBuilder::AddPrefillAttention(const BatchShape& batch, Iterat
   double pairs = 0, new_tokens = 0, keys = 0, keys_read = 0, footprint = 0, work = 0;
   for (const PrefillChunk& chunk : batch.prefill) {
     const double n = static_cast<double>(chunk.new_tokens);
-    pairs += PrefillPairs(chunk.new_tokens, chunk.context_tokens, window);
+    pairs += chunk_tokens > 0 ? ChunkedPrefillPairs(chunk.new_tokens, chunk.context_tokens, chunk_tokens)
+                              : PrefillPairs(chunk.new_tokens, chunk.context_tokens, window);
     new_tokens += n;
-    // Keys loaded once: the context a window still reaches, and the new keys.
-    const int64_t reached = window > 0 ? std::max<int64_t>(0, chunk.context_tokens - window + 1) : 0;
+    // Keys loaded once: the context a window (or the first query's own chunk) still reaches,
+    // and the new keys.
+    int64_t reached = window > 0 ? std::max<int64_t>(0, chunk.context_tokens - window + 1) : 0;
+    if (chunk_tokens > 0) reached = chunk.context_tokens / chunk_tokens * chunk_tokens;
     const double span = static_cast<double>(chunk.context_tokens - reached) + n;
     keys += span;
-    keys_read += PrefillKeysRead(chunk.new_tokens, chunk.context_tokens, tile, window);
+    keys_read += PrefillKeysRead(chunk.new_tokens, chunk.context_tokens, tile, window, chunk_tokens);
     footprint = std::max(footprint, span * kv_tl);
     work += static_cast<double>(CeilDiv(chunk.new_tokens, tile)) * q_heads;
   }
@@ -344,14 +366,14 @@ void IterationKernelBuilder::AddPrefillAttention(const BatchShape& batch, Iterat
 }
 
 void IterationKernelBuilder::AddDecodeAttention(const BatchShape& batch, IterationKernels* out,
-                                                int32_t repeat, int64_t window, const char* name) const {
+                                                int32_t repeat, Reach reach, const char* name) const {
   const double q_heads = static_cast<double>(q_heads_);
   const double kv_heads = static_cast<double>(kv_heads_);
   const double head_dim = static_cast<double>(head_dim_);
   const double group = q_heads / kv_heads;
   const double kv_tl = kv_bytes_per_token_layer_;
   const bool quantized_kv = options_.kv_dtype != options_.activation_dtype && kv_elem_bytes_ < act_bytes_;
-  const DecodeKeyCounts counts = CountDecodeKeys(batch, window);
+  const DecodeKeyCounts counts = CountDecodeKeys(batch, reach);
   const double keys = static_cast<double>(counts.keys), blocks = static_cast<double>(counts.blocks);
   const double chunks = static_cast<double>(counts.chunks), partials = static_cast<double>(counts.partials);
   const double longest = static_cast<double>(counts.longest);

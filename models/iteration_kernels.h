@@ -183,13 +183,19 @@ class IterationKernelBuilder {
   // Caches the K/V (or latent) of the batch's real tokens: `elements_per_token` activations in,
   // kv_bytes_per_token_layer_ out per token and layer.
   void AddKvCacheWrite(IterationKernels* out, int64_t real_tokens, double elements_per_token) const;
-  // The attention of the full-attention layers, then of the sliding-window ones (if any).
+  // The attention of the full-attention layers, then of the sliding-window and the chunked
+  // local ones (if any).
   void AddAttention(const BatchShape& batch, IterationKernels* out) const;
-  // One kind's kernels over `repeat` layers whose queries see at most `window` keys (0: all).
-  void AddPrefillAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat,
-                           int64_t window, const char* name) const;
-  void AddDecodeAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat,
-                          int64_t window, const char* name) const;
+  // What one kind's queries see: at most `window` keys, or only their own `chunk` (0: all).
+  struct Reach {
+    int64_t window = 0;
+    int64_t chunk = 0;
+  };
+  // One kind's kernels over `repeat` layers.
+  void AddPrefillAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat, Reach reach,
+                           const char* name) const;
+  void AddDecodeAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat, Reach reach,
+                          const char* name) const;
   // Multi-head latent attention (models/latent_attention_kernels.cc): the low-rank query and
   // latent projections, RoPE and the latent cache write; then vLLM's two attention paths,
   // prefill up-projecting the latent to full heads, decode attending in the latent space.
@@ -200,7 +206,7 @@ class IterationKernelBuilder {
   struct DecodeKeyCounts {
     int64_t keys = 0, blocks = 0, chunks = 0, partials = 0, longest = 0;
   };
-  DecodeKeyCounts CountDecodeKeys(const BatchShape& batch, int64_t window) const;
+  DecodeKeyCounts CountDecodeKeys(const BatchShape& batch, Reach reach) const;
 
   ModelSpec model_;
   IterationKernelOptions options_;
@@ -208,6 +214,8 @@ class IterationKernelBuilder {
   int32_t full_attention_layers_ = 0;
   int32_t window_layers_ = 0;     // sliding-window layers (models/attention_layout.h)
   int64_t window_tokens_ = 0;
+  int32_t chunked_layers_ = 0;    // chunked local attention layers (Llama-4)
+  int64_t chunk_tokens_ = 0;
   double extra_scores_per_query_ = 0;  // attention sinks: one more logit per query and head
   double cuda_flops_per_score_ = 0;    // softmax, plus the soft cap where the model has one
   int64_t d_ = 0;

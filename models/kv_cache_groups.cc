@@ -23,7 +23,10 @@ KvCacheGroups OneGroup(int layers) {
 }
 
 KvCacheGroups VllmHybridGroups(const ModelSpec& spec, int first, int count) {
-  const AttentionLayerCounts counts = CountAttentionLayers(spec, first, count);
+  AttentionLayerCounts counts = CountAttentionLayers(spec, first, count);
+  // Chunked local layers keep every token: vLLM turns the hybrid manager off for them unless
+  // VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (config/vllm.py).
+  counts.full += counts.chunked;
   KvCacheGroups groups;
   if (counts.window == 0) return OneGroup(count);
   groups.window_tokens = spec.attention().sliding_window();

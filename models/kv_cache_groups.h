@@ -56,7 +56,8 @@ KvCacheGroups OneGroup(int layers);
 // vLLM V1's grouping of layers [first, first + count): layers of each kind are cut into groups
 // of `group size` layers, where the group size is the smallest kind's layer count (the largest
 // one's when it is less than 1.5x the smallest), the last group of a kind padded with empty
-// slots; a model with one kind is one group. gpt-oss-20b (12 windowed, 12 full): 1 + 1 groups
+// slots; a model with one kind is one group. Chunked local layers (Llama-4) count as full: vLLM
+// keeps every token of them by default. gpt-oss-20b (12 windowed, 12 full): 1 + 1 groups
 // of 12; Gemma-3-27B (52 windowed, 10 full): 1 full + 6 window groups of 10, 8 slots padded.
 KvCacheGroups VllmHybridGroups(const ModelSpec& spec, int first, int count);
 

@@ -22,7 +22,8 @@ int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_p
 
 double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t sequences) {
   const AttentionLayerCounts layers = CountAttentionLayers(spec);
-  const double kept = static_cast<double>(layers.full) * static_cast<double>(tokens) +
+  // Chunked local layers are counted whole, as the engines allocate them.
+  const double kept = static_cast<double>(layers.full + layers.chunked) * static_cast<double>(tokens) +
                       static_cast<double>(layers.window) *
                           static_cast<double>(std::min<int64_t>(tokens, spec.attention().sliding_window()));
   return static_cast<double>(KvBytesPerTokenLayer(spec, kv_dtype, 1)) * kept * static_cast<double>(sequences);

@@ -92,7 +92,7 @@ void IterationKernelBuilder::AddLatentAttention(const BatchShape& batch, Iterati
     // vLLM keeps the absorbed W_UK and W_UV in the activation dtype, whatever the checkpoint.
     AddGemm(out, "q_absorb", layers_, rows, kv_lora_, nope_dim_, static_cast<int32_t>(q_heads_),
             GemmWeights::kUnquantized);
-    const DecodeKeyCounts counts = CountDecodeKeys(batch, 0);
+    const DecodeKeyCounts counts = CountDecodeKeys(batch, Reach{});
     const double keys = static_cast<double>(counts.keys);
     const double sequences = static_cast<double>(batch.decode_context_tokens.size());
     const double value_width = static_cast<double>(kv_lora_);

@@ -16,6 +16,7 @@
 #include "base/textproto.h"
 #include "models/attention_layout.h"
 #include "models/hf_config.h"
+#include "models/parameter_count.h"
 
 namespace infergrid::model_catalog {
 absl::Span<const EmbeddedFile> EmbeddedFiles();
@@ -177,6 +178,12 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, absl::string_view where) {
     }
     if (absl::Status status = Check(moe.first_dense_layers() >= 0 && moe.first_dense_layers() < spec.num_layers(),
                                     where, "moe.first_dense_layers must be in 0..num_layers-1");
+        !status.ok()) {
+      return status;
+    }
+    if (absl::Status status = Check(moe.interleave_step() >= 0 && moe.interleave_step() <= spec.num_layers() &&
+                                        ExpertLayers(spec) > 0,
+                                    where, "moe.interleave_step must be in 0..num_layers and leave expert layers");
         !status.ok()) {
       return status;
     }

@@ -55,10 +55,19 @@ AttentionParameters AttentionPerLayer(const ModelSpec& spec) {
 
 }  // namespace
 
-int64_t ExpertLayers(const ModelSpec& spec) {
-  if (!spec.has_moe()) return 0;
-  return spec.num_layers() - spec.moe().first_dense_layers();
+bool IsExpertLayer(const ModelSpec& spec, int layer) {
+  if (!spec.has_moe() || layer < spec.moe().first_dense_layers()) return false;
+  const int step = spec.moe().interleave_step();
+  return step <= 1 || (layer + 1) % step == 0;
 }
+
+int64_t ExpertLayers(const ModelSpec& spec, int first, int count) {
+  int64_t layers = 0;
+  for (int layer = first; layer < first + count; ++layer) layers += IsExpertLayer(spec, layer) ? 1 : 0;
+  return layers;
+}
+
+int64_t ExpertLayers(const ModelSpec& spec) { return ExpertLayers(spec, 0, spec.num_layers()); }
 
 ParameterBreakdown CountParameters(const ModelSpec& spec) {
   const int64_t d = spec.hidden_size();

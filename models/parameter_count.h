@@ -25,9 +25,14 @@ ParameterBreakdown CountParameters(const ModelSpec& spec);
 // checkpoint that quantizes only the experts stores in its quantized format.
 int64_t RoutedExpertParameters(const ModelSpec& spec);
 
+// Whether layer `layer` (0-based) has routed experts: past the leading dense layers, and every
+// moe.interleave_step-th layer where the experts are interleaved (Llama-4 Maverick: 1, 3, ...).
+bool IsExpertLayer(const ModelSpec& spec, int layer);
 // Layers whose MLP is routed experts: all of them for an MoE model, less its leading dense
-// layers (DeepSeek-V3: 58 of 61); 0 for a dense model.
+// layers (DeepSeek-V3: 58 of 61) and its interleaved dense ones (Maverick: 24 of 48); 0 for a
+// dense model. The second form counts layers [first, first + count) (a pipeline stage).
 int64_t ExpertLayers(const ModelSpec& spec);
+int64_t ExpertLayers(const ModelSpec& spec, int first, int count);
 
 // Parameters one token passes through: all but the routed experts it is not sent to.
 // Equals CountParameters().Total() for dense models.

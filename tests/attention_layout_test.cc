@@ -252,6 +252,95 @@ TEST(ParameterCount, TwentyTwentySixCatalogMatchesCheckpoints) {
   EXPECT_EQ(RoutedExpertParameters(Catalog("gpt-oss-20b")), 24LL * 32 * (3 * 2880 * 2880 + 3 * 2880));
 }
 
+TEST(AttentionLayout, ChunkedPairsMatchTheQueryByQuerySum) {
+  for (int64_t chunk : {1, 4, 16, 8192}) {
+    for (int64_t context : {0, 3, 15, 16, 8191, 20000}) {
+      for (int64_t n : {1, 5, 17, 100, 9000}) {
+        double expected = 0;
+        for (int64_t i = 0; i < n; ++i) expected += static_cast<double>(ChunkedKeys(context + i, chunk));
+        EXPECT_EQ(ChunkedPrefillPairs(n, context, chunk), expected) << chunk << " " << context << " " << n;
+      }
+    }
+  }
+}
+
+// Llama-4: RoPE layers (three of four) attend within 8,192-token chunks; Maverick's experts sit
+// in every other layer (1, 3, ..., 47) with dense layers of 16,384 between them.
+TEST(Llama4, ChunkedLayersAndInterleavedExperts) {
+  const ModelSpec maverick = Catalog("llama-4-maverick");
+  EXPECT_EQ(CountAttentionLayers(maverick).chunked, 36);
+  EXPECT_EQ(LayerAttentionKind(maverick, 3), FULL_ATTENTION);
+  EXPECT_EQ(AttentionChunkTokens(maverick), 8192);
+  EXPECT_FALSE(IsExpertLayer(maverick, 0));
+  EXPECT_TRUE(IsExpertLayer(maverick, 1));
+  EXPECT_EQ(ExpertLayers(maverick), 24);
+  EXPECT_EQ(ExpertLayers(maverick, 0, 5), 2);
+  EXPECT_EQ(ExpertLayers(Catalog("llama-4-scout")), 48);
+  // Counts by hand (text model): Maverick 3,019,898,880 attention + 24 dense MLPs of 251,658,240
+  // + 24 expert layers of 128 x 125,829,120 routed, one shared and a 655,360 router + norms
+  // and both embeddings = 400,711,848,960, Meta's "400B"; 17B active for both.
+  EXPECT_EQ(CountParameters(maverick).Total(), 400'711'848'960);
+  EXPECT_EQ(CountParameters(Catalog("llama-4-scout")).Total(), 107'769'861'120);  // 109B with vision
+  EXPECT_NEAR(ActiveParametersPerToken(maverick) / 17e9, 1.0, 0.02);
+  EXPECT_NEAR(ActiveParametersPerToken(Catalog("llama-4-scout")) / 17e9, 1.0, 0.02);
+
+  IterationKernelOptions options;
+  options.tensor_parallel = 8;
+  absl::StatusOr<IterationKernelBuilder> builder = IterationKernelBuilder::Create(maverick, options);
+  ASSERT_TRUE(builder.ok()) << builder.status();
+  BatchShape decode;
+  decode.decode_context_tokens = {10000};
+  IterationKernels kernels;
+  builder->Build(decode, &kernels);
+  double chunked = 0, full = 0;
+  for (const Kernel& k : kernels) {
+    if (std::string(k.name) == "attention_decode_chunked") chunked = k.tensor_flops;
+    if (std::string(k.name) == "attention_decode") full = k.tensor_flops;
+  }
+  // 5 query heads of 128 per GPU: position 10,000 sees 10,000 mod 8,192 + 1 = 1,809 keys in its
+  // chunk, 10,001 in the NoPE layers.
+  EXPECT_EQ(chunked, 4.0 * 5 * 128 * 1809);
+  EXPECT_EQ(full, 4.0 * 5 * 128 * 10001);
+}
+
+// Scout's text_config as published (the fields that decide its shape).
+constexpr char kLlama4ScoutConfig[] = R"({"model_type": "llama4", "text_config": {
+  "model_type": "llama4_text", "attention_chunk_size": 8192, "head_dim": 128, "hidden_size": 5120,
+  "interleave_moe_layer_step": 1, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+  "max_position_embeddings": 10485760, "num_attention_heads": 40, "num_experts_per_tok": 1,
+  "num_hidden_layers": 48, "num_key_value_heads": 8, "num_local_experts": 16,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 202048,
+  "no_rope_layers": [1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0]}})";
+
+TEST(HfConfig, Llama4ImportsAsTheCatalogEntry) {
+  absl::StatusOr<ModelSpec> spec = ImportHfConfig(kLlama4ScoutConfig, "scout/config.json");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const ModelSpec scout = Catalog("llama-4-scout");
+  EXPECT_EQ(CountParameters(*spec).Total(), CountParameters(scout).Total());
+  EXPECT_EQ(CountAttentionLayers(*spec).chunked, 36);
+  for (int layer = 0; layer < 48; ++layer) {
+    EXPECT_EQ(LayerAttentionKind(*spec, layer), LayerAttentionKind(scout, layer)) << layer;
+  }
+  EXPECT_EQ(spec->moe().num_shared_experts(), 1);
+}
+
+TEST(EngineMemory, ChunkedLayersAreAllocatedWhole) {
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h100-sxm");
+  ASSERT_TRUE(gpu.ok());
+  MemoryPlanRequest r;
+  r.model = Catalog("llama-4-scout");
+  r.gpu = *gpu;
+  r.weights = WeightFormat();
+  r.tensor_parallel = 4;
+  r.max_model_len = 32768;
+  r.block_size = 0;
+  absl::StatusOr<MemoryPlanDetail> plan = ExplainEngineMemory(r);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->plan.kv_groups.hybrid());
+  EXPECT_EQ(plan->plan.kv_bytes_per_token, 48 * 2 * 2 * 128 * 2);  // 2 KV heads a GPU
+  EXPECT_THAT(absl::StrJoin(plan->notes, "\n"), HasSubstr("8192-token chunks"));
+}
+
 // gpt-oss-20b's config.json as published (the fields that decide its shape).
 constexpr char kGptOss20bConfig[] = R"({
   "architectures": ["GptOssForCausalLM"], "attention_bias": true, "experts_per_token": 4,

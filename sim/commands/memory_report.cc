@@ -44,11 +44,13 @@ MemoryReport BuildMemoryReport(const cli::AccountingSetup& setup, int64_t contex
   report.set_remainder_bytes(device.total_bytes() - report.payload_bytes());
 
   AddParameterNotes(setup, report.mutable_notes());
-  if (CountAttentionLayers(setup.model).window > 0) {
+  const AttentionLayerCounts kinds = CountAttentionLayers(setup.model);
+  if (kinds.window > 0 || kinds.chunked > 0) {
     report.add_notes(absl::StrCat("attention: ", DescribeAttentionLayout(setup.model),
                                   "; a windowed layer keeps only its window's K and V, so the KV bytes are "
-                                  "those of the full layers at the context plus the windowed ones at "
-                                  "min(context, window); bytes_per_token counts every layer for one token"));
+                                  "those of the other layers at the context plus the windowed ones at "
+                                  "min(context, window); chunked layers are counted whole, as the engines "
+                                  "allocate them; bytes_per_token counts every layer for one token"));
   }
   report.add_notes(
       "remainder = device total - payload: an upper bound on everything else (other sequences' "

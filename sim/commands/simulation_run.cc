@@ -19,6 +19,18 @@
 namespace infergrid {
 namespace {
 
+// The summary's note on a model with windowed or chunked layers: which, and how the engine's
+// KV cache holds them. Empty for full attention.
+std::vector<std::string> AttentionNotes(const ModelSpec& model, const KvCacheGroups& groups) {
+  const AttentionLayerCounts kinds = CountAttentionLayers(model);
+  if (kinds.window == 0 && kinds.chunked == 0) return {};
+  return {absl::StrCat(
+      "attention: ", DescribeAttentionLayout(model), "; windowed and chunked layers read only their window or chunk; KV ",
+      groups.hybrid() ? absl::StrCat("held in ", groups.Describe(), " (window groups free the blocks the window has left",
+                                     kinds.chunked > 0 ? "; chunked layers keep every token)" : ")")
+                      : "allocated as full attention by this engine")};
+}
+
 // Hands every iteration to each output that records iterations (iterations.csv, the timeline).
 class IterationOutputs final : public IterationSink {
  public:
@@ -108,13 +120,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   context.slo_tpot_s = o.slo_tpot_s;
   context.record_wall_time = o.record_wall_time;
   if (!o.workload.trace.empty()) context.trace_stats = &trace_stats;
-  if (CountAttentionLayers(o.setup.model).window > 0) {
-    const KvCacheGroups& groups = plan.memory_plan.kv_groups;
-    context.model_notes.push_back(absl::StrCat(
-        "attention: ", DescribeAttentionLayout(o.setup.model), "; windowed layers read only the window; KV ",
-        groups.hybrid() ? absl::StrCat("held in ", groups.Describe(), " (window groups free the blocks the window has left)")
-                        : "allocated as full attention by this engine"));
-  }
+  context.model_notes = AttentionNotes(o.setup.model, plan.memory_plan.kv_groups);
   if (iterations_csv) {
     if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
   }

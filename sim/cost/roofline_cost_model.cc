@@ -18,25 +18,41 @@ RooflineCostModel::RooflineCostModel(const ModelSpec& model, const GpuSpec& gpu,
       peak_hbm_bytes_per_s_(gpu.hbm_bytes_per_s()),
       window_share_(static_cast<double>(CountAttentionLayers(model).window) / std::max(1, model.num_layers())),
       window_tokens_(SlidingWindowTokens(model)),
+      chunk_share_(static_cast<double>(CountAttentionLayers(model).chunked) / std::max(1, model.num_layers())),
+      chunk_tokens_(AttentionChunkTokens(model)),
       options_(options),
       description_(absl::StrCat("roofline (uncalibrated peaks of ", gpu.name(), ")")) {}
 
 void RooflineCostModel::WindowedDemands(const BatchShape& batch, double* prefill_pairs, double* decode_pairs,
                                         double* kv_read_tokens) const {
-  // Recount what the windowed layers see, and weigh both kinds by their share of the layers.
+  // Recount what the windowed and chunked layers see, and weigh each kind by its share of the
+  // layers.
   double window_prefill = 0, window_decode = 0, window_read = 0;
+  double chunk_prefill = 0, chunk_decode = 0, chunk_read = 0;
   for (const PrefillChunk& chunk : batch.prefill) {
-    window_prefill += PrefillPairs(chunk.new_tokens, chunk.context_tokens, window_tokens_);
-    window_read += static_cast<double>(std::min(chunk.context_tokens, window_tokens_ - 1));
+    if (window_share_ > 0) {
+      window_prefill += PrefillPairs(chunk.new_tokens, chunk.context_tokens, window_tokens_);
+      window_read += static_cast<double>(std::min(chunk.context_tokens, window_tokens_ - 1));
+    }
+    if (chunk_share_ > 0) {
+      chunk_prefill += ChunkedPrefillPairs(chunk.new_tokens, chunk.context_tokens, chunk_tokens_);
+      chunk_read += static_cast<double>(chunk.context_tokens % chunk_tokens_);
+    }
   }
   for (int64_t context : batch.decode_context_tokens) {
-    window_decode += static_cast<double>(AttendedKeys(context, window_tokens_));
-    window_read += static_cast<double>(std::min(context, window_tokens_ - 1));
+    if (window_share_ > 0) {
+      window_decode += static_cast<double>(AttendedKeys(context, window_tokens_));
+      window_read += static_cast<double>(std::min(context, window_tokens_ - 1));
+    }
+    if (chunk_share_ > 0) {
+      chunk_decode += static_cast<double>(ChunkedKeys(context, chunk_tokens_));
+      chunk_read += static_cast<double>(context % chunk_tokens_);
+    }
   }
-  const double full = 1 - window_share_;
-  *prefill_pairs = full * *prefill_pairs + window_share_ * window_prefill;
-  *decode_pairs = full * *decode_pairs + window_share_ * window_decode;
-  *kv_read_tokens = full * *kv_read_tokens + window_share_ * window_read;
+  const double full = 1 - window_share_ - chunk_share_;
+  *prefill_pairs = full * *prefill_pairs + window_share_ * window_prefill + chunk_share_ * chunk_prefill;
+  *decode_pairs = full * *decode_pairs + window_share_ * window_decode + chunk_share_ * chunk_decode;
+  *kv_read_tokens = full * *kv_read_tokens + window_share_ * window_read + chunk_share_ * chunk_read;
 }
 
 IterationCost RooflineCostModel::Cost(const BatchShape& batch) const {
@@ -58,7 +74,7 @@ IterationCost RooflineCostModel::Cost(const BatchShape& batch) const {
     decode_pairs += static_cast<double>(context) + 1;
     kv_read_tokens += static_cast<double>(context);
   }
-  if (window_share_ > 0) WindowedDemands(batch, &attention_pairs, &decode_pairs, &kv_read_tokens);
+  if (window_share_ > 0 || chunk_share_ > 0) WindowedDemands(batch, &attention_pairs, &decode_pairs, &kv_read_tokens);
   attention_pairs += decode_pairs;
   const double per_gpu_params = options_.active_parameters / std::max(1, options_.tensor_parallel);
   // A captured graph's padding rows pass through the linear layers too.

@@ -40,8 +40,8 @@ class RooflineCostModel final : public IterationCostModel {
   absl::string_view Description() const override { return description_; }
 
  private:
-  // Replaces the full-attention pair and KV-read counts with their layer-weighted mix of full
-  // and sliding-window layers.
+  // Replaces the full-attention pair and KV-read counts with their layer-weighted mix of full,
+  // sliding-window and chunked local layers.
   void WindowedDemands(const BatchShape& batch, double* prefill_pairs, double* decode_pairs,
                        double* kv_read_tokens) const;
   double attention_flops_per_pair_;     // 4 * L * H_q * D / TP (models/pass_accounting.h)
@@ -52,6 +52,8 @@ class RooflineCostModel final : public IterationCostModel {
   // queries see and whose KV reads cover at most window_tokens_ keys.
   double window_share_ = 0;
   int64_t window_tokens_ = 0;
+  double chunk_share_ = 0;          // chunked local layers, whose queries see their own chunk
+  int64_t chunk_tokens_ = 0;
   RooflineCostOptions options_;
   std::string description_;
 };

@@ -19,7 +19,7 @@ double ActiveFfnPerGpu(const ModelSpec& model, int tensor_parallel) {
     const double expert = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim());
     ffn = expert * (moe.experts_per_token() + moe.num_shared_experts());
     // Leading dense layers (DeepSeek-V3's) are wider: the widest layer decides the peak.
-    if (moe.first_dense_layers() > 0) ffn = std::max(ffn, static_cast<double>(model.ffn_dim()));
+    if (moe.first_dense_layers() > 0 || moe.interleave_step() > 1) ffn = std::max(ffn, static_cast<double>(model.ffn_dim()));
   }
   return ffn / std::max(1, tensor_parallel);
 }

@@ -131,11 +131,18 @@ int64_t EngineKvBytesPerTokenLayer(const MemoryPlanRequest& r, const EnginePerso
 absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const EnginePersonality& p, int first,
                                              int count, std::vector<std::string>* notes) {
   const AttentionLayerCounts kinds = CountAttentionLayers(r.model);
+  if (kinds.chunked > 0 && notes != nullptr) {
+    notes->push_back(absl::StrCat(kinds.chunked, " of ", r.model.num_layers(), " layers attend within ",
+                                  r.model.attention().attention_chunk_size(),
+                                  "-token chunks; their KV is allocated as full attention (vLLM turns its hybrid "
+                                  "KV cache manager off for chunked local attention by default; SGLang and "
+                                  "TensorRT-LLM as for windows)"));
+  }
   if (kinds.window == 0) return OneGroup(count);
   const std::string window = absl::StrCat(kinds.window, " of ", r.model.num_layers(), " layers attend to a ",
                                           r.model.attention().sliding_window(), "-token window");
   const bool apart = p.windowed_kv_cache() == HYBRID_GROUPS ||
-                     (p.windowed_kv_cache() == UNIFORM_WINDOW_ONLY && kinds.full == 0);
+                     (p.windowed_kv_cache() == UNIFORM_WINDOW_ONLY && kinds.full + kinds.chunked == 0);
   if (!apart) {
     if (notes != nullptr) {
       notes->push_back(absl::StrCat(window, "; ", PersonalityName(p),
@@ -144,7 +151,7 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
     }
     return OneGroup(count);
   }
-  if (r.pipeline_parallel > 1 && kinds.full > 0) {
+  if (r.pipeline_parallel > 1 && kinds.full + kinds.chunked > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--pipeline-parallel-size=", r.pipeline_parallel, " with ", r.model.name(),
         "'s mixed sliding-window and full layers: the hybrid KV cache groups across pipeline stages are "

@@ -5,6 +5,7 @@
 
 #include "base/units.h"
 #include "models/kv_cache_size.h"
+#include "models/parameter_count.h"
 
 namespace infergrid {
 namespace {
@@ -123,11 +124,11 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
   const double float_bytes = BytesPerElement(UnquantizedDType(model, weights));
   const double scale_bytes = ScaleBytesPerOutputChannel(weights);
 
-  // The stage's layers: the model's leading dense layers (DeepSeek-V3's first three) among
-  // them have a dense MLP, the others routed experts.
-  const int dense_in_model = model.has_moe() ? model.moe().first_dense_layers() : model.num_layers();
-  const double dense_layers = std::clamp(dense_in_model - stage.first_layer, 0, stage.layers);
-  const double expert_layers = stage.layers - dense_layers;
+  // The stage's layers: the model's leading dense layers (DeepSeek-V3's first three) and
+  // interleaved dense layers (Llama-4 Maverick's even ones) among them have a dense MLP, the
+  // others routed experts.
+  const double expert_layers = static_cast<double>(ExpertLayers(model, stage.first_layer, stage.layers));
+  const double dense_layers = stage.layers - expert_layers;
   const LayerShard attention = AttentionShard(model, tensor_parallel);
   const LayerShard dense = MlpShard(model, tensor_parallel, false);
   const LayerShard experts = model.has_moe() ? MlpShard(model, tensor_parallel, true, expert_parallel) : LayerShard{};
