@@ -20,6 +20,7 @@ AttentionLayerCounts CountAttentionLayers(const ModelSpec& spec, int first, int 
     switch (LayerAttentionKind(spec, layer)) {
       case SLIDING_WINDOW: ++counts.window; break;
       case CHUNKED_LOCAL: ++counts.chunked; break;
+      case LINEAR_ATTENTION: ++counts.linear; break;
       default: ++counts.full; break;
     }
   }
@@ -69,7 +70,7 @@ absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view wh
     return error(absl::StrCat("layer_pattern has ", pattern, " entries, more than the ", spec.num_layers(), " layers"));
   }
   for (int kind : a.layer_pattern()) {
-    if (kind != FULL_ATTENTION && kind != SLIDING_WINDOW && kind != CHUNKED_LOCAL) {
+    if (kind != FULL_ATTENTION && kind != SLIDING_WINDOW && kind != CHUNKED_LOCAL && kind != LINEAR_ATTENTION) {
       return error(absl::StrCat("layer_pattern holds an unknown attention kind ", kind));
     }
   }
@@ -86,6 +87,15 @@ absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view wh
   if (counts.chunked == 0 && a.attention_chunk_size() != 0) {
     return error("attention_chunk_size is set but layer_pattern has no CHUNKED_LOCAL layer");
   }
+  const LinearAttention& linear = spec.linear_attention();
+  if (counts.linear > 0 && (linear.num_key_heads() < 1 || linear.num_value_heads() < 1 || linear.key_head_dim() < 1 ||
+                            linear.value_head_dim() < 1 || linear.conv_kernel() < 1 ||
+                            linear.num_value_heads() > 100000 || linear.key_head_dim() > 100000 ||
+                            linear.value_head_dim() > 100000 || linear.conv_kernel() > 1000 ||
+                            linear.num_key_heads() > 100000)) {
+    return error("LINEAR_ATTENTION layers need linear_attention's heads, head sizes and conv_kernel in range");
+  }
+  if (counts.attention() == 0) return error("layer_pattern leaves no attention layer");
   if (!(a.attn_logit_softcapping() >= 0) || !std::isfinite(a.attn_logit_softcapping())) {
     return error("attn_logit_softcapping must be a finite number >= 0");
   }
@@ -101,6 +111,10 @@ std::string DescribeAttentionLayout(const ModelSpec& spec) {
   if (counts.chunked > 0) {
     absl::StrAppend(&text, text.empty() ? "" : ", ", counts.chunked, " of ", spec.num_layers(),
                     " layers chunked local attention ", spec.attention().attention_chunk_size());
+  }
+  if (counts.linear > 0) {
+    absl::StrAppend(&text, text.empty() ? "" : ", ", counts.linear, " of ", spec.num_layers(),
+                    " layers linear attention (a fixed state per sequence)");
   }
   if (text.empty()) text = "full attention";
   if (spec.attention().attention_sinks()) absl::StrAppend(&text, ", sinks");

@@ -72,7 +72,7 @@ absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_
 // shared experts as Qwen-MoE and DeepSeek declare them.
 constexpr const char* kSupportedModelTypes[] = {
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text"};
+    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text", "qwen3_next"};
 
 // Keys of architectures whose attention or layer layout InferGrid does not price, each with
 // what it declares: refused by name rather than priced as something else.
@@ -110,8 +110,11 @@ absl::Status CheckRepresentable(const json& config, absl::string_view path, cons
   }
   for (const auto& [key, what] : kUnmodelledKeys) {
     // Llama-4's chunked attention and interleaved experts are read (ReadLlama4).
-    const bool llama4_key = absl::string_view(key) == "attention_chunk_size" || absl::string_view(key) == "interleave_moe_layer_step";
+    const absl::string_view k = key;
+    const bool llama4_key = k == "attention_chunk_size" || k == "interleave_moe_layer_step";
     if (llama4_key && model_type == "llama4_text") continue;
+    // Qwen3-Next's Gated DeltaNet layers are read (ReadQwen3Next).
+    if ((k == "linear_num_value_heads" || k == "full_attention_interval") && model_type == "qwen3_next") continue;
     if (Present(config, key)) {
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": field \"", key, "\" declares ", what, ", which InferGrid does not model"));
@@ -302,7 +305,8 @@ absl::Status ReadExperts(const json& config, absl::string_view path, int64_t lay
 
 // The kind of each layer from Hugging Face's layer_types ("full_attention",
 // "sliding_attention"); any other kind is refused by name.
-absl::Status ReadLayerTypes(const json& types, absl::string_view path, int64_t layers, AttentionLayout* layout) {
+absl::Status ReadLayerTypes(const json& types, absl::string_view path, int64_t layers, AttentionLayout* layout,
+                            bool allow_linear = false) {
   if (!types.is_array() || static_cast<int64_t>(types.size()) != layers) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": field \"layer_types\" must list one kind per layer (", layers, " layers)"));
@@ -313,12 +317,48 @@ absl::Status ReadLayerTypes(const json& types, absl::string_view path, int64_t l
       layout->add_layer_pattern(FULL_ATTENTION);
     } else if (kind == "sliding_attention") {
       layout->add_layer_pattern(SLIDING_WINDOW);
+    } else if (kind == "linear_attention" && allow_linear) {
+      layout->add_layer_pattern(LINEAR_ATTENTION);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ": layer_types holds \"", kind, "\", an attention kind InferGrid does not model "
           "(full_attention and sliding_attention are)"));
     }
   }
+  return absl::OkStatus();
+}
+
+// Qwen3-Next: Gated DeltaNet layers (layer_types "linear_attention", by default three of every
+// full_attention_interval) beside gated full-attention layers.
+absl::Status ReadQwen3Next(const json& config, absl::string_view path, int64_t layers, ModelSpec* spec) {
+  int64_t values[5] = {};
+  const char* keys[5] = {"linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+                         "linear_value_head_dim", "linear_conv_kernel_dim"};
+  for (int i = 0; i < 5; ++i) {
+    if (absl::Status s = RequireInt(config, {keys[i]}, path, &values[i]); !s.ok()) return s;
+    if (values[i] < 1 || values[i] > 100000) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"", keys[i], "\" must be in 1..100000"));
+    }
+  }
+  LinearAttention* linear = spec->mutable_linear_attention();
+  linear->set_num_key_heads(static_cast<int32_t>(values[0]));
+  linear->set_num_value_heads(static_cast<int32_t>(values[1]));
+  linear->set_key_head_dim(static_cast<int32_t>(values[2]));
+  linear->set_value_head_dim(static_cast<int32_t>(values[3]));
+  linear->set_conv_kernel(static_cast<int32_t>(values[4]));
+  spec->set_gated_attention_output(true);
+  AttentionLayout* layout = spec->mutable_attention();
+  layout->clear_layer_pattern();
+  if (auto it = config.find("layer_types"); it != config.end() && !it->is_null()) {
+    return ReadLayerTypes(*it, path, layers, layout, /*allow_linear=*/true);
+  }
+  int64_t interval = 0;
+  bool found = false;
+  if (absl::Status s = ReadInt(config, {"full_attention_interval"}, path, &interval, &found); !s.ok()) return s;
+  if (!found || interval < 1 || interval > layers) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": a Qwen3-Next config needs layer_types or full_attention_interval in 1..", layers));
+  }
+  for (int64_t i = 0; i < layers; ++i) layout->add_layer_pattern((i + 1) % interval == 0 ? FULL_ATTENTION : LINEAR_ATTENTION);
   return absl::OkStatus();
 }
 
@@ -422,6 +462,9 @@ absl::Status ReadLayerLayout(const json& config, absl::string_view path, absl::s
   if (absl::Status s = ReadAttentionLayout(config, path, model_type, layers, spec); !s.ok()) return s;
   if (model_type == "llama4_text") {
     if (absl::Status s = ReadLlama4(config, path, layers, spec); !s.ok()) return s;
+  }
+  if (model_type == "qwen3_next") {
+    if (absl::Status s = ReadQwen3Next(config, path, layers, spec); !s.ok()) return s;
   }
   return ReadFamilyExtras(config, path, model_type, spec);
 }

@@ -109,6 +109,23 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   b.window_tokens_ = SlidingWindowTokens(model);
   b.chunked_layers_ = attention.chunked;
   b.chunk_tokens_ = AttentionChunkTokens(model);
+  b.attention_layers_ = attention.attention();
+  b.linear_layers_ = attention.linear;
+  if (attention.linear > 0) {
+    const LinearAttention& l = model.linear_attention();
+    if (l.num_key_heads() % tp != 0 || l.num_value_heads() % tp != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("model '", model.name(), "': ", l.num_key_heads(), " key and ",
+                                                     l.num_value_heads(), " value heads of the linear-attention layers "
+                                                     "do not split over TP ", tp));
+    }
+    b.linear_key_heads_ = l.num_key_heads() / tp;
+    b.linear_value_heads_ = l.num_value_heads() / tp;
+    b.linear_key_dim_ = l.key_head_dim();
+    b.linear_value_dim_ = l.value_head_dim();
+    b.conv_kernel_ = l.conv_kernel();
+    b.linear_state_bytes_ = static_cast<double>(LinearStateBytesPerLayer(model, tp));
+  }
+  b.q_gate_width_ = model.gated_attention_output() ? model.num_attention_heads() / tp * model.head_dim() : 0;
   b.extra_scores_per_query_ = model.attention().attention_sinks() ? 1 : 0;
   b.cuda_flops_per_score_ =
       kSoftmaxFlopsPerScore + (model.attention().attn_logit_softcapping() > 0 ? kSoftcapFlopsPerScore : 0);
@@ -222,7 +239,7 @@ void IterationKernelBuilder::AddKvCacheWrite(IterationKernels* out, int64_t real
                                              double elements_per_token) const {
   const double kv_tokens = static_cast<double>(real_tokens);
   const double kv_in = kv_tokens * elements_per_token * act_bytes_;
-  AddElementwise(out, KernelKind::kKvCacheWrite, "kv_cache_write", layers_, kv_in,
+  AddElementwise(out, KernelKind::kKvCacheWrite, "kv_cache_write", attention_layers_, kv_in,
                  kv_tokens * kv_bytes_per_token_layer_,
                  kv_elem_bytes_ < act_bytes_ ? kDequantFlopsPerElement * kv_in / act_bytes_ : 0,
                  kv_in, kv_tokens);
@@ -418,13 +435,14 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
     AddLatentAttention(batch, out);
     AddGemm(out, "o_proj", layers_, tokens, d_, q_heads_ * v_dim_, 1);
   } else {
-    AddGemm(out, "qkv_proj", layers_, tokens, (q_heads_ + 2 * kv_heads_) * head_dim_, d_, 1);
+    AddGemm(out, "qkv_proj", attention_layers_, tokens, (q_heads_ + 2 * kv_heads_) * head_dim_ + q_gate_width_, d_, 1);
     const double rope_bytes = t * static_cast<double>((q_heads_ + kv_heads_) * head_dim_) * act_bytes_;
-    AddElementwise(out, KernelKind::kRope, "rope", layers_, rope_bytes, rope_bytes,
+    AddElementwise(out, KernelKind::kRope, "rope", attention_layers_, rope_bytes, rope_bytes,
                    kRopeFlopsPerElement * rope_bytes / act_bytes_, rope_bytes, t);
     AddKvCacheWrite(out, real_tokens, 2.0 * static_cast<double>(kv_heads_ * head_dim_));
     AddAttention(batch, out);
-    AddGemm(out, "o_proj", layers_, tokens, d_, q_heads_ * head_dim_, 1);
+    AddGemm(out, "o_proj", attention_layers_, tokens, d_, q_heads_ * head_dim_, 1);
+    if (linear_layers_ > 0) AddLinearAttention(batch, tokens, out);
   }
   if (tp) AddCollective(out, KernelKind::kAllReduce, "attention_all_reduce", layers_, hidden_bytes);
   AddElementwise(out, KernelKind::kResidualAdd, "residual_add", layers_, 2 * hidden_bytes,

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -95,7 +96,9 @@ struct Kernel {
   bool operator==(const Kernel&) const = default;
 };
 
-inline constexpr int kMaxIterationKernels = 40;
+// The longest list: a tensor-parallel MoE model with full, windowed or chunked, and linear
+// layers (about 40); Add() stops the program rather than write past it.
+inline constexpr int kMaxIterationKernels = 48;
 
 struct IterationKernels {
   std::array<Kernel, kMaxIterationKernels> kernels;
@@ -106,6 +109,7 @@ struct IterationKernels {
   const Kernel* end() const { return kernels.data() + size; }
   // A fresh kernel (a reused IterationKernels keeps its array; only the slots used are reset).
   Kernel& Add() {
+    if (size >= kMaxIterationKernels) std::abort();  // a new kernel kind needs a larger array
     Kernel& k = kernels[static_cast<size_t>(size++)];
     k = Kernel{};
     return k;
@@ -201,6 +205,10 @@ class IterationKernelBuilder {
   // prefill up-projecting the latent to full heads, decode attending in the latent space.
   void AddLatentProjections(IterationKernels* out, int64_t tokens, int64_t real_tokens) const;
   void AddLatentAttention(const BatchShape& batch, IterationKernels* out) const;
+  // Gated DeltaNet layers (models/linear_attention_kernels.cc): the input projections, the
+  // causal convolution, the chunked delta rule (prefill) or the recurrent update (decode) over
+  // each sequence's state, the gated norm and out_proj.
+  void AddLinearAttention(const BatchShape& batch, int64_t tokens, IterationKernels* out) const;
 
   // Keys, KV blocks and split-KV chunks a decode batch reads (exact integer sums).
   struct DecodeKeyCounts {
@@ -216,6 +224,14 @@ class IterationKernelBuilder {
   int64_t window_tokens_ = 0;
   int32_t chunked_layers_ = 0;    // chunked local attention layers (Llama-4)
   int64_t chunk_tokens_ = 0;
+  int32_t attention_layers_ = 0;  // layers with attention and a KV cache (all but the linear ones)
+  int32_t linear_layers_ = 0;     // linear-attention layers (Qwen3-Next's Gated DeltaNet)
+  // Per GPU: key and value heads and sizes of the linear layers, the convolution's width, and
+  // one sequence's state bytes per layer.
+  int64_t linear_key_heads_ = 0, linear_value_heads_ = 0, linear_key_dim_ = 0, linear_value_dim_ = 0;
+  int64_t conv_kernel_ = 0;
+  double linear_state_bytes_ = 0;
+  int64_t q_gate_width_ = 0;      // the query-sized output gate (gated_attention_output), per GPU
   double extra_scores_per_query_ = 0;  // attention sinks: one more logit per query and head
   double cuda_flops_per_score_ = 0;    // softmax, plus the soft cap where the model has one
   int64_t d_ = 0;

@@ -24,10 +24,11 @@ struct KvCacheGroups {
   int full_groups = 1;          // groups keeping every token
   int window_groups = 0;        // groups keeping the last window_tokens tokens
   int64_t window_tokens = 0;
+  int state_groups = 0;         // linear-attention groups: one block of state per sequence
   int padded_slots = 0;         // slots of partial groups that hold no layer (memory wasted)
 
-  bool hybrid() const { return window_groups > 0; }
-  int groups() const { return full_groups + window_groups; }
+  bool hybrid() const { return window_groups > 0 || state_groups > 0; }
+  int groups() const { return full_groups + window_groups + state_groups; }
   // Blocks a window group holds at most: the window's tokens can straddle one more block than
   // they fill, so ceil((W - 1) / B) + 1.
   int64_t WindowBlocks(int block_size) const {
@@ -35,14 +36,15 @@ struct KvCacheGroups {
   }
   // Pool blocks a sequence holds with `tokens` tokens cached: ceil(tokens / B) in every full
   // group, at most WindowBlocks in every window group (the blocks the window has left are
-  // freed). Monotone in `tokens`.
+  // freed), one in every state group whatever the length. Monotone in `tokens`.
   int64_t BlocksFor(int64_t tokens, int block_size) const {
     const int64_t all = (tokens + block_size - 1) / block_size;
     const int64_t window = window_groups > 0 ? std::min(all, WindowBlocks(block_size)) : 0;
-    return full_groups * all + window_groups * window;
+    return full_groups * all + window_groups * window + (tokens > 0 ? state_groups : 0);
   }
   // Tokens of K and V a sequence of `tokens` tokens keeps, in units of one group's layers:
-  // what a transfer of its cache moves (exact, no block rounding).
+  // what a transfer of its cache moves (exact, no block rounding; linear-attention states are
+  // not counted).
   int64_t TokenSlots(int64_t tokens) const {
     return full_groups * tokens + window_groups * std::min(tokens, window_tokens);
   }
@@ -53,7 +55,8 @@ struct KvCacheGroups {
 // and how an engine without a hybrid manager allocates windowed layers.
 KvCacheGroups OneGroup(int layers);
 
-// vLLM V1's grouping of layers [first, first + count): layers of each kind are cut into groups
+// vLLM V1's grouping of layers [first, first + count): layers of each kind (full, sliding
+// window, linear attention) are cut into groups
 // of `group size` layers, where the group size is the smallest kind's layer count (the largest
 // one's when it is less than 1.5x the smallest), the last group of a kind padded with empty
 // slots; a model with one kind is one group. Chunked local layers (Llama-4) count as full: vLLM

@@ -26,11 +26,25 @@ double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t se
   const double kept = static_cast<double>(layers.full + layers.chunked) * static_cast<double>(tokens) +
                       static_cast<double>(layers.window) *
                           static_cast<double>(std::min<int64_t>(tokens, spec.attention().sliding_window()));
-  return static_cast<double>(KvBytesPerTokenLayer(spec, kv_dtype, 1)) * kept * static_cast<double>(sequences);
+  const double states = static_cast<double>(layers.linear) * static_cast<double>(LinearStateBytesPerLayer(spec, 1));
+  return (static_cast<double>(KvBytesPerTokenLayer(spec, kv_dtype, 1)) * kept + states) * static_cast<double>(sequences);
+}
+
+int64_t LinearStateBytesPerLayer(const ModelSpec& spec, int tensor_parallel) {
+  if (CountAttentionLayers(spec).linear == 0) return 0;
+  const LinearAttention& l = spec.linear_attention();
+  const int64_t tp = std::max(1, tensor_parallel);
+  const int64_t key_width = int64_t{l.num_key_heads()} * l.key_head_dim();
+  const int64_t value_width = int64_t{l.num_value_heads()} * l.value_head_dim();
+  const int64_t conv = (int64_t{l.conv_kernel()} - 1) * (2 * key_width + value_width) / tp;
+  const int64_t recurrent = int64_t{l.num_value_heads()} / tp * l.key_head_dim() * l.value_head_dim();
+  const DType dtype = spec.dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : spec.dtype();
+  return (conv + recurrent) * BitsPerElement(dtype) / 8;
 }
 
 int64_t KvBytesPerToken(const ModelSpec& spec, DType kv_dtype, int tensor_parallel) {
-  return KvBytesPerTokenLayer(spec, kv_dtype, tensor_parallel) * spec.num_layers();
+  // Linear-attention layers hold a state, not K and V.
+  return KvBytesPerTokenLayer(spec, kv_dtype, tensor_parallel) * CountAttentionLayers(spec).attention();
 }
 
 }  // namespace infergrid

@@ -25,8 +25,13 @@ int64_t KvElementsPerTokenLayer(const ModelSpec& spec, int tensor_parallel);
 // Bytes of K and V for one token in one layer on one GPU: the elements above x b.
 int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_parallel);
 
-// Bytes of K and V for one token over all layers on one GPU (Llama-3-8B fp16: 131,072 B =
-// 128 KiB at TP 1).
+// Bytes of one sequence's state in one linear-attention layer on one GPU (Gated DeltaNet: the
+// recurrent state and the convolution state, models/model_spec.proto LinearAttention), in the
+// model's dtype; 0 for a model without such layers. Constant in the sequence's length.
+int64_t LinearStateBytesPerLayer(const ModelSpec& spec, int tensor_parallel);
+
+// Bytes of K and V for one token over all attention layers on one GPU (Llama-3-8B fp16:
+// 131,072 B = 128 KiB at TP 1; linear-attention layers hold none).
 int64_t KvBytesPerToken(const ModelSpec& spec, DType kv_dtype, int tensor_parallel = 1);
 
 // Bytes for `tokens` tokens of each of `sequences` sequences (TP 1): every layer's K and V for

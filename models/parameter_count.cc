@@ -1,5 +1,7 @@
 #include "models/parameter_count.h"
 
+#include "models/attention_layout.h"
+
 namespace infergrid {
 namespace {
 
@@ -46,11 +48,24 @@ AttentionParameters AttentionPerLayer(const ModelSpec& spec) {
   const int64_t q_width = heads * spec.head_dim();
   const int64_t kv_width = int64_t{spec.num_kv_heads()} * spec.head_dim();
   p.projections = d * q_width + 2 * d * kv_width + q_width * d;
+  if (spec.gated_attention_output()) p.projections += d * q_width;  // the gate's half of q_proj
   if (spec.attention_bias()) p.projections += q_width + 2 * kv_width;
   if (spec.attention_output_bias()) p.projections += d;
   if (spec.attention().attention_sinks()) p.projections += heads;  // one logit per head
   if (spec.qk_norm()) p.norms += 2 * spec.head_dim();
   return p;
+}
+
+// One Gated DeltaNet layer: in_proj_qkvz (d -> 2 keys + 2 values), in_proj_ba (d -> 2 x value
+// heads), the depthwise convolution over q, k, v, dt_bias and A_log per value head, the gated
+// norm (value_head_dim) and out_proj (values -> d).
+int64_t LinearAttentionParameters(const ModelSpec& spec) {
+  const LinearAttention& l = spec.linear_attention();
+  const int64_t d = spec.hidden_size();
+  const int64_t keys = int64_t{l.num_key_heads()} * l.key_head_dim();
+  const int64_t values = int64_t{l.num_value_heads()} * l.value_head_dim();
+  return d * (2 * keys + 2 * values) + d * 2 * l.num_value_heads() + (2 * keys + values) * l.conv_kernel() +
+         2 * int64_t{l.num_value_heads()} + l.value_head_dim() + values * d;
 }
 
 }  // namespace
@@ -75,7 +90,8 @@ ParameterBreakdown CountParameters(const ModelSpec& spec) {
   ParameterBreakdown count;
   count.embedding = spec.vocab_size() * d;
   const AttentionParameters attention = AttentionPerLayer(spec);
-  count.attention = layers * attention.projections;
+  const AttentionLayerCounts kinds = CountAttentionLayers(spec);
+  count.attention = kinds.attention() * attention.projections + kinds.linear * LinearAttentionParameters(spec);
   const int64_t expert_layers = ExpertLayers(spec);
   count.mlp = (layers - expert_layers) * MlpParameters(spec, spec.ffn_dim());
   if (spec.has_moe()) {
@@ -85,7 +101,7 @@ ParameterBreakdown CountParameters(const ModelSpec& spec) {
     count.router = expert_layers * (d + (spec.expert_bias() ? 1 : 0)) * moe.num_experts();
   }
   const int64_t norms_per_layer = spec.norms_per_layer() > 0 ? spec.norms_per_layer() : 2;
-  count.norms = layers * (norms_per_layer * d + attention.norms) + d;
+  count.norms = layers * norms_per_layer * d + kinds.attention() * attention.norms + d;
   count.lm_head = spec.tie_word_embeddings() ? 0 : spec.vocab_size() * d;
   return count;
 }

@@ -341,6 +341,86 @@ TEST(EngineMemory, ChunkedLayersAreAllocatedWhole) {
   EXPECT_THAT(absl::StrJoin(plan->notes, "\n"), HasSubstr("8192-token chunks"));
 }
 
+// Qwen3-Next's Gated DeltaNet layers hold a fixed state per sequence: at TP 1 the convolution's
+// 3 x (2 x 16 x 128 + 32 x 128) = 24,576 and the recurrent 32 x 128 x 128 = 524,288 elements,
+// in bf16 1,097,728 B a layer, whatever the sequence's length.
+TEST(LinearAttention, StateDoesNotGrowWithContext) {
+  const ModelSpec next = Catalog("qwen3-next-80b-a3b");
+  EXPECT_EQ(CountAttentionLayers(next).linear, 36);
+  EXPECT_EQ(LinearStateBytesPerLayer(next, 1), (3 * (2 * 16 * 128 + 32 * 128) + 32 * 128 * 128) * 2);
+  EXPECT_EQ(LinearStateBytesPerLayer(next, 2), LinearStateBytesPerLayer(next, 1) / 2);
+  const double per_token = 12.0 * 2 * 2 * 256 * 2;  // 12 attention layers, 2 KV heads of 256
+  const double states = 36.0 * 1'097'728;
+  EXPECT_EQ(KvBytes(next, DType::BF16, 1000, 1), per_token * 1000 + states);
+  EXPECT_EQ(KvBytes(next, DType::BF16, 100000, 1), per_token * 100000 + states);
+  // Blocks: the state groups hold one each at any length.
+  const KvCacheGroups groups = VllmHybridGroups(next, 0, 48);
+  EXPECT_EQ(groups.layers_per_group, 12);
+  EXPECT_EQ(groups.full_groups, 1);
+  EXPECT_EQ(groups.state_groups, 3);
+  EXPECT_EQ(groups.BlocksFor(544, 544), 1 + 3);
+  EXPECT_EQ(groups.BlocksFor(544 * 100, 544), 100 + 3);
+  // The decode kernel reads and writes each sequence's state, not its context.
+  IterationKernelOptions options;
+  absl::StatusOr<IterationKernelBuilder> builder = IterationKernelBuilder::Create(next, options);
+  ASSERT_TRUE(builder.ok()) << builder.status();
+  const auto decode_bytes = [&](int64_t context) {
+    BatchShape batch;
+    batch.decode_context_tokens = {context};
+    IterationKernels kernels;
+    builder->Build(batch, &kernels);
+    for (const Kernel& k : kernels) {
+      if (std::string(k.name) == "linear_attention_decode") return k.hbm_bytes;
+    }
+    return 0.0;
+  };
+  EXPECT_GT(decode_bytes(100), 2.0 * 1'097'728);
+  EXPECT_EQ(decode_bytes(100), decode_bytes(100000));
+}
+
+// vLLM aligns the attention block to the state (HybridAttentionMambaModelConfig): at TP 1,
+// 16 x ceil(1,097,728 / (16 x 2,048)) = 544 tokens, one state padded to a 1,114,112-B block.
+TEST(LinearAttention, VllmAlignsTheBlockToTheState) {
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h200-sxm");
+  ASSERT_TRUE(gpu.ok());
+  MemoryPlanRequest r;
+  r.model = Catalog("qwen3-next-80b-a3b");
+  r.gpu = *gpu;
+  r.weights = *ParseWeightFormat("fp8");
+  r.max_model_len = 32768;
+  r.block_size = 0;
+  absl::StatusOr<MemoryPlanDetail> plan = ExplainEngineMemory(r);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->plan.block_size, 544);
+  EXPECT_EQ(plan->plan.kv_bytes_per_token, 12 * 2048);
+  EXPECT_EQ(plan->plan.kv_groups.state_groups, 3);
+  EXPECT_EQ(plan->plan.num_blocks,
+            static_cast<int64_t>(plan->plan.kv_cache_bytes / (544.0 * 12 * 2048)));
+  r.engine = "sglang";
+  EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("not modelled"));
+}
+
+// Qwen3-Next-80B-A3B: 79.67B by its shape (the MTP layer and the shared experts' scalar gates
+// left out), Qwen's "80B"; 3.25B active without the embedding and LM head ("A3B").
+TEST(LinearAttention, Qwen3NextCountsAndImport) {
+  const ModelSpec next = Catalog("qwen3-next-80b-a3b");
+  EXPECT_NEAR(CountParameters(next).Total() / 80e9, 1.0, 0.01);
+  const ParameterBreakdown p = CountParameters(next);
+  EXPECT_NEAR((ActiveParametersPerToken(next) - p.embedding - p.lm_head) / 3e9, 1.0, 0.1);
+  absl::StatusOr<ModelSpec> imported = ImportHfConfig(R"({"model_type": "qwen3_next",
+      "full_attention_interval": 4, "head_dim": 256, "hidden_size": 2048, "intermediate_size": 5120,
+      "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_num_key_heads": 16,
+      "linear_num_value_heads": 32, "linear_value_head_dim": 128, "max_position_embeddings": 262144,
+      "mlp_only_layers": [], "decoder_sparse_step": 1, "moe_intermediate_size": 512,
+      "num_attention_heads": 16, "num_experts": 512, "num_experts_per_tok": 10, "num_hidden_layers": 48,
+      "num_key_value_heads": 2, "shared_expert_intermediate_size": 512, "tie_word_embeddings": false,
+      "torch_dtype": "bfloat16", "use_sliding_window": false, "vocab_size": 151936})", "next/config.json");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(CountParameters(*imported).Total(), p.Total());
+  EXPECT_EQ(CountAttentionLayers(*imported).linear, 36);
+  EXPECT_EQ(LayerAttentionKind(*imported, 3), FULL_ATTENTION);
+}
+
 // gpt-oss-20b's config.json as published (the fields that decide its shape).
 constexpr char kGptOss20bConfig[] = R"({
   "architectures": ["GptOssForCausalLM"], "attention_bias": true, "experts_per_token": 4,

@@ -23,10 +23,13 @@ namespace {
 // KV cache holds them. Empty for full attention.
 std::vector<std::string> AttentionNotes(const ModelSpec& model, const KvCacheGroups& groups) {
   const AttentionLayerCounts kinds = CountAttentionLayers(model);
-  if (kinds.window == 0 && kinds.chunked == 0) return {};
+  if (kinds.window == 0 && kinds.chunked == 0 && kinds.linear == 0) return {};
   return {absl::StrCat(
-      "attention: ", DescribeAttentionLayout(model), "; windowed and chunked layers read only their window or chunk; KV ",
-      groups.hybrid() ? absl::StrCat("held in ", groups.Describe(), " (window groups free the blocks the window has left",
+      "attention: ", DescribeAttentionLayout(model),
+      "; windowed and chunked layers read only their window or chunk, linear ones their state; KV ",
+      groups.hybrid() ? absl::StrCat("held in ", groups.Describe(),
+                                     " (window groups free the blocks the window has left, a state group holds one block "
+                                     "per sequence",
                                      kinds.chunked > 0 ? "; chunked layers keep every token)" : ")")
                       : "allocated as full attention by this engine")};
 }

@@ -29,7 +29,8 @@ void WriteTrtllmLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail);
 
 // Blocks one max_model_len request needs at most under vLLM's hybrid manager
 // (max_memory_usage_bytes): ceil(L / B) in each full group, ceil(min(W - 1 + max_num_batched_tokens,
-// L) / B) + 1 in each window group, a prefill chunk being allocated before the window trims it.
+// L) / B) + 1 in each window group, a prefill chunk being allocated before the window trims it,
+// and one in each linear-attention state group.
 int64_t HybridBlocksPerRequest(const MemoryPlanDetail& detail);
 // "12.34" (GiB, two decimals, as the engines print) and "476,016".
 std::string Gib(double bytes);

@@ -138,9 +138,17 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
                                   "KV cache manager off for chunked local attention by default; SGLang and "
                                   "TensorRT-LLM as for windows)"));
   }
-  if (kinds.window == 0) return OneGroup(count);
-  const std::string window = absl::StrCat(kinds.window, " of ", r.model.num_layers(), " layers attend to a ",
-                                          r.model.attention().sliding_window(), "-token window");
+  if (kinds.linear > 0 && p.windowed_kv_cache() != HYBRID_GROUPS) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        r.model.name(), "'s linear-attention layers need a per-sequence state pool, which InferGrid models for "
+        "vLLM V1's hybrid KV cache manager only; --engine=", PersonalityName(p), " is not modelled for it"));
+  }
+  if (kinds.window == 0 && kinds.linear == 0) return OneGroup(count);
+  const std::string window =
+      kinds.window > 0 ? absl::StrCat(kinds.window, " of ", r.model.num_layers(), " layers attend to a ",
+                                      r.model.attention().sliding_window(), "-token window")
+                       : absl::StrCat(kinds.linear, " of ", r.model.num_layers(),
+                                      " layers are linear attention with a fixed state per sequence");
   const bool apart = p.windowed_kv_cache() == HYBRID_GROUPS ||
                      (p.windowed_kv_cache() == UNIFORM_WINDOW_ONLY && kinds.full + kinds.chunked == 0);
   if (!apart) {
@@ -151,7 +159,7 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
     }
     return OneGroup(count);
   }
-  if (r.pipeline_parallel > 1 && kinds.full + kinds.chunked > 0) {
+  if (r.pipeline_parallel > 1 && kinds.full + kinds.chunked > 0 && kinds.window + kinds.linear > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--pipeline-parallel-size=", r.pipeline_parallel, " with ", r.model.name(),
         "'s mixed sliding-window and full layers: the hybrid KV cache groups across pipeline stages are "
@@ -159,10 +167,26 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
   }
   KvCacheGroups groups = VllmHybridGroups(r.model, first, count);
   if (notes != nullptr) {
-    notes->push_back(absl::StrCat(window, "; ", PersonalityName(p), " keeps only the window's blocks for them: ",
+    notes->push_back(absl::StrCat(window, "; ", PersonalityName(p),
+                                  kinds.window > 0 ? " keeps only the window's blocks for them: "
+                                                   : " keeps one state block per sequence for them: ",
                                   groups.Describe(), " (", p.windowed_kv_cache_source(), ")"));
   }
   return groups;
+}
+
+// vLLM makes a state block and an attention block the same size
+// (HybridAttentionMambaModelConfig.verify_and_update_config): the attention block grows to
+// 16 x ceil(state bytes / (16 x attention bytes per token and layer)) tokens unless the user's is
+// larger, and the state page is padded to it (Qwen3-Next at TP 1: 1,097,728 B of state, 2,048 B
+// a token: 544-token blocks).
+void AlignStateBlocks(const MemoryPlanRequest& r, int64_t per_layer_token, MemoryPlanDetail* d) {
+  const int64_t state = LinearStateBytesPerLayer(r.model, r.tensor_parallel);
+  const int64_t aligned = 16 * ((state + 16 * per_layer_token - 1) / (16 * per_layer_token));
+  if (d->plan.block_size >= aligned) return;
+  d->plan.block_size = static_cast<int>(aligned);
+  d->notes.push_back(absl::StrCat("linear-attention state: ", state, " B per sequence and layer; vLLM sets the attention "
+                                  "block size to ", aligned, " tokens so that an attention block holds at least one state"));
 }
 
 // vLLM's get_pp_indices: L / PP layers each, the remainder going to the stages before the last.
@@ -291,6 +315,7 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
     first_layer += layers[i];
     d->stages.push_back(stage);
   }
+  if (d->stages.front().kv_groups.state_groups > 0) AlignStateBlocks(r, per_layer_token, d);
   return absl::OkStatus();
 }
 
@@ -377,7 +402,8 @@ int64_t memory_plan_internal::HybridBlocksPerRequest(const MemoryPlanDetail& d) 
   const KvCacheGroups& g = d.plan.kv_groups;
   const int64_t b = d.plan.block_size;
   const int64_t window_tokens = std::min(g.window_tokens - 1 + d.max_num_batched_tokens, d.max_model_len);
-  return g.full_groups * ((d.max_model_len + b - 1) / b) + g.window_groups * ((window_tokens + b - 1) / b + 1);
+  return g.full_groups * ((d.max_model_len + b - 1) / b) + g.window_groups * ((window_tokens + b - 1) / b + 1) +
+         g.state_groups;
 }
 
 absl::StatusOr<MemoryPlanDetail> ExplainEngineMemory(const MemoryPlanRequest& request) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/units.h"
+#include "models/attention_layout.h"
 #include "models/kv_cache_size.h"
 #include "models/parameter_count.h"
 
@@ -62,14 +63,34 @@ LayerShard AttentionShard(const ModelSpec& model, int tensor_parallel) {
   const double d = model.head_dim();
   const double q_width = heads * d;
   const double kv_width = KvHeadsPerGpu(model, tensor_parallel) * d;
-  s.params = 2 * h * q_width + 2 * h * kv_width;
-  s.rows = q_width + 2 * kv_width + h;
+  const double gate = model.gated_attention_output() ? q_width : 0;  // q_proj's gate half
+  s.params = 2 * h * q_width + 2 * h * kv_width + h * gate;
+  s.rows = q_width + 2 * kv_width + h + gate;
   if (model.attention_bias()) s.replicated += q_width + 2 * kv_width;
   if (model.attention_output_bias()) s.replicated += h;
   if (model.attention().attention_sinks()) s.replicated += heads;
   if (model.qk_norm()) s.replicated += 2 * d;
   const int norms = model.norms_per_layer() > 0 ? model.norms_per_layer() : 2;
   s.replicated += (norms - 2) * h;
+  return s;
+}
+
+// One Gated DeltaNet layer on one GPU: the input projections (q, k, v, z and the b, a gates)
+// and out_proj sharded by heads; the convolution, dt_bias, A_log sharded with them, the gated
+// norm replicated; its two RMSNorms as every layer's.
+LayerShard LinearAttentionShard(const ModelSpec& model, int tensor_parallel) {
+  LayerShard s;
+  if (CountAttentionLayers(model).linear == 0) return s;
+  const LinearAttention& l = model.linear_attention();
+  const double tp = std::max(1, tensor_parallel);
+  const double h = static_cast<double>(model.hidden_size());
+  const double keys = static_cast<double>(l.num_key_heads()) * l.key_head_dim() / tp;
+  const double values = static_cast<double>(l.num_value_heads()) * l.value_head_dim() / tp;
+  const double gates = 2.0 * l.num_value_heads() / tp;
+  s.params = h * (2 * keys + 2 * values + gates) + values * h;
+  s.rows = 2 * keys + 2 * values + gates + h;
+  const int norms = model.norms_per_layer() > 0 ? model.norms_per_layer() : 2;
+  s.replicated = norms * h + (2 * keys + values) * l.conv_kernel() + gates + l.value_head_dim();
   return s;
 }
 
@@ -135,20 +156,20 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
   // Bytes of `layers` layers whose MLP is `mlp` (`experts`: routed experts). A checkpoint that
   // quantizes only the experts keeps the attention and dense linears in the float dtype.
   const bool all_quantized = !weights.experts_only;
-  const auto linear = [&](double layers, const LayerShard& mlp, bool experts_mlp) {
-    const double attention_bytes = all_quantized ? attention.params * linear_bytes + attention.rows * scale_bytes
-                                                 : attention.params * float_bytes;
-    const double mlp_bytes = all_quantized || experts_mlp ? mlp.params * linear_bytes + mlp.rows * scale_bytes
-                                                          : mlp.params * float_bytes;
-    return layers * (attention_bytes + mlp_bytes);
+  const auto linear = [&](double layers, const LayerShard& shard, bool quantized) {
+    return layers * (quantized ? shard.params * linear_bytes + shard.rows * scale_bytes : shard.params * float_bytes);
   };
-  const auto replicated = [&](double layers, const LayerShard& mlp) {
-    return layers * (attention.replicated + mlp.replicated) * float_bytes;
-  };
+  const auto replicated = [&](double layers, const LayerShard& shard) { return layers * shard.replicated * float_bytes; };
+  // Attention layers and linear-attention (Gated DeltaNet) layers, then the MLPs.
+  const AttentionLayerCounts kinds = CountAttentionLayers(model, stage.first_layer, stage.layers);
+  const LayerShard linear_attention = LinearAttentionShard(model, tensor_parallel);
 
   EngineWeightBytes bytes;
-  bytes.linear = linear(dense_layers, dense, false) + linear(expert_layers, experts, true);
-  bytes.replicated = replicated(dense_layers, dense) + replicated(expert_layers, experts);
+  bytes.linear = linear(kinds.attention(), attention, all_quantized) +
+                 linear(kinds.linear, linear_attention, all_quantized) + linear(dense_layers, dense, all_quantized) +
+                 linear(expert_layers, experts, true);
+  bytes.replicated = replicated(kinds.attention(), attention) + replicated(kinds.linear, linear_attention) +
+                     replicated(dense_layers, dense) + replicated(expert_layers, experts);
   const double padding = std::max(1, personality.vocab_padding());
   const double vocab_rows =
       std::ceil(std::ceil(static_cast<double>(model.vocab_size()) / padding) * padding / tp);
