@@ -72,7 +72,7 @@ absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_
 // shared experts as Qwen-MoE and DeepSeek declare them.
 constexpr const char* kSupportedModelTypes[] = {
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text", "qwen3_next"};
+    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text", "qwen3_next", "glm4_moe"};
 
 // Keys of architectures whose attention or layer layout InferGrid does not price, each with
 // what it declares: refused by name rather than priced as something else.

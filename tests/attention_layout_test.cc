@@ -248,6 +248,14 @@ TEST(ParameterCount, TwentyTwentySixCatalogMatchesCheckpoints) {
   EXPECT_NEAR(ActiveParametersPerToken(Catalog("qwen3-235b-a22b")) / 22e9, 1.0, 0.025);
   EXPECT_NEAR(CountParameters(Catalog("kimi-k2")).Total() / 1.0e12, 1.0, 0.05);
   EXPECT_NEAR(ActiveParametersPerToken(Catalog("kimi-k2")) / 32e9, 1.0, 0.03);
+  // GLM-4.5 (and 4.6): 352.8B by its 92 layers, Zhipu's "355B" with the MTP layer left out
+  // (about 1%); "32B active" without the embedding and LM head.
+  for (const char* glm : {"glm-4.5", "glm-4.6"}) {
+    const ModelSpec m = Catalog(glm);
+    const ParameterBreakdown count = CountParameters(m);
+    EXPECT_NEAR(count.Total() / 355e9, 1.0, 0.01) << glm;
+    EXPECT_NEAR((ActiveParametersPerToken(m) - count.embedding - count.lm_head) / 32e9, 1.0, 0.01) << glm;
+  }
   // Only the experts are MXFP4: 19,116,933,120 expert parameters at 4.25 bits.
   EXPECT_EQ(RoutedExpertParameters(Catalog("gpt-oss-20b")), 24LL * 32 * (3 * 2880 * 2880 + 3 * 2880));
 }
