@@ -72,7 +72,7 @@ absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_
 // shared experts as Qwen-MoE and DeepSeek declare them.
 constexpr const char* kSupportedModelTypes[] = {
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text", "qwen3_next", "glm4_moe"};
+    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text", "qwen3_next", "glm4_moe", "deepseek_v32"};
 
 // Keys of architectures whose attention or layer layout InferGrid does not price, each with
 // what it declares: refused by name rather than priced as something else.
@@ -115,6 +115,7 @@ absl::Status CheckRepresentable(const json& config, absl::string_view path, cons
     if (llama4_key && model_type == "llama4_text") continue;
     // Qwen3-Next's Gated DeltaNet layers are read (ReadQwen3Next).
     if ((k == "linear_num_value_heads" || k == "full_attention_interval") && model_type == "qwen3_next") continue;
+    if (k == "index_topk" && model_type == "deepseek_v32") continue;  // ReadSparseAttention
     if (Present(config, key)) {
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": field \"", key, "\" declares ", what, ", which InferGrid does not model"));
@@ -456,6 +457,26 @@ absl::Status ReadFamilyExtras(const json& config, absl::string_view path, absl::
   return absl::OkStatus();
 }
 
+// DeepSeek-V3.2's sparse attention: the indexer's heads, head size and top-k.
+absl::Status ReadSparseAttention(const json& config, absl::string_view path, ModelSpec* spec) {
+  int64_t values[3] = {};
+  const char* keys[3] = {"index_n_heads", "index_head_dim", "index_topk"};
+  for (int i = 0; i < 3; ++i) {
+    if (absl::Status s = RequireInt(config, {keys[i]}, path, &values[i]); !s.ok()) return s;
+    if (values[i] < 1 || values[i] > (int64_t{1} << 30)) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"", keys[i], "\" must be positive"));
+    }
+  }
+  if (!spec->has_mla()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": sparse attention (index_topk) without latent attention is not modelled"));
+  }
+  SparseAttention* sparse = spec->mutable_sparse_attention();
+  sparse->set_index_heads(static_cast<int32_t>(values[0]));
+  sparse->set_index_head_dim(static_cast<int32_t>(values[1]));
+  sparse->set_index_topk(static_cast<int32_t>(values[2]));
+  return absl::OkStatus();
+}
+
 // Which layers attend how, and the families' other per-layer traits.
 absl::Status ReadLayerLayout(const json& config, absl::string_view path, absl::string_view model_type, int64_t layers,
                              ModelSpec* spec) {
@@ -465,6 +486,9 @@ absl::Status ReadLayerLayout(const json& config, absl::string_view path, absl::s
   }
   if (model_type == "qwen3_next") {
     if (absl::Status s = ReadQwen3Next(config, path, layers, spec); !s.ok()) return s;
+  }
+  if (model_type == "deepseek_v32") {
+    if (absl::Status s = ReadSparseAttention(config, path, spec); !s.ok()) return s;
   }
   return ReadFamilyExtras(config, path, model_type, spec);
 }

@@ -150,6 +150,11 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
     b.rope_dim_ = model.mla().qk_rope_head_dim();
     b.nope_dim_ = model.mla().qk_nope_head_dim();
     b.v_dim_ = model.mla().v_head_dim();
+    if (model.has_sparse_attention()) {
+      b.index_heads_ = model.sparse_attention().index_heads();
+      b.index_dim_ = model.sparse_attention().index_head_dim();
+      b.index_topk_ = model.sparse_attention().index_topk();
+    }
   }
   b.act_bytes_ = BytesPerElement(options.activation_dtype);
   b.weight_bytes_ = options.weights.BytesPerParameter();
@@ -432,7 +437,11 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
                  hidden_bytes, norm_flops, hidden_bytes, t);
   if (kv_lora_ > 0) {
     AddLatentProjections(out, tokens, real_tokens);
-    AddLatentAttention(batch, out);
+    if (index_topk_ > 0) {
+      AddSparseLatentAttention(batch, tokens, out);
+    } else {
+      AddLatentAttention(batch, out);
+    }
     AddGemm(out, "o_proj", layers_, tokens, d_, q_heads_ * v_dim_, 1);
   } else {
     AddGemm(out, "qkv_proj", attention_layers_, tokens, (q_heads_ + 2 * kv_heads_) * head_dim_ + q_gate_width_, d_, 1);

@@ -205,6 +205,10 @@ class IterationKernelBuilder {
   // prefill up-projecting the latent to full heads, decode attending in the latent space.
   void AddLatentProjections(IterationKernels* out, int64_t tokens, int64_t real_tokens) const;
   void AddLatentAttention(const BatchShape& batch, IterationKernels* out) const;
+  // DeepSeek Sparse Attention (DeepSeek-V3.2): the indexer's projections and its fp8 scores
+  // over every cached token, top-k selection, then prefill and decode alike attend in the
+  // latent space to at most index_topk tokens per query (vLLM's FlashMLA sparse kernels).
+  void AddSparseLatentAttention(const BatchShape& batch, int64_t tokens, IterationKernels* out) const;
   // Gated DeltaNet layers (models/linear_attention_kernels.cc): the input projections, the
   // causal convolution, the chunked delta rule (prefill) or the recurrent update (decode) over
   // each sequence's state, the gated norm and out_proj.
@@ -248,6 +252,7 @@ class IterationKernelBuilder {
   // Latent attention (0 without): widths of the query latent, the KV latent, the rotary and
   // non-rotary query/key parts and the value head.
   int64_t q_lora_ = 0, kv_lora_ = 0, rope_dim_ = 0, nope_dim_ = 0, v_dim_ = 0;
+  int64_t index_heads_ = 0, index_dim_ = 0, index_topk_ = 0;  // sparse attention (0 without)
   double act_bytes_ = 2;
   double weight_bytes_ = 2;
   double kv_elem_bytes_ = 2;

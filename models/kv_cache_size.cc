@@ -17,7 +17,12 @@ int KvHeadsPerGpu(const ModelSpec& spec, int tensor_parallel) {
 }
 
 int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_parallel) {
-  return KvElementsPerTokenLayer(spec, tensor_parallel) * BitsPerElement(kv_dtype) / 8;
+  return KvElementsPerTokenLayer(spec, tensor_parallel) * BitsPerElement(kv_dtype) / 8 + IndexerBytesPerTokenLayer(spec);
+}
+
+int64_t IndexerBytesPerTokenLayer(const ModelSpec& spec) {
+  // One fp8 key and its fp32 scale (vLLM's DeepseekV32IndexerCache), whatever the KV dtype.
+  return spec.has_sparse_attention() ? int64_t{spec.sparse_attention().index_head_dim()} + 4 : 0;
 }
 
 double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t sequences) {

@@ -22,7 +22,12 @@ int KvHeadsPerGpu(const ModelSpec& spec, int tensor_parallel);
 // (one latent per token, replicated on every GPU of a tensor-parallel group: DeepSeek-V3 576).
 int64_t KvElementsPerTokenLayer(const ModelSpec& spec, int tensor_parallel);
 
-// Bytes of K and V for one token in one layer on one GPU: the elements above x b.
+// Bytes of the sparse-attention indexer's key for one token in one layer (DeepSeek-V3.2:
+// index_head_dim fp8 values and an fp32 scale, 132 B); 0 without sparse attention.
+int64_t IndexerBytesPerTokenLayer(const ModelSpec& spec);
+
+// Bytes of K and V for one token in one layer on one GPU: the elements above x b, plus the
+// indexer's key where the model has one.
 int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_parallel);
 
 // Bytes of one sequence's state in one linear-attention layer on one GPU (Gated DeltaNet: the

@@ -15,6 +15,7 @@
 
 #include <cmath>
 
+#include "models/attention_layout.h"
 #include "models/kernel_constants.h"
 
 namespace infergrid {
@@ -113,6 +114,56 @@ void IterationKernelBuilder::AddLatentAttention(const BatchShape& batch, Iterati
     AddGemm(out, "v_absorb", layers_, rows, v_dim_, kv_lora_, static_cast<int32_t>(q_heads_),
             GemmWeights::kUnquantized);
   }
+}
+
+void IterationKernelBuilder::AddSparseLatentAttention(const BatchShape& batch, int64_t tokens,
+                                                      IterationKernels* out) const {
+  const double heads = static_cast<double>(q_heads_);
+  const double latent = static_cast<double>(kv_lora_ + rope_dim_);
+  const double value_width = static_cast<double>(kv_lora_);
+  const double kv_tl = kv_bytes_per_token_layer_;
+  const double index_key_bytes = static_cast<double>(index_dim_ + 4);
+  // Every query scores every key it could see (causal), then attends to at most top-k of them.
+  // Each sequence's indexer keys are read once for all its queries; the latent of the keys it
+  // attends to likewise (a prefill chunk's selections overlap).
+  double scored = 0, attended = 0, keys = 0, index_keys = 0, queries = 0;
+  for (const PrefillChunk& chunk : batch.prefill) {
+    scored += PrefillPairs(chunk.new_tokens, chunk.context_tokens, 0);
+    attended += PrefillPairs(chunk.new_tokens, chunk.context_tokens, index_topk_);
+    keys += static_cast<double>(chunk.context_tokens + chunk.new_tokens);
+    index_keys += static_cast<double>(chunk.context_tokens + chunk.new_tokens);
+    queries += static_cast<double>(chunk.new_tokens);
+  }
+  for (int64_t context : batch.decode_context_tokens) {
+    scored += static_cast<double>(context + 1);
+    attended += static_cast<double>(AttendedKeys(context, index_topk_));
+    keys += static_cast<double>(AttendedKeys(context, index_topk_));
+    index_keys += static_cast<double>(context + 1);
+    queries += 1;
+  }
+  // The indexer's query (from the query latent), key and per-head weights, on every token.
+  const int64_t q_in = q_lora_ > 0 ? q_lora_ : d_;
+  AddGemm(out, "indexer_q_proj", layers_, tokens, index_heads_ * index_dim_, q_in, 1);
+  AddGemm(out, "indexer_k_weights_proj", layers_, tokens, index_dim_ + index_heads_, d_, 1);
+  Kernel& score = AddAttentionKernel(out, KernelKind::kAttentionDecode, "indexer_scores", layers_);
+  score.tensor_dtype = DType::FP8_E4M3;
+  score.tensor_flops = 2.0 * static_cast<double>(index_heads_ * index_dim_) * scored;
+  score.cuda_flops = 2.0 * kSoftmaxFlopsPerScore * scored;  // ReLU, head weighting, top-k selection
+  score.hbm_bytes = index_keys * index_key_bytes + queries * static_cast<double>(index_heads_ * index_dim_);
+  score.parallel_work_items = queries;
+  const int64_t rows = static_cast<int64_t>(queries) + batch.padding_rows;
+  AddGemm(out, "q_absorb", layers_, rows, kv_lora_, nope_dim_, static_cast<int32_t>(q_heads_),
+          GemmWeights::kUnquantized);
+  Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionDecode, "attention_sparse", layers_);
+  a.tensor_flops = 2.0 * heads * (latent + value_width) * attended;
+  a.cuda_flops = kSoftmaxFlopsPerScore * heads * attended;
+  const double qo_bytes = queries * heads * (latent + value_width) * act_bytes_;
+  a.hbm_bytes = qo_bytes + keys * kv_tl;
+  a.resident_input_bytes = queries * heads * latent * act_bytes_;
+  a.reread_footprint_bytes = static_cast<double>(index_topk_) * kv_tl;
+  a.parallel_work_items = queries * std::ceil(heads / 64.0);
+  AddGemm(out, "v_absorb", layers_, rows, v_dim_, kv_lora_, static_cast<int32_t>(q_heads_),
+          GemmWeights::kUnquantized);
 }
 
 }  // namespace infergrid

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -143,9 +145,20 @@ absl::StatusOr<ModelSpec> ResolveModel(absl::string_view name_or_path) {
   return spec;
 }
 
-absl::Status ValidateModelSpec(const ModelSpec& spec, absl::string_view where) {
-  // Bounds keep every derived product (parameters, FLOPs at 1M tokens) far from overflow.
-  const std::pair<bool, absl::string_view> checks[] = {
+namespace {
+
+// Each check is a condition and what it requires; the first that fails is the error.
+using Checks = std::vector<std::pair<bool, absl::string_view>>;
+absl::Status FirstFailing(const Checks& checks, absl::string_view where) {
+  for (const auto& [ok, what] : checks) {
+    if (absl::Status status = Check(ok, where, what); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// Bounds keep every derived product (parameters, FLOPs at 1M tokens) far from overflow.
+Checks SizeChecks(const ModelSpec& spec) {
+  return {
       {spec.num_layers() >= 1 && spec.num_layers() <= 10000, "num_layers must be in 1..10000"},
       {spec.hidden_size() >= 1 && spec.hidden_size() <= 1000000, "hidden_size must be in 1..1e6"},
       {spec.ffn_dim() >= 1 && spec.ffn_dim() <= 10000000, "ffn_dim must be in 1..1e7"},
@@ -159,69 +172,58 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, absl::string_view where) {
       {spec.vocab_size() >= 1 && spec.vocab_size() <= 100000000, "vocab_size must be in 1..1e8"},
       {spec.max_position_embeddings() >= 0, "max_position_embeddings must not be negative"},
       {spec.tuned_max_position_embeddings() >= 0, "tuned_max_position_embeddings must not be negative"},
-      {spec.nominal_parameters() >= 0 && spec.nominal_parameters() < 1e15,
-       "nominal_parameters must be in 0..1e15"},
+      {spec.nominal_parameters() >= 0 && spec.nominal_parameters() < 1e15, "nominal_parameters must be in 0..1e15"},
+      {spec.norms_per_layer() >= 0 && spec.norms_per_layer() <= 8, "norms_per_layer must be in 0..8 (0: 2)"},
+      {!spec.checkpoint_quantizes_experts_only() || spec.has_moe(), "checkpoint_quantizes_experts_only needs moe"},
   };
-  for (const auto& [ok, what] : checks) {
-    if (absl::Status status = Check(ok, where, what); !status.ok()) return status;
+}
+
+Checks ExpertChecks(const ModelSpec& spec) {
+  if (!spec.has_moe()) return {};
+  const MixtureOfExperts& moe = spec.moe();
+  return {
+      {moe.num_experts() >= 1 && moe.num_experts() <= 100000 && moe.experts_per_token() >= 1 &&
+           moe.experts_per_token() <= moe.num_experts() && moe.expert_ffn_dim() >= 0 && moe.num_shared_experts() >= 0,
+       "moe needs 1 <= experts_per_token <= num_experts <= 100000"},
+      {moe.first_dense_layers() >= 0 && moe.first_dense_layers() < spec.num_layers(),
+       "moe.first_dense_layers must be in 0..num_layers-1"},
+      {moe.interleave_step() >= 0 && moe.interleave_step() <= spec.num_layers() && ExpertLayers(spec) > 0,
+       "moe.interleave_step must be in 0..num_layers and leave expert layers"},
+  };
+}
+
+// Latent attention's widths, and the sparse indexer that only latent attention has.
+Checks LatentChecks(const ModelSpec& spec) {
+  Checks checks;
+  if (spec.has_sparse_attention()) {
+    const SparseAttention& s = spec.sparse_attention();
+    checks.push_back({spec.has_mla() && s.index_heads() >= 1 && s.index_heads() <= 100000 && s.index_head_dim() >= 1 &&
+                          s.index_head_dim() <= 100000 && s.index_topk() >= 1,
+                      "sparse_attention needs mla and positive index_heads, index_head_dim, index_topk"});
   }
-  if (spec.has_moe()) {
-    const MixtureOfExperts& moe = spec.moe();
-    if (absl::Status status =
-            Check(moe.num_experts() >= 1 && moe.num_experts() <= 100000 &&
-                      moe.experts_per_token() >= 1 &&
-                      moe.experts_per_token() <= moe.num_experts() &&
-                      moe.expert_ffn_dim() >= 0 && moe.num_shared_experts() >= 0,
-                  where, "moe needs 1 <= experts_per_token <= num_experts <= 100000");
-        !status.ok()) {
-      return status;
-    }
-    if (absl::Status status = Check(moe.first_dense_layers() >= 0 && moe.first_dense_layers() < spec.num_layers(),
-                                    where, "moe.first_dense_layers must be in 0..num_layers-1");
-        !status.ok()) {
-      return status;
-    }
-    if (absl::Status status = Check(moe.interleave_step() >= 0 && moe.interleave_step() <= spec.num_layers() &&
-                                        ExpertLayers(spec) > 0,
-                                    where, "moe.interleave_step must be in 0..num_layers and leave expert layers");
-        !status.ok()) {
-      return status;
-    }
-  }
+  if (!spec.has_mla()) return checks;
+  const LatentAttention& mla = spec.mla();
+  checks.insert(checks.end(), {
+      {!spec.has_attention(), "mla with an attention layout (windows over latent attention) is not modelled"},
+      {mla.kv_lora_rank() >= 1 && mla.kv_lora_rank() <= 100000, "mla.kv_lora_rank must be in 1..100000"},
+      {mla.q_lora_rank() >= 0 && mla.q_lora_rank() <= 1000000, "mla.q_lora_rank must be in 0..1e6"},
+      {mla.qk_nope_head_dim() >= 1 && mla.qk_nope_head_dim() <= 100000 && mla.qk_rope_head_dim() >= 1 &&
+           mla.qk_rope_head_dim() <= 100000 && mla.v_head_dim() >= 1 && mla.v_head_dim() <= 100000,
+       "mla head sizes must be in 1..100000"},
+      {spec.head_dim() == mla.qk_nope_head_dim() + mla.qk_rope_head_dim(),
+       "with mla, head_dim must equal qk_nope_head_dim + qk_rope_head_dim"},
+      {spec.num_kv_heads() == 1, "with mla, num_kv_heads must be 1 (the one shared latent)"},
+  });
+  return checks;
+}
+
+}  // namespace
+
+absl::Status ValidateModelSpec(const ModelSpec& spec, absl::string_view where) {
+  if (absl::Status status = FirstFailing(SizeChecks(spec), where); !status.ok()) return status;
+  if (absl::Status status = FirstFailing(ExpertChecks(spec), where); !status.ok()) return status;
   if (absl::Status status = ValidateAttentionLayout(spec, where); !status.ok()) return status;
-  if (absl::Status status = Check(spec.norms_per_layer() >= 0 && spec.norms_per_layer() <= 8, where,
-                                  "norms_per_layer must be in 0..8 (0: 2)");
-      !status.ok()) {
-    return status;
-  }
-  if (absl::Status status = Check(!spec.checkpoint_quantizes_experts_only() || spec.has_moe(), where,
-                                  "checkpoint_quantizes_experts_only needs moe");
-      !status.ok()) {
-    return status;
-  }
-  if (spec.has_mla()) {
-    if (absl::Status status = Check(!spec.has_attention(), where,
-                                    "mla with an attention layout (windows over latent attention) is not modelled");
-        !status.ok()) {
-      return status;
-    }
-    const LatentAttention& mla = spec.mla();
-    const std::pair<bool, absl::string_view> latent[] = {
-        {mla.kv_lora_rank() >= 1 && mla.kv_lora_rank() <= 100000, "mla.kv_lora_rank must be in 1..100000"},
-        {mla.q_lora_rank() >= 0 && mla.q_lora_rank() <= 1000000, "mla.q_lora_rank must be in 0..1e6"},
-        {mla.qk_nope_head_dim() >= 1 && mla.qk_nope_head_dim() <= 100000 &&
-             mla.qk_rope_head_dim() >= 1 && mla.qk_rope_head_dim() <= 100000 &&
-             mla.v_head_dim() >= 1 && mla.v_head_dim() <= 100000,
-         "mla head sizes must be in 1..100000"},
-        {spec.head_dim() == mla.qk_nope_head_dim() + mla.qk_rope_head_dim(),
-         "with mla, head_dim must equal qk_nope_head_dim + qk_rope_head_dim"},
-        {spec.num_kv_heads() == 1, "with mla, num_kv_heads must be 1 (the one shared latent)"},
-    };
-    for (const auto& [ok, what] : latent) {
-      if (absl::Status status = Check(ok, where, what); !status.ok()) return status;
-    }
-  }
-  return absl::OkStatus();
+  return FirstFailing(LatentChecks(spec), where);
 }
 
 }  // namespace infergrid

@@ -43,6 +43,14 @@ AttentionParameters AttentionPerLayer(const ModelSpec& spec) {
     p.projections += int64_t{mla.kv_lora_rank()} * heads * (int64_t{mla.qk_nope_head_dim()} + mla.v_head_dim());
     p.projections += heads * mla.v_head_dim() * d;
     p.norms = q_lora + mla.kv_lora_rank();
+    if (spec.has_sparse_attention()) {
+      // The indexer: wq_b (q_lora -> heads x dim), wk (d -> dim), weights_proj (d -> heads), and
+      // the key's LayerNorm (weight and bias).
+      const SparseAttention& s = spec.sparse_attention();
+      const int64_t index_width = int64_t{s.index_heads()} * s.index_head_dim();
+      p.projections += (q_lora > 0 ? q_lora : d) * index_width + d * s.index_head_dim() + d * s.index_heads();
+      p.norms += 2 * int64_t{s.index_head_dim()};
+    }
     return p;
   }
   const int64_t q_width = heads * spec.head_dim();

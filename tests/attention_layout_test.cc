@@ -429,6 +429,47 @@ TEST(LinearAttention, Qwen3NextCountsAndImport) {
   EXPECT_EQ(LayerAttentionKind(*imported, 3), FULL_ATTENTION);
 }
 
+// DeepSeek-V3.2: the indexer adds 13,959,424 weights a layer (wq_b 1,536 x 8,192, wk 7,168 x
+// 128, weights_proj 7,168 x 64, the key's LayerNorm 2 x 128) and 132 B a token and layer to the
+// cache (128 fp8 values and an fp32 scale); the latent attention reads at most 2,048 tokens a
+// query while the indexer scores them all.
+TEST(SparseAttention, IndexerCostsAndTopKReads) {
+  const ModelSpec v3 = Catalog("deepseek-v3");
+  const ModelSpec v32 = Catalog("deepseek-v3.2");
+  EXPECT_EQ(CountParameters(v32).Total() - CountParameters(v3).Total(), 61LL * 13'959'424);
+  EXPECT_EQ(KvBytesPerToken(v32, DType::BF16), KvBytesPerToken(v3, DType::BF16) + 61 * 132);
+  IterationKernelOptions options;
+  options.tensor_parallel = 8;
+  absl::StatusOr<IterationKernelBuilder> builder = IterationKernelBuilder::Create(v32, options);
+  ASSERT_TRUE(builder.ok()) << builder.status();
+  const auto kernel = [&](int64_t context, const char* name) {
+    BatchShape batch;
+    batch.decode_context_tokens = {context};
+    IterationKernels kernels;
+    builder->Build(batch, &kernels);
+    for (const Kernel& k : kernels) {
+      if (std::string(k.name) == name) return k;
+    }
+    return Kernel{};
+  };
+  // 16 heads a GPU, scores over 576 and outputs over 512 latent dimensions.
+  const double per_key = 2.0 * 16 * (576 + 512);
+  EXPECT_EQ(kernel(999, "attention_sparse").tensor_flops, per_key * 1000);
+  EXPECT_EQ(kernel(99999, "attention_sparse").tensor_flops, per_key * 2048);
+  EXPECT_EQ(kernel(99999, "indexer_scores").tensor_flops, 2.0 * 64 * 128 * 100000);
+  EXPECT_EQ(kernel(99999, "indexer_scores").tensor_dtype, DType::FP8_E4M3);
+  absl::StatusOr<ModelSpec> imported = ImportHfConfig(R"({"model_type": "deepseek_v32", "num_hidden_layers": 61,
+      "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048, "n_routed_experts": 256,
+      "num_experts_per_tok": 8, "n_shared_experts": 1, "first_k_dense_replace": 3, "num_attention_heads": 128,
+      "num_key_value_heads": 128, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+      "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 129280, "max_position_embeddings": 163840,
+      "index_n_heads": 64, "index_head_dim": 128, "index_topk": 2048, "tie_word_embeddings": false,
+      "quantization_config": {"quant_method": "fp8"}})", "v32/config.json");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(CountParameters(*imported).Total(), CountParameters(v32).Total());
+  EXPECT_EQ(imported->sparse_attention().index_topk(), 2048);
+}
+
 // gpt-oss-20b's config.json as published (the fields that decide its shape).
 constexpr char kGptOss20bConfig[] = R"({
   "architectures": ["GptOssForCausalLM"], "attention_bias": true, "experts_per_token": 4,
@@ -481,6 +522,8 @@ TEST(HfConfig, UnmodelledAttentionIsRefusedByName) {
   const std::pair<std::string, std::string> cases[] = {
       {R"("attention_chunk_size": 8192)", "chunked local attention"},
       {R"("index_topk": 2048)", "lightning indexer"},
+      {R"("model_type": "deepseek_v32", "index_n_heads": 64, "index_head_dim": 128, "index_topk": 2048)",
+       "without latent attention"},
       {R"("full_attention_interval": 4)", "Qwen3-Next"},
       {R"("sliding_window": 8, "layer_types": ["linear_attention", "full_attention", "full_attention", "full_attention"])",
        "\"linear_attention\""},

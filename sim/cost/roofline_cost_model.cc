@@ -21,7 +21,14 @@ RooflineCostModel::RooflineCostModel(const ModelSpec& model, const GpuSpec& gpu,
       chunk_share_(static_cast<double>(CountAttentionLayers(model).chunked) / std::max(1, model.num_layers())),
       chunk_tokens_(AttentionChunkTokens(model)),
       options_(options),
-      description_(absl::StrCat("roofline (uncalibrated peaks of ", gpu.name(), ")")) {}
+      description_(absl::StrCat("roofline (uncalibrated peaks of ", gpu.name(), ")")) {
+  // Sparse attention reads at most top-k tokens a query, as a window of that size would (the
+  // indexer's own scoring is left out of the roofline).
+  if (model.has_sparse_attention()) {
+    window_share_ = 1;
+    window_tokens_ = model.sparse_attention().index_topk();
+  }
+}
 
 void RooflineCostModel::WindowedDemands(const BatchShape& batch, double* prefill_pairs, double* decode_pairs,
                                         double* kv_read_tokens) const {

@@ -283,6 +283,11 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
   if (d->max_num_seqs <= 0) d->max_num_seqs = d->max_num_batched_tokens;
   if (absl::Status s = CheckEngineArguments(r, p, *d); !s.ok()) return s;
 
+  if (r.model.has_sparse_attention() && p.engine() == "vllm-v0") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--engine=", p.engine(), "@", p.version(), " predates DeepSeek Sparse Attention (", r.model.name(),
+        "); choose vllm-v1, sglang or trtllm"));
+  }
   if (r.model.has_mla() && p.lacks_mla()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--engine=", p.engine(), "@", p.version(), " predates multi-head latent attention support "

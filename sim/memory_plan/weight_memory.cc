@@ -58,6 +58,14 @@ LayerShard AttentionShard(const ModelSpec& model, int tensor_parallel) {
     s.params += h * kv_a + mla.kv_lora_rank() * kv_b + v * h;
     s.rows += kv_a + kv_b + h;
     s.replicated += q_lora + mla.kv_lora_rank();
+    if (model.has_sparse_attention()) {
+      // vLLM's indexer projections are replicated on every GPU (ReplicatedLinear).
+      const SparseAttention& sparse = model.sparse_attention();
+      const double index_width = static_cast<double>(sparse.index_heads()) * sparse.index_head_dim();
+      s.params += (q_lora > 0 ? q_lora : h) * index_width + h * sparse.index_head_dim() + h * sparse.index_heads();
+      s.rows += index_width + sparse.index_head_dim() + sparse.index_heads();
+      s.replicated += 2.0 * sparse.index_head_dim();
+    }
     return s;
   }
   const double d = model.head_dim();
