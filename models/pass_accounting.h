@@ -4,6 +4,11 @@
 //            one pass over the weights + the KV written for the prompt;
 //   decode:  linear 2*N, attention 4*L*H_q*D*S, bytes = weights + KV read (S tokens), and
 //            the one-token KV write beside them; all per sequence, times the batch.
+// Layers that do not attend to every key count what they reach: a sliding window at most W
+// keys, a chunked local layer its own chunk, a sparse (DeepSeek-V3.2) layer its top-k plus the
+// indexer's scores over every key, a linear-attention layer its state (read and written once a
+// step, its 3 dk x dv products per value head as attention FLOPs). A model of full layers only
+// gets the lesson's numbers exactly.
 // These are a capacity payload and a hypothesis about traffic, not a DRAM measurement: tiling,
 // L2 hits, block tables and activations move real traffic either way (the cost model in
 // hardware/ accounts for those; this file does not).

@@ -16,6 +16,7 @@
 #include "models/kv_cache_size.h"
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
+#include "models/pass_accounting.h"
 #include "sim/memory_plan/memory_plan_detail.h"
 #include "sim/serving/block_manager.h"
 
@@ -149,6 +150,22 @@ TEST(KvCacheSize, WindowsAgreeBelowTheWindowAndCapAboveIt) {
   EXPECT_EQ(KvBytes(oss, DType::BF16, 128, 1), KvBytes(full, DType::BF16, 128, 1));
   EXPECT_EQ(KvBytes(oss, DType::BF16, 8192, 1), per_layer_token * (12 * 8192 + 12 * 128));
   EXPECT_EQ(KvBytes(full, DType::BF16, 8192, 1), per_layer_token * 24 * 8192);
+}
+
+// The roofline's pass accounting: gpt-oss-20b decoding at S = 32,768, batch 8: 12 full layers
+// read 32,768 keys, 12 windowed ones 128; 4 x 64 heads x 64 = 16,384 FLOPs and 2,048 B of K and V
+// per key and layer. Below the window the windowed model's numbers are the full model's.
+TEST(PassAccounting, WindowedLayersCountTheirWindow) {
+  const ModelSpec oss = Catalog("gpt-oss-20b");
+  const PassInputs inputs{1e9, 1e9, KvBytesPerToken(oss, DType::BF16)};
+  const PassAccounting decode = DecodeStep(oss, inputs, 32768, 8);
+  EXPECT_EQ(decode.attention_flops, 16384.0 * (12 * 32768 + 12 * 128) * 8);
+  EXPECT_EQ(decode.kv_read_bytes, 2048.0 * (12 * 32768 + 12 * 128) * 8);
+  const ModelSpec full = WithoutWindows(oss);
+  EXPECT_EQ(DecodeStep(oss, inputs, 100, 8).attention_flops, DecodeStep(full, inputs, 100, 8).attention_flops);
+  EXPECT_EQ(DecodeStep(oss, inputs, 100, 8).kv_read_bytes, DecodeStep(full, inputs, 100, 8).kv_read_bytes);
+  EXPECT_EQ(PrefillPass(oss, inputs, 100, 2).attention_flops, PrefillPass(full, inputs, 100, 2).attention_flops);
+  EXPECT_LT(PrefillPass(oss, inputs, 8192, 2).attention_flops, PrefillPass(full, inputs, 8192, 2).attention_flops);
 }
 
 TEST(IterationKernels, WindowedLayersReadOnlyTheWindow) {

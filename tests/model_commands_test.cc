@@ -1,0 +1,71 @@
+// Every architecture added for 2026 runs through the commands a user points at it: `memory
+// --engine`, `roofline` and `simulate` on a deployment it fits (the summary naming the attention
+// approximation it used), and `bench` and `plan` on gpt-oss-20b.
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/command_runner.h"
+
+namespace infergrid {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunInfergrid;
+
+struct Deployment {
+  const char* model;
+  const char* flags;     // GPU, parallelism, context
+  const char* attention; // what the summary's attention note says ("" for full attention)
+};
+
+constexpr Deployment kDeployments[] = {
+    {"gpt-oss-20b", "--gpu=h100-sxm", "sliding window 128, sinks"},
+    {"gpt-oss-120b", "--gpu=h100-sxm", "sliding window 128, sinks"},
+    {"gemma-2-27b", "--gpu=h100-sxm", "logit soft-cap 50"},
+    {"gemma-3-27b", "--gpu=h100-sxm --max-model-len=32768", "52 of 62 layers sliding window 1024"},
+    {"mistral-7b", "--gpu=h100-sxm", "32 of 32 layers sliding window 4096"},
+    {"llama-4-scout", "--gpu=h100-sxm --tensor-parallel-size=4 --max-model-len=32768", "chunked local attention 8192"},
+    {"llama-4-maverick", "--gpu=h200-sxm --tensor-parallel-size=8 --max-model-len=32768", "chunked local attention"},
+    {"qwen3-next-80b-a3b", "--gpu=h200-sxm --tensor-parallel-size=2 --max-model-len=32768", "linear attention"},
+    {"qwen3-235b-a22b", "--gpu=h200-sxm --tensor-parallel-size=4", ""},
+    {"kimi-k2", "--gpu=h200-sxm --tensor-parallel-size=8 --max-model-len=32768 --gpu-memory-utilization=0.95", ""},
+    {"glm-4.5", "--gpu=h200-sxm --tensor-parallel-size=8", ""},
+    {"deepseek-v3.2", "--gpu=h200-sxm --tensor-parallel-size=8", ""},
+};
+
+TEST(ModelCommands, EveryNewArchitectureRunsMemoryRooflineAndSimulate) {
+  for (const Deployment& d : kDeployments) {
+    const std::string base = std::string("--model=") + d.model + " " + d.flags;
+    const testing::CommandResult memory = RunInfergrid("memory --engine=vllm-v1 " + base);
+    EXPECT_EQ(memory.exit_code, 0) << d.model << "\n" << memory.err;
+    EXPECT_THAT(memory.out, HasSubstr("KV capacity")) << d.model;
+    // roofline prices one GPU's forward pass: no parallelism flags.
+    const testing::CommandResult roofline =
+        RunInfergrid(std::string("roofline --model=") + d.model + " --gpu=h200-sxm --context=32768 --batch=8");
+    EXPECT_EQ(roofline.exit_code, 0) << d.model << "\n" << roofline.err;
+    const std::string out = ::testing::TempDir() + "/model_commands_" + d.model;
+    const testing::CommandResult run = RunInfergrid("simulate " + base + " --max-requests=30 --rate=2 --outputs=summary --out=" + out);
+    ASSERT_EQ(run.exit_code, 0) << d.model << "\n" << run.err;
+    const std::string summary = testing::ReadAll(out + "/summary.json");
+    EXPECT_THAT(summary, HasSubstr("\"completed\": 30")) << d.model;
+    if (*d.attention != '\0') {
+      EXPECT_THAT(summary, HasSubstr(std::string("attention: ")));
+      EXPECT_THAT(summary, HasSubstr(d.attention)) << d.model;
+    }
+  }
+}
+
+TEST(ModelCommands, GptOssBenchAndPlan) {
+  const testing::CommandResult bench =
+      RunInfergrid("bench latency --model=openai/gpt-oss-20b --gpu=h100-sxm --input-len=512 --output-len=32 --batch-size=4");
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_THAT(bench.out, HasSubstr("Avg latency"));
+  const testing::CommandResult plan = RunInfergrid(
+      "plan --model=gpt-oss-20b --gpu=h100-sxm --slo='ttft_p99<=2s,tpot_p99<=100ms' --target-rate=5 --max-requests=200");
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_THAT(plan.out, HasSubstr("rank"));
+}
+
+}  // namespace
+}  // namespace infergrid
