@@ -125,6 +125,7 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
     b.conv_kernel_ = l.conv_kernel();
     b.linear_state_bytes_ = static_cast<double>(LinearStateBytesPerLayer(model, tp));
   }
+  b.quantize_linears_ = !options.weights.experts_only;
   b.q_gate_width_ = model.gated_attention_output() ? model.num_attention_heads() / tp * model.head_dim() : 0;
   b.extra_scores_per_query_ = model.attention().attention_sinks() ? 1 : 0;
   b.cuda_flops_per_score_ =
@@ -177,8 +178,7 @@ void IterationKernelBuilder::AddGemm(IterationKernels* out, const char* name, in
   // Embedding-shaped matrices (LM head, router) stay in the activation dtype under weight
   // quantization, as vLLM, AWQ and GPTQ checkpoints keep them; so does every linear but the
   // routed experts' when the checkpoint quantizes only those.
-  const bool quantized = role == GemmWeights::kRoutedExpert ||
-                         (role == GemmWeights::kLinear && !options_.weights.experts_only);
+  const bool quantized = role == GemmWeights::kRoutedExpert || (role == GemmWeights::kLinear && quantize_linears_);
   const double weight_bytes = quantized ? weight_bytes_ : act_bytes_;
   Kernel& g = out->Add();
   g = Kernel{};
@@ -281,14 +281,16 @@ IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
     if (len_chunks > 1) n.partials += len_chunks;
     n.longest = std::max(n.longest, len);
   };
-  if (reach.chunk > 0) {
+  if (reach.chunk > 0 || reach.window > 0) {
+    // Windowed and chunked layers: the keys their reach leaves (the rare case, kept apart from
+    // the full-attention loop below, which runs for every model).
     for (int64_t context : batch.decode_context_tokens) {
-      const int64_t len = ChunkedKeys(context, reach.chunk);
+      const int64_t len = reach.chunk > 0 ? ChunkedKeys(context, reach.chunk) : std::min(context + 1, cap);
       accumulate(len, CeilDiv(len, block), CeilDiv(len, split));
     }
   } else if (block_shift_ >= 0 && split_shift_ >= 0) {
     for (int64_t context : batch.decode_context_tokens) {
-      const int64_t len = std::min(context + 1, cap);  // the new token's K/V is cached first
+      const int64_t len = context + 1;  // the new token's K/V is cached first
       accumulate(len, (len + block - 1) >> block_shift_, (len + split - 1) >> split_shift_);
     }
   } else {

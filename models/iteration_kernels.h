@@ -109,7 +109,7 @@ struct IterationKernels {
   const Kernel* end() const { return kernels.data() + size; }
   // A fresh kernel (a reused IterationKernels keeps its array; only the slots used are reset).
   Kernel& Add() {
-    if (size >= kMaxIterationKernels) std::abort();  // a new kernel kind needs a larger array
+    if (size >= kMaxIterationKernels) [[unlikely]] std::abort();  // a new kernel kind needs a larger array
     Kernel& k = kernels[static_cast<size_t>(size++)];
     k = Kernel{};
     return k;
@@ -236,6 +236,7 @@ class IterationKernelBuilder {
   int64_t conv_kernel_ = 0;
   double linear_state_bytes_ = 0;
   int64_t q_gate_width_ = 0;      // the query-sized output gate (gated_attention_output), per GPU
+  bool quantize_linears_ = true;  // false: only the routed experts are in the weight format
   double extra_scores_per_query_ = 0;  // attention sinks: one more logit per query and head
   double cuda_flops_per_score_ = 0;    // softmax, plus the soft cap where the model has one
   int64_t d_ = 0;

@@ -15,6 +15,8 @@ BlockManager::BlockManager(const BlockManagerOptions& options)
       free_plain_(options.num_gpu_blocks),
       cpu_total_(options.num_cpu_blocks) {}
 
+int64_t BlockManager::HybridBlocksFor(int64_t tokens) const { return groups_.BlocksFor(tokens, block_size_); }
+
 int64_t BlockManager::Needed(const Sequence& seq, int64_t tokens) const {
   return std::max<int64_t>(0, BlocksFor(tokens) - seq.gpu_blocks);
 }

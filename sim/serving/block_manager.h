@@ -47,7 +47,8 @@ class BlockManager {
   int64_t free_cpu_blocks() const { return cpu_total_ - cpu_used_; }
   int64_t watermark_blocks() const { return watermark_blocks_; }
   int64_t BlocksFor(int64_t tokens) const {
-    return hybrid_ ? groups_.BlocksFor(tokens, block_size_) : (tokens + block_size_ - 1) / block_size_;
+    if (hybrid_) [[unlikely]] return HybridBlocksFor(tokens);
+    return (tokens + block_size_ - 1) / block_size_;
   }
 
   // Blocks `seq` must add to hold `tokens` tokens.
@@ -82,6 +83,7 @@ class BlockManager {
   void SwapIn(Sequence& seq);
 
  private:
+  int64_t HybridBlocksFor(int64_t tokens) const;  // out of line: the rare case
   struct CacheEntry {
     int32_t holders = 0;
     std::list<uint64_t>::iterator lru;  // valid while holders == 0
