@@ -9,7 +9,10 @@
 #include "base/textproto.h"
 #include "hardware/gpu_catalog.h"
 #include "hardware/hardware_spec.pb.h"
+#include "models/kv_cache_groups.h"
+#include "models/kv_cache_size.h"
 #include "models/model_catalog.h"
+#include "models/parameter_count.h"
 #include "models/model_spec.pb.h"
 #include "traces/length_distribution.h"
 #include "traces/random_streams.h"
@@ -18,8 +21,13 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view text(reinterpret_cast<const char*>(data), size);
   infergrid::ModelSpec model;
-  if (infergrid::ParseTextProto(text, "fuzz.textproto", &model).ok()) {
-    (void)infergrid::ValidateModelSpec(model, "fuzz.textproto");
+  if (infergrid::ParseTextProto(text, "fuzz.textproto", &model).ok() &&
+      infergrid::ValidateModelSpec(model, "fuzz.textproto").ok()) {
+    // A spec that validates is counted and laid out: parameters, KV and state bytes, the KV
+    // groups vLLM would cut (the bounds must keep all of it free of overflow).
+    (void)infergrid::CountParameters(model).Total();
+    (void)infergrid::KvBytes(model, infergrid::DType::BF16, 1 << 20, 64);
+    (void)infergrid::VllmHybridGroups(model, 0, model.num_layers()).BlocksFor(1 << 20, 16);
   }
   infergrid::GpuSpec gpu;
   if (infergrid::ParseTextProto(text, "fuzz.textproto", &gpu).ok()) {

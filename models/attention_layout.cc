@@ -88,12 +88,14 @@ absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view wh
     return error("attention_chunk_size is set but layer_pattern has no CHUNKED_LOCAL layer");
   }
   const LinearAttention& linear = spec.linear_attention();
+  // Bounds keep the state and parameter products of 10,000 layers far from overflow.
   if (counts.linear > 0 && (linear.num_key_heads() < 1 || linear.num_value_heads() < 1 || linear.key_head_dim() < 1 ||
                             linear.value_head_dim() < 1 || linear.conv_kernel() < 1 ||
-                            linear.num_value_heads() > 100000 || linear.key_head_dim() > 100000 ||
-                            linear.value_head_dim() > 100000 || linear.conv_kernel() > 1000 ||
-                            linear.num_key_heads() > 100000)) {
-    return error("LINEAR_ATTENTION layers need linear_attention's heads, head sizes and conv_kernel in range");
+                            linear.num_value_heads() > 1024 || linear.key_head_dim() > 4096 ||
+                            linear.value_head_dim() > 4096 || linear.conv_kernel() > 64 ||
+                            linear.num_key_heads() > 1024)) {
+    return error("LINEAR_ATTENTION layers need linear_attention's heads in 1..1024, head sizes in 1..4096 and "
+                 "conv_kernel in 1..64");
   }
   if (counts.attention() == 0) return error("layer_pattern leaves no attention layer");
   if (!(a.attn_logit_softcapping() >= 0) || !std::isfinite(a.attn_logit_softcapping())) {

@@ -197,9 +197,10 @@ Checks LatentChecks(const ModelSpec& spec) {
   Checks checks;
   if (spec.has_sparse_attention()) {
     const SparseAttention& s = spec.sparse_attention();
-    checks.push_back({spec.has_mla() && s.index_heads() >= 1 && s.index_heads() <= 100000 && s.index_head_dim() >= 1 &&
-                          s.index_head_dim() <= 100000 && s.index_topk() >= 1,
-                      "sparse_attention needs mla and positive index_heads, index_head_dim, index_topk"});
+    checks.push_back({spec.has_mla() && s.index_heads() >= 1 && s.index_heads() <= 1024 && s.index_head_dim() >= 1 &&
+                          s.index_head_dim() <= 4096 && s.index_topk() >= 1,
+                      "sparse_attention needs mla, index_heads in 1..1024, index_head_dim in 1..4096 and a "
+                      "positive index_topk"});
   }
   if (!spec.has_mla()) return checks;
   const LatentAttention& mla = spec.mla();
