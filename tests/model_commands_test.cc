@@ -62,7 +62,8 @@ TEST(ModelCommands, GptOssBenchAndPlan) {
   EXPECT_EQ(bench.exit_code, 0) << bench.err;
   EXPECT_THAT(bench.out, HasSubstr("Avg latency"));
   const testing::CommandResult plan = RunInfergrid(
-      "plan --model=gpt-oss-20b --gpu=h100-sxm --slo='ttft_p99<=2s,tpot_p99<=100ms' --target-rate=5 --max-requests=200");
+      "plan --model=gpt-oss-20b --gpu=h100-sxm --slo='ttft_p99<=2s,tpot_p99<=100ms' --target-rate=5 --max-requests=200 "
+      "--verify-seeds=1 --tolerance=0.25 --cost-stride=16");
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_THAT(plan.out, HasSubstr("rank"));
 }
