@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/csv_line.h"
 #include "calibration/vidur_csv.h"
 
 namespace infergrid {
@@ -53,7 +54,7 @@ constexpr ProfiledVocabulary kProfiledVocabularies[] = {
 };
 
 absl::Status LineError(const std::string& path, int line, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
+  return CsvLineError(path, line, what);
 }
 
 // The regressors of one row for `phase`: 1, batch, [batch x vocabulary], [TP > 1].
@@ -139,9 +140,11 @@ absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_
                                                                   const std::string& path) {
   std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
   if (lines.empty()) return LineError(path, 1, "empty file");
-  const std::vector<std::string> header = SplitCsvLine(absl::StripTrailingAsciiWhitespace(lines[0]));
+  absl::StatusOr<std::vector<std::string>> header =
+      CsvLineFields(absl::StripTrailingAsciiWhitespace(lines[0]), path, 1, {.trim_blanks = true});
+  if (!header.ok()) return header.status();
   std::map<std::string, size_t> index;
-  for (size_t i = 0; i < header.size(); ++i) index[std::string(absl::StripAsciiWhitespace(header[i]))] = i;
+  for (size_t i = 0; i < header->size(); ++i) index[(*header)[i]] = i;
   std::vector<std::string> needed = {"model_name", "batch_size", "tensor_parallel_degree"};
   for (const PhaseColumn& p : kPhases) needed.push_back(p.column);
   for (const std::string& column : needed) {
@@ -154,9 +157,11 @@ absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_
     const int line = static_cast<int>(l) + 1;
     const absl::string_view text = absl::StripTrailingAsciiWhitespace(lines[l]);
     if (text.empty()) continue;
-    const std::vector<std::string> fields = SplitCsvLine(text);
-    if (fields.size() != header.size()) {
-      return LineError(path, line, absl::StrCat("expected ", header.size(), " fields, got ", fields.size()));
+    absl::StatusOr<std::vector<std::string>> split = CsvLineFields(text, path, line);
+    if (!split.ok()) return split.status();
+    const std::vector<std::string>& fields = *split;
+    if (fields.size() != header->size()) {
+      return LineError(path, line, absl::StrCat("expected ", header->size(), " fields, got ", fields.size()));
     }
     HostOverheadRow row;
     row.line = line;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/csv_line.h"
 #include "base/textproto.h"
 #include "calibration/measurements.pb.h"
 
@@ -31,9 +32,11 @@ absl::StatusOr<std::vector<Microbenchmark>> ParseMicrobenchmarks(const std::stri
   std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
   for (size_t l = 1; l < lines.size(); ++l) {
     if (absl::StripAsciiWhitespace(lines[l]).empty()) continue;
-    std::vector<std::string> f = SplitCsvLine(lines[l]);
+    absl::StatusOr<std::vector<std::string>> fields = CsvLineFields(lines[l], path, static_cast<int>(l) + 1);
+    if (!fields.ok()) return fields.status();
+    const std::vector<std::string>& f = *fields;
     if (f.size() < 9) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ":", l + 1, ": expected 9 fields, got ", f.size()));
+      return CsvLineError(path, static_cast<int>(l) + 1, absl::StrCat("expected 9 fields, got ", f.size()));
     }
     rows.push_back({f[0], f[3], f[4], f[5], f[7], f[8]});
   }

@@ -11,13 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/csv_line.h"
 #include "base/textproto.h"
 
 namespace infergrid {
 namespace {
 
 absl::Status LineError(const std::string& path, int line, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
+  return CsvLineError(path, line, what);
 }
 
 // Lines without the trailing '\r'; the first is the header.
@@ -38,12 +39,11 @@ struct Columns {
   }
 };
 
-Columns IndexHeader(absl::string_view header) {
+absl::StatusOr<Columns> IndexHeader(const std::string& path, absl::string_view header) {
+  absl::StatusOr<std::vector<std::string>> names = CsvLineFields(header, path, 1, {.trim_blanks = true});
+  if (!names.ok()) return names.status();
   Columns columns;
-  const std::vector<std::string> names = SplitCsvLine(header);
-  for (size_t i = 0; i < names.size(); ++i) {
-    columns.index[std::string(absl::StripAsciiWhitespace(names[i]))] = i;
-  }
+  for (size_t i = 0; i < names->size(); ++i) columns.index[(*names)[i]] = i;
   return columns;
 }
 
@@ -55,44 +55,22 @@ absl::Status ParseNumber(const std::string& path, int line, absl::string_view co
   return absl::OkStatus();
 }
 
-}  // namespace
-
-std::vector<std::string> SplitCsvLine(absl::string_view line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"') {
-      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back().push_back('"');
-        ++i;
-      } else {
-        quoted = !quoted;
-      }
-    } else if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else {
-      fields.back().push_back(c);
-    }
-  }
-  return fields;
-}
-
-namespace {
-
 // Calls `row(line number, fields)` for every non-blank line after the header; a line whose
 // field count differs from the header's is an error naming it. Stops at the first error.
 absl::Status ForEachDataRow(const std::string& path, const std::vector<absl::string_view>& lines,
                             absl::FunctionRef<absl::Status(int, const std::vector<std::string>&)> row) {
-  const size_t width = SplitCsvLine(lines[0]).size();
+  absl::StatusOr<std::vector<std::string>> header = CsvLineFields(lines[0], path, 1);
+  if (!header.ok()) return header.status();
+  const size_t width = header->size();
   for (size_t l = 1; l < lines.size(); ++l) {
     const int line = static_cast<int>(l) + 1;
     if (absl::StripAsciiWhitespace(lines[l]).empty()) continue;
-    const std::vector<std::string> fields = SplitCsvLine(lines[l]);
-    if (fields.size() != width) {
-      return LineError(path, line, absl::StrCat("expected ", width, " fields, got ", fields.size()));
+    absl::StatusOr<std::vector<std::string>> fields = CsvLineFields(lines[l], path, line);
+    if (!fields.ok()) return fields.status();
+    if (fields->size() != width) {
+      return LineError(path, line, absl::StrCat("expected ", width, " fields, got ", fields->size()));
     }
-    if (absl::Status s = row(line, fields); !s.ok()) return s;
+    if (absl::Status s = row(line, *fields); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -127,7 +105,9 @@ absl::StatusOr<VidurOpsTable> ParseVidurOpsCsv(absl::string_view contents, const
   if (lines.empty() || !LooksLikeVidurOps(lines[0])) {
     return LineError(path, 1, "not a vidur per-op table (needs num_tokens and time_stats.<op>.median columns)");
   }
-  const Columns columns = IndexHeader(lines[0]);
+  absl::StatusOr<Columns> header = IndexHeader(path, lines[0]);
+  if (!header.ok()) return header.status();
+  const Columns& columns = *header;
   VidurOpsTable table;
   table.path = path;
   table.model = VidurModelLabel(path);
@@ -203,7 +183,9 @@ absl::StatusOr<std::vector<VidurCollectiveRow>> ParseVidurCollectiveCsv(absl::st
   if (lines.empty() || !LooksLikeVidurCollective(lines[0])) {
     return LineError(path, 1, "not a vidur collective table (needs num_workers, size and collective columns)");
   }
-  const Columns columns = IndexHeader(lines[0]);
+  absl::StatusOr<Columns> header = IndexHeader(path, lines[0]);
+  if (!header.ok()) return header.status();
+  const Columns& columns = *header;
   absl::StatusOr<size_t> collective = columns.Find(path, "collective");
   absl::StatusOr<size_t> workers = columns.Find(path, "num_workers");
   absl::StatusOr<size_t> devices = columns.Find(path, "devices_per_node");

@@ -64,9 +64,6 @@ absl::StatusOr<std::vector<VidurCollectiveRow>> ReadVidurCollectiveCsv(const std
 absl::StatusOr<std::vector<VidurCollectiveRow>> ParseVidurCollectiveCsv(absl::string_view contents,
                                                                          const std::string& path);
 
-// Splits one CSV line on commas, honouring double quotes (no embedded newlines).
-std::vector<std::string> SplitCsvLine(absl::string_view line);
-
 }  // namespace infergrid
 
 #endif  // INFERGRID_CALIBRATION_VIDUR_CSV_H_

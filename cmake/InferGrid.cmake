@@ -24,6 +24,9 @@ function(infergrid_proto_library name)
     list(APPEND generated ${outputs})
   endforeach()
   add_library(${name} STATIC ${generated})
+  # protoc's files each define the same file-local tables (schemas, file_default_instances):
+  # never compiled as one unit under CMAKE_UNITY_BUILD.
+  set_target_properties(${name} PROPERTIES UNITY_BUILD OFF)
   target_include_directories(${name} PUBLIC ${PROJECT_BINARY_DIR})
   target_link_libraries(${name} PUBLIC protobuf::libprotobuf ${ARG_DEPS})
 endfunction()

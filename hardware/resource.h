@@ -1,7 +1,7 @@
 // The resources an iteration's time can be bound by: the GPU's HBM bandwidth, tensor-core
 // compute and L2 bandwidth, fixed overhead (launches, ramp-up and tails), the network
 // (collectives between GPUs) and the host CPU (the engine's own work between forwards). The resource model (resource_model.h) says which one binds each
-// kernel; the cost models (sim/cost/) say which binds an iteration.
+// kernel; the cost models (sim/core/cost/) say which binds an iteration.
 #ifndef INFERGRID_HARDWARE_RESOURCE_H_
 #define INFERGRID_HARDWARE_RESOURCE_H_
 

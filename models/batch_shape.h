@@ -2,7 +2,7 @@
 // context already cached before each, the decode sequences by their own context length, and how
 // the engine runs it (CUDA graph or eager launches, the dummy rows a captured graph size adds,
 // whether the scheduler runs this step). What it costs is the cost models' business
-// (sim/cost/); models/iteration_kernels.h turns it into the kernels of a forward pass.
+// (sim/core/cost/); models/iteration_kernels.h turns it into the kernels of a forward pass.
 #ifndef INFERGRID_MODELS_BATCH_SHAPE_H_
 #define INFERGRID_MODELS_BATCH_SHAPE_H_
 
@@ -36,7 +36,7 @@ struct BatchShape {
   bool schedules = true;  // the scheduler runs before this step (multi-step: the first of N)
   // Speculative decoding: each decode sequence verifies this many draft tokens (k) this step,
   // drafted by k proposer passes before it. 0: plain decoding. Cost models that do not
-  // speculate never see it set: sim/cost/speculative_cost_model.h prices it as the proposer's
+  // speculate never see it set: sim/core/cost/speculative_cost_model.h prices it as the proposer's
   // passes plus the target's forward with k + 1 new tokens per decode sequence.
   int32_t speculative_tokens = 0;
   // Rows beyond one per sequence whose logits are computed and sampled: a speculative

@@ -23,40 +23,50 @@ LAYERS = [
     ("calibration", ["hardware"]),
     ("traces", ["base"]),
     ("kernels", []),  # CUDA micro-benchmarks, built standalone on the GPU machine
-    ("sim/reports", ["base"]),
-    ("sim/format", ["base"]),
-    ("sim/report", ["sim/reports", "sim/format"]),  # the HTML report
-    ("sim/validation", ["base"]),
-    ("sim/personality", ["base"]),
-    ("sim/cost", ["calibration", "sim/personality"]),
-    ("sim/metrics", ["hardware"]),
-    ("sim/memory_plan", ["sim/personality", "sim/format", "sim/reports", "hardware"]),
-    ("sim/serving", ["sim/cost", "sim/metrics", "traces"]),
-    ("sim/engine", ["sim/serving"]),
-    ("sim/output", ["sim/engine", "sim/memory_plan", "sim/reports", "sim/format"]),
-    ("sim/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
-    ("sim/plan", ["sim/reports", "sim/format"]),  # SLOs, candidates, capacity searches (no simulation)
-    ("sim/cli", ["sim/memory_plan", "sim/serving", "sim/bench", "traces"]),
-    ("sim/sweep", ["sim/cli", "sim/reports", "sim/format"]),  # sweep specs and result folders
-    ("sim/commands", ["sim/cli", "sim/output", "sim/validation", "sim/report", "sim/plan", "sim/sweep"]),
-    ("sim", ["sim/commands"]),  # infergrid_main.cc
-    ("sim/python", ["sim/commands"]),  # the `infergrid` Python module
+    # The simulator core: a plan and a workload in, events and metrics out.
+    ("sim/core/personality", ["base"]),
+    ("sim/core/cost", ["calibration", "sim/core/personality"]),
+    ("sim/core/metrics", ["hardware"]),
+    ("sim/core/memory_plan", ["sim/core/personality", "hardware"]),
+    ("sim/core/serving", ["sim/core/cost", "sim/core/metrics", "traces"]),
+    ("sim/core/engine", ["sim/core/serving"]),
+    # The product surface around it: results, files, reports, clients, plans, sweeps, commands.
+    ("sim/app/results", ["base"]),  # the protobuf messages of every result
+    ("sim/app/format", ["base"]),
+    ("sim/app/validation", ["base"]),
+    ("sim/app/report", ["sim/app/results", "sim/app/format"]),  # the HTML report
+    ("sim/app/output", ["sim/core/engine", "sim/core/memory_plan", "sim/app/results", "sim/app/format"]),
+    ("sim/app/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
+    ("sim/app/plan", ["sim/app/results", "sim/app/format"]),  # SLOs, candidates, capacity searches (no simulation)
+    ("sim/app/cli", ["sim/core/memory_plan", "sim/core/serving", "sim/app/results", "sim/app/bench", "traces"]),
+    ("sim/app/sweep", ["sim/app/cli", "sim/app/results", "sim/app/format"]),  # sweep specs and result folders
+    ("sim/app/commands", ["sim/app/cli", "sim/app/output", "sim/app/validation", "sim/app/report",
+                          "sim/app/plan", "sim/app/sweep"]),
+    ("sim", ["sim/app/commands"]),  # infergrid_main.cc
+    ("sim/app/python", ["sim/app/commands"]),  # the `infergrid` Python module
 ]
 
 SOURCE_SUFFIXES = (".h", ".cc", ".cu", ".cuh", ".proto")
 INCLUDE = re.compile(r'^\s*(?:#\s*include|import)\s+"([^"]+)"')
 
 
-def allowed_sets():
+# The simulator core never uses the product surface (docs/design.md, "Layout"): a LAYERS entry
+# that would let it is itself an error.
+CORE, APP = "sim/core/", "sim/app/"
+
+
+def allowed_sets(layers=None):
     """Folder -> the set of folders it may include (itself and everything below it)."""
     allowed = {}
-    for folder, uses in LAYERS:
+    for folder, uses in layers or LAYERS:
         below = {folder}
         for used in uses:
             if used not in allowed:
                 raise SystemExit(f"check-includes.py: {folder} uses {used}, which is not listed before it")
             below |= allowed[used]
         allowed[folder] = below
+        if folder.startswith(CORE) and any(f.startswith(APP) for f in below):
+            raise SystemExit(f"check-includes.py: {folder} is in {CORE} and may not use {APP}")
     return allowed
 
 
@@ -66,7 +76,7 @@ def folder_of(path, folders):
     subfolders of its own (sim/): there each subfolder must be listed."""
     if path in folders:
         return path
-    containers = {f.rsplit("/", 1)[0] for f in folders if "/" in f}
+    containers = {f.rsplit("/", i)[0] for f in folders for i in range(1, f.count("/") + 1)}
     best = None
     for folder in folders:
         if path.startswith(folder + "/") and folder not in containers:
@@ -117,14 +127,14 @@ def self_test():
     files = {
         "base/a.h": '#include "absl/strings/str_cat.h"\n',
         "models/m.h": '#include "base/a.h"\n',
-        "sim/cost/c.h": '#include "models/m.h"\n#include "hardware/h.h"\n',
+        "sim/core/cost/c.h": '#include "models/m.h"\n#include "hardware/h.h"\n',
         "hardware/h.h": '#include "models/m.h"\n',
-        "sim/commands/x.cc": '#include "sim/cost/c.h"\n#include "traces/t.h"\n',
+        "sim/app/commands/x.cc": '#include "sim/core/cost/c.h"\n#include "traces/t.h"\n',
         "traces/t.h": '#include "base/a.h"\n',
     }
     faults = {
         "models/bad.h": ('#include "hardware/h.h"\n', "models may not use hardware"),
-        "sim/serving/bad.h": ('#include "sim/commands/x.h"\n', "sim/serving may not use sim/commands"),
+        "sim/core/serving/bad.h": ('#include "sim/app/commands/x.h"\n', "sim/core/serving may not use sim/app/commands"),
         "base/bad.proto": ('import "models/m.proto";\n', "base may not use models"),
         "sim/newfolder/a.h": ("", "folder sim/newfolder is not in LAYERS"),
         "traces/bad.h": ('#include "models/m.h"\n', "traces may not use models"),
@@ -151,7 +161,13 @@ def self_test():
     if missing or len(found) != len(faults):
         print("self-test failed; expected:", *missing, "got:", *found, sep="\n  ")
         return 1
-    print(f"self-test: {len(faults)} planted faults reported, clean tree passed")
+    try:
+        allowed_sets([("sim/app/format", []), ("sim/core/cost", ["sim/app/format"])])
+        print("self-test failed: a core folder listed as using an app folder was accepted")
+        return 1
+    except SystemExit:
+        pass
+    print(f"self-test: {len(faults)} planted faults reported, clean tree passed, core-uses-app refused")
     return 0
 
 

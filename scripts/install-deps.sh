@@ -9,7 +9,7 @@ packages=(cmake ninja-build g++ pkg-config
           python3-dev python3-pybind11 python3-pytest python3-pandas  # `import infergrid` and its tests
           chromium   # the HTML report's browser test (tests/report_browser_test.cc)
           slurmctld slurmd slurm-client munge)  # scripts/slurm-sweep-test.sh: a one-node Slurm cluster
-# The HTML report's charting libraries come from npm at build time (sim/report/web): npm ships
+# The HTML report's charting libraries come from npm at build time (sim/app/report/web): npm ships
 # with nodejs from most sources; Debian's own packages split them.
 if ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 # scripts/fuzz.sh also needs clang and its sanitizer and libFuzzer runtimes.

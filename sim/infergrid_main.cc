@@ -1,5 +1,5 @@
 // The `infergrid` command: `infergrid <command> [--flags]`. Parses its own flags (see
-// sim/cli/command_line.h), runs the command into a buffer, and prints it only on success, so
+// sim/app/cli/command_line.h), runs the command into a buffer, and prints it only on success, so
 // a failed run leaves no partial output: one line on stderr and exit code 1 (bad input) or 2
 // (usage).
 #include <iostream>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "sim/cli/command_line.h"
-#include "sim/commands/command.h"
+#include "sim/app/cli/command_line.h"
+#include "sim/app/commands/command.h"
 
 namespace infergrid {
 namespace {

@@ -17,8 +17,8 @@
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
 #include "models/pass_accounting.h"
-#include "sim/memory_plan/memory_plan_detail.h"
-#include "sim/serving/block_manager.h"
+#include "sim/core/memory_plan/memory_plan_detail.h"
+#include "sim/core/serving/block_manager.h"
 
 namespace infergrid {
 namespace {

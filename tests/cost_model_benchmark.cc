@@ -8,7 +8,7 @@
 #include "calibration/profile_catalog.h"
 #include "hardware/gpu_catalog.h"
 #include "models/model_catalog.h"
-#include "sim/cost/calibrated_cost_model.h"
+#include "sim/core/cost/calibrated_cost_model.h"
 
 namespace infergrid {
 namespace {

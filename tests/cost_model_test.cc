@@ -32,8 +32,8 @@
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
 #include "models/pass_accounting.h"
-#include "sim/cost/calibrated_cost_model.h"
-#include "sim/cost/roofline_cost_model.h"
+#include "sim/core/cost/calibrated_cost_model.h"
+#include "sim/core/cost/roofline_cost_model.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 

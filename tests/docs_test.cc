@@ -12,11 +12,11 @@
 
 #include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
-#include "sim/plan/plan_report.pb.h"
-#include "sim/reports/accounting_reports.pb.h"
-#include "sim/reports/extras_reports.pb.h"
-#include "sim/reports/simulation.pb.h"
-#include "sim/reports/sweep.pb.h"
+#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/results/accounting_reports.pb.h"
+#include "sim/app/results/extras_reports.pb.h"
+#include "sim/app/results/simulation.pb.h"
+#include "sim/app/results/sweep.pb.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 

@@ -1,5 +1,5 @@
-// How engines run iterations (sim/serving/execution_policy.h, sim/cost/host_time_model.h,
-// sim/cost/execution_cost_model.h, the custom all-reduce in the calibrated model) and each
+// How engines run iterations (sim/core/serving/execution_policy.h, sim/core/cost/host_time_model.h,
+// sim/core/cost/execution_cost_model.h, the custom all-reduce in the calibrated model) and each
 // personality's defining behaviour: padding to captured CUDA-graph sizes and eager fallback,
 // synchronous host time adding to the step while overlapped host time hides under the GPU,
 // output processing a step late, the engine's one-shot all-reduce beating NCCL on small
@@ -18,11 +18,11 @@
 #include "hardware/launch_model.h"
 #include "hardware/peer_all_reduce.h"
 #include "models/model_catalog.h"
-#include "sim/cost/calibrated_cost_model.h"
-#include "sim/cost/execution_cost_model.h"
-#include "sim/cost/roofline_cost_model.h"
-#include "sim/personality/personality_catalog.h"
-#include "sim/serving/execution_policy.h"
+#include "sim/core/cost/calibrated_cost_model.h"
+#include "sim/core/cost/execution_cost_model.h"
+#include "sim/core/cost/roofline_cost_model.h"
+#include "sim/core/personality/personality_catalog.h"
+#include "sim/core/serving/execution_policy.h"
 
 namespace infergrid {
 namespace {

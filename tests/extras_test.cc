@@ -11,10 +11,10 @@
 #include "models/model_catalog.h"
 #include "models/training_compute.h"
 #include "models/vector_index_memory.h"
-#include "sim/validation/classification_metrics.h"
-#include "sim/validation/latency_errors.h"
-#include "sim/validation/request_latency_csv.h"
-#include "sim/validation/slo_validation.h"
+#include "sim/app/validation/classification_metrics.h"
+#include "sim/app/validation/latency_errors.h"
+#include "sim/app/validation/request_latency_csv.h"
+#include "sim/app/validation/slo_validation.h"
 
 namespace infergrid {
 namespace {
@@ -290,9 +290,10 @@ TEST(RequestLatencyCsv, ErrorsNameFileAndLine) {
       {"id,ttft_s,tpot_s\nr1,nan,0.02\n", "x.csv:2: ttft_s: 'nan' is not a number"},
       {"id,ttft_s,tpot_s\nr1,0.1\n", "x.csv:2: 2 fields, the header on line 1 has 3"},
       {"id,ttft_s,tpot_s\nr1,0.1,0.02\n\nr1,0.2,0.03\n", "x.csv:4: duplicate id 'r1' (first on line 2)"},
-      {"id,ttft_s,tpot_s\n\"r1,0.1,0.02\n", "x.csv:2: unterminated quoted field"},
+      {"id,ttft_s,tpot_s\n\"r1,0.1,0.02\n", "x.csv:2:1: unterminated quoted field"},
       {"id,ttft_s,tpot_s\n,0.1,0.02\n", "x.csv:2: empty id"},
-      {"id,ttft_s,tpot_s\n\"r1\"x,0.1,0.02\n", "x.csv:2: text after a closing quote"},
+      {"id,ttft_s,tpot_s\n\"r1\"x,0.1,0.02\n", "x.csv:2:5: expected ',' after a closing quote"},
+      {"id,ttft_s,tpot_s\nr\"1,0.1,0.02\n", "x.csv:2:2: a quote inside an unquoted field"},
   };
   for (const auto& [text, message] : cases) {
     const absl::StatusOr<RequestLatencyFile> file = ParseRequestLatencyCsv(text, "x.csv");

@@ -1,4 +1,4 @@
-// Engine memory plans (sim/memory_plan): the five reference startup logs reproduced within 1%
+// Engine memory plans (sim/core/memory_plan): the five reference startup logs reproduced within 1%
 // in tokens (typed in here, and read from ../shared/data/measurements/kv_capacity_reference.csv
 // when it is present), each term against its logged value, the version- and deployment-
 // dependent rules, the errors, a sweep over configurations no log covers, and the
@@ -25,9 +25,9 @@
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
 #include "nlohmann/json.hpp"
-#include "sim/memory_plan/memory_plan.h"
-#include "sim/memory_plan/memory_plan_detail.h"
-#include "sim/personality/personality_catalog.h"
+#include "sim/core/memory_plan/memory_plan.h"
+#include "sim/core/memory_plan/memory_plan_detail.h"
+#include "sim/core/personality/personality_catalog.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 

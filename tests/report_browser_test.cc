@@ -14,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "sim/report/html_page.h"
+#include "sim/app/report/html_page.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 

@@ -1,4 +1,4 @@
-// The HTML report's parts (sim/report) and `infergrid report` / `simulate --report` as users run
+// The HTML report's parts (sim/app/report) and `infergrid report` / `simulate --report` as users run
 // them: CSV columns and their errors, time bins, the memory waterfall's arithmetic, the sweep
 // section's means and Pareto rule, the page's escaping and inlined assets, and the commands'
 // bad-input rules (one line, exit 1 or 2, no partial file). The browser check of the drawn page is report_browser_test.cc.
@@ -22,13 +22,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "sim/report/assets.h"
-#include "sim/report/csv_columns.h"
-#include "sim/report/html_page.h"
-#include "sim/report/iteration_bins.h"
-#include "sim/report/summary_charts.h"
-#include "sim/report/sweep_section.h"
-#include "sim/report/time_bins.h"
+#include "sim/app/report/assets.h"
+#include "sim/app/report/csv_columns.h"
+#include "sim/app/report/html_page.h"
+#include "sim/app/report/iteration_bins.h"
+#include "sim/app/report/summary_charts.h"
+#include "sim/app/report/sweep_section.h"
+#include "sim/app/report/time_bins.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 
@@ -65,6 +65,20 @@ TEST(ReportCsv, ReadsNamedColumnsInAnyOrder) {
   EXPECT_EQ(a, (std::vector<std::string>{"x", "y"}));
 }
 
+TEST(ReportCsv, QuotedFieldsAreOneField) {
+  const std::string path =
+      testing::WriteFile(testing::TestDir() / "q.csv", "id,n\n\"a,b\",1\n\"say \"\"hi\"\"\",2\n");
+  std::vector<std::string> ids;
+  std::vector<double> n;
+  absl::Status s = report::ReadCsvColumns(path, {{"n"}, {"id"}}, [&](const report::CsvRow& row) {
+    ids.emplace_back(row.texts[0]);
+    n.push_back(row.numbers[0]);
+  });
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(ids, (std::vector<std::string>{"a,b", "say \"hi\""}));
+  EXPECT_EQ(n, (std::vector<double>{1, 2}));
+}
+
 TEST(ReportCsv, ErrorsNameFileLineAndColumn) {
   const fs::path dir = testing::TestDir();
   const auto error = [&](const std::string& text, const report::CsvColumnNames& names) {
@@ -74,6 +88,7 @@ TEST(ReportCsv, ErrorsNameFileLineAndColumn) {
   EXPECT_THAT(error("a,b\n1,2\n", {{"z"}, {}}), HasSubstr("t.csv:1: no column 'z'"));
   EXPECT_THAT(error("a,b\n1,2\n3\n", {{"a"}, {}}), HasSubstr("t.csv:3: 1 fields, the header has 2"));
   EXPECT_THAT(error("a,b\n1,2\nx1,2\n", {{"a"}, {}}), HasSubstr("t.csv:3: column 'a': 'x1' is not a number"));
+  EXPECT_THAT(error("a,b\n\"1,2\n", {{"a"}, {}}), HasSubstr("t.csv:2:1: unterminated quoted field"));
   EXPECT_THAT(error("", {{"a"}, {}}), HasSubstr("empty"));
   EXPECT_THAT(std::string(report::ReadCsvColumns((dir / "missing.csv").string(), {}, [](const report::CsvRow&) {})
                               .message()),
@@ -293,8 +308,8 @@ TEST(ReportAssets, BundlesAreCompiledInWithTheirLicenses) {
   EXPECT_THAT(report::ChartLibraryVersions(), ::testing::MatchesRegex("vega 5[.0-9]+, vega-embed [.0-9]+, vega-lite [.0-9]+"));
   EXPECT_THAT(std::string(a.licenses), HasSubstr("University of Washington Interactive Data Lab"));
   // The committed notice file is the one the build generated from the installed packages.
-  EXPECT_EQ(std::string(a.licenses), ReadAll(testing::SourcePath("sim/report/web/THIRD_PARTY_LICENSES.txt")))
-      << "regenerate: cp <build>/sim/report/web/THIRD_PARTY_LICENSES.txt sim/report/web/";
+  EXPECT_EQ(std::string(a.licenses), ReadAll(testing::SourcePath("sim/app/report/web/THIRD_PARTY_LICENSES.txt")))
+      << "regenerate: cp <build>/sim/app/report/web/THIRD_PARTY_LICENSES.txt sim/app/report/web/";
 }
 
 class ReportCommand : public ::testing::Test {

@@ -5,9 +5,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sim/cli/accounting_setup.h"
-#include "sim/commands/memory_report.h"
-#include "sim/commands/roofline_report.h"
+#include "sim/app/cli/accounting_setup.h"
+#include "sim/app/commands/memory_report.h"
+#include "sim/app/commands/roofline_report.h"
 
 namespace infergrid {
 namespace {

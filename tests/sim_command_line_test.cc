@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sim/cli/accounting_setup.h"
-#include "sim/cli/command_line.h"
-#include "sim/cli/simulate_flags.h"
+#include "sim/app/cli/accounting_setup.h"
+#include "sim/app/cli/command_line.h"
+#include "sim/app/cli/simulate_flags.h"
 
 namespace infergrid::cli {
 namespace {

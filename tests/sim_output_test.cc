@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
-#include "sim/output/background_sink.h"
-#include "sim/output/csv_append.h"
+#include "sim/app/output/background_sink.h"
+#include "sim/app/output/csv_append.h"
 
 namespace infergrid {
 namespace {

@@ -1,5 +1,5 @@
 // `simulate --out` in its two timeline formats and with compressed tables: timeline.pftrace
-// parses with Perfetto's schema (sim/output/perfetto_trace.proto, the public schema's fields),
+// parses with Perfetto's schema (sim/app/output/perfetto_trace.proto, the public schema's fields),
 // follows the sequence rules trace_processor applies (state cleared before any interned id is
 // used, every id defined before use, every slice ended, each track in time order), and holds
 // the same slices, args and counter values as timeline.json; --compress=zstd tables
@@ -16,7 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "sim/output/perfetto_trace.pb.h"
+#include "sim/app/output/perfetto_trace.pb.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 

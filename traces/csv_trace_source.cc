@@ -146,7 +146,12 @@ bool CsvTraceSource::ParseOptionalText(int column, std::string* out, RowProblem*
 
 LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Request* request,
                                                      RowTime* time, RowProblem* problem) {
-  if (!SplitCsvLine(line, &fields_, &storage_, problem)) return RowOutcome::kBad;
+  if (!SplitCsvLine(line, &fields_, &storage_, &split_error_)) {
+    problem->reason = std::string(reason::kBadQuote);
+    problem->column = split_error_.column;
+    problem->message = split_error_.message;
+    return RowOutcome::kBad;
+  }
   if (!CheckColumnCount(layout_, fields_, problem)) return RowOutcome::kBad;
   auto at = [&](int index) -> const CsvField& { return fields_[static_cast<size_t>(index)]; };
   auto fail = [&](int index) {

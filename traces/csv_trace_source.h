@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "traces/csv_split.h"
+#include "base/csv_line.h"
 #include "traces/line_trace_source.h"
 
 namespace infergrid {
@@ -50,6 +50,7 @@ class CsvTraceSource final : public LineTraceSource {
   CsvLayout layout_;
   std::vector<CsvField> fields_;
   std::deque<std::string> storage_;  // deque: growing it never moves a string a field points into
+  CsvSplitError split_error_;
   std::string model_scratch_;
   int64_t total_mismatches_ = 0;
   int64_t first_mismatch_line_ = 0;

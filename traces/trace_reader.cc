@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/csv_line.h"
 #include "traces/csv_trace_source.h"
 #include "traces/line_reader.h"
 #include "traces/mooncake_trace_source.h"
@@ -242,10 +243,9 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path
   }
   std::vector<CsvField> fields;
   std::deque<std::string> storage;
-  RowProblem problem;
-  if (!SplitCsvLine(line, &fields, &storage, &problem)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ":1:", problem.column, ": header: ",
-                                                   problem.message));
+  CsvSplitError split_error;
+  if (!SplitCsvLine(line, &fields, &storage, &split_error)) {
+    return CsvLineError(path, 1, absl::StrCat("header: ", split_error.message), split_error.column);
   }
   std::vector<std::string> names;
   for (const CsvField& f : fields) names.emplace_back(TrimBlanks(f.text));

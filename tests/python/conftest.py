@@ -1,4 +1,4 @@
-"""Shared by the tests of the `infergrid` Python module (sim/python), which ctest runs with the
+"""Shared by the tests of the `infergrid` Python module (sim/app/python), which ctest runs with the
 built package on PYTHONPATH and the built binary in INFERGRID_BIN (tests/CMakeLists.txt)."""
 import json
 import os

@@ -1,0 +1,356 @@
+#include "sim/app/cli/accounting_setup.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "base/decimal_number.h"
+#include "hardware/gpu_catalog.h"
+#include "models/model_catalog.h"
+#include "models/parameter_count.h"
+#include "models/safetensors_header.h"
+#include "sim/app/cli/command_line.h"
+#include "sim/core/personality/personality_catalog.h"
+
+ABSL_FLAG(std::string, model, "llama-3-8b",
+          "catalog model name or Hugging Face id (meta-llama/Llama-3.1-70B-Instruct), or a path to a "
+          "Hugging Face config.json or a ModelSpec .textproto");
+ABSL_FLAG(std::string, gpu, "h100-sxm",
+          "catalog GPU name, the name the device reports (\"NVIDIA H200\") or its family (H100), or a "
+          "path to a GpuSpec .textproto");
+ABSL_FLAG(std::string, weight_dtype, "",
+          "weight format: fp32, fp16, bf16, fp8, int8, int4 (raw floor), int4-g<N>, awq, gptq, "
+          "nvfp4, mxfp4 (default: the model's dtype)");
+ABSL_FLAG(std::string, dtype, "", "vLLM's --dtype: the unquantized weight dtype (auto, bf16, fp16, fp32)");
+ABSL_FLAG(std::string, quantization, "",
+          "vLLM's --quantization: fp8, awq, gptq, modelopt_fp4 (NVFP4) or mxfp4");
+ABSL_FLAG(std::string, kv_cache_dtype, "auto",
+          "KV cache dtype: auto (the model's dtype), fp16, bf16, fp8 (= fp8_e4m3), fp8_e4m3, "
+          "fp8_e5m2, int8, int4");
+ABSL_FLAG(std::string, params, "exact",
+          "parameter count: exact (from the architecture), nominal (the published round figure), "
+          "or checkpoint (from --safetensors)");
+ABSL_FLAG(std::string, safetensors, "",
+          "a .safetensors file (or a folder of them): count parameters from its header");
+ABSL_FLAG(int64_t, context, 8192, "context length S in tokens (KV cache held per sequence)");
+ABSL_FLAG(int64_t, batch, 1, "number of sequences B");
+ABSL_FLAG(int64_t, prompt, 2048, "prompt length P in tokens (prefill)");
+ABSL_FLAG(std::string, format, "table", "output: table or json");
+ABSL_FLAG(std::string, engine, "",
+          "serving engine whose KV-cache plan to print: vllm-v1, vllm-v0, sglang or trtllm, "
+          "optionally @version (vllm-v1@0.19, sglang@0.4.1, trtllm@cpp)");
+ABSL_FLAG(double, gpu_memory_utilization, 0.9, "vLLM: share of the whole GPU the engine may use");
+ABSL_FLAG(double, mem_fraction_static, 0,
+          "SGLang: share of free memory for weights + KV (0: the version's default)");
+ABSL_FLAG(double, free_gpu_memory_fraction, 0,
+          "TensorRT-LLM: share of the memory left after weights and buffers for KV (0: default 0.9)");
+ABSL_FLAG(int64_t, max_num_batched_tokens, 0,
+          "tokens of the profile run's batch (TensorRT-LLM max_num_tokens; 0: engine default)");
+ABSL_FLAG(int64_t, max_num_seqs, 0, "sequences per batch (TensorRT-LLM max_batch_size; 0: engine default)");
+ABSL_FLAG(int64_t, max_model_len, 0, "context length served (0: the model's max_position_embeddings)");
+ABSL_FLAG(int32_t, block_size, 0, "tokens per KV block (0: engine default: vLLM 16, SGLang 1, TensorRT-LLM 32/64)");
+ABSL_FLAG(int32_t, tensor_parallel_size, 1, "tensor-parallel GPUs per replica");
+ABSL_FLAG(int32_t, pipeline_parallel_size, 1, "pipeline stages per replica");
+ABSL_FLAG(int64_t, num_gpu_blocks_override, 0, "use this many KV blocks (vLLM's flag; 0: computed)");
+ABSL_FLAG(std::string, kv_cache_memory, "",
+          "KV bytes per GPU as the server reports them, skipping the profile (8GiB, 8.5e9, 8G)");
+ABSL_FLAG(bool, enforce_eager, false, "no CUDA graphs (vLLM's --enforce-eager)");
+ABSL_FLAG(bool, enable_expert_parallel, false,
+          "experts placed whole, num_experts / TP per GPU, instead of sharded by tensor parallelism "
+          "(vLLM's --enable-expert-parallel; EP size = TP)");
+ABSL_FLAG(std::string, expert_dispatch, "all-reduce",
+          "with --enable-expert-parallel: all-reduce (every GPU has every token, vLLM without data "
+          "parallelism) or all-to-all (dispatch and combine, as DeepEP)");
+ABSL_FLAG(double, expert_imbalance, 1.0,
+          "with --enable-expert-parallel: routed rows on the busiest GPU over the mean (1: uniform)");
+ABSL_FLAG(std::string, calibration, "",
+          "a calibration profile .textproto (default: the bundled profile of --gpu)");
+
+namespace infergrid::cli {
+namespace {
+
+// Unknown names are usage errors; a path that exists but does not parse is bad input.
+absl::Status AsFlagError(absl::string_view flag, absl::string_view value, const absl::Status& status) {
+  std::error_code error;
+  if (!std::filesystem::exists(std::string(value), error)) {
+    return UsageError(absl::StrCat("--", flag, ": ", status.message()));
+  }
+  return status;
+}
+
+absl::StatusOr<WeightFormat> ResolveWeightFormat(const FlagValues& flags, const ModelSpec& model) {
+  const std::string weight_dtype = flags.Get(FLAGS_weight_dtype);
+  const std::string vllm_dtype = flags.Get(FLAGS_dtype);
+  const std::string quantization = flags.Get(FLAGS_quantization);
+  const int given = !weight_dtype.empty() + !(vllm_dtype.empty() || vllm_dtype == "auto") +
+                    !quantization.empty();
+  if (given > 1) {
+    return UsageError("give the weight format once: --weight-dtype, --dtype or --quantization");
+  }
+  // A checkpoint that ships quantized (config.json quantization_config) loads as such unless a
+  // flag says otherwise, as the engines load it.
+  absl::string_view name = model.checkpoint_quantization().empty() ? DTypeName(model.dtype())
+                                                                   : model.checkpoint_quantization();
+  absl::string_view flag = "weight-dtype";
+  if (!weight_dtype.empty()) name = weight_dtype;
+  if (!vllm_dtype.empty() && vllm_dtype != "auto") {
+    name = vllm_dtype;
+    flag = "dtype";
+  }
+  if (!quantization.empty()) {
+    const std::string q = absl::AsciiStrToLower(quantization);
+    if (q != "fp8" && q != "awq" && q != "gptq" && q != "modelopt_fp4" && q != "nvfp4" && q != "mxfp4") {
+      return UsageError(absl::StrCat("--quantization: unknown method '", quantization,
+                                     "' (expected fp8, awq, gptq, modelopt_fp4, nvfp4 or mxfp4)"));
+    }
+    name = quantization;
+    flag = "quantization";
+  }
+  absl::StatusOr<WeightFormat> format = ParseWeightFormat(name);
+  if (!format.ok()) return UsageError(absl::StrCat("--", flag, ": ", format.status().message()));
+  // The checkpoint's own format keeps its scope: gpt-oss quantizes only the experts, whether
+  // the format is implied or named again (vLLM reads modules_to_not_convert either way).
+  format->experts_only = model.checkpoint_quantizes_experts_only() &&
+                         absl::AsciiStrToLower(name) == model.checkpoint_quantization();
+  return format;
+}
+
+// The tensor-core math a weight format runs in. FP4 weights run on FP4 tensor cores where the
+// GPU has them (Blackwell); elsewhere they are dequantized inside the GEMM and multiplied in
+// bf16, as vLLM runs NVFP4 and MXFP4 checkpoints on Ampere/Hopper (Marlin's W4A16 kernels).
+DType ComputeDType(const WeightFormat& weights, const GpuSpec& gpu) {
+  switch (weights.dtype) {
+    case DType::FP8_E4M3:
+    case DType::FP8_E5M2: return DType::FP8_E4M3;
+    case DType::FP32: return DType::FP32;
+    case DType::FP4_E2M1: return gpu.tensor_peaks().fp4_flops() > 0 ? DType::FP4_E2M1 : DType::BF16;
+    default: return DType::BF16;
+  }
+}
+
+}  // namespace
+
+const std::vector<absl::string_view>& AccountingFlagNames() {
+  static const std::vector<absl::string_view> names = {
+      "model", "gpu", "weight_dtype", "dtype", "quantization", "kv_cache_dtype", "params",
+      "safetensors", "format"};
+  return names;
+}
+
+absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, int64_t maximum) {
+  if (value >= minimum && value <= maximum) return absl::OkStatus();
+  std::string dashed(flag);
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  return UsageError(absl::StrCat("--", dashed, "=", value, " is out of range (", minimum, "..",
+                                 maximum, ")"));
+}
+
+absl::StatusOr<bool> WantJson(const FlagValues& flags) {
+  const std::string format = flags.Get(FLAGS_format);
+  if (format == "json") return true;
+  if (format == "table") return false;
+  return UsageError(absl::StrCat("--format: expected table or json, got '", format, "'"));
+}
+
+const std::vector<absl::string_view>& EngineFlagNames() {
+  static const std::vector<absl::string_view> names = {
+      "engine", "gpu_memory_utilization", "mem_fraction_static", "free_gpu_memory_fraction",
+      "max_num_batched_tokens", "max_num_seqs", "max_model_len", "block_size",
+      "tensor_parallel_size", "pipeline_parallel_size", "num_gpu_blocks_override",
+      "kv_cache_memory", "enforce_eager", "enable_expert_parallel", "expert_dispatch", "expert_imbalance"};
+  return names;
+}
+
+std::vector<std::string> EngineFlagsGiven(const FlagValues& flags) {
+  std::vector<std::string> given;
+  auto note = [&](bool differs, absl::string_view name) {
+    if (differs) given.emplace_back(name);
+  };
+  note(flags.Get(FLAGS_gpu_memory_utilization) != 0.9, "gpu-memory-utilization");
+  note(flags.Get(FLAGS_mem_fraction_static) != 0, "mem-fraction-static");
+  note(flags.Get(FLAGS_free_gpu_memory_fraction) != 0, "free-gpu-memory-fraction");
+  note(flags.Get(FLAGS_max_num_batched_tokens) != 0, "max-num-batched-tokens");
+  note(flags.Get(FLAGS_max_num_seqs) != 0, "max-num-seqs");
+  note(flags.Get(FLAGS_max_model_len) != 0, "max-model-len");
+  note(flags.Get(FLAGS_block_size) != 0, "block-size");
+  note(flags.Get(FLAGS_tensor_parallel_size) != 1, "tensor-parallel-size");
+  note(flags.Get(FLAGS_pipeline_parallel_size) != 1, "pipeline-parallel-size");
+  note(flags.Get(FLAGS_num_gpu_blocks_override) != 0, "num-gpu-blocks-override");
+  note(!flags.Get(FLAGS_kv_cache_memory).empty(), "kv-cache-memory");
+  note(flags.Get(FLAGS_enforce_eager), "enforce-eager");
+  note(flags.Get(FLAGS_enable_expert_parallel), "enable-expert-parallel");
+  return given;
+}
+
+namespace {
+
+// "8GiB", "512MiB", "8GB", "8.5e9", and vLLM's "8G" (binary) / "8g" (decimal).
+absl::StatusOr<double> ParseByteSize(absl::string_view text) {
+  const std::pair<absl::string_view, double> suffixes[] = {
+      {"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0}, {"GB", 1e9}, {"MB", 1e6},
+      {"KB", 1e3}, {"G", 1073741824.0}, {"M", 1048576.0}, {"K", 1024.0}, {"g", 1e9},
+      {"m", 1e6}, {"k", 1e3}};
+  double scale = 1;
+  absl::string_view number = text;
+  for (const auto& [suffix, factor] : suffixes) {
+    if (absl::EndsWith(text, suffix)) {
+      number = text.substr(0, text.size() - suffix.size());
+      scale = factor;
+      break;
+    }
+  }
+  double value = 0;
+  if (!ParseDecimal(number, &value) || !(value > 0) || value * scale > 1e15) {
+    return UsageError(absl::StrCat("--kv-cache-memory: expected a positive size such as 8GiB, "
+                                   "8.5e9 or 8G, got '", text, "'"));
+  }
+  return value * scale;
+}
+
+absl::Status CheckFractionFlag(absl::string_view flag, double value, bool zero_is_default) {
+  if ((zero_is_default && value == 0) || (value > 0 && value <= 1)) return absl::OkStatus();
+  return UsageError(absl::StrCat("--", flag, "=", value, " is outside (0, 1]"));
+}
+
+}  // namespace
+
+absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& flags,
+                                                           const AccountingSetup& setup,
+                                                           absl::string_view default_engine) {
+  MemoryPlanRequest request;
+  request.model = setup.model;
+  request.gpu = setup.gpu;
+  request.weights = setup.weights;
+  request.kv_dtype = setup.kv_dtype;
+  std::string engine = flags.Get(FLAGS_engine);
+  if (engine.empty()) engine = std::string(default_engine);
+  absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(engine);
+  if (!personality.ok()) return UsageError(absl::StrCat("--engine: ", personality.status().message()));
+  request.engine = engine;
+
+  request.gpu_memory_utilization = flags.Get(FLAGS_gpu_memory_utilization);
+  request.mem_fraction_static = flags.Get(FLAGS_mem_fraction_static);
+  request.free_gpu_memory_fraction = flags.Get(FLAGS_free_gpu_memory_fraction);
+  if (absl::Status s = CheckFractionFlag("gpu-memory-utilization", request.gpu_memory_utilization, false); !s.ok()) return s;
+  if (absl::Status s = CheckFractionFlag("mem-fraction-static", request.mem_fraction_static, true); !s.ok()) return s;
+  if (absl::Status s = CheckFractionFlag("free-gpu-memory-fraction", request.free_gpu_memory_fraction, true); !s.ok()) return s;
+  // Each engine has its own fraction; the others' would be silently ignored.
+  const absl::string_view own = personality->fraction_flag();
+  const std::pair<absl::string_view, bool> fraction_flags[] = {
+      {"gpu_memory_utilization", request.gpu_memory_utilization != 0.9},
+      {"mem_fraction_static", request.mem_fraction_static != 0},
+      {"free_gpu_memory_fraction", request.free_gpu_memory_fraction != 0}};
+  for (const auto& [flag, given] : fraction_flags) {
+    if (given && flag != own) {
+      std::string dashed(flag), own_dashed(own);
+      std::replace(dashed.begin(), dashed.end(), '_', '-');
+      std::replace(own_dashed.begin(), own_dashed.end(), '_', '-');
+      return UsageError(absl::StrCat("--", dashed, " is not a ", personality->engine(),
+                                     " flag; its fraction is --", own_dashed));
+    }
+  }
+
+  request.max_num_batched_tokens = flags.Get(FLAGS_max_num_batched_tokens);
+  request.max_num_seqs = flags.Get(FLAGS_max_num_seqs);
+  request.max_model_len = flags.Get(FLAGS_max_model_len);
+  request.num_gpu_blocks_override = flags.Get(FLAGS_num_gpu_blocks_override);
+  const int64_t limit = int64_t{1} << 31;
+  for (const auto& [flag, value] : {std::pair<absl::string_view, int64_t>{"max_num_batched_tokens", request.max_num_batched_tokens},
+                                    {"max_num_seqs", request.max_num_seqs},
+                                    {"max_model_len", request.max_model_len},
+                                    {"num_gpu_blocks_override", request.num_gpu_blocks_override}}) {
+    if (absl::Status s = CheckRange(flag, value, 0, limit - 1); !s.ok()) return s;
+  }
+  request.block_size = flags.Get(FLAGS_block_size);
+  if (absl::Status s = CheckRange("block_size", request.block_size, 0, 4096); !s.ok()) return s;
+  request.tensor_parallel = flags.Get(FLAGS_tensor_parallel_size);
+  request.pipeline_parallel = flags.Get(FLAGS_pipeline_parallel_size);
+  if (absl::Status s = CheckRange("tensor_parallel_size", request.tensor_parallel, 1, 1024); !s.ok()) return s;
+  if (absl::Status s = CheckRange("pipeline_parallel_size", request.pipeline_parallel, 1, 1024); !s.ok()) return s;
+  request.enable_cuda_graphs = !flags.Get(FLAGS_enforce_eager);
+  request.expert_parallel = flags.Get(FLAGS_enable_expert_parallel);
+  const std::string kv_memory = flags.Get(FLAGS_kv_cache_memory);
+  if (!kv_memory.empty()) {
+    absl::StatusOr<double> bytes = ParseByteSize(kv_memory);
+    if (!bytes.ok()) return bytes.status();
+    request.kv_cache_memory_bytes = *bytes;
+  }
+  return request;
+}
+
+absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags) {
+  AccountingSetup setup;
+  const std::string model_name = flags.Get(FLAGS_model);
+  absl::StatusOr<ModelSpec> model = ResolveModel(model_name);
+  if (!model.ok()) return AsFlagError("model", model_name, model.status());
+  setup.model = *std::move(model);
+
+  const std::string gpu_name = flags.Get(FLAGS_gpu);
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu(gpu_name);
+  if (!gpu.ok()) return AsFlagError("gpu", gpu_name, gpu.status());
+  setup.gpu = *std::move(gpu);
+
+  absl::StatusOr<WeightFormat> weights = ResolveWeightFormat(flags, setup.model);
+  if (!weights.ok()) return weights.status();
+  setup.weights = *weights;
+  setup.compute_dtype = ComputeDType(*weights, setup.gpu);
+
+  const std::string kv = flags.Get(FLAGS_kv_cache_dtype);
+  if (kv == "auto") {
+    setup.kv_dtype = setup.model.dtype();
+  } else {
+    absl::StatusOr<DType> kv_dtype = ParseDType(kv);
+    if (!kv_dtype.ok()) return UsageError(absl::StrCat("--kv-cache-dtype: ", kv_dtype.status().message()));
+    setup.kv_dtype = *kv_dtype;
+  }
+
+  ParameterReport& params = setup.parameters;
+  params.set_exact(static_cast<double>(CountParameters(setup.model).Total()));
+  params.set_nominal(setup.model.nominal_parameters());
+  params.set_active_per_token(static_cast<double>(ActiveParametersPerToken(setup.model)));
+  const std::string safetensors = flags.Get(FLAGS_safetensors);
+  if (!safetensors.empty()) {
+    absl::StatusOr<SafetensorsSummary> summary = ReadSafetensorsHeader(safetensors);
+    if (!summary.ok()) return summary.status();
+    params.set_checkpoint(static_cast<double>(summary->elements));
+    setup.checkpoint_bytes = static_cast<double>(summary->bytes);
+  }
+  const std::string mode = flags.Get(FLAGS_params);
+  params.set_used(mode);
+  if (mode == "exact") {
+    params.set_count(params.exact());
+  } else if (mode == "nominal") {
+    if (params.nominal() <= 0) {
+      return UsageError(absl::StrCat("--params=nominal: model '", setup.model.name(),
+                                     "' has no nominal parameter count; use exact"));
+    }
+    params.set_count(params.nominal());
+  } else if (mode == "checkpoint") {
+    if (safetensors.empty()) return UsageError("--params=checkpoint needs --safetensors=FILE");
+    params.set_count(params.checkpoint());
+  } else {
+    return UsageError(absl::StrCat("--params: expected exact, nominal or checkpoint, got '", mode, "'"));
+  }
+  // FLOPs use the parameters one token passes through, scaled like the count in use.
+  if (mode != "exact" && params.exact() > 0) {
+    params.set_active_per_token(params.active_per_token() * params.count() / params.exact());
+  }
+  // A checkpoint's bytes are known exactly (packed int4, scales and all); else count x format.
+  // A checkpoint quantizing only its experts holds the rest in its float dtype.
+  const DType float_dtype = setup.model.dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : setup.model.dtype();
+  const double quantized_share = setup.weights.experts_only && params.exact() > 0
+                                     ? static_cast<double>(RoutedExpertParameters(setup.model)) / params.exact()
+                                     : 1.0;
+  setup.weight_bytes =
+      mode == "checkpoint"
+          ? setup.checkpoint_bytes
+          : params.count() * (quantized_share * setup.weights.BytesPerParameter() +
+                              (1 - quantized_share) * BytesPerElement(float_dtype));
+  return setup;
+}
+
+}  // namespace infergrid::cli

@@ -1,0 +1,96 @@
+// The flags shared by the accounting commands (memory, roofline) and their resolution into a
+// model, a GPU, a weight format, a KV cache dtype and the parameter count to use. Flags are
+// named as vLLM names them where vLLM has the concept.
+#ifndef INFERGRID_SIM_APP_CLI_ACCOUNTING_SETUP_H_
+#define INFERGRID_SIM_APP_CLI_ACCOUNTING_SETUP_H_
+
+#include <cstdint>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/status/statusor.h"
+#include "base/dtype.h"
+#include "hardware/hardware_spec.pb.h"
+#include "models/model_spec.pb.h"
+#include "sim/app/cli/command_line.h"
+#include "sim/core/memory_plan/memory_plan.h"
+#include "sim/app/results/accounting_reports.pb.h"
+
+ABSL_DECLARE_FLAG(std::string, model);
+ABSL_DECLARE_FLAG(std::string, gpu);
+ABSL_DECLARE_FLAG(std::string, weight_dtype);
+ABSL_DECLARE_FLAG(std::string, dtype);
+ABSL_DECLARE_FLAG(std::string, quantization);
+ABSL_DECLARE_FLAG(std::string, kv_cache_dtype);
+ABSL_DECLARE_FLAG(std::string, params);
+ABSL_DECLARE_FLAG(std::string, safetensors);
+ABSL_DECLARE_FLAG(int64_t, context);
+ABSL_DECLARE_FLAG(int64_t, batch);
+ABSL_DECLARE_FLAG(int64_t, prompt);
+ABSL_DECLARE_FLAG(std::string, format);
+// Serving-engine flags (`memory --engine`, `simulate`), spelled as the engines spell them.
+ABSL_DECLARE_FLAG(std::string, engine);
+ABSL_DECLARE_FLAG(double, gpu_memory_utilization);
+ABSL_DECLARE_FLAG(double, mem_fraction_static);
+ABSL_DECLARE_FLAG(double, free_gpu_memory_fraction);
+ABSL_DECLARE_FLAG(int64_t, max_num_batched_tokens);
+ABSL_DECLARE_FLAG(int64_t, max_num_seqs);
+ABSL_DECLARE_FLAG(int64_t, max_model_len);
+ABSL_DECLARE_FLAG(int32_t, block_size);
+ABSL_DECLARE_FLAG(int32_t, tensor_parallel_size);
+ABSL_DECLARE_FLAG(int32_t, pipeline_parallel_size);
+ABSL_DECLARE_FLAG(int64_t, num_gpu_blocks_override);
+ABSL_DECLARE_FLAG(std::string, kv_cache_memory);
+ABSL_DECLARE_FLAG(bool, enforce_eager);
+ABSL_DECLARE_FLAG(bool, enable_expert_parallel);
+ABSL_DECLARE_FLAG(std::string, expert_dispatch);
+ABSL_DECLARE_FLAG(double, expert_imbalance);
+// The calibrated cost model's profile (`simulate`, `roofline`, `kernels`).
+ABSL_DECLARE_FLAG(std::string, calibration);
+
+namespace infergrid::cli {
+
+struct AccountingSetup {
+  ModelSpec model;
+  GpuSpec gpu;
+  WeightFormat weights;
+  DType kv_dtype = DType::BF16;
+  // Tensor-core math: fp8 for fp8 weights, fp4 for NVFP4/MXFP4 weights on GPUs with FP4
+  // tensor cores (bf16 elsewhere: dequantized weights), else bf16/fp16.
+  DType compute_dtype = DType::BF16;
+  ParameterReport parameters;         // counts, and which one is used
+  double weight_bytes = 0;
+  double checkpoint_bytes = 0;        // payload bytes in --safetensors (0: none)
+};
+
+// The flags every accounting command takes.
+const std::vector<absl::string_view>& AccountingFlagNames();
+
+// Resolves the flags; errors are usage errors (exit 2) for bad flag values and input errors
+// (exit 1) for unreadable or malformed files.
+absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags);
+
+// Checks a size flag is in [minimum, maximum]; a usage error names the flag otherwise.
+absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, int64_t maximum);
+
+// --format: "table" or "json".
+absl::StatusOr<bool> WantJson(const FlagValues& flags);
+
+// The serving-engine flags (--engine and the engines' own memory flags).
+const std::vector<absl::string_view>& EngineFlagNames();
+
+// The engine flags that differ from their defaults ("gpu-memory-utilization", ...).
+std::vector<std::string> EngineFlagsGiven(const FlagValues& flags);
+
+// The engine flags plus a resolved setup as a memory-plan request; an empty --engine means
+// `default_engine`. Usage errors name the flag: a fraction outside (0, 1], another engine's
+// fraction flag, an unknown --engine, a malformed --kv-cache-memory.
+absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& flags,
+                                                           const AccountingSetup& setup,
+                                                           absl::string_view default_engine = "vllm-v1");
+
+}  // namespace infergrid::cli
+
+#endif  // INFERGRID_SIM_APP_CLI_ACCOUNTING_SETUP_H_

@@ -1,0 +1,320 @@
+#include "sim/app/cli/simulate_options.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/reflection.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "sim/app/cli/number_flags.h"
+#include "sim/app/cli/simulate_flags.h"
+#include "sim/app/cli/slo_flags.h"
+#include "sim/app/cli/trace_flags.h"
+
+namespace infergrid::cli {
+namespace {
+
+// The enum named by a flag's value; a usage error listing the names otherwise.
+template <typename Enum, size_t N>
+absl::StatusOr<Enum> ParseFlagEnum(absl::string_view flag, const EnumName<Enum> (&names)[N],
+                                   absl::string_view value) {
+  std::optional<Enum> parsed = ParseEnumName(names, value);
+  if (!parsed.has_value()) {
+    return UsageError(absl::StrCat("--", flag, ": expected ", NameList(names), ", got '", value, "'"));
+  }
+  return *parsed;
+}
+
+// The flags that differ from their defaults, as a command line that reruns the simulation
+// (the output-only flags left out: they do not change results).
+std::string CommandLineEcho(const FlagValues& flags) {
+  std::vector<std::string> parts = {"infergrid simulate"};
+  for (absl::string_view name : SimulateFlagNames()) {
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr || name == "out" || name == "outputs" || name == "quiet" || name == "format") continue;
+    const std::string value = flags.Text(name);
+    if (value == flag->DefaultValue()) continue;
+    std::string dashed(name);
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    parts.push_back(absl::StrCat("--", dashed, "=", value));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+// "summary,requests,..." (any order, no repeats) into a selection.
+absl::StatusOr<OutputSelection> ParseOutputs(absl::string_view list) {
+  constexpr absl::string_view kExpected = "expected a comma list of summary, requests, iterations and timeline";
+  OutputSelection selection{false, false, false, false};
+  for (absl::string_view name : absl::StrSplit(list, ',')) {
+    bool* wanted = name == "summary"      ? &selection.summary
+                   : name == "requests"   ? &selection.requests
+                   : name == "iterations" ? &selection.iterations
+                   : name == "timeline"   ? &selection.timeline
+                                          : nullptr;
+    if (wanted == nullptr) {
+      return UsageError(absl::StrCat("--outputs: unknown output '", name, "': ", kExpected));
+    }
+    if (*wanted) return UsageError(absl::StrCat("--outputs: '", name, "' is listed twice"));
+    *wanted = true;
+  }
+  return selection;
+}
+
+// Scheduler, preemption, router, cost model and the engine's numeric settings.
+// --pd=xPyD (x prefill-only, y decode-only replicas) and --decode-router.
+absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
+  const std::string pd = absl::AsciiStrToUpper(flags.Get(FLAGS_pd));
+  o.fabric_bytes_per_s = flags.Get(FLAGS_fabric_bandwidth);
+  if (absl::Status s = CheckDoubleRange("fabric-bandwidth", o.fabric_bytes_per_s, 1e6, 1e15); !s.ok()) return s;
+  o.fabric_latency_s = flags.Get(FLAGS_fabric_latency);
+  if (absl::Status s = CheckDoubleRange("fabric-latency", o.fabric_latency_s, 0, 1); !s.ok()) return s;
+  if (pd.empty()) {
+    if (flags.IsSet("decode_router") || flags.IsSet("kv_transfer_latency")) {
+      return UsageError("--decode-router and --kv-transfer-latency need --pd=xPyD");
+    }
+    return absl::OkStatus();
+  }
+  o.kv_transfer_latency_s = flags.Get(FLAGS_kv_transfer_latency);
+  if (absl::Status s = CheckDoubleRange("kv-transfer-latency", o.kv_transfer_latency_s, 0, 60); !s.ok()) return s;
+  const size_t p = pd.find('P');
+  int prefill = 0, decode = 0;
+  if (p == std::string::npos || pd.empty() || pd.back() != 'D' ||
+      !absl::SimpleAtoi(absl::string_view(pd).substr(0, p), &prefill) ||
+      !absl::SimpleAtoi(absl::string_view(pd).substr(p + 1, pd.size() - p - 2), &decode) ||
+      prefill < 1 || decode < 1 || prefill + decode > 4096) {
+    return UsageError(absl::StrCat("--pd=", flags.Get(FLAGS_pd),
+                                   ": expected xPyD with x, y >= 1 prefill and decode replicas (e.g. 2P6D)"));
+  }
+  if (flags.IsSet("num_replicas") && o.num_replicas != prefill + decode) {
+    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " disagrees with --pd=", flags.Get(FLAGS_pd),
+                                   " (", prefill + decode, " replicas); give one of them"));
+  }
+  absl::StatusOr<RouterKind> router = ParseFlagEnum("decode-router", kRouterNames, flags.Get(FLAGS_decode_router));
+  if (!router.ok()) return router.status();
+  o.prefill_replicas = prefill;
+  o.num_replicas = prefill + decode;
+  o.decode_router = *router;
+  return absl::OkStatus();
+}
+
+absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
+  if (const std::string name = flags.Get(FLAGS_scheduler); !name.empty()) {
+    absl::StatusOr<SchedulerKind> scheduler = ParseFlagEnum("scheduler", kSchedulerNames, name);
+    if (!scheduler.ok()) return scheduler.status();
+    o.scheduler = *scheduler;
+  }
+  absl::StatusOr<PreemptionMode> preemption =
+      ParseFlagEnum("preemption-mode", kPreemptionModeNames, flags.Get(FLAGS_preemption_mode));
+  if (!preemption.ok()) return preemption.status();
+  absl::StatusOr<RouterKind> router = ParseFlagEnum("router", kRouterNames, flags.Get(FLAGS_router));
+  if (!router.ok()) return router.status();
+  absl::StatusOr<CostModelKind> cost_model = ParseFlagEnum("cost-model", kCostModelNames, flags.Get(FLAGS_cost_model));
+  if (!cost_model.ok()) return cost_model.status();
+  o.preemption = *preemption;
+  o.router = *router;
+  o.cost_model = *cost_model;
+  o.num_replicas = flags.Get(FLAGS_num_replicas);
+  if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, 4096); !s.ok()) return s;
+  if (absl::Status s = ReadDisaggregation(flags, o); !s.ok()) return s;
+  o.chunk_size = flags.Get(FLAGS_chunk_size);
+  if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 0, int64_t{1} << 30); !s.ok()) return s;
+  o.chunked_prefill_size = flags.Get(FLAGS_chunked_prefill_size);
+  if (absl::Status s = CheckRange("chunked_prefill_size", o.chunked_prefill_size, -1, int64_t{1} << 30); !s.ok()) return s;
+  if (const std::string policy = absl::AsciiStrToLower(flags.Get(FLAGS_capacity_scheduler_policy)); !policy.empty()) {
+    if (policy != "guaranteed_no_evict" && policy != "max_utilization") {
+      return UsageError(absl::StrCat("--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization, got '",
+                                     flags.Get(FLAGS_capacity_scheduler_policy), "'"));
+    }
+    o.guaranteed_no_evict = policy == "guaranteed_no_evict";
+  }
+  o.num_scheduler_steps = flags.Get(FLAGS_num_scheduler_steps);
+  if (absl::Status s = CheckRange("num_scheduler_steps", o.num_scheduler_steps, 0, 1024); !s.ok()) return s;
+  if (flags.IsSet("multi_step_stream_outputs")) o.multi_step_stream_outputs = flags.Get(FLAGS_multi_step_stream_outputs);
+  const std::pair<absl::string_view, bool> overlap_flags[] = {
+      {"disable_async_output_proc", flags.Get(FLAGS_disable_async_output_proc)},
+      {"no_async_scheduling", flags.Get(FLAGS_no_async_scheduling)},
+      {"disable_overlap_schedule", flags.Get(FLAGS_disable_overlap_schedule)},
+      {"disable_overlap_scheduler", flags.Get(FLAGS_disable_overlap_scheduler)}};
+  for (const auto& [name, given] : overlap_flags) {
+    if (given) o.overlap_disabled_by.emplace_back(name);
+  }
+  o.custom_all_reduce = !flags.Get(FLAGS_disable_custom_all_reduce);
+  o.cpu_speed = flags.Get(FLAGS_cpu_speed);
+  if (absl::Status s = CheckDoubleRange("cpu-speed", o.cpu_speed, 0.01, 100); !s.ok()) return s;
+  o.front_end = flags.Get(FLAGS_front_end);
+  o.front_end_file = flags.Get(FLAGS_front_end_file);
+  if (!o.front_end && !o.front_end_file.empty()) return UsageError("--front-end-file with --front-end=false: give one");
+  o.api_server_count = flags.Get(FLAGS_api_server_count);
+  o.noise = flags.Get(FLAGS_noise);
+  o.iteration_noise = flags.Get(FLAGS_iteration_noise);
+  if (absl::Status s = CheckDoubleRange("iteration-noise", o.iteration_noise, 0, 1); !s.ok()) return s;
+  o.send_jitter_s = flags.Get(FLAGS_send_jitter);
+  if (absl::Status s = CheckDoubleRange("send-jitter", o.send_jitter_s, 0, 60); !s.ok()) return s;
+  for (const char* size : {"iteration-noise", "send-jitter"}) {
+    if (flags.IsSet(absl::StrReplaceAll(size, {{"-", "_"}})) && flags.IsSet("noise") && !o.noise) {
+      return UsageError(absl::StrCat("--", size, " with --noise=false: the size of a noise that is off"));
+    }
+  }
+  if (absl::Status s = CheckRange("api_server_count", o.api_server_count, 0, 1024); !s.ok()) return s;
+  o.swap_space_gib = flags.Get(FLAGS_swap_space);
+  if (absl::Status s = CheckDoubleRange("swap-space", o.swap_space_gib, 0, 1e6); !s.ok()) return s;
+  o.prefix_caching = flags.Get(FLAGS_enable_prefix_caching);
+  o.cuda_graphs = flags.Get(FLAGS_enable_cuda_graphs) && !flags.Get(FLAGS_enforce_eager);
+  o.calibration_path = flags.Get(FLAGS_calibration);
+  o.coalesce = flags.Get(FLAGS_coalesce);
+  o.cost_stride = flags.Get(FLAGS_cost_stride);
+  if (absl::Status s = CheckRange("cost_stride", o.cost_stride, 1, 4096); !s.ok()) return s;
+  o.max_concurrency = flags.Get(FLAGS_max_concurrency);
+  return CheckRange("max_concurrency", o.max_concurrency, 0, int64_t{1} << 30);
+}
+
+// SLO limits and the timeline's length.
+absl::Status ReadLimits(const FlagValues& flags, SimulateOptions& o) {
+  o.slo_ttft_s = flags.Get(FLAGS_slo_ttft);
+  o.slo_tpot_s = flags.Get(FLAGS_slo_tpot);
+  if (absl::Status s = CheckDoubleRange("slo-ttft", o.slo_ttft_s, 0, 1e9); !s.ok()) return s;
+  if (absl::Status s = CheckDoubleRange("slo-tpot", o.slo_tpot_s, 0, 1e9); !s.ok()) return s;
+  o.timeline_max_iterations = flags.Get(FLAGS_timeline_max_iterations);
+  return CheckRange("timeline_max_iterations", o.timeline_max_iterations, 0, int64_t{1} << 40);
+}
+
+// A trace (with its rescaling) or a synthetic preset (with its arrivals).
+absl::Status ReadWorkload(const FlagValues& flags, WorkloadOptions& w) {
+  const double rate = flags.Get(FLAGS_rate);
+  const double cv = flags.Get(FLAGS_cv);
+  const double time_scale = flags.Get(FLAGS_time_scale);
+  const int64_t max_requests = flags.Get(FLAGS_max_requests);
+  if (absl::Status s = CheckDoubleRange("rate", rate, 0, 1e9); !s.ok()) return s;
+  if (!(cv > 0) || cv > 1e3) return UsageError(absl::StrCat("--cv=", cv, " is outside (0, 1000]"));
+  if (!(time_scale > 0) || time_scale > 1e9) {
+    return UsageError(absl::StrCat("--time-scale=", time_scale, " must be > 0"));
+  }
+  if (absl::Status s = CheckRange("max_requests", max_requests, 0, int64_t{1} << 31); !s.ok()) return s;
+  const std::string arrival = flags.Get(FLAGS_arrival);
+  if (arrival != "poisson" && arrival != "gamma") {
+    return UsageError(absl::StrCat("--arrival: expected poisson or gamma, got '", arrival, "'"));
+  }
+  w.trace = flags.Get(FLAGS_trace);
+  absl::StatusOr<TraceOptions> trace_options = ResolveTraceOptions(flags);
+  if (!trace_options.ok()) return trace_options.status();
+  w.trace_options = *trace_options;
+  w.time_scale = time_scale;
+  w.trace_rate = w.trace.empty() ? 0 : rate;
+  w.max_requests = max_requests;
+  if (!w.trace.empty() && access(w.trace.c_str(), R_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat("--trace=", w.trace, ": cannot read the file"));
+  }
+  if (w.trace.empty() && time_scale != 1) {
+    return UsageError("--time-scale applies to --trace; a synthetic workload takes --rate");
+  }
+  w.synthetic.preset = flags.Get(FLAGS_workload);
+  w.synthetic.arrival = arrival;
+  w.synthetic.rate_per_s = rate > 0 ? rate : kDefaultSyntheticRate;
+  w.synthetic.cv = cv;
+  w.synthetic.num_requests = max_requests > 0 ? max_requests : kDefaultSyntheticRequests;
+  w.synthetic.seed = flags.Get(FLAGS_seed);
+  if (w.trace.empty()) {
+    // Sources are lazy: opening one checks the preset and the arrival parameters only.
+    absl::StatusOr<std::unique_ptr<RequestSource>> probe = MakeSyntheticWorkload(w.synthetic);
+    if (!probe.ok()) return UsageError(absl::StrCat("--workload: ", probe.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+// What is written where: --out, --outputs, progress, wall time.
+absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
+  o.out_dir = flags.Get(FLAGS_out);
+  absl::StatusOr<OutputSelection> outputs = ParseOutputs(flags.Get(FLAGS_outputs));
+  if (!outputs.ok()) return outputs.status();
+  if (o.out_dir.empty() && flags.Text("outputs") != absl::GetFlagReflectionHandle(FLAGS_outputs).DefaultValue()) {
+    return UsageError("--outputs needs --out=DIR (without it no file is written)");
+  }
+  for (const auto& [name, flag] : {std::pair{"timeline_format", "--timeline-format"}, std::pair{"compress", "--compress"}}) {
+    if (o.out_dir.empty() && flags.IsSet(name)) {
+      return UsageError(absl::StrCat(flag, " needs --out=DIR (without it no file is written)"));
+    }
+  }
+  o.outputs = *outputs;
+  const std::string timeline_format = flags.Get(FLAGS_timeline_format);
+  if (timeline_format != "perfetto" && timeline_format != "json") {
+    return UsageError(absl::StrCat("--timeline-format: unknown format '", timeline_format, "': expected perfetto or json"));
+  }
+  o.outputs.timeline_json = timeline_format == "json";
+  const std::string compress = flags.Get(FLAGS_compress);
+  if (compress != "none" && compress != "zstd") {
+    return UsageError(absl::StrCat("--compress: unknown compression '", compress, "': expected none or zstd"));
+  }
+  o.outputs.zstd = compress == "zstd";
+  o.progress = !flags.Get(FLAGS_quiet) && isatty(STDERR_FILENO);
+  o.record_wall_time = flags.Get(FLAGS_record_wall_time);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string OutputSelection::FileList() const {
+  std::vector<std::string> files;
+  if (summary) files.push_back("summary.json");
+  if (requests) files.push_back(RequestsFile());
+  if (iterations) files.push_back(IterationsFile());
+  if (timeline) files.push_back(TimelineFile());
+  return absl::StrJoin(files, ", ");
+}
+
+// --enable-expert-parallel with its dispatch and imbalance; the latter two alone are refused.
+absl::Status ReadExpertParallelism(const FlagValues& flags, int tensor_parallel, ExpertParallelism* ep) {
+  const std::string dispatch = flags.Get(FLAGS_expert_dispatch);
+  const double imbalance = flags.Get(FLAGS_expert_imbalance);
+  if (!flags.Get(FLAGS_enable_expert_parallel)) {
+    if (flags.IsSet("expert_dispatch") || flags.IsSet("expert_imbalance")) {
+      return UsageError("--expert-dispatch and --expert-imbalance need --enable-expert-parallel");
+    }
+    return absl::OkStatus();
+  }
+  if (dispatch == "all-reduce") {
+    ep->dispatch = ExpertParallelism::Dispatch::kAllReduce;
+  } else if (dispatch == "all-to-all") {
+    ep->dispatch = ExpertParallelism::Dispatch::kAllToAll;
+  } else {
+    return UsageError(absl::StrCat("--expert-dispatch: expected all-reduce or all-to-all, got '", dispatch, "'"));
+  }
+  if (!(imbalance >= 1) || imbalance > tensor_parallel) {
+    return UsageError(absl::StrCat("--expert-imbalance=", imbalance, " is outside [1, ", tensor_parallel,
+                                   "] (the busiest GPU's routed rows over the mean, at most all of them)"));
+  }
+  ep->imbalance = imbalance;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
+  SimulateOptions o;
+  absl::StatusOr<bool> json = WantJson(flags);
+  if (!json.ok()) return json.status();
+  o.json = *json;
+  if (absl::Status s = ReadPolicies(flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadLimits(flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadWorkload(flags, o.workload); !s.ok()) return s;
+  absl::StatusOr<AccountingSetup> setup = ResolveAccountingSetup(flags);
+  if (!setup.ok()) return setup.status();
+  o.setup = *std::move(setup);
+  absl::StatusOr<MemoryPlanRequest> memory = ResolveMemoryPlanRequest(flags, o.setup, "vllm-v1");
+  if (!memory.ok()) return memory.status();
+  o.memory = *std::move(memory);
+  if (absl::Status s = ReadExpertParallelism(flags, o.memory.tensor_parallel, &o.expert_parallel); !s.ok()) return s;
+  absl::StatusOr<SpeculativeOptions> speculative = ReadSpeculativeOptions(flags, o.setup.model);
+  if (!speculative.ok()) return speculative.status();
+  o.speculative = *std::move(speculative);
+  if (absl::Status s = ReadOutputs(flags, o); !s.ok()) return s;
+  o.command_line = CommandLineEcho(flags);
+  return o;
+}
+
+}  // namespace infergrid::cli

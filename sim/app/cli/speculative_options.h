@@ -1,0 +1,61 @@
+// The speculative-decoding flags of `simulate` (and so of compare, sweep, plan and bench), in
+// vLLM 0.6's spelling where vLLM has one: --speculative-model (a catalog name or config.json;
+// "[ngram]" for n-gram lookup, as vLLM 0.6 spells it), --num-speculative-tokens; the proposer
+// kind as new vLLM's speculative_config "method" (--speculative-method: draft_model, eagle, mtp,
+// ngram); and InferGrid's acceptance model (--speculative-acceptance). Read and checked once:
+// a bad value is a usage error naming the flag. docs/speculative.md describes the model.
+#ifndef INFERGRID_SIM_APP_CLI_SPECULATIVE_OPTIONS_H_
+#define INFERGRID_SIM_APP_CLI_SPECULATIVE_OPTIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "base/enum_names.h"
+#include "models/model_spec.pb.h"
+#include "sim/app/cli/command_line.h"
+#include "sim/core/serving/speculation.h"
+
+ABSL_DECLARE_FLAG(std::string, speculative_model);
+ABSL_DECLARE_FLAG(std::string, speculative_method);
+ABSL_DECLARE_FLAG(int32_t, num_speculative_tokens);
+ABSL_DECLARE_FLAG(std::string, speculative_acceptance);
+
+namespace infergrid::cli {
+
+// The proposer kinds (vLLM's speculative_config "method" names).
+enum class SpeculativeMethod { kDraftModel, kEagle, kMtp, kNgram };
+inline constexpr EnumName<SpeculativeMethod> kSpeculativeMethodNames[] = {{SpeculativeMethod::kDraftModel, "draft_model"},
+                                                                          {SpeculativeMethod::kEagle, "eagle"},
+                                                                          {SpeculativeMethod::kMtp, "mtp"},
+                                                                          {SpeculativeMethod::kNgram, "ngram"}};
+
+// n-gram lookup's host time per decode sequence per step (an assumption: vLLM's numba
+// KMP search over a few thousand token ids takes microseconds).
+inline constexpr double kNgramHostSecondsPerSequence = 10e-6;
+
+struct SpeculativeOptions {
+  int num_speculative_tokens = 0;   // k; 0: no speculation (every other field unused)
+  SpeculativeMethod method = SpeculativeMethod::kDraftModel;
+  // The proposer's model: the draft (draft_model), or the target cut to one decoder layer
+  // (eagle, mtp); unset for ngram.
+  std::optional<ModelSpec> proposer;
+  AcceptanceModel acceptance;
+  std::string acceptance_text;
+  bool enabled() const { return num_speculative_tokens > 0; }
+};
+
+const std::vector<absl::string_view>& SpeculativeFlagNames();
+
+// Reads the flags against the target model. Usage errors: k outside [0, 32], a rate outside
+// [0, 1], a proposer without k or k without a proposer, an unknown or unreadable draft model,
+// a draft whose vocabulary differs from the target's.
+absl::StatusOr<SpeculativeOptions> ReadSpeculativeOptions(const FlagValues& flags, const ModelSpec& target);
+
+}  // namespace infergrid::cli
+
+#endif  // INFERGRID_SIM_APP_CLI_SPECULATIVE_OPTIONS_H_

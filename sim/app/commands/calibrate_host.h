@@ -1,0 +1,18 @@
+// `infergrid calibrate host --in=CPU_OVERHEADS.csv --out=FILE`: fits an engine's host time per
+// iteration (calibration/host_fit.h) and writes it as a host calibration textproto, printing
+// each phase's fit with its held-in and leave-one-model-out errors.
+#ifndef INFERGRID_SIM_APP_COMMANDS_CALIBRATE_HOST_H_
+#define INFERGRID_SIM_APP_COMMANDS_CALIBRATE_HOST_H_
+
+#include <ostream>
+
+#include "absl/status/status.h"
+#include "sim/app/cli/command_line.h"
+
+namespace infergrid {
+
+absl::Status RunCalibrateHost(const cli::FlagValues& flags, std::ostream& out);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_APP_COMMANDS_CALIBRATE_HOST_H_

@@ -1,0 +1,40 @@
+// A subcommand of `infergrid`: its name, a one-line summary, the flags it accepts and the
+// function that runs it on its parsed command line. Output goes to `out`; errors are returned.
+#ifndef INFERGRID_SIM_APP_COMMANDS_COMMAND_H_
+#define INFERGRID_SIM_APP_COMMANDS_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/status.h"
+#include "sim/app/cli/command_line.h"
+
+namespace infergrid {
+
+struct Command {
+  absl::string_view name;
+  absl::string_view summary;
+  std::vector<absl::string_view> flags;
+  absl::Status (*run)(const cli::ParsedCommandLine& command_line, std::ostream& out);
+};
+
+const Command& MemoryCommand();
+const Command& RooflineCommand();
+const Command& TraceCommand();
+const Command& TrainCommand();
+const Command& VectorIndexCommand();
+const Command& ValidateCommand();
+const Command& SimulateCommand();
+const Command& CompareCommand();
+const Command& KernelsCommand();
+const Command& CalibrateCommand();
+const Command& ReportCommand();
+const Command& BenchCommand();
+const Command& PlanCommand();
+const Command& SweepCommand();
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_APP_COMMANDS_COMMAND_H_

@@ -1,0 +1,231 @@
+// `infergrid compare`: A/B differences between two configurations.
+//   infergrid compare --a="--scheduler=vllm" --b="--scheduler=sarathi" --replications=5 [flags]
+// runs both flag sets (each on top of the shared flags) on the same workloads: replication i
+// uses seed --seed + i for both, so A and B see identical arrivals and lengths (common random
+// numbers) and the difference B - A of each metric is paired. The table shows the mean
+// difference with a Student-t 95% confidence interval over the replications. Every simulation
+// runs in a child process (one SimGrid engine per process).
+//   infergrid compare A.json B.json
+// compares two summary.json files (single values, no interval).
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "base/student_t.h"
+#include "base/textproto.h"
+#include "google/protobuf/util/json_util.h"
+#include "sim/app/cli/command_line.h"
+#include "sim/app/cli/simulate_flags.h"
+#include "sim/app/cli/simulate_options.h"
+#include "sim/app/commands/command.h"
+#include "sim/app/commands/simulation_plan.h"
+#include "sim/app/commands/simulation_run.h"
+#include "sim/app/format/json_output.h"
+#include "sim/app/format/text_table.h"
+#include "sim/app/format/units.h"
+#include "sim/app/output/output_dir.h"
+
+ABSL_FLAG(std::string, a, "", "compare: configuration A, as simulate flags (\"--scheduler=vllm --max-num-seqs=128\")");
+ABSL_FLAG(std::string, b, "", "compare: configuration B, as simulate flags");
+ABSL_FLAG(int32_t, replications, 1, "compare: seeds per configuration (common random numbers: A and B share each seed)");
+
+namespace infergrid {
+namespace {
+
+struct Metric {
+  const char* name;
+  std::function<double(const SimulationSummary&)> value;
+};
+
+const std::vector<Metric>& Metrics() {
+  static const std::vector<Metric>* metrics = new std::vector<Metric>{
+      {"ttft.mean", [](const SimulationSummary& s) { return s.ttft().mean(); }},
+      {"ttft.p50", [](const SimulationSummary& s) { return s.ttft().p50(); }},
+      {"ttft.p99", [](const SimulationSummary& s) { return s.ttft().p99(); }},
+      {"tpot.mean", [](const SimulationSummary& s) { return s.tpot().mean(); }},
+      {"tpot.p99", [](const SimulationSummary& s) { return s.tpot().p99(); }},
+      {"itl.p99", [](const SimulationSummary& s) { return s.itl().p99(); }},
+      {"e2e.mean", [](const SimulationSummary& s) { return s.e2e().mean(); }},
+      {"e2e.p99", [](const SimulationSummary& s) { return s.e2e().p99(); }},
+      {"queueing.mean", [](const SimulationSummary& s) { return s.queueing().mean(); }},
+      {"throughput.requests_per_s", [](const SimulationSummary& s) { return s.throughput().requests_per_s(); }},
+      {"throughput.output_tokens_per_s", [](const SimulationSummary& s) { return s.throughput().output_tokens_per_s(); }},
+      {"goodput.requests_per_s", [](const SimulationSummary& s) { return s.goodput().requests_per_s(); }},
+      {"kv.preemptions", [](const SimulationSummary& s) { return static_cast<double>(s.kv().preemptions()); }},
+      {"kv.peak_fraction", [](const SimulationSummary& s) { return s.kv().peak_fraction(); }},
+  };
+  return *metrics;
+}
+
+void AddDifferences(Comparison& comparison) {
+  const int n = comparison.a_runs_size();
+  for (const Metric& metric : Metrics()) {
+    double a_sum = 0, b_sum = 0;
+    std::vector<double> d;
+    for (int i = 0; i < n; ++i) {
+      const double a = metric.value(comparison.a_runs(i));
+      const double b = metric.value(comparison.b_runs(i));
+      a_sum += a;
+      b_sum += b;
+      d.push_back(b - a);
+    }
+    const MeanInterval interval = MeanWithInterval95(d);
+    MetricDifference& diff = *comparison.add_differences();
+    diff.set_metric(metric.name);
+    diff.set_a_mean(a_sum / n);
+    diff.set_b_mean(b_sum / n);
+    diff.set_difference_mean(interval.mean);
+    diff.set_ci95_low(interval.low);
+    diff.set_ci95_high(interval.high);
+    diff.set_relative(a_sum != 0 ? interval.mean / (a_sum / n) : 0);
+  }
+}
+
+std::string RenderComparison(const Comparison& c) {
+  std::string out = absl::StrCat("InferGrid compare: B - A over ", c.replications(), " replication",
+                                 c.replications() == 1 ? "" : "s");
+  if (c.seeds_size() > 0) {
+    absl::StrAppend(&out, " (common random numbers: seeds ", c.seeds(0), "..", c.seeds(c.seeds_size() - 1), ")");
+  }
+  absl::StrAppend(&out, "\n  A: ", c.a().command_line(), "\n  B: ", c.b().command_line(), "\n\n");
+  format::TextTable table({"metric", "A", "B", "B - A", "95% CI", "relative"});
+  for (const MetricDifference& d : c.differences()) {
+    auto fmt = [](double v) { return absl::StrFormat("%.6g", v); };
+    const std::string ci = c.replications() > 1
+                               ? absl::StrCat("[", fmt(d.ci95_low()), ", ", fmt(d.ci95_high()), "]")
+                               : "-";
+    table.AddRow({d.metric(), fmt(d.a_mean()), fmt(d.b_mean()), fmt(d.difference_mean()), ci,
+                  absl::StrCat(format::Fixed(100 * d.relative(), 1), "%")});
+  }
+  absl::StrAppend(&out, table.Render());
+  absl::StrAppend(&out, "latencies in seconds; throughput and goodput per second of simulated time\n");
+  return out;
+}
+
+absl::StatusOr<SimulationSummary> ReadSummary(const std::string& path) {
+  std::string text;
+  if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
+  SimulationSummary summary;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  const auto status = google::protobuf::util::JsonStringToMessage(text, &summary, options);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a summary.json: ", status.message().as_string()));
+  }
+  return summary;
+}
+
+// A configuration's flags (`--a`/`--b`) parsed on their own; usage errors name the option.
+absl::StatusOr<cli::FlagValues> ParseVariant(const std::string& flags, absl::string_view which) {
+  std::vector<std::string> args = absl::StrSplit(flags, ' ', absl::SkipWhitespace());
+  absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, cli::SimulateFlagNames());
+  if (!parsed.ok()) return cli::UsageError(absl::StrCat("--", which, ": ", parsed.status().message()));
+  if (!parsed->positional.empty() || parsed->help) {
+    return cli::UsageError(absl::StrCat("--", which, ": expected simulate flags, got '", flags, "'"));
+  }
+  return parsed->flags;
+}
+
+// One configuration: the shared flags with its own on top, resolved into a plan. Errors keep
+// their exit code and name the configuration.
+absl::StatusOr<SimulationPlan> ResolveVariant(const cli::FlagValues& shared, const std::string& flags,
+                                              absl::string_view which) {
+  absl::StatusOr<cli::FlagValues> own = ParseVariant(flags, which);
+  if (!own.ok()) return own.status();
+  absl::StatusOr<cli::SimulateOptions> options = cli::ReadSimulateOptions(shared.With(*own));
+  absl::StatusOr<SimulationPlan> plan =
+      options.ok() ? ResolveSimulationPlan(*options) : absl::StatusOr<SimulationPlan>(options.status());
+  if (!plan.ok()) {
+    const std::string message = absl::StrCat("--", which, ": ", plan.status().message());
+    if (cli::ExitCodeFor(plan.status()) == cli::kExitUsage) return cli::UsageError(message);
+    return absl::Status(plan.status().code(), message);
+  }
+  return plan;
+}
+
+// Runs a resolved configuration with `seed` in a child process (one SimGrid engine per process).
+absl::StatusOr<SimulationSummary> RunVariant(const SimulationPlan& plan, absl::string_view which, uint64_t seed) {
+  absl::StatusOr<SimulationSummary> summary = ExecuteSimulationInChild(plan, seed);
+  if (!summary.ok()) return absl::Status(summary.status().code(), absl::StrCat(which, ": ", summary.status().message()));
+  return summary;
+}
+
+// Both configurations over `replications` seeds from --seed (common random numbers).
+absl::Status RunReplications(const cli::FlagValues& flags, const std::string& a_flags,
+                             const std::string& b_flags, int replications, Comparison& comparison) {
+  absl::StatusOr<SimulationPlan> a = ResolveVariant(flags, a_flags, "a");
+  if (!a.ok()) return a.status();
+  absl::StatusOr<SimulationPlan> b = ResolveVariant(flags, b_flags, "b");
+  if (!b.ok()) return b.status();
+  *comparison.mutable_a() = a->config;
+  *comparison.mutable_b() = b->config;
+  const uint64_t seed = flags.Get(FLAGS_seed);
+  comparison.set_replications(replications);
+  for (int i = 0; i < replications; ++i) {
+    const uint64_t s = seed + static_cast<uint64_t>(i);
+    comparison.add_seeds(s);
+    absl::StatusOr<SimulationSummary> a_run = RunVariant(*a, "a", s);
+    if (!a_run.ok()) return a_run.status();
+    absl::StatusOr<SimulationSummary> b_run = RunVariant(*b, "b", s);
+    if (!b_run.ok()) return b_run.status();
+    *comparison.add_a_runs() = *std::move(a_run);
+    *comparison.add_b_runs() = *std::move(b_run);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::FlagValues& flags = command_line.flags;
+  const std::vector<std::string>& positional = command_line.positional;
+  absl::StatusOr<bool> json = cli::WantJson(flags);
+  if (!json.ok()) return json.status();
+  const std::string a_flags = flags.Get(FLAGS_a);
+  const std::string b_flags = flags.Get(FLAGS_b);
+  const int replications = flags.Get(FLAGS_replications);
+  if (absl::Status s = cli::CheckRange("replications", replications, 1, 1000); !s.ok()) return s;
+  Comparison comparison;
+  if (positional.size() == 2 && a_flags.empty() && b_flags.empty()) {
+    absl::StatusOr<SimulationSummary> a = ReadSummary(positional[0]);
+    if (!a.ok()) return a.status();
+    absl::StatusOr<SimulationSummary> b = ReadSummary(positional[1]);
+    if (!b.ok()) return b.status();
+    *comparison.mutable_a() = a->config();
+    *comparison.mutable_b() = b->config();
+    *comparison.add_a_runs() = *a;
+    *comparison.add_b_runs() = *b;
+    comparison.set_replications(1);
+  } else if (positional.empty() && (!a_flags.empty() || !b_flags.empty())) {
+    if (absl::Status s = RunReplications(flags, a_flags, b_flags, replications, comparison); !s.ok()) return s;
+  } else {
+    return cli::UsageError(
+        "compare takes two summary.json files, or --a=\"FLAGS\" and --b=\"FLAGS\" (simulate flags)");
+  }
+  AddDifferences(comparison);
+  const std::string dir_name = flags.Get(FLAGS_out);
+  if (!dir_name.empty()) {
+    absl::StatusOr<OutputDir> dir = OutputDir::Open(dir_name);
+    if (!dir.ok()) return dir.status();
+    if (absl::Status s = dir->WriteFile("comparison.json", format::ToJson(comparison)); !s.ok()) return s;
+    if (absl::Status s = dir->Commit(); !s.ok()) return s;
+  }
+  out << (*json ? format::ToJson(comparison) : RenderComparison(comparison));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const Command& CompareCommand() {
+  static const Command* command = [] {
+    auto* c = new Command{"compare", "A/B differences of two simulate configurations (common random numbers, 95% CI)",
+                          cli::SimulateFlagNames(), &RunCompare};
+    for (absl::string_view f : {"a", "b", "replications"}) c->flags.push_back(f);
+    return c;
+  }();
+  return *command;
+}
+
+}  // namespace infergrid

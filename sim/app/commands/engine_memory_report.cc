@@ -1,0 +1,156 @@
+#include "sim/app/commands/engine_memory_report.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/app/format/text_table.h"
+#include "sim/app/format/units.h"
+#include "sim/core/memory_plan/engine_rules.h"
+
+namespace infergrid {
+
+using format::Fixed;
+using format::Grouped;
+
+EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
+                                           const MemoryPlanDetail& detail) {
+  const MemoryPlan& plan = detail.plan;
+  EngineMemoryReport report;
+  report.set_model(request.model.name());
+  report.set_gpu(request.gpu.name());
+  report.set_engine(plan.engine);
+  report.set_engine_covers(detail.personality.covers());
+  report.set_weight_format(request.weights.label.empty() ? std::string(DTypeName(request.weights.dtype))
+                                                         : request.weights.label);
+  report.set_kv_cache_dtype(std::string(DTypeName(request.kv_dtype)));
+  report.set_tensor_parallel(request.tensor_parallel);
+  report.set_pipeline_parallel(request.pipeline_parallel);
+  report.set_fraction_flag(detail.fraction_flag);
+  report.set_fraction(detail.fraction);
+  report.set_fraction_origin(detail.fraction_origin);
+  report.set_max_num_batched_tokens(static_cast<int32_t>(detail.max_num_batched_tokens));
+  report.set_max_num_seqs(static_cast<int32_t>(detail.max_num_seqs));
+  report.set_max_model_len(static_cast<int32_t>(detail.max_model_len));
+  report.set_total_bytes(plan.total_bytes);
+  report.set_total_origin(detail.total_origin);
+  report.set_budget_bytes(plan.budget_bytes);
+  report.set_weight_bytes(plan.weight_bytes);
+  report.set_activation_peak_bytes(plan.activation_peak_bytes);
+  report.set_non_torch_bytes(plan.non_torch_bytes);
+  report.set_cuda_graph_bytes(plan.cuda_graph_bytes);
+  report.set_cuda_graph_subtracted(detail.cuda_graph_subtracted);
+  EngineKvCapacity& kv = *report.mutable_kv_cache();
+  kv.set_bytes(plan.kv_cache_bytes);
+  kv.set_allocated_bytes(static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token));
+  // With window groups a token takes a block slot in every group: vLLM logs blocks / groups.
+  kv.set_tokens(static_cast<int32_t>(plan.kv_groups.hybrid() ? plan.num_blocks / plan.kv_groups.groups() * plan.block_size
+                                                             : plan.kv_tokens));
+  kv.set_blocks(static_cast<int32_t>(plan.num_blocks));
+  kv.set_block_size(plan.block_size);
+  kv.set_bytes_per_token(static_cast<double>(plan.kv_bytes_per_token));
+  const KvCacheGroups& groups = plan.kv_groups;
+  const int64_t per_request = groups.hybrid() ? memory_plan_internal::HybridBlocksPerRequest(detail)
+                                              : (detail.max_model_len + plan.block_size - 1) / plan.block_size;
+  kv.set_max_concurrency(groups.hybrid() ? static_cast<double>(plan.num_blocks) / static_cast<double>(per_request)
+                                         : static_cast<double>(plan.kv_tokens) / static_cast<double>(detail.max_model_len));
+  kv.set_layers_per_block(groups.layers_per_group);
+  kv.set_full_groups(groups.full_groups);
+  kv.set_window_groups(groups.window_groups);
+  kv.set_window_tokens(static_cast<int32_t>(groups.window_tokens));
+  kv.set_padded_slots(groups.padded_slots);
+  kv.set_blocks_per_request(static_cast<int32_t>(per_request));
+  for (const StagePlan& s : detail.stages) {
+    EngineStageReport& stage = *report.add_stages();
+    stage.set_layers(s.layers);
+    stage.set_weight_bytes(s.weights.Total());
+    stage.set_activation_peak_bytes(s.activation.peak);
+    stage.set_non_torch_bytes(s.non_torch_bytes);
+    stage.set_cuda_graph_bytes(s.cuda_graph_bytes);
+    stage.set_kv_cache_bytes(s.kv_cache_bytes);
+    stage.set_kv_bytes_per_token(static_cast<double>(s.kv_bytes_per_token));
+    stage.set_num_blocks(static_cast<int32_t>(s.num_blocks));
+  }
+  report.set_limiting_stage(detail.limiting_stage);
+  for (const std::string& line : plan.log_lines) report.add_log_lines(line);
+  for (const std::string& note : detail.notes) report.add_notes(note);
+  return report;
+}
+
+std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec& model,
+                                    const GpuSpec& gpu) {
+  std::string out = absl::StrCat("InferGrid engine memory plan: ", model.display_name(), " on ",
+                                 gpu.display_name(), " as ", r.engine(), "\n");
+  absl::StrAppend(&out, "  engine         ", r.engine_covers(), "\n");
+  absl::StrAppend(&out, "  deployment     TP", r.tensor_parallel(), " x PP", r.pipeline_parallel(),
+                  ", weights ", r.weight_format(), ", KV cache ", r.kv_cache_dtype(), ", block size ",
+                  r.kv_cache().block_size(), "\n");
+  absl::StrAppend(&out, "  limits         max_num_batched_tokens ", Grouped(r.max_num_batched_tokens()),
+                  ", max_num_seqs ", Grouped(r.max_num_seqs()), ", max_model_len ",
+                  Grouped(r.max_model_len()), "\n");
+  absl::StrAppend(&out, "  fraction       ", r.fraction_flag(), " ", absl::StrFormat("%.3g", r.fraction()),
+                  " (", r.fraction_origin(), ")\n\n");
+
+  format::TextTable table({"term (per GPU)", "GiB (2^30)", "bytes"});
+  auto row = [&](std::string label, double bytes) {
+    table.AddRow({std::move(label), Fixed(bytes / kGiB, 2), Grouped(bytes)});
+  };
+  const EngineStageReport& stage = r.stages(r.limiting_stage());
+  const std::string fraction = absl::StrFormat("%.3g", r.fraction());
+  row("total memory (as the engine reads it)", r.total_bytes());
+  if (r.fraction_flag() == "gpu_memory_utilization") {
+    row(absl::StrCat("budget = total x ", fraction), r.budget_bytes());
+    row("- weights", r.weight_bytes());
+    row("- activation peak (profile run)", r.activation_peak_bytes());
+    row("- non-torch increase", r.non_torch_bytes());
+    row(r.cuda_graph_subtracted() ? "- CUDA-graph estimate" : "  CUDA-graph estimate (not subtracted)",
+        r.cuda_graph_bytes());
+  } else if (r.fraction_flag() == "mem_fraction_static") {
+    row("- CUDA context and NCCL before loading", r.non_torch_bytes());
+    const double free_before = r.total_bytes() - r.non_torch_bytes();
+    row("= free before weights", free_before);
+    row(absl::StrCat("static share = free x ", fraction), r.budget_bytes());
+    row("- weights (as loaded)", r.weight_bytes());
+    const double pool = r.budget_bytes() - r.weight_bytes() - stage.kv_cache_bytes();
+    if (pool > 1) row("- request-to-token pool", pool);
+  } else {
+    row("- weights", r.weight_bytes());
+    row("- context and runtime buffers", r.non_torch_bytes());
+    row("- activation profile", r.activation_peak_bytes());
+    row("= available", r.total_bytes() - r.weight_bytes() - r.non_torch_bytes() - r.activation_peak_bytes());
+  }
+  row(r.fraction_flag() == "free_gpu_memory_fraction" ? absl::StrCat("KV cache = available x ", fraction)
+                                                       : "= KV cache",
+      r.kv_cache().bytes());
+  row(absl::StrCat("KV allocated (", Grouped(r.kv_cache().blocks()), " blocks)"), r.kv_cache().allocated_bytes());
+  absl::StrAppend(&out, table.Render(), "\n");
+  absl::StrAppend(&out, "KV capacity: ", Grouped(r.kv_cache().tokens()), " tokens per replica = ",
+                  Grouped(r.kv_cache().blocks()), " blocks x ", r.kv_cache().block_size(), " tokens (",
+                  Grouped(r.kv_cache().bytes_per_token()), " B per token per GPU); ",
+                  Fixed(r.kv_cache().max_concurrency(), 2), " requests of ", Grouped(r.max_model_len()),
+                  " tokens\n");
+  const EngineKvCapacity& kv = r.kv_cache();
+  if (kv.window_groups() > 0) {
+    absl::StrAppend(&out, "KV groups: a block spans ", kv.layers_per_block(), " layers of one group; ",
+                    kv.full_groups(), " full-attention group(s) hold every token, ", kv.window_groups(),
+                    " sliding-window group(s) only the last ", Grouped(kv.window_tokens()), " tokens",
+                    kv.padded_slots() > 0 ? absl::StrCat(" (", kv.padded_slots(), " slots padded)") : "",
+                    "; one ", Grouped(r.max_model_len()), "-token request takes at most ",
+                    Grouped(kv.blocks_per_request()), " blocks\n");
+  }
+  if (r.stages_size() > 1) {
+    absl::StrAppend(&out, "pipeline stages (layers: blocks):");
+    for (int i = 0; i < r.stages_size(); ++i) {
+      absl::StrAppend(&out, i == 0 ? " " : ", ", r.stages(i).layers(), ": ", Grouped(r.stages(i).num_blocks()),
+                      i == r.limiting_stage() ? " (limits)" : "");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  absl::StrAppend(&out, "\nengine log, as predicted:\n");
+  for (const std::string& line : r.log_lines()) absl::StrAppend(&out, "  ", line, "\n");
+  if (r.notes_size() > 0) absl::StrAppend(&out, "\n");
+  for (const std::string& note : r.notes()) absl::StrAppend(&out, "note: ", note, "\n");
+  return out;
+}
+
+}  // namespace infergrid

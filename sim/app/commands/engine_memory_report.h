@@ -1,0 +1,22 @@
+// `infergrid memory --engine=...`: the engine's KV-cache plan as a report (EngineMemoryReport
+// in sim/app/results/accounting_reports.proto, bytes and tokens) and as a terminal table, term
+// by term in GiB the way the engine logs it, followed by the predicted startup-log lines.
+#ifndef INFERGRID_SIM_APP_COMMANDS_ENGINE_MEMORY_REPORT_H_
+#define INFERGRID_SIM_APP_COMMANDS_ENGINE_MEMORY_REPORT_H_
+
+#include <string>
+
+#include "sim/core/memory_plan/memory_plan.h"
+#include "sim/core/memory_plan/memory_plan_detail.h"
+#include "sim/app/results/accounting_reports.pb.h"
+
+namespace infergrid {
+
+EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
+                                           const MemoryPlanDetail& detail);
+std::string RenderEngineMemoryTable(const EngineMemoryReport& report, const ModelSpec& model,
+                                    const GpuSpec& gpu);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_APP_COMMANDS_ENGINE_MEMORY_REPORT_H_

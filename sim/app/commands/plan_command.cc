@@ -1,0 +1,526 @@
+// `infergrid plan`: the cheapest deployment that serves a workload within an SLO.
+//   infergrid plan --slo=ttft_p99<=2s,tpot_p99<=100ms [workload: simulate flags]
+//                  [--gpus=h100-sxm,h200-sxm] [--tp-sizes=1,2,4] [--replica-counts=1,2]
+//                  [--weight-dtypes=...] [--kv-cache-dtypes=auto,fp8] [--engines=...]
+//                  [--schedulers=...] [--max-num-seqs-list=...]
+//                  [--target-rate=R [--max-replicas=64]] [--min-rate] [--max-rate] [--tolerance]
+//                  [--verify-seeds=3] [--price=h100-sxm=2.5,...] [--jobs=N] [--format=json] [--out=DIR]
+// Every candidate (the product of the listed axes, on top of the workload flags) is checked
+// before anything runs. Without --target-rate, each gets the largest arrival rate it sustains
+// within the SLO; with it, the fewest replicas that meet it. A point passes when every SLO term
+// holds, no request is rejected, and the run is stable: an overloaded queue that has not yet
+// blown up within the run is caught by running the first half of the requests too, because a
+// stable system's queueing delay does not depend on how long it runs while an overloaded one's
+// grows with it. Candidates are searched --jobs at a time (default: the usable CPUs), each in a
+// child process whose simulations run in children of their own (one SimGrid engine per process).
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/decimal_number.h"
+#include "base/student_t.h"
+#include "sim/app/cli/command_line.h"
+#include "sim/app/cli/simulate_flags.h"
+#include "sim/app/cli/simulate_options.h"
+#include "sim/app/commands/child_process.h"
+#include "sim/app/commands/command.h"
+#include "sim/app/commands/simulation_plan.h"
+#include "sim/app/commands/simulation_run.h"
+#include "sim/app/format/json_output.h"
+#include "sim/app/format/text_table.h"
+#include "sim/app/format/units.h"
+#include "sim/app/output/output_dir.h"
+#include "sim/app/plan/candidates.h"
+#include "sim/app/plan/capacity_search.h"
+#include "sim/app/plan/plan_ranking.h"
+#include "sim/app/plan/slo.h"
+
+ABSL_FLAG(std::string, slo, "", "plan: the SLO, e.g. ttft_p99<=2s,tpot_p99<=100ms,e2e_p90<=20s");
+ABSL_FLAG(std::string, gpus, "", "plan: candidate GPUs (catalog names), comma-separated");
+ABSL_FLAG(std::string, tp_sizes, "", "plan: candidate tensor-parallel sizes, e.g. 1,2,4,8");
+ABSL_FLAG(std::string, replica_counts, "", "plan: candidate replica counts (not with --target-rate)");
+ABSL_FLAG(std::string, weight_dtypes, "", "plan: candidate weight dtypes, e.g. bf16,fp8");
+ABSL_FLAG(std::string, kv_cache_dtypes, "", "plan: candidate KV-cache dtypes, e.g. auto,fp8");
+ABSL_FLAG(std::string, engines, "", "plan: candidate engine personalities, e.g. vllm-v1@0.19,sglang");
+ABSL_FLAG(std::string, schedulers, "", "plan: candidate schedulers, e.g. vllm,sarathi");
+ABSL_FLAG(std::string, max_num_seqs_list, "", "plan: candidate max_num_seqs values, e.g. 128,256");
+ABSL_FLAG(double, target_rate, 0, "plan: requests/s to serve; then the fewest replicas per candidate (0: the largest rate)");
+ABSL_FLAG(double, min_rate, 0.01, "plan: lowest arrival rate tried, requests/s");
+ABSL_FLAG(double, max_rate, 1000, "plan: highest arrival rate tried, requests/s");
+ABSL_FLAG(double, tolerance, 0.05, "plan: relative width of the final rate bracket");
+ABSL_FLAG(int32_t, verify_seeds, 3, "plan: seeds that must all pass at the chosen point (common random numbers)");
+ABSL_FLAG(int32_t, max_replicas, 64, "plan: most replicas tried with --target-rate");
+ABSL_FLAG(std::string, price, "", "plan: GPU-hour prices in USD overriding the catalog's, e.g. h100-sxm=2.5,a100-80gb=1.2");
+
+namespace infergrid {
+namespace {
+
+// The stability rule: the full run's mean queueing delay may exceed the first half's by this
+// factor plus this slack; an overloaded queue doubles it (its delay grows linearly in time).
+constexpr double kStableGrowth = 1.25;
+constexpr double kStableSlackS = 0.05;
+
+struct PlanSettings {
+  std::vector<SloTerm> slo;
+  std::vector<plan::Candidate> candidates;
+  plan::SearchOptions search;
+  double target_rate = 0;
+  std::map<std::string, double> prices;
+  cli::FlagValues workload;  // the shared simulate flags
+  int jobs = 1;
+  bool quiet = false;
+  bool json = false;
+  std::string out;
+};
+
+absl::StatusOr<cli::FlagValues> ParseFlagList(const std::vector<std::string>& args, absl::string_view context) {
+  absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, cli::SimulateFlagNames());
+  if (!parsed.ok()) return cli::UsageError(absl::StrCat(context, ": ", parsed.status().message()));
+  return parsed->flags;
+}
+
+absl::Status Usage(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kInvalidArgument ? cli::UsageError(s.message()) : s;
+}
+
+absl::StatusOr<std::map<std::string, double>> ParsePrices(absl::string_view text) {
+  std::map<std::string, double> prices;
+  absl::StatusOr<std::vector<std::string>> items = plan::ParseList(text, "price");
+  if (!items.ok()) return Usage(items.status());
+  for (const std::string& item : *items) {
+    std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    double usd = 0;
+    if (kv.size() != 2 || kv[0].empty() || !ParseDecimal(kv[1], &usd) || !(usd >= 0)) {
+      return cli::UsageError(absl::StrCat("--price: '", item, "': expected GPU=USD_PER_GPU_HOUR, e.g. h100-sxm=2.5"));
+    }
+    prices[kv[0]] = usd;
+  }
+  return prices;
+}
+
+absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
+  PlanSettings s;
+  absl::StatusOr<std::vector<SloTerm>> slo = plan::ParseSlo(flags.Get(FLAGS_slo), "slo");
+  if (!slo.ok()) return Usage(slo.status());
+  s.slo = *std::move(slo);
+  if (flags.IsSet("rate")) {
+    return cli::UsageError("--rate: plan searches the arrival rate; give --target-rate, or --min-rate and --max-rate");
+  }
+  if (flags.IsSet("num_replicas")) {
+    return cli::UsageError("--num-replicas: plan chooses replicas; list them with --replica-counts, or give --target-rate");
+  }
+  plan::CandidateAxes axes;
+  auto list = [&](const absl::Flag<std::string>& flag, absl::string_view name,
+                  std::vector<std::string>& to) -> absl::Status {
+    absl::StatusOr<std::vector<std::string>> v = plan::ParseList(flags.Get(flag), name);
+    if (!v.ok()) return Usage(v.status());
+    to = *std::move(v);
+    return absl::OkStatus();
+  };
+  auto ints = [&](const absl::Flag<std::string>& flag, absl::string_view name, auto& to) -> absl::Status {
+    absl::StatusOr<std::vector<int32_t>> v = plan::ParsePositiveInts(flags.Get(flag), name);
+    if (!v.ok()) return Usage(v.status());
+    to.assign(v->begin(), v->end());
+    return absl::OkStatus();
+  };
+  for (absl::Status st : {list(FLAGS_gpus, "gpus", axes.gpus), ints(FLAGS_tp_sizes, "tp-sizes", axes.tensor_parallel),
+                          ints(FLAGS_replica_counts, "replica-counts", axes.replicas),
+                          list(FLAGS_weight_dtypes, "weight-dtypes", axes.weight_dtypes),
+                          list(FLAGS_kv_cache_dtypes, "kv-cache-dtypes", axes.kv_dtypes),
+                          list(FLAGS_engines, "engines", axes.engines), list(FLAGS_schedulers, "schedulers", axes.schedulers),
+                          ints(FLAGS_max_num_seqs_list, "max-num-seqs-list", axes.max_num_seqs)}) {
+    if (!st.ok()) return st;
+  }
+  // A candidate axis and the single-value flag it varies would contradict each other.
+  const std::pair<const char*, bool> overlaps[] = {
+      {"gpu", !axes.gpus.empty()}, {"tensor_parallel_size", !axes.tensor_parallel.empty()},
+      {"weight_dtype", !axes.weight_dtypes.empty()}, {"kv_cache_dtype", !axes.kv_dtypes.empty()},
+      {"engine", !axes.engines.empty()}, {"scheduler", !axes.schedulers.empty()},
+      {"max_num_seqs", !axes.max_num_seqs.empty()}};
+  for (const auto& [name, varied] : overlaps) {
+    if (varied && flags.IsSet(name)) {
+      return cli::UsageError(absl::StrCat("--", name, " is also a candidate axis: give one or the other"));
+    }
+  }
+  s.target_rate = flags.Get(FLAGS_target_rate);
+  if (!(s.target_rate >= 0) || !std::isfinite(s.target_rate)) return cli::UsageError("--target-rate must be >= 0");
+  if (s.target_rate > 0 && !axes.replicas.empty()) {
+    return cli::UsageError("--replica-counts: with --target-rate, plan finds the fewest replicas itself");
+  }
+  absl::StatusOr<std::vector<plan::Candidate>> candidates = plan::ExpandCandidates(axes, 1000);
+  if (!candidates.ok()) return Usage(candidates.status());
+  s.candidates = *std::move(candidates);
+  s.search.min_rate = flags.Get(FLAGS_min_rate);
+  s.search.max_rate = flags.Get(FLAGS_max_rate);
+  s.search.start_rate = 1;
+  s.search.tolerance = flags.Get(FLAGS_tolerance);
+  s.search.verify_seeds = flags.Get(FLAGS_verify_seeds);
+  s.search.max_replicas = flags.Get(FLAGS_max_replicas);
+  if (!(s.search.min_rate > 0) || !(s.search.max_rate > s.search.min_rate) || !std::isfinite(s.search.max_rate)) {
+    return cli::UsageError("--min-rate and --max-rate: need 0 < min-rate < max-rate");
+  }
+  if (!(s.search.tolerance >= 0.001 && s.search.tolerance <= 1)) return cli::UsageError("--tolerance must be in [0.001, 1]");
+  if (absl::Status st = cli::CheckRange("verify_seeds", s.search.verify_seeds, 1, 100); !st.ok()) return st;
+  if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, 4096); !st.ok()) return st;
+  absl::StatusOr<std::map<std::string, double>> prices = ParsePrices(flags.Get(FLAGS_price));
+  if (!prices.ok()) return prices.status();
+  s.prices = *std::move(prices);
+  s.workload = flags;
+  absl::StatusOr<int> jobs = JobsFromFlags(flags);
+  if (!jobs.ok()) return jobs.status();
+  s.jobs = *jobs;
+  s.quiet = flags.Get(FLAGS_quiet);
+  absl::StatusOr<bool> json = cli::WantJson(flags);
+  if (!json.ok()) return json.status();
+  s.json = *json;
+  s.out = flags.Get(FLAGS_out);
+  return s;
+}
+
+// The simulate flags of one run: the workload, the candidate, then the point.
+absl::StatusOr<SimulationPlan> ResolvePoint(const cli::FlagValues& base, double rate, int32_t replicas, uint64_t seed,
+                                            int64_t max_requests) {
+  std::vector<std::string> args = {absl::StrCat("--rate=", rate), absl::StrCat("--num_replicas=", replicas),
+                                   absl::StrCat("--seed=", seed), "--quiet"};
+  if (max_requests > 0) args.push_back(absl::StrCat("--max_requests=", max_requests));
+  absl::StatusOr<cli::FlagValues> point = ParseFlagList(args, "plan");
+  if (!point.ok()) return point.status();
+  absl::StatusOr<cli::SimulateOptions> options = cli::ReadSimulateOptions(base.With(*point));
+  if (!options.ok()) return options.status();
+  return ResolveSimulationPlan(*options);
+}
+
+// The full run at `rate`, with as many requests as it takes for its arrivals to last
+// plan::kWindowLatencies p99 end-to-end latencies (growing from the workload's count). `shows_rate`
+// false: plan::kMaxPlanRequests (or the whole trace) were not enough.
+struct FullRun {
+  SimulationSummary summary;
+  std::string command_line;
+  int32_t simulations = 0;
+  bool shows_rate = false;
+};
+
+absl::StatusOr<FullRun> RunLongEnough(const cli::FlagValues& base, double rate, int32_t replicas, uint64_t seed) {
+  FullRun run;
+  int64_t requests = 0;  // the workload's own count first
+  while (true) {
+    absl::StatusOr<SimulationPlan> plan = ResolvePoint(base, rate, replicas, seed, requests);
+    if (!plan.ok()) return plan.status();
+    absl::StatusOr<SimulationSummary> summary = ExecuteSimulationInChild(*plan, plan->options.workload.synthetic.seed);
+    if (!summary.ok()) return summary.status();
+    ++run.simulations;
+    const int64_t arrived = summary->requests();
+    run.summary = *std::move(summary);
+    run.command_line = plan->config.command_line();
+    const double window = arrived > 1 ? static_cast<double>(arrived - 1) / rate : 0;
+    run.shows_rate = window >= plan::kWindowLatencies * run.summary.e2e().p99();
+    // The requests whose arrivals would last long enough at this latency (which only grows with
+    // a longer run at a rate that is too high): beyond the cap the rate cannot be shown.
+    const double needed = 1 + rate * plan::kWindowLatencies * run.summary.e2e().p99();
+    if (run.shows_rate || needed > plan::kMaxPlanRequests || (requests > 0 && arrived < requests)) return run;
+    requests = std::min<int64_t>(std::max<int64_t>(2 * arrived, static_cast<int64_t>(std::ceil(1.25 * needed))),
+                                 plan::kMaxPlanRequests);
+  }
+}
+
+// One point: the full run, and where it meets the SLO its first half for the stability rule.
+absl::StatusOr<plan::ProbeResult> RunPoint(const cli::FlagValues& base, const std::vector<SloTerm>& slo, double rate,
+                                           int32_t replicas, uint64_t seed) {
+  absl::StatusOr<FullRun> run = RunLongEnough(base, rate, replicas, seed);
+  if (!run.ok()) return run.status();
+  const SimulationSummary* full = &run->summary;
+  plan::ProbeResult r;
+  r.simulations = run->simulations;
+  r.command_line = run->command_line;
+  r.shows_rate = run->shows_rate;
+  // The output token rate the deployment serves at `rate` in steady state: the offered requests
+  // times their mean output, not the run's tokens over its makespan (which counts the drain
+  // after the last arrival and so moves with the run's length).
+  r.output_tokens_per_s = full->completed() > 0 ? rate * full->output_tokens() / full->completed() : 0;
+  for (const SloTerm& term : slo) r.slo_values.push_back(plan::SloValueIn(*full, term));
+  r.meets_slo = plan::MeetsSlo(*full, slo);
+  if (!r.meets_slo) return r;
+  const int64_t half_requests = full->requests() / 2;
+  if (half_requests < 1) {
+    r.stable = true;
+    return r;
+  }
+  absl::StatusOr<SimulationPlan> half_plan = ResolvePoint(base, rate, replicas, seed, half_requests);
+  if (!half_plan.ok()) return half_plan.status();
+  absl::StatusOr<SimulationSummary> half = ExecuteSimulationInChild(*half_plan, half_plan->options.workload.synthetic.seed);
+  if (!half.ok()) return half.status();
+  ++r.simulations;
+  r.stable = full->queueing().mean() <= kStableGrowth * half->queueing().mean() + kStableSlackS;
+  return r;
+}
+
+// The candidate's flags over the workload's; checked by resolving one point (usage errors
+// end the command before anything runs; a model that does not fit makes it infeasible).
+absl::StatusOr<cli::FlagValues> CandidateFlags(const PlanSettings& s, const plan::Candidate& c, PlanCandidate& out) {
+  std::vector<std::string> args;
+  for (const auto& [name, value] : c.flags) args.push_back(absl::StrCat("--", name, "=", value));
+  absl::StatusOr<cli::FlagValues> own = ParseFlagList(args, c.label);
+  if (!own.ok()) return own.status();
+  const cli::FlagValues flags = s.workload.With(*own);
+  const int32_t replicas = c.replicas > 0 ? c.replicas : 1;
+  absl::StatusOr<SimulationPlan> plan = ResolvePoint(flags, s.search.start_rate, replicas, 0, 0);
+  out.set_label(c.label);
+  for (const auto& [name, value] : c.flags) out.add_flags(absl::StrCat("--", name, "=", value));
+  if (!plan.ok()) {
+    if (plan.status().code() == absl::StatusCode::kFailedPrecondition) {
+      out.set_status("infeasible");
+      out.set_error(std::string(plan.status().message()));
+      return flags;
+    }
+    const std::string message = absl::StrCat(c.label, ": ", plan.status().message());
+    if (cli::ExitCodeFor(plan.status()) == cli::kExitUsage) return cli::UsageError(message);
+    return absl::Status(plan.status().code(), message);
+  }
+  out.set_status("pending");
+  out.set_gpu(plan->cost_request.gpu.name());
+  out.set_tensor_parallel_size(plan->cost_request.tensor_parallel);
+  out.set_replicas(replicas);
+  auto price = s.prices.find(out.gpu());
+  out.set_price_usd_per_gpu_hour(price != s.prices.end() ? price->second : plan->cost_request.gpu.price_usd_per_gpu_hour());
+  return flags;
+}
+
+void RecordChoice(const std::vector<SloTerm>& slo, const plan::SearchResult& found, PlanCandidate& c) {
+  c.set_simulations(c.simulations() + found.simulations);
+  if (!found.feasible) {
+    c.set_status("infeasible");
+    c.set_error(found.note);
+    return;
+  }
+  c.set_status("ok");
+  if (!found.note.empty()) c.set_error(found.note);
+  c.set_rate(found.rate);
+  c.set_replicas(found.replicas);
+  c.set_gpus(found.replicas * c.tensor_parallel_size());
+  std::vector<double> tokens;
+  for (const plan::ProbeResult& r : found.verified) tokens.push_back(r.output_tokens_per_s);
+  c.set_output_tokens_per_s(MeanWithInterval95(tokens).mean);
+  for (size_t t = 0; t < slo.size(); ++t) {
+    std::vector<double> values;
+    for (const plan::ProbeResult& r : found.verified) values.push_back(r.slo_values[t]);
+    const MeanInterval m = MeanWithInterval95(values);
+    SloValue& v = *c.add_slo_values();
+    v.set_term(slo[t].text());
+    v.set_mean_s(m.mean);
+    v.set_ci95_low_s(m.low);
+    v.set_ci95_high_s(m.high);
+    v.set_limit_s(slo[t].limit_s());
+  }
+  c.set_command_line(found.verified.front().command_line);
+  plan::AddCosts(c);
+}
+
+absl::Status SearchCandidate(const PlanSettings& s, const cli::FlagValues& flags, PlanCandidate& c) {
+  const uint64_t base_seed = s.workload.Get(FLAGS_seed);
+  const plan::Probe probe = [&](double rate, int32_t replicas, int32_t seed_index) {
+    return RunPoint(flags, s.slo, rate, replicas, base_seed + static_cast<uint64_t>(seed_index));
+  };
+  if (s.target_rate <= 0) {
+    absl::StatusOr<plan::SearchResult> found = plan::MaxSustainableRate(probe, c.replicas(), s.search);
+    if (!found.ok()) return found.status();
+    RecordChoice(s.slo, *found, c);
+    return absl::OkStatus();
+  }
+  // One replica's capacity (base seed only) places the first guess of the replica count.
+  plan::SearchOptions one = s.search;
+  one.verify_seeds = 1;
+  absl::StatusOr<plan::SearchResult> single = plan::MaxSustainableRate(probe, 1, one);
+  if (!single.ok()) return single.status();
+  c.set_simulations(single->simulations);
+  if (!single->feasible) {
+    RecordChoice(s.slo, *single, c);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<plan::SearchResult> found = plan::FewestReplicas(probe, s.target_rate, single->rate, s.search);
+  if (!found.ok()) return found.status();
+  RecordChoice(s.slo, *found, c);
+  return absl::OkStatus();
+}
+
+std::string Ms(double seconds) { return absl::StrFormat("%.1f", seconds * 1e3); }
+
+std::string Render(const PlanReport& report) {
+  std::vector<std::string> terms;
+  for (const SloTerm& t : report.slo()) terms.push_back(t.text());
+  std::string out = absl::StrCat("InferGrid plan: ", report.candidates_size(), " candidate",
+                                 report.candidates_size() == 1 ? "" : "s", ", SLO ", absl::StrJoin(terms, ", "));
+  absl::StrAppend(&out, report.target_rate() > 0
+                            ? absl::StrCat(", target ", format::Fixed(report.target_rate(), 2), " req/s\n")
+                            : ", the largest rate each sustains\n");
+  absl::StrAppend(&out, "  workload: ", report.workload().empty() ? "(simulate's defaults)" : report.workload(), "\n\n");
+  std::vector<std::string> header = {"rank", "deployment", "GPUs", report.target_rate() > 0 ? "replicas" : "req/s",
+                                     "output tok/s"};
+  for (const SloTerm& t : report.slo()) header.push_back(absl::StrCat(t.metric(), " ", t.statistic(), " ms"));
+  for (const char* h : {"$/h", "$/M tok", "note"}) header.emplace_back(h);
+  format::TextTable table(header);
+  std::vector<std::string> footnotes;  // long reasons under the table, not in a column
+  for (const PlanCandidate& c : report.candidates()) {
+    const bool ok = c.status() == "ok";
+    std::vector<std::string> row = {ok ? absl::StrCat(c.rank()) : "-", c.label(), ok ? absl::StrCat(c.gpus()) : "-",
+                                    !ok ? "-"
+                                    : report.target_rate() > 0 ? absl::StrCat(c.replicas())
+                                                               : format::Fixed(c.rate(), 2),
+                                    ok ? format::Fixed(c.output_tokens_per_s(), 0) : "-"};
+    for (int t = 0; t < report.slo_size(); ++t) row.push_back(ok ? Ms(c.slo_values(t).mean_s()) : "-");
+    row.push_back(ok && c.usd_per_hour() > 0 ? format::Fixed(c.usd_per_hour(), 2) : "-");
+    row.push_back(ok && c.usd_per_million_output_tokens() > 0 ? format::Fixed(c.usd_per_million_output_tokens(), 3) : "-");
+    if (c.error().empty()) {
+      row.push_back(ok ? "" : c.status());
+    } else {
+      footnotes.push_back(absl::StrCat("[", footnotes.size() + 1, "] ", c.label(), ": ", c.error()));
+      row.push_back(absl::StrCat(ok ? "" : absl::StrCat(c.status(), " "), "[", footnotes.size(), "]"));
+    }
+    table.AddRow(row);
+  }
+  absl::StrAppend(&out, table.Render());
+  for (const std::string& note : footnotes) absl::StrAppend(&out, note, "\n");
+  absl::StrAppend(&out, "SLO values are means over ", report.replications(), " seed", report.replications() == 1 ? "" : "s",
+                  " at the chosen point (95% intervals in --format=json); ", report.simulations(), " simulations\n");
+  for (const std::string& note : report.notes()) absl::StrAppend(&out, "note: ", note, "\n");
+  if (!report.best_command().empty()) absl::StrAppend(&out, "best: ", report.best_command(), " --out=plan-best\n");
+  return out;
+}
+
+// The workload flags as the user gave them (without plan's own), for the report's header.
+std::string WorkloadText(const cli::FlagValues& flags) {
+  std::vector<std::string> parts;
+  const std::vector<absl::string_view> simulate = cli::SimulateFlagNames();
+  for (const std::string& name : flags.GivenNames()) {
+    if (name == "out" || name == "format" || name == "quiet") continue;
+    if (std::find(simulate.begin(), simulate.end(), name) == simulate.end()) continue;
+    std::string dashed = name;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    parts.push_back(absl::StrCat("--", dashed, "=", flags.Text(name)));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+// The note that states when a point passes (docs/plan.md#how-a-candidate-is-searched).
+std::string PassRule(double tolerance) {
+  return absl::StrCat("a point passes when its arrivals last at least ", plan::kWindowLatencies,
+                      " p99 end-to-end latencies (the run grows to what that needs, up to ", plan::kMaxPlanRequests,
+                      " requests), every SLO term holds, no request is rejected, and the mean queueing delay of the "
+                      "whole run is at most ", kStableGrowth, " x that of its first half + ", kStableSlackS * 1e3,
+                      " ms (stability); rates bisected to ", format::Fixed(100 * tolerance, 1),
+                      "%; output tokens/s is the rate times the mean output of the completed requests");
+}
+
+// The report's settings, before any candidate is searched.
+PlanReport ReportHeader(const PlanSettings& s) {
+  PlanReport report;
+  for (const SloTerm& t : s.slo) *report.add_slo() = t;
+  report.set_target_rate(s.target_rate);
+  report.set_replications(s.search.verify_seeds);
+  report.set_tolerance(s.search.tolerance);
+  report.set_workload(WorkloadText(s.workload));
+  report.add_notes(PassRule(s.search.tolerance));
+  return report;
+}
+
+absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  if (!command_line.positional.empty()) {
+    return cli::UsageError(absl::StrCat("plan takes flags only, got '", command_line.positional[0], "'"));
+  }
+  absl::StatusOr<PlanSettings> settings = ReadSettings(command_line.flags);
+  if (!settings.ok()) return settings.status();
+  const PlanSettings& s = *settings;
+  // Every candidate checked before any simulation runs.
+  std::vector<PlanCandidate> candidates(s.candidates.size());
+  std::vector<cli::FlagValues> flags;
+  for (size_t i = 0; i < s.candidates.size(); ++i) {
+    absl::StatusOr<cli::FlagValues> f = CandidateFlags(s, s.candidates[i], candidates[i]);
+    if (!f.ok()) return f.status();
+    flags.push_back(*std::move(f));
+  }
+  for (const auto& [gpu, usd] : s.prices) {
+    bool used = false;
+    for (const PlanCandidate& c : candidates) used |= c.gpu() == gpu;
+    if (!used) return cli::UsageError(absl::StrCat("--price: no candidate runs on '", gpu, "'"));
+  }
+  std::optional<OutputDir> dir;
+  if (!s.out.empty()) {
+    absl::StatusOr<OutputDir> opened = OutputDir::Open(s.out);
+    if (!opened.ok()) return opened.status();
+    dir.emplace(*std::move(opened));
+  }
+  PlanReport report = ReportHeader(s);
+  // Candidates searched side by side, each in a child process of its own (which runs its
+  // simulations in children of its own: one SimGrid engine per process).
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].status() == "pending") pending.push_back(i);
+  }
+  size_t finished_count = candidates.size() - pending.size();
+  ConcurrentRuns runs;
+  runs.count = pending.size();
+  runs.jobs = s.jobs;
+  runs.body = [&](size_t k) -> absl::StatusOr<std::string> {
+    PlanCandidate c = candidates[pending[k]];
+    if (absl::Status st = SearchCandidate(s, flags[pending[k]], c); !st.ok()) {
+      c.set_status("error");
+      c.set_error(std::string(st.message()));
+    }
+    return c.SerializeAsString();
+  };
+  runs.finished = [&](size_t k, absl::StatusOr<std::string> bytes) -> absl::Status {
+    PlanCandidate& c = candidates[pending[k]];
+    if (!bytes.ok()) {
+      c.set_status("error");
+      c.set_error(std::string(bytes.status().message()));
+    } else if (!c.ParseFromString(*bytes)) {
+      return absl::InternalError("unreadable result from a plan process");
+    }
+    ++finished_count;
+    if (!s.quiet) {
+      std::cerr << "plan: " << finished_count << "/" << candidates.size() << " " << c.label() << ": "
+                << (c.status() == "ok" ? absl::StrCat(format::Fixed(c.rate(), 2), " req/s, ", c.replicas(), " replica(s)")
+                                       : c.status())
+                << " (" << c.simulations() << " simulations)\n";
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status st = RunConcurrently(runs); !st.ok()) return st;
+  for (const PlanCandidate& c : candidates) report.set_simulations(report.simulations() + c.simulations());
+  plan::RankCandidates(candidates, s.target_rate > 0);
+  for (PlanCandidate& c : candidates) *report.add_candidates() = std::move(c);
+  if (report.candidates_size() > 0 && report.candidates(0).rank() == 1) {
+    report.set_best_command(report.candidates(0).command_line());
+  }
+  if (dir) {
+    if (absl::Status st = dir->WriteFile("plan.json", format::ToJson(report)); !st.ok()) return st;
+    if (absl::Status st = dir->Commit(); !st.ok()) return st;
+  }
+  out << (s.json ? format::ToJson(report) : Render(report));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const Command& PlanCommand() {
+  static const Command* command = [] {
+    auto* c = new Command{"plan", "the cheapest deployment that meets an SLO: capacity per candidate, ranked by cost",
+                          cli::SimulateFlagNames(), &RunPlan};
+    for (absl::string_view f : {"slo", "gpus", "tp_sizes", "replica_counts", "weight_dtypes", "kv_cache_dtypes",
+                                "engines", "schedulers", "max_num_seqs_list", "target_rate", "min_rate", "max_rate",
+                                "tolerance", "verify_seeds", "max_replicas", "price", "jobs"}) {
+      c->flags.push_back(f);
+    }
+    return c;
+  }();
+  return *command;
+}
+
+}  // namespace infergrid

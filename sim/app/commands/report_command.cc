@@ -1,0 +1,57 @@
+// `infergrid report RUN_DIR... --out=report.html`: one self-contained HTML page (charts, tables,
+// the charting library inlined; no network when viewed) from folders that `simulate --out`,
+// `compare --out` and `sweep --out` wrote. One run folder: its latency distributions, its
+// behaviour over time, its resources and memory plan; several: overlaid and differenced; a
+// compare folder: its A/B table with the confidence intervals compare computed; a sweep folder:
+// metrics against the swept axis and cost against latency, priced from the GPU catalog here
+// (sim/app/report cannot see it). Bad input writes nothing (sim/app/report/).
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "hardware/gpu_catalog.h"
+#include "sim/app/cli/command_line.h"
+#include "sim/app/cli/simulate_flags.h"
+#include "sim/app/commands/command.h"
+#include "sim/app/format/units.h"
+#include "sim/app/report/report_builder.h"
+#include "sim/app/report/report_inputs.h"
+#include "sim/app/report/staged_file.h"
+
+namespace infergrid {
+namespace {
+
+absl::Status RunReport(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  if (command_line.positional.empty()) {
+    return cli::UsageError("report takes one or more folders written by simulate --out, compare --out or sweep --out");
+  }
+  const std::string path = command_line.flags.Get(FLAGS_out);
+  if (path.empty()) return cli::UsageError("report needs --out=FILE.html, the page to write");
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error) || path.back() == '/') {
+    return cli::UsageError(absl::StrCat("--out=", path, ": names a folder; give the HTML file to write"));
+  }
+  absl::StatusOr<report::ReportInputs> inputs = report::ReadReportInputs(command_line.positional);
+  if (!inputs.ok()) return inputs.status();
+  // Each sweep GPU's price, resolved as --gpu is; one that no longer resolves (a spec file moved)
+  // has no price, and the page says its points have no cost.
+  for (const std::string& gpu : report::SweepGpus(*inputs)) {
+    if (absl::StatusOr<GpuSpec> spec = ResolveGpu(gpu); spec.ok()) inputs->gpu_prices[gpu] = spec->price_usd_per_gpu_hour();
+  }
+  const std::string page = report::BuildReportPage(*inputs);
+  absl::StatusOr<report::StagedFile> staged = report::StagedFile::Stage(path, page, "--out");
+  if (!staged.ok()) return staged.status();
+  if (absl::Status s = staged->Commit(); !s.ok()) return s;
+  out << "wrote " << path << " (" << format::Grouped(static_cast<double>(page.size())) << " bytes)\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const Command& ReportCommand() {
+  static const Command* command = new Command{
+      "report", "an HTML page of charts from simulate, compare and sweep --out folders (self-contained)",
+      {"out"}, &RunReport};
+  return *command;
+}
+
+}  // namespace infergrid

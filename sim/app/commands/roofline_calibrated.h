@@ -1,0 +1,28 @@
+// The calibrated cost model's time for the pass `infergrid roofline` reports, next to the
+// peak-based bounds: the same model, weights and KV dtype on one GPU, timed kernel by kernel
+// from the GPU's calibration profile (bundled, or --calibration=FILE).
+#ifndef INFERGRID_SIM_APP_COMMANDS_ROOFLINE_CALIBRATED_H_
+#define INFERGRID_SIM_APP_COMMANDS_ROOFLINE_CALIBRATED_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "calibration/calibration.pb.h"
+#include "sim/app/cli/accounting_setup.h"
+#include "sim/app/commands/roofline_report.h"
+#include "sim/app/results/accounting_reports.pb.h"
+
+namespace infergrid {
+
+// Fills report->calibrated: decode = `batch` sequences at `context` tokens each; prefill =
+// `batch` fresh prompts of `prompt` tokens. Errors when the model cannot be laid out as
+// kernels (never for catalog models).
+absl::Status AddCalibratedPrediction(const cli::AccountingSetup& setup, const RooflineQuery& query,
+                                     const Calibration& calibration, RooflineReport* report);
+
+// Text lines for the roofline table ("" when the report has no prediction).
+std::string RenderCalibratedLines(const RooflineReport& report);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_APP_COMMANDS_ROOFLINE_CALIBRATED_H_

@@ -1,0 +1,445 @@
+#include "sim/app/commands/simulation_plan.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "base/dtype.h"
+#include "base/units.h"
+#include "hardware/gpu_catalog.h"
+#include "models/parameter_count.h"
+#include "sim/app/cli/command_line.h"
+#include "sim/core/memory_plan/memory_plan_detail.h"
+#include "sim/core/memory_plan/speculative_memory.h"
+#include "sim/core/personality/front_end_model.h"
+#include "sim/core/personality/personality_catalog.h"
+
+namespace infergrid {
+namespace {
+
+// Tensor parallelism as simulate models it: one pipeline stage, inside one node or in whole
+// nodes of one NVLink domain (GB200 NVL72), heads divisible.
+absl::Status CheckDeployment(const cli::SimulateOptions& o) {
+  if (o.memory.pipeline_parallel != 1) {
+    return cli::UsageError("--pipeline-parallel-size: simulate models tensor parallelism only (use 1)");
+  }
+  const int tp = o.memory.tensor_parallel;
+  const int node = GpusPerNode(o.setup.gpu);
+  const int domain = NvlinkDomainGpus(o.setup.gpu);
+  if (tp > domain) {
+    return cli::UsageError(absl::StrCat(
+        "--tensor-parallel-size=", tp, " does not fit ", o.setup.gpu.name(), "'s NVLink domain of ",
+        domain, " GPUs (tensor parallelism stays inside one NVLink domain)"));
+  }
+  if (tp > node && tp % node != 0) {
+    return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp, " spans nodes of ", node, " GPUs on ",
+                                        o.setup.gpu.name(), ": above one node it must be a multiple of ", node));
+  }
+  if (o.setup.model.num_attention_heads() % tp != 0) {
+    return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp, " does not divide the ",
+                                        o.setup.model.num_attention_heads(), " attention heads of ",
+                                        o.setup.model.name()));
+  }
+  return absl::OkStatus();
+}
+
+// "gpu-memory-utilization" for "gpu_memory_utilization": a flag as the command line spells it.
+std::string Dashed(absl::string_view flag) { return absl::StrReplaceAll(flag, {{"_", "-"}}); }
+
+// SGLang's --max-prefill-tokens default: the prefill budget when chunking is off.
+constexpr int64_t kSglangMaxPrefillTokens = 16384;
+
+// The limits the engine runs with and its memory plan: the user's limits, else the engine's
+// defaults as its memory plan resolves them (one home for both).
+struct EngineLimits {
+  int64_t max_model_len = 0;
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
+  int64_t chunk_size = 0;
+  SchedulerKind scheduler = SchedulerKind::kVllm;
+  bool guaranteed_no_evict = false;   // the engine reserves a request's whole length at admission
+  bool whole_prompts = false;         // SGLang with chunking off
+  std::string fraction_flag;          // the engine's memory-fraction flag, dashed ("gpu-memory-utilization")
+  double watermark = 0;
+  MemoryPlan memory;
+  DraftMemory draft;                  // speculative decoding's proposer (zero without one)
+};
+
+absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const EnginePersonality& p) {
+  // Each flag belongs to the engines whose personality has the behaviour it configures.
+  if (o.chunked_prefill_size != 0 && p.execution().batch_policy() != PREFILL_FIRST_CHUNKED) {
+    return cli::UsageError(absl::StrCat("--chunked-prefill-size is not a ", PersonalityName(p),
+                                        " flag (SGLang's; --chunk-size sets any chunked scheduler's chunk)"));
+  }
+  if (o.guaranteed_no_evict.has_value() && !p.execution().guaranteed_no_evict()) {
+    return cli::UsageError(absl::StrCat("--capacity-scheduler-policy is not a ", PersonalityName(p), " flag"));
+  }
+  const bool chunked_policy = p.execution().batch_policy() == CHUNKED_PREFILL;
+  const bool chunked_prompts = p.execution().batch_policy() == PREFILL_FIRST_CHUNKED;
+  MemoryPlanRequest request = o.memory;
+  request.enable_cuda_graphs = o.cuda_graphs;
+  // Chunked prefill asked of an engine that prefills whole prompts by default: its chunked
+  // budget (vLLM V0: 512 tokens), unless the user gives one.
+  if (o.scheduler == SchedulerKind::kSarathi && !chunked_policy && request.max_num_batched_tokens == 0 &&
+      p.chunked_prefill_tokens() > 0) {
+    request.max_num_batched_tokens = p.chunked_prefill_tokens();
+  }
+  absl::StatusOr<MemoryPlanDetail> detail = ExplainEngineMemory(request);
+  if (!detail.ok()) return detail.status();
+  EngineLimits limits;
+  limits.max_model_len = detail->max_model_len;
+  limits.max_num_seqs = detail->max_num_seqs;
+  limits.max_num_batched_tokens = detail->max_num_batched_tokens;
+  limits.watermark = p.watermark_fraction();
+  // The engine's batch policy, or chunked prefill where the engine turns it on itself (vLLM V0
+  // above 32K contexts: its default budget then cannot hold a whole prompt).
+  const bool auto_chunked = o.memory.max_num_batched_tokens == 0 && p.chunked_prefill_above() > 0 &&
+                            limits.max_num_batched_tokens < limits.max_model_len;
+  limits.scheduler = o.scheduler.value_or(chunked_policy || auto_chunked ? SchedulerKind::kSarathi
+                                          : chunked_prompts               ? SchedulerKind::kSglang
+                                                                          : SchedulerKind::kVllm);
+  if (limits.scheduler == SchedulerKind::kSglang && o.preemption == PreemptionMode::kSwap) {
+    return cli::UsageError(
+        "--preemption-mode=swap: the sglang scheduler retracts requests to be prefilled again, as SGLang "
+        "does (it has no swap)");
+  }
+  if (limits.scheduler == SchedulerKind::kVllm && limits.max_num_batched_tokens < limits.max_model_len) {
+    if (o.memory.max_num_batched_tokens > 0) {
+      // vLLM refuses this without chunked prefill: a long prompt could never be scheduled.
+      return cli::UsageError(absl::StrCat(
+          "--max-num-batched-tokens=", limits.max_num_batched_tokens, " is smaller than --max-model-len=",
+          limits.max_model_len, "; without chunked prefill (--scheduler=sarathi) a prompt of max_model_len could never run"));
+    }
+    // An engine whose prompts are chunked, run with whole prompts (--scheduler=vllm): a prompt
+    // of max_model_len must fit one iteration.
+    limits.max_num_batched_tokens = limits.max_model_len;
+  }
+  // SGLang's --chunked-prefill-size=-1: whole prompts up to max_prefill_tokens a prefill.
+  limits.whole_prompts = o.chunked_prefill_size < 0;
+  limits.chunk_size = o.chunk_size > 0             ? o.chunk_size
+                      : o.chunked_prefill_size > 0 ? o.chunked_prefill_size
+                      : limits.whole_prompts       ? kSglangMaxPrefillTokens
+                                                   : limits.max_num_batched_tokens;
+  limits.guaranteed_no_evict = o.guaranteed_no_evict.value_or(p.execution().guaranteed_no_evict());
+  limits.fraction_flag = Dashed(p.fraction_flag());
+  limits.memory = std::move(detail->plan);
+  const cli::SpeculativeOptions& s = o.speculative;
+  if (s.enabled() && s.proposer.has_value()) {
+    limits.draft = ComputeDraftMemory(*s.proposer, s.method != cli::SpeculativeMethod::kDraftModel, o.setup.weights,
+                                      o.memory.kv_dtype, o.memory.tensor_parallel, p);
+    if (absl::Status st = AddDraftToPlan(limits.draft, request, limits.memory); !st.ok()) return st;
+  }
+  return limits;
+}
+
+// Speculative decoding on the policy; usage errors where the engine model cannot run it.
+absl::Status AddSpeculation(const cli::SimulateOptions& o, const EngineLimits& limits, ExecutionPolicy& policy) {
+  const cli::SpeculativeOptions& s = o.speculative;
+  if (!s.enabled()) return absl::OkStatus();
+  if (limits.scheduler != SchedulerKind::kVllm && limits.scheduler != SchedulerKind::kSglang &&
+      limits.scheduler != SchedulerKind::kSarathi) {
+    return cli::UsageError(absl::StrCat("--num-speculative-tokens: speculative decoding runs with the vllm, sglang and sarathi "
+                                        "schedulers (paged KV with lookahead slots), not --scheduler=",
+                                        NameOf(kSchedulerNames, limits.scheduler)));
+  }
+  if (policy.num_scheduler_steps > 1) {
+    return cli::UsageError("--num-speculative-tokens: vLLM runs speculative decoding without multi-step scheduling "
+                           "(--num-scheduler-steps)");
+  }
+  SpeculationPolicy& p = policy.speculation;
+  p.num_speculative_tokens = s.num_speculative_tokens;
+  p.acceptance = s.acceptance;
+  p.acceptance_text = s.acceptance_text;
+  p.seed = o.workload.synthetic.seed;
+  p.method = std::string(NameOf(cli::kSpeculativeMethodNames, s.method));
+  if (s.method == cli::SpeculativeMethod::kDraftModel) p.draft_model = s.proposer->name();
+  p.draft_weight_bytes = limits.draft.weight_bytes;
+  p.draft_kv_bytes_per_token = limits.draft.kv_bytes_per_token;
+  return absl::OkStatus();
+}
+
+// CUDA-graph sizes and multi-step scheduling as the personality's execution says.
+absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions& o, const EnginePersonality& p,
+                                                     const EngineLimits& limits) {
+  const ExecutionModel& x = p.execution();
+  ExecutionPolicy policy;
+  const CudaGraphCapture& g = x.cuda_graphs();
+  if (o.cuda_graphs && g.sizes_size() > 0) {
+    std::vector<SizeRangeSpec> ranges;
+    for (const SizeRange& r : g.sizes()) ranges.push_back({r.start(), r.end(), r.step()});
+    int64_t max_size = g.large_tp_from() > 0 && o.memory.tensor_parallel >= g.large_tp_from() ? g.max_size_large_tp()
+                                                                                               : g.max_size();
+    if (max_size == 0) {
+      // max_num_seqs rounded up to a captured size, times the factor, capped.
+      const std::vector<int64_t> all = CaptureSizes(ranges, int64_t{1} << 30);
+      const auto up = std::lower_bound(all.begin(), all.end(), limits.max_num_seqs);
+      max_size = static_cast<int64_t>((up == all.end() ? limits.max_num_seqs : *up) *
+                                      (g.max_seqs_factor() > 0 ? g.max_seqs_factor() : 1));
+      if (g.max_size_cap() > 0) max_size = std::min<int64_t>(max_size, g.max_size_cap());
+    }
+    policy.graphs.sizes = CaptureSizes(ranges, max_size);
+    policy.graphs.keyed_on_tokens = g.keyed_on_tokens();
+    policy.graphs.pad = g.pad();
+    policy.graphs.decode_only = g.decode_only();
+    policy.graphs.piecewise_mixed = g.piecewise_mixed();
+    policy.graphs.max_decode_context = g.max_decode_context();
+  }
+  policy.num_scheduler_steps = o.num_scheduler_steps > 0 ? o.num_scheduler_steps : std::max(1, x.num_scheduler_steps());
+  if (policy.num_scheduler_steps > 1 && !x.supports_multi_step()) {
+    return cli::UsageError(absl::StrCat("--num-scheduler-steps is not a ", PersonalityName(p),
+                                        " flag (multi-step scheduling is a vLLM 0.6 V0 feature: --engine=vllm-v0@0.6.5)"));
+  }
+  policy.stream_each_step = o.multi_step_stream_outputs.value_or(x.multi_step_streams_each_step());
+  policy.schedules_ahead = x.schedules_ahead() && o.overlap_disabled_by.empty();
+  if (absl::Status s = AddSpeculation(o, limits, policy); !s.ok()) return s;
+  for (const std::string& flag : o.overlap_disabled_by) {
+    if (flag != x.disable_overlap_flag()) {
+      return cli::UsageError(absl::StrCat("--", Dashed(flag), " is not a ", PersonalityName(p), " flag"));
+    }
+  }
+  return policy;
+}
+
+// The engine's configuration; FailedPrecondition when one max_model_len request cannot fit the
+// blocks above the watermark.
+absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, const EngineLimits& limits,
+                                               ExecutionPolicy policy) {
+  const KvCacheLayout kv = limits.memory.kv();
+  EngineConfig e;
+  e.layout.num_replicas = o.num_replicas;
+  e.layout.tensor_parallel = o.memory.tensor_parallel;
+  e.layout.gpus_per_node = GpusPerNode(o.setup.gpu);
+  e.layout.nvlink_domain_gpus = NvlinkDomainGpus(o.setup.gpu);
+  e.scheduler = limits.scheduler;
+  e.limits.max_num_seqs = limits.max_num_seqs;
+  e.limits.max_num_batched_tokens = limits.max_num_batched_tokens;
+  e.limits.chunk_size = limits.chunk_size;
+  e.limits.guaranteed_no_evict = limits.guaranteed_no_evict;
+  e.limits.whole_prompts = limits.whole_prompts;
+  e.limits.preemption = o.preemption;
+  e.limits.lookahead_slots = policy.speculation.num_speculative_tokens;
+  e.blocks.num_gpu_blocks = kv.num_blocks;
+  e.blocks.block_size = kv.block_size;
+  e.blocks.groups = kv.groups;
+  e.blocks.watermark = limits.watermark;
+  e.blocks.prefix_caching = o.prefix_caching;
+  if (o.prefix_caching && kv.groups.hybrid()) {
+    // vLLM caches window groups' blocks too, but a hit needs the window's run of cached blocks
+    // beside the full groups' prefix: the block manager's one-key-per-block cache cannot say it.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--enable-prefix-caching with ", o.setup.model.name(), "'s sliding-window KV groups (",
+        kv.groups.Describe(), ") is not modelled; run without it"));
+  }
+  e.blocks.num_cpu_blocks = kv.BlockBytes() > 0 ? static_cast<int64_t>(o.swap_space_gib * kGiB / kv.BlockBytes()) : 0;
+  e.router = o.router;
+  e.prefill_replicas = o.prefill_replicas;
+  e.decode_router = o.decode_router;
+  e.kv_transfer_latency_s = o.kv_transfer_latency_s;
+  e.layout.fabric_bytes_per_s = o.fabric_bytes_per_s;
+  e.layout.fabric_latency_s = o.fabric_latency_s;
+  e.max_model_len = limits.max_model_len;
+  e.num_layers = o.setup.model.num_layers();
+  e.hidden_size = o.setup.model.hidden_size();
+  e.activation_bytes = 2;
+  // All-to-all dispatch and combine: each GPU sends its 1/TP of the tokens' k copies, of which
+  // (TP - 1) / TP leave it, twice per expert layer.
+  if (o.expert_parallel.dispatch == ExpertParallelism::Dispatch::kAllToAll && o.memory.tensor_parallel > 1) {
+    const double tp = o.memory.tensor_parallel;
+    e.all_to_all_bytes_per_token = 2.0 * static_cast<double>(ExpertLayers(o.setup.model)) *
+                                   o.setup.model.moe().experts_per_token() *
+                                   static_cast<double>(o.setup.model.hidden_size()) * e.activation_bytes *
+                                   (tp - 1) / (tp * tp);
+  }
+  e.kv_bytes_per_token = kv.bytes_per_token;
+  e.coalesce = o.coalesce;
+  e.max_concurrency = o.max_concurrency;
+  e.cost_stride = o.cost_stride;
+  e.progress = o.progress;
+  e.execution = std::move(policy);
+  const int64_t usable = kv.num_blocks - WatermarkBlocks(e.blocks);
+  // A sequence at max_model_len still reserves its speculative lookahead slots.
+  const int64_t needed = kv.groups.hybrid() ? kv.groups.BlocksFor(limits.max_model_len + e.limits.lookahead_slots, kv.block_size)
+                                            : (limits.max_model_len + e.limits.lookahead_slots + kv.block_size - 1) / kv.block_size;
+  if (needed > usable) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--max-model-len=", limits.max_model_len, " needs ", needed, " KV blocks but the memory plan leaves ",
+        kv.num_blocks, " (", usable, " above the watermark); lower --max-model-len or raise --", limits.fraction_flag));
+  }
+  return e;
+}
+
+CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePersonality& p,
+                                  const MemoryPlan& memory, const DraftMemory& draft) {
+  CostModelRequest c;
+  c.kind = o.cost_model;
+  c.model = o.setup.model;
+  c.gpu = o.setup.gpu;
+  c.compute_dtype = o.setup.compute_dtype;
+  c.weights = o.setup.weights;
+  c.weight_bytes_per_gpu = memory.weight_bytes - draft.weight_bytes;  // the plan's weights include the draft's
+  c.kv = memory.kv();
+  c.active_parameters = o.setup.parameters.active_per_token();
+  c.tensor_parallel = o.memory.tensor_parallel;
+  c.enable_cuda_graphs = o.cuda_graphs;
+  c.calibration_path = o.calibration_path;
+  c.execution = p.execution();
+  c.engine = PersonalityName(p);
+  c.cpu_speed = o.cpu_speed;
+  c.overlap = o.overlap_disabled_by.empty();
+  // As BuildExecutionPolicy resolves it: the flag, else the engine's default.
+  c.num_scheduler_steps = o.num_scheduler_steps > 0 ? o.num_scheduler_steps : std::max(1, p.execution().num_scheduler_steps());
+  c.custom_all_reduce = o.custom_all_reduce;
+  c.expert_parallel = o.expert_parallel;
+  const cli::SpeculativeOptions& s = o.speculative;
+  if (s.enabled()) {
+    SpeculativeCostRequest spec;
+    spec.draft = s.proposer;
+    if (s.proposer.has_value()) {
+      spec.draft_weight_bytes_per_gpu = draft.pass_weight_bytes;
+      spec.draft_kv_bytes_per_token = draft.kv_bytes_per_token;
+      spec.draft_active_parameters = static_cast<double>(ActiveParametersPerToken(*s.proposer));
+      spec.proposer = s.method == cli::SpeculativeMethod::kDraftModel
+                          ? absl::StrCat(s.proposer->name(), " draft")
+                          : absl::StrCat(NameOf(cli::kSpeculativeMethodNames, s.method), " head");
+    } else {
+      spec.ngram_host_s_per_sequence = cli::kNgramHostSecondsPerSequence;
+    }
+    c.speculation = std::move(spec);
+  }
+  return c;
+}
+
+// Everything needed to rerun the simulation, as summary.json echoes it.
+// "tokenizer_manager x1 + detokenizer x1", or "off".
+std::string DescribeFrontEnd(const FrontEndSpec& f) {
+  if (!f.enabled()) return "off";
+  std::string out;
+  for (const FrontEndProcess& p : f.processes) {
+    absl::StrAppend(&out, out.empty() ? "" : " + ", p.name, " x", p.servers);
+  }
+  if (f.in_engine_process) absl::StrAppend(&out, " (in the engine's process)");
+  return out;
+}
+
+SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConfig& e) {
+  const cli::WorkloadOptions& w = o.workload;
+  const bool synthetic = w.trace.empty();
+  SimulationConfig k;
+  k.set_command_line(o.command_line);
+  k.set_model(o.setup.model.name());
+  k.set_gpu(o.setup.gpu.name());
+  k.set_weight_dtype(o.setup.weights.label.empty() ? std::string(DTypeName(o.setup.weights.dtype))
+                                                   : o.setup.weights.label);
+  k.set_kv_cache_dtype(std::string(DTypeName(o.setup.kv_dtype)));
+  k.set_num_replicas(o.num_replicas);
+  k.set_tensor_parallel_size(e.layout.tensor_parallel);
+  k.set_router(std::string(NameOf(kRouterNames, o.router)));
+  k.set_scheduler(std::string(NameOf(kSchedulerNames, e.scheduler)));
+  k.set_max_num_seqs(static_cast<int32_t>(e.limits.max_num_seqs));
+  k.set_max_num_batched_tokens(static_cast<int32_t>(e.limits.max_num_batched_tokens));
+  k.set_chunk_size(static_cast<int32_t>(e.limits.chunk_size));
+  k.set_block_size(e.blocks.block_size);
+  k.set_gpu_memory_utilization(o.memory.gpu_memory_utilization);
+  k.set_max_model_len(static_cast<int32_t>(e.max_model_len));
+  k.set_enable_cuda_graphs(o.cuda_graphs);
+  k.set_enable_prefix_caching(o.prefix_caching);
+  k.set_preemption_mode(std::string(NameOf(kPreemptionModeNames, o.preemption)));
+  k.set_swap_space_gib(o.swap_space_gib);
+  k.set_cost_model(std::string(NameOf(kCostModelNames, o.cost_model)));
+  k.set_workload(synthetic ? w.synthetic.preset : "trace");
+  k.set_trace(w.trace);
+  k.set_trace_format(w.trace_options.format);
+  k.set_arrival(synthetic ? w.synthetic.arrival : "");
+  k.set_rate(synthetic ? w.synthetic.rate_per_s : w.trace_rate);
+  k.set_cv(synthetic ? w.synthetic.cv : 0);
+  k.set_time_scale(w.time_scale);
+  k.set_max_requests(static_cast<int32_t>(synthetic ? w.synthetic.num_requests : w.max_requests));
+  k.set_seed(w.synthetic.seed);
+  k.set_slo_ttft_s(o.slo_ttft_s);
+  k.set_slo_tpot_s(o.slo_tpot_s);
+  k.set_coalesce(o.coalesce);
+  k.set_cost_stride(o.cost_stride);
+  k.set_max_concurrency(static_cast<int32_t>(o.max_concurrency));
+  k.set_front_end(DescribeFrontEnd(e.front_end));
+  k.set_iteration_noise(e.noise.iteration_sigma);
+  k.set_send_jitter_s(e.noise.send_jitter_s);
+  return k;
+}
+
+// The serving front end as the personality describes it, its CPU times scaled by --cpu-speed;
+// none when --front-end=false or for the offline benchmarks.
+absl::StatusOr<FrontEndSpec> BuildFrontEnd(const cli::SimulateOptions& o, const EnginePersonality& p) {
+  FrontEndModel m = p.execution().front_end();
+  if (!o.front_end_file.empty()) {
+    absl::StatusOr<FrontEndModel> file = ReadFrontEndModel(o.front_end_file);
+    if (!file.ok()) return cli::UsageError(absl::StrCat("--front-end-file: ", file.status().message()));
+    m = *std::move(file);
+  }
+  if (o.api_server_count > 0 && m.servers_flag() != "api_server_count") {
+    return cli::UsageError(absl::StrCat("--api-server-count is not a ", PersonalityName(p),
+                                        " flag (vLLM V1's API server processes: --engine=vllm-v1)"));
+  }
+  FrontEndSpec spec;
+  if (!o.front_end) return spec;
+  spec.in_engine_process = m.in_engine_process();
+  const double scale = 1.0 / o.cpu_speed;
+  for (const FrontEndProcessModel& process : m.process()) {
+    FrontEndProcess f;
+    f.name = process.name();
+    f.servers = std::max(1, process.servers());
+    if (spec.processes.empty() && o.api_server_count > 0) f.servers = o.api_server_count;
+    f.request_s = process.request_s() * scale;
+    f.prompt_token_s = process.prompt_token_s() * scale;
+    f.step_s = process.step_s() * scale;
+    f.output_token_s = process.output_token_s() * scale;
+    spec.processes.push_back(std::move(f));
+  }
+  return spec;
+}
+
+std::string Title(const cli::SimulateOptions& o) {
+  const int replicas = o.num_replicas;
+  const int tp = o.memory.tensor_parallel;
+  const std::string gpus = replicas * tp == 1 ? "1 x " : absl::StrCat(replicas * tp, " x ");
+  std::string title = absl::StrCat(o.setup.model.display_name(), " on ", gpus, o.setup.gpu.display_name());
+  if (replicas > 1 || tp > 1) {
+    absl::StrAppend(&title, " (", replicas, " replica", replicas > 1 ? "s" : "", " x TP ", tp, ")");
+  }
+  return title;
+}
+
+}  // namespace
+
+absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions& options) {
+  if (absl::Status s = CheckDeployment(options); !s.ok()) return s;
+  absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(options.memory.engine);
+  if (!personality.ok()) return cli::UsageError(absl::StrCat("--engine: ", personality.status().message()));
+  absl::StatusOr<EngineLimits> limits = PlanEngine(options, *personality);
+  if (!limits.ok()) return limits.status();
+  absl::StatusOr<ExecutionPolicy> policy = BuildExecutionPolicy(options, *personality, *limits);
+  if (!policy.ok()) return policy.status();
+  absl::StatusOr<EngineConfig> engine = BuildEngineConfig(options, *limits, *std::move(policy));
+  if (!engine.ok()) return engine.status();
+  absl::StatusOr<FrontEndSpec> front_end = BuildFrontEnd(options, *personality);
+  if (!front_end.ok()) return front_end.status();
+  engine->front_end = *std::move(front_end);
+  if (options.noise) {
+    engine->noise.iteration_sigma = options.iteration_noise;
+    engine->noise.send_jitter_s = options.send_jitter_s;
+    engine->noise.seed = options.workload.synthetic.seed;
+  }
+  SimulationPlan plan;
+  plan.options = options;
+  plan.personality = *std::move(personality);
+  plan.memory_plan = std::move(limits->memory);
+  plan.engine = *std::move(engine);
+  plan.cost_request = BuildCostRequest(options, plan.personality, plan.memory_plan, limits->draft);
+  plan.config = BuildConfigEcho(options, plan.engine);
+  plan.config.set_engine(PersonalityName(plan.personality));
+  plan.title = Title(options);
+  return plan;
+}
+
+}  // namespace infergrid

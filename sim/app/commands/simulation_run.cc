@@ -1,0 +1,162 @@
+#include "sim/app/commands/simulation_run.h"
+
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "models/attention_layout.h"
+#include "sim/app/commands/child_process.h"
+#include "sim/app/format/json_output.h"
+#include "sim/app/output/background_sink.h"
+#include "sim/app/output/iterations_csv.h"
+#include "sim/app/output/requests_csv.h"
+#include "sim/app/output/summary_builder.h"
+#include "sim/app/output/timeline.h"
+#include "traces/trace_transforms.h"
+
+namespace infergrid {
+namespace {
+
+// The summary's note on a model with windowed or chunked layers: which, and how the engine's
+// KV cache holds them. Empty for full attention.
+std::vector<std::string> AttentionNotes(const ModelSpec& model, const KvCacheGroups& groups) {
+  const AttentionLayerCounts kinds = CountAttentionLayers(model);
+  if (kinds.window == 0 && kinds.chunked == 0 && kinds.linear == 0) return {};
+  return {absl::StrCat(
+      "attention: ", DescribeAttentionLayout(model),
+      "; windowed and chunked layers read only their window or chunk, linear ones their state; KV ",
+      groups.hybrid() ? absl::StrCat("held in ", groups.Describe(),
+                                     " (window groups free the blocks the window has left, a state group holds one block "
+                                     "per sequence",
+                                     kinds.chunked > 0 ? "; chunked layers keep every token)" : ")")
+                      : "allocated as full attention by this engine")};
+}
+
+// Hands every iteration to each output that records iterations (iterations.csv, the timeline).
+class IterationOutputs final : public IterationSink {
+ public:
+  void Add(IterationSink* sink) { sinks_.push_back(sink); }
+  bool empty() const { return sinks_.empty(); }
+  void OnIteration(const IterationRecord& record) override {
+    for (IterationSink* sink : sinks_) sink->OnIteration(record);
+  }
+
+ private:
+  std::vector<IterationSink*> sinks_;
+};
+
+absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadOptions& w, uint64_t seed,
+                                                            TraceReadStats* stats) {
+  if (w.trace.empty()) {
+    SyntheticWorkloadSpec spec = w.synthetic;
+    spec.seed = seed;
+    absl::StatusOr<std::unique_ptr<RequestSource>> synthetic = MakeSyntheticWorkload(spec);
+    if (!synthetic.ok()) return synthetic.status();
+    return BoundArrivals(*std::move(synthetic), absl::StrCat("--rate=", spec.rate_per_s));
+  }
+  absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(w.trace, w.trace_options, stats);
+  if (!source.ok()) return source.status();
+  if (w.max_requests > 0) {
+    source = LimitRequests(*std::move(source), w.max_requests);
+    if (!source.ok()) return source.status();
+  }
+  if (w.time_scale != 1) {
+    source = ScaleTime(*std::move(source), w.time_scale);
+    if (!source.ok()) return source.status();
+  }
+  if (w.trace_rate > 0) source = ScaleToRate(*std::move(source), w.trace_rate);
+  if (!source.ok()) return source.status();
+  return BoundArrivals(*std::move(source), absl::StrCat("--trace=", w.trace, " with --time-scale=", w.time_scale,
+                                                       w.trace_rate > 0 ? absl::StrCat(" --rate=", w.trace_rate) : ""));
+}
+
+}  // namespace
+
+absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed,
+                                                    OutputDir* out) {
+  const cli::SimulateOptions& o = plan.options;
+  absl::StatusOr<CostModelChoice> cost = MakeCostModel(plan.cost_request);
+  if (!cost.ok()) return cost.status();
+  TraceReadStats trace_stats;
+  absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenWorkload(o.workload, seed, &trace_stats);
+  if (!source.ok()) return source.status();
+
+  IterationOutputs outputs;
+  std::unique_ptr<IterationsCsv> iterations_csv;
+  std::unique_ptr<Timeline> timeline;
+  const Compression compression = o.outputs.zstd ? Compression::kZstd : Compression::kNone;
+  if (out != nullptr && o.outputs.iterations) {
+    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv =
+        IterationsCsv::Open(out->TempPath(o.outputs.IterationsFile()), plan.options.speculative.enabled(), compression);
+    if (!csv.ok()) return csv.status();
+    iterations_csv = *std::move(csv);
+    outputs.Add(iterations_csv.get());
+  }
+  if (out != nullptr && o.outputs.timeline) {
+    absl::StatusOr<std::unique_ptr<Timeline>> t =
+        OpenTimeline(o.outputs.timeline_json ? TimelineFormat::kJson : TimelineFormat::kPerfetto,
+                     out->TempPath(o.outputs.TimelineFile()), plan.engine.layout.num_replicas, o.timeline_max_iterations);
+    if (!t.ok()) return t.status();
+    timeline = *std::move(t);
+    outputs.Add(timeline.get());
+  }
+  EngineConfig engine = plan.engine;
+  engine.allreduce_latency_s = cost->allreduce_latency_s;
+  if (engine.execution.has_value()) engine.execution->speculation.seed = seed;  // this run's acceptances
+  // The files are formatted and written on a thread of their own, beside the simulation.
+  std::optional<BackgroundSink> writer;
+  if (!outputs.empty()) writer.emplace(&outputs);
+  absl::StatusOr<SimulationResult> result =
+      RunSimulation(engine, o.setup.gpu, *cost->model, **source, writer ? &*writer : nullptr);
+  if (writer) writer->Finish();
+  if (!result.ok()) return result.status();
+
+  SummaryContext context;
+  context.config = plan.config;
+  context.config.set_seed(seed);
+  context.engine = &plan.engine;
+  context.memory_plan = &plan.memory_plan;
+  context.cost_model = &*cost;
+  context.slo_ttft_s = o.slo_ttft_s;
+  context.slo_tpot_s = o.slo_tpot_s;
+  context.record_wall_time = o.record_wall_time;
+  if (!o.workload.trace.empty()) context.trace_stats = &trace_stats;
+  context.model_notes = AttentionNotes(o.setup.model, plan.memory_plan.kv_groups);
+  if (iterations_csv) {
+    if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
+  }
+  if (timeline) {
+    if (absl::Status s = timeline->Close(); !s.ok()) return s;
+    if (timeline->truncated()) {
+      context.timeline_file = o.outputs.TimelineFile();
+      context.timeline_written = timeline->written();
+    }
+  }
+  SimulationSummary summary = BuildSummary(*result, context);
+  if (out != nullptr && o.outputs.requests) {
+    if (absl::Status s = WriteRequestsCsv(result->log, out->TempPath(o.outputs.RequestsFile()), o.prefill_replicas > 0, compression);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (out != nullptr && o.outputs.summary) {
+    if (absl::Status s = out->WriteFile("summary.json", format::ToJson(summary)); !s.ok()) return s;
+  }
+  return summary;
+}
+
+absl::StatusOr<SimulationSummary> ExecuteSimulationInChild(const SimulationPlan& plan, uint64_t seed) {
+  absl::StatusOr<std::string> bytes = RunInChildProcess([&]() -> absl::StatusOr<std::string> {
+    absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(plan, seed, nullptr);
+    if (!summary.ok()) return summary.status();
+    return summary->SerializeAsString();
+  });
+  if (!bytes.ok()) return bytes.status();
+  SimulationSummary summary;
+  if (!summary.ParseFromString(*bytes)) return absl::InternalError("unreadable result from a simulation process");
+  return summary;
+}
+
+}  // namespace infergrid

@@ -1,0 +1,37 @@
+#include "sim/app/format/units.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "absl/strings/str_format.h"
+
+namespace infergrid::format {
+
+std::string Fixed(double value, int decimals) { return absl::StrFormat("%.*f", decimals, value); }
+
+std::string Grouped(double value) {
+  const bool negative = value < 0;
+  std::string digits = absl::StrFormat("%.0f", std::fabs(value));
+  std::string out;
+  const int n = static_cast<int>(digits.size());
+  for (int i = 0; i < n; ++i) {
+    out.push_back(digits[i]);
+    if ((n - i - 1) % 3 == 0 && i != n - 1) out.push_back(',');
+  }
+  return negative ? "-" + out : out;
+}
+
+std::string Duration(double seconds) {
+  const double s = std::fabs(seconds);
+  if (s >= 1.0) return absl::StrFormat("%.3f s", seconds);
+  if (s >= 1e-3) return absl::StrFormat("%.3f ms", seconds * 1e3);
+  return absl::StrFormat("%.3f us", seconds * 1e6);
+}
+
+std::string Scientific(double value) {
+  if (value == 0) return "0";
+  const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  return absl::StrFormat("%.2fe%d", value / std::pow(10.0, exponent), exponent);
+}
+
+}  // namespace infergrid::format

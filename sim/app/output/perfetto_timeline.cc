@@ -1,0 +1,229 @@
+#include "sim/app/output/perfetto_timeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+
+namespace infergrid {
+namespace {
+
+using perfetto::protos::CounterDescriptor;
+using perfetto::protos::DebugAnnotation;
+using perfetto::protos::TracePacket;
+using perfetto::protos::TrackEvent;
+
+constexpr uint32_t kSequence = 1;
+constexpr int kCounters = 8;
+constexpr const char* kCounterNames[kCounters] = {
+    "queue waiting",   "queue running", "queue swapped",     "kv_blocks used",
+    "resources tensor", "resources hbm", "resources network", "resources host"};
+
+// The slice's args, interned as debug-annotation names 1..N in this order.
+enum Arg : uint64_t {
+  kIteration = 1, kBatchSize, kPrefillSeqs, kPrefillTokens, kDecodeSeqs, kPaddingSeqs,
+  kKvBlocksUsed, kPreempted, kComputeMs, kCommunicationMs, kBinding, kNumArgsPlusOne
+};
+constexpr const char* kArgNames[kNumArgsPlusOne] = {
+    "",           "iteration",   "batch_size",     "prefill_seqs", "prefill_tokens", "decode_seqs",
+    "padding_seqs", "kv_blocks_used", "preempted", "compute_ms",   "communication_ms", "binding"};
+
+int64_t Nanoseconds(double seconds) { return std::llround(seconds * 1e9); }
+
+using google::protobuf::internal::WireFormatLite;
+
+void PutRawVarint(std::string* out, uint64_t value) {
+  uint8_t bytes[10];
+  const uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(value, bytes);
+  out->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(end - bytes));
+}
+
+void PutTag(std::string* out, int field, WireFormatLite::WireType type) {
+  PutRawVarint(out, WireFormatLite::MakeTag(field, type));
+}
+
+// A varint field (negative int64 values take ten bytes, as the schema's int64 encodes them).
+void PutVarint(std::string* out, int field, uint64_t value) {
+  PutTag(out, field, WireFormatLite::WIRETYPE_VARINT);
+  PutRawVarint(out, value);
+}
+
+void PutDouble(std::string* out, int field, double value) {
+  PutTag(out, field, WireFormatLite::WIRETYPE_FIXED64);
+  const uint64_t bits = WireFormatLite::EncodeDouble(value);
+  char bytes[8];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((bits >> (8 * i)) & 0xFF);  // little-endian
+  out->append(bytes, 8);
+}
+
+// A string, bytes or nested-message field.
+void PutBytes(std::string* out, int field, absl::string_view bytes) {
+  PutTag(out, field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  PutRawVarint(out, bytes.size());
+  out->append(bytes.data(), bytes.size());
+}
+
+// TrackEvent.debug_annotations += {name_iid, int_value | double_value}.
+void IntArg(std::string* event, std::string* scratch, uint64_t name, int64_t value) {
+  scratch->clear();
+  PutVarint(scratch, DebugAnnotation::kNameIidFieldNumber, name);
+  PutVarint(scratch, DebugAnnotation::kIntValueFieldNumber, static_cast<uint64_t>(value));
+  PutBytes(event, TrackEvent::kDebugAnnotationsFieldNumber, *scratch);
+}
+
+void DoubleArg(std::string* event, std::string* scratch, uint64_t name, double value) {
+  scratch->clear();
+  PutVarint(scratch, DebugAnnotation::kNameIidFieldNumber, name);
+  PutDouble(scratch, DebugAnnotation::kDoubleValueFieldNumber, value);
+  PutBytes(event, TrackEvent::kDebugAnnotationsFieldNumber, *scratch);
+}
+
+}  // namespace
+
+PerfettoTimeline::PerfettoTimeline(BufferedFile file, int num_replicas, int64_t max_iterations)
+    : Timeline(max_iterations),
+      file_(std::move(file)),
+      num_replicas_(num_replicas),
+      open_slice_end_ns_(static_cast<size_t>(num_replicas), -1) {}
+
+absl::StatusOr<std::unique_ptr<Timeline>> PerfettoTimeline::Open(const std::string& path, int num_replicas,
+                                                                 int64_t max_iterations) {
+  absl::StatusOr<BufferedFile> file = BufferedFile::Open(path);
+  if (!file.ok()) return file.status();
+  std::unique_ptr<PerfettoTimeline> timeline(new PerfettoTimeline(std::move(*file), num_replicas, max_iterations));
+  timeline->WriteHeader();
+  return std::unique_ptr<Timeline>(std::move(timeline));
+}
+
+void PerfettoTimeline::EmitPacket() {
+  const size_t size = packet_.ByteSizeLong();
+  std::string& b = *file_.buffer();
+  const size_t at = b.size();
+  b.resize(at + 1 + google::protobuf::io::CodedOutputStream::VarintSize64(size) + size);
+  auto* p = reinterpret_cast<uint8_t*>(b.data() + at);
+  *p++ = 0x0A;  // Trace.packet: field 1, length-delimited
+  p = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(size, p);
+  packet_.SerializeWithCachedSizesToArray(p);
+  file_.FlushIfFull();
+}
+
+// Track descriptors for every replica; the first packet also clears the sequence's state and
+// interns the argument names.
+void PerfettoTimeline::WriteHeader() {
+  for (int r = 0; r < num_replicas_; ++r) {
+    packet_.Clear();
+    packet_.set_trusted_packet_sequence_id(kSequence);
+    if (r == 0) {
+      packet_.set_sequence_flags(TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+      for (uint64_t iid = 1; iid < kNumArgsPlusOne; ++iid) {
+        perfetto::protos::DebugAnnotationName* name = packet_.mutable_interned_data()->add_debug_annotation_names();
+        name->set_iid(iid);
+        name->set_name(kArgNames[iid]);
+      }
+    }
+    perfetto::protos::TrackDescriptor* process = packet_.mutable_track_descriptor();
+    process->set_uuid(ProcessUuid(r));
+    process->mutable_process()->set_pid(r + 1);
+    process->mutable_process()->set_process_name(absl::StrCat("replica ", r));
+    EmitPacket();
+
+    packet_.Clear();
+    packet_.set_trusted_packet_sequence_id(kSequence);
+    perfetto::protos::TrackDescriptor* iterations = packet_.mutable_track_descriptor();
+    iterations->set_uuid(IterationsUuid(r));
+    iterations->set_parent_uuid(ProcessUuid(r));
+    iterations->set_name("iterations");
+    EmitPacket();
+
+    for (int c = 0; c < kCounters; ++c) {
+      packet_.Clear();
+      packet_.set_trusted_packet_sequence_id(kSequence);
+      perfetto::protos::TrackDescriptor* counter = packet_.mutable_track_descriptor();
+      counter->set_uuid(CounterUuid(r, c));
+      counter->set_parent_uuid(ProcessUuid(r));
+      counter->set_name(kCounterNames[c]);
+      if (c < 4) counter->mutable_counter()->set_unit(CounterDescriptor::UNIT_COUNT);
+      else counter->mutable_counter();
+      EmitPacket();
+    }
+  }
+}
+
+void PerfettoTimeline::EndOpenSlice(int replica) {
+  int64_t& end_ns = open_slice_end_ns_[static_cast<size_t>(replica)];
+  if (end_ns < 0) return;
+  event_.clear();
+  PutVarint(&event_, TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_END);
+  PutVarint(&event_, TrackEvent::kTrackUuidFieldNumber, IterationsUuid(replica));
+  EmitEvent(end_ns, false);
+  end_ns = -1;
+}
+
+// The packet {timestamp, sequence id, flags, interned_, track_event = event_} as one
+// Trace.packet, encoded field by field with the schema's numbers (no message objects: this
+// runs once per iteration).
+void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning) {
+  packet_bytes_.clear();
+  PutVarint(&packet_bytes_, TracePacket::kTimestampFieldNumber, static_cast<uint64_t>(timestamp_ns));
+  PutVarint(&packet_bytes_, TracePacket::kTrustedPacketSequenceIdFieldNumber, kSequence);
+  if (uses_interning) {
+    PutVarint(&packet_bytes_, TracePacket::kSequenceFlagsFieldNumber, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
+  }
+  if (!interned_.empty()) PutBytes(&packet_bytes_, TracePacket::kInternedDataFieldNumber, interned_);
+  interned_.clear();  // defined once, in this packet
+  PutBytes(&packet_bytes_, TracePacket::kTrackEventFieldNumber, event_);
+  PutBytes(file_.buffer(), perfetto::protos::Trace::kPacketFieldNumber, packet_bytes_);
+  file_.FlushIfFull();
+}
+
+void PerfettoTimeline::Write(const IterationRecord& r) {
+  EndOpenSlice(r.replica);
+  const int64_t start_ns = Nanoseconds(r.start_s);
+  name_.clear();
+  AppendSliceName(&name_, r);
+  auto [it, inserted] = name_iids_.try_emplace(name_, name_iids_.size() + 1);
+  if (inserted) {  // InternedData.event_names += EventName{iid, name}
+    std::string& entry = scratch_;
+    entry.clear();
+    PutVarint(&entry, perfetto::protos::EventName::kIidFieldNumber, it->second);
+    PutBytes(&entry, perfetto::protos::EventName::kNameFieldNumber, name_);
+    PutBytes(&interned_, perfetto::protos::InternedData::kEventNamesFieldNumber, entry);
+  }
+  event_.clear();
+  PutVarint(&event_, TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_BEGIN);
+  PutVarint(&event_, TrackEvent::kTrackUuidFieldNumber, IterationsUuid(r.replica));
+  PutVarint(&event_, TrackEvent::kNameIidFieldNumber, it->second);
+  const int64_t ints[] = {r.index, r.batch_size(), r.prefill_seqs, r.prefill_tokens,
+                          r.decode_seqs, r.padding_seqs, r.kv_blocks_used, r.preempted};
+  for (uint64_t arg = kIteration; arg <= kPreempted; ++arg) IntArg(&event_, &scratch_, arg, ints[arg - kIteration]);
+  DoubleArg(&event_, &scratch_, kComputeMs, r.compute_s * 1e3);
+  DoubleArg(&event_, &scratch_, kCommunicationMs, r.communication_s * 1e3);
+  scratch_.clear();
+  PutVarint(&scratch_, DebugAnnotation::kNameIidFieldNumber, kBinding);
+  PutBytes(&scratch_, DebugAnnotation::kStringValueFieldNumber, ResourceName(r.binding));
+  PutBytes(&event_, TrackEvent::kDebugAnnotationsFieldNumber, scratch_);
+
+  const int64_t counts[] = {r.waiting, r.running, r.swapped, r.kv_blocks_used};
+  for (int c = 0; c < 4; ++c) {
+    PutVarint(&event_, TrackEvent::kExtraCounterTrackUuidsFieldNumber, CounterUuid(r.replica, c));
+    PutVarint(&event_, TrackEvent::kExtraCounterValuesFieldNumber, static_cast<uint64_t>(counts[c]));
+  }
+  const ResourceShares shares = SharesOf(r);
+  const double fractions[] = {shares.tensor, shares.hbm, shares.network, shares.host};
+  for (int c = 0; c < 4; ++c) {
+    PutVarint(&event_, TrackEvent::kExtraDoubleCounterTrackUuidsFieldNumber, CounterUuid(r.replica, 4 + c));
+    PutDouble(&event_, TrackEvent::kExtraDoubleCounterValuesFieldNumber, fractions[c]);
+  }
+  EmitEvent(start_ns, true);
+  open_slice_end_ns_[static_cast<size_t>(r.replica)] = std::max(Nanoseconds(r.end_s), start_ns);
+}
+
+absl::Status PerfettoTimeline::Close() {
+  for (int r = 0; r < num_replicas_; ++r) EndOpenSlice(r);
+  return file_.Close();
+}
+
+}  // namespace infergrid

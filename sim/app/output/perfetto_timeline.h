@@ -1,0 +1,62 @@
+// timeline.pftrace: the timeline (sim/app/output/timeline.h) as Perfetto's native protobuf trace
+// (sim/app/output/perfetto_trace.proto, wire-compatible with Perfetto's public schema). One packet
+// sequence; the first packet clears the incremental state and interns the argument names;
+// each slice name is interned the first time it occurs. Per replica R: a process track (pid
+// R + 1, "replica R"), a child track "iterations" for the slices and eight counter tracks,
+// whose values ride on each slice's begin event (extra counter values, as Perfetto's own SDK
+// records thread time). A slice's end is written just before the replica's next slice begins
+// (or at Close), so each track's events are in time order. Timestamps in nanoseconds.
+#ifndef INFERGRID_SIM_APP_OUTPUT_PERFETTO_TIMELINE_H_
+#define INFERGRID_SIM_APP_OUTPUT_PERFETTO_TIMELINE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "sim/app/output/buffered_file.h"
+#include "sim/app/output/perfetto_trace.pb.h"
+#include "sim/app/output/timeline.h"
+
+namespace infergrid {
+
+class PerfettoTimeline final : public Timeline {
+ public:
+  static absl::StatusOr<std::unique_ptr<Timeline>> Open(const std::string& path, int num_replicas,
+                                                        int64_t max_iterations);
+  absl::Status Close() override;
+
+  // Track uuids of replica R: the process, its "iterations" track and counter track c (0..7 in
+  // the order "queue waiting", "queue running", "queue swapped", "kv_blocks used", "resources
+  // tensor", "resources hbm", "resources network", "resources host").
+  static uint64_t ProcessUuid(int replica) { return (static_cast<uint64_t>(replica) + 1) << 4; }
+  static uint64_t IterationsUuid(int replica) { return ProcessUuid(replica) + 1; }
+  static uint64_t CounterUuid(int replica, int counter) { return ProcessUuid(replica) + 2 + static_cast<uint64_t>(counter); }
+
+ private:
+  PerfettoTimeline(BufferedFile file, int num_replicas, int64_t max_iterations);
+  void Write(const IterationRecord& r) override;
+  void WriteHeader();
+  void EndOpenSlice(int replica);
+  // Appends `packet_` (the header's messages) to the file as one Trace.packet.
+  void EmitPacket();
+  // Appends a packet holding the track event in event_ (and interned_, if not empty).
+  void EmitEvent(int64_t timestamp_ns, bool uses_interning);
+
+  BufferedFile file_;
+  int num_replicas_;
+  perfetto::protos::TracePacket packet_;  // reused: its cleared sub-messages keep their memory
+  // Per-iteration packets are encoded directly into these (reused, so no allocation per row).
+  std::string name_;
+  std::string event_;
+  std::string interned_;
+  std::string packet_bytes_;
+  std::string scratch_;
+  absl::flat_hash_map<std::string, uint64_t> name_iids_;
+  std::vector<int64_t> open_slice_end_ns_;  // per replica; -1: none open
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_APP_OUTPUT_PERFETTO_TIMELINE_H_

@@ -1,0 +1,107 @@
+// One simulation run on SimGrid: an arrival actor replays the request source in simulated time
+// and hands each request to the router, which picks a replica; one worker actor per replica
+// forms batches with its scheduler, prices them with the cost model and executes them as
+// SimGrid activities on the replica's GPU hosts (compute on the GPUs and their HBM links,
+// tensor-parallel all-reduce rings over NVLink, KV swaps over PCIe), so transfers that share a
+// link contend. Requests are plain data.
+//
+// Iteration granularity: by default a worker runs ahead through the iterations that nothing
+// can interrupt (until the next arrival anywhere, a KV swap, or 65,536 iterations) and executes
+// them as one activity carrying their summed work, recording each iteration and token at its
+// own time; replicas whose links another replica's transfers can cross never run ahead, nor
+// does anyone under a closed-loop client (its next arrival waits on a completion).
+// coalesce = false executes every iteration as its own activities; both give the same times.
+//
+// One SimGrid Engine per process, ever: RunSimulation fails if called twice in a process (the
+// `compare` command and the tests run each simulation in a child process).
+#ifndef INFERGRID_SIM_CORE_ENGINE_SIMULATION_H_
+#define INFERGRID_SIM_CORE_ENGINE_SIMULATION_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hardware/hardware_spec.pb.h"
+#include "sim/core/cost/iteration_cost.h"
+#include "sim/core/engine/platform.h"
+#include "sim/core/metrics/iteration_record.h"
+#include "sim/core/metrics/iteration_stats.h"
+#include "sim/core/metrics/request_log.h"
+#include "sim/core/serving/admission.h"
+#include "sim/core/serving/block_manager.h"
+#include "sim/core/serving/execution_policy.h"
+#include "sim/core/serving/front_end.h"
+#include "sim/core/serving/run_noise.h"
+#include "sim/core/serving/router.h"
+#include "sim/core/serving/scheduler.h"
+#include "traces/request.h"
+
+namespace infergrid {
+
+struct EngineConfig {
+  PlatformLayout layout;                 // replicas, TP, GPUs per node
+  SchedulerKind scheduler = SchedulerKind::kVllm;
+  SchedulerLimits limits;
+  BlockManagerOptions blocks;            // per replica
+  RouterKind router = RouterKind::kRoundRobin;
+  // Prefill/decode disaggregation: > 0 makes the first this many replicas prefill-only and the
+  // others decode-only. A request is routed (`router`) to a prefill replica; when its prefill
+  // ends, its prompt's KV moves to the decode replica `decode_router` picks, over the platform's
+  // links, and its first token reaches the client when the KV has arrived.
+  int prefill_replicas = 0;
+  RouterKind decode_router = RouterKind::kLeastKv;
+  double kv_transfer_latency_s = 0;      // fixed time added to each KV transfer (connector, RDMA setup)
+  int64_t max_model_len = 8192;
+  // Tensor parallelism: two all-reduces per layer of new_tokens x hidden_size activations.
+  int num_layers = 32;
+  int64_t hidden_size = 4096;
+  double activation_bytes = 2;           // bf16 activations
+  // Expert-parallel all-to-all bytes each GPU sends per new token of an iteration (0: none).
+  double all_to_all_bytes_per_token = 0;
+  double allreduce_latency_s = 0;        // fixed time per all-reduce (NCCL launch + sync)
+  int64_t kv_bytes_per_token = 0;        // per GPU, for swap transfers
+  bool coalesce = true;
+  int cost_stride = 1;                   // IterationPricer: exact price every Nth decode step
+  // > 0: a closed-loop client with at most this many requests in flight: a request is sent at
+  // its arrival time or, when that many are outstanding, when one finishes (its last token
+  // reaches the client), whichever is later (vLLM's bench serve --max-concurrency).
+  int64_t max_concurrency = 0;
+  // Keep every request's token chunk times in the result's log (RequestLog::KeepChunkTimes).
+  bool record_chunk_times = false;
+  int64_t max_run_iterations = 65536;
+  // How the engine runs its batches (CUDA graphs, multi-step); unset: the cost model's own
+  // launch setting for every batch, one step per scheduler call.
+  std::optional<ExecutionPolicy> execution;
+  // The serving front end of each replica (sim/core/serving/front_end.h); empty: requests reach the
+  // engine when sent and tokens the client when produced. With one, an actor per replica hands
+  // each request to the engine when the front end has processed it.
+  FrontEndSpec front_end;
+  // Run-to-run variation (sim/core/serving/run_noise.h): iteration times and client send times.
+  RunNoiseSpec noise;
+  bool progress = false;                 // a progress line on stderr
+};
+
+struct SimulationResult {
+  RequestLog log;
+  IterationStats stats;
+  double duration_s = 0;                 // simulated: the last event's time
+  double wall_s = 0;                     // wall-clock time of the run (not deterministic)
+  int64_t arrivals = 0;
+  int64_t rejected = 0;
+  int64_t truncated = 0;
+  int64_t events = 0;                    // arrivals + iterations + request completions
+  int64_t activities = 0;                // SimGrid activities executed
+  int64_t cost_model_calls = 0;          // exact prices (the rest interpolated)
+  std::vector<int64_t> requests_per_replica;
+};
+
+// `sink`, when given, receives every iteration (iterations.csv, timeline).
+absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const GpuSpec& gpu,
+                                               const IterationCostModel& cost_model,
+                                               RequestSource& source, IterationSink* sink);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_CORE_ENGINE_SIMULATION_H_

@@ -1,0 +1,80 @@
+// The KV-cache capacity a serving engine allocates at startup, predicted term by term the way
+// the engine itself computes and logs it (vLLM V1/V0, SGLang, TensorRT-LLM). Each engine rule
+// lives in a versioned personality (sim/core/personality/engines/*.textproto); every term is
+// derived from the model and the deployment, never looked up per model. `infergrid memory
+// --engine=...` prints this plan and `simulate` sizes its block manager from it, so both
+// agree. All byte counts are per GPU unless stated; tokens are per replica.
+#ifndef INFERGRID_SIM_CORE_MEMORY_PLAN_MEMORY_PLAN_H_
+#define INFERGRID_SIM_CORE_MEMORY_PLAN_MEMORY_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "base/dtype.h"
+#include "hardware/hardware_spec.pb.h"
+#include "models/kv_cache_size.h"
+#include "models/model_spec.pb.h"
+
+namespace infergrid {
+
+struct MemoryPlanRequest {
+  ModelSpec model;
+  GpuSpec gpu;
+  WeightFormat weights;
+  DType kv_dtype = DType::BF16;
+  // vllm-v1 | vllm-v0 | sglang | trtllm; a version may be pinned, e.g. "vllm-v1@0.19".
+  std::string engine = "vllm-v1";
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  // Expert parallelism over the tensor-parallel group (--enable-expert-parallel): each GPU
+  // holds num_experts / TP whole experts instead of a 1/TP shard of each.
+  bool expert_parallel = false;
+  double gpu_memory_utilization = 0.9;  // vLLM only
+  double mem_fraction_static = 0;       // SGLang; 0: the engine's default
+  double free_gpu_memory_fraction = 0;  // TensorRT-LLM; 0: the engine's default
+  int64_t max_num_batched_tokens = 0;   // 0: engine default
+  int64_t max_num_seqs = 0;             // 0: engine default
+  // The engine runs offline (vLLM's LLM class, as the latency and throughput benchmarks run
+  // it): the personality's offline batch defaults apply where it has them.
+  bool offline = false;
+  int64_t max_model_len = 0;            // 0: model's max_position_embeddings
+  int block_size = 16;
+  bool enable_cuda_graphs = true;
+  int64_t num_gpu_blocks_override = 0;  // > 0: use this block count (vLLM's flag)
+  double kv_cache_memory_bytes = 0;     // > 0: this many KV bytes per GPU (--kv-cache-memory)
+};
+
+struct MemoryPlan {
+  std::string engine;                   // resolved personality, e.g. "vllm-v1@0.19"
+  double total_bytes = 0;               // device memory as the engine reads it, per GPU
+  double budget_bytes = 0;              // what the engine's fraction allows
+  double weight_bytes = 0;              // per GPU
+  double activation_peak_bytes = 0;
+  double non_torch_bytes = 0;
+  double cuda_graph_bytes = 0;          // estimated; whether subtracted depends on the version
+  double kv_cache_bytes = 0;            // per GPU
+  int64_t kv_bytes_per_token = 0;       // per GPU, over the layers one block spans
+  int block_size = 16;
+  int64_t num_blocks = 0;
+  int64_t kv_tokens = 0;                // per replica: num_blocks * block_size
+  // The layer groups blocks are cut for (models/kv_cache_groups.h): one group of every layer
+  // unless the model has sliding windows and the engine keeps them apart.
+  KvCacheGroups kv_groups{};
+  std::vector<std::string> log_lines;   // the plan as the engine logs it, term by term
+  DType kv_dtype = DType::BF16;         // the request's, carried with the capacity
+
+  // The cache the plan allocates, as one value for the engine and the cost model.
+  KvCacheLayout kv() const { return {kv_dtype, block_size, kv_bytes_per_token, num_blocks, kv_groups}; }
+};
+
+// Plans the engine's KV cache. InvalidArgument (naming the flag) for fractions outside
+// (0, 1], unknown engines/versions, TP that does not divide the heads; FailedPrecondition
+// when the model does not fit, saying by how many GiB.
+absl::StatusOr<MemoryPlan> PlanEngineMemory(const MemoryPlanRequest& request);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_CORE_MEMORY_PLAN_MEMORY_PLAN_H_

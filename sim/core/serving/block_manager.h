@@ -1,0 +1,115 @@
+// The paged KV cache of one replica: a fixed number of GPU blocks of `block_size` tokens (the
+// capacity from the memory plan), a host-memory pool for swapped-out sequences, and an optional
+// prefix cache. Counts only: no block ids are tracked except the cache keys of prefix blocks,
+// so the common case (no prefix caching) is O(1) per call.
+//
+// Policies follow vLLM's block manager: new sequences are admitted only while
+// free - needed >= watermark (1% of the blocks by default) so that running sequences keep room
+// to grow; growth of running sequences may use every free block. With prefix caching, a full
+// prompt block is published under its key once computed; blocks whose last holder leaves stay
+// cached but evictable (they count as free) and are evicted least recently freed first.
+#ifndef INFERGRID_SIM_CORE_SERVING_BLOCK_MANAGER_H_
+#define INFERGRID_SIM_CORE_SERVING_BLOCK_MANAGER_H_
+
+#include <cstdint>
+#include <list>
+#include <unordered_map>
+
+#include "models/kv_cache_groups.h"
+#include "sim/core/serving/sequence.h"
+
+namespace infergrid {
+
+struct BlockManagerOptions {
+  int64_t num_gpu_blocks = 0;
+  int block_size = 16;
+  double watermark = 0.01;          // fraction of the GPU blocks kept free at admission
+  bool prefix_caching = false;
+  int64_t num_cpu_blocks = 0;       // swap space in blocks
+  // How a sequence's tokens take blocks: one group of every layer, or the engine's full and
+  // sliding-window groups sharing the pool (a window group holds only the window's blocks).
+  KvCacheGroups groups{};
+};
+
+// Blocks admission keeps free: floor(watermark x GPU blocks).
+inline int64_t WatermarkBlocks(const BlockManagerOptions& options) {
+  return static_cast<int64_t>(options.watermark * static_cast<double>(options.num_gpu_blocks));
+}
+
+class BlockManager {
+ public:
+  explicit BlockManager(const BlockManagerOptions& options);
+
+  int block_size() const { return block_size_; }
+  int64_t total_blocks() const { return total_; }
+  int64_t free_blocks() const { return free_plain_ + evictable_; }
+  int64_t used_blocks() const { return total_ - free_blocks(); }
+  int64_t free_cpu_blocks() const { return cpu_total_ - cpu_used_; }
+  int64_t watermark_blocks() const { return watermark_blocks_; }
+  int64_t BlocksFor(int64_t tokens) const {
+    if (hybrid_) [[unlikely]] return HybridBlocksFor(tokens);
+    return (tokens + block_size_ - 1) / block_size_;
+  }
+
+  // Blocks `seq` must add to hold `tokens` tokens.
+  int64_t Needed(const Sequence& seq, int64_t tokens) const;
+  // Admission of a waiting sequence needing `blocks` more (the watermark applies).
+  bool CanAdmit(int64_t blocks) const { return free_blocks() - blocks >= watermark_blocks_; }
+  // Growth of a running sequence (no watermark).
+  bool CanGrow(int64_t blocks) const { return free_blocks() >= blocks; }
+  // Takes `blocks` free blocks for `seq`: never-cached ones first, then the least recently
+  // freed cached ones (evicting them). The caller has checked CanAdmit/CanGrow.
+  void Grow(Sequence& seq, int64_t blocks);
+  // Returns every GPU block of `seq`; cache-linked ones become evictable when unheld.
+  void Release(Sequence& seq);
+
+  // Prefix cache: the number of leading prefix blocks of `seq` (at most `max_blocks`) present in
+  // the cache, and how many of those are evictable (held by nobody, so taking them consumes free blocks).
+  struct PrefixMatch {
+    int64_t blocks = 0;
+    int64_t evictable = 0;
+  };
+  PrefixMatch MatchPrefix(const Sequence& seq, int64_t max_blocks) const;
+  // Links `seq` (holding no blocks) to the first `blocks` blocks of a match.
+  void AcquirePrefix(Sequence& seq, int64_t blocks);
+  // Publishes the full prompt blocks `seq` has computed beyond those already linked.
+  void PublishComputed(Sequence& seq);
+  int64_t cached_blocks() const { return static_cast<int64_t>(cache_.size()); }
+
+  // Swap: moves all GPU blocks of `seq` to host memory (CanSwapOut first) and back.
+  bool CanSwapOut(const Sequence& seq) const { return free_cpu_blocks() >= seq.gpu_blocks; }
+  void SwapOut(Sequence& seq);
+  bool CanSwapIn(const Sequence& seq) const { return CanAdmit(seq.cpu_blocks); }
+  void SwapIn(Sequence& seq);
+
+ private:
+  int64_t HybridBlocksFor(int64_t tokens) const;  // out of line: the rare case
+  struct CacheEntry {
+    int32_t holders = 0;
+    std::list<uint64_t>::iterator lru;  // valid while holders == 0
+  };
+  void Unhold(uint64_t key);
+
+  int block_size_;
+  KvCacheGroups groups_;
+  bool hybrid_;               // window groups: BlocksFor goes through groups_
+  int64_t total_;
+  int64_t watermark_blocks_;
+  bool prefix_caching_;
+  int64_t free_plain_;        // free blocks not holding any cached prefix
+  int64_t evictable_ = 0;     // cached blocks held by nobody (free, reusable on a hit)
+  int64_t cpu_total_;
+  int64_t cpu_used_ = 0;
+  std::unordered_map<uint64_t, CacheEntry> cache_;
+  std::list<uint64_t> lru_;   // evictable keys, least recently freed first
+};
+
+// The cache key of prompt block `index` (tokens [index*block_size, (index+1)*block_size)) of a
+// request whose prefix is identified by `hashes`, one per `hash_block_tokens` tokens (Mooncake:
+// 512), each naming the whole prefix up to its block. The key chains the hash of the block
+// holding the block's last token with the block's offset inside it.
+uint64_t PrefixBlockKey(uint64_t hash, int64_t offset_in_hash_block);
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_CORE_SERVING_BLOCK_MANAGER_H_

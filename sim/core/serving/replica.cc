@@ -1,0 +1,257 @@
+#include "sim/core/serving/replica.h"
+
+#include <algorithm>
+
+#include "sim/core/serving/speculation.h"
+
+namespace infergrid {
+
+namespace {
+
+bool PureDecode(const BatchPlan& plan) {
+  if (plan.work.empty() || !plan.padding_contexts.empty()) return false;
+  for (const ScheduledWork& w : plan.work) {
+    if (!w.decode) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Replica::Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
+                 const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
+                 int cost_stride, const ExecutionPolicy* policy)
+    : index_(index),
+      scheduler_(std::move(scheduler)),
+      blocks_(blocks),
+      pricer_(cost_model, cost_stride),
+      log_(log),
+      sink_(sink),
+      policy_(policy) {
+  published_ = LiveLoad();
+}
+
+Replica::~Replica() {
+  for (Sequence* seq : queues_.waiting) delete seq;
+  for (Sequence* seq : queues_.running) delete seq;
+  for (Sequence* seq : queues_.swapped) delete seq;
+}
+
+void Replica::Enqueue(Sequence* seq, double time_s) {
+  seq->enqueued_s = time_s;
+  if (speculative_tokens() > 0) {
+    const SpeculationPolicy& s = policy_->speculation;
+    seq->speculation_state = SpeculationStream::Seed(s.seed, seq->record);
+    seq->acceptance_rate = SpeculationStream::DrawRate(s.acceptance, seq->speculation_state);
+  }
+  seq->status = SequenceStatus::kWaiting;
+  queues_.waiting.push_back(seq);
+  ++published_.outstanding;
+}
+
+ReplicaLoad Replica::LiveLoad() const {
+  ReplicaLoad load;
+  load.outstanding = static_cast<int64_t>(queues_.waiting.size() + queues_.running.size() +
+                                          queues_.swapped.size()) + incoming_;
+  load.kv_blocks_used = blocks_.used_blocks();
+  load.kv_blocks_total = blocks_.total_blocks();
+  return load;
+}
+
+bool Replica::ContinueGroup() {
+  if (policy_ == nullptr || policy_->num_scheduler_steps <= 1 || group_step_ == 0 ||
+      group_step_ >= policy_->num_scheduler_steps) {
+    return false;
+  }
+  // The members still running take one more token each, if their KV can grow.
+  int64_t needed = 0;
+  for (const ScheduledWork& w : plan_.work) needed += blocks_.Needed(*w.seq, w.seq->computed + 1);
+  if (!blocks_.CanGrow(needed)) return false;
+  for (const ScheduledWork& w : plan_.work) blocks_.Grow(*w.seq, blocks_.Needed(*w.seq, w.seq->computed + 1));
+  plan_.swap_out_blocks = plan_.swap_in_blocks = 0;
+  plan_.preempted_recompute = plan_.preempted_swap = 0;
+  plan_.padding_contexts.clear();
+  for (int64_t& context : group_finished_) plan_.padding_contexts.push_back(++context);
+  return true;
+}
+
+void Replica::PlanFromQueues(double start_s) {
+  plan_.Clear();
+  // Back to back with the last iteration (to the engine clock's rounding): this batch was
+  // formed when that one started.
+  if (policy_ != nullptr && policy_->schedules_ahead && last_end_s_ >= start_s - 1e-9) {
+    std::deque<Sequence*>& waiting = queues_.waiting;
+    while (!waiting.empty() && waiting.back()->enqueued_s > last_start_s_) {
+      held_.push_back(waiting.back());
+      waiting.pop_back();
+    }
+  }
+  scheduler_->Plan(queues_, blocks_, plan_);
+  if (held_.empty()) return;
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) queues_.waiting.push_back(*it);
+  held_.clear();
+  // Nothing was formed ahead: the engine waited on its last batch, then scheduled afresh.
+  if (plan_.empty()) {
+    plan_.Clear();
+    scheduler_->Plan(queues_, blocks_, plan_);
+  }
+}
+
+bool Replica::Plan(double start_s) {
+  const bool continues = ContinueGroup();
+  if (!continues) {
+    FlushPending(start_s);
+    group_step_ = 0;
+    group_finished_.clear();
+    PlanFromQueues(start_s);
+    if (plan_.empty()) return false;
+    if (policy_ != nullptr && policy_->num_scheduler_steps > 1 && PureDecode(plan_)) group_step_ = 1;
+  } else {
+    ++group_step_;
+  }
+  shape_.prefill.clear();
+  shape_.decode_context_tokens.clear();
+  IterationRecord& r = record_;
+  r = IterationRecord{};
+  emitting_ = 0;
+  for (const ScheduledWork& w : plan_.work) {
+    emitting_ += w.seq->computed + w.new_tokens == w.seq->TotalTokens() ? 1 : 0;  // drafts ride along
+    if (w.decode) {
+      shape_.decode_context_tokens.push_back(w.seq->computed);
+      ++r.decode_seqs;
+    } else {
+      shape_.prefill.push_back({w.new_tokens, w.seq->computed});
+      ++r.prefill_seqs;
+      r.prefill_tokens += w.new_tokens;
+    }
+    if (!w.seq->scheduled) {
+      w.seq->scheduled = true;
+      log_.OnScheduled(w.seq->record, start_s);
+    }
+  }
+  for (int64_t context : plan_.padding_contexts) shape_.decode_context_tokens.push_back(context);
+  r.padding_seqs = static_cast<int32_t>(plan_.padding_contexts.size());
+  shape_.schedules = !continues;
+  shape_.speculative_tokens = speculative_tokens();
+  if (policy_ != nullptr) {
+    policy_->ApplyGraphs(shape_);
+  } else {  // no policy: the cost model's own setting (graphs unless it runs eagerly)
+    shape_.launch = LaunchMode::kGraph;
+    shape_.padding_rows = 0;
+  }
+  cost_ = pricer_.Price(plan_, shape_);
+  if (noise_ != nullptr) {
+    const double factor = noise_->IterationFactor();
+    cost_.duration_s *= factor;
+    cost_.network_s *= factor;
+    cost_.host_s *= factor;
+  }
+  if (front_end_ != nullptr) {
+    // A front end in the engine's own thread ran between the steps: the step starts after it.
+    const double front_end_work = front_end_->TakeEngineWork();
+    cost_.duration_s += front_end_work;
+    cost_.host_s += front_end_work;
+  }
+  r.replica = index_;
+  r.index = iterations_;
+  r.compute_s = cost_.duration_s - cost_.network_s;
+  r.draft_s = cost_.draft_s;
+  r.host_s = cost_.host_s;
+  r.host_hidden_s = cost_.host_hidden_s;
+  r.kv_blocks_used = blocks_.used_blocks();
+  r.kv_blocks_total = blocks_.total_blocks();
+  r.waiting = static_cast<int32_t>(queues_.waiting.size());
+  r.running = static_cast<int32_t>(queues_.running.size());
+  r.swapped = static_cast<int32_t>(queues_.swapped.size());
+  r.preempted = plan_.preempted_recompute + plan_.preempted_swap;
+  r.preempted_swap = plan_.preempted_swap;
+  r.swap_out_blocks = plan_.swap_out_blocks;
+  r.swap_in_blocks = plan_.swap_in_blocks;
+  r.binding = cost_.binding;
+  r.hbm_fraction = cost_.hbm_fraction();
+  r.compute_fraction = cost_.compute_fraction();
+  return true;
+}
+
+void Replica::DeliverToken(const Sequence& seq, double time_s) {
+  if (handoff_) return;  // the decode replica delivers the prefill's token
+  const bool hold = group_step_ > 0 && !policy_->stream_each_step;
+  if (hold) {
+    pending_.push_back({seq.record, seq.Finished(), seq.preemptions, seq.cached_tokens});
+    return;
+  }
+  log_.OnToken(seq.record, time_s);
+  if (seq.Finished()) log_.OnFinished(seq.record, time_s, seq.preemptions, seq.cached_tokens);
+}
+
+void Replica::FlushPending(double time_s) {
+  for (const PendingToken& t : pending_) {
+    log_.OnToken(t.record, time_s);
+    if (t.finished) log_.OnFinished(t.record, time_s, t.preemptions, t.cached_tokens);
+  }
+  pending_.clear();
+}
+
+void Replica::Speculate(Sequence& seq, double time_s) {
+  const int k = shape_.speculative_tokens;
+  const int accepted = SpeculationStream::AcceptedDrafts(seq.acceptance_rate, k, seq.speculation_state);
+  IterationRecord& r = record_;
+  ++r.speculative_seqs;
+  r.draft_tokens += k;
+  r.accepted_tokens += accepted;
+  ++r.emitted_tokens;  // the target's own token, delivered already
+  // The accepted drafts' K/V stay in the cache; none is emitted past the output length.
+  for (int i = 0; i < accepted && !seq.Finished(); ++i) {
+    ++seq.computed;
+    ++seq.generated;
+    ++r.emitted_tokens;
+    DeliverToken(seq, time_s);
+  }
+}
+
+void Replica::Complete(double start_s, double end_s, double communication_s) {
+  double delivered_s = end_s + cost_.output_delay_s;
+  if (front_end_ != nullptr && !handoff_ && emitting_ > 0) delivered_s = front_end_->Outbound(delivered_s, emitting_);
+  for (const ScheduledWork& w : plan_.work) {
+    Sequence* seq = w.seq;
+    seq->computed += w.new_tokens;
+    if (!seq->prefix_keys.empty()) blocks_.PublishComputed(*seq);
+    if (seq->computed == seq->TotalTokens()) {
+      ++seq->generated;
+      DeliverToken(*seq, delivered_s);
+      if (w.decode && shape_.speculative_tokens > 0) Speculate(*seq, delivered_s);
+      if (seq->Finished() && group_step_ > 0) group_finished_.push_back(seq->computed);
+    }
+  }
+  const bool group_ends = group_step_ > 0 && group_step_ >= policy_->num_scheduler_steps;
+  if (group_ends) FlushPending(delivered_s);
+  scheduler_->Retire(queues_, blocks_, released_);
+  // Finished members leave the group's batch; the rest continue.
+  if (group_step_ > 0 && !released_.empty()) {
+    size_t kept = 0;
+    for (const ScheduledWork& w : plan_.work) {
+      if (std::find(released_.begin(), released_.end(), w.seq) == released_.end()) plan_.work[kept++] = w;
+    }
+    plan_.work.resize(kept);
+    if (plan_.work.empty()) group_step_ = policy_->num_scheduler_steps;  // nothing left to continue
+  }
+  for (Sequence* seq : released_) {
+    if (handoff_) {
+      handoff_(seq, end_s);
+    } else {
+      delete seq;
+    }
+  }
+  released_.clear();
+  last_start_s_ = start_s;
+  last_end_s_ = end_s;
+  IterationRecord& r = record_;
+  r.start_s = start_s;
+  r.end_s = end_s;
+  r.communication_s = communication_s;
+  if (communication_s > r.compute_s) r.binding = Resource::kNetwork;
+  ++iterations_;
+  sink_.OnIteration(r);
+}
+
+}  // namespace infergrid

@@ -1,0 +1,69 @@
+// Sarathi-Serve's stall-free batching (vLLM's chunked prefill): every iteration carries one
+// decode token of each running sequence first, then continues prefills already under way, then
+// swaps sequences back in, then admits new prompts, chunking prefills so that the iteration
+// holds at most min(chunk_size, max_num_batched_tokens) new tokens. Decodes never wait for a
+// long prompt; a prompt is spread over as many iterations as the budget requires. With
+// guaranteed_no_evict (TensorRT-LLM's default capacity scheduler) a prompt is admitted only
+// when the blocks for its whole prompt and output fit beside what the running sequences still
+// need, so decodes never run out of blocks.
+#include <algorithm>
+#include <cstdint>
+
+#include "sim/core/serving/schedulers.h"
+
+namespace infergrid {
+namespace {
+
+class SarathiScheduler final : public Scheduler {
+ public:
+  explicit SarathiScheduler(const SchedulerLimits& limits)
+      : limits_(limits),
+        budget_(std::max<int64_t>(1, std::min(limits.chunk_size, limits.max_num_batched_tokens))) {}
+
+  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+    int64_t tokens =
+        scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, plan, limits_.lookahead_slots);
+    tokens += scheduling::ContinuePrefills(queues, blocks, budget_ - tokens, plan);
+    if (plan.preempted_recompute + plan.preempted_swap == 0) {
+      tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, plan,
+                                            limits_.lookahead_slots);
+    }
+    // Without guaranteed_no_evict nothing is reserved: both stay 0.
+    int64_t unreserved = limits_.guaranteed_no_evict ? UnreservedBlocks(queues, blocks) : 0;
+    while (!queues.waiting.empty() && tokens < budget_ &&
+           static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
+      const int64_t whole = limits_.guaranteed_no_evict ? FullLengthBlocks(*queues.waiting.front(), blocks) : 0;
+      if (whole > unreserved) break;
+      if (!scheduling::AdmitFront(queues, blocks, budget_ - tokens, /*allow_partial=*/true, plan)) break;
+      tokens += plan.work.back().new_tokens;
+      unreserved -= whole;
+    }
+  }
+
+ private:
+  // Free blocks less what every running sequence still needs to reach its full length
+  // (NoEvictScheduledBlocksManager).
+  static int64_t UnreservedBlocks(const ReplicaQueues& queues, const BlockManager& blocks) {
+    int64_t unreserved = blocks.free_blocks();
+    for (const Sequence* seq : queues.running) {
+      unreserved -= std::max<int64_t>(0, FullLengthBlocks(*seq, blocks) - seq->gpu_blocks);
+    }
+    return unreserved;
+  }
+  // Blocks for the sequence's whole prompt and output (getRemainingBlocksToCompletion of a new
+  // request).
+  static int64_t FullLengthBlocks(const Sequence& seq, const BlockManager& blocks) {
+    return blocks.BlocksFor(int64_t{seq.prompt_tokens} + seq.output_tokens);
+  }
+
+  SchedulerLimits limits_;
+  int64_t budget_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> MakeSarathiScheduler(const SchedulerLimits& limits) {
+  return std::make_unique<SarathiScheduler>(limits);
+}
+
+}  // namespace infergrid
