@@ -1,11 +1,13 @@
 // `infergrid train`, `vector-index` and `validate` as users run them: golden tables and JSON,
 // the seed document's figures, and bad input (one line on stderr, exit 1 or 2, no stdout).
+#include <cmath>
 #include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hardware/gpu_catalog.h"
 #include "nlohmann/json.hpp"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
@@ -49,6 +51,39 @@ class FromSourceDir : public ::testing::Test {
 const char kValidateArgs[] =
     "validate --predicted=tests/data/validate_predicted.csv "
     "--observed=tests/data/validate_observed.csv --slo-ttft=2 --slo-tpot=0.1";
+
+// The JSON golden recomputed from its own inputs by the seed document's formulas (6·N·D, 2
+// forward and 4 backward, time = FLOPs / (GPUs × rate), Chinchilla's 20 tokens per parameter)
+// and the H100's dense bf16 peak from the GPU catalog: a second check that does not come from
+// the binary that wrote it.
+TEST(TrainCli, JsonGoldenAgreesWithTheFormulasRecomputedFromItsInputs) {
+  const nlohmann::json j =
+      nlohmann::json::parse(testing::ReadAll(testing::SourcePath("tests/golden/train_70b_15t_1024xh100.json")));
+  const double n = j["parameters"], d = j["tokens"], gpus = j["num_gpus"], rate = j["effective_flops_per_gpu"];
+  const double flops = 6 * n * d;
+  EXPECT_DOUBLE_EQ(j["forward_flops"].get<double>(), 2 * n * d);
+  EXPECT_DOUBLE_EQ(j["backward_flops"].get<double>(), 4 * n * d);
+  EXPECT_DOUBLE_EQ(j["flops"].get<double>(), flops);
+  EXPECT_DOUBLE_EQ(j["compute_optimal_tokens"].get<double>(), 20 * n);
+  const absl::StatusOr<GpuSpec> h100 = ResolveGpu("h100-sxm");
+  ASSERT_TRUE(h100.ok());
+  EXPECT_DOUBLE_EQ(j["peak_bf16_flops_per_gpu"].get<double>(), h100->tensor_peaks().fp16_flops());
+  // "~400 effective TFLOPS" on an H100 is 40.4% of its dense bf16 peak, not 40%.
+  EXPECT_DOUBLE_EQ(j["mfu"].get<double>(), rate / h100->tensor_peaks().fp16_flops());
+  EXPECT_DOUBLE_EQ(j["cluster_flops_per_s"].get<double>(), gpus * rate);
+  const double seconds = flops / (gpus * rate);
+  EXPECT_DOUBLE_EQ(j["seconds"].get<double>(), seconds);
+  EXPECT_DOUBLE_EQ(j["days"].get<double>(), seconds / 86400);
+  EXPECT_DOUBLE_EQ(j["gpu_hours"].get<double>(), seconds * gpus / 3600);
+  // A budget of 6·N·D split at 20 tokens per parameter: 6·P·20P = flops.
+  EXPECT_NEAR(j["optimal_parameters_for_budget"].get<double>(), std::sqrt(flops / 120), 1);
+  // What 45 days takes, one input at a time.
+  const double target_seconds = 45 * 86400.0;
+  EXPECT_NEAR(j["target"]["num_gpus"].get<double>(), flops / (rate * target_seconds), 1e-6);
+  EXPECT_NEAR(j["target"]["flops_per_gpu"].get<double>(), flops / (gpus * target_seconds), 1);
+  EXPECT_NEAR(j["target"]["tokens"].get<double>(), gpus * rate * target_seconds / (6 * n), 1);
+  EXPECT_NEAR(j["target"]["flops_per_parameter_token"].get<double>(), gpus * rate * target_seconds / (n * d), 1e-12);
+}
 
 TEST(TrainCli, TableGolden) { ExpectGolden(kDocumentTrain, "train_70b_15t_1024xh100.txt"); }
 
