@@ -366,6 +366,60 @@ TEST(EngineMemory, ChunkedLayersAreAllocatedWhole) {
   EXPECT_THAT(absl::StrJoin(plan->notes, "\n"), HasSubstr("8192-token chunks"));
 }
 
+// SGLang 0.5.3 keeps Llama-4's 36 chunked layers in a hybrid SWA pool of their own
+// (model_runner.py set_num_token_hybrid, swa_full_tokens_ratio 0.8). Worked example, Scout at
+// TP 4 on an H200 (2 KV heads of 128 per GPU, bf16: 1,024 B a token and layer): the profiled
+// T tokens of every layer (what the plan without the split holds, 0.4.9's) become
+//   full = int(T x 48 / (0.8 x 36 + 12)) = int(T x 48 / 40.8),  swa = int(full x 0.8),
+// the two pools taking T x 48 layer-tokens between them: 12 x full + 36 x swa <= 48 x T. A
+// running sequence's token takes a slot in both, so the capacity is swa, 5.9% below T.
+TEST(EngineMemory, SglangSplitsChunkedLayersIntoTheirOwnPool) {
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h200-sxm");
+  ASSERT_TRUE(gpu.ok());
+  MemoryPlanRequest r;
+  r.model = Catalog("llama-4-scout");
+  r.gpu = *gpu;
+  r.weights = WeightFormat();
+  r.tensor_parallel = 4;
+  r.max_model_len = 131072;
+  r.block_size = 0;
+  r.engine = "sglang@0.5.3";
+  absl::StatusOr<MemoryPlanDetail> split = ExplainEngineMemory(r);
+  ASSERT_TRUE(split.ok()) << split.status();
+  const int64_t per_layer_token = 2 * 2 * 128 * 2;
+  const int64_t t = static_cast<int64_t>(split->plan.kv_cache_bytes / (48.0 * per_layer_token));
+  EXPECT_EQ(t, 1'529'851);
+  const int64_t full = static_cast<int64_t>(static_cast<double>(t * 48) / 40.8);
+  EXPECT_EQ(full, 1'799'824);
+  EXPECT_EQ(split->plan.full_pool_tokens, full);
+  EXPECT_EQ(split->plan.swa_pool_tokens, 1'439'859);  // int(1,799,824 x 0.8) = int(1,439,859.2)
+  EXPECT_EQ(split->plan.swa_pool_layers, 36);
+  EXPECT_EQ(split->plan.num_blocks, 1'439'859);
+  EXPECT_LE(12 * full + 36 * split->plan.swa_pool_tokens, 48 * t);
+  EXPECT_THAT(absl::StrJoin(split->plan.log_lines, "\n"), HasSubstr("max_total_num_tokens=1799824"));
+  EXPECT_THAT(absl::StrJoin(split->notes, "\n"), HasSubstr("hybrid SWA pool"));
+  // The release before keeps one pool of every layer: T tokens.
+  r.engine = "sglang@0.4.9";
+  absl::StatusOr<MemoryPlanDetail> one = ExplainEngineMemory(r);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->plan.swa_pool_tokens, 0);
+  EXPECT_EQ(one->plan.num_blocks, t);
+  // Sliding windows stay full attention in 0.5.3 (forced off for gpt-oss and Gemma).
+  r.engine = "sglang@0.5.3";
+  r.model = Catalog("gemma-3-27b");
+  r.tensor_parallel = 2;
+  r.max_model_len = 32768;
+  absl::StatusOr<MemoryPlanDetail> gemma = ExplainEngineMemory(r);
+  ASSERT_TRUE(gemma.ok()) << gemma.status();
+  EXPECT_EQ(gemma->plan.swa_pool_tokens, 0);
+  EXPECT_THAT(absl::StrJoin(gemma->notes, "\n"), HasSubstr("allocates their KV as full attention"));
+  // Pipeline stages with the pool are refused, not priced as something else.
+  r.model = Catalog("llama-4-scout");
+  r.tensor_parallel = 2;
+  r.pipeline_parallel = 2;
+  EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("hybrid SWA pool across pipeline"));
+}
+
 // Qwen3-Next's Gated DeltaNet layers hold a fixed state per sequence: at TP 1 the convolution's
 // 3 x (2 x 16 x 128 + 32 x 128) = 24,576 and the recurrent 32 x 128 x 128 = 524,288 elements,
 // in bf16 1,097,728 B a layer, whatever the sequence's length.

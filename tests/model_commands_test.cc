@@ -56,6 +56,26 @@ TEST(ModelCommands, EveryNewArchitectureRunsMemoryRooflineAndSimulate) {
   }
 }
 
+// SGLang 0.5.3's hybrid SWA pool for Llama-4, as a user sees it: both pools in the table, and a
+// simulation that runs on the smaller one and says so.
+TEST(ModelCommands, SglangHybridSwaPoolForLlama4) {
+  const std::string base =
+      "--engine=sglang@0.5.3 --model=llama-4-scout --gpu=h200-sxm --tensor-parallel-size=4 --max-model-len=131072";
+  const testing::CommandResult memory = RunInfergrid("memory " + base);
+  ASSERT_EQ(memory.exit_code, 0) << memory.err;
+  EXPECT_THAT(memory.out, HasSubstr("KV allocated: full-attention pool (1,799,824 tokens x 12 layers)"));
+  EXPECT_THAT(memory.out, HasSubstr("KV allocated: SWA pool (1,439,859 tokens x 36 layers)"));
+  EXPECT_THAT(memory.out, HasSubstr("KV capacity: 1,439,859 tokens per replica"));
+  EXPECT_THAT(memory.out, HasSubstr("max_total_num_tokens=1799824"));
+  const std::string out = ::testing::TempDir() + "/model_commands_sglang_swa";
+  const testing::CommandResult run =
+      RunInfergrid("simulate " + base + " --max-requests=20 --rate=2 --outputs=summary --out=" + out);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string summary = testing::ReadAll(out + "/summary.json");
+  EXPECT_THAT(summary, HasSubstr("\"completed\": 20"));
+  EXPECT_THAT(summary, HasSubstr("held in two pools (SGLang's hybrid SWA pool): 1799824 tokens"));
+}
+
 TEST(ModelCommands, GptOssBenchAndPlan) {
   const testing::CommandResult bench =
       RunInfergrid("bench latency --model=openai/gpt-oss-20b --gpu=h100-sxm --input-len=512 --output-len=32 --batch-size=4");

@@ -13,6 +13,20 @@ namespace infergrid {
 using format::Fixed;
 using format::Grouped;
 
+namespace {
+
+// Bytes of KV the blocks hold per GPU: blocks x block size x bytes per token, or with SGLang's
+// hybrid SWA pool each pool's tokens over its own layers.
+double AllocatedKvBytes(const MemoryPlan& plan, const MemoryPlanDetail& detail) {
+  if (plan.swa_pool_tokens == 0) return static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token);
+  const int layers = detail.stages[static_cast<size_t>(detail.limiting_stage)].layers;
+  const double per_layer = static_cast<double>(plan.kv_bytes_per_token) / layers;
+  return per_layer * (static_cast<double>(plan.full_pool_tokens) * (layers - plan.swa_pool_layers) +
+                      static_cast<double>(plan.swa_pool_tokens) * plan.swa_pool_layers);
+}
+
+}  // namespace
+
 EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
                                            const MemoryPlanDetail& detail) {
   const MemoryPlan& plan = detail.plan;
@@ -42,7 +56,7 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   report.set_cuda_graph_subtracted(detail.cuda_graph_subtracted);
   EngineKvCapacity& kv = *report.mutable_kv_cache();
   kv.set_bytes(plan.kv_cache_bytes);
-  kv.set_allocated_bytes(static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token));
+  kv.set_allocated_bytes(AllocatedKvBytes(plan, detail));
   // With window groups a token takes a block slot in every group: vLLM logs blocks / groups.
   kv.set_tokens(static_cast<int32_t>(plan.kv_groups.hybrid() ? plan.num_blocks / plan.kv_groups.groups() * plan.block_size
                                                              : plan.kv_tokens));
@@ -60,6 +74,9 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   kv.set_window_tokens(static_cast<int32_t>(groups.window_tokens));
   kv.set_padded_slots(groups.padded_slots);
   kv.set_blocks_per_request(static_cast<int32_t>(per_request));
+  kv.set_full_pool_tokens(static_cast<int32_t>(plan.full_pool_tokens));
+  kv.set_swa_pool_tokens(static_cast<int32_t>(plan.swa_pool_tokens));
+  kv.set_swa_pool_layers(plan.swa_pool_layers);
   for (const StagePlan& s : detail.stages) {
     EngineStageReport& stage = *report.add_stages();
     stage.set_layers(s.layers);
@@ -77,20 +94,11 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   return report;
 }
 
-std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec& model,
-                                    const GpuSpec& gpu) {
-  std::string out = absl::StrCat("InferGrid engine memory plan: ", model.display_name(), " on ",
-                                 gpu.display_name(), " as ", r.engine(), "\n");
-  absl::StrAppend(&out, "  engine         ", r.engine_covers(), "\n");
-  absl::StrAppend(&out, "  deployment     TP", r.tensor_parallel(), " x PP", r.pipeline_parallel(),
-                  ", weights ", r.weight_format(), ", KV cache ", r.kv_cache_dtype(), ", block size ",
-                  r.kv_cache().block_size(), "\n");
-  absl::StrAppend(&out, "  limits         max_num_batched_tokens ", Grouped(r.max_num_batched_tokens()),
-                  ", max_num_seqs ", Grouped(r.max_num_seqs()), ", max_model_len ",
-                  Grouped(r.max_model_len()), "\n");
-  absl::StrAppend(&out, "  fraction       ", r.fraction_flag(), " ", absl::StrFormat("%.3g", r.fraction()),
-                  " (", r.fraction_origin(), ")\n\n");
+namespace {
 
+// The memory terms, total to KV, as the engine computes them (its fraction flag decides the
+// rows), with the KV the blocks (or SGLang's two pools) hold.
+std::string RenderTermTable(const EngineMemoryReport& r) {
   format::TextTable table({"term (per GPU)", "GiB (2^30)", "bytes"});
   auto row = [&](std::string label, double bytes) {
     table.AddRow({std::move(label), Fixed(bytes / kGiB, 2), Grouped(bytes)});
@@ -122,14 +130,36 @@ std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec
   row(r.fraction_flag() == "free_gpu_memory_fraction" ? absl::StrCat("KV cache = available x ", fraction)
                                                        : "= KV cache",
       r.kv_cache().bytes());
-  row(absl::StrCat("KV allocated (", Grouped(r.kv_cache().blocks()), " blocks)"), r.kv_cache().allocated_bytes());
-  absl::StrAppend(&out, table.Render(), "\n");
+  const EngineKvCapacity& kv = r.kv_cache();
+  if (kv.swa_pool_tokens() > 0) {
+    const double per_layer = kv.bytes_per_token() / stage.layers();
+    const int full_layers = stage.layers() - kv.swa_pool_layers();
+    row(absl::StrCat("KV allocated: full-attention pool (", Grouped(kv.full_pool_tokens()), " tokens x ", full_layers,
+                     " layers)"),
+        static_cast<double>(kv.full_pool_tokens()) * per_layer * full_layers);
+    row(absl::StrCat("KV allocated: SWA pool (", Grouped(kv.swa_pool_tokens()), " tokens x ", kv.swa_pool_layers(),
+                     " layers)"),
+        static_cast<double>(kv.swa_pool_tokens()) * per_layer * kv.swa_pool_layers());
+  } else {
+    row(absl::StrCat("KV allocated (", Grouped(kv.blocks()), " blocks)"), kv.allocated_bytes());
+  }
+  return table.Render();
+}
+
+// The KV capacity in tokens and requests, and how the cache is cut when windows or pools apply.
+std::string RenderCapacity(const EngineMemoryReport& r) {
+  const EngineKvCapacity& kv = r.kv_cache();
+  std::string out;
   absl::StrAppend(&out, "KV capacity: ", Grouped(r.kv_cache().tokens()), " tokens per replica = ",
                   Grouped(r.kv_cache().blocks()), " blocks x ", r.kv_cache().block_size(), " tokens (",
                   Grouped(r.kv_cache().bytes_per_token()), " B per token per GPU); ",
                   Fixed(r.kv_cache().max_concurrency(), 2), " requests of ", Grouped(r.max_model_len()),
                   " tokens\n");
-  const EngineKvCapacity& kv = r.kv_cache();
+  if (kv.swa_pool_tokens() > 0) {
+    absl::StrAppend(&out, "KV pools: ", Grouped(kv.full_pool_tokens()), " tokens of the full-attention layers, ",
+                    Grouped(kv.swa_pool_tokens()), " of the ", kv.swa_pool_layers(),
+                    " chunked layers; a running sequence's token takes a slot in both, so the capacity is the smaller\n");
+  }
   if (kv.window_groups() > 0) {
     absl::StrAppend(&out, "KV groups: a block spans ", kv.layers_per_block(), " layers of one group; ",
                     kv.full_groups(), " full-attention group(s) hold every token, ", kv.window_groups(),
@@ -138,6 +168,27 @@ std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec
                     "; one ", Grouped(r.max_model_len()), "-token request takes at most ",
                     Grouped(kv.blocks_per_request()), " blocks\n");
   }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec& model,
+                                    const GpuSpec& gpu) {
+  std::string out = absl::StrCat("InferGrid engine memory plan: ", model.display_name(), " on ",
+                                 gpu.display_name(), " as ", r.engine(), "\n");
+  absl::StrAppend(&out, "  engine         ", r.engine_covers(), "\n");
+  absl::StrAppend(&out, "  deployment     TP", r.tensor_parallel(), " x PP", r.pipeline_parallel(),
+                  ", weights ", r.weight_format(), ", KV cache ", r.kv_cache_dtype(), ", block size ",
+                  r.kv_cache().block_size(), "\n");
+  absl::StrAppend(&out, "  limits         max_num_batched_tokens ", Grouped(r.max_num_batched_tokens()),
+                  ", max_num_seqs ", Grouped(r.max_num_seqs()), ", max_model_len ",
+                  Grouped(r.max_model_len()), "\n");
+  absl::StrAppend(&out, "  fraction       ", r.fraction_flag(), " ", absl::StrFormat("%.3g", r.fraction()),
+                  " (", r.fraction_origin(), ")\n\n");
+
+  absl::StrAppend(&out, RenderTermTable(r), "\n");
+  absl::StrAppend(&out, RenderCapacity(r));
   if (r.stages_size() > 1) {
     absl::StrAppend(&out, "pipeline stages (layers: blocks):");
     for (int i = 0; i < r.stages_size(); ++i) {

@@ -21,17 +21,25 @@ namespace {
 
 // The summary's note on a model with windowed or chunked layers: which, and how the engine's
 // KV cache holds them. Empty for full attention.
-std::vector<std::string> AttentionNotes(const ModelSpec& model, const KvCacheGroups& groups) {
+std::vector<std::string> AttentionNotes(const ModelSpec& model, const MemoryPlan& memory) {
   const AttentionLayerCounts kinds = CountAttentionLayers(model);
   if (kinds.window == 0 && kinds.chunked == 0 && kinds.linear == 0) return {};
-  return {absl::StrCat(
-      "attention: ", DescribeAttentionLayout(model),
-      "; windowed and chunked layers read only their window or chunk, linear ones their state; KV ",
-      groups.hybrid() ? absl::StrCat("held in ", groups.Describe(),
-                                     " (window groups free the blocks the window has left, a state group holds one block "
-                                     "per sequence",
-                                     kinds.chunked > 0 ? "; chunked layers keep every token)" : ")")
-                      : "allocated as full attention by this engine")};
+  const KvCacheGroups& groups = memory.kv_groups;
+  std::string held;
+  if (memory.swa_pool_tokens > 0) {
+    held = absl::StrCat("held in two pools (SGLang's hybrid SWA pool): ", memory.full_pool_tokens,
+                        " tokens of the full-attention layers and ", memory.swa_pool_tokens, " of the ",
+                        memory.swa_pool_layers, " chunked ones, a running sequence's token taking a slot in both");
+  } else if (groups.hybrid()) {
+    held = absl::StrCat("held in ", groups.Describe(),
+                        " (window groups free the blocks the window has left, a state group holds one block per sequence",
+                        kinds.chunked > 0 ? "; chunked layers keep every token)" : ")");
+  } else {
+    held = "allocated as full attention by this engine";
+  }
+  return {absl::StrCat("attention: ", DescribeAttentionLayout(model),
+                       "; windowed and chunked layers read only their window or chunk, linear ones their state; KV ",
+                       held)};
 }
 
 // Hands every iteration to each output that records iterations (iterations.csv, the timeline).
@@ -123,7 +131,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   context.slo_tpot_s = o.slo_tpot_s;
   context.record_wall_time = o.record_wall_time;
   if (!o.workload.trace.empty()) context.trace_stats = &trace_stats;
-  context.model_notes = AttentionNotes(o.setup.model, plan.memory_plan.kv_groups);
+  context.model_notes = AttentionNotes(o.setup.model, plan.memory_plan);
   if (iterations_csv) {
     if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
   }

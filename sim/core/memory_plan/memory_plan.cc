@@ -125,18 +125,63 @@ int64_t EngineKvBytesPerTokenLayer(const MemoryPlanRequest& r, const EnginePerso
   return padded * BitsPerElement(r.kv_dtype) / 8;
 }
 
+// Whether SGLang's hybrid SWA pool holds the model's chunked layers apart (only those: its
+// sliding windows stay full attention in the releases modelled).
+bool SglangSwaPool(const MemoryPlanRequest& r, const EnginePersonality& p) {
+  return p.windowed_kv_cache() == SGLANG_HYBRID_SWA_POOL && CountAttentionLayers(r.model).chunked > 0;
+}
+
+// SGLang's set_num_token_hybrid (model_runner.py, the layer-count form of the 0.5 releases): the
+// profiled tokens T of every layer are re-split so that n_swa x swa + n_full x full = T x L with
+// swa = int(full x r), i.e. full = int(T x L / (r x n_swa + n_full)). Admission sees the smaller.
+void SplitSglangSwaPool(const MemoryPlanRequest& r, const EnginePersonality& p, MemoryPlanDetail* d,
+                        int64_t* blocks) {
+  const int swa_layers = CountAttentionLayers(r.model).chunked;
+  const int full_layers = r.model.num_layers() - swa_layers;
+  const double ratio = p.swa_full_tokens_ratio();
+  const int64_t tokens = *blocks * d->plan.block_size;
+  const double layer_tokens = static_cast<double>(tokens * r.model.num_layers());
+  const int64_t full = static_cast<int64_t>(layer_tokens / (ratio * swa_layers + full_layers));
+  const int64_t swa = static_cast<int64_t>(static_cast<double>(full) * ratio);
+  d->plan.full_pool_tokens = full;
+  d->plan.swa_pool_tokens = swa;
+  d->plan.swa_pool_layers = swa_layers;
+  *blocks = std::min(full, swa) / d->plan.block_size;
+  d->notes.push_back(absl::StrCat("hybrid SWA pool: ", tokens, " tokens of every layer re-split into ", full,
+                                  " of the ", full_layers, " full-attention layers and ", swa, " of the ", swa_layers,
+                                  " chunked ones (int(", tokens, " x ", r.model.num_layers(), " / (", ratio, " x ",
+                                  swa_layers, " + ", full_layers, ")) and int(", full, " x ", ratio, "))"));
+}
+
 // The groups the engine cuts the KV cache of layers [first, first + count) into: one group of
 // every layer unless the model has sliding windows and the engine's rule keeps them apart
 // (EnginePersonality.windowed_kv_cache). `notes` (once per plan) says which rule applied.
 absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const EnginePersonality& p, int first,
                                              int count, std::vector<std::string>* notes) {
   const AttentionLayerCounts kinds = CountAttentionLayers(r.model);
+  if (SglangSwaPool(r, p)) {
+    if (r.pipeline_parallel > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--pipeline-parallel-size=", r.pipeline_parallel, " with ", r.model.name(), " on ", PersonalityName(p),
+          ": SGLang's hybrid SWA pool across pipeline stages is not modelled; use tensor parallelism"));
+    }
+    if (notes != nullptr) {
+      notes->push_back(absl::StrCat(
+          kinds.chunked, " of ", r.model.num_layers(), " layers attend within ", r.model.attention().attention_chunk_size(),
+          "-token chunks; ", PersonalityName(p), " keeps them in a pool of their own (the hybrid SWA pool, the chunk "
+          "as its window) of swa_full_tokens_ratio ", p.swa_full_tokens_ratio(), " x the full-attention layers' "
+          "tokens; a running sequence's tokens take slots in both pools, so the smaller is the capacity (exact "
+          "for sequences within the chunk; longer prompts may free part of theirs through the radix cache) (",
+          p.windowed_kv_cache_source(), ")"));
+    }
+    return OneGroup(count);
+  }
   if (kinds.chunked > 0 && notes != nullptr) {
     notes->push_back(absl::StrCat(kinds.chunked, " of ", r.model.num_layers(), " layers attend within ",
                                   r.model.attention().attention_chunk_size(),
                                   "-token chunks; their KV is allocated as full attention (vLLM turns its hybrid "
-                                  "KV cache manager off for chunked local attention by default; SGLang and "
-                                  "TensorRT-LLM as for windows)"));
+                                  "KV cache manager off for chunked local attention by default; ",
+                                  PersonalityName(p), ": ", p.windowed_kv_cache_source(), ")"));
   }
   if (kinds.linear > 0 && p.windowed_kv_cache() != HYBRID_GROUPS) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -369,6 +414,8 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
     d->notes.push_back(absl::StrCat("block count override ", r.num_gpu_blocks_override, " (computed ", fewest,
                                     p.rule() == VLLM_PROFILE ? "; vLLM uses the override)" : "; the smaller wins)"));
   }
+  // SGLang splits the tokens after --max-total-tokens has capped them.
+  if (SglangSwaPool(r, p)) SplitSglangSwaPool(r, p, d, &blocks);
   if (blocks <= 0) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "the KV cache budget (%.3f GiB per GPU) holds no whole block of %d tokens x %d B",

@@ -63,6 +63,13 @@ struct MemoryPlan {
   // The layer groups blocks are cut for (models/kv_cache_groups.h): one group of every layer
   // unless the model has sliding windows and the engine keeps them apart.
   KvCacheGroups kv_groups{};
+  // SGLang's hybrid SWA pool (EnginePersonality.windowed_kv_cache): the tokens of the pool of the
+  // full-attention layers and of the pool of the chunked layers, and how many of this GPU's layers
+  // the latter holds. A running sequence's token takes a slot in both, so num_blocks is the
+  // smaller pool. Zero where the engine has one pool.
+  int64_t full_pool_tokens = 0;
+  int64_t swa_pool_tokens = 0;
+  int swa_pool_layers = 0;
   std::vector<std::string> log_lines;   // the plan as the engine logs it, term by term
   DType kv_dtype = DType::BF16;         // the request's, carried with the capacity
 

@@ -3,6 +3,7 @@
 //   max_total_num_tokens = floor(rest / B_tok)  [rounded down to the page size]
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -110,14 +111,28 @@ void WriteSglangLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail) 
                                         ", avail mem=",
                                         Gib(stage.free_before_weights_bytes - stage.weights.Total()),
                                         " GB, mem usage=", Gib(stage.weights.Total()), " GB"));
-  const double side = static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token) / 2;
-  plan.log_lines.push_back(absl::StrCat("KV Cache is allocated. #tokens: ", plan.kv_tokens, ", K size: ",
-                                        Gib(side), " GB, V size: ", Gib(side), " GB"));
+  if (plan.swa_pool_tokens > 0) {
+    // SWAKVPool: one token pool per kind, each logging its allocation (the SWA pool first).
+    const double per_layer = static_cast<double>(plan.kv_bytes_per_token) / stage.layers;
+    const int full_layers = stage.layers - plan.swa_pool_layers;
+    for (const auto& [tokens, layers] : {std::pair<int64_t, int>{plan.swa_pool_tokens, plan.swa_pool_layers},
+                                         std::pair<int64_t, int>{plan.full_pool_tokens, full_layers}}) {
+      const double side = static_cast<double>(tokens) * per_layer * layers / 2;
+      plan.log_lines.push_back(absl::StrCat("KV Cache is allocated. #tokens: ", tokens, ", K size: ", Gib(side),
+                                            " GB, V size: ", Gib(side), " GB"));
+    }
+  } else {
+    const double side = static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token) / 2;
+    plan.log_lines.push_back(absl::StrCat("KV Cache is allocated. #tokens: ", plan.kv_tokens, ", K size: ",
+                                          Gib(side), " GB, V size: ", Gib(side), " GB"));
+  }
   if (stage.req_to_token_bytes > 0) {
     plan.log_lines.push_back(absl::StrCat("req_to_token pool: ", Gib(stage.req_to_token_bytes),
                                           " GB (taken off the KV share in this version)"));
   }
-  plan.log_lines.push_back(absl::StrCat("max_total_num_tokens=", plan.kv_tokens,
+  // With the hybrid SWA pool SGLang reports the full-attention pool's tokens.
+  const int64_t max_total = plan.swa_pool_tokens > 0 ? plan.full_pool_tokens : plan.kv_tokens;
+  plan.log_lines.push_back(absl::StrCat("max_total_num_tokens=", max_total,
                                         ", context_len=", detail->max_model_len));
 }
 

@@ -87,6 +87,10 @@ absl::Status ValidateEnginePersonality(const EnginePersonality& p, absl::string_
       p.weight_load_overhead_gib() < 0 || p.rope_cache_bytes_per_element() < 0) {
     return fail("memory terms must not be negative");
   }
+  if (p.windowed_kv_cache() == SGLANG_HYBRID_SWA_POOL &&
+      (p.rule() != SGLANG_STATIC_FRACTION || !(p.swa_full_tokens_ratio() > 0 && p.swa_full_tokens_ratio() <= 1))) {
+    return fail("SGLANG_HYBRID_SWA_POOL needs the SGLang rule and swa_full_tokens_ratio in (0, 1]");
+  }
   return ValidateFrontEndModel(p.execution().front_end(), where);
 }
 
