@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/csv_line.h"
+#include "base/median.h"
 #include "calibration/vidur_csv.h"
 
 namespace infergrid {
@@ -103,13 +104,6 @@ double Predict(const std::vector<double>& beta, const std::vector<double>& x) {
   double y = 0;
   for (size_t i = 0; i < beta.size(); ++i) y += beta[i] * x[i];
   return y;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // The fit of one phase on the rows `use` selects.

@@ -20,7 +20,7 @@ absl::Span<const EmbeddedFile> EmbeddedFiles();
 
 namespace {
 
-const std::map<std::string, HostCalibration>& Catalog() {
+const std::map<std::string, HostCalibration>& HostProfiles() {
   static const auto* catalog = [] {
     auto* profiles = new std::map<std::string, HostCalibration>;
     for (auto& entry : LoadEmbeddedCatalog<HostCalibration>(host_profiles::EmbeddedFiles(), "host calibration",
@@ -37,13 +37,13 @@ const std::map<std::string, HostCalibration>& Catalog() {
 
 std::vector<std::string> BundledHostCalibrationNames() {
   std::vector<std::string> names;
-  for (const auto& [name, profile] : Catalog()) names.push_back(name);
+  for (const auto& [name, profile] : HostProfiles()) names.push_back(name);
   return names;
 }
 
 absl::StatusOr<HostCalibration> ResolveHostCalibration(absl::string_view name) {
-  auto it = Catalog().find(std::string(name));
-  if (it == Catalog().end()) {
+  auto it = HostProfiles().find(std::string(name));
+  if (it == HostProfiles().end()) {
     return absl::NotFoundError(absl::StrCat("no host calibration '", name, "' (bundled: ",
                                             absl::StrJoin(BundledHostCalibrationNames(), ", "), ")"));
   }

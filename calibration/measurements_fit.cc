@@ -6,19 +6,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/dtype.h"
+#include "base/median.h"
 #include "base/textproto.h"
 #include "calibration/profile_fit.h"
 #include "calibration/vidur_csv.h"
 
 namespace infergrid {
 namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Each GEMM sample as a KernelSample of the GEMM model (fp8 or bf16 operands, bf16 output).
 absl::Status AddGemmSamples(const Measurements& m, const std::string& path, MeasurementsFit* fit) {

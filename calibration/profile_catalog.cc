@@ -30,7 +30,7 @@ struct Bundled {
   Calibration profile;
 };
 
-const std::map<std::string, Bundled>& Catalog() {
+const std::map<std::string, Bundled>& BundledProfiles() {
   static const auto* catalog = [] {
     auto* profiles = new std::map<std::string, Bundled>;
     for (auto& entry : LoadEmbeddedCatalog<Calibration>(calibration_profiles::EmbeddedFiles(), "calibration profile",
@@ -87,14 +87,14 @@ ResourceCalibration ResourcesOf(const Calibration& calibration) {
 
 std::vector<std::string> BundledProfileNames() {
   std::vector<std::string> names;
-  for (const auto& [name, bundled] : Catalog()) names.push_back(name);
+  for (const auto& [name, bundled] : BundledProfiles()) names.push_back(name);
   return names;
 }
 
 absl::StatusOr<Calibration> ResolveCalibration(const GpuSpec& gpu, absl::string_view path) {
   if (path.empty()) {
-    auto it = Catalog().find(gpu.name());
-    if (it == Catalog().end()) {
+    auto it = BundledProfiles().find(gpu.name());
+    if (it == BundledProfiles().end()) {
       return absl::NotFoundError(absl::StrCat(
           "no calibration profile for GPU '", gpu.name(), "' (bundled: ",
           absl::StrJoin(BundledProfileNames(), ", "),

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/median.h"
 #include "calibration/extrapolate.h"
 #include "calibration/measurements_fit.h"
 #include "calibration/nelder_mead.h"
@@ -166,13 +167,6 @@ struct GemmParams {
     FindClass(profile, "gemm")->set_fixed_s(fixed_us * 1e-6);
   }
 };
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The first number in `text` ("~100 (of 3352 GB/s)" -> 100).
 bool FirstNumber(absl::string_view text, double* value) {

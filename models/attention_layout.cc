@@ -126,4 +126,18 @@ std::string DescribeAttentionLayout(const ModelSpec& spec) {
   return text;
 }
 
+AttentionReach ReachOf(const ModelSpec& spec) {
+  const AttentionLayerCounts counts = CountAttentionLayers(spec);
+  AttentionReach r;
+  r.full = counts.full;
+  r.window = counts.window;
+  r.chunked = counts.chunked;
+  r.linear = counts.linear;
+  r.layers = std::max(1, spec.num_layers());
+  r.window_tokens = SlidingWindowTokens(spec);
+  r.chunk_tokens = AttentionChunkTokens(spec);
+  r.topk = spec.has_sparse_attention() ? spec.sparse_attention().index_topk() : 0;
+  return r;
+}
+
 }  // namespace infergrid

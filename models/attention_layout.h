@@ -51,6 +51,18 @@ double ChunkedPrefillPairs(int64_t new_tokens, int64_t context, int64_t chunk);
 // The chunk size of the chunked local layers; 0 when there are none.
 int64_t AttentionChunkTokens(const ModelSpec& spec);
 
+// The layers' attention kinds as multiples of the all-layer formulas (the pass accounting and
+// the roofline cost model weigh each kind by them): each full layer sees every key, a windowed
+// one at most its window, a chunked one its chunk, a sparse one its top-k; linear-attention
+// layers see none (their state work is counted apart).
+struct AttentionReach {
+  double full = 0, window = 0, chunked = 0, linear = 0, layers = 1;
+  int64_t window_tokens = 0, chunk_tokens = 0, topk = 0;  // topk 0: dense
+  double window_share() const { return window / layers; }
+  double chunk_share() const { return chunked / layers; }
+};
+AttentionReach ReachOf(const ModelSpec& spec);
+
 // The layout is consistent: a pattern no longer than num_layers, a window in
 // 1..2^31 where a layer is windowed, no window without a windowed layer, a finite cap >= 0.
 absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view where);

@@ -8,34 +8,12 @@
 namespace infergrid {
 namespace {
 
-// The layers' attention kinds, as multiples of the all-layer formulas: each full layer sees
-// every key, a windowed one at most its window, a chunked one its chunk, a sparse one its top-k;
-// linear-attention layers see none (their state work is added apart).
-struct LayerReach {
-  double full = 0, window = 0, chunked = 0, linear = 0, layers = 1;
-  int64_t window_tokens = 0, chunk_tokens = 0, topk = 0;
-};
-
-LayerReach ReachOf(const ModelSpec& spec) {
-  const AttentionLayerCounts counts = CountAttentionLayers(spec);
-  LayerReach r;
-  r.full = counts.full;
-  r.window = counts.window;
-  r.chunked = counts.chunked;
-  r.linear = counts.linear;
-  r.layers = std::max(1, spec.num_layers());
-  r.window_tokens = SlidingWindowTokens(spec);
-  r.chunk_tokens = AttentionChunkTokens(spec);
-  r.topk = spec.has_sparse_attention() ? spec.sparse_attention().index_topk() : 0;
-  return r;
-}
-
 // Every layer full attention: the lesson's formulas apply as written.
-bool AllFull(const LayerReach& r) { return r.full == r.layers && r.topk == 0; }
+bool AllFull(const AttentionReach& r) { return r.full == r.layers && r.topk == 0; }
 
 // Keys one decode query at context S reads, summed over the attention layers, in units of a
 // layer (S for every full layer: the lesson's L x S).
-double DecodeLayerKeys(const LayerReach& r, int64_t context) {
+double DecodeLayerKeys(const AttentionReach& r, int64_t context) {
   const int64_t full_keys = r.topk > 0 ? std::min(context, r.topk) : context;
   double keys = r.full * static_cast<double>(full_keys);
   if (r.window > 0) keys += r.window * static_cast<double>(std::min(context, r.window_tokens));
@@ -46,7 +24,7 @@ double DecodeLayerKeys(const LayerReach& r, int64_t context) {
 // (query, key) pairs of a P-token prompt over the attention layers, without the causal mask's
 // halving (the lesson's P^2 for every full layer), so that the causal count stays half of it: a
 // layer of limited reach counts P^2 times its share of the causal pairs.
-double PrefillLayerPairs(const LayerReach& r, int64_t prompt) {
+double PrefillLayerPairs(const AttentionReach& r, int64_t prompt) {
   const double p = static_cast<double>(prompt);
   const double causal = PrefillPairs(prompt, 0, 0);
   const auto reached = [&](double pairs) { return causal > 0 ? p * p * pairs / causal : 0; };
@@ -58,7 +36,7 @@ double PrefillLayerPairs(const LayerReach& r, int64_t prompt) {
 
 // Work of the layers beyond their attention pairs, per token: the linear-attention state
 // products (3 of dk x dv per value head) and the sparse indexer's scores over S keys.
-double ExtraFlopsPerToken(const ModelSpec& spec, const LayerReach& r, double keys_seen) {
+double ExtraFlopsPerToken(const ModelSpec& spec, const AttentionReach& r, double keys_seen) {
   double flops = 0;
   if (r.linear > 0) {
     const LinearAttention& l = spec.linear_attention();
@@ -90,7 +68,7 @@ PassAccounting PrefillPass(const ModelSpec& spec, const PassInputs& inputs, int6
   pass.linear_flops = 2.0 * inputs.flop_parameters * p * b;
   // The lesson's 2*L*H_q*D*P^2, layer by layer: full layers P^2, windowed and chunked ones
   // what their reach leaves, linear-attention ones their state work.
-  const LayerReach reach = ReachOf(spec);
+  const AttentionReach reach = ReachOf(spec);
   pass.attention_flops = AllFull(reach) ? AttentionFlopsPerPair(spec, false) / 2.0 * p * p * b
                                         : AttentionFlopsPerPair(spec, false) / reach.layers / 2.0 *
                                                   PrefillLayerPairs(reach, prompt) * b +
@@ -110,7 +88,7 @@ PassAccounting DecodeStep(const ModelSpec& spec, const PassInputs& inputs, int64
   PassAccounting pass;
   pass.linear_flops = 2.0 * inputs.flop_parameters * b;
   // One query row attends to all S keys in each full layer: no causal halving in decode.
-  const LayerReach reach = ReachOf(spec);
+  const AttentionReach reach = ReachOf(spec);
   const double layer_keys = DecodeLayerKeys(reach, context);
   pass.attention_flops =
       AllFull(reach) ? AttentionFlopsPerPair(spec, true) * s * b

@@ -19,17 +19,12 @@
 #include "models/pass_accounting.h"
 #include "sim/core/memory_plan/memory_plan_detail.h"
 #include "sim/core/serving/block_manager.h"
+#include "tests/catalog_model.h"
 
 namespace infergrid {
 namespace {
 
 using ::testing::HasSubstr;
-
-ModelSpec Catalog(absl::string_view name) {
-  absl::StatusOr<ModelSpec> spec = FindCatalogModel(name);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return spec.ok() ? *spec : ModelSpec();
-}
 
 // The same model with every layer full attention.
 ModelSpec WithoutWindows(ModelSpec spec) {
@@ -38,18 +33,18 @@ ModelSpec WithoutWindows(ModelSpec spec) {
 }
 
 TEST(AttentionLayout, PatternsRepeatFromLayerZero) {
-  const ModelSpec oss = Catalog("gpt-oss-20b");
+  const ModelSpec oss = testing::CatalogModel("gpt-oss-20b");
   EXPECT_EQ(LayerAttentionKind(oss, 0), SLIDING_WINDOW);
   EXPECT_EQ(LayerAttentionKind(oss, 1), FULL_ATTENTION);
   EXPECT_EQ(LayerAttentionKind(oss, 23), FULL_ATTENTION);
   EXPECT_EQ(CountAttentionLayers(oss).window, 12);
   // Gemma-3-1B: six-layer pattern over 26 layers, layers 5, 11, 17, 23 full; 24 and 25 windowed.
-  const ModelSpec gemma = Catalog("gemma-3-1b");
+  const ModelSpec gemma = testing::CatalogModel("gemma-3-1b");
   EXPECT_EQ(CountAttentionLayers(gemma).full, 4);
   EXPECT_EQ(LayerAttentionKind(gemma, 25), SLIDING_WINDOW);
   // Mistral-7B v0.1: a window and no pattern: every layer.
-  EXPECT_EQ(CountAttentionLayers(Catalog("mistral-7b")).window, 32);
-  EXPECT_EQ(SlidingWindowTokens(Catalog("mistral-7b-v0.2")), 0);
+  EXPECT_EQ(CountAttentionLayers(testing::CatalogModel("mistral-7b")).window, 32);
+  EXPECT_EQ(SlidingWindowTokens(testing::CatalogModel("mistral-7b-v0.2")), 0);
   // Only the stage's layers count: gpt-oss layers 3..8 hold windowed 4, 6, 8.
   EXPECT_EQ(CountAttentionLayers(oss, 3, 6).window, 3);
 }
@@ -69,14 +64,14 @@ TEST(AttentionLayout, PrefillPairsMatchTheQueryByQuerySum) {
 }
 
 TEST(AttentionLayout, InconsistentLayoutsAreRefused) {
-  ModelSpec m = Catalog("gpt-oss-20b");
+  ModelSpec m = testing::CatalogModel("gpt-oss-20b");
   m.mutable_attention()->set_sliding_window(0);
   EXPECT_THAT(std::string(ValidateModelSpec(m, "x").message()), HasSubstr("sliding_window must be positive"));
-  m = Catalog("llama-3-8b");
+  m = testing::CatalogModel("llama-3-8b");
   m.mutable_attention()->set_sliding_window(4096);
   m.mutable_attention()->add_layer_pattern(FULL_ATTENTION);
   EXPECT_THAT(std::string(ValidateModelSpec(m, "x").message()), HasSubstr("windows no layer"));
-  m = Catalog("deepseek-v3");
+  m = testing::CatalogModel("deepseek-v3");
   m.mutable_attention()->set_sliding_window(128);
   EXPECT_THAT(std::string(ValidateModelSpec(m, "x").message()), HasSubstr("not modelled"));
 }
@@ -87,22 +82,22 @@ TEST(AttentionLayout, InconsistentLayoutsAreRefused) {
 //     ceil(52 / 10) = 6 groups, the last with 2 layers and 8 padded slots.
 //   Mistral-7B v0.1: one kind -> one window group of all 32 layers.
 TEST(KvCacheGroups, VllmHybridGroupsWorkedExamples) {
-  const KvCacheGroups oss = VllmHybridGroups(Catalog("gpt-oss-20b"), 0, 24);
+  const KvCacheGroups oss = VllmHybridGroups(testing::CatalogModel("gpt-oss-20b"), 0, 24);
   EXPECT_EQ(oss.layers_per_group, 12);
   EXPECT_EQ(oss.full_groups, 1);
   EXPECT_EQ(oss.window_groups, 1);
   EXPECT_EQ(oss.window_tokens, 128);
   EXPECT_EQ(oss.padded_slots, 0);
-  const KvCacheGroups gemma = VllmHybridGroups(Catalog("gemma-3-27b"), 0, 62);
+  const KvCacheGroups gemma = VllmHybridGroups(testing::CatalogModel("gemma-3-27b"), 0, 62);
   EXPECT_EQ(gemma.layers_per_group, 10);
   EXPECT_EQ(gemma.full_groups, 1);
   EXPECT_EQ(gemma.window_groups, 6);
   EXPECT_EQ(gemma.padded_slots, 8);
-  const KvCacheGroups mistral = VllmHybridGroups(Catalog("mistral-7b"), 0, 32);
+  const KvCacheGroups mistral = VllmHybridGroups(testing::CatalogModel("mistral-7b"), 0, 32);
   EXPECT_EQ(mistral.layers_per_group, 32);
   EXPECT_EQ(mistral.full_groups, 0);
   EXPECT_EQ(mistral.window_groups, 1);
-  const KvCacheGroups llama = VllmHybridGroups(Catalog("llama-3-8b"), 0, 32);
+  const KvCacheGroups llama = VllmHybridGroups(testing::CatalogModel("llama-3-8b"), 0, 32);
   EXPECT_EQ(llama.layers_per_group, 32);
   EXPECT_EQ(llama.full_groups, 1);
   EXPECT_FALSE(llama.hybrid());
@@ -111,7 +106,7 @@ TEST(KvCacheGroups, VllmHybridGroupsWorkedExamples) {
 // SlidingWindowManager frees the blocks before (L - W + 1) // B: a window of W tokens spans at
 // most ceil((W - 1) / B) + 1 blocks. gpt-oss at B = 16: ceil(127 / 16) + 1 = 9.
 TEST(KvCacheGroups, BlocksPerSequenceStopGrowingInWindowGroups) {
-  const KvCacheGroups oss = VllmHybridGroups(Catalog("gpt-oss-20b"), 0, 24);
+  const KvCacheGroups oss = VllmHybridGroups(testing::CatalogModel("gpt-oss-20b"), 0, 24);
   EXPECT_EQ(oss.WindowBlocks(16), 9);
   // 100 tokens: 7 blocks in each group, as a full-attention cache of 24 layers takes 7 blocks
   // of twice the size.
@@ -119,7 +114,7 @@ TEST(KvCacheGroups, BlocksPerSequenceStopGrowingInWindowGroups) {
   // 131,072 tokens: 8,192 in the full group, 9 in the window group.
   EXPECT_EQ(oss.BlocksFor(131072, 16), 8192 + 9);
   // A state that does not grow past the window: Mistral's blocks at 4,096 and 1M tokens.
-  const KvCacheGroups mistral = VllmHybridGroups(Catalog("mistral-7b"), 0, 32);
+  const KvCacheGroups mistral = VllmHybridGroups(testing::CatalogModel("mistral-7b"), 0, 32);
   EXPECT_EQ(mistral.BlocksFor(1 << 20, 16), mistral.BlocksFor(8192, 16));
   EXPECT_EQ(mistral.BlocksFor(1 << 20, 16), (4095 + 15) / 16 + 1);
   // Transfer slots: 12 layers x (every token + the last 128).
@@ -131,7 +126,7 @@ TEST(KvCacheGroups, BlockManagerChargesEveryGroup) {
   options.num_gpu_blocks = 100;
   options.block_size = 16;
   options.watermark = 0;
-  options.groups = VllmHybridGroups(Catalog("gpt-oss-20b"), 0, 24);
+  options.groups = VllmHybridGroups(testing::CatalogModel("gpt-oss-20b"), 0, 24);
   BlockManager blocks(options);
   Sequence seq;
   EXPECT_EQ(blocks.Needed(seq, 100), 14);
@@ -143,7 +138,7 @@ TEST(KvCacheGroups, BlockManagerChargesEveryGroup) {
 // Below the window a windowed model and the same model without windows cache the same bytes;
 // past it the windowed one stops growing in its windowed layers.
 TEST(KvCacheSize, WindowsAgreeBelowTheWindowAndCapAboveIt) {
-  const ModelSpec oss = Catalog("gpt-oss-20b");
+  const ModelSpec oss = testing::CatalogModel("gpt-oss-20b");
   const ModelSpec full = WithoutWindows(oss);
   const double per_layer_token = 2.0 * 8 * 64 * 2;  // K and V, 8 heads of 64, bf16
   EXPECT_EQ(KvBytes(oss, DType::BF16, 100, 3), KvBytes(full, DType::BF16, 100, 3));
@@ -156,7 +151,7 @@ TEST(KvCacheSize, WindowsAgreeBelowTheWindowAndCapAboveIt) {
 // read 32,768 keys, 12 windowed ones 128; 4 x 64 heads x 64 = 16,384 FLOPs and 2,048 B of K and V
 // per key and layer. Below the window the windowed model's numbers are the full model's.
 TEST(PassAccounting, WindowedLayersCountTheirWindow) {
-  const ModelSpec oss = Catalog("gpt-oss-20b");
+  const ModelSpec oss = testing::CatalogModel("gpt-oss-20b");
   const PassInputs inputs{1e9, 1e9, KvBytesPerToken(oss, DType::BF16)};
   const PassAccounting decode = DecodeStep(oss, inputs, 32768, 8);
   EXPECT_EQ(decode.attention_flops, 16384.0 * (12 * 32768 + 12 * 128) * 8);
@@ -169,7 +164,7 @@ TEST(PassAccounting, WindowedLayersCountTheirWindow) {
 }
 
 TEST(IterationKernels, WindowedLayersReadOnlyTheWindow) {
-  const ModelSpec oss = Catalog("gpt-oss-20b");
+  const ModelSpec oss = testing::CatalogModel("gpt-oss-20b");
   IterationKernelOptions options;
   absl::StatusOr<IterationKernelBuilder> windowed = IterationKernelBuilder::Create(oss, options);
   absl::StatusOr<IterationKernelBuilder> full = IterationKernelBuilder::Create(WithoutWindows(oss), options);
@@ -213,7 +208,7 @@ TEST(EngineMemory, HybridGroupsByEngine) {
   absl::StatusOr<GpuSpec> gpu = ResolveGpu("h100-sxm");
   ASSERT_TRUE(gpu.ok());
   MemoryPlanRequest r;
-  r.model = Catalog("gpt-oss-20b");
+  r.model = testing::CatalogModel("gpt-oss-20b");
   r.gpu = *gpu;
   absl::StatusOr<WeightFormat> mxfp4 = ParseWeightFormat("mxfp4");
   ASSERT_TRUE(mxfp4.ok());
@@ -247,34 +242,34 @@ TEST(EngineMemory, HybridGroupsByEngine) {
 // position embeddings 678,528 + 4,718,592, post norm 2,304) and the projector (1,152 x 5,376 +
 // 1,152): 423,060,336, which the catalog's language model leaves out.
 TEST(ParameterCount, TwentyTwentySixCatalogMatchesCheckpoints) {
-  EXPECT_EQ(CountParameters(Catalog("gpt-oss-20b")).Total(), 20'914'757'184);
-  EXPECT_EQ(CountParameters(Catalog("gpt-oss-120b")).Total(), 116'829'156'672);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gpt-oss-20b")).Total(), 20'914'757'184);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gpt-oss-120b")).Total(), 116'829'156'672);
   for (const auto& [name, active] : {std::pair{"gpt-oss-20b", 3.61e9}, std::pair{"gpt-oss-120b", 5.13e9}}) {
-    const ModelSpec m = Catalog(name);
+    const ModelSpec m = testing::CatalogModel(name);
     const double without_embedding = static_cast<double>(ActiveParametersPerToken(m) - CountParameters(m).embedding);
     EXPECT_NEAR(without_embedding / active, 1.0, 0.002) << name;
   }
-  EXPECT_EQ(CountParameters(Catalog("gemma-2-9b")).Total(), 9'241'705'984);
-  EXPECT_EQ(CountParameters(Catalog("gemma-2-27b")).Total(), 27'227'128'320);
-  EXPECT_EQ(CountParameters(Catalog("gemma-3-1b")).Total(), 999'885'952);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gemma-2-9b")).Total(), 9'241'705'984);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gemma-2-27b")).Total(), 27'227'128'320);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gemma-3-1b")).Total(), 999'885'952);
   const int64_t vision = 27 * 15'239'504 + 678'528 + 4'718'592 + 2'304 + 1'152 * 5'376 + 1'152;
   EXPECT_EQ(vision, 423'060'336);
-  EXPECT_EQ(CountParameters(Catalog("gemma-3-27b")).Total(), 27'432'406'640 - vision);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gemma-3-27b")).Total(), 27'432'406'640 - vision);
   // Published in rounded form only: Qwen3-235B-A22B 235B total, 22B active; Kimi-K2 1T, 32B.
-  EXPECT_NEAR(CountParameters(Catalog("qwen3-235b-a22b")).Total() / 235e9, 1.0, 0.005);
-  EXPECT_NEAR(ActiveParametersPerToken(Catalog("qwen3-235b-a22b")) / 22e9, 1.0, 0.025);
-  EXPECT_NEAR(CountParameters(Catalog("kimi-k2")).Total() / 1.0e12, 1.0, 0.05);
-  EXPECT_NEAR(ActiveParametersPerToken(Catalog("kimi-k2")) / 32e9, 1.0, 0.03);
+  EXPECT_NEAR(CountParameters(testing::CatalogModel("qwen3-235b-a22b")).Total() / 235e9, 1.0, 0.005);
+  EXPECT_NEAR(ActiveParametersPerToken(testing::CatalogModel("qwen3-235b-a22b")) / 22e9, 1.0, 0.025);
+  EXPECT_NEAR(CountParameters(testing::CatalogModel("kimi-k2")).Total() / 1.0e12, 1.0, 0.05);
+  EXPECT_NEAR(ActiveParametersPerToken(testing::CatalogModel("kimi-k2")) / 32e9, 1.0, 0.03);
   // GLM-4.5 (and 4.6): 352.8B by its 92 layers, Zhipu's "355B" with the MTP layer left out
   // (about 1%); "32B active" without the embedding and LM head.
   for (const char* glm : {"glm-4.5", "glm-4.6"}) {
-    const ModelSpec m = Catalog(glm);
+    const ModelSpec m = testing::CatalogModel(glm);
     const ParameterBreakdown count = CountParameters(m);
     EXPECT_NEAR(count.Total() / 355e9, 1.0, 0.01) << glm;
     EXPECT_NEAR((ActiveParametersPerToken(m) - count.embedding - count.lm_head) / 32e9, 1.0, 0.01) << glm;
   }
   // Only the experts are MXFP4: 19,116,933,120 expert parameters at 4.25 bits.
-  EXPECT_EQ(RoutedExpertParameters(Catalog("gpt-oss-20b")), 24LL * 32 * (3 * 2880 * 2880 + 3 * 2880));
+  EXPECT_EQ(RoutedExpertParameters(testing::CatalogModel("gpt-oss-20b")), 24LL * 32 * (3 * 2880 * 2880 + 3 * 2880));
 }
 
 TEST(AttentionLayout, ChunkedPairsMatchTheQueryByQuerySum) {
@@ -292,7 +287,7 @@ TEST(AttentionLayout, ChunkedPairsMatchTheQueryByQuerySum) {
 // Llama-4: RoPE layers (three of four) attend within 8,192-token chunks; Maverick's experts sit
 // in every other layer (1, 3, ..., 47) with dense layers of 16,384 between them.
 TEST(Llama4, ChunkedLayersAndInterleavedExperts) {
-  const ModelSpec maverick = Catalog("llama-4-maverick");
+  const ModelSpec maverick = testing::CatalogModel("llama-4-maverick");
   EXPECT_EQ(CountAttentionLayers(maverick).chunked, 36);
   EXPECT_EQ(LayerAttentionKind(maverick, 3), FULL_ATTENTION);
   EXPECT_EQ(AttentionChunkTokens(maverick), 8192);
@@ -300,14 +295,14 @@ TEST(Llama4, ChunkedLayersAndInterleavedExperts) {
   EXPECT_TRUE(IsExpertLayer(maverick, 1));
   EXPECT_EQ(ExpertLayers(maverick), 24);
   EXPECT_EQ(ExpertLayers(maverick, 0, 5), 2);
-  EXPECT_EQ(ExpertLayers(Catalog("llama-4-scout")), 48);
+  EXPECT_EQ(ExpertLayers(testing::CatalogModel("llama-4-scout")), 48);
   // Counts by hand (text model): Maverick 3,019,898,880 attention + 24 dense MLPs of 251,658,240
   // + 24 expert layers of 128 x 125,829,120 routed, one shared and a 655,360 router + norms
   // and both embeddings = 400,711,848,960, Meta's "400B"; 17B active for both.
   EXPECT_EQ(CountParameters(maverick).Total(), 400'711'848'960);
-  EXPECT_EQ(CountParameters(Catalog("llama-4-scout")).Total(), 107'769'861'120);  // 109B with vision
+  EXPECT_EQ(CountParameters(testing::CatalogModel("llama-4-scout")).Total(), 107'769'861'120);  // 109B with vision
   EXPECT_NEAR(ActiveParametersPerToken(maverick) / 17e9, 1.0, 0.02);
-  EXPECT_NEAR(ActiveParametersPerToken(Catalog("llama-4-scout")) / 17e9, 1.0, 0.02);
+  EXPECT_NEAR(ActiveParametersPerToken(testing::CatalogModel("llama-4-scout")) / 17e9, 1.0, 0.02);
 
   IterationKernelOptions options;
   options.tensor_parallel = 8;
@@ -340,7 +335,7 @@ constexpr char kLlama4ScoutConfig[] = R"({"model_type": "llama4", "text_config":
 TEST(HfConfig, Llama4ImportsAsTheCatalogEntry) {
   absl::StatusOr<ModelSpec> spec = ImportHfConfig(kLlama4ScoutConfig, "scout/config.json");
   ASSERT_TRUE(spec.ok()) << spec.status();
-  const ModelSpec scout = Catalog("llama-4-scout");
+  const ModelSpec scout = testing::CatalogModel("llama-4-scout");
   EXPECT_EQ(CountParameters(*spec).Total(), CountParameters(scout).Total());
   EXPECT_EQ(CountAttentionLayers(*spec).chunked, 36);
   for (int layer = 0; layer < 48; ++layer) {
@@ -353,7 +348,7 @@ TEST(EngineMemory, ChunkedLayersAreAllocatedWhole) {
   absl::StatusOr<GpuSpec> gpu = ResolveGpu("h100-sxm");
   ASSERT_TRUE(gpu.ok());
   MemoryPlanRequest r;
-  r.model = Catalog("llama-4-scout");
+  r.model = testing::CatalogModel("llama-4-scout");
   r.gpu = *gpu;
   r.weights = WeightFormat();
   r.tensor_parallel = 4;
@@ -377,7 +372,7 @@ TEST(EngineMemory, SglangSplitsChunkedLayersIntoTheirOwnPool) {
   absl::StatusOr<GpuSpec> gpu = ResolveGpu("h200-sxm");
   ASSERT_TRUE(gpu.ok());
   MemoryPlanRequest r;
-  r.model = Catalog("llama-4-scout");
+  r.model = testing::CatalogModel("llama-4-scout");
   r.gpu = *gpu;
   r.weights = WeightFormat();
   r.tensor_parallel = 4;
@@ -406,7 +401,7 @@ TEST(EngineMemory, SglangSplitsChunkedLayersIntoTheirOwnPool) {
   EXPECT_EQ(one->plan.num_blocks, t);
   // Sliding windows stay full attention in 0.5.3 (forced off for gpt-oss and Gemma).
   r.engine = "sglang@0.5.3";
-  r.model = Catalog("gemma-3-27b");
+  r.model = testing::CatalogModel("gemma-3-27b");
   r.tensor_parallel = 2;
   r.max_model_len = 32768;
   absl::StatusOr<MemoryPlanDetail> gemma = ExplainEngineMemory(r);
@@ -414,7 +409,7 @@ TEST(EngineMemory, SglangSplitsChunkedLayersIntoTheirOwnPool) {
   EXPECT_EQ(gemma->plan.swa_pool_tokens, 0);
   EXPECT_THAT(absl::StrJoin(gemma->notes, "\n"), HasSubstr("allocates their KV as full attention"));
   // Pipeline stages with the pool are refused, not priced as something else.
-  r.model = Catalog("llama-4-scout");
+  r.model = testing::CatalogModel("llama-4-scout");
   r.tensor_parallel = 2;
   r.pipeline_parallel = 2;
   EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("hybrid SWA pool across pipeline"));
@@ -424,7 +419,7 @@ TEST(EngineMemory, SglangSplitsChunkedLayersIntoTheirOwnPool) {
 // 3 x (2 x 16 x 128 + 32 x 128) = 24,576 and the recurrent 32 x 128 x 128 = 524,288 elements,
 // in bf16 1,097,728 B a layer, whatever the sequence's length.
 TEST(LinearAttention, StateDoesNotGrowWithContext) {
-  const ModelSpec next = Catalog("qwen3-next-80b-a3b");
+  const ModelSpec next = testing::CatalogModel("qwen3-next-80b-a3b");
   EXPECT_EQ(CountAttentionLayers(next).linear, 36);
   EXPECT_EQ(LinearStateBytesPerLayer(next, 1), (3 * (2 * 16 * 128 + 32 * 128) + 32 * 128 * 128) * 2);
   EXPECT_EQ(LinearStateBytesPerLayer(next, 2), LinearStateBytesPerLayer(next, 1) / 2);
@@ -463,7 +458,7 @@ TEST(LinearAttention, VllmAlignsTheBlockToTheState) {
   absl::StatusOr<GpuSpec> gpu = ResolveGpu("h200-sxm");
   ASSERT_TRUE(gpu.ok());
   MemoryPlanRequest r;
-  r.model = Catalog("qwen3-next-80b-a3b");
+  r.model = testing::CatalogModel("qwen3-next-80b-a3b");
   r.gpu = *gpu;
   r.weights = *ParseWeightFormat("fp8");
   r.max_model_len = 32768;
@@ -482,7 +477,7 @@ TEST(LinearAttention, VllmAlignsTheBlockToTheState) {
 // Qwen3-Next-80B-A3B: 79.67B by its shape (the MTP layer and the shared experts' scalar gates
 // left out), Qwen's "80B"; 3.25B active without the embedding and LM head ("A3B").
 TEST(LinearAttention, Qwen3NextCountsAndImport) {
-  const ModelSpec next = Catalog("qwen3-next-80b-a3b");
+  const ModelSpec next = testing::CatalogModel("qwen3-next-80b-a3b");
   EXPECT_NEAR(CountParameters(next).Total() / 80e9, 1.0, 0.01);
   const ParameterBreakdown p = CountParameters(next);
   EXPECT_NEAR((ActiveParametersPerToken(next) - p.embedding - p.lm_head) / 3e9, 1.0, 0.1);
@@ -505,8 +500,8 @@ TEST(LinearAttention, Qwen3NextCountsAndImport) {
 // cache (128 fp8 values and an fp32 scale); the latent attention reads at most 2,048 tokens a
 // query while the indexer scores them all.
 TEST(SparseAttention, IndexerCostsAndTopKReads) {
-  const ModelSpec v3 = Catalog("deepseek-v3");
-  const ModelSpec v32 = Catalog("deepseek-v3.2");
+  const ModelSpec v3 = testing::CatalogModel("deepseek-v3");
+  const ModelSpec v32 = testing::CatalogModel("deepseek-v3.2");
   EXPECT_EQ(CountParameters(v32).Total() - CountParameters(v3).Total(), 61LL * 13'959'424);
   EXPECT_EQ(KvBytesPerToken(v32, DType::BF16), KvBytesPerToken(v3, DType::BF16) + 61 * 132);
   IterationKernelOptions options;
@@ -561,7 +556,7 @@ constexpr char kGptOss20bConfig[] = R"({
 TEST(HfConfig, GptOssImportsWithItsWindowsSinksAndExpertsOnlyQuantization) {
   absl::StatusOr<ModelSpec> spec = ImportHfConfig(kGptOss20bConfig, "gpt-oss-20b/config.json");
   ASSERT_TRUE(spec.ok()) << spec.status();
-  EXPECT_EQ(CountParameters(*spec).Total(), CountParameters(Catalog("gpt-oss-20b")).Total());
+  EXPECT_EQ(CountParameters(*spec).Total(), CountParameters(testing::CatalogModel("gpt-oss-20b")).Total());
   EXPECT_EQ(CountAttentionLayers(*spec).window, 12);
   EXPECT_EQ(LayerAttentionKind(*spec, 0), SLIDING_WINDOW);
   EXPECT_TRUE(spec->attention().attention_sinks());

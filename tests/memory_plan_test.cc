@@ -28,6 +28,7 @@
 #include "sim/core/memory_plan/memory_plan.h"
 #include "sim/core/memory_plan/memory_plan_detail.h"
 #include "sim/core/personality/personality_catalog.h"
+#include "tests/catalog_model.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 
@@ -38,12 +39,6 @@ using ::testing::HasSubstr;
 using testing::RunInfergrid;
 
 constexpr double kGiB = 1073741824.0;
-
-ModelSpec Model(const std::string& name) {
-  absl::StatusOr<ModelSpec> model = FindCatalogModel(name);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return model.ok() ? *model : ModelSpec();
-}
 
 GpuSpec Gpu(const std::string& name) {
   absl::StatusOr<GpuSpec> gpu = ResolveGpu(name);
@@ -74,7 +69,7 @@ MemoryPlanRequest Request(const std::string& engine, const std::string& model, c
                           const GpuSpec& gpu, int tp = 1) {
   MemoryPlanRequest r;
   r.engine = engine;
-  r.model = Model(model);
+  r.model = testing::CatalogModel(model);
   r.gpu = gpu;
   r.weights = Weights(weights);
   r.kv_dtype = DType::BF16;
@@ -390,7 +385,7 @@ TEST(EngineWeights, ExpertParallelPlacesWholeExperts) {
   const double tp_rows = 257 * (2 * 2048 / 8 + d), ep_rows = 32 * (2 * 2048 + d) + (2 * 2048 / 8 + d);
   EXPECT_NEAR(tp.stages[0].weights.linear - ep.stages[0].weights.linear, 58 * (tp_rows - ep_rows) * 4, 1);
   r.tensor_parallel = 16;
-  r.model = Model("mixtral-8x7b");
+  r.model = testing::CatalogModel("mixtral-8x7b");
   r.weights = Weights("bf16");
   absl::StatusOr<MemoryPlanDetail> uneven = ExplainEngineMemory(r);
   ASSERT_FALSE(uneven.ok());
@@ -513,7 +508,7 @@ TEST(EngineDefaults, SglangFractions) {
   EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.907);
   // L40S is in no reserve class: the old table.
   r.gpu = Gpu("l40s");
-  r.model = Model("llama-3.1-8b");
+  r.model = testing::CatalogModel("llama-3.1-8b");
   EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.87);
   // The newer rule takes the request pool off the KV share: (2048 + 1) x (131,072 + 4) x 4 B.
   r.gpu = Gpu("h100-sxm");
@@ -535,7 +530,7 @@ TEST(EngineDefaults, Sglang053ReservesByChunkGraphBatchAndGpus) {
   r.gpu = Gpu("h200-sxm");
   EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.907);
   r.tensor_parallel = 4;
-  r.model = Model("llama-3.1-70b");
+  r.model = testing::CatalogModel("llama-3.1-70b");
   EXPECT_DOUBLE_EQ(Explain(r).fraction, 0.9);
   // L40S (46,068 MiB) chunks at 4096: 512 + 6144 + 512 + 128 = 7,296 MiB, no 10 GiB floor below
   // 60 GiB -> 0.8416.

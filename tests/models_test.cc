@@ -15,18 +15,13 @@
 #include "models/parameter_count.h"
 #include "models/pass_accounting.h"
 #include "models/safetensors_header.h"
+#include "tests/catalog_model.h"
 #include "tests/test_files.h"
 
 namespace infergrid {
 namespace {
 
 using ::testing::HasSubstr;
-
-ModelSpec Catalog(absl::string_view name) {
-  absl::StatusOr<ModelSpec> spec = FindCatalogModel(name);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return spec.ok() ? *spec : ModelSpec();
-}
 
 TEST(ModelCatalog, HasTheRequiredModels) {
   for (const char* name : {"llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mistral-7b",
@@ -113,12 +108,12 @@ TEST(ParameterCount, MatchesPublishedCheckpoints) {
       {"qwen3-8b", 8'190'735'360},     {"qwen3-14b", 14'768'307'200},
       {"qwen3-32b", 32'762'123'264}};
   for (const auto& [name, count] : expected) {
-    EXPECT_EQ(CountParameters(Catalog(name)).Total(), count) << name;
+    EXPECT_EQ(CountParameters(testing::CatalogModel(name)).Total(), count) << name;
   }
 }
 
 TEST(ParameterCount, BreakdownOfLlama3_8B) {
-  const ParameterBreakdown p = CountParameters(Catalog("llama-3-8b"));
+  const ParameterBreakdown p = CountParameters(testing::CatalogModel("llama-3-8b"));
   EXPECT_EQ(p.embedding, 128256LL * 4096);
   EXPECT_EQ(p.lm_head, 128256LL * 4096);
   EXPECT_EQ(p.attention, 32LL * (4096 * 4096 * 2 + 2 * 4096 * 1024));
@@ -127,14 +122,14 @@ TEST(ParameterCount, BreakdownOfLlama3_8B) {
 }
 
 TEST(ParameterCount, TiedEmbeddingsHaveNoLmHead) {
-  EXPECT_EQ(CountParameters(Catalog("qwen2.5-0.5b")).lm_head, 0);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("qwen2.5-0.5b")).lm_head, 0);
 }
 
 TEST(ParameterCount, MixtralActivePerTokenUsesTopTwoExperts) {
-  const ModelSpec m = Catalog("mixtral-8x7b");
+  const ModelSpec m = testing::CatalogModel("mixtral-8x7b");
   // Published: ~12.9B active. 6 idle experts x 32 layers x 3 x 4096 x 14336 fewer.
   EXPECT_EQ(ActiveParametersPerToken(m), 46'702'792'704LL - 6LL * 32 * 3 * 4096 * 14336);
-  EXPECT_EQ(ActiveParametersPerToken(Catalog("llama-3-8b")), 8'030'261'248LL);
+  EXPECT_EQ(ActiveParametersPerToken(testing::CatalogModel("llama-3-8b")), 8'030'261'248LL);
 }
 
 TEST(DType, SizesAndNames) {
@@ -187,7 +182,7 @@ TEST(WeightFormat, Fp4FormatsIncludeTheirBlockScales) {
 
 // Lesson section 4: 2 x L x H_kv x D x S x B x b.
 TEST(KvCacheSize, LessonFigures) {
-  const ModelSpec m = Catalog("llama-3-8b");
+  const ModelSpec m = testing::CatalogModel("llama-3-8b");
   EXPECT_EQ(KvBytesPerToken(m, DType::FP16), 131072);  // 128 KiB
   EXPECT_EQ(KvBytesPerToken(m, DType::BF16), 131072);
   EXPECT_EQ(KvBytesPerToken(m, DType::FP8_E4M3), 65536);  // 64 KiB
@@ -219,7 +214,7 @@ TEST(KvCacheSize, PerGpuUnderTensorParallelism) {
 }
 
 TEST(KvCacheSize, AnatomyDocumentKvFiguresDoNotFollowFromTheFormula) {
-  ModelSpec llama70 = Catalog("llama-3-70b");
+  ModelSpec llama70 = testing::CatalogModel("llama-3-70b");
   const double gqa = KvBytes(llama70, DType::FP16, 8192, 4);
   EXPECT_DOUBLE_EQ(gqa, 10'737'418'240.0);  // 10.74 GB = 10.00 GiB, not ~20 GB
   llama70.set_num_kv_heads(64);              // the MHA variant
@@ -234,7 +229,7 @@ PassInputs Nominal8B(const ModelSpec& m, DType kv) {
 
 // Lesson section 6.2 table.
 TEST(PassAccounting, PrefillTable) {
-  const ModelSpec m = Catalog("llama-3-8b");
+  const ModelSpec m = testing::CatalogModel("llama-3-8b");
   const PassAccounting p256 = PrefillPass(m, Nominal8B(m, DType::FP16), 256, 1);
   EXPECT_EQ(std::round(p256.attention_flops / 1e9), 17.0);  // 0.017 TFLOP
   EXPECT_DOUBLE_EQ(p256.linear_flops, 4.096e12);            // 4.10 TFLOP
@@ -255,7 +250,7 @@ TEST(PassAccounting, PrefillTable) {
 
 // Lesson sections 6.3 and 6.4.
 TEST(PassAccounting, DecodeStepAt8K) {
-  const ModelSpec m = Catalog("llama-3-8b");
+  const ModelSpec m = testing::CatalogModel("llama-3-8b");
   const PassAccounting d = DecodeStep(m, Nominal8B(m, DType::FP16), 8192, 1);
   EXPECT_DOUBLE_EQ(d.linear_flops, 16e9);
   EXPECT_NEAR(d.attention_flops / 1e9, 4.29, 0.005);
@@ -269,7 +264,7 @@ TEST(PassAccounting, DecodeStepAt8K) {
 
 // Lesson section 8: the FP16 vs FP8 KV decision at batch 4, S = 8K.
 TEST(PassAccounting, KvPrecisionDecisionTable) {
-  const ModelSpec m = Catalog("llama-3-8b");
+  const ModelSpec m = testing::CatalogModel("llama-3-8b");
   const PassAccounting fp16 = DecodeStep(m, Nominal8B(m, DType::FP16), 8192, 4);
   const PassAccounting fp8 = DecodeStep(m, Nominal8B(m, DType::FP8_E4M3), 8192, 4);
   const double gib = 1073741824.0;
@@ -346,7 +341,7 @@ TEST(HfConfig, ErrorsNameTheFileLineAndField) {
 // An imported config equals the catalog entry in everything that decides memory and time;
 // only the naming fields may differ.
 void ExpectSameShapeAsCatalog(ModelSpec imported, const std::string& name) {
-  ModelSpec catalog = Catalog(name);
+  ModelSpec catalog = testing::CatalogModel(name);
   for (ModelSpec* m : {&imported, &catalog}) {
     m->clear_display_name();
     m->clear_hf_id();
@@ -417,7 +412,7 @@ TEST(HfConfig, Qwen3MoeImportsAsTheCatalogEntry) {
 // MLA caches (kv_lora_rank + qk_rope_head_dim) x layers x bytes per token, on every GPU of a
 // tensor-parallel group: 70,272 B in bf16, not the 1,748,992 B of 128 heads of 56 dimensions.
 TEST(KvCacheSize, LatentAttentionCachesTheLatentOnly) {
-  const ModelSpec ds = Catalog("deepseek-v3");
+  const ModelSpec ds = testing::CatalogModel("deepseek-v3");
   EXPECT_EQ(KvElementsPerTokenLayer(ds, 1), 512 + 64);
   EXPECT_EQ(KvBytesPerToken(ds, DType::BF16), (512 + 64) * 61 * 2);
   EXPECT_EQ(KvBytesPerToken(ds, DType::BF16), 70272);
@@ -433,7 +428,7 @@ TEST(ParameterCount, DeepSeekV3LatentAttentionAndExperts) {
   const int64_t attention = d * 1536 + 1536 * heads * 192 + d * (512 + 64) + 512 * heads * (128 + 128) +
                             heads * 128 * d;
   const int64_t expert = 3 * d * 2048;
-  const ParameterBreakdown p = CountParameters(Catalog("deepseek-v3"));
+  const ParameterBreakdown p = CountParameters(testing::CatalogModel("deepseek-v3"));
   EXPECT_EQ(p.embedding, 129280 * d);
   EXPECT_EQ(p.lm_head, 129280 * d);
   EXPECT_EQ(p.attention, layers * attention);
@@ -442,21 +437,21 @@ TEST(ParameterCount, DeepSeekV3LatentAttentionAndExperts) {
   EXPECT_EQ(p.norms, layers * (2 * d + 1536 + 512) + d);
   EXPECT_EQ(p.Total(), 671'026'404'352);
   EXPECT_NEAR(static_cast<double>(p.Total()), 671e9, 0.001 * 671e9);
-  const int64_t active = ActiveParametersPerToken(Catalog("deepseek-v3"));
+  const int64_t active = ActiveParametersPerToken(testing::CatalogModel("deepseek-v3"));
   EXPECT_EQ(active, p.Total() - moe_layers * (256 - 8) * expert);
   EXPECT_NEAR(static_cast<double>(active), 37e9, 0.02 * 37e9);
   // Qwen3-30B-A3B: 30.5B total, 3.3B activated (model card).
-  const ParameterBreakdown q = CountParameters(Catalog("qwen3-30b-a3b"));
+  const ParameterBreakdown q = CountParameters(testing::CatalogModel("qwen3-30b-a3b"));
   EXPECT_NEAR(static_cast<double>(q.Total()), 30.5e9, 0.005 * 30.5e9);
-  EXPECT_NEAR(static_cast<double>(ActiveParametersPerToken(Catalog("qwen3-30b-a3b"))), 3.3e9, 0.02 * 3.3e9);
+  EXPECT_NEAR(static_cast<double>(ActiveParametersPerToken(testing::CatalogModel("qwen3-30b-a3b"))), 3.3e9, 0.02 * 3.3e9);
 }
 
 TEST(PassAccounting, LatentAttentionPairsDifferByPath) {
-  const ModelSpec ds = Catalog("deepseek-v3");
+  const ModelSpec ds = testing::CatalogModel("deepseek-v3");
   // Prefill over up-projected heads (qk 192 + v 128); decode in the latent space (576 + 512).
   EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(ds, false), 2.0 * 61 * 128 * (192 + 128));
   EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(ds, true), 2.0 * 61 * 128 * (576 + 512));
-  const ModelSpec llama = Catalog("llama-3-8b");
+  const ModelSpec llama = testing::CatalogModel("llama-3-8b");
   EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(llama, false), 4.0 * 32 * 32 * 128);
   EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(llama, true), AttentionFlopsPerPair(llama, false));
 }

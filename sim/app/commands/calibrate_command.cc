@@ -46,6 +46,7 @@ namespace infergrid {
 namespace {
 
 using format::Fixed;
+using format::Percent;
 
 std::vector<std::string> InputList(const cli::FlagValues& flags) {
   std::vector<std::string> inputs;
@@ -212,7 +213,6 @@ absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
   return absl::OkStatus();
 }
 
-std::string Percent(double fraction) { return absl::StrCat(Fixed(100 * fraction, 1), "%"); }
 std::string Micros(double seconds) { return absl::StrCat(Fixed(seconds * 1e6, 2), " us"); }
 
 // The held-out GEMM rows of each fold (overall, then per TP degree when the fold has several)

@@ -260,8 +260,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   e.execution = std::move(policy);
   const int64_t usable = kv.num_blocks - WatermarkBlocks(e.blocks);
   // A sequence at max_model_len still reserves its speculative lookahead slots.
-  const int64_t needed = kv.groups.hybrid() ? kv.groups.BlocksFor(limits.max_model_len + e.limits.lookahead_slots, kv.block_size)
-                                            : (limits.max_model_len + e.limits.lookahead_slots + kv.block_size - 1) / kv.block_size;
+  const int64_t needed = kv.groups.BlocksFor(limits.max_model_len + e.limits.lookahead_slots, kv.block_size);
   if (needed > usable) {
     return absl::FailedPreconditionError(absl::StrCat(
         "--max-model-len=", limits.max_model_len, " needs ", needed, " KV blocks but the memory plan leaves ",

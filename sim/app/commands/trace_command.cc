@@ -37,8 +37,8 @@ namespace {
 
 using format::Fixed;
 using format::Grouped;
+using format::Percent;
 
-std::string Percent(double fraction) { return absl::StrCat(Fixed(100 * fraction, 1), "%"); }
 
 void AppendSkipsAndWarnings(const TraceStats& s, std::string* out) {
   if (s.skipped() > 0) {

@@ -39,6 +39,7 @@ namespace infergrid {
 
 using format::Fixed;
 using format::Grouped;
+using format::Percent;
 using format::Scientific;
 
 namespace {
@@ -46,9 +47,6 @@ namespace {
 constexpr double kDefaultMfu = 0.4;
 
 std::string Tflops(double flops_per_s) { return absl::StrCat(Fixed(flops_per_s / 1e12, 1), " TFLOP/s"); }
-std::string Percent(double fraction, int decimals = 1) {
-  return absl::StrCat(Fixed(100 * fraction, decimals), "%");
-}
 
 // N, D and the FLOPs of the run: 6ND, its forward and backward parts, and the attention
 // FLOPs 6ND leaves out (with a sequence length).

@@ -21,10 +21,10 @@ namespace infergrid {
 
 using format::Fixed;
 using format::Grouped;
+using format::Percent;
 
 namespace {
 
-std::string Percent(double fraction) { return absl::StrCat(Fixed(100 * fraction, 1), "%"); }
 std::string SignedPercent(double fraction) {
   return absl::StrCat(fraction >= 0 ? "+" : "", Fixed(100 * fraction, 1), "%");
 }

@@ -26,10 +26,10 @@ namespace infergrid {
 
 using format::Fixed;
 using format::Grouped;
+using format::Percent;
 
 namespace {
 
-std::string Percent(double fraction) { return absl::StrCat(Fixed(100 * fraction, 1), "%"); }
 
 bool InClaimedRange(double overhead) {
   return overhead >= kClaimedOverheadLow && overhead <= kClaimedOverheadHigh;

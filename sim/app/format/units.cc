@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace infergrid::format {
@@ -32,6 +33,10 @@ std::string Scientific(double value) {
   if (value == 0) return "0";
   const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value))));
   return absl::StrFormat("%.2fe%d", value / std::pow(10.0, exponent), exponent);
+}
+
+std::string Percent(double fraction, int decimals) {
+  return absl::StrCat(Fixed(100 * fraction, decimals), "%");
 }
 
 }  // namespace infergrid::format

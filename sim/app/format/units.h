@@ -17,6 +17,8 @@ std::string Grouped(double value);
 std::string Duration(double seconds);
 // Scientific with 2 decimals ("8.00e9").
 std::string Scientific(double value);
+// A fraction as a percentage with `decimals` digits ("40.4%").
+std::string Percent(double fraction, int decimals = 1);
 
 }  // namespace infergrid::format
 

@@ -10,6 +10,7 @@ namespace infergrid {
 
 using format::Fixed;
 using format::Grouped;
+using format::Percent;
 
 namespace {
 
@@ -23,7 +24,6 @@ void AddLatencyRow(format::TextTable& table, const std::string& name, const Late
                 ms(s.max()), Grouped(s.count())});
 }
 
-std::string Percent(double fraction) { return absl::StrCat(Fixed(100 * fraction, 1), "%"); }
 
 // The lines under the title: workload, cost model, front end (and noise), KV cache.
 std::string RenderSetup(const SimulationSummary& s) {

@@ -39,6 +39,16 @@ struct BatchPlan {
   }
 };
 
+// A batch of decodes only (one new token per sequence, no padding rows): what multi-step
+// scheduling groups, and what --cost-stride may price from an earlier step.
+inline bool PureDecode(const BatchPlan& plan) {
+  if (plan.work.empty() || !plan.padding_contexts.empty()) return false;
+  for (const ScheduledWork& w : plan.work) {
+    if (!w.decode) return false;
+  }
+  return true;
+}
+
 }  // namespace infergrid
 
 #endif  // INFERGRID_SIM_CORE_SERVING_BATCH_PLAN_H_

@@ -24,13 +24,6 @@ IterationCost Lerp(const IterationCost& a, const IterationCost& b, double f) {
   return c;
 }
 
-bool PureDecode(const BatchPlan& plan) {
-  if (plan.work.empty() || !plan.padding_contexts.empty()) return false;
-  for (const ScheduledWork& w : plan.work) {
-    if (!w.decode) return false;
-  }
-  return true;
-}
 
 }  // namespace
 

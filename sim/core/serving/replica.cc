@@ -6,18 +6,6 @@
 
 namespace infergrid {
 
-namespace {
-
-bool PureDecode(const BatchPlan& plan) {
-  if (plan.work.empty() || !plan.padding_contexts.empty()) return false;
-  for (const ScheduledWork& w : plan.work) {
-    if (!w.decode) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 Replica::Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
                  const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
                  int cost_stride, const ExecutionPolicy* policy)
