@@ -35,16 +35,20 @@ double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t se
   return (static_cast<double>(KvBytesPerTokenLayer(spec, kv_dtype, 1)) * kept + states) * static_cast<double>(sequences);
 }
 
-int64_t LinearStateBytesPerLayer(const ModelSpec& spec, int tensor_parallel) {
-  if (CountAttentionLayers(spec).linear == 0) return 0;
+LinearStateElements LinearStateElementsPerLayer(const ModelSpec& spec, int tensor_parallel) {
+  if (CountAttentionLayers(spec).linear == 0) return {};
   const LinearAttention& l = spec.linear_attention();
   const int64_t tp = std::max(1, tensor_parallel);
   const int64_t key_width = int64_t{l.num_key_heads()} * l.key_head_dim();
   const int64_t value_width = int64_t{l.num_value_heads()} * l.value_head_dim();
-  const int64_t conv = (int64_t{l.conv_kernel()} - 1) * (2 * key_width + value_width) / tp;
-  const int64_t recurrent = int64_t{l.num_value_heads()} / tp * l.key_head_dim() * l.value_head_dim();
+  return {(int64_t{l.conv_kernel()} - 1) * (2 * key_width + value_width) / tp,
+          int64_t{l.num_value_heads()} / tp * l.key_head_dim() * l.value_head_dim()};
+}
+
+int64_t LinearStateBytesPerLayer(const ModelSpec& spec, int tensor_parallel) {
+  const LinearStateElements state = LinearStateElementsPerLayer(spec, tensor_parallel);
   const DType dtype = spec.dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : spec.dtype();
-  return (conv + recurrent) * BitsPerElement(dtype) / 8;
+  return (state.conv + state.recurrent) * BitsPerElement(dtype) / 8;
 }
 
 int64_t KvBytesPerToken(const ModelSpec& spec, DType kv_dtype, int tensor_parallel) {

@@ -30,9 +30,19 @@ int64_t IndexerBytesPerTokenLayer(const ModelSpec& spec);
 // indexer's key where the model has one.
 int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_parallel);
 
+// Elements of one linear-attention layer's state per sequence at `tensor_parallel` (0 for a
+// model without): the convolution's (conv_kernel - 1) x (2 Hk dk + Hv dv) / TP and the
+// recurrent Hv / TP x dk x dv. Engines store them in dtypes of their own.
+struct LinearStateElements {
+  int64_t conv = 0;
+  int64_t recurrent = 0;
+};
+LinearStateElements LinearStateElementsPerLayer(const ModelSpec& spec, int tensor_parallel);
+
 // Bytes of one sequence's state in one linear-attention layer on one GPU (Gated DeltaNet: the
 // recurrent state and the convolution state, models/model_spec.proto LinearAttention), in the
-// model's dtype; 0 for a model without such layers. Constant in the sequence's length.
+// model's dtype (vLLM's default); 0 for a model without such layers. Constant in the sequence's
+// length.
 int64_t LinearStateBytesPerLayer(const ModelSpec& spec, int tensor_parallel);
 
 // Bytes of K and V for one token over all attention layers on one GPU (Llama-3-8B fp16:

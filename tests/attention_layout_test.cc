@@ -470,8 +470,57 @@ TEST(LinearAttention, VllmAlignsTheBlockToTheState) {
   EXPECT_EQ(plan->plan.kv_groups.state_groups, 3);
   EXPECT_EQ(plan->plan.num_blocks,
             static_cast<int64_t>(plan->plan.kv_cache_bytes / (544.0 * 12 * 2048)));
-  r.engine = "sglang";
-  EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("not modelled"));
+  for (const char* engine : {"sglang@0.4.9", "trtllm"}) {
+    r.engine = engine;
+    EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("not modelled")) << engine;
+  }
+}
+
+// SGLang 0.5.3 holds Qwen3-Next's linear-attention states in its Mamba pool (model_runner.py for
+// hybrid GDN models, configs/qwen3_next.py mamba_cache_per_req): 512 slots without
+// --max-running-requests, each every linear layer's convolution state (3 x 8,192 / TP elements,
+// bf16) and recurrent state (32 / TP x 128 x 128, float32). At TP 4: 36 x (6,144 x 2 + 131,072
+// x 4) = 36 x 536,576 = 19,316,736 B a slot, 9,890,168,832 B for 512 (9.21 GiB), reserved
+// before the KV tokens of the 12 full-attention layers (one KV head of 256 a GPU: 1,024 B a
+// layer) are counted. The pool does not grow with the context; the running requests are capped
+// to the slots.
+TEST(LinearAttention, SglangHoldsTheStatesInAMambaPool) {
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h200-sxm");
+  ASSERT_TRUE(gpu.ok());
+  MemoryPlanRequest r;
+  r.model = testing::CatalogModel("qwen3-next-80b-a3b");
+  r.gpu = *gpu;
+  r.weights = WeightFormat();
+  r.tensor_parallel = 4;
+  r.max_model_len = 32768;
+  r.block_size = 0;
+  r.engine = "sglang@0.5.3";
+  absl::StatusOr<MemoryPlanDetail> plan = ExplainEngineMemory(r);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->plan.state_pool_slots, 512);
+  EXPECT_DOUBLE_EQ(plan->plan.state_pool_bytes, 512.0 * 36 * (6144 * 2 + 131072 * 4));
+  EXPECT_DOUBLE_EQ(plan->plan.state_pool_bytes, 9'890'168'832.0);
+  EXPECT_EQ(plan->plan.kv_bytes_per_token, 12 * 1024);
+  EXPECT_EQ(plan->max_num_seqs, 512);
+  const StagePlan& stage = plan->stages.front();
+  EXPECT_DOUBLE_EQ(stage.kv_cache_bytes, stage.free_before_weights_bytes * plan->fraction - stage.weights.Total() -
+                                             stage.req_to_token_bytes - 9'890'168'832.0);
+  EXPECT_EQ(plan->plan.num_blocks, static_cast<int64_t>(stage.kv_cache_bytes / (12.0 * 1024)));
+  // The states do not grow with the context.
+  r.max_model_len = 131072;
+  absl::StatusOr<MemoryPlanDetail> longer = ExplainEngineMemory(r);
+  ASSERT_TRUE(longer.ok()) << longer.status();
+  EXPECT_DOUBLE_EQ(longer->plan.state_pool_bytes, plan->plan.state_pool_bytes);
+  // --max-running-requests sizes the pool.
+  r.max_num_seqs = 64;
+  absl::StatusOr<MemoryPlanDetail> fewer = ExplainEngineMemory(r);
+  ASSERT_TRUE(fewer.ok()) << fewer.status();
+  EXPECT_EQ(fewer->plan.state_pool_slots, 64);
+  EXPECT_DOUBLE_EQ(fewer->plan.state_pool_bytes, 64.0 * 19'316'736);
+  EXPECT_EQ(fewer->max_num_seqs, 64);
+  r.max_num_seqs = 0;
+  r.pipeline_parallel = 2;
+  EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("Mamba pool across pipeline"));
 }
 
 // Qwen3-Next-80B-A3B: 79.67B by its shape (the MTP layer and the shared experts' scalar gates

@@ -76,6 +76,23 @@ TEST(ModelCommands, SglangHybridSwaPoolForLlama4) {
   EXPECT_THAT(summary, HasSubstr("held in two pools (SGLang's hybrid SWA pool): 1799824 tokens"));
 }
 
+// SGLang 0.5.3's Mamba pool for Qwen3-Next: the state slots in the table, the run capped to them.
+TEST(ModelCommands, SglangMambaPoolForQwen3Next) {
+  const std::string base =
+      "--engine=sglang@0.5.3 --model=qwen3-next-80b-a3b --gpu=h200-sxm --tensor-parallel-size=4 --max-model-len=32768";
+  const testing::CommandResult memory = RunInfergrid("memory " + base);
+  ASSERT_EQ(memory.exit_code, 0) << memory.err;
+  EXPECT_THAT(memory.out, HasSubstr("- Mamba pool (512 linear-attention states)        9.21    9,890,168,832"));
+  EXPECT_THAT(memory.out, HasSubstr("max_num_seqs 512"));
+  const std::string out = ::testing::TempDir() + "/model_commands_sglang_mamba";
+  const testing::CommandResult run =
+      RunInfergrid("simulate " + base + " --max-requests=20 --rate=2 --outputs=summary --out=" + out);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string summary = testing::ReadAll(out + "/summary.json");
+  EXPECT_THAT(summary, HasSubstr("\"completed\": 20"));
+  EXPECT_THAT(summary, HasSubstr("SGLang's Mamba pool of 512 slots"));
+}
+
 TEST(ModelCommands, GptOssBenchAndPlan) {
   const testing::CommandResult bench =
       RunInfergrid("bench latency --model=openai/gpt-oss-20b --gpu=h100-sxm --input-len=512 --output-len=32 --batch-size=4");

@@ -77,6 +77,7 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   kv.set_full_pool_tokens(static_cast<int32_t>(plan.full_pool_tokens));
   kv.set_swa_pool_tokens(static_cast<int32_t>(plan.swa_pool_tokens));
   kv.set_swa_pool_layers(plan.swa_pool_layers);
+  kv.set_state_pool_slots(static_cast<int32_t>(plan.state_pool_slots));
   for (const StagePlan& s : detail.stages) {
     EngineStageReport& stage = *report.add_stages();
     stage.set_layers(s.layers);
@@ -87,6 +88,7 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
     stage.set_kv_cache_bytes(s.kv_cache_bytes);
     stage.set_kv_bytes_per_token(static_cast<double>(s.kv_bytes_per_token));
     stage.set_num_blocks(static_cast<int32_t>(s.num_blocks));
+    stage.set_state_pool_bytes(s.state_pool_bytes);
   }
   report.set_limiting_stage(detail.limiting_stage);
   for (const std::string& line : plan.log_lines) report.add_log_lines(line);
@@ -119,8 +121,12 @@ std::string RenderTermTable(const EngineMemoryReport& r) {
     row("= free before weights", free_before);
     row(absl::StrCat("static share = free x ", fraction), r.budget_bytes());
     row("- weights (as loaded)", r.weight_bytes());
-    const double pool = r.budget_bytes() - r.weight_bytes() - stage.kv_cache_bytes();
+    const double pool = r.budget_bytes() - r.weight_bytes() - stage.kv_cache_bytes() - stage.state_pool_bytes();
     if (pool > 1) row("- request-to-token pool", pool);
+    if (stage.state_pool_bytes() > 0) {
+      row(absl::StrCat("- Mamba pool (", Grouped(r.kv_cache().state_pool_slots()), " linear-attention states)"),
+          stage.state_pool_bytes());
+    }
   } else {
     row("- weights", r.weight_bytes());
     row("- context and runtime buffers", r.non_torch_bytes());

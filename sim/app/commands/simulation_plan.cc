@@ -232,6 +232,11 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
         "--enable-prefix-caching with ", o.setup.model.name(), "'s sliding-window KV groups (",
         kv.groups.Describe(), ") is not modelled; run without it"));
   }
+  if (o.prefix_caching && limits.memory.state_pool_slots > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--enable-prefix-caching with ", o.setup.model.name(), " on this SGLang release: it turns its radix cache "
+        "off for models with linear-attention layers (\"Hybrid GDN model detected, disable radix cache\")"));
+  }
   e.blocks.num_cpu_blocks = kv.BlockBytes() > 0 ? static_cast<int64_t>(o.swap_space_gib * kGiB / kv.BlockBytes()) : 0;
   e.router = o.router;
   e.prefill_replicas = o.prefill_replicas;

@@ -30,6 +30,9 @@ std::vector<std::string> AttentionNotes(const ModelSpec& model, const MemoryPlan
     held = absl::StrCat("held in two pools (SGLang's hybrid SWA pool): ", memory.full_pool_tokens,
                         " tokens of the full-attention layers and ", memory.swa_pool_tokens, " of the ",
                         memory.swa_pool_layers, " chunked ones, a running sequence's token taking a slot in both");
+  } else if (memory.state_pool_slots > 0) {
+    held = absl::StrCat("for the full-attention layers in a token pool, the linear layers' states in SGLang's Mamba "
+                        "pool of ", memory.state_pool_slots, " slots (one per running request)");
   } else if (groups.hybrid()) {
     held = absl::StrCat("held in ", groups.Describe(),
                         " (window groups free the blocks the window has left, a state group holds one block per sequence",

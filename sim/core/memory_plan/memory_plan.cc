@@ -184,9 +184,19 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
                                   PersonalityName(p), ": ", p.windowed_kv_cache_source(), ")"));
   }
   if (kinds.linear > 0 && p.windowed_kv_cache() != HYBRID_GROUPS) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        r.model.name(), "'s linear-attention layers need a per-sequence state pool, which InferGrid models for "
-        "vLLM V1's hybrid KV cache manager only; --engine=", PersonalityName(p), " is not modelled for it"));
+    if (!p.has_mamba_pool()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          r.model.name(), "'s linear-attention layers need a per-sequence state pool, which InferGrid models for "
+          "vLLM V1's hybrid KV cache manager and SGLang 0.5.3's Mamba pool only; --engine=", PersonalityName(p),
+          " is not modelled for it"));
+    }
+    if (r.pipeline_parallel > 1) {
+      return absl::InvalidArgumentError(absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel, " with ",
+                                                     r.model.name(), " on ", PersonalityName(p),
+                                                     ": SGLang's Mamba pool across pipeline stages is not modelled"));
+    }
+    // The state lives in the Mamba pool (ApplySglangRule); the token pool holds the full layers.
+    return OneGroup(count - kinds.linear);
   }
   if (kinds.window == 0 && kinds.linear == 0) return OneGroup(count);
   const std::string window =

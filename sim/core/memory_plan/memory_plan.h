@@ -70,6 +70,11 @@ struct MemoryPlan {
   int64_t full_pool_tokens = 0;
   int64_t swa_pool_tokens = 0;
   int swa_pool_layers = 0;
+  // SGLang's Mamba pool (EnginePersonality.mamba_pool): state slots for linear-attention layers,
+  // one per running request, and their bytes per GPU; the KV tokens are then the full-attention
+  // layers' alone. Zero otherwise.
+  int64_t state_pool_slots = 0;
+  double state_pool_bytes = 0;
   std::vector<std::string> log_lines;   // the plan as the engine logs it, term by term
   DType kv_dtype = DType::BF16;         // the request's, carried with the capacity
 

@@ -26,6 +26,7 @@ struct StagePlan {
   double free_before_weights_bytes = 0;  // SGLang: free memory when weights start loading
   double available_bytes = 0;            // TensorRT-LLM: free memory the fraction applies to
   double req_to_token_bytes = 0;         // SGLang (newer): request-to-token pool
+  double state_pool_bytes = 0;           // SGLang: the Mamba pool of linear-attention states
   double kv_cache_bytes = 0;             // what the rule leaves for KV, before whole blocks
   int64_t kv_bytes_per_token = 0;       // over the layers one block spans
   int64_t num_blocks = 0;

@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/dtype.h"
+#include "models/attention_layout.h"
+#include "models/kv_cache_size.h"
 #include "sim/core/memory_plan/engine_rules.h"
 
 namespace infergrid::memory_plan_internal {
@@ -56,6 +58,23 @@ void DefaultFraction(const MemoryPlanRequest& request, const EnginePersonality& 
   }
 }
 
+// SGLang's Mamba pool for linear-attention layers (model_runner.py, hybrid GDN models):
+// max_mamba_cache_size state slots, --max-running-requests or the release's default; 0 for a
+// model without linear layers or an engine without the pool.
+int64_t MambaSlots(const MemoryPlanRequest& request, const EnginePersonality& p) {
+  if (!p.has_mamba_pool() || CountAttentionLayers(request.model).linear == 0) return 0;
+  return request.max_num_seqs > 0 ? request.max_num_seqs : p.mamba_pool().default_slots();
+}
+
+// One slot's bytes per GPU (configs/qwen3_next.py mamba_cache_per_req): every linear layer's
+// convolution state (bf16) and recurrent state (--mamba-ssm-dtype, float32 by default).
+double MambaBytesPerSlot(const MemoryPlanRequest& request, const EnginePersonality& p) {
+  const LinearStateElements state = LinearStateElementsPerLayer(request.model, request.tensor_parallel);
+  const double per_layer = static_cast<double>(state.conv * p.mamba_pool().conv_state_bytes() +
+                                               state.recurrent * p.mamba_pool().ssm_state_bytes());
+  return per_layer * CountAttentionLayers(request.model).linear;
+}
+
 }  // namespace
 
 absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail* detail) {
@@ -71,6 +90,19 @@ absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail*
   if (request.max_num_seqs == 0 && p.default_max_running_requests() > 0) {
     detail->max_num_seqs = p.default_max_running_requests();
   }
+  // A running request holds a Mamba slot: the request pool is capped to them.
+  const int64_t mamba_slots = MambaSlots(request, p);
+  if (mamba_slots > 0) {
+    detail->max_num_seqs = detail->max_num_seqs > 0 ? std::min(detail->max_num_seqs, mamba_slots) : mamba_slots;
+    detail->plan.state_pool_slots = mamba_slots;
+    detail->plan.state_pool_bytes = static_cast<double>(mamba_slots) * MambaBytesPerSlot(request, p);
+    detail->notes.push_back(absl::StrCat(
+        "linear-attention states: ", mamba_slots, " Mamba-pool slots of ",
+        absl::StrFormat("%.2f", MambaBytesPerSlot(request, p) / kMiB), " MiB (", CountAttentionLayers(request.model).linear, " layers, convolution state bf16, recurrent state "
+        "float32), reserved before the KV tokens of the ", CountAttentionLayers(request.model).attention(),
+        " full-attention layers are counted; at most ", detail->max_num_seqs,
+        " requests run; SGLang turns its radix cache off for the model (\"Hybrid GDN model detected\")"));
+  }
   for (size_t i = 0; i < detail->stages.size(); ++i) {
     StagePlan& stage = detail->stages[i];
     stage.non_torch_bytes = NonTorchBytes(p, request.tensor_parallel);
@@ -81,7 +113,8 @@ absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail*
     }
     const double weights = stage.weights.Total();
     const double static_share = stage.free_before_weights_bytes * detail->fraction;
-    stage.kv_cache_bytes = static_share - weights - stage.req_to_token_bytes;
+    stage.state_pool_bytes = detail->plan.state_pool_bytes;
+    stage.kv_cache_bytes = static_share - weights - stage.req_to_token_bytes - stage.state_pool_bytes;
     if (i == 0) detail->plan.budget_bytes = static_share;
     if (request.kv_cache_memory_bytes > 0) continue;
     if (stage.kv_cache_bytes <= 0) {
@@ -91,7 +124,10 @@ absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail*
           "quantize the weights",
           request.model.display_name().empty() ? request.model.name() : request.model.display_name(),
           weights / kGiB,
-          stage.req_to_token_bytes > 0 ? absl::StrFormat(" + request pool %.2f GiB", stage.req_to_token_bytes / kGiB) : "",
+          absl::StrCat(stage.req_to_token_bytes > 0
+                           ? absl::StrFormat(" + request pool %.2f GiB", stage.req_to_token_bytes / kGiB) : "",
+                       stage.state_pool_bytes > 0
+                           ? absl::StrFormat(" + Mamba pool %.2f GiB", stage.state_pool_bytes / kGiB) : ""),
           detail->fraction, stage.free_before_weights_bytes / kGiB, static_share / kGiB,
           -stage.kv_cache_bytes / kGiB));
     }
