@@ -57,7 +57,7 @@ TEST(CsvAppend, IntegersAndFields) {
 }
 
 // Records the thread and the order it was handed records in.
-class RecordingSink final : public IterationSink {
+class ThreadRecordingSink final : public IterationSink {
  public:
   void OnIteration(const IterationRecord& record) override {
     indices.push_back(record.index);
@@ -71,7 +71,7 @@ TEST(BackgroundSink, DeliversEveryRecordInOrderOnItsOwnThread) {
   // More records than the batches in flight hold, so the producer waits for the writer, and a
   // last partial batch that only Finish() delivers.
   const int64_t n = static_cast<int64_t>(BackgroundSink::kBatchRecords * (BackgroundSink::kMaxPendingBatches + 3)) + 17;
-  RecordingSink target;
+  ThreadRecordingSink target;
   BackgroundSink sink(&target);
   for (int64_t i = 0; i < n; ++i) {
     IterationRecord r;
@@ -87,7 +87,7 @@ TEST(BackgroundSink, DeliversEveryRecordInOrderOnItsOwnThread) {
 }
 
 TEST(BackgroundSink, NothingHandedNothingDelivered) {
-  RecordingSink target;
+  ThreadRecordingSink target;
   { BackgroundSink sink(&target); }
   EXPECT_TRUE(target.indices.empty());
 }
