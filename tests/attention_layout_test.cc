@@ -18,6 +18,7 @@
 #include "models/parameter_count.h"
 #include "models/pass_accounting.h"
 #include "sim/core/memory_plan/memory_plan_detail.h"
+#include "sim/core/memory_plan/speculative_memory.h"
 #include "sim/core/serving/block_manager.h"
 #include "tests/catalog_model.h"
 
@@ -30,6 +31,22 @@ using ::testing::HasSubstr;
 ModelSpec WithoutWindows(ModelSpec spec) {
   spec.clear_attention();
   return spec;
+}
+
+// A memory-plan request for a catalog model and GPU in bf16 at the engine's default block size.
+MemoryPlanRequest Deployment(const char* model, const char* gpu, int tensor_parallel, int64_t max_model_len,
+                             const char* engine = "") {
+  MemoryPlanRequest r;
+  r.model = testing::CatalogModel(model);
+  absl::StatusOr<GpuSpec> spec = ResolveGpu(gpu);
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  if (spec.ok()) r.gpu = *spec;
+  r.weights = WeightFormat();
+  r.tensor_parallel = tensor_parallel;
+  r.max_model_len = max_model_len;
+  r.block_size = 0;
+  r.engine = engine;
+  return r;
 }
 
 TEST(AttentionLayout, PatternsRepeatFromLayerZero) {
@@ -345,15 +362,7 @@ TEST(HfConfig, Llama4ImportsAsTheCatalogEntry) {
 }
 
 TEST(EngineMemory, ChunkedLayersAreAllocatedWhole) {
-  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h100-sxm");
-  ASSERT_TRUE(gpu.ok());
-  MemoryPlanRequest r;
-  r.model = testing::CatalogModel("llama-4-scout");
-  r.gpu = *gpu;
-  r.weights = WeightFormat();
-  r.tensor_parallel = 4;
-  r.max_model_len = 32768;
-  r.block_size = 0;
+  const MemoryPlanRequest r = Deployment("llama-4-scout", "h100-sxm", 4, 32768);
   absl::StatusOr<MemoryPlanDetail> plan = ExplainEngineMemory(r);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_FALSE(plan->plan.kv_groups.hybrid());
@@ -369,16 +378,7 @@ TEST(EngineMemory, ChunkedLayersAreAllocatedWhole) {
 // the two pools taking T x 48 layer-tokens between them: 12 x full + 36 x swa <= 48 x T. A
 // running sequence's token takes a slot in both, so the capacity is swa, 5.9% below T.
 TEST(EngineMemory, SglangSplitsChunkedLayersIntoTheirOwnPool) {
-  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h200-sxm");
-  ASSERT_TRUE(gpu.ok());
-  MemoryPlanRequest r;
-  r.model = testing::CatalogModel("llama-4-scout");
-  r.gpu = *gpu;
-  r.weights = WeightFormat();
-  r.tensor_parallel = 4;
-  r.max_model_len = 131072;
-  r.block_size = 0;
-  r.engine = "sglang@0.5.3";
+  MemoryPlanRequest r = Deployment("llama-4-scout", "h200-sxm", 4, 131072, "sglang@0.5.3");
   absl::StatusOr<MemoryPlanDetail> split = ExplainEngineMemory(r);
   ASSERT_TRUE(split.ok()) << split.status();
   const int64_t per_layer_token = 2 * 2 * 128 * 2;
@@ -393,6 +393,10 @@ TEST(EngineMemory, SglangSplitsChunkedLayersIntoTheirOwnPool) {
   EXPECT_LE(12 * full + 36 * split->plan.swa_pool_tokens, 48 * t);
   EXPECT_THAT(absl::StrJoin(split->plan.log_lines, "\n"), HasSubstr("max_total_num_tokens=1799824"));
   EXPECT_THAT(absl::StrJoin(split->notes, "\n"), HasSubstr("hybrid SWA pool"));
+  // A draft beside the split pools is refused, not priced as one pool.
+  MemoryPlan with_draft = split->plan;
+  EXPECT_THAT(std::string(AddDraftToPlan(DraftMemory{1e9, 1e9, 1024}, r, with_draft).message()),
+              HasSubstr("hybrid SWA pool is not modelled"));
   // The release before keeps one pool of every layer: T tokens.
   r.engine = "sglang@0.4.9";
   absl::StatusOr<MemoryPlanDetail> one = ExplainEngineMemory(r);
@@ -455,14 +459,8 @@ TEST(LinearAttention, StateDoesNotGrowWithContext) {
 // vLLM aligns the attention block to the state (HybridAttentionMambaModelConfig): at TP 1,
 // 16 x ceil(1,097,728 / (16 x 2,048)) = 544 tokens, one state padded to a 1,114,112-B block.
 TEST(LinearAttention, VllmAlignsTheBlockToTheState) {
-  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h200-sxm");
-  ASSERT_TRUE(gpu.ok());
-  MemoryPlanRequest r;
-  r.model = testing::CatalogModel("qwen3-next-80b-a3b");
-  r.gpu = *gpu;
+  MemoryPlanRequest r = Deployment("qwen3-next-80b-a3b", "h200-sxm", 1, 32768);
   r.weights = *ParseWeightFormat("fp8");
-  r.max_model_len = 32768;
-  r.block_size = 0;
   absl::StatusOr<MemoryPlanDetail> plan = ExplainEngineMemory(r);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->plan.block_size, 544);
@@ -485,16 +483,7 @@ TEST(LinearAttention, VllmAlignsTheBlockToTheState) {
 // layer) are counted. The pool does not grow with the context; the running requests are capped
 // to the slots.
 TEST(LinearAttention, SglangHoldsTheStatesInAMambaPool) {
-  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h200-sxm");
-  ASSERT_TRUE(gpu.ok());
-  MemoryPlanRequest r;
-  r.model = testing::CatalogModel("qwen3-next-80b-a3b");
-  r.gpu = *gpu;
-  r.weights = WeightFormat();
-  r.tensor_parallel = 4;
-  r.max_model_len = 32768;
-  r.block_size = 0;
-  r.engine = "sglang@0.5.3";
+  MemoryPlanRequest r = Deployment("qwen3-next-80b-a3b", "h200-sxm", 4, 32768, "sglang@0.5.3");
   absl::StatusOr<MemoryPlanDetail> plan = ExplainEngineMemory(r);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->plan.state_pool_slots, 512);
@@ -502,6 +491,9 @@ TEST(LinearAttention, SglangHoldsTheStatesInAMambaPool) {
   EXPECT_DOUBLE_EQ(plan->plan.state_pool_bytes, 9'890'168'832.0);
   EXPECT_EQ(plan->plan.kv_bytes_per_token, 12 * 1024);
   EXPECT_EQ(plan->max_num_seqs, 512);
+  MemoryPlan with_draft = plan->plan;
+  EXPECT_THAT(std::string(AddDraftToPlan(DraftMemory{1e9, 1e9, 1024}, r, with_draft).message()),
+              HasSubstr("Mamba pool is not modelled"));
   const StagePlan& stage = plan->stages.front();
   EXPECT_DOUBLE_EQ(stage.kv_cache_bytes, stage.free_before_weights_bytes * plan->fraction - stage.weights.Total() -
                                              stage.req_to_token_bytes - 9'890'168'832.0);

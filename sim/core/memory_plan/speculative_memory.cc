@@ -22,6 +22,13 @@ DraftMemory ComputeDraftMemory(const ModelSpec& proposer, bool shares_embedding,
 }
 
 absl::Status AddDraftToPlan(const DraftMemory& draft, const MemoryPlanRequest& request, MemoryPlan& plan) {
+  // SGLang sizes the draft's pool from the split pools, and allocates per-request draft states
+  // beside its Mamba pool: neither is modelled, so neither is priced as something else.
+  if (plan.swa_pool_tokens > 0 || plan.state_pool_slots > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--speculative-model with ", request.model.name(), " on ", plan.engine, ": the draft beside SGLang's ",
+        plan.swa_pool_tokens > 0 ? "hybrid SWA pool" : "Mamba pool", " is not modelled"));
+  }
   plan.weight_bytes += draft.weight_bytes;
   if (request.kv_cache_memory_bytes <= 0) plan.kv_cache_bytes -= draft.weight_bytes;
   if (plan.kv_cache_bytes <= 0) {
