@@ -33,9 +33,10 @@ ModelSpec WithoutWindows(ModelSpec spec) {
   return spec;
 }
 
-// A memory-plan request for a catalog model and GPU in bf16 at the engine's default block size.
+// A memory-plan request for a catalog model and GPU in bf16 at the engine's default block size;
+// without `engine`, the request's default engine.
 MemoryPlanRequest Deployment(const char* model, const char* gpu, int tensor_parallel, int64_t max_model_len,
-                             const char* engine = "") {
+                             const char* engine = nullptr) {
   MemoryPlanRequest r;
   r.model = testing::CatalogModel(model);
   absl::StatusOr<GpuSpec> spec = ResolveGpu(gpu);
@@ -45,7 +46,7 @@ MemoryPlanRequest Deployment(const char* model, const char* gpu, int tensor_para
   r.tensor_parallel = tensor_parallel;
   r.max_model_len = max_model_len;
   r.block_size = 0;
-  r.engine = engine;
+  if (engine != nullptr) r.engine = engine;  // else the request's default engine
   return r;
 }
 
