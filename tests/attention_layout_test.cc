@@ -394,6 +394,15 @@ TEST(EngineMemory, SglangSplitsChunkedLayersIntoTheirOwnPool) {
   EXPECT_LE(12 * full + 36 * split->plan.swa_pool_tokens, 48 * t);
   EXPECT_THAT(absl::StrJoin(split->plan.log_lines, "\n"), HasSubstr("max_total_num_tokens=1799824"));
   EXPECT_THAT(absl::StrJoin(split->notes, "\n"), HasSubstr("hybrid SWA pool"));
+  // --swa-full-tokens-ratio 0.5: full = int(1,529,851 x 48 / (0.5 x 36 + 12)) = int(2,447,761.6),
+  // swa = int(2,447,761 x 0.5).
+  MemoryPlanRequest half = r;
+  half.swa_full_tokens_ratio = 0.5;
+  absl::StatusOr<MemoryPlanDetail> halved = ExplainEngineMemory(half);
+  ASSERT_TRUE(halved.ok()) << halved.status();
+  EXPECT_EQ(halved->plan.full_pool_tokens, 2'447'761);
+  EXPECT_EQ(halved->plan.swa_pool_tokens, 1'223'880);
+  EXPECT_EQ(halved->plan.num_blocks, 1'223'880);
   // A draft beside the split pools is refused, not priced as one pool.
   MemoryPlan with_draft = split->plan;
   EXPECT_THAT(std::string(AddDraftToPlan(DraftMemory{1e9, 1e9, 1024}, r, with_draft).message()),

@@ -46,6 +46,8 @@ ABSL_FLAG(std::string, engine, "",
 ABSL_FLAG(double, gpu_memory_utilization, 0.9, "vLLM: share of the whole GPU the engine may use");
 ABSL_FLAG(double, mem_fraction_static, 0,
           "SGLang: share of free memory for weights + KV (0: the version's default)");
+ABSL_FLAG(double, swa_full_tokens_ratio, 0,
+          "SGLang with its hybrid SWA pool (0.5.3, Llama-4): SWA pool tokens / full pool tokens (0: default 0.8)");
 ABSL_FLAG(double, free_gpu_memory_fraction, 0,
           "TensorRT-LLM: share of the memory left after weights and buffers for KV (0: default 0.9)");
 ABSL_FLAG(int64_t, max_num_batched_tokens, 0,
@@ -158,7 +160,7 @@ absl::StatusOr<bool> WantJson(const FlagValues& flags) {
 
 const std::vector<absl::string_view>& EngineFlagNames() {
   static const std::vector<absl::string_view> names = {
-      "engine", "gpu_memory_utilization", "mem_fraction_static", "free_gpu_memory_fraction",
+      "engine", "gpu_memory_utilization", "mem_fraction_static", "swa_full_tokens_ratio", "free_gpu_memory_fraction",
       "max_num_batched_tokens", "max_num_seqs", "max_model_len", "block_size",
       "tensor_parallel_size", "pipeline_parallel_size", "num_gpu_blocks_override",
       "kv_cache_memory", "enforce_eager", "enable_expert_parallel", "expert_dispatch", "expert_imbalance"};
@@ -172,6 +174,7 @@ std::vector<std::string> EngineFlagsGiven(const FlagValues& flags) {
   };
   note(flags.Get(FLAGS_gpu_memory_utilization) != 0.9, "gpu-memory-utilization");
   note(flags.Get(FLAGS_mem_fraction_static) != 0, "mem-fraction-static");
+  note(flags.Get(FLAGS_swa_full_tokens_ratio) != 0, "swa-full-tokens-ratio");
   note(flags.Get(FLAGS_free_gpu_memory_fraction) != 0, "free-gpu-memory-fraction");
   note(flags.Get(FLAGS_max_num_batched_tokens) != 0, "max-num-batched-tokens");
   note(flags.Get(FLAGS_max_num_seqs) != 0, "max-num-seqs");
@@ -254,6 +257,12 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& fla
     }
   }
 
+  request.swa_full_tokens_ratio = flags.Get(FLAGS_swa_full_tokens_ratio);
+  if (absl::Status s = CheckFractionFlag("swa-full-tokens-ratio", request.swa_full_tokens_ratio, true); !s.ok()) return s;
+  if (request.swa_full_tokens_ratio != 0 && personality->windowed_kv_cache() != SGLANG_HYBRID_SWA_POOL) {
+    return UsageError(absl::StrCat("--swa-full-tokens-ratio is a flag of SGLang's hybrid SWA pool, which --engine=",
+                                   PersonalityName(*personality), " does not have (sglang@0.5.3 does)"));
+  }
   request.max_num_batched_tokens = flags.Get(FLAGS_max_num_batched_tokens);
   request.max_num_seqs = flags.Get(FLAGS_max_num_seqs);
   request.max_model_len = flags.Get(FLAGS_max_model_len);

@@ -138,7 +138,7 @@ void SplitSglangSwaPool(const MemoryPlanRequest& r, const EnginePersonality& p, 
                         int64_t* blocks) {
   const int swa_layers = CountAttentionLayers(r.model).chunked;
   const int full_layers = r.model.num_layers() - swa_layers;
-  const double ratio = p.swa_full_tokens_ratio();
+  const double ratio = r.swa_full_tokens_ratio > 0 ? r.swa_full_tokens_ratio : p.swa_full_tokens_ratio();
   const int64_t tokens = *blocks * d->plan.block_size;
   const double layer_tokens = static_cast<double>(tokens * r.model.num_layers());
   const int64_t full = static_cast<int64_t>(layer_tokens / (ratio * swa_layers + full_layers));
@@ -169,7 +169,8 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
       notes->push_back(absl::StrCat(
           kinds.chunked, " of ", r.model.num_layers(), " layers attend within ", r.model.attention().attention_chunk_size(),
           "-token chunks; ", PersonalityName(p), " keeps them in a pool of their own (the hybrid SWA pool, the chunk "
-          "as its window) of swa_full_tokens_ratio ", p.swa_full_tokens_ratio(), " x the full-attention layers' "
+          "as its window) of swa_full_tokens_ratio ",
+          r.swa_full_tokens_ratio > 0 ? r.swa_full_tokens_ratio : p.swa_full_tokens_ratio(), " x the full-attention layers' "
           "tokens; a running sequence's tokens take slots in both pools, so the smaller is the capacity (exact "
           "for sequences within the chunk; longer prompts may free part of theirs through the radix cache) (",
           p.windowed_kv_cache_source(), ")"));

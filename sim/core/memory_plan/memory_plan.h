@@ -34,6 +34,7 @@ struct MemoryPlanRequest {
   bool expert_parallel = false;
   double gpu_memory_utilization = 0.9;  // vLLM only
   double mem_fraction_static = 0;       // SGLang; 0: the engine's default
+  double swa_full_tokens_ratio = 0;     // SGLang's hybrid SWA pool; 0: the personality's
   double free_gpu_memory_fraction = 0;  // TensorRT-LLM; 0: the engine's default
   int64_t max_num_batched_tokens = 0;   // 0: engine default
   int64_t max_num_seqs = 0;             // 0: engine default
