@@ -52,18 +52,16 @@ uint64_t CalibratedCostModel::NextId() {
   return next++;
 }
 
-KernelTime CalibratedCostModel::SlotTime(const Kernel& kernel, size_t slot) const {
-  struct Memo {
-    uint64_t model_id = 0;  // 0: empty
-    std::array<bool, kMaxIterationKernels> valid{};
-    std::array<Kernel, kMaxIterationKernels> kernel;
-    std::array<KernelTime, kMaxIterationKernels> time;
-  };
-  thread_local Memo memo;
+CalibratedCostModel::SlotMemo& CalibratedCostModel::ThreadMemo() const {
+  thread_local SlotMemo memo;
   if (memo.model_id != id_) {
     memo.model_id = id_;
     memo.valid.fill(false);
   }
+  return memo;
+}
+
+KernelTime CalibratedCostModel::SlotTime(const Kernel& kernel, size_t slot, SlotMemo& memo) const {
   if (memo.valid[slot] && memo.kernel[slot] == kernel) return memo.time[slot];
   memo.valid[slot] = true;
   memo.kernel[slot] = kernel;
@@ -87,9 +85,10 @@ IterationCost CalibratedCostModel::CostWithKernels(const BatchShape& batch,
   double tensor_flops = 0, cuda_flops = 0, hbm_bytes = 0, l2_bytes = 0, compute_bound = 0;
   const LaunchMode launch = options_.cuda_graphs ? batch.launch : LaunchMode::kEager;
   std::array<double, kMaxIterationKernels> seconds{};
+  SlotMemo& memo = ThreadMemo();
   for (const Kernel& k : kernels) {
     const size_t slot = static_cast<size_t>(&k - kernels.begin());
-    KernelTime t = SlotTime(k, slot);
+    KernelTime t = SlotTime(k, slot, memo);
     seconds[slot] = t.seconds;
     if (k.kind == KernelKind::kAllReduce) CustomAllReduce(k, launch != LaunchMode::kEager, &t);
     const double repeat = k.repeat;

@@ -11,6 +11,7 @@
 #ifndef INFERGRID_SIM_CORE_COST_CALIBRATED_COST_MODEL_H_
 #define INFERGRID_SIM_CORE_COST_CALIBRATED_COST_MODEL_H_
 
+#include <array>
 #include <memory>
 #include <string>
 #include <utility>
@@ -72,12 +73,21 @@ class CalibratedCostModel final : public IterationCostModel {
 
   // Replaces an all-reduce's NCCL time by the engine's own kernel's where that one runs.
   void CustomAllReduce(const Kernel& kernel, bool in_graph, KernelTime* time) const;
-  // resources_.Time(kernel) for the kernel at `slot` of an iteration, through a per-thread
-  // memo of the previous iteration's kernel at that slot: consecutive iterations of a batch
-  // repeat every kernel but attention (same rows through the same layers), so most kernels
-  // are found there. A hit requires the whole Kernel to be equal, so it returns exactly what
-  // Time would compute.
-  KernelTime SlotTime(const Kernel& kernel, size_t slot) const;
+  // The previous iteration's kernels and their times, slot by slot, per thread: consecutive
+  // iterations of a batch repeat every kernel but attention (same rows through the same
+  // layers), so most kernels are found there.
+  struct SlotMemo {
+    uint64_t model_id = 0;  // 0: empty
+    std::array<bool, kMaxIterationKernels> valid{};
+    std::array<Kernel, kMaxIterationKernels> kernel;
+    std::array<KernelTime, kMaxIterationKernels> time;
+  };
+  // This thread's memo, emptied when it last served another model (looked up once an
+  // iteration: a thread_local with a constructor costs a guarded call per access).
+  SlotMemo& ThreadMemo() const;
+  // resources_.Time(kernel) for the kernel at `slot`, through `memo`. A hit requires the whole
+  // Kernel to be equal, so it returns exactly what Time would compute.
+  KernelTime SlotTime(const Kernel& kernel, size_t slot, SlotMemo& memo) const;
 
   uint64_t id_;  // unique per model, for the per-thread memos
   IterationKernelBuilder builder_;
