@@ -54,10 +54,6 @@ constexpr ProfiledVocabulary kProfiledVocabularies[] = {
     {"internlm/internlm-20b", 103168},              {"Qwen/Qwen-72B", 152064},
 };
 
-absl::Status LineError(const std::string& path, int line, absl::string_view what) {
-  return CsvLineError(path, line, what);
-}
-
 // The regressors of one row for `phase`: 1, batch, [batch x vocabulary], [TP > 1].
 std::vector<double> Regressors(const HostOverheadRow& r, const PhaseColumn& phase) {
   std::vector<double> x = {1, static_cast<double>(r.batch_size)};
@@ -133,7 +129,7 @@ void SetTerms(const PhaseColumn& p, const std::vector<double>& beta, HostPhase& 
 absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_view contents,
                                                                   const std::string& path) {
   std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
-  if (lines.empty()) return LineError(path, 1, "empty file");
+  if (lines.empty()) return CsvLineError(path, 1, "empty file");
   absl::StatusOr<std::vector<std::string>> header =
       CsvLineFields(absl::StripTrailingAsciiWhitespace(lines[0]), path, 1, {.trim_blanks = true});
   if (!header.ok()) return header.status();
@@ -143,7 +139,7 @@ absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_
   for (const PhaseColumn& p : kPhases) needed.push_back(p.column);
   for (const std::string& column : needed) {
     if (index.count(column) == 0) {
-      return LineError(path, 1, absl::StrCat("missing column '", column, "' (not a vidur CPU-overhead table)"));
+      return CsvLineError(path, 1, absl::StrCat("missing column '", column, "' (not a vidur CPU-overhead table)"));
     }
   }
   std::vector<HostOverheadRow> rows;
@@ -155,7 +151,7 @@ absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_
     if (!split.ok()) return split.status();
     const std::vector<std::string>& fields = *split;
     if (fields.size() != header->size()) {
-      return LineError(path, line, absl::StrCat("expected ", header->size(), " fields, got ", fields.size()));
+      return CsvLineError(path, line, absl::StrCat("expected ", header->size(), " fields, got ", fields.size()));
     }
     HostOverheadRow row;
     row.line = line;
@@ -166,27 +162,27 @@ absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_
     if (row.vocab_size == 0) {
       std::vector<std::string> known;
       for (const ProfiledVocabulary& v : kProfiledVocabularies) known.emplace_back(v.model);
-      return LineError(path, line, absl::StrCat("model '", row.model, "': its vocabulary size is not known (the sample "
+      return CsvLineError(path, line, absl::StrCat("model '", row.model, "': its vocabulary size is not known (the sample "
                                                 "phase grows with it); known: ", absl::StrJoin(known, ", ")));
     }
     double batch = 0, tp = 0;
     if (!absl::SimpleAtod(fields[index["batch_size"]], &batch) || batch < 1 || batch != std::floor(batch) ||
         !absl::SimpleAtod(fields[index["tensor_parallel_degree"]], &tp) || tp < 1 || tp != std::floor(tp)) {
-      return LineError(path, line, "batch_size and tensor_parallel_degree must be positive integers");
+      return CsvLineError(path, line, "batch_size and tensor_parallel_degree must be positive integers");
     }
     row.batch_size = static_cast<int>(batch);
     row.tensor_parallel = static_cast<int>(tp);
     for (const PhaseColumn& p : kPhases) {
       double ms = 0;
       if (!absl::SimpleAtod(fields[index[p.column]], &ms) || !(ms >= 0) || ms > 1e6) {
-        return LineError(path, line, absl::StrCat("column '", p.column, "': not a time in ms: '",
+        return CsvLineError(path, line, absl::StrCat("column '", p.column, "': not a time in ms: '",
                                                   fields[index[p.column]], "'"));
       }
       row.mean_s[p.column] = ms * 1e-3;
     }
     rows.push_back(std::move(row));
   }
-  if (rows.empty()) return LineError(path, 2, "no data rows");
+  if (rows.empty()) return CsvLineError(path, 2, "no data rows");
   return rows;
 }
 

@@ -17,10 +17,6 @@
 namespace infergrid {
 namespace {
 
-absl::Status LineError(const std::string& path, int line, absl::string_view what) {
-  return CsvLineError(path, line, what);
-}
-
 // Lines without the trailing '\r'; the first is the header.
 std::vector<absl::string_view> Lines(absl::string_view contents) {
   std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
@@ -34,7 +30,7 @@ struct Columns {
   std::map<std::string, size_t> index;
   absl::StatusOr<size_t> Find(const std::string& path, absl::string_view name) const {
     auto it = index.find(std::string(name));
-    if (it == index.end()) return LineError(path, 1, absl::StrCat("missing column '", name, "'"));
+    if (it == index.end()) return CsvLineError(path, 1, absl::StrCat("missing column '", name, "'"));
     return it->second;
   }
 };
@@ -50,7 +46,7 @@ absl::StatusOr<Columns> IndexHeader(const std::string& path, absl::string_view h
 absl::Status ParseNumber(const std::string& path, int line, absl::string_view column,
                          absl::string_view text, double* value) {
   if (!absl::SimpleAtod(absl::StripAsciiWhitespace(text), value) || !std::isfinite(*value)) {
-    return LineError(path, line, absl::StrCat("column '", column, "': not a number: '", text, "'"));
+    return CsvLineError(path, line, absl::StrCat("column '", column, "': not a number: '", text, "'"));
   }
   return absl::OkStatus();
 }
@@ -68,7 +64,7 @@ absl::Status ForEachDataRow(const std::string& path, const std::vector<absl::str
     absl::StatusOr<std::vector<std::string>> fields = CsvLineFields(lines[l], path, line);
     if (!fields.ok()) return fields.status();
     if (fields->size() != width) {
-      return LineError(path, line, absl::StrCat("expected ", width, " fields, got ", fields->size()));
+      return CsvLineError(path, line, absl::StrCat("expected ", width, " fields, got ", fields->size()));
     }
     if (absl::Status s = row(line, *fields); !s.ok()) return s;
   }
@@ -103,7 +99,7 @@ absl::StatusOr<VidurOpsTable> ReadVidurOpsCsv(const std::string& path) {
 absl::StatusOr<VidurOpsTable> ParseVidurOpsCsv(absl::string_view contents, const std::string& path) {
   const std::vector<absl::string_view> lines = Lines(contents);
   if (lines.empty() || !LooksLikeVidurOps(lines[0])) {
-    return LineError(path, 1, "not a vidur per-op table (needs num_tokens and time_stats.<op>.median columns)");
+    return CsvLineError(path, 1, "not a vidur per-op table (needs num_tokens and time_stats.<op>.median columns)");
   }
   absl::StatusOr<Columns> header = IndexHeader(path, lines[0]);
   if (!header.ok()) return header.status();
@@ -138,14 +134,14 @@ absl::StatusOr<VidurOpsTable> ParseVidurOpsCsv(absl::string_view contents, const
         return s;
       }
       if (v[i] <= 0 || v[i] != std::floor(v[i])) {
-        return LineError(path, line, absl::StrCat("column '", shape_names[i],
+        return CsvLineError(path, line, absl::StrCat("column '", shape_names[i],
                                                   "': expected a positive integer, got '",
                                                   fields[shape_index[i]], "'"));
       }
     }
     const std::string gated = absl::AsciiStrToLower(absl::StripAsciiWhitespace(fields[shape_index[5]]));
     if (gated != "true" && gated != "false") {
-      return LineError(path, line, absl::StrCat("column 'use_gated_mlp': expected True or False, got '",
+      return CsvLineError(path, line, absl::StrCat("column 'use_gated_mlp': expected True or False, got '",
                                                 fields[shape_index[5]], "'"));
     }
     row.n_head = static_cast<int>(v[0]);
@@ -160,14 +156,14 @@ absl::StatusOr<VidurOpsTable> ParseVidurOpsCsv(absl::string_view contents, const
       double ms = 0;
       const std::string column = absl::StrCat("time_stats.", op, ".median");
       if (absl::Status s = ParseNumber(path, line, column, fields[index], &ms); !s.ok()) return s;
-      if (ms <= 0) return LineError(path, line, absl::StrCat("column '", column, "': time must be positive"));
+      if (ms <= 0) return CsvLineError(path, line, absl::StrCat("column '", column, "': time must be positive"));
       row.median_s.emplace_back(op, ms * 1e-3);
     }
     table.rows.push_back(std::move(row));
     return absl::OkStatus();
   });
   if (!read.ok()) return read;
-  if (table.rows.empty()) return LineError(path, 2, "no data rows");
+  if (table.rows.empty()) return CsvLineError(path, 2, "no data rows");
   return table;
 }
 
@@ -181,7 +177,7 @@ absl::StatusOr<std::vector<VidurCollectiveRow>> ParseVidurCollectiveCsv(absl::st
                                                                          const std::string& path) {
   const std::vector<absl::string_view> lines = Lines(contents);
   if (lines.empty() || !LooksLikeVidurCollective(lines[0])) {
-    return LineError(path, 1, "not a vidur collective table (needs num_workers, size and collective columns)");
+    return CsvLineError(path, 1, "not a vidur collective table (needs num_workers, size and collective columns)");
   }
   absl::StatusOr<Columns> header = IndexHeader(path, lines[0]);
   if (!header.ok()) return header.status();
@@ -201,14 +197,14 @@ absl::StatusOr<std::vector<VidurCollectiveRow>> ParseVidurCollectiveCsv(absl::st
     row.collective = std::string(absl::StripAsciiWhitespace(fields[*collective]));
     const std::string median_column = absl::StrCat("time_stats.", row.collective, ".median");
     absl::StatusOr<size_t> median = columns.Find(path, median_column);
-    if (!median.ok()) return LineError(path, line, absl::StrCat("no column '", median_column, "'"));
+    if (!median.ok()) return CsvLineError(path, line, absl::StrCat("no column '", median_column, "'"));
     double w = 0, dpn = 0, ms = 0;
     if (absl::Status s = ParseNumber(path, line, "num_workers", fields[*workers], &w); !s.ok()) return s;
     if (absl::Status s = ParseNumber(path, line, "devices_per_node", fields[*devices], &dpn); !s.ok()) return s;
     if (absl::Status s = ParseNumber(path, line, "size", fields[*size], &row.size_bytes); !s.ok()) return s;
     if (absl::Status s = ParseNumber(path, line, median_column, fields[*median], &ms); !s.ok()) return s;
     if (w < 1 || row.size_bytes <= 0 || ms <= 0) {
-      return LineError(path, line, "num_workers, size and the median time must be positive");
+      return CsvLineError(path, line, "num_workers, size and the median time must be positive");
     }
     row.num_workers = static_cast<int>(w);
     row.devices_per_node = static_cast<int>(dpn);
@@ -217,7 +213,7 @@ absl::StatusOr<std::vector<VidurCollectiveRow>> ParseVidurCollectiveCsv(absl::st
     return absl::OkStatus();
   });
   if (!read.ok()) return read;
-  if (rows.empty()) return LineError(path, 2, "no data rows");
+  if (rows.empty()) return CsvLineError(path, 2, "no data rows");
   return rows;
 }
 

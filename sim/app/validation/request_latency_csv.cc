@@ -15,18 +15,14 @@
 namespace infergrid {
 namespace {
 
-absl::Status LineError(absl::string_view path, int line, absl::string_view what) {
-  return CsvLineError(path, line, what);
-}
-
 absl::StatusOr<double> ParseSeconds(const std::string& field, absl::string_view column,
                                     absl::string_view path, int line) {
   double value = 0;
   if (!absl::SimpleAtod(field, &value) || !std::isfinite(value)) {
-    return LineError(path, line, absl::StrCat(column, ": '", field, "' is not a number of seconds"));
+    return CsvLineError(path, line, absl::StrCat(column, ": '", field, "' is not a number of seconds"));
   }
   if (value < 0) {
-    return LineError(path, line, absl::StrCat(column, ": ", field, " is negative"));
+    return CsvLineError(path, line, absl::StrCat(column, ": ", field, " is negative"));
   }
   return value;
 }
@@ -61,7 +57,7 @@ absl::StatusOr<RequestLatencyFile> ParseRequestLatencyCsv(absl::string_view text
         int* slot = name == "id" ? &id_column : name == "ttft_s" ? &ttft_column
                   : name == "tpot_s" ? &tpot_column : nullptr;
         if (slot == nullptr) continue;
-        if (*slot >= 0) return LineError(path, line_number, absl::StrCat("column '", name, "' appears twice"));
+        if (*slot >= 0) return CsvLineError(path, line_number, absl::StrCat("column '", name, "' appears twice"));
         *slot = static_cast<int>(c);
       }
       std::vector<std::string> missing;
@@ -69,23 +65,23 @@ absl::StatusOr<RequestLatencyFile> ParseRequestLatencyCsv(absl::string_view text
       if (ttft_column < 0) missing.push_back("ttft_s");
       if (tpot_column < 0) missing.push_back("tpot_s");
       if (!missing.empty()) {
-        return LineError(path, line_number,
+        return CsvLineError(path, line_number,
                          absl::StrCat("the header lacks column(s) ", absl::StrJoin(missing, ", "),
                                       " (expected a header with at least id,ttft_s,tpot_s)"));
       }
       continue;
     }
     if (fields->size() != columns) {
-      return LineError(path, line_number, absl::StrCat(fields->size(), " fields, the header on line ",
+      return CsvLineError(path, line_number, absl::StrCat(fields->size(), " fields, the header on line ",
                                                        header_line, " has ", columns));
     }
     RequestLatency request;
     request.line = line_number;
     request.id = (*fields)[id_column];
-    if (request.id.empty()) return LineError(path, line_number, "empty id");
+    if (request.id.empty()) return CsvLineError(path, line_number, "empty id");
     const auto [it, inserted] = first_line_of_id.emplace(request.id, line_number);
     if (!inserted) {
-      return LineError(path, line_number, absl::StrCat("duplicate id '", request.id,
+      return CsvLineError(path, line_number, absl::StrCat("duplicate id '", request.id,
                                                        "' (first on line ", it->second, ")"));
     }
     absl::StatusOr<double> ttft = ParseSeconds((*fields)[ttft_column], "ttft_s", path, line_number);
@@ -103,7 +99,7 @@ absl::StatusOr<RequestLatencyFile> ParseRequestLatencyCsv(absl::string_view text
         absl::StrCat(path, ":1: no header (expected at least id,ttft_s,tpot_s)"));
   }
   if (file.requests.empty()) {
-    return LineError(path, header_line, "a header and no requests");
+    return CsvLineError(path, header_line, "a header and no requests");
   }
   return file;
 }

@@ -94,11 +94,12 @@ absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail*
   const int64_t mamba_slots = MambaSlots(request, p);
   if (mamba_slots > 0) {
     detail->max_num_seqs = detail->max_num_seqs > 0 ? std::min(detail->max_num_seqs, mamba_slots) : mamba_slots;
+    const double slot_bytes = MambaBytesPerSlot(request, p);
     detail->plan.state_pool_slots = mamba_slots;
-    detail->plan.state_pool_bytes = static_cast<double>(mamba_slots) * MambaBytesPerSlot(request, p);
+    detail->plan.state_pool_bytes = static_cast<double>(mamba_slots) * slot_bytes;
     detail->notes.push_back(absl::StrCat(
         "linear-attention states: ", mamba_slots, " Mamba-pool slots of ",
-        absl::StrFormat("%.2f", MambaBytesPerSlot(request, p) / kMiB), " MiB (", CountAttentionLayers(request.model).linear, " layers, convolution state bf16, recurrent state "
+        absl::StrFormat("%.2f", slot_bytes / kMiB), " MiB (", CountAttentionLayers(request.model).linear, " layers, convolution state bf16, recurrent state "
         "float32), reserved before the KV tokens of the ", CountAttentionLayers(request.model).attention(),
         " full-attention layers are counted; at most ", detail->max_num_seqs,
         " requests run; SGLang turns its radix cache off for the model (\"Hybrid GDN model detected\")"));
