@@ -51,6 +51,24 @@ struct KvCacheGroups {
   std::string Describe() const;  // "1 full + 1 window (128 tokens) group of 12 layers"
 };
 
+// TensorRT-LLM's pools per attention window (kv_cache_config.max_attention_window, its
+// "variable sliding window attention"): the layers of each distinct window get a pool of blocks
+// of their own, and a sequence of n tokens holds ceil(min(n, window) / B) blocks of each (the
+// blocks of a window are reused cyclically once the window is full). `window_tokens` is the
+// window as configured; a window of max_model_len keeps every token.
+// The most pools a cache with window pools has (distinct max_attention_window sizes).
+inline constexpr int kMaxKvWindowPools = 8;
+
+struct KvWindowPool {
+  int64_t window_tokens = 0;
+  int layers = 0;                 // this GPU's layers with that window
+  int64_t bytes_per_token = 0;    // K and V of those layers, one GPU
+  double share = 0;               // of the KV budget
+  int64_t num_blocks = 0;
+  // Blocks a sequence holds at most: ceil(window / B).
+  int64_t WindowBlocks(int block_size) const { return (window_tokens + block_size - 1) / block_size; }
+};
+
 // Every one of `layers` layers in one group that keeps every token: the classic paged cache,
 // and how an engine without a hybrid manager allocates windowed layers.
 KvCacheGroups OneGroup(int layers);

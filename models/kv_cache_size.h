@@ -6,6 +6,7 @@
 #define INFERGRID_MODELS_KV_CACHE_SIZE_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "base/dtype.pb.h"
 #include "models/kv_cache_groups.h"
@@ -61,6 +62,9 @@ struct KvCacheLayout {
   int64_t bytes_per_token = 0;    // on one GPU, over the layers one block spans (one group's)
   int64_t num_blocks = 0;
   KvCacheGroups groups{};           // how a sequence's tokens take blocks (one group: every layer)
+  // TensorRT-LLM with max_attention_window: a pool per window, the largest first (its blocks
+  // are num_blocks); empty for one pool.
+  std::vector<KvWindowPool> window_pools{};
   double BlockBytes() const {
     return static_cast<double>(block_size) * static_cast<double>(bytes_per_token);
   }

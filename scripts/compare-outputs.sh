@@ -2,9 +2,10 @@
 # Refactoring check (not a test): runs two `infergrid` binaries on the same set of commands and
 # reports any output that differs byte for byte. Covers every file `simulate --out` writes for
 # the configurations of scripts/bench-simulate.sh (whole Azure conversation trace: calibrated,
-# --cost-stride=16, roofline; the 1M-request runs with --outputs=summary) and four deployment
-# variants (70B TP4 x 2 replicas, Mixtral TP2 on mooncake-conv, fp8 KV with sarathi, sglang
-# memory plan), plus the stdout of the accounting, trace and calibration commands.
+# --cost-stride=16, roofline; the 1M-request runs with --outputs=summary) and deployment
+# variants (70B TP4 x 2 replicas, Mixtral TP2 on mooncake-conv, fp8 KV with sarathi, SGLang with
+# swap, TensorRT-LLM's guaranteed_no_evict, gpt-oss's hybrid KV groups, the schedulers, engine
+# memory plans), plus the stdout of the accounting, trace and calibration commands.
 # summary.json is compared with --record-wall-time=false (wall time is the one
 # non-deterministic field).
 # Usage: scripts/compare-outputs.sh OLD_BIN NEW_BIN [WORKDIR]   (FULL=1 adds the 1M runs)
@@ -47,6 +48,8 @@ check 70b-tp4x2 "${sim[@]}" --model=llama-3-70b --tensor-parallel-size=4 --num-r
 check mixtral-mooncake "${sim[@]}" --model=mixtral-8x7b --tensor-parallel-size=2 --workload=mooncake-conv --max-requests=300 --out=@OUT@
 check fp8-sarathi "${sim[@]}" --scheduler=sarathi --chunk-size=512 --kv-cache-dtype=fp8 --slo-ttft=0.5 --slo-tpot=0.05 --out=@OUT@
 check sglang-swap "${sim[@]}" --engine=sglang --preemption-mode=swap --rate=30 --max-requests=500 --enforce-eager --out=@OUT@
+check trtllm-noevict "${sim[@]}" --engine=trtllm --rate=40 --max-requests=600 --out=@OUT@
+check gpt-oss-hybrid "${sim[@]}" --model=gpt-oss-20b --rate=20 --max-requests=300 --out=@OUT@
 check orca-static "${sim[@]}" --scheduler=orca --router=least-outstanding --num-replicas=2 --max-requests=200
 check static "${sim[@]}" --scheduler=static --max-num-seqs=16 --max-requests=100
 check compare compare --a=--scheduler=vllm --b=--scheduler=sarathi --max-requests=100 --replications=2

@@ -21,6 +21,7 @@
 #include "sim/core/memory_plan/speculative_memory.h"
 #include "sim/core/serving/block_manager.h"
 #include "tests/catalog_model.h"
+#include "tests/memory_plan_request.h"
 
 namespace infergrid {
 namespace {
@@ -33,22 +34,7 @@ ModelSpec WithoutWindows(ModelSpec spec) {
   return spec;
 }
 
-// A memory-plan request for a catalog model and GPU in bf16 at the engine's default block size;
-// without `engine`, the request's default engine.
-MemoryPlanRequest Deployment(const char* model, const char* gpu, int tensor_parallel, int64_t max_model_len,
-                             const char* engine = nullptr) {
-  MemoryPlanRequest r;
-  r.model = testing::CatalogModel(model);
-  absl::StatusOr<GpuSpec> spec = ResolveGpu(gpu);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  if (spec.ok()) r.gpu = *spec;
-  r.weights = WeightFormat();
-  r.tensor_parallel = tensor_parallel;
-  r.max_model_len = max_model_len;
-  r.block_size = 0;
-  if (engine != nullptr) r.engine = engine;  // else the request's default engine
-  return r;
-}
+using testing::Deployment;
 
 TEST(AttentionLayout, PatternsRepeatFromLayerZero) {
   const ModelSpec oss = testing::CatalogModel("gpt-oss-20b");

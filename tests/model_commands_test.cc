@@ -93,6 +93,38 @@ TEST(ModelCommands, SglangMambaPoolForQwen3Next) {
   EXPECT_THAT(summary, HasSubstr("SGLang's Mamba pool of 512 slots"));
 }
 
+// TensorRT-LLM's pools per window for gpt-oss, as a user sets them: the pools in the table and
+// the JSON, a simulation bound by the window pool (each of its 1,114 blocks x 32 tokens holds a
+// fourth of one request's 128-token window), and the settings it does not model refused.
+TEST(ModelCommands, TrtllmWindowPoolsForGptOss) {
+  const std::string base = "--engine=trtllm --model=gpt-oss-20b --gpu=h100-sxm --max-model-len=8192";
+  const std::string pools = " --max-attention-window=128,8192";
+  const testing::CommandResult memory = RunInfergrid("memory " + base + pools);
+  ASSERT_EQ(memory.exit_code, 0) << memory.err;
+  EXPECT_THAT(memory.out, HasSubstr("KV allocated: 8,192-token window pool (71,340 blocks x 12 layers, share 0.9846)"));
+  EXPECT_THAT(memory.out, HasSubstr("KV allocated: 128-token window pool (1,114 blocks x 12 layers, share 0.01538)"));
+  const testing::CommandResult json = RunInfergrid("memory --format=json " + base + pools);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"window_tokens\": 128"));
+  EXPECT_THAT(json.out, HasSubstr("\"blocks_per_request\": 4"));
+  const std::string out = ::testing::TempDir() + "/model_commands_trtllm_pools";
+  const testing::CommandResult run =
+      RunInfergrid("simulate " + base + pools + " --max-requests=400 --rate=100 --outputs=summary --out=" + out);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string summary = testing::ReadAll(out + "/summary.json");
+  EXPECT_THAT(summary, HasSubstr("\"completed\": 400"));
+  EXPECT_THAT(summary, HasSubstr("1114 blocks for the 12 layers of window 128"));
+  const testing::CommandResult vllm = RunInfergrid("memory --engine=vllm-v1 --model=gpt-oss-20b --gpu=h100-sxm" + pools);
+  EXPECT_EQ(vllm.exit_code, 2);
+  EXPECT_THAT(vllm.err, HasSubstr("--engine=vllm-v1@0.21 has no such setting"));
+  const testing::CommandResult cached = RunInfergrid("simulate " + base + pools + " --enable-prefix-caching --max-requests=5");
+  EXPECT_EQ(cached.exit_code, 2);
+  EXPECT_THAT(cached.err, HasSubstr("--max-attention-window with --enable-prefix-caching"));
+  const testing::CommandResult bad = RunInfergrid("memory " + base + " --max-attention-window=128,x");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("expected window sizes in tokens separated by commas"));
+}
+
 TEST(ModelCommands, GptOssBenchAndPlan) {
   const testing::CommandResult bench =
       RunInfergrid("bench latency --model=openai/gpt-oss-20b --gpu=h100-sxm --input-len=512 --output-len=32 --batch-size=4");

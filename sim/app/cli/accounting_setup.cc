@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "base/decimal_number.h"
 #include "hardware/gpu_catalog.h"
 #include "models/model_catalog.h"
@@ -48,6 +49,10 @@ ABSL_FLAG(double, mem_fraction_static, 0,
           "SGLang: share of free memory for weights + KV (0: the version's default)");
 ABSL_FLAG(double, swa_full_tokens_ratio, 0,
           "SGLang with its hybrid SWA pool (0.5.3, Llama-4): SWA pool tokens / full pool tokens (0: default 0.8)");
+ABSL_FLAG(std::string, max_attention_window, "",
+          "TensorRT-LLM: each layer's KV window in tokens, comma-separated and repeated over the layers when "
+          "shorter (kv_cache_config.max_attention_window; e.g. 128,131072 for gpt-oss); each distinct window gets "
+          "a pool of its own. Empty: every layer keeps max_model_len tokens in one pool");
 ABSL_FLAG(double, free_gpu_memory_fraction, 0,
           "TensorRT-LLM: share of the memory left after weights and buffers for KV (0: default 0.9)");
 ABSL_FLAG(int64_t, max_num_batched_tokens, 0,
@@ -160,7 +165,7 @@ absl::StatusOr<bool> WantJson(const FlagValues& flags) {
 
 const std::vector<absl::string_view>& EngineFlagNames() {
   static const std::vector<absl::string_view> names = {
-      "engine", "gpu_memory_utilization", "mem_fraction_static", "swa_full_tokens_ratio", "free_gpu_memory_fraction",
+      "engine", "gpu_memory_utilization", "mem_fraction_static", "swa_full_tokens_ratio", "max_attention_window", "free_gpu_memory_fraction",
       "max_num_batched_tokens", "max_num_seqs", "max_model_len", "block_size",
       "tensor_parallel_size", "pipeline_parallel_size", "num_gpu_blocks_override",
       "kv_cache_memory", "enforce_eager", "enable_expert_parallel", "expert_dispatch", "expert_imbalance"};
@@ -175,6 +180,7 @@ std::vector<std::string> EngineFlagsGiven(const FlagValues& flags) {
   note(flags.Get(FLAGS_gpu_memory_utilization) != 0.9, "gpu-memory-utilization");
   note(flags.Get(FLAGS_mem_fraction_static) != 0, "mem-fraction-static");
   note(flags.Get(FLAGS_swa_full_tokens_ratio) != 0, "swa-full-tokens-ratio");
+  note(!flags.Get(FLAGS_max_attention_window).empty(), "max-attention-window");
   note(flags.Get(FLAGS_free_gpu_memory_fraction) != 0, "free-gpu-memory-fraction");
   note(flags.Get(FLAGS_max_num_batched_tokens) != 0, "max-num-batched-tokens");
   note(flags.Get(FLAGS_max_num_seqs) != 0, "max-num-seqs");
@@ -212,6 +218,21 @@ absl::StatusOr<double> ParseByteSize(absl::string_view text) {
                                    "8.5e9 or 8G, got '", text, "'"));
   }
   return value * scale;
+}
+
+// "128,131072": positive decimal integers, comma-separated.
+absl::StatusOr<std::vector<int64_t>> ParseWindowList(absl::string_view text) {
+  std::vector<int64_t> windows;
+  if (text.empty()) return windows;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    int64_t window = 0;
+    if (!IsDecimalNumber(part, false) || !absl::SimpleAtoi(part, &window) || window < 1 || window >= (int64_t{1} << 31)) {
+      return UsageError(absl::StrCat("--max-attention-window: expected window sizes in tokens separated by commas "
+                                     "(128,131072), got '", text, "'"));
+    }
+    windows.push_back(window);
+  }
+  return windows;
 }
 
 absl::Status CheckFractionFlag(absl::string_view flag, double value, bool zero_is_default) {
@@ -262,6 +283,13 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& fla
   if (request.swa_full_tokens_ratio != 0 && personality->windowed_kv_cache() != SGLANG_HYBRID_SWA_POOL) {
     return UsageError(absl::StrCat("--swa-full-tokens-ratio is a flag of SGLang's hybrid SWA pool, which --engine=",
                                    PersonalityName(*personality), " does not have (sglang@0.5.3 does)"));
+  }
+  absl::StatusOr<std::vector<int64_t>> windows = ParseWindowList(flags.Get(FLAGS_max_attention_window));
+  if (!windows.ok()) return windows.status();
+  request.max_attention_window = *std::move(windows);
+  if (!request.max_attention_window.empty() && personality->max_attention_window_source().empty()) {
+    return UsageError(absl::StrCat("--max-attention-window is TensorRT-LLM's kv_cache_config.max_attention_window; "
+                                   "--engine=", PersonalityName(*personality), " has no such setting"));
   }
   request.max_num_batched_tokens = flags.Get(FLAGS_max_num_batched_tokens);
   request.max_num_seqs = flags.Get(FLAGS_max_num_seqs);

@@ -1,5 +1,6 @@
 #include "sim/app/commands/engine_memory_report.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -18,6 +19,13 @@ namespace {
 // Bytes of KV the blocks hold per GPU: blocks x block size x bytes per token, or with SGLang's
 // hybrid SWA pool each pool's tokens over its own layers.
 double AllocatedKvBytes(const MemoryPlan& plan, const MemoryPlanDetail& detail) {
+  if (!plan.window_pools.empty()) {
+    double bytes = 0;
+    for (const KvWindowPool& pool : plan.window_pools) {
+      bytes += static_cast<double>(pool.num_blocks * plan.block_size) * static_cast<double>(pool.bytes_per_token);
+    }
+    return bytes;
+  }
   if (plan.swa_pool_tokens == 0) return static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token);
   const int layers = detail.stages[static_cast<size_t>(detail.limiting_stage)].layers;
   const double per_layer = static_cast<double>(plan.kv_bytes_per_token) / layers;
@@ -68,7 +76,7 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
                                               : (detail.max_model_len + plan.block_size - 1) / plan.block_size;
   kv.set_max_concurrency(groups.hybrid() ? static_cast<double>(plan.num_blocks) / static_cast<double>(per_request)
                                          : static_cast<double>(plan.kv_tokens) / static_cast<double>(detail.max_model_len));
-  kv.set_layers_per_block(groups.layers_per_group);
+  kv.set_layers_per_block(plan.window_pools.empty() ? groups.layers_per_group : plan.window_pools.front().layers);
   kv.set_full_groups(groups.full_groups);
   kv.set_window_groups(groups.window_groups);
   kv.set_window_tokens(static_cast<int32_t>(groups.window_tokens));
@@ -78,6 +86,17 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   kv.set_swa_pool_tokens(static_cast<int32_t>(plan.swa_pool_tokens));
   kv.set_swa_pool_layers(plan.swa_pool_layers);
   kv.set_state_pool_slots(static_cast<int32_t>(plan.state_pool_slots));
+  for (const KvWindowPool& pool : plan.window_pools) {
+    EngineKvWindowPool& out = *kv.add_window_pools();
+    out.set_window_tokens(static_cast<int32_t>(pool.window_tokens));
+    out.set_layers(pool.layers);
+    out.set_share(pool.share);
+    out.set_blocks(static_cast<int32_t>(pool.num_blocks));
+    out.set_bytes_per_token(static_cast<double>(pool.bytes_per_token));
+    const int64_t blocks = (std::min(detail.max_model_len, pool.window_tokens) + plan.block_size - 1) / plan.block_size;
+    out.set_blocks_per_request(static_cast<int32_t>(blocks));
+    kv.set_max_concurrency(std::min(kv.max_concurrency(), static_cast<double>(pool.num_blocks) / static_cast<double>(blocks)));
+  }
   for (const StagePlan& s : detail.stages) {
     EngineStageReport& stage = *report.add_stages();
     stage.set_layers(s.layers);
@@ -146,6 +165,12 @@ std::string RenderTermTable(const EngineMemoryReport& r) {
     row(absl::StrCat("KV allocated: SWA pool (", Grouped(kv.swa_pool_tokens()), " tokens x ", kv.swa_pool_layers(),
                      " layers)"),
         static_cast<double>(kv.swa_pool_tokens()) * per_layer * kv.swa_pool_layers());
+  } else if (kv.window_pools_size() > 0) {
+    for (const EngineKvWindowPool& pool : kv.window_pools()) {
+      row(absl::StrCat("KV allocated: ", Grouped(pool.window_tokens()), "-token window pool (", Grouped(pool.blocks()),
+                       " blocks x ", pool.layers(), " layers, share ", absl::StrFormat("%.4g", pool.share()), ")"),
+          static_cast<double>(pool.blocks()) * kv.block_size() * pool.bytes_per_token());
+    }
   } else {
     row(absl::StrCat("KV allocated (", Grouped(kv.blocks()), " blocks)"), kv.allocated_bytes());
   }
@@ -165,6 +190,15 @@ std::string RenderCapacity(const EngineMemoryReport& r) {
     absl::StrAppend(&out, "KV pools: ", Grouped(kv.full_pool_tokens()), " tokens of the full-attention layers, ",
                     Grouped(kv.swa_pool_tokens()), " of the ", kv.swa_pool_layers(),
                     " chunked layers; a running sequence's token takes a slot in both, so the capacity is the smaller\n");
+  }
+  if (kv.window_pools_size() > 0) {
+    absl::StrAppend(&out, "KV pools (max_attention_window): a sequence holds ceil(min(tokens, window) / ",
+                    kv.block_size(), ") blocks of each;");
+    for (const EngineKvWindowPool& pool : kv.window_pools()) {
+      absl::StrAppend(&out, " ", Grouped(pool.window_tokens()), "-token window: ", Grouped(pool.blocks()), " blocks, ",
+                      Fixed(static_cast<double>(pool.blocks()) / pool.blocks_per_request(), 2), " requests;");
+    }
+    out.back() = '\n';
   }
   if (kv.window_groups() > 0) {
     absl::StrAppend(&out, "KV groups: a block spans ", kv.layers_per_block(), " layers of one group; ",

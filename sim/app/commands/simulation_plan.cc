@@ -202,6 +202,32 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions&
   return policy;
 }
 
+// TensorRT-LLM's pools per window (--max-attention-window) in the block manager: what runs with
+// them (usage errors naming the flag for what does not), and FailedPrecondition when a pool
+// cannot hold one max_model_len request's window.
+absl::Status CheckWindowPools(const cli::SimulateOptions& o, const EngineLimits& limits, const KvCacheLayout& kv) {
+  if (kv.window_pools.empty()) return absl::OkStatus();
+  std::string refused;
+  if (o.prefix_caching) refused = "--enable-prefix-caching (cyclic window blocks are not reused)";
+  if (o.preemption == PreemptionMode::kSwap) refused = "--preemption-mode=swap";
+  if (o.prefill_replicas > 0) refused = "--pd (each pool's KV transfer)";
+  if (limits.scheduler == SchedulerKind::kSglang) refused = "--scheduler=sglang";
+  if (!refused.empty()) {
+    return cli::UsageError(absl::StrCat("--max-attention-window with ", refused, " is not modelled"));
+  }
+  for (size_t i = 1; i < kv.window_pools.size(); ++i) {
+    const KvWindowPool& pool = kv.window_pools[i];
+    const int64_t needed = std::min(pool.WindowBlocks(kv.block_size),
+                                    (limits.max_model_len + kv.block_size - 1) / kv.block_size);
+    if (needed > pool.num_blocks) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the ", pool.window_tokens, "-token window's pool holds ", pool.num_blocks, " blocks, fewer than the ", needed,
+          " one request holds; widen the window or raise --free-gpu-memory-fraction"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The engine's configuration; FailedPrecondition when one max_model_len request cannot fit the
 // blocks above the watermark.
 absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, const EngineLimits& limits,
@@ -237,6 +263,8 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
         "--enable-prefix-caching with ", o.setup.model.name(), " on this SGLang release: it turns its radix cache "
         "off for models with linear-attention layers (\"Hybrid GDN model detected, disable radix cache\")"));
   }
+  if (absl::Status s = CheckWindowPools(o, limits, kv); !s.ok()) return s;
+  if (!kv.window_pools.empty()) e.blocks.window_pools.assign(kv.window_pools.begin() + 1, kv.window_pools.end());
   e.blocks.num_cpu_blocks = kv.BlockBytes() > 0 ? static_cast<int64_t>(o.swap_space_gib * kGiB / kv.BlockBytes()) : 0;
   e.router = o.router;
   e.prefill_replicas = o.prefill_replicas;

@@ -2,10 +2,12 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "models/attention_layout.h"
 #include "sim/app/commands/child_process.h"
 #include "sim/app/format/json_output.h"
@@ -33,6 +35,14 @@ std::vector<std::string> AttentionNotes(const ModelSpec& model, const MemoryPlan
   } else if (memory.state_pool_slots > 0) {
     held = absl::StrCat("for the full-attention layers in a token pool, the linear layers' states in SGLang's Mamba "
                         "pool of ", memory.state_pool_slots, " slots (one per running request)");
+  } else if (!memory.window_pools.empty()) {
+    std::vector<std::string> pools;
+    for (const KvWindowPool& pool : memory.window_pools) {
+      pools.push_back(absl::StrCat(pool.num_blocks, " blocks for the ", pool.layers, " layers of window ", pool.window_tokens));
+    }
+    held = absl::StrCat("held in TensorRT-LLM's pools per max_attention_window (", absl::StrJoin(pools, ", "),
+                        "; a sequence holds ceil(min(tokens, window) / ", memory.block_size,
+                        ") blocks of each, and KV usage reports the fullest pool)");
   } else if (groups.hybrid()) {
     held = absl::StrCat("held in ", groups.Describe(),
                         " (window groups free the blocks the window has left, a state group holds one block per sequence",

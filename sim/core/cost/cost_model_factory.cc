@@ -20,10 +20,15 @@ RooflineCostOptions RooflineDemands(const CostModelRequest& request) {
   options.compute_dtype = request.compute_dtype;
   options.weight_bytes = request.weight_bytes_per_gpu;
   // With window groups a block spans one group's layers: the roofline reads every layer's.
+  // With TensorRT-LLM's window pools bytes_per_token is the first pool's: the roofline reads every pool's layers.
   const KvCacheGroups& groups = request.kv.groups;
   options.kv_bytes_per_token = groups.hybrid() ? request.kv.bytes_per_token / groups.layers_per_group *
                                                      request.model.num_layers()
                                                : request.kv.bytes_per_token;
+  if (!request.kv.window_pools.empty()) {
+    options.kv_bytes_per_token = 0;
+    for (const KvWindowPool& pool : request.kv.window_pools) options.kv_bytes_per_token += pool.bytes_per_token;
+  }
   options.active_parameters = request.active_parameters;
   options.tensor_parallel = request.tensor_parallel;
   return options;

@@ -19,6 +19,7 @@
 #include "models/kv_cache_size.h"
 #include "sim/core/memory_plan/engine_rules.h"
 #include "sim/core/memory_plan/memory_plan_detail.h"
+#include "sim/core/memory_plan/trtllm_window_pools.h"
 #include "sim/core/personality/personality_catalog.h"
 
 namespace infergrid {
@@ -208,7 +209,8 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
   const bool apart = p.windowed_kv_cache() == HYBRID_GROUPS ||
                      (p.windowed_kv_cache() == UNIFORM_WINDOW_ONLY && kinds.full + kinds.chunked == 0);
   if (!apart) {
-    if (notes != nullptr) {
+    // With max_attention_window TensorRT-LLM's pools decide (SplitWindowPools notes them).
+    if (notes != nullptr && (r.max_attention_window.empty() || p.max_attention_window_source().empty())) {
       notes->push_back(absl::StrCat(window, "; ", PersonalityName(p),
                                     " allocates their KV as full attention (attention still reads only the "
                                     "window): ", p.windowed_kv_cache_source()));
@@ -299,6 +301,19 @@ absl::Status CheckEngineArguments(const MemoryPlanRequest& r, const EnginePerson
   return absl::OkStatus();
 }
 
+// TensorRT-LLM's pools per window from --max-attention-window, before the budget sizes them.
+absl::Status PlanWindowPools(const MemoryPlanRequest& r, int64_t per_layer_token, MemoryPlanDetail* d) {
+  absl::StatusOr<std::vector<KvWindowPool>> pools =
+      memory_plan_internal::PlanWindowPools(r, d->personality, d->max_model_len, per_layer_token);
+  if (!pools.ok()) return pools.status();
+  d->plan.window_pools = *std::move(pools);
+  if (!r.max_attention_window.empty() && d->plan.window_pools.empty()) {
+    d->notes.push_back(absl::StrCat("max_attention_window gives every layer max_model_len (", d->max_model_len,
+                                    ") tokens: one pool"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   const EnginePersonality& p = d->personality;
   d->plan.engine = PersonalityName(p);
@@ -377,6 +392,26 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
     d->stages.push_back(stage);
   }
   if (d->stages.front().kv_groups.state_groups > 0) AlignStateBlocks(r, per_layer_token, d);
+  return PlanWindowPools(r, per_layer_token, d);
+}
+
+// TensorRT-LLM's pools per window: the budget split by their shares; the first pool (every
+// token) stands for the cache in num_blocks and kv_bytes_per_token.
+absl::Status SplitWindowPools(const StagePlan& stage, MemoryPlanDetail* d, int64_t* blocks) {
+  std::vector<KvWindowPool>& pools = d->plan.window_pools;
+  memory_plan_internal::SizeWindowPools(stage.kv_cache_bytes, d->plan.block_size, &pools);
+  for (const KvWindowPool& pool : pools) {
+    if (pool.num_blocks <= 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the ", pool.window_tokens, "-token window's pool gets no whole block: ",
+          memory_plan_internal::DescribeWindowPools(pools), "; raise --free-gpu-memory-fraction or widen the window"));
+    }
+  }
+  *blocks = pools.front().num_blocks;
+  d->notes.push_back(absl::StrCat(
+      "max_attention_window: ", memory_plan_internal::DescribeWindowPools(pools), "; a pool's share is window x layers x "
+      "bytes per token over the same for every pool, and a sequence holds ceil(min(tokens, window) / ", d->plan.block_size,
+      ") blocks of each (", d->personality.max_attention_window_source(), ")"));
   return absl::OkStatus();
 }
 
@@ -427,6 +462,11 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   }
   // SGLang splits the tokens after --max-total-tokens has capped them.
   if (SglangSwaPool(r, p)) SplitSglangSwaPool(r, p, d, &blocks);
+  if (!d->plan.window_pools.empty()) {
+    if (absl::Status s = SplitWindowPools(d->stages[static_cast<size_t>(d->limiting_stage)], d, &blocks); !s.ok()) {
+      return s;
+    }
+  }
   if (blocks <= 0) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "the KV cache budget (%.3f GiB per GPU) holds no whole block of %d tokens x %d B",
@@ -440,7 +480,8 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   plan.non_torch_bytes = limit.non_torch_bytes;
   plan.cuda_graph_bytes = limit.cuda_graph_bytes;
   plan.kv_cache_bytes = limit.kv_cache_bytes;
-  plan.kv_bytes_per_token = limit.kv_bytes_per_token;
+  plan.kv_bytes_per_token =
+      plan.window_pools.empty() ? limit.kv_bytes_per_token : plan.window_pools.front().bytes_per_token;
   plan.kv_groups = limit.kv_groups;
   plan.kv_dtype = r.kv_dtype;
   plan.num_blocks = blocks;

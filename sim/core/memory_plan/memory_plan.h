@@ -46,6 +46,9 @@ struct MemoryPlanRequest {
   bool enable_cuda_graphs = true;
   int64_t num_gpu_blocks_override = 0;  // > 0: use this block count (vLLM's flag)
   double kv_cache_memory_bytes = 0;     // > 0: this many KV bytes per GPU (--kv-cache-memory)
+  // TensorRT-LLM's kv_cache_config.max_attention_window: a window per layer, repeated over the
+  // layers when shorter; empty: every layer keeps max_model_len tokens in one pool.
+  std::vector<int64_t> max_attention_window{};
 };
 
 struct MemoryPlan {
@@ -76,11 +79,16 @@ struct MemoryPlan {
   // layers' alone. Zero otherwise.
   int64_t state_pool_slots = 0;
   double state_pool_bytes = 0;
+  // TensorRT-LLM's pools per attention window (--max-attention-window), the largest window first:
+  // num_blocks, kv_bytes_per_token and kv_tokens are then the first pool's. Empty for one pool.
+  std::vector<KvWindowPool> window_pools{};
   std::vector<std::string> log_lines;   // the plan as the engine logs it, term by term
   DType kv_dtype = DType::BF16;         // the request's, carried with the capacity
 
   // The cache the plan allocates, as one value for the engine and the cost model.
-  KvCacheLayout kv() const { return {kv_dtype, block_size, kv_bytes_per_token, num_blocks, kv_groups}; }
+  KvCacheLayout kv() const {
+    return {kv_dtype, block_size, kv_bytes_per_token, num_blocks, kv_groups, window_pools};
+  }
 };
 
 // Plans the engine's KV cache. InvalidArgument (naming the flag) for fractions outside

@@ -24,6 +24,10 @@ DraftMemory ComputeDraftMemory(const ModelSpec& proposer, bool shares_embedding,
 absl::Status AddDraftToPlan(const DraftMemory& draft, const MemoryPlanRequest& request, MemoryPlan& plan) {
   // SGLang sizes the draft's pool from the split pools, and allocates per-request draft states
   // beside its Mamba pool: neither is modelled, so neither is priced as something else.
+  if (!plan.window_pools.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--speculative-model with --max-attention-window on ", plan.engine,
+                                                   ": the draft's KV beside per-window pools is not modelled"));
+  }
   if (plan.swa_pool_tokens > 0 || plan.state_pool_slots > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--speculative-model with ", request.model.name(), " on ", plan.engine, ": the draft beside SGLang's ",

@@ -37,12 +37,25 @@ absl::Status ApplyTrtllmRule(const MemoryPlanRequest& request, MemoryPlanDetail*
 void WriteTrtllmLog(const MemoryPlanRequest&, MemoryPlanDetail* detail) {
   const StagePlan& stage = detail->stages[detail->limiting_stage];
   MemoryPlan& plan = detail->plan;
-  const double allocated = static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token);
+  double allocated = static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token);
+  if (!plan.window_pools.empty()) {
+    allocated = 0;
+    for (const KvWindowPool& pool : plan.window_pools) {
+      allocated += static_cast<double>(pool.num_blocks * plan.block_size) * static_cast<double>(pool.bytes_per_token);
+    }
+  }
   plan.log_lines.push_back(absl::StrCat(
       "[TensorRT-LLM][INFO] Memory usage when calculating max tokens in paged kv cache: total: ",
       Gib(plan.total_bytes), " GiB, available: ", Gib(stage.available_bytes), " GiB"));
-  plan.log_lines.push_back(absl::StrCat("[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: ",
-                                        plan.num_blocks));
+  if (plan.window_pools.empty()) {
+    plan.log_lines.push_back(absl::StrCat("[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: ",
+                                          plan.num_blocks));
+  }
+  // With several windows the engine logs each pool's blocks at debug level only.
+  for (const KvWindowPool& pool : plan.window_pools) {
+    plan.log_lines.push_back(absl::StrCat("[TensorRT-LLM][DEBUG] Number of blocks in KV cache primary pool for windowSize ",
+                                          pool.window_tokens, ": ", pool.num_blocks));
+  }
   plan.log_lines.push_back(absl::StrCat("[TensorRT-LLM][INFO] Number of tokens per block: ", plan.block_size, "."));
   plan.log_lines.push_back(absl::StrCat("[TensorRT-LLM][INFO] [MemUsageChange] Allocated ", Gib(allocated),
                                         " GiB for max tokens in paged KV cache (", plan.kv_tokens, ")."));

@@ -23,8 +23,8 @@ struct IterationRecord {
   int64_t prefill_tokens = 0;
   int32_t decode_seqs = 0;        // one new token each
   int32_t padding_seqs = 0;       // static batching: finished members still in the batch
-  int64_t kv_blocks_used = 0;
-  int64_t kv_blocks_total = 0;
+  int64_t kv_blocks_used = 0;     // of the pool with the largest used share (TensorRT-LLM's window
+  int64_t kv_blocks_total = 0;    // pools; the one pool otherwise)
   int32_t waiting = 0;
   int32_t running = 0;
   int32_t swapped = 0;

@@ -13,7 +13,52 @@ BlockManager::BlockManager(const BlockManagerOptions& options)
       watermark_blocks_(WatermarkBlocks(options)),
       prefix_caching_(options.prefix_caching),
       free_plain_(options.num_gpu_blocks),
-      cpu_total_(options.num_cpu_blocks) {}
+      cpu_total_(options.num_cpu_blocks) {
+  for (const KvWindowPool& pool : options.window_pools) {
+    window_pools_.push_back({pool.WindowBlocks(block_size_), pool.num_blocks, pool.num_blocks,
+                             static_cast<int64_t>(options.watermark * static_cast<double>(pool.num_blocks))});
+  }
+}
+
+bool BlockManager::PoolsCanAdmit(int64_t blocks, bool watermark) const {
+  if (free_blocks() - blocks < (watermark ? watermark_blocks_ : 0)) return false;
+  for (const WindowPoolState& pool : window_pools_) {
+    if (pool.free - std::min(blocks, pool.window_blocks) < (watermark ? pool.watermark : 0)) return false;
+  }
+  return true;
+}
+
+bool BlockManager::PoolsCanGrow(int64_t held, int64_t blocks) const {
+  if (free_blocks() < blocks) return false;
+  for (const WindowPoolState& pool : window_pools_) {
+    if (pool.free < std::min(held + blocks, pool.window_blocks) - std::min(held, pool.window_blocks)) return false;
+  }
+  return true;
+}
+
+int64_t BlockManager::PoolsGrowthRoom(int64_t held) const {
+  int64_t room = free_blocks();
+  for (const WindowPoolState& pool : window_pools_) {
+    // Growing by k takes min(k, window_blocks - held) of the pool: unbounded once that fits.
+    if (pool.free < pool.window_blocks - held) room = std::min(room, pool.free);
+  }
+  return room;
+}
+
+BlockManager::PoolUsage BlockManager::PoolsFullest() const {
+  PoolUsage fullest{used_blocks(), total_blocks()};
+  for (const WindowPoolState& pool : window_pools_) {
+    // used / total > fullest.used / fullest.total, without division.
+    if ((pool.total - pool.free) * fullest.total > fullest.used * pool.total) fullest = {pool.total - pool.free, pool.total};
+  }
+  return fullest;
+}
+
+void BlockManager::MovePools(int64_t from, int64_t to) {
+  for (WindowPoolState& pool : window_pools_) {
+    pool.free -= std::min(to, pool.window_blocks) - std::min(from, pool.window_blocks);
+  }
+}
 
 int64_t BlockManager::HybridBlocksFor(int64_t tokens) const { return groups_.BlocksFor(tokens, block_size_); }
 
@@ -29,6 +74,7 @@ void BlockManager::Grow(Sequence& seq, int64_t blocks) {
     lru_.pop_front();
     --evictable_;
   }
+  if (!window_pools_.empty()) [[unlikely]] MovePools(seq.gpu_blocks, seq.gpu_blocks + blocks);
   seq.gpu_blocks += blocks;
 }
 
@@ -44,6 +90,7 @@ void BlockManager::Unhold(uint64_t key) {
 void BlockManager::Release(Sequence& seq) {
   for (int64_t i = 0; i < seq.linked_blocks; ++i) Unhold(seq.prefix_keys[static_cast<size_t>(i)]);
   free_plain_ += seq.gpu_blocks - seq.linked_blocks;
+  if (!window_pools_.empty()) [[unlikely]] MovePools(seq.gpu_blocks, 0);
   seq.gpu_blocks = 0;
   seq.linked_blocks = 0;
 }

@@ -11,9 +11,11 @@
 #ifndef INFERGRID_SIM_CORE_SERVING_BLOCK_MANAGER_H_
 #define INFERGRID_SIM_CORE_SERVING_BLOCK_MANAGER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
 #include <unordered_map>
+#include <vector>
 
 #include "models/kv_cache_groups.h"
 #include "sim/core/serving/sequence.h"
@@ -29,6 +31,10 @@ struct BlockManagerOptions {
   // How a sequence's tokens take blocks: one group of every layer, or the engine's full and
   // sliding-window groups sharing the pool (a window group holds only the window's blocks).
   KvCacheGroups groups{};
+  // TensorRT-LLM's pools per attention window beyond the first (models/kv_cache_groups.h
+  // KvWindowPool): each has blocks of its own, and a sequence holding g blocks of the first pool
+  // holds min(g, ceil(window / block_size)) of each. Empty: one pool.
+  std::vector<KvWindowPool> window_pools{};
 };
 
 // Blocks admission keeps free: floor(watermark x GPU blocks).
@@ -53,10 +59,47 @@ class BlockManager {
 
   // Blocks `seq` must add to hold `tokens` tokens.
   int64_t Needed(const Sequence& seq, int64_t tokens) const;
-  // Admission of a waiting sequence needing `blocks` more (the watermark applies).
-  bool CanAdmit(int64_t blocks) const { return free_blocks() - blocks >= watermark_blocks_; }
-  // Growth of a running sequence (no watermark).
-  bool CanGrow(int64_t blocks) const { return free_blocks() >= blocks; }
+  // Admission of a waiting sequence (holding no blocks) needing `blocks` (the watermark applies).
+  bool CanAdmit(int64_t blocks) const {
+    if (!window_pools_.empty()) [[unlikely]] return PoolsCanAdmit(blocks);
+    return free_blocks() - blocks >= watermark_blocks_;
+  }
+  // Growth of running sequences by `blocks` in all (no watermark). With window pools, growth
+  // must be asked per sequence (the overload below); this one then assumes none is past its
+  // window.
+  bool CanGrow(int64_t blocks) const {
+    if (!window_pools_.empty()) [[unlikely]] return PoolsCanAdmit(blocks, /*watermark=*/false);
+    return free_blocks() >= blocks;
+  }
+  // Growth of `seq` by `blocks` (no watermark).
+  bool CanGrow(const Sequence& seq, int64_t blocks) const {
+    if (!window_pools_.empty()) [[unlikely]] return PoolsCanGrow(seq.gpu_blocks, blocks);
+    return free_blocks() >= blocks;
+  }
+  // The most blocks `seq` can add now (free_blocks() with one pool).
+  int64_t GrowthRoom(const Sequence& seq) const {
+    if (!window_pools_.empty()) [[unlikely]] return PoolsGrowthRoom(seq.gpu_blocks);
+    return free_blocks();
+  }
+
+  // The used and total blocks of the pool with the largest used share: the only pool without
+  // window pools. What KV usage reports and the least-kv router compare.
+  struct PoolUsage {
+    int64_t used = 0;
+    int64_t total = 0;
+  };
+  PoolUsage FullestPool() const {
+    if (!window_pools_.empty()) [[unlikely]] return PoolsFullest();
+    return {used_blocks(), total_blocks()};
+  }
+
+  // Window pools: how many there are beyond the first, and per pool p (0: the first) its free
+  // blocks and the blocks a sequence holding `blocks` of the first pool holds in it.
+  int window_pool_count() const { return static_cast<int>(window_pools_.size()); }
+  int64_t PoolFree(int p) const { return p == 0 ? free_blocks() : window_pools_[static_cast<size_t>(p - 1)].free; }
+  int64_t PoolHeld(int p, int64_t blocks) const {
+    return p == 0 ? blocks : std::min(blocks, window_pools_[static_cast<size_t>(p - 1)].window_blocks);
+  }
   // Takes `blocks` free blocks for `seq`: never-cached ones first, then the least recently
   // freed cached ones (evicting them). The caller has checked CanAdmit/CanGrow.
   void Grow(Sequence& seq, int64_t blocks);
@@ -84,6 +127,18 @@ class BlockManager {
 
  private:
   int64_t HybridBlocksFor(int64_t tokens) const;  // out of line: the rare case
+  struct WindowPoolState {
+    int64_t window_blocks = 0;  // the most one sequence holds
+    int64_t total = 0;
+    int64_t free = 0;
+    int64_t watermark = 0;
+  };
+  bool PoolsCanAdmit(int64_t blocks, bool watermark = true) const;
+  bool PoolsCanGrow(int64_t held, int64_t blocks) const;
+  int64_t PoolsGrowthRoom(int64_t held) const;
+  PoolUsage PoolsFullest() const;
+  // Moves the window pools' free counts for a sequence going from `from` to `to` blocks.
+  void MovePools(int64_t from, int64_t to);
   struct CacheEntry {
     int32_t holders = 0;
     std::list<uint64_t>::iterator lru;  // valid while holders == 0
@@ -102,6 +157,7 @@ class BlockManager {
   int64_t cpu_used_ = 0;
   std::unordered_map<uint64_t, CacheEntry> cache_;
   std::list<uint64_t> lru_;   // evictable keys, least recently freed first
+  std::vector<WindowPoolState> window_pools_;
 };
 
 // The cache key of prompt block `index` (tokens [index*block_size, (index+1)*block_size)) of a

@@ -41,8 +41,9 @@ ReplicaLoad Replica::LiveLoad() const {
   ReplicaLoad load;
   load.outstanding = static_cast<int64_t>(queues_.waiting.size() + queues_.running.size() +
                                           queues_.swapped.size()) + incoming_;
-  load.kv_blocks_used = blocks_.used_blocks();
-  load.kv_blocks_total = blocks_.total_blocks();
+  const BlockManager::PoolUsage kv = blocks_.FullestPool();
+  load.kv_blocks_used = kv.used;
+  load.kv_blocks_total = kv.total;
   return load;
 }
 
@@ -146,8 +147,9 @@ bool Replica::Plan(double start_s) {
   r.draft_s = cost_.draft_s;
   r.host_s = cost_.host_s;
   r.host_hidden_s = cost_.host_hidden_s;
-  r.kv_blocks_used = blocks_.used_blocks();
-  r.kv_blocks_total = blocks_.total_blocks();
+  const BlockManager::PoolUsage kv = blocks_.FullestPool();
+  r.kv_blocks_used = kv.used;
+  r.kv_blocks_total = kv.total;
   r.waiting = static_cast<int32_t>(queues_.waiting.size());
   r.running = static_cast<int32_t>(queues_.running.size());
   r.swapped = static_cast<int32_t>(queues_.swapped.size());

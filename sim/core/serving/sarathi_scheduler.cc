@@ -7,6 +7,7 @@
 // when the blocks for its whole prompt and output fit beside what the running sequences still
 // need, so decodes never run out of blocks.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "sim/core/serving/schedulers.h"
@@ -28,25 +29,32 @@ class SarathiScheduler final : public Scheduler {
       tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, plan,
                                             limits_.lookahead_slots);
     }
-    // Without guaranteed_no_evict nothing is reserved: both stay 0.
-    int64_t unreserved = limits_.guaranteed_no_evict ? UnreservedBlocks(queues, blocks) : 0;
+    // Without guaranteed_no_evict nothing is reserved: every pool's count stays 0. With window
+    // pools each pool keeps its own reservations (one NoEvictScheduledBlocksManager count per
+    // window size).
+    const int pools = limits_.guaranteed_no_evict ? 1 + blocks.window_pool_count() : 0;
+    std::array<int64_t, kMaxKvWindowPools> unreserved{};
+    for (int p = 0; p < pools; ++p) unreserved[static_cast<size_t>(p)] = UnreservedBlocks(queues, blocks, p);
     while (!queues.waiting.empty() && tokens < budget_ &&
            static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
       const int64_t whole = limits_.guaranteed_no_evict ? FullLengthBlocks(*queues.waiting.front(), blocks) : 0;
-      if (whole > unreserved) break;
+      bool fits = true;
+      for (int p = 0; p < pools; ++p) fits = fits && blocks.PoolHeld(p, whole) <= unreserved[static_cast<size_t>(p)];
+      if (!fits) break;
       if (!scheduling::AdmitFront(queues, blocks, budget_ - tokens, /*allow_partial=*/true, plan)) break;
       tokens += plan.work.back().new_tokens;
-      unreserved -= whole;
+      for (int p = 0; p < pools; ++p) unreserved[static_cast<size_t>(p)] -= blocks.PoolHeld(p, whole);
     }
   }
 
  private:
-  // Free blocks less what every running sequence still needs to reach its full length
-  // (NoEvictScheduledBlocksManager).
-  static int64_t UnreservedBlocks(const ReplicaQueues& queues, const BlockManager& blocks) {
-    int64_t unreserved = blocks.free_blocks();
+  // Free blocks of pool `p` less what every running sequence still needs there to reach its
+  // full length (NoEvictScheduledBlocksManager).
+  static int64_t UnreservedBlocks(const ReplicaQueues& queues, const BlockManager& blocks, int p) {
+    int64_t unreserved = blocks.PoolFree(p);
     for (const Sequence* seq : queues.running) {
-      unreserved -= std::max<int64_t>(0, FullLengthBlocks(*seq, blocks) - seq->gpu_blocks);
+      unreserved -= std::max<int64_t>(
+          0, blocks.PoolHeld(p, FullLengthBlocks(*seq, blocks)) - blocks.PoolHeld(p, seq->gpu_blocks));
     }
     return unreserved;
   }

@@ -35,7 +35,7 @@ std::unique_ptr<Scheduler> MakeScheduler(SchedulerKind kind, const SchedulerLimi
 namespace scheduling {
 
 bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan) {
-  const int64_t room = (seq.gpu_blocks + blocks.free_blocks()) * blocks.block_size() - seq.computed;
+  const int64_t room = (seq.gpu_blocks + blocks.GrowthRoom(seq)) * blocks.block_size() - seq.computed;
   const int64_t new_tokens = std::min({seq.Remaining(), max_tokens, room});
   if (new_tokens <= 0) return false;
   blocks.Grow(seq, blocks.Needed(seq, seq.computed + new_tokens));
@@ -139,7 +139,7 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
     if (!seq->InDecode()) continue;
     const int64_t needed = blocks.Needed(*seq, seq->computed + 1 + lookahead);
     bool preempted_itself = false;
-    while (!blocks.CanGrow(needed)) {
+    while (!blocks.CanGrow(*seq, needed)) {
       if (PreemptLast(queues, blocks, mode, plan) == seq) {
         preempted_itself = true;
         break;
