@@ -67,6 +67,10 @@ struct KvWindowPool {
   int64_t num_blocks = 0;
   // Blocks a sequence holds at most: ceil(window / B).
   int64_t WindowBlocks(int block_size) const { return (window_tokens + block_size - 1) / block_size; }
+  // K and V bytes its blocks hold, one GPU.
+  double AllocatedBytes(int block_size) const {
+    return static_cast<double>(num_blocks * block_size) * static_cast<double>(bytes_per_token);
+  }
 };
 
 // Every one of `layers` layers in one group that keeps every token: the classic paged cache,

@@ -22,7 +22,7 @@ double AllocatedKvBytes(const MemoryPlan& plan, const MemoryPlanDetail& detail) 
   if (!plan.window_pools.empty()) {
     double bytes = 0;
     for (const KvWindowPool& pool : plan.window_pools) {
-      bytes += static_cast<double>(pool.num_blocks * plan.block_size) * static_cast<double>(pool.bytes_per_token);
+      bytes += pool.AllocatedBytes(plan.block_size);
     }
     return bytes;
   }

@@ -41,7 +41,7 @@ void WriteTrtllmLog(const MemoryPlanRequest&, MemoryPlanDetail* detail) {
   if (!plan.window_pools.empty()) {
     allocated = 0;
     for (const KvWindowPool& pool : plan.window_pools) {
-      allocated += static_cast<double>(pool.num_blocks * plan.block_size) * static_cast<double>(pool.bytes_per_token);
+      allocated += pool.AllocatedBytes(plan.block_size);
     }
   }
   plan.log_lines.push_back(absl::StrCat(

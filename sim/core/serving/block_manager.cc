@@ -20,18 +20,11 @@ BlockManager::BlockManager(const BlockManagerOptions& options)
   }
 }
 
-bool BlockManager::PoolsCanAdmit(int64_t blocks, bool watermark) const {
+bool BlockManager::PoolsFit(int64_t held, int64_t blocks, bool watermark) const {
   if (free_blocks() - blocks < (watermark ? watermark_blocks_ : 0)) return false;
   for (const WindowPoolState& pool : window_pools_) {
-    if (pool.free - std::min(blocks, pool.window_blocks) < (watermark ? pool.watermark : 0)) return false;
-  }
-  return true;
-}
-
-bool BlockManager::PoolsCanGrow(int64_t held, int64_t blocks) const {
-  if (free_blocks() < blocks) return false;
-  for (const WindowPoolState& pool : window_pools_) {
-    if (pool.free < std::min(held + blocks, pool.window_blocks) - std::min(held, pool.window_blocks)) return false;
+    const int64_t taken = std::min(held + blocks, pool.window_blocks) - std::min(held, pool.window_blocks);
+    if (pool.free - taken < (watermark ? pool.watermark : 0)) return false;
   }
   return true;
 }

@@ -61,19 +61,19 @@ class BlockManager {
   int64_t Needed(const Sequence& seq, int64_t tokens) const;
   // Admission of a waiting sequence (holding no blocks) needing `blocks` (the watermark applies).
   bool CanAdmit(int64_t blocks) const {
-    if (!window_pools_.empty()) [[unlikely]] return PoolsCanAdmit(blocks);
+    if (!window_pools_.empty()) [[unlikely]] return PoolsFit(0, blocks, /*watermark=*/true);
     return free_blocks() - blocks >= watermark_blocks_;
   }
   // Growth of running sequences by `blocks` in all (no watermark). With window pools, growth
   // must be asked per sequence (the overload below); this one then assumes none is past its
   // window.
   bool CanGrow(int64_t blocks) const {
-    if (!window_pools_.empty()) [[unlikely]] return PoolsCanAdmit(blocks, /*watermark=*/false);
+    if (!window_pools_.empty()) [[unlikely]] return PoolsFit(0, blocks, /*watermark=*/false);
     return free_blocks() >= blocks;
   }
   // Growth of `seq` by `blocks` (no watermark).
   bool CanGrow(const Sequence& seq, int64_t blocks) const {
-    if (!window_pools_.empty()) [[unlikely]] return PoolsCanGrow(seq.gpu_blocks, blocks);
+    if (!window_pools_.empty()) [[unlikely]] return PoolsFit(seq.gpu_blocks, blocks, /*watermark=*/false);
     return free_blocks() >= blocks;
   }
   // The most blocks `seq` can add now (free_blocks() with one pool).
@@ -133,8 +133,9 @@ class BlockManager {
     int64_t free = 0;
     int64_t watermark = 0;
   };
-  bool PoolsCanAdmit(int64_t blocks, bool watermark = true) const;
-  bool PoolsCanGrow(int64_t held, int64_t blocks) const;
+  // Whether a sequence holding `held` blocks of the first pool can take `blocks` more in every
+  // pool (keeping each pool's watermark free when `watermark`).
+  bool PoolsFit(int64_t held, int64_t blocks, bool watermark) const;
   int64_t PoolsGrowthRoom(int64_t held) const;
   PoolUsage PoolsFullest() const;
   // Moves the window pools' free counts for a sequence going from `from` to `to` blocks.
