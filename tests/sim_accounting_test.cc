@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/app/cli/accounting_setup.h"
+#include "sim/app/commands/command.h"
 #include "sim/app/commands/memory_report.h"
 #include "sim/app/commands/roofline_report.h"
 
@@ -24,7 +25,7 @@ class AccountingTest : public ::testing::Test {
   absl::StatusOr<cli::AccountingSetup> Resolve() {
     std::vector<std::string> args;
     for (const auto& [flag, value] : flags_) args.push_back("--" + flag + "=" + value);
-    absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, cli::AccountingFlagNames());
+    absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, MemoryCommand().flags);
     if (!parsed.ok()) return parsed.status();
     return cli::ResolveAccountingSetup(parsed->flags);
   }

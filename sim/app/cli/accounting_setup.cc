@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -17,67 +16,83 @@
 #include "sim/app/cli/command_line.h"
 #include "sim/core/personality/personality_catalog.h"
 
-ABSL_FLAG(std::string, model, "llama-3-8b",
-          "catalog model name or Hugging Face id (meta-llama/Llama-3.1-70B-Instruct), or a path to a "
-          "Hugging Face config.json or a ModelSpec .textproto");
-ABSL_FLAG(std::string, gpu, "h100-sxm",
-          "catalog GPU name, the name the device reports (\"NVIDIA H200\") or its family (H100), or a "
-          "path to a GpuSpec .textproto");
-ABSL_FLAG(std::string, weight_dtype, "",
-          "weight format: fp32, fp16, bf16, fp8, int8, int4 (raw floor), int4-g<N>, awq, gptq, "
-          "nvfp4, mxfp4 (default: the model's dtype)");
-ABSL_FLAG(std::string, dtype, "", "vLLM's --dtype: the unquantized weight dtype (auto, bf16, fp16, fp32)");
-ABSL_FLAG(std::string, quantization, "",
-          "vLLM's --quantization: fp8, awq, gptq, modelopt_fp4 (NVFP4) or mxfp4");
-ABSL_FLAG(std::string, kv_cache_dtype, "auto",
-          "KV cache dtype: auto (the model's dtype), fp16, bf16, fp8 (= fp8_e4m3), fp8_e4m3, "
-          "fp8_e5m2, int8, int4");
-ABSL_FLAG(std::string, params, "exact",
-          "parameter count: exact (from the architecture), nominal (the published round figure), "
-          "or checkpoint (from --safetensors)");
-ABSL_FLAG(std::string, safetensors, "",
-          "a .safetensors file (or a folder of them): count parameters from its header");
-ABSL_FLAG(int64_t, context, 8192, "context length S in tokens (KV cache held per sequence)");
-ABSL_FLAG(int64_t, batch, 1, "number of sequences B");
-ABSL_FLAG(int64_t, prompt, 2048, "prompt length P in tokens (prefill)");
-ABSL_FLAG(std::string, format, "table", "output: table or json");
-ABSL_FLAG(std::string, engine, "",
-          "serving engine whose KV-cache plan to print: vllm-v1, vllm-v0, sglang or trtllm, "
-          "optionally @version (vllm-v1@0.19, sglang@0.4.1, trtllm@cpp)");
-ABSL_FLAG(double, gpu_memory_utilization, 0.9, "vLLM: share of the whole GPU the engine may use");
-ABSL_FLAG(double, mem_fraction_static, 0,
-          "SGLang: share of free memory for weights + KV (0: the version's default)");
-ABSL_FLAG(double, swa_full_tokens_ratio, 0,
-          "SGLang with its hybrid SWA pool (0.5.3, Llama-4): SWA pool tokens / full pool tokens (0: default 0.8)");
-ABSL_FLAG(std::string, max_attention_window, "",
-          "TensorRT-LLM: each layer's KV window in tokens, comma-separated and repeated over the layers when "
-          "shorter (kv_cache_config.max_attention_window; e.g. 128,131072 for gpt-oss); each distinct window gets "
-          "a pool of its own. Empty: every layer keeps max_model_len tokens in one pool");
-ABSL_FLAG(double, free_gpu_memory_fraction, 0,
-          "TensorRT-LLM: share of the memory left after weights and buffers for KV (0: default 0.9)");
-ABSL_FLAG(int64_t, max_num_batched_tokens, 0,
-          "tokens of the profile run's batch (TensorRT-LLM max_num_tokens; 0: engine default)");
-ABSL_FLAG(int64_t, max_num_seqs, 0, "sequences per batch (TensorRT-LLM max_batch_size; 0: engine default)");
-ABSL_FLAG(int64_t, max_model_len, 0, "context length served (0: the model's max_position_embeddings)");
-ABSL_FLAG(int32_t, block_size, 0, "tokens per KV block (0: engine default: vLLM 16, SGLang 1, TensorRT-LLM 32/64)");
-ABSL_FLAG(int32_t, tensor_parallel_size, 1, "tensor-parallel GPUs per replica");
-ABSL_FLAG(int32_t, pipeline_parallel_size, 1, "pipeline stages per replica");
-ABSL_FLAG(int64_t, num_gpu_blocks_override, 0, "use this many KV blocks (vLLM's flag; 0: computed)");
-ABSL_FLAG(std::string, kv_cache_memory, "",
-          "KV bytes per GPU as the server reports them, skipping the profile (8GiB, 8.5e9, 8G)");
-ABSL_FLAG(bool, enforce_eager, false, "no CUDA graphs (vLLM's --enforce-eager)");
-ABSL_FLAG(bool, enable_expert_parallel, false,
-          "experts placed whole, num_experts / TP per GPU, instead of sharded by tensor parallelism "
-          "(vLLM's --enable-expert-parallel; EP size = TP)");
-ABSL_FLAG(std::string, expert_dispatch, "all-reduce",
-          "with --enable-expert-parallel: all-reduce (every GPU has every token, vLLM without data "
-          "parallelism) or all-to-all (dispatch and combine, as DeepEP)");
-ABSL_FLAG(double, expert_imbalance, 1.0,
-          "with --enable-expert-parallel: routed rows on the busiest GPU over the mean (1: uniform)");
-ABSL_FLAG(std::string, calibration, "",
-          "a calibration profile .textproto (default: the bundled profile of --gpu)");
-
 namespace infergrid::cli {
+
+const FlagGroup<AccountingFlags>& AccountingFlagGroup() {
+  static const FlagGroup<AccountingFlags>* group = &(*new FlagGroup<AccountingFlags>())
+      .Add("model", &AccountingFlags::model,
+           "catalog model name or Hugging Face id (meta-llama/Llama-3.1-70B-Instruct), or a path to a "
+           "Hugging Face config.json or a ModelSpec .textproto")
+      .Add("gpu", &AccountingFlags::gpu,
+           "catalog GPU name, the name the device reports (\"NVIDIA H200\") or its family (H100), or a "
+           "path to a GpuSpec .textproto")
+      .Add("weight_dtype", &AccountingFlags::weight_dtype,
+           "weight format: fp32, fp16, bf16, fp8, int8, int4 (raw floor), int4-g<N>, awq, gptq, "
+           "nvfp4, mxfp4 (default: the model's dtype)")
+      .Add("dtype", &AccountingFlags::dtype,
+           "vLLM's --dtype: the unquantized weight dtype (auto, bf16, fp16, fp32)")
+      .Add("quantization", &AccountingFlags::quantization,
+           "vLLM's --quantization: fp8, awq, gptq, modelopt_fp4 (NVFP4) or mxfp4")
+      .Add("kv_cache_dtype", &AccountingFlags::kv_cache_dtype,
+           "KV cache dtype: auto (the model's dtype), fp16, bf16, fp8 (= fp8_e4m3), fp8_e4m3, "
+           "fp8_e5m2, int8, int4")
+      .Add("params", &AccountingFlags::params,
+           "parameter count: exact (from the architecture), nominal (the published round figure), "
+           "or checkpoint (from --safetensors)")
+      .Add("safetensors", &AccountingFlags::safetensors,
+           "a .safetensors file (or a folder of them): count parameters from its header")
+      .Add("format", &AccountingFlags::format, "output: table or json")
+      .Add("context", &AccountingFlags::context, "context length S in tokens (KV cache held per sequence)")
+      .Add("batch", &AccountingFlags::batch, "number of sequences B")
+      .Add("prompt", &AccountingFlags::prompt, "prompt length P in tokens (prefill)")
+      .Add("calibration", &AccountingFlags::calibration,
+           "a calibration profile .textproto (default: the bundled profile of --gpu)");
+  return *group;
+}
+
+const FlagGroup<EngineFlags>& EngineFlagGroup() {
+  static const FlagGroup<EngineFlags>* group = &(*new FlagGroup<EngineFlags>())
+      .Add("engine", &EngineFlags::engine,
+           "serving engine whose KV-cache plan to print: vllm-v1, vllm-v0, sglang or trtllm, "
+           "optionally @version (vllm-v1@0.19, sglang@0.4.1, trtllm@cpp)")
+      .Add("gpu_memory_utilization", &EngineFlags::gpu_memory_utilization,
+           "vLLM: share of the whole GPU the engine may use")
+      .Add("mem_fraction_static", &EngineFlags::mem_fraction_static,
+           "SGLang: share of free memory for weights + KV (0: the version's default)")
+      .Add("swa_full_tokens_ratio", &EngineFlags::swa_full_tokens_ratio,
+           "SGLang with its hybrid SWA pool (0.5.3, Llama-4): SWA pool tokens / full pool tokens (0: default 0.8)")
+      .Add("max_attention_window", &EngineFlags::max_attention_window,
+           "TensorRT-LLM: each layer's KV window in tokens, comma-separated and repeated over the layers when "
+           "shorter (kv_cache_config.max_attention_window; e.g. 128,131072 for gpt-oss); each distinct window gets "
+           "a pool of its own. Empty: every layer keeps max_model_len tokens in one pool")
+      .Add("free_gpu_memory_fraction", &EngineFlags::free_gpu_memory_fraction,
+           "TensorRT-LLM: share of the memory left after weights and buffers for KV (0: default 0.9)")
+      .Add("max_num_batched_tokens", &EngineFlags::max_num_batched_tokens,
+           "tokens of the profile run's batch (TensorRT-LLM max_num_tokens; 0: engine default)")
+      .Add("max_num_seqs", &EngineFlags::max_num_seqs,
+           "sequences per batch (TensorRT-LLM max_batch_size; 0: engine default)")
+      .Add("max_model_len", &EngineFlags::max_model_len,
+           "context length served (0: the model's max_position_embeddings)")
+      .Add("block_size", &EngineFlags::block_size,
+           "tokens per KV block (0: engine default: vLLM 16, SGLang 1, TensorRT-LLM 32/64)")
+      .Add("tensor_parallel_size", &EngineFlags::tensor_parallel_size, "tensor-parallel GPUs per replica")
+      .Add("pipeline_parallel_size", &EngineFlags::pipeline_parallel_size, "pipeline stages per replica")
+      .Add("num_gpu_blocks_override", &EngineFlags::num_gpu_blocks_override,
+           "use this many KV blocks (vLLM's flag; 0: computed)")
+      .Add("kv_cache_memory", &EngineFlags::kv_cache_memory,
+           "KV bytes per GPU as the server reports them, skipping the profile (8GiB, 8.5e9, 8G)")
+      .Add("enforce_eager", &EngineFlags::enforce_eager, "no CUDA graphs (vLLM's --enforce-eager)")
+      .Add("enable_expert_parallel", &EngineFlags::enable_expert_parallel,
+           "experts placed whole, num_experts / TP per GPU, instead of sharded by tensor parallelism "
+           "(vLLM's --enable-expert-parallel; EP size = TP)")
+      .Add("expert_dispatch", &EngineFlags::expert_dispatch,
+           "with --enable-expert-parallel: all-reduce (every GPU has every token, vLLM without data "
+           "parallelism) or all-to-all (dispatch and combine, as DeepEP)")
+      .Add("expert_imbalance", &EngineFlags::expert_imbalance,
+           "with --enable-expert-parallel: routed rows on the busiest GPU over the mean (1: uniform)");
+  return *group;
+}
+
 namespace {
 
 // Unknown names are usage errors; a path that exists but does not parse is bad input.
@@ -90,9 +105,10 @@ absl::Status AsFlagError(absl::string_view flag, absl::string_view value, const 
 }
 
 absl::StatusOr<WeightFormat> ResolveWeightFormat(const FlagValues& flags, const ModelSpec& model) {
-  const std::string weight_dtype = flags.Get(FLAGS_weight_dtype);
-  const std::string vllm_dtype = flags.Get(FLAGS_dtype);
-  const std::string quantization = flags.Get(FLAGS_quantization);
+  const AccountingFlags accounting_flags = AccountingFlagGroup().Read(flags);
+  const std::string weight_dtype = accounting_flags.weight_dtype;
+  const std::string vllm_dtype = accounting_flags.dtype;
+  const std::string quantization = accounting_flags.quantization;
   const int given = !weight_dtype.empty() + !(vllm_dtype.empty() || vllm_dtype == "auto") +
                     !quantization.empty();
   if (given > 1) {
@@ -157,41 +173,34 @@ absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, 
 }
 
 absl::StatusOr<bool> WantJson(const FlagValues& flags) {
-  const std::string format = flags.Get(FLAGS_format);
+  const AccountingFlags accounting_flags = AccountingFlagGroup().Read(flags);
+  const std::string format = accounting_flags.format;
   if (format == "json") return true;
   if (format == "table") return false;
   return UsageError(absl::StrCat("--format: expected table or json, got '", format, "'"));
 }
 
-const std::vector<absl::string_view>& EngineFlagNames() {
-  static const std::vector<absl::string_view> names = {
-      "engine", "gpu_memory_utilization", "mem_fraction_static", "swa_full_tokens_ratio", "max_attention_window", "free_gpu_memory_fraction",
-      "max_num_batched_tokens", "max_num_seqs", "max_model_len", "block_size",
-      "tensor_parallel_size", "pipeline_parallel_size", "num_gpu_blocks_override",
-      "kv_cache_memory", "enforce_eager", "enable_expert_parallel", "expert_dispatch", "expert_imbalance"};
-  return names;
-}
-
 std::vector<std::string> EngineFlagsGiven(const FlagValues& flags) {
+  const EngineFlags engine_flags = EngineFlagGroup().Read(flags);
   std::vector<std::string> given;
   auto note = [&](bool differs, absl::string_view name) {
     if (differs) given.emplace_back(name);
   };
-  note(flags.Get(FLAGS_gpu_memory_utilization) != 0.9, "gpu-memory-utilization");
-  note(flags.Get(FLAGS_mem_fraction_static) != 0, "mem-fraction-static");
-  note(flags.Get(FLAGS_swa_full_tokens_ratio) != 0, "swa-full-tokens-ratio");
-  note(!flags.Get(FLAGS_max_attention_window).empty(), "max-attention-window");
-  note(flags.Get(FLAGS_free_gpu_memory_fraction) != 0, "free-gpu-memory-fraction");
-  note(flags.Get(FLAGS_max_num_batched_tokens) != 0, "max-num-batched-tokens");
-  note(flags.Get(FLAGS_max_num_seqs) != 0, "max-num-seqs");
-  note(flags.Get(FLAGS_max_model_len) != 0, "max-model-len");
-  note(flags.Get(FLAGS_block_size) != 0, "block-size");
-  note(flags.Get(FLAGS_tensor_parallel_size) != 1, "tensor-parallel-size");
-  note(flags.Get(FLAGS_pipeline_parallel_size) != 1, "pipeline-parallel-size");
-  note(flags.Get(FLAGS_num_gpu_blocks_override) != 0, "num-gpu-blocks-override");
-  note(!flags.Get(FLAGS_kv_cache_memory).empty(), "kv-cache-memory");
-  note(flags.Get(FLAGS_enforce_eager), "enforce-eager");
-  note(flags.Get(FLAGS_enable_expert_parallel), "enable-expert-parallel");
+  note(engine_flags.gpu_memory_utilization != 0.9, "gpu-memory-utilization");
+  note(engine_flags.mem_fraction_static != 0, "mem-fraction-static");
+  note(engine_flags.swa_full_tokens_ratio != 0, "swa-full-tokens-ratio");
+  note(!engine_flags.max_attention_window.empty(), "max-attention-window");
+  note(engine_flags.free_gpu_memory_fraction != 0, "free-gpu-memory-fraction");
+  note(engine_flags.max_num_batched_tokens != 0, "max-num-batched-tokens");
+  note(engine_flags.max_num_seqs != 0, "max-num-seqs");
+  note(engine_flags.max_model_len != 0, "max-model-len");
+  note(engine_flags.block_size != 0, "block-size");
+  note(engine_flags.tensor_parallel_size != 1, "tensor-parallel-size");
+  note(engine_flags.pipeline_parallel_size != 1, "pipeline-parallel-size");
+  note(engine_flags.num_gpu_blocks_override != 0, "num-gpu-blocks-override");
+  note(!engine_flags.kv_cache_memory.empty(), "kv-cache-memory");
+  note(engine_flags.enforce_eager, "enforce-eager");
+  note(engine_flags.enable_expert_parallel, "enable-expert-parallel");
   return given;
 }
 
@@ -245,20 +254,21 @@ absl::Status CheckFractionFlag(absl::string_view flag, double value, bool zero_i
 absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& flags,
                                                            const AccountingSetup& setup,
                                                            absl::string_view default_engine) {
+  const EngineFlags engine_flags = EngineFlagGroup().Read(flags);
   MemoryPlanRequest request;
   request.model = setup.model;
   request.gpu = setup.gpu;
   request.weights = setup.weights;
   request.kv_dtype = setup.kv_dtype;
-  std::string engine = flags.Get(FLAGS_engine);
+  std::string engine = engine_flags.engine;
   if (engine.empty()) engine = std::string(default_engine);
   absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(engine);
   if (!personality.ok()) return UsageError(absl::StrCat("--engine: ", personality.status().message()));
   request.engine = engine;
 
-  request.gpu_memory_utilization = flags.Get(FLAGS_gpu_memory_utilization);
-  request.mem_fraction_static = flags.Get(FLAGS_mem_fraction_static);
-  request.free_gpu_memory_fraction = flags.Get(FLAGS_free_gpu_memory_fraction);
+  request.gpu_memory_utilization = engine_flags.gpu_memory_utilization;
+  request.mem_fraction_static = engine_flags.mem_fraction_static;
+  request.free_gpu_memory_fraction = engine_flags.free_gpu_memory_fraction;
   if (absl::Status s = CheckFractionFlag("gpu-memory-utilization", request.gpu_memory_utilization, false); !s.ok()) return s;
   if (absl::Status s = CheckFractionFlag("mem-fraction-static", request.mem_fraction_static, true); !s.ok()) return s;
   if (absl::Status s = CheckFractionFlag("free-gpu-memory-fraction", request.free_gpu_memory_fraction, true); !s.ok()) return s;
@@ -278,23 +288,23 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& fla
     }
   }
 
-  request.swa_full_tokens_ratio = flags.Get(FLAGS_swa_full_tokens_ratio);
+  request.swa_full_tokens_ratio = engine_flags.swa_full_tokens_ratio;
   if (absl::Status s = CheckFractionFlag("swa-full-tokens-ratio", request.swa_full_tokens_ratio, true); !s.ok()) return s;
   if (request.swa_full_tokens_ratio != 0 && personality->windowed_kv_cache() != SGLANG_HYBRID_SWA_POOL) {
     return UsageError(absl::StrCat("--swa-full-tokens-ratio is a flag of SGLang's hybrid SWA pool, which --engine=",
                                    PersonalityName(*personality), " does not have (sglang@0.5.3 does)"));
   }
-  absl::StatusOr<std::vector<int64_t>> windows = ParseWindowList(flags.Get(FLAGS_max_attention_window));
+  absl::StatusOr<std::vector<int64_t>> windows = ParseWindowList(engine_flags.max_attention_window);
   if (!windows.ok()) return windows.status();
   request.max_attention_window = *std::move(windows);
   if (!request.max_attention_window.empty() && personality->max_attention_window_source().empty()) {
     return UsageError(absl::StrCat("--max-attention-window is TensorRT-LLM's kv_cache_config.max_attention_window; "
                                    "--engine=", PersonalityName(*personality), " has no such setting"));
   }
-  request.max_num_batched_tokens = flags.Get(FLAGS_max_num_batched_tokens);
-  request.max_num_seqs = flags.Get(FLAGS_max_num_seqs);
-  request.max_model_len = flags.Get(FLAGS_max_model_len);
-  request.num_gpu_blocks_override = flags.Get(FLAGS_num_gpu_blocks_override);
+  request.max_num_batched_tokens = engine_flags.max_num_batched_tokens;
+  request.max_num_seqs = engine_flags.max_num_seqs;
+  request.max_model_len = engine_flags.max_model_len;
+  request.num_gpu_blocks_override = engine_flags.num_gpu_blocks_override;
   const int64_t limit = int64_t{1} << 31;
   for (const auto& [flag, value] : {std::pair<absl::string_view, int64_t>{"max_num_batched_tokens", request.max_num_batched_tokens},
                                     {"max_num_seqs", request.max_num_seqs},
@@ -302,15 +312,15 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& fla
                                     {"num_gpu_blocks_override", request.num_gpu_blocks_override}}) {
     if (absl::Status s = CheckRange(flag, value, 0, limit - 1); !s.ok()) return s;
   }
-  request.block_size = flags.Get(FLAGS_block_size);
+  request.block_size = engine_flags.block_size;
   if (absl::Status s = CheckRange("block_size", request.block_size, 0, 4096); !s.ok()) return s;
-  request.tensor_parallel = flags.Get(FLAGS_tensor_parallel_size);
-  request.pipeline_parallel = flags.Get(FLAGS_pipeline_parallel_size);
+  request.tensor_parallel = engine_flags.tensor_parallel_size;
+  request.pipeline_parallel = engine_flags.pipeline_parallel_size;
   if (absl::Status s = CheckRange("tensor_parallel_size", request.tensor_parallel, 1, 1024); !s.ok()) return s;
   if (absl::Status s = CheckRange("pipeline_parallel_size", request.pipeline_parallel, 1, 1024); !s.ok()) return s;
-  request.enable_cuda_graphs = !flags.Get(FLAGS_enforce_eager);
-  request.expert_parallel = flags.Get(FLAGS_enable_expert_parallel);
-  const std::string kv_memory = flags.Get(FLAGS_kv_cache_memory);
+  request.enable_cuda_graphs = !engine_flags.enforce_eager;
+  request.expert_parallel = engine_flags.enable_expert_parallel;
+  const std::string kv_memory = engine_flags.kv_cache_memory;
   if (!kv_memory.empty()) {
     absl::StatusOr<double> bytes = ParseByteSize(kv_memory);
     if (!bytes.ok()) return bytes.status();
@@ -320,13 +330,14 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& fla
 }
 
 absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags) {
+  const AccountingFlags accounting_flags = AccountingFlagGroup().Read(flags);
   AccountingSetup setup;
-  const std::string model_name = flags.Get(FLAGS_model);
+  const std::string model_name = accounting_flags.model;
   absl::StatusOr<ModelSpec> model = ResolveModel(model_name);
   if (!model.ok()) return AsFlagError("model", model_name, model.status());
   setup.model = *std::move(model);
 
-  const std::string gpu_name = flags.Get(FLAGS_gpu);
+  const std::string gpu_name = accounting_flags.gpu;
   absl::StatusOr<GpuSpec> gpu = ResolveGpu(gpu_name);
   if (!gpu.ok()) return AsFlagError("gpu", gpu_name, gpu.status());
   setup.gpu = *std::move(gpu);
@@ -336,7 +347,7 @@ absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags) 
   setup.weights = *weights;
   setup.compute_dtype = ComputeDType(*weights, setup.gpu);
 
-  const std::string kv = flags.Get(FLAGS_kv_cache_dtype);
+  const std::string kv = accounting_flags.kv_cache_dtype;
   if (kv == "auto") {
     setup.kv_dtype = setup.model.dtype();
   } else {
@@ -349,14 +360,14 @@ absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags) 
   params.set_exact(static_cast<double>(CountParameters(setup.model).Total()));
   params.set_nominal(setup.model.nominal_parameters());
   params.set_active_per_token(static_cast<double>(ActiveParametersPerToken(setup.model)));
-  const std::string safetensors = flags.Get(FLAGS_safetensors);
+  const std::string safetensors = accounting_flags.safetensors;
   if (!safetensors.empty()) {
     absl::StatusOr<SafetensorsSummary> summary = ReadSafetensorsHeader(safetensors);
     if (!summary.ok()) return summary.status();
     params.set_checkpoint(static_cast<double>(summary->elements));
     setup.checkpoint_bytes = static_cast<double>(summary->bytes);
   }
-  const std::string mode = flags.Get(FLAGS_params);
+  const std::string mode = accounting_flags.params;
   params.set_used(mode);
   if (mode == "exact") {
     params.set_count(params.exact());

@@ -9,7 +9,7 @@
 #include "absl/strings/string_view.h"
 #include <vector>
 
-#include "absl/flags/declare.h"
+#include "sim/app/cli/flag_group.h"
 #include "absl/status/statusor.h"
 #include "base/dtype.h"
 #include "hardware/hardware_spec.pb.h"
@@ -18,39 +18,48 @@
 #include "sim/core/memory_plan/memory_plan.h"
 #include "sim/app/results/accounting_reports.pb.h"
 
-ABSL_DECLARE_FLAG(std::string, model);
-ABSL_DECLARE_FLAG(std::string, gpu);
-ABSL_DECLARE_FLAG(std::string, weight_dtype);
-ABSL_DECLARE_FLAG(std::string, dtype);
-ABSL_DECLARE_FLAG(std::string, quantization);
-ABSL_DECLARE_FLAG(std::string, kv_cache_dtype);
-ABSL_DECLARE_FLAG(std::string, params);
-ABSL_DECLARE_FLAG(std::string, safetensors);
-ABSL_DECLARE_FLAG(int64_t, context);
-ABSL_DECLARE_FLAG(int64_t, batch);
-ABSL_DECLARE_FLAG(int64_t, prompt);
-ABSL_DECLARE_FLAG(std::string, format);
-// Serving-engine flags (`memory --engine`, `simulate`), spelled as the engines spell them.
-ABSL_DECLARE_FLAG(std::string, engine);
-ABSL_DECLARE_FLAG(double, gpu_memory_utilization);
-ABSL_DECLARE_FLAG(double, mem_fraction_static);
-ABSL_DECLARE_FLAG(double, free_gpu_memory_fraction);
-ABSL_DECLARE_FLAG(int64_t, max_num_batched_tokens);
-ABSL_DECLARE_FLAG(int64_t, max_num_seqs);
-ABSL_DECLARE_FLAG(int64_t, max_model_len);
-ABSL_DECLARE_FLAG(int32_t, block_size);
-ABSL_DECLARE_FLAG(int32_t, tensor_parallel_size);
-ABSL_DECLARE_FLAG(int32_t, pipeline_parallel_size);
-ABSL_DECLARE_FLAG(int64_t, num_gpu_blocks_override);
-ABSL_DECLARE_FLAG(std::string, kv_cache_memory);
-ABSL_DECLARE_FLAG(bool, enforce_eager);
-ABSL_DECLARE_FLAG(bool, enable_expert_parallel);
-ABSL_DECLARE_FLAG(std::string, expert_dispatch);
-ABSL_DECLARE_FLAG(double, expert_imbalance);
-// The calibrated cost model's profile (`simulate`, `roofline`, `kernels`).
-ABSL_DECLARE_FLAG(std::string, calibration);
-
 namespace infergrid::cli {
+
+// The model, GPU, weight and KV formats and shape flags of the accounting commands.
+struct AccountingFlags {
+  std::string model = "llama-3-8b";
+  std::string gpu = "h100-sxm";
+  std::string weight_dtype;
+  std::string dtype;
+  std::string quantization;
+  std::string kv_cache_dtype = "auto";
+  std::string params = "exact";
+  std::string safetensors;
+  std::string format = "table";
+  int64_t context = 8192;
+  int64_t batch = 1;
+  int64_t prompt = 2048;
+  std::string calibration;
+};
+const FlagGroup<AccountingFlags>& AccountingFlagGroup();
+
+// The serving engine's memory and parallelism flags, spelled as the engines spell them.
+struct EngineFlags {
+  std::string engine;
+  double gpu_memory_utilization = 0.9;
+  double mem_fraction_static = 0;
+  double swa_full_tokens_ratio = 0;
+  std::string max_attention_window;
+  double free_gpu_memory_fraction = 0;
+  int64_t max_num_batched_tokens = 0;
+  int64_t max_num_seqs = 0;
+  int64_t max_model_len = 0;
+  int32_t block_size = 0;
+  int32_t tensor_parallel_size = 1;
+  int32_t pipeline_parallel_size = 1;
+  int64_t num_gpu_blocks_override = 0;
+  std::string kv_cache_memory;
+  bool enforce_eager = false;
+  bool enable_expert_parallel = false;
+  std::string expert_dispatch = "all-reduce";
+  double expert_imbalance = 1.0;
+};
+const FlagGroup<EngineFlags>& EngineFlagGroup();
 
 struct AccountingSetup {
   ModelSpec model;
@@ -78,8 +87,6 @@ absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, 
 // --format: "table" or "json".
 absl::StatusOr<bool> WantJson(const FlagValues& flags);
 
-// The serving-engine flags (--engine and the engines' own memory flags).
-const std::vector<absl::string_view>& EngineFlagNames();
 
 // The engine flags that differ from their defaults ("gpu-memory-utilization", ...).
 std::vector<std::string> EngineFlagsGiven(const FlagValues& flags);

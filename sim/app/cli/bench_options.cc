@@ -23,6 +23,15 @@
 namespace infergrid::cli {
 namespace {
 
+// The value of a flag that takes one outside bench one-batch (--batch-size, --input-len,
+// --output-len are declared as lists, as SGLang's script takes them).
+absl::StatusOr<int64_t> OneValue(absl::string_view flag, const std::vector<int64_t>& values) {
+  if (values.size() == 1) return values[0];
+  return UsageError(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}), " takes one value (got '", values[1],
+                                 "' after it); lists of --batch-size, --input-len and --output-len are "
+                                 "bench one-batch's, as SGLang's script takes them"));
+}
+
 // Items of a list flag: separated by commas or spaces, empty ones dropped.
 // The items of a comma (or space) separated list flag. An empty item ("1,,2", "1,", ",1") is a
 // usage error naming the flag: a dropped value would run something other than was asked.
@@ -36,60 +45,6 @@ absl::StatusOr<std::vector<std::string>> ListItems(absl::string_view flag, absl:
     for (absl::string_view item : absl::StrSplit(piece, ' ', absl::SkipWhitespace())) items.emplace_back(item);
   }
   return items;
-}
-
-// The SGLang / TensorRT-LLM spellings as the simulate flags they mean: a command line of the
-// canonical flags, parsed, laid over the given values.
-absl::StatusOr<FlagValues> ResolveAliases(const FlagValues& flags) {
-  struct Alias {
-    const char* alias;
-    const char* canonical;
-  };
-  static constexpr Alias kAliases[] = {{"concurrency", "max_concurrency"},
-                                       {"max_batch_size", "max_num_seqs"},
-                                       {"max_num_tokens", "max_num_batched_tokens"},
-                                       {"tp_size", "tensor_parallel_size"},
-                                       {"tp", "tensor_parallel_size"},
-                                       {"model_path", "model"},
-                                       {"pp", "pipeline_parallel_size"},
-                                       {"disable_cuda_graph", "enforce_eager"}};
-  std::vector<std::string> args;
-  std::vector<absl::string_view> allowed;
-  for (const Alias& a : kAliases) {
-    if (!flags.IsSet(a.alias)) continue;
-    const auto dashed = [](std::string name) {
-      std::replace(name.begin(), name.end(), '_', '-');
-      return absl::StrCat("--", name);
-    };
-    if (flags.IsSet(a.canonical)) {
-      return UsageError(absl::StrCat(dashed(a.alias), " and ", dashed(a.canonical), " are the same setting: give one"));
-    }
-    for (const Alias& earlier : kAliases) {
-      if (&earlier == &a) break;
-      if (flags.IsSet(earlier.alias) && absl::string_view(earlier.canonical) == a.canonical) {
-        return UsageError(absl::StrCat(dashed(earlier.alias), " and ", dashed(a.alias), " are the same setting: give one"));
-      }
-    }
-    args.push_back(absl::StrCat(dashed(a.canonical), "=", flags.Text(a.alias)));
-    allowed.push_back(a.canonical);
-  }
-  // vLLM's older --dataset: the path of a ShareGPT file (benchmark_throughput.py and
-  // benchmark_serving.py before --dataset-name and --dataset-path).
-  if (flags.IsSet("dataset")) {
-    if (flags.IsSet("dataset_path")) {
-      return UsageError("--dataset and --dataset-path are the same setting: give one");
-    }
-    args.push_back(absl::StrCat("--dataset-path=", flags.Text("dataset")));
-    allowed.push_back("dataset_path");
-    if (!flags.IsSet("dataset_name")) {
-      args.push_back("--dataset-name=sharegpt");
-      allowed.push_back("dataset_name");
-    }
-  }
-  if (args.empty()) return flags;
-  absl::StatusOr<ParsedCommandLine> parsed = ParseCommandLine(args, allowed);
-  if (!parsed.ok()) return parsed.status();
-  return flags.With(parsed->flags);
 }
 
 absl::StatusOr<std::vector<double>> ReadRequestRates(absl::string_view text) {
@@ -136,23 +91,24 @@ absl::StatusOr<bench::GoodputSlo> ReadGoodput(absl::string_view text) {
 
 // perf_analyzer's measurement as genai-perf sets it up; one rate or a concurrency per run.
 absl::Status ReadGenaiPerf(const FlagValues& flags, BenchOptions& o) {
+  const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
   bench::PerfWindowOptions& p = o.perf;
-  p.interval_s = flags.Get(FLAGS_measurement_interval) / 1000;
+  p.interval_s = bench_flags.measurement_interval / 1000;
   if (absl::Status s = CheckDoubleRange("measurement-interval", p.interval_s * 1000, 1, 3.6e6); !s.ok()) return s;
-  p.stability_percent = flags.Get(FLAGS_stability_percentage);
+  p.stability_percent = bench_flags.stability_percentage;
   if (absl::Status s = CheckDoubleRange("stability-percentage", p.stability_percent, 0, 1e6); !s.ok()) return s;
-  p.max_trials = flags.Get(FLAGS_max_trials);
+  p.max_trials = bench_flags.max_trials;
   if (absl::Status s = CheckRange("max_trials", p.max_trials, 3, 1000); !s.ok()) return s;
-  p.warmup_requests = flags.Get(FLAGS_warmup_request_count);
+  p.warmup_requests = bench_flags.warmup_request_count;
   if (absl::Status s = CheckRange("warmup_request_count", p.warmup_requests, 0, 1'000'000); !s.ok()) return s;
-  p.request_count = flags.Get(FLAGS_request_count);
+  p.request_count = bench_flags.request_count;
   if (absl::Status s = CheckRange("request_count", p.request_count, 0, 1'000'000); !s.ok()) return s;
-  const std::string distribution = flags.Get(FLAGS_request_distribution);
+  const std::string distribution = bench_flags.request_distribution;
   if (distribution != "constant" && distribution != "poisson") {
     return UsageError(absl::StrCat("--request-distribution: expected constant or poisson, got '", distribution, "'"));
   }
   o.poisson = distribution == "poisson";
-  o.profile_export_file = flags.Get(FLAGS_profile_export_file);
+  o.profile_export_file = bench_flags.profile_export_file;
   if (o.request_rates.size() != 1) return UsageError("--request-rate: genai-perf runs one rate at a time");
   if (!std::isinf(o.request_rates[0]) && o.max_concurrency) {
     return UsageError("--concurrency and --request-rate: genai-perf runs one load mode at a time");
@@ -167,7 +123,8 @@ absl::Status ReadGenaiPerf(const FlagValues& flags, BenchOptions& o) {
 }
 
 absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
-  const std::string metrics = flags.Get(FLAGS_percentile_metrics);
+  const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
+  const std::string metrics = bench_flags.percentile_metrics;
   absl::StatusOr<std::vector<std::string>> names = ListItems("percentile-metrics", metrics.empty() ? "ttft,tpot,itl" : metrics);
   if (!names.ok()) return names.status();
   o.percentile_metrics = *std::move(names);
@@ -178,7 +135,7 @@ absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
                                      absl::StrJoin(known, ", "), ")"));
     }
   }
-  absl::StatusOr<std::vector<std::string>> percentiles = ListItems("metric-percentiles", flags.Get(FLAGS_metric_percentiles));
+  absl::StatusOr<std::vector<std::string>> percentiles = ListItems("metric-percentiles", bench_flags.metric_percentiles);
   if (!percentiles.ok()) return percentiles.status();
   for (const std::string& item : *percentiles) {
     double p = 0;
@@ -187,27 +144,27 @@ absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
     }
     o.percentiles.push_back(p);
   }
-  absl::StatusOr<bench::GoodputSlo> goodput = ReadGoodput(flags.Get(FLAGS_goodput));
+  absl::StatusOr<bench::GoodputSlo> goodput = ReadGoodput(bench_flags.goodput);
   if (!goodput.ok()) return goodput.status();
   o.goodput = *goodput;
-  o.save_result = flags.Get(FLAGS_save_result);
-  o.save_detailed = flags.Get(FLAGS_save_detailed);
-  o.append_result = flags.Get(FLAGS_append_result);
-  o.result_dir = flags.Get(FLAGS_result_dir);
+  o.save_result = bench_flags.save_result;
+  o.save_detailed = bench_flags.save_detailed;
+  o.append_result = bench_flags.append_result;
+  o.result_dir = bench_flags.result_dir;
   if (std::error_code error; !o.result_dir.empty() && std::filesystem::exists(o.result_dir, error) &&
                              !std::filesystem::is_directory(o.result_dir, error)) {
     return UsageError(absl::StrCat("--result-dir=", o.result_dir, ": is a file, not a folder"));
   }
-  o.result_filename = flags.Get(FLAGS_result_filename);
-  if (const std::string label = flags.Get(FLAGS_label); !label.empty()) o.label = label;
-  absl::StatusOr<std::vector<std::string>> metadata = ListItems("metadata", flags.Get(FLAGS_metadata));
+  o.result_filename = bench_flags.result_filename;
+  if (const std::string label = bench_flags.label; !label.empty()) o.label = label;
+  absl::StatusOr<std::vector<std::string>> metadata = ListItems("metadata", bench_flags.metadata);
   if (!metadata.ok()) return metadata.status();
   for (const std::string& item : *metadata) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos) return UsageError(absl::StrCat("--metadata: '", item, "' is not KEY=VALUE"));
     o.metadata.emplace_back(item.substr(0, eq), item.substr(eq + 1));
   }
-  o.result_date = flags.Get(FLAGS_result_date);
+  o.result_date = bench_flags.result_date;
   if (!o.result_date.empty()) {
     int64_t digits = 0;
     const std::vector<std::string> parts = absl::StrSplit(o.result_date, '-');
@@ -220,9 +177,12 @@ absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
 }
 
 absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& o) {
+  const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
+  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
+  const TraceFlags trace_flags = TraceFlagGroup().Read(flags);
   bench::DatasetOptions& d = o.dataset;
-  d.name = flags.Get(FLAGS_dataset_name);
-  d.path = flags.Get(FLAGS_dataset_path);
+  d.name = bench_flags.dataset_name;
+  d.path = bench_flags.dataset_path;
   const std::vector<std::string>& names = bench::DatasetNames();
   if (std::find(names.begin(), names.end(), d.name) == names.end()) {
     return UsageError(absl::StrCat("--dataset-name: unknown dataset '", d.name, "' (", absl::StrJoin(names, ", "), ")"));
@@ -233,29 +193,29 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
   if (d.name != "random" && d.path.empty()) {
     return UsageError(absl::StrCat("--dataset-name=", d.name, " needs --dataset-path"));
   }
-  d.num_prompts = flags.Get(FLAGS_num_prompts);
+  d.num_prompts = bench_flags.num_prompts;
   if (absl::Status s = CheckRange("num_prompts", d.num_prompts, 1, int64_t{10'000'000}); !s.ok()) return s;
-  const uint64_t seed = flags.Get(FLAGS_seed);
+  const uint64_t seed = simulate_flags.seed;
   if (seed > 0xffffffffULL) return UsageError("--seed must be below 2^32 (NumPy's legacy seeding)");
   d.seed = static_cast<int64_t>(seed);
-  d.random_input_len = flags.Get(FLAGS_random_input_len);
-  d.random_output_len = flags.Get(FLAGS_random_output_len);
-  d.random_range_ratio = flags.Get(FLAGS_random_range_ratio);
+  d.random_input_len = bench_flags.random_input_len;
+  d.random_output_len = bench_flags.random_output_len;
+  d.random_range_ratio = bench_flags.random_range_ratio;
   // vLLM's ratio widens around the length (below 1); SGLang's is the shortest length's share.
   if (absl::Status s = CheckDoubleRange("random-range-ratio", d.random_range_ratio, 0, d.sglang_client ? 1 : 0.999999);
       !s.ok()) {
     return s;
   }
   if (d.sglang_client && !flags.IsSet("seed")) d.seed = 1;  // bench_serving's default
-  d.random_prefix_len = flags.Get(FLAGS_random_prefix_len);
-  d.sonnet_input_len = flags.Get(FLAGS_sonnet_input_len);
-  d.sonnet_output_len = flags.Get(FLAGS_sonnet_output_len);
-  d.sonnet_prefix_len = flags.Get(FLAGS_sonnet_prefix_len);
-  d.custom_output_len = flags.Get(FLAGS_custom_output_len);
-  d.skip_chat_template = flags.Get(FLAGS_skip_chat_template);
-  d.no_oversample = flags.Get(FLAGS_no_oversample);
-  d.trace_format = flags.Get(FLAGS_trace_format);
-  if (const int64_t len = flags.Get(FLAGS_sharegpt_output_len); len > 0) d.sharegpt_output_len = len;
+  d.random_prefix_len = bench_flags.random_prefix_len;
+  d.sonnet_input_len = bench_flags.sonnet_input_len;
+  d.sonnet_output_len = bench_flags.sonnet_output_len;
+  d.sonnet_prefix_len = bench_flags.sonnet_prefix_len;
+  d.custom_output_len = bench_flags.custom_output_len;
+  d.skip_chat_template = bench_flags.skip_chat_template;
+  d.no_oversample = bench_flags.no_oversample;
+  d.trace_format = trace_flags.trace_format;
+  if (const int64_t len = bench_flags.sharegpt_output_len; len > 0) d.sharegpt_output_len = len;
   for (const auto& [name, value] :
        {std::pair{"random_input_len", d.random_input_len}, std::pair{"random_output_len", d.random_output_len},
         std::pair{"random_prefix_len", d.random_prefix_len}, std::pair{"sonnet_input_len", d.sonnet_input_len},
@@ -264,8 +224,11 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
     if (absl::Status s = CheckRange(name, value, 0, int64_t{10'000'000}); !s.ok()) return s;
   }
   // The general lengths, mapped as each script maps them.
-  const int64_t input_len = flags.Get(FLAGS_input_len);
-  const int64_t output_len = flags.Get(FLAGS_output_len);
+  absl::StatusOr<int64_t> input_len_value = OneValue("input_len", bench_flags.input_len);
+  if (!input_len_value.ok()) return input_len_value.status();
+  absl::StatusOr<int64_t> output_len_value = OneValue("output_len", bench_flags.output_len);
+  if (!output_len_value.ok()) return output_len_value.status();
+  const int64_t input_len = *input_len_value, output_len = *output_len_value;
   if (input_len < 0 || output_len < 0) return UsageError("--input-len and --output-len must be positive");
   if (input_len > 0) {
     d.random_input_len = input_len;
@@ -279,9 +242,9 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
   }
   if (mode == BenchMode::kThroughput) {
     if (d.name == "random" && input_len == 0) return UsageError("--input-len must be given for the random dataset");
-    if (flags.IsSet("prefix_len")) d.random_prefix_len = flags.Get(FLAGS_prefix_len);
+    if (flags.IsSet("prefix_len")) d.random_prefix_len = bench_flags.prefix_len;
   }
-  o.self_timed = flags.Get(FLAGS_self_timed);
+  o.self_timed = bench_flags.self_timed;
   if (o.self_timed && d.name != "trace") return UsageError("--self-timed needs --dataset-name=trace");
   return absl::OkStatus();
 }
@@ -296,36 +259,10 @@ absl::StatusOr<BenchMode> ParseBenchMode(absl::string_view mode) {
   return UsageError(absl::StrCat("bench: unknown benchmark '", mode, "' (latency, throughput, serve or one-batch)"));
 }
 
-absl::Status ReadBenchLists(const std::vector<std::pair<std::string, std::string>>& more_values, BenchOptions* o) {
-  o->batch_sizes = {o->batch_size};
-  o->input_lens = {o->input_len};
-  o->output_lens = {o->output_len};
-  for (const auto& [flag, text] : more_values) {
-    std::string dashed = flag;
-    std::replace(dashed.begin(), dashed.end(), '_', '-');
-    std::vector<int64_t>* list = flag == "batch_size" ? &o->batch_sizes
-                                 : flag == "input_len" ? &o->input_lens
-                                 : flag == "output_len" ? &o->output_lens
-                                                        : nullptr;
-    if (list == nullptr || o->mode != BenchMode::kOneBatch) {
-      return UsageError(absl::StrCat("--", dashed, " takes one value (got '", text,
-                                     "' after it); lists of --batch-size, --input-len and --output-len are "
-                                     "bench one-batch's, as SGLang's script takes them"));
-    }
-    int64_t value = 0;
-    if (!absl::SimpleAtoi(text, &value)) {
-      return UsageError(absl::StrCat("--", dashed, ": '", text, "' is not an integer"));
-    }
-    const int64_t maximum = flag == "batch_size" ? 1'000'000 : 10'000'000;
-    if (absl::Status s = CheckRange(flag, value, 1, maximum); !s.ok()) return s;
-    list->push_back(value);
-  }
-  return absl::OkStatus();
-}
-
 // --client: whose benchmark client serve mirrors; genai-perf's own flags only with it.
 absl::Status ReadClient(BenchMode mode, const FlagValues& flags, BenchOptions& o) {
-  o.client = flags.Get(FLAGS_client);
+  const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
+  o.client = bench_flags.client;
   if (o.client != "vllm" && o.client != "sglang" && o.client != "genai-perf") {
     return UsageError(absl::StrCat("--client: expected vllm, sglang or genai-perf, got '", o.client, "'"));
   }
@@ -343,13 +280,14 @@ absl::Status ReadClient(BenchMode mode, const FlagValues& flags, BenchOptions& o
 
 // serve's load (rates, burstiness), its reports and its client's own settings.
 absl::Status ReadServe(const FlagValues& flags, BenchOptions& o) {
-  absl::StatusOr<std::vector<double>> rates = ReadRequestRates(flags.Get(FLAGS_request_rate));
+  const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
+  absl::StatusOr<std::vector<double>> rates = ReadRequestRates(bench_flags.request_rate);
   if (!rates.ok()) return rates.status();
   o.request_rates = *std::move(rates);
   if (o.self_timed && flags.IsSet("request_rate")) {
     return UsageError("--self-timed sends at the trace's times: --request-rate does not apply");
   }
-  o.burstiness = flags.Get(FLAGS_burstiness);
+  o.burstiness = bench_flags.burstiness;
   if (!(o.burstiness > 0)) return UsageError("--burstiness must be positive");
   if (o.client == "sglang" && flags.IsSet("burstiness")) {
     return UsageError("--burstiness: SGLang's bench_serving sends a Poisson process (np.random.exponential)");
@@ -364,19 +302,50 @@ absl::Status ReadServe(const FlagValues& flags, BenchOptions& o) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& given) {
-  absl::StatusOr<FlagValues> flags = ResolveAliases(given);
-  if (!flags.ok()) return flags.status();
-  if (mode == BenchMode::kOneBatch && !flags->IsSet("engine")) {
-    // bench_one_batch is SGLang's: its engine unless another is named (and refused later).
-    absl::StatusOr<ParsedCommandLine> sglang = ParseCommandLine({"--engine=sglang"}, {"engine"});
-    if (!sglang.ok()) return sglang.status();
-    flags = flags->With(sglang->flags);
+namespace {
+
+// vLLM's benchmark_latency.py: one batch of --batch-size prompts, --num-iters times.
+absl::Status ReadLatency(const BenchFlags& bench_flags, BenchOptions& o) {
+  absl::StatusOr<int64_t> batch_size = OneValue("batch_size", bench_flags.batch_size);
+  absl::StatusOr<int64_t> input_len = OneValue("input_len", bench_flags.input_len);
+  absl::StatusOr<int64_t> output_len = OneValue("output_len", bench_flags.output_len);
+  for (const absl::StatusOr<int64_t>* value : {&batch_size, &input_len, &output_len}) {
+    if (!value->ok()) return value->status();
   }
-  BenchOptions o;
-  o.mode = mode;
-  if (absl::Status s = ReadClient(mode, *flags, o); !s.ok()) return s;
-  absl::StatusOr<SimulateOptions> engine = ReadSimulateOptions(*flags);
+  o.batch_size = *batch_size;
+  if (absl::Status s = CheckRange("batch_size", o.batch_size, 1, 1'000'000); !s.ok()) return s;
+  if (*input_len < 0 || *output_len < 0) return UsageError("--input-len and --output-len must be positive");
+  if (*input_len > 0) o.input_len = *input_len;
+  if (*output_len > 0) o.output_len = *output_len;
+  o.num_iters = bench_flags.num_iters;
+  return CheckRange("num_iters", o.num_iters, 1, 100'000);
+}
+
+// SGLang's bench_one_batch: every combination of the three lists. Its BenchArgs defaults are one
+// prompt of 1,024 tokens and 16 output tokens.
+absl::Status ReadOneBatch(const FlagValues& flags, const BenchFlags& bench_flags, BenchOptions& o) {
+  const std::pair<const char*, int64_t> kDefaults[] = {{"batch_size", 1}, {"input_len", 1024}, {"output_len", 16}};
+  std::vector<int64_t>* lists[] = {&o.batch_sizes, &o.input_lens, &o.output_lens};
+  const std::vector<int64_t>* given[] = {&bench_flags.batch_size, &bench_flags.input_len, &bench_flags.output_len};
+  for (int i = 0; i < 3; ++i) {
+    const auto& [flag, fallback] = kDefaults[i];
+    *lists[i] = flags.IsSet(flag) ? *given[i] : std::vector<int64_t>{fallback};
+    const int64_t maximum = i == 0 ? 1'000'000 : 10'000'000;
+    for (const int64_t value : *lists[i]) {
+      if (absl::Status s = CheckRange(flag, value, 1, maximum); !s.ok()) return s;
+    }
+  }
+  o.batch_size = o.batch_sizes[0];
+  o.input_len = o.input_lens[0];
+  o.output_len = o.output_lens[0];
+  o.run_name = bench_flags.run_name;
+  o.result_filename = bench_flags.result_filename;
+  return absl::OkStatus();
+}
+
+// The engine's options as bench runs it: the offline benchmarks have no front end and no noise.
+absl::Status ReadBenchEngine(BenchMode mode, const FlagValues& flags, BenchOptions& o) {
+  absl::StatusOr<SimulateOptions> engine = ReadSimulateOptions(flags);
   if (!engine.ok()) return engine.status();
   o.engine = *std::move(engine);
   // vLLM's latency and throughput benchmarks build the offline LLM class, whose batch defaults
@@ -385,24 +354,40 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
   // Only serve goes through the HTTP server; the offline LLM class and SGLang's one-batch
   // script drive the engine in-process.
   if (mode != BenchMode::kServe) {
-    if (flags->IsSet("front_end") && o.engine.front_end) {
+    if (flags.IsSet("front_end") && o.engine.front_end) {
       return UsageError("--front-end: only bench serve talks to a server; the offline benchmarks have no front end");
     }
     o.engine.front_end = false;
   }
   // A served benchmark varies from run to run; the offline ones are timed as the engine alone.
-  if (!flags->IsSet("noise")) o.engine.noise = mode == BenchMode::kServe;
+  if (!flags.IsSet("noise")) o.engine.noise = mode == BenchMode::kServe;
   o.engine.progress = false;
   o.engine.record_wall_time = false;
-  o.model_id = flags->Text("model");
-  o.backend = flags->Get(FLAGS_backend);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& given) {
+  FlagValues flags = given;
+  if (mode == BenchMode::kOneBatch && !flags.IsSet("engine")) {
+    // bench_one_batch is SGLang's: its engine unless another is named (and refused later).
+    flags.Set("engine", "sglang");
+  }
+  const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
+  BenchOptions o;
+  o.mode = mode;
+  if (absl::Status s = ReadClient(mode, flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadBenchEngine(mode, flags, o); !s.ok()) return s;
+  o.model_id = flags.Text("model");
+  o.backend = bench_flags.backend;
   if (o.backend.empty()) o.backend = mode == BenchMode::kServe ? "openai" : "vllm";
-  o.compare_path = flags->Get(FLAGS_compare);
-  o.output_json = flags->Get(FLAGS_output_json);
-  o.n = flags->Get(FLAGS_n);
+  o.compare_path = bench_flags.compare;
+  o.output_json = bench_flags.output_json;
+  o.n = bench_flags.n;
   if (absl::Status s = CheckRange("n", o.n, 1, 1024); !s.ok()) return s;
-  if (flags->IsSet("enable_chunked_prefill")) {
-    if (!flags->Get(FLAGS_enable_chunked_prefill)) {
+  if (flags.IsSet("enable_chunked_prefill")) {
+    if (!bench_flags.enable_chunked_prefill) {
       return UsageError("--enable-chunked-prefill=false: prefill-first batching is --scheduler=vllm in simulate");
     }
     o.engine.scheduler = SchedulerKind::kSarathi;
@@ -410,37 +395,21 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
   if (o.engine.max_concurrency > 0) o.max_concurrency = o.engine.max_concurrency;
   o.dataset.tokenizer = bench::TokenizerFamilyFor(o.engine.setup.model.name(), o.engine.setup.model.vocab_size());
   if (mode == BenchMode::kLatency) {
-    o.batch_size = flags->Get(FLAGS_batch_size);
-    if (absl::Status s = CheckRange("batch_size", o.batch_size, 1, 1'000'000); !s.ok()) return s;
-    if (flags->Get(FLAGS_input_len) > 0) o.input_len = flags->Get(FLAGS_input_len);
-    if (flags->Get(FLAGS_output_len) > 0) o.output_len = flags->Get(FLAGS_output_len);
-    if (flags->Get(FLAGS_input_len) < 0 || flags->Get(FLAGS_output_len) < 0) {
-      return UsageError("--input-len and --output-len must be positive");
-    }
-    o.num_iters = flags->Get(FLAGS_num_iters);
-    if (absl::Status s = CheckRange("num_iters", o.num_iters, 1, 100'000); !s.ok()) return s;
+    if (absl::Status s = ReadLatency(bench_flags, o); !s.ok()) return s;
     return o;
   }
   if (mode == BenchMode::kOneBatch) {
-    // SGLang's BenchArgs defaults: one prompt of 1,024 tokens, 16 output tokens.
-    o.batch_size = flags->IsSet("batch_size") ? flags->Get(FLAGS_batch_size) : 1;
-    o.input_len = flags->IsSet("input_len") ? flags->Get(FLAGS_input_len) : 1024;
-    o.output_len = flags->IsSet("output_len") ? flags->Get(FLAGS_output_len) : 16;
-    if (absl::Status s = CheckRange("batch_size", o.batch_size, 1, 1'000'000); !s.ok()) return s;
-    if (absl::Status s = CheckRange("input_len", o.input_len, 1, 10'000'000); !s.ok()) return s;
-    if (absl::Status s = CheckRange("output_len", o.output_len, 1, 10'000'000); !s.ok()) return s;
-    o.run_name = flags->Get(FLAGS_run_name);
-    o.result_filename = flags->Get(FLAGS_result_filename);
+    if (absl::Status s = ReadOneBatch(flags, bench_flags, o); !s.ok()) return s;
     return o;
   }
   o.dataset.sglang_client = o.client == "sglang";
-  if (o.client == "sglang" && !flags->IsSet("backend")) o.backend = "sglang";
-  if (absl::Status s = ReadDataset(mode, *flags, o); !s.ok()) return s;
+  if (o.client == "sglang" && !flags.IsSet("backend")) o.backend = "sglang";
+  if (absl::Status s = ReadDataset(mode, flags, o); !s.ok()) return s;
   if (mode == BenchMode::kThroughput) {
     o.request_rates = {std::numeric_limits<double>::infinity()};
     return o;
   }
-  if (absl::Status s = ReadServe(*flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadServe(flags, o); !s.ok()) return s;
   return o;
 }
 

@@ -1,72 +1,89 @@
 #include "sim/app/cli/command_line.h"
 
 #include <algorithm>
+#include <map>
 
-#include "absl/flags/commandlineflag.h"
-#include "absl/flags/reflection.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "base/decimal_number.h"
 
 namespace infergrid::cli {
 namespace {
 
 constexpr absl::string_view kUsagePayload = "infergrid/usage";
 
-bool Allowed(const std::vector<absl::string_view>& allowed, absl::string_view name) {
-  return std::find(allowed.begin(), allowed.end(), name) != allowed.end();
+std::string Dashed(absl::string_view name) {
+  std::string dashed(name);
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  return absl::StrCat("--", dashed);
 }
 
-// Parses `text` as T and writes its canonical text; false (with Abseil's reason) if it does
-// not parse.
-template <typename T>
-bool Canonical(absl::string_view text, std::string* canonical, std::string* error) {
-  T value{};
-  if (!absl::ParseFlag(text, &value, error)) return false;
-  *canonical = absl::UnparseFlag(value);
-  return true;
-}
+// A flag named on the command line: its spec and how it was spelled (an alias, or its name).
+struct NamedFlag {
+  const FlagSpec* spec = nullptr;
+  const FlagAlias* alias = nullptr;
+  bool negated = false;  // --nobool
+};
 
-}  // namespace
-
-namespace {
-
-// The flag types InferGrid defines. A number must be spelled in decimal (IsDecimalNumber):
-// Abseil's parsers also take hexadecimal (0x10 = 16), "inf" and "nan", which no flag means.
-bool CanonicalFor(const absl::CommandLineFlag& flag, absl::string_view text, std::string* canonical,
-                  std::string* error) {
-  if (flag.IsOfType<bool>()) return Canonical<bool>(text, canonical, error);
-  const bool integer = flag.IsOfType<int32_t>() || flag.IsOfType<int64_t>() || flag.IsOfType<uint64_t>();
-  if ((integer || flag.IsOfType<double>()) && !IsDecimalNumber(text, !integer)) {
-    *error = integer ? "not a decimal integer" : "not a decimal number (digits, an optional fraction and exponent)";
-    return false;
+NamedFlag Lookup(const CommandFlags& flags, const std::string& name, bool has_value) {
+  NamedFlag named;
+  named.spec = flags.Find(name);
+  if (named.spec == nullptr) {
+    named.alias = flags.FindAlias(name);
+    if (named.alias != nullptr) named.spec = flags.Find(named.alias->canonical);
   }
-  if (flag.IsOfType<int32_t>()) return Canonical<int32_t>(text, canonical, error);
-  if (flag.IsOfType<int64_t>()) return Canonical<int64_t>(text, canonical, error);
-  if (flag.IsOfType<uint64_t>()) return Canonical<uint64_t>(text, canonical, error);
-  if (flag.IsOfType<double>()) return Canonical<double>(text, canonical, error);
-  if (flag.IsOfType<std::string>()) return Canonical<std::string>(text, canonical, error);
-  *error = "unsupported flag type";
-  return false;
+  if (named.spec == nullptr && absl::StartsWith(name, "no") && !has_value) {
+    const FlagSpec* positive = flags.Find(absl::string_view(name).substr(2));
+    if (positive != nullptr && positive->kind == FlagKind::kBool) {
+      named.spec = positive;
+      named.negated = true;
+    }
+  }
+  return named;
+}
+
+// The order in which two spellings of one flag are named in an error: aliases as declared,
+// then the flag's own name.
+size_t SpellingRank(const CommandFlags& flags, const std::string& spelling) {
+  const std::vector<FlagAlias>& aliases = flags.aliases();
+  for (size_t i = 0; i < aliases.size(); ++i) {
+    if (aliases[i].alias == spelling) return i;
+  }
+  return aliases.size();
+}
+
+// Records one value; a flag given twice, in one spelling or two, is refused (the last value
+// would silently win).
+absl::Status Record(const CommandFlags& flags, const NamedFlag& named, const std::string& spelling,
+                    const std::string& canonical, FlagValues& values) {
+  const std::string& name = named.spec->name;
+  if (const std::string* earlier = values.Given(name)) {
+    const std::string first = values.Spelling(name);
+    if (first == spelling) {
+      return UsageError(absl::StrCat("flag ", Dashed(spelling), " is given twice (", *earlier, " and ", canonical,
+                                     "); give it once"));
+    }
+    const bool swap = SpellingRank(flags, spelling) < SpellingRank(flags, first);
+    return UsageError(absl::StrCat(Dashed(swap ? spelling : first), " and ", Dashed(swap ? first : spelling),
+                                   " are the same setting: give one"));
+  }
+  values.Set(name, canonical, spelling);
+  return absl::OkStatus();
+}
+
+// Appends to a list flag's text the arguments after it that are list items ("--batch-size 1 8
+// 16"); returns the index of the last one taken.
+size_t TakeListItems(const std::vector<std::string>& args, size_t i, std::string* text) {
+  std::string item;
+  while (i + 1 < args.size() && !absl::StartsWith(args[i + 1], "-") &&
+         IntegerListText::Canonical(args[i + 1], &item, nullptr)) {
+    absl::StrAppend(text, ",", item);
+    ++i;
+  }
+  return i;
 }
 
 }  // namespace
-
-std::string FlagValues::Text(absl::string_view name) const {
-  const auto it = given_.find(std::string(name));
-  if (it != given_.end()) return it->second;
-  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-  return flag == nullptr ? "" : flag->DefaultValue();
-}
-
-FlagValues FlagValues::With(const FlagValues& overrides) const {
-  FlagValues merged = *this;
-  for (const auto& [name, value] : overrides.given_) merged.given_[name] = value;
-  return merged;
-}
 
 absl::Status UsageError(absl::string_view message) {
   absl::Status status = absl::InvalidArgumentError(message);
@@ -79,23 +96,19 @@ int ExitCodeFor(const absl::Status& status) {
   return status.GetPayload(kUsagePayload).has_value() ? kExitUsage : kExitBadInput;
 }
 
-absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string>& args,
-                                                   const std::vector<absl::string_view>& allowed) {
+absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string>& args, const CommandFlags& flags) {
   ParsedCommandLine parsed;
-  std::string after;  // the flag whose value was the previous argument, if given separately
+  parsed.flags.DeclaredBy(&flags);
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--") {
       parsed.positional.insert(parsed.positional.end(), args.begin() + i + 1, args.end());
-      parsed.positional_after_flag.resize(parsed.positional.size());
       break;
     }
     if (!absl::StartsWith(arg, "-") || arg == "-") {
       parsed.positional.push_back(arg);
-      parsed.positional_after_flag.push_back(after);
       continue;
     }
-    after.clear();
     absl::string_view body = arg;
     body.remove_prefix(absl::StartsWith(body, "--") ? 2 : 1);
     if (body == "help" || body == "h") {
@@ -111,55 +124,37 @@ absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string
       has_value = true;
     }
     std::replace(name.begin(), name.end(), '-', '_');  // --kv-cache-dtype == --kv_cache_dtype
-    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    bool negated = false;
-    if ((flag == nullptr || !Allowed(allowed, name)) && absl::StartsWith(name, "no") && !has_value) {
-      absl::CommandLineFlag* positive = absl::FindCommandLineFlag(name.substr(2));
-      if (positive != nullptr && positive->IsOfType<bool>() && Allowed(allowed, name.substr(2))) {
-        flag = positive;
-        name = name.substr(2);
-        negated = true;
-      }
-    }
+    const NamedFlag named = Lookup(flags, name, has_value);
     const std::string shown = absl::StrCat("--", body.substr(0, body.find('=')));
-    if (flag == nullptr || !Allowed(allowed, name)) {
+    if (named.spec == nullptr) {
       return UsageError(absl::StrCat("unknown flag ", shown, " for this command (see --help)"));
     }
+    const std::string spelling = named.negated ? named.spec->name : name;
     if (!has_value) {
-      if (flag->IsOfType<bool>()) {
-        value = negated ? "false" : "true";
+      if (named.spec->kind == FlagKind::kBool) {
+        value = named.negated ? "false" : "true";
       } else if (i + 1 < args.size()) {
         value = args[++i];
-        after = name;
       } else {
         return UsageError(absl::StrCat("flag ", shown, " needs a value"));
       }
     }
+    if (named.spec->kind == FlagKind::kIntegerList) i = TakeListItems(args, i, &value);
     std::string canonical, reason;
-    if (!CanonicalFor(*flag, value, &canonical, &reason)) {
+    if (!named.spec->canonical(value, &canonical, &reason)) {
       // Worded as Abseil's own parser words it.
       return UsageError(absl::StrCat("flag ", shown, ": Illegal value '", value, "' specified for flag '",
-                                     name, "'", reason.empty() ? "" : "; ", reason));
+                                     spelling, "'", reason.empty() ? "" : "; ", reason));
     }
-    // A repeated flag is a mistake the last value would hide (--rate=5 ... --rate=50).
-    if (const auto [it, inserted] = parsed.flags.given_.emplace(name, canonical); !inserted) {
-      return UsageError(absl::StrCat("flag ", shown, " is given twice (", it->second, " and ", canonical,
-                                     "); give it once"));
+    if (absl::Status s = Record(flags, named, spelling, canonical, parsed.flags); !s.ok()) return s;
+  }
+  for (const FlagAlias& alias : flags.aliases()) {
+    if (parsed.flags.Spelling(alias.canonical) != alias.alias || !parsed.flags.IsSet(alias.canonical)) continue;
+    for (const auto& [name, value] : alias.implies) {
+      if (!parsed.flags.IsSet(name)) parsed.flags.Set(name, value, alias.alias);
     }
   }
   return parsed;
-}
-
-std::string FlagHelp(const std::vector<absl::string_view>& allowed) {
-  std::string help;
-  for (absl::string_view name : allowed) {
-    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    if (flag == nullptr) continue;
-    std::string dashed(name);
-    std::replace(dashed.begin(), dashed.end(), '_', '-');
-    absl::StrAppend(&help, "  --", dashed, "=", flag->DefaultValue(), "\n      ", flag->Help(), "\n");
-  }
-  return help;
 }
 
 }  // namespace infergrid::cli

@@ -8,62 +8,68 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
 #include "absl/strings/string_view.h"
-
-ABSL_DECLARE_FLAG(std::string, scheduler);
-ABSL_DECLARE_FLAG(int64_t, chunk_size);
-ABSL_DECLARE_FLAG(int64_t, chunked_prefill_size);
-ABSL_DECLARE_FLAG(std::string, capacity_scheduler_policy);
-ABSL_DECLARE_FLAG(int32_t, num_scheduler_steps);
-ABSL_DECLARE_FLAG(bool, multi_step_stream_outputs);
-ABSL_DECLARE_FLAG(bool, disable_async_output_proc);
-ABSL_DECLARE_FLAG(bool, no_async_scheduling);
-ABSL_DECLARE_FLAG(bool, disable_overlap_schedule);
-ABSL_DECLARE_FLAG(bool, disable_overlap_scheduler);
-ABSL_DECLARE_FLAG(bool, disable_custom_all_reduce);
-ABSL_DECLARE_FLAG(double, cpu_speed);
-ABSL_DECLARE_FLAG(bool, front_end);
-ABSL_DECLARE_FLAG(bool, noise);
-ABSL_DECLARE_FLAG(double, iteration_noise);
-ABSL_DECLARE_FLAG(double, send_jitter);
-ABSL_DECLARE_FLAG(std::string, front_end_file);
-ABSL_DECLARE_FLAG(int32_t, api_server_count);
-ABSL_DECLARE_FLAG(std::string, preemption_mode);
-ABSL_DECLARE_FLAG(double, swap_space);
-ABSL_DECLARE_FLAG(bool, enable_prefix_caching);
-ABSL_DECLARE_FLAG(bool, enable_cuda_graphs);
-ABSL_DECLARE_FLAG(int64_t, max_concurrency);
-ABSL_DECLARE_FLAG(int32_t, num_replicas);
-ABSL_DECLARE_FLAG(std::string, router);
-ABSL_DECLARE_FLAG(std::string, pd);
-ABSL_DECLARE_FLAG(std::string, decode_router);
-ABSL_DECLARE_FLAG(double, kv_transfer_latency);
-ABSL_DECLARE_FLAG(double, fabric_bandwidth);
-ABSL_DECLARE_FLAG(double, fabric_latency);
-ABSL_DECLARE_FLAG(std::string, cost_model);
-ABSL_DECLARE_FLAG(std::string, workload);
-ABSL_DECLARE_FLAG(std::string, arrival);
-ABSL_DECLARE_FLAG(double, rate);
-ABSL_DECLARE_FLAG(double, cv);
-ABSL_DECLARE_FLAG(double, time_scale);
-ABSL_DECLARE_FLAG(int64_t, max_requests);
-ABSL_DECLARE_FLAG(uint64_t, seed);
-ABSL_DECLARE_FLAG(std::string, out);
-ABSL_DECLARE_FLAG(std::string, outputs);
-ABSL_DECLARE_FLAG(std::string, timeline_format);
-ABSL_DECLARE_FLAG(std::string, compress);
-ABSL_DECLARE_FLAG(bool, quiet);
-ABSL_DECLARE_FLAG(bool, coalesce);
-ABSL_DECLARE_FLAG(int32_t, cost_stride);
-ABSL_DECLARE_FLAG(int64_t, timeline_max_iterations);
-ABSL_DECLARE_FLAG(bool, record_wall_time);
-ABSL_DECLARE_FLAG(std::string, report);
+#include "hardware/topology.h"
+#include "sim/app/cli/flag_group.h"
 
 namespace infergrid::cli {
 
-// Every flag `simulate` accepts (accounting, engine memory, trace, SLO and the ones above).
-const std::vector<absl::string_view>& SimulateFlagNames();
+// The flags of the simulation beyond the accounting, engine, trace, speculative and SLO groups.
+struct SimulateFlags {
+  std::string scheduler;
+  int64_t chunk_size = 0;
+  int64_t chunked_prefill_size = 0;
+  std::string capacity_scheduler_policy;
+  int32_t num_scheduler_steps = 0;
+  bool multi_step_stream_outputs = true;
+  bool disable_async_output_proc = false;
+  bool no_async_scheduling = false;
+  bool disable_overlap_schedule = false;
+  bool disable_overlap_scheduler = false;
+  bool disable_custom_all_reduce = false;
+  double cpu_speed = 1;
+  bool front_end = true;
+  std::string front_end_file;
+  bool noise = false;
+  double iteration_noise = 0.01;
+  double send_jitter = 1e-3;
+  int32_t api_server_count = 0;
+  std::string preemption_mode = "recompute";
+  double swap_space = 4;
+  bool enable_prefix_caching = false;
+  bool enable_cuda_graphs = true;
+  int64_t max_concurrency = 0;
+  int32_t num_replicas = 1;
+  std::string router = "round-robin";
+  std::string pd;
+  double kv_transfer_latency = 0;
+  double fabric_bandwidth = 50e9;
+  double fabric_latency = infergrid::kFabricLatencyS;
+  std::string decode_router = "least-kv";
+  std::string cost_model = "auto";
+  std::string workload = "azure-conv";
+  std::string arrival = "poisson";
+  double rate = 0;
+  double cv = 1;
+  double time_scale = 1;
+  int64_t max_requests = 0;
+  uint64_t seed = 0;
+  std::string out;
+  std::string outputs = "summary,requests,iterations,timeline";
+  std::string timeline_format = "perfetto";
+  std::string compress = "none";
+  bool quiet = false;
+  bool coalesce = true;
+  int32_t cost_stride = 1;
+  int64_t timeline_max_iterations = 200000;
+  bool record_wall_time = true;
+  std::string report;
+};
+const FlagGroup<SimulateFlags>& SimulateFlagGroup();
+
+// The flags of every command that runs simulations (simulate, compare, plan, a sweep's points):
+// accounting, engine memory, trace, speculative, SLO and SimulateFlags but --report.
+const CommandFlags& SimulationFlags();
 
 }  // namespace infergrid::cli
 

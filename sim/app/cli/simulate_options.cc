@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/flags/reflection.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -37,14 +36,14 @@ absl::StatusOr<Enum> ParseFlagEnum(absl::string_view flag, const EnumName<Enum> 
 // (the output-only flags left out: they do not change results).
 std::string CommandLineEcho(const FlagValues& flags) {
   std::vector<std::string> parts = {"infergrid simulate"};
-  for (absl::string_view name : SimulateFlagNames()) {
-    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    if (flag == nullptr || name == "out" || name == "outputs" || name == "quiet" || name == "format") continue;
-    const std::string value = flags.Text(name);
-    if (value == flag->DefaultValue()) continue;
+  for (const FlagSpec* spec : SimulationFlags().specs()) {
+    const std::string& name = spec->name;
+    if (name == "out" || name == "outputs" || name == "quiet" || name == "format") continue;
+    const std::string* value = flags.Given(name);
+    if (value == nullptr || *value == spec->default_text) continue;
     std::string dashed(name);
     std::replace(dashed.begin(), dashed.end(), '_', '-');
-    parts.push_back(absl::StrCat("--", dashed, "=", value));
+    parts.push_back(absl::StrCat("--", dashed, "=", *value));
   }
   return absl::StrJoin(parts, " ");
 }
@@ -71,10 +70,11 @@ absl::StatusOr<OutputSelection> ParseOutputs(absl::string_view list) {
 // Scheduler, preemption, router, cost model and the engine's numeric settings.
 // --pd=xPyD (x prefill-only, y decode-only replicas) and --decode-router.
 absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
-  const std::string pd = absl::AsciiStrToUpper(flags.Get(FLAGS_pd));
-  o.fabric_bytes_per_s = flags.Get(FLAGS_fabric_bandwidth);
+  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
+  const std::string pd = absl::AsciiStrToUpper(simulate_flags.pd);
+  o.fabric_bytes_per_s = simulate_flags.fabric_bandwidth;
   if (absl::Status s = CheckDoubleRange("fabric-bandwidth", o.fabric_bytes_per_s, 1e6, 1e15); !s.ok()) return s;
-  o.fabric_latency_s = flags.Get(FLAGS_fabric_latency);
+  o.fabric_latency_s = simulate_flags.fabric_latency;
   if (absl::Status s = CheckDoubleRange("fabric-latency", o.fabric_latency_s, 0, 1); !s.ok()) return s;
   if (pd.empty()) {
     if (flags.IsSet("decode_router") || flags.IsSet("kv_transfer_latency")) {
@@ -82,7 +82,7 @@ absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
     }
     return absl::OkStatus();
   }
-  o.kv_transfer_latency_s = flags.Get(FLAGS_kv_transfer_latency);
+  o.kv_transfer_latency_s = simulate_flags.kv_transfer_latency;
   if (absl::Status s = CheckDoubleRange("kv-transfer-latency", o.kv_transfer_latency_s, 0, 60); !s.ok()) return s;
   const size_t p = pd.find('P');
   int prefill = 0, decode = 0;
@@ -90,14 +90,14 @@ absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
       !absl::SimpleAtoi(absl::string_view(pd).substr(0, p), &prefill) ||
       !absl::SimpleAtoi(absl::string_view(pd).substr(p + 1, pd.size() - p - 2), &decode) ||
       prefill < 1 || decode < 1 || prefill + decode > 4096) {
-    return UsageError(absl::StrCat("--pd=", flags.Get(FLAGS_pd),
+    return UsageError(absl::StrCat("--pd=", simulate_flags.pd,
                                    ": expected xPyD with x, y >= 1 prefill and decode replicas (e.g. 2P6D)"));
   }
   if (flags.IsSet("num_replicas") && o.num_replicas != prefill + decode) {
-    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " disagrees with --pd=", flags.Get(FLAGS_pd),
+    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " disagrees with --pd=", simulate_flags.pd,
                                    " (", prefill + decode, " replicas); give one of them"));
   }
-  absl::StatusOr<RouterKind> router = ParseFlagEnum("decode-router", kRouterNames, flags.Get(FLAGS_decode_router));
+  absl::StatusOr<RouterKind> router = ParseFlagEnum("decode-router", kRouterNames, simulate_flags.decode_router);
   if (!router.ok()) return router.status();
   o.prefill_replicas = prefill;
   o.num_replicas = prefill + decode;
@@ -106,57 +106,60 @@ absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
 }
 
 absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
-  if (const std::string name = flags.Get(FLAGS_scheduler); !name.empty()) {
+  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
+  const EngineFlags engine_flags = EngineFlagGroup().Read(flags);
+  const AccountingFlags accounting_flags = AccountingFlagGroup().Read(flags);
+  if (const std::string name = simulate_flags.scheduler; !name.empty()) {
     absl::StatusOr<SchedulerKind> scheduler = ParseFlagEnum("scheduler", kSchedulerNames, name);
     if (!scheduler.ok()) return scheduler.status();
     o.scheduler = *scheduler;
   }
   absl::StatusOr<PreemptionMode> preemption =
-      ParseFlagEnum("preemption-mode", kPreemptionModeNames, flags.Get(FLAGS_preemption_mode));
+      ParseFlagEnum("preemption-mode", kPreemptionModeNames, simulate_flags.preemption_mode);
   if (!preemption.ok()) return preemption.status();
-  absl::StatusOr<RouterKind> router = ParseFlagEnum("router", kRouterNames, flags.Get(FLAGS_router));
+  absl::StatusOr<RouterKind> router = ParseFlagEnum("router", kRouterNames, simulate_flags.router);
   if (!router.ok()) return router.status();
-  absl::StatusOr<CostModelKind> cost_model = ParseFlagEnum("cost-model", kCostModelNames, flags.Get(FLAGS_cost_model));
+  absl::StatusOr<CostModelKind> cost_model = ParseFlagEnum("cost-model", kCostModelNames, simulate_flags.cost_model);
   if (!cost_model.ok()) return cost_model.status();
   o.preemption = *preemption;
   o.router = *router;
   o.cost_model = *cost_model;
-  o.num_replicas = flags.Get(FLAGS_num_replicas);
+  o.num_replicas = simulate_flags.num_replicas;
   if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, 4096); !s.ok()) return s;
   if (absl::Status s = ReadDisaggregation(flags, o); !s.ok()) return s;
-  o.chunk_size = flags.Get(FLAGS_chunk_size);
+  o.chunk_size = simulate_flags.chunk_size;
   if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 0, int64_t{1} << 30); !s.ok()) return s;
-  o.chunked_prefill_size = flags.Get(FLAGS_chunked_prefill_size);
+  o.chunked_prefill_size = simulate_flags.chunked_prefill_size;
   if (absl::Status s = CheckRange("chunked_prefill_size", o.chunked_prefill_size, -1, int64_t{1} << 30); !s.ok()) return s;
-  if (const std::string policy = absl::AsciiStrToLower(flags.Get(FLAGS_capacity_scheduler_policy)); !policy.empty()) {
+  if (const std::string policy = absl::AsciiStrToLower(simulate_flags.capacity_scheduler_policy); !policy.empty()) {
     if (policy != "guaranteed_no_evict" && policy != "max_utilization") {
       return UsageError(absl::StrCat("--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization, got '",
-                                     flags.Get(FLAGS_capacity_scheduler_policy), "'"));
+                                     simulate_flags.capacity_scheduler_policy, "'"));
     }
     o.guaranteed_no_evict = policy == "guaranteed_no_evict";
   }
-  o.num_scheduler_steps = flags.Get(FLAGS_num_scheduler_steps);
+  o.num_scheduler_steps = simulate_flags.num_scheduler_steps;
   if (absl::Status s = CheckRange("num_scheduler_steps", o.num_scheduler_steps, 0, 1024); !s.ok()) return s;
-  if (flags.IsSet("multi_step_stream_outputs")) o.multi_step_stream_outputs = flags.Get(FLAGS_multi_step_stream_outputs);
+  if (flags.IsSet("multi_step_stream_outputs")) o.multi_step_stream_outputs = simulate_flags.multi_step_stream_outputs;
   const std::pair<absl::string_view, bool> overlap_flags[] = {
-      {"disable_async_output_proc", flags.Get(FLAGS_disable_async_output_proc)},
-      {"no_async_scheduling", flags.Get(FLAGS_no_async_scheduling)},
-      {"disable_overlap_schedule", flags.Get(FLAGS_disable_overlap_schedule)},
-      {"disable_overlap_scheduler", flags.Get(FLAGS_disable_overlap_scheduler)}};
+      {"disable_async_output_proc", simulate_flags.disable_async_output_proc},
+      {"no_async_scheduling", simulate_flags.no_async_scheduling},
+      {"disable_overlap_schedule", simulate_flags.disable_overlap_schedule},
+      {"disable_overlap_scheduler", simulate_flags.disable_overlap_scheduler}};
   for (const auto& [name, given] : overlap_flags) {
     if (given) o.overlap_disabled_by.emplace_back(name);
   }
-  o.custom_all_reduce = !flags.Get(FLAGS_disable_custom_all_reduce);
-  o.cpu_speed = flags.Get(FLAGS_cpu_speed);
+  o.custom_all_reduce = !simulate_flags.disable_custom_all_reduce;
+  o.cpu_speed = simulate_flags.cpu_speed;
   if (absl::Status s = CheckDoubleRange("cpu-speed", o.cpu_speed, 0.01, 100); !s.ok()) return s;
-  o.front_end = flags.Get(FLAGS_front_end);
-  o.front_end_file = flags.Get(FLAGS_front_end_file);
+  o.front_end = simulate_flags.front_end;
+  o.front_end_file = simulate_flags.front_end_file;
   if (!o.front_end && !o.front_end_file.empty()) return UsageError("--front-end-file with --front-end=false: give one");
-  o.api_server_count = flags.Get(FLAGS_api_server_count);
-  o.noise = flags.Get(FLAGS_noise);
-  o.iteration_noise = flags.Get(FLAGS_iteration_noise);
+  o.api_server_count = simulate_flags.api_server_count;
+  o.noise = simulate_flags.noise;
+  o.iteration_noise = simulate_flags.iteration_noise;
   if (absl::Status s = CheckDoubleRange("iteration-noise", o.iteration_noise, 0, 1); !s.ok()) return s;
-  o.send_jitter_s = flags.Get(FLAGS_send_jitter);
+  o.send_jitter_s = simulate_flags.send_jitter;
   if (absl::Status s = CheckDoubleRange("send-jitter", o.send_jitter_s, 0, 60); !s.ok()) return s;
   for (const char* size : {"iteration-noise", "send-jitter"}) {
     if (flags.IsSet(absl::StrReplaceAll(size, {{"-", "_"}})) && flags.IsSet("noise") && !o.noise) {
@@ -164,45 +167,49 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
     }
   }
   if (absl::Status s = CheckRange("api_server_count", o.api_server_count, 0, 1024); !s.ok()) return s;
-  o.swap_space_gib = flags.Get(FLAGS_swap_space);
+  o.swap_space_gib = simulate_flags.swap_space;
   if (absl::Status s = CheckDoubleRange("swap-space", o.swap_space_gib, 0, 1e6); !s.ok()) return s;
-  o.prefix_caching = flags.Get(FLAGS_enable_prefix_caching);
-  o.cuda_graphs = flags.Get(FLAGS_enable_cuda_graphs) && !flags.Get(FLAGS_enforce_eager);
-  o.calibration_path = flags.Get(FLAGS_calibration);
-  o.coalesce = flags.Get(FLAGS_coalesce);
-  o.cost_stride = flags.Get(FLAGS_cost_stride);
+  o.prefix_caching = simulate_flags.enable_prefix_caching;
+  o.cuda_graphs = simulate_flags.enable_cuda_graphs && !engine_flags.enforce_eager;
+  o.calibration_path = accounting_flags.calibration;
+  o.coalesce = simulate_flags.coalesce;
+  o.cost_stride = simulate_flags.cost_stride;
   if (absl::Status s = CheckRange("cost_stride", o.cost_stride, 1, 4096); !s.ok()) return s;
-  o.max_concurrency = flags.Get(FLAGS_max_concurrency);
+  o.max_concurrency = simulate_flags.max_concurrency;
   return CheckRange("max_concurrency", o.max_concurrency, 0, int64_t{1} << 30);
 }
 
 // SLO limits and the timeline's length.
 absl::Status ReadLimits(const FlagValues& flags, SimulateOptions& o) {
-  o.slo_ttft_s = flags.Get(FLAGS_slo_ttft);
-  o.slo_tpot_s = flags.Get(FLAGS_slo_tpot);
+  const SloFlags slo_flags = SloFlagGroup().Read(flags);
+  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
+  o.slo_ttft_s = slo_flags.slo_ttft;
+  o.slo_tpot_s = slo_flags.slo_tpot;
   if (absl::Status s = CheckDoubleRange("slo-ttft", o.slo_ttft_s, 0, 1e9); !s.ok()) return s;
   if (absl::Status s = CheckDoubleRange("slo-tpot", o.slo_tpot_s, 0, 1e9); !s.ok()) return s;
-  o.timeline_max_iterations = flags.Get(FLAGS_timeline_max_iterations);
+  o.timeline_max_iterations = simulate_flags.timeline_max_iterations;
   return CheckRange("timeline_max_iterations", o.timeline_max_iterations, 0, int64_t{1} << 40);
 }
 
 // A trace (with its rescaling) or a synthetic preset (with its arrivals).
 absl::Status ReadWorkload(const FlagValues& flags, WorkloadOptions& w) {
-  const double rate = flags.Get(FLAGS_rate);
-  const double cv = flags.Get(FLAGS_cv);
-  const double time_scale = flags.Get(FLAGS_time_scale);
-  const int64_t max_requests = flags.Get(FLAGS_max_requests);
+  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
+  const TraceFlags trace_flags = TraceFlagGroup().Read(flags);
+  const double rate = simulate_flags.rate;
+  const double cv = simulate_flags.cv;
+  const double time_scale = simulate_flags.time_scale;
+  const int64_t max_requests = simulate_flags.max_requests;
   if (absl::Status s = CheckDoubleRange("rate", rate, 0, 1e9); !s.ok()) return s;
   if (!(cv > 0) || cv > 1e3) return UsageError(absl::StrCat("--cv=", cv, " is outside (0, 1000]"));
   if (!(time_scale > 0) || time_scale > 1e9) {
     return UsageError(absl::StrCat("--time-scale=", time_scale, " must be > 0"));
   }
   if (absl::Status s = CheckRange("max_requests", max_requests, 0, int64_t{1} << 31); !s.ok()) return s;
-  const std::string arrival = flags.Get(FLAGS_arrival);
+  const std::string arrival = simulate_flags.arrival;
   if (arrival != "poisson" && arrival != "gamma") {
     return UsageError(absl::StrCat("--arrival: expected poisson or gamma, got '", arrival, "'"));
   }
-  w.trace = flags.Get(FLAGS_trace);
+  w.trace = trace_flags.trace;
   absl::StatusOr<TraceOptions> trace_options = ResolveTraceOptions(flags);
   if (!trace_options.ok()) return trace_options.status();
   w.trace_options = *trace_options;
@@ -215,12 +222,12 @@ absl::Status ReadWorkload(const FlagValues& flags, WorkloadOptions& w) {
   if (w.trace.empty() && time_scale != 1) {
     return UsageError("--time-scale applies to --trace; a synthetic workload takes --rate");
   }
-  w.synthetic.preset = flags.Get(FLAGS_workload);
+  w.synthetic.preset = simulate_flags.workload;
   w.synthetic.arrival = arrival;
   w.synthetic.rate_per_s = rate > 0 ? rate : kDefaultSyntheticRate;
   w.synthetic.cv = cv;
   w.synthetic.num_requests = max_requests > 0 ? max_requests : kDefaultSyntheticRequests;
-  w.synthetic.seed = flags.Get(FLAGS_seed);
+  w.synthetic.seed = simulate_flags.seed;
   if (w.trace.empty()) {
     // Sources are lazy: opening one checks the preset and the arrival parameters only.
     absl::StatusOr<std::unique_ptr<RequestSource>> probe = MakeSyntheticWorkload(w.synthetic);
@@ -231,10 +238,11 @@ absl::Status ReadWorkload(const FlagValues& flags, WorkloadOptions& w) {
 
 // What is written where: --out, --outputs, progress, wall time.
 absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
-  o.out_dir = flags.Get(FLAGS_out);
-  absl::StatusOr<OutputSelection> outputs = ParseOutputs(flags.Get(FLAGS_outputs));
+  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
+  o.out_dir = simulate_flags.out;
+  absl::StatusOr<OutputSelection> outputs = ParseOutputs(simulate_flags.outputs);
   if (!outputs.ok()) return outputs.status();
-  if (o.out_dir.empty() && flags.Text("outputs") != absl::GetFlagReflectionHandle(FLAGS_outputs).DefaultValue()) {
+  if (o.out_dir.empty() && simulate_flags.outputs != SimulateFlags{}.outputs) {
     return UsageError("--outputs needs --out=DIR (without it no file is written)");
   }
   for (const auto& [name, flag] : {std::pair{"timeline_format", "--timeline-format"}, std::pair{"compress", "--compress"}}) {
@@ -243,18 +251,18 @@ absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
     }
   }
   o.outputs = *outputs;
-  const std::string timeline_format = flags.Get(FLAGS_timeline_format);
+  const std::string timeline_format = simulate_flags.timeline_format;
   if (timeline_format != "perfetto" && timeline_format != "json") {
     return UsageError(absl::StrCat("--timeline-format: unknown format '", timeline_format, "': expected perfetto or json"));
   }
   o.outputs.timeline_json = timeline_format == "json";
-  const std::string compress = flags.Get(FLAGS_compress);
+  const std::string compress = simulate_flags.compress;
   if (compress != "none" && compress != "zstd") {
     return UsageError(absl::StrCat("--compress: unknown compression '", compress, "': expected none or zstd"));
   }
   o.outputs.zstd = compress == "zstd";
-  o.progress = !flags.Get(FLAGS_quiet) && isatty(STDERR_FILENO);
-  o.record_wall_time = flags.Get(FLAGS_record_wall_time);
+  o.progress = !simulate_flags.quiet && isatty(STDERR_FILENO);
+  o.record_wall_time = simulate_flags.record_wall_time;
   return absl::OkStatus();
 }
 
@@ -271,9 +279,10 @@ std::string OutputSelection::FileList() const {
 
 // --enable-expert-parallel with its dispatch and imbalance; the latter two alone are refused.
 absl::Status ReadExpertParallelism(const FlagValues& flags, int tensor_parallel, ExpertParallelism* ep) {
-  const std::string dispatch = flags.Get(FLAGS_expert_dispatch);
-  const double imbalance = flags.Get(FLAGS_expert_imbalance);
-  if (!flags.Get(FLAGS_enable_expert_parallel)) {
+  const EngineFlags engine_flags = EngineFlagGroup().Read(flags);
+  const std::string dispatch = engine_flags.expert_dispatch;
+  const double imbalance = engine_flags.expert_imbalance;
+  if (!engine_flags.enable_expert_parallel) {
     if (flags.IsSet("expert_dispatch") || flags.IsSet("expert_imbalance")) {
       return UsageError("--expert-dispatch and --expert-imbalance need --enable-expert-parallel");
     }

@@ -4,9 +4,18 @@
 #ifndef INFERGRID_SIM_APP_CLI_SLO_FLAGS_H_
 #define INFERGRID_SIM_APP_CLI_SLO_FLAGS_H_
 
-#include "absl/flags/declare.h"
+#include "sim/app/cli/flag_group.h"
 
-ABSL_DECLARE_FLAG(double, slo_ttft);
-ABSL_DECLARE_FLAG(double, slo_tpot);
+
+namespace infergrid::cli {
+
+// The SLO limits.
+struct SloFlags {
+  double slo_ttft = 0;
+  double slo_tpot = 0;
+};
+const FlagGroup<SloFlags>& SloFlagGroup();
+
+}  // namespace infergrid::cli
 
 #endif  // INFERGRID_SIM_APP_CLI_SLO_FLAGS_H_

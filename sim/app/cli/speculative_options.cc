@@ -2,39 +2,38 @@
 
 #include <utility>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "models/model_catalog.h"
 #include "sim/app/cli/accounting_setup.h"
 
-ABSL_FLAG(std::string, speculative_model, "",
-          "speculative decoding: the draft model (a catalog name or config.json), or [ngram] for n-gram "
-          "lookup (vLLM 0.6's spelling); docs/speculative.md");
-ABSL_FLAG(std::string, speculative_method, "",
-          "speculative decoding's proposer: draft_model (--speculative-model), eagle or mtp (one extra "
-          "decoder layer of the target's width plus its LM head), ngram (default: draft_model with "
-          "--speculative-model)");
-ABSL_FLAG(int32_t, num_speculative_tokens, 0, "speculative decoding: draft tokens per step, k (0: off)");
-ABSL_FLAG(std::string, speculative_acceptance, "0.7",
-          "speculative decoding: each draft token's acceptance rate, a constant in [0, 1] or beta:ALPHA,BETA "
-          "drawn per request");
-
 namespace infergrid::cli {
 
-const std::vector<absl::string_view>& SpeculativeFlagNames() {
-  static const std::vector<absl::string_view> names = {"speculative_model", "speculative_method",
-                                                       "num_speculative_tokens", "speculative_acceptance"};
-  return names;
+const FlagGroup<SpeculativeFlags>& SpeculativeFlagGroup() {
+  static const FlagGroup<SpeculativeFlags>* group = &(*new FlagGroup<SpeculativeFlags>())
+      .Add("speculative_model", &SpeculativeFlags::speculative_model,
+           "speculative decoding: the draft model (a catalog name or config.json), or [ngram] for n-gram "
+           "lookup (vLLM 0.6's spelling); docs/speculative.md")
+      .Add("speculative_method", &SpeculativeFlags::speculative_method,
+           "speculative decoding's proposer: draft_model (--speculative-model), eagle or mtp (one extra "
+           "decoder layer of the target's width plus its LM head), ngram (default: draft_model with "
+           "--speculative-model)")
+      .Add("num_speculative_tokens", &SpeculativeFlags::num_speculative_tokens,
+           "speculative decoding: draft tokens per step, k (0: off)")
+      .Add("speculative_acceptance", &SpeculativeFlags::speculative_acceptance,
+           "speculative decoding: each draft token's acceptance rate, a constant in [0, 1] or beta:ALPHA,BETA "
+           "drawn per request");
+  return *group;
 }
 
 absl::StatusOr<SpeculativeOptions> ReadSpeculativeOptions(const FlagValues& flags, const ModelSpec& target) {
+  const SpeculativeFlags speculative_flags = SpeculativeFlagGroup().Read(flags);
   SpeculativeOptions o;
-  const int k = flags.Get(FLAGS_num_speculative_tokens);
+  const int k = speculative_flags.num_speculative_tokens;
   if (absl::Status s = CheckRange("num_speculative_tokens", k, 0, 32); !s.ok()) return s;
-  std::string model = flags.Get(FLAGS_speculative_model);
-  const std::string method = flags.Get(FLAGS_speculative_method);
+  std::string model = speculative_flags.speculative_model;
+  const std::string method = speculative_flags.speculative_method;
   absl::StatusOr<AcceptanceModel> acceptance =
-      ParseAcceptanceModel("speculative-acceptance", flags.Get(FLAGS_speculative_acceptance));
+      ParseAcceptanceModel("speculative-acceptance", speculative_flags.speculative_acceptance);
   if (!acceptance.ok()) return UsageError(acceptance.status().message());
   if (model == "[ngram]") {
     if (!method.empty() && method != "ngram") {
@@ -50,7 +49,7 @@ absl::StatusOr<SpeculativeOptions> ReadSpeculativeOptions(const FlagValues& flag
     }
     o.method = *parsed;
   }
-  const bool proposer_given = !model.empty() || !method.empty() || flags.Get(FLAGS_speculative_model) == "[ngram]";
+  const bool proposer_given = !model.empty() || !method.empty() || speculative_flags.speculative_model == "[ngram]";
   if (k == 0) {
     if (proposer_given) {
       return UsageError("--num-speculative-tokens: speculative decoding needs k > 0 draft tokens per step");
@@ -63,7 +62,7 @@ absl::StatusOr<SpeculativeOptions> ReadSpeculativeOptions(const FlagValues& flag
   }
   o.num_speculative_tokens = k;
   o.acceptance = *acceptance;
-  o.acceptance_text = flags.Get(FLAGS_speculative_acceptance);
+  o.acceptance_text = speculative_flags.speculative_acceptance;
   switch (o.method) {
     case SpeculativeMethod::kDraftModel: {
       if (model.empty()) return UsageError("--speculative-method=draft_model needs --speculative-model=NAME");

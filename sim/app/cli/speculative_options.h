@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
+#include "sim/app/cli/flag_group.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "base/enum_names.h"
@@ -20,12 +20,17 @@
 #include "sim/app/cli/command_line.h"
 #include "sim/core/serving/speculation.h"
 
-ABSL_DECLARE_FLAG(std::string, speculative_model);
-ABSL_DECLARE_FLAG(std::string, speculative_method);
-ABSL_DECLARE_FLAG(int32_t, num_speculative_tokens);
-ABSL_DECLARE_FLAG(std::string, speculative_acceptance);
 
 namespace infergrid::cli {
+
+// vLLM's speculative-decoding flags.
+struct SpeculativeFlags {
+  std::string speculative_model;
+  std::string speculative_method;
+  int32_t num_speculative_tokens = 0;
+  std::string speculative_acceptance = "0.7";
+};
+const FlagGroup<SpeculativeFlags>& SpeculativeFlagGroup();
 
 // The proposer kinds (vLLM's speculative_config "method" names).
 enum class SpeculativeMethod { kDraftModel, kEagle, kMtp, kNgram };
@@ -49,7 +54,6 @@ struct SpeculativeOptions {
   bool enabled() const { return num_speculative_tokens > 0; }
 };
 
-const std::vector<absl::string_view>& SpeculativeFlagNames();
 
 // Reads the flags against the target model. Usage errors: k outside [0, 32], a rate outside
 // [0, 1], a proposer without k or k without a proposer, an unknown or unreadable draft model,

@@ -7,21 +7,24 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
+#include "sim/app/cli/flag_group.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "sim/app/cli/command_line.h"
 #include "traces/trace_reader.h"
 
-ABSL_DECLARE_FLAG(std::string, trace);         // --trace=FILE
-ABSL_DECLARE_FLAG(std::string, trace_format);  // --trace-format=auto|azure|burstgpt|...
-ABSL_DECLARE_FLAG(std::string, on_bad_row);    // --on-bad-row=fail|skip
-ABSL_DECLARE_FLAG(std::string, model_filter);  // --model-filter=NAME (BurstGPT)
 
 namespace infergrid::cli {
 
-// "trace", "trace_format", "on_bad_row", "model_filter".
-const std::vector<absl::string_view>& TraceFlagNames();
+// The request-trace flags.
+struct TraceFlags {
+  std::string trace;
+  std::string trace_format = "auto";
+  std::string on_bad_row = "fail";
+  std::string model_filter;
+};
+const FlagGroup<TraceFlags>& TraceFlagGroup();
+
 
 // The reader options from the flags; a bad --trace-format or --on-bad-row is a usage error.
 absl::StatusOr<TraceOptions> ResolveTraceOptions(const FlagValues& flags);

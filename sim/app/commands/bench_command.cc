@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "sim/app/bench/bench_dataset.h"
 #include "sim/app/bench/compare_result.h"
@@ -374,46 +375,22 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
   return absl::OkStatus();
 }
 
-std::vector<absl::string_view> AllBenchFlags() {
-  std::vector<absl::string_view> all;
-  for (const char* mode : {"latency", "throughput", "serve", "one-batch"}) {
-    for (absl::string_view name : cli::BenchFlagNames(mode)) {
-      if (std::find(all.begin(), all.end(), name) == all.end()) all.push_back(name);
-    }
-  }
-  return all;
-}
-
 absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& out) {
-  // The benchmark's name, and the values that follow a flag's first one (SGLang's lists).
-  std::vector<std::string> benchmarks;
-  std::vector<std::pair<std::string, std::string>> more_values;
-  for (size_t i = 0; i < command_line.positional.size(); ++i) {
-    const std::string& arg = command_line.positional[i];
-    const std::string& flag =
-        i < command_line.positional_after_flag.size() ? command_line.positional_after_flag[i] : std::string();
-    if (flag.empty() || (benchmarks.empty() && cli::ParseBenchMode(arg).ok())) {
-      benchmarks.push_back(arg);
-    } else {
-      more_values.emplace_back(flag, arg);
-    }
-  }
-  if (benchmarks.size() != 1) {
+  if (command_line.positional.size() != 1) {
     return cli::UsageError("bench takes one benchmark: infergrid bench latency|throughput|serve|one-batch [--flags]");
   }
-  absl::StatusOr<BenchMode> mode = cli::ParseBenchMode(benchmarks[0]);
+  absl::StatusOr<BenchMode> mode = cli::ParseBenchMode(command_line.positional[0]);
   if (!mode.ok()) return mode.status();
   const std::vector<absl::string_view> allowed = cli::BenchFlagNames(ModeName(*mode));
   for (const std::string& name : command_line.flags.GivenNames()) {
-    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
-      std::string dashed = name;
-      std::replace(dashed.begin(), dashed.end(), '_', '-');
-      return cli::UsageError(absl::StrCat("--", dashed, " is not a flag of bench ", ModeName(*mode)));
+    const std::string spelling = command_line.flags.Spelling(name);
+    if (std::find(allowed.begin(), allowed.end(), spelling) == allowed.end()) {
+      return cli::UsageError(absl::StrCat("--", absl::StrReplaceAll(spelling, {{"_", "-"}}), " is not a flag of bench ",
+                                          ModeName(*mode)));
     }
   }
   absl::StatusOr<BenchOptions> options = cli::ReadBenchOptions(*mode, command_line.flags);
   if (!options.ok()) return options.status();
-  if (absl::Status s = cli::ReadBenchLists(more_values, &*options); !s.ok()) return s;
   const BenchOptions& o = *options;
   // Read everything that can fail before simulating: the real result, then the dataset.
   std::vector<nlohmann::json> real;
@@ -452,7 +429,7 @@ const Command& BenchCommand() {
       "bench",
       "the engines' benchmark commands, simulated: bench latency|throughput|serve (vLLM's flags and reports), "
       "bench one-batch (SGLang's bench_one_batch)",
-      AllBenchFlags(), &RunBench};
+      cli::BenchCommandFlags(), &RunBench};
   return *command;
 }
 

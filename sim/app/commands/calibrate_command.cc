@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -29,28 +28,44 @@
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
 
-ABSL_FLAG(std::string, in, "",
-          "calibrate fit/crossval: input files, comma-separated: vidur per-op or collective CSVs, "
-          "the micro-benchmark CSV, or a Measurements .textproto from kernels/");
-ABSL_FLAG(std::string, profile, "", "calibrate report/extrapolate: a calibration profile .textproto");
-ABSL_FLAG(std::string, measured, "", "calibrate report: a vidur per-op CSV to compare against");
-ABSL_FLAG(std::string, rows, "",
-          "calibrate report: also write every op timing's measurement and prediction to this CSV "
-          "(op, TP, tokens, GEMM shape, the tile the model chose, measured and predicted us, error)");
-ABSL_FLAG(std::string, holdout, "",
-          "calibrate crossval: the splits to run, comma-separated: tp, tokens, model (default: tp "
-          "and tokens, and model when the inputs hold several models)");
-ABSL_DECLARE_FLAG(std::string, out);
-
 namespace infergrid {
 namespace {
+
+// calibrate's flags.
+struct CalibrateFlags {
+  std::string in;
+  std::string profile;
+  std::string measured;
+  std::string rows;
+  std::string holdout;
+  std::string out;
+};
+
+const cli::FlagGroup<CalibrateFlags>& CalibrateFlagGroup() {
+  static const cli::FlagGroup<CalibrateFlags>* group = &(*new cli::FlagGroup<CalibrateFlags>())
+      .Add("in", &CalibrateFlags::in,
+           "calibrate fit/crossval: input files, comma-separated: vidur per-op or collective CSVs, "
+           "the micro-benchmark CSV, or a Measurements .textproto from kernels/")
+      .Add("profile", &CalibrateFlags::profile,
+           "calibrate report/extrapolate: a calibration profile .textproto")
+      .Add("measured", &CalibrateFlags::measured, "calibrate report: a vidur per-op CSV to compare against")
+      .Add("rows", &CalibrateFlags::rows,
+           "calibrate report: also write every op timing's measurement and prediction to this CSV "
+           "(op, TP, tokens, GEMM shape, the tile the model chose, measured and predicted us, error)")
+      .Add("holdout", &CalibrateFlags::holdout,
+           "calibrate crossval: the splits to run, comma-separated: tp, tokens, model (default: tp "
+           "and tokens, and model when the inputs hold several models)")
+      .Add("out", &CalibrateFlags::out, "calibrate fit, extrapolate, host: the profile file to write");
+  return *group;
+}
 
 using format::Fixed;
 using format::Percent;
 
 std::vector<std::string> InputList(const cli::FlagValues& flags) {
+  const CalibrateFlags calibrate_flags = CalibrateFlagGroup().Read(flags);
   std::vector<std::string> inputs;
-  for (absl::string_view part : absl::StrSplit(flags.Get(FLAGS_in), ',', absl::SkipWhitespace())) {
+  for (absl::string_view part : absl::StrSplit(calibrate_flags.in, ',', absl::SkipWhitespace())) {
     inputs.emplace_back(part);
   }
   return inputs;
@@ -115,8 +130,10 @@ std::string CommandLine(absl::string_view sub, std::initializer_list<std::pair<a
 }
 
 absl::Status RunFit(const cli::FlagValues& flags, std::ostream& out) {
-  const std::string in = flags.Get(FLAGS_in), path = flags.Get(FLAGS_out);
-  const std::string gpu_name = flags.Get(FLAGS_gpu);
+  const CalibrateFlags calibrate_flags = CalibrateFlagGroup().Read(flags);
+  const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
+  const std::string in = calibrate_flags.in, path = calibrate_flags.out;
+  const std::string gpu_name = accounting_flags.gpu;
   if (absl::Status s = RequireFlag("in", in, "fit"); !s.ok()) return s;
   if (absl::Status s = RequireFlag("out", path, "fit"); !s.ok()) return s;
   absl::StatusOr<GpuSpec> gpu = ResolveGpu(gpu_name);
@@ -173,8 +190,9 @@ std::string RowsCsv(const SamplePredictor& model, const std::vector<SampleError>
 }
 
 absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
-  const std::string profile_path = flags.Get(FLAGS_profile);
-  const std::string measured = flags.Get(FLAGS_measured);
+  const CalibrateFlags calibrate_flags = CalibrateFlagGroup().Read(flags);
+  const std::string profile_path = calibrate_flags.profile;
+  const std::string measured = calibrate_flags.measured;
   if (absl::Status s = RequireFlag("profile", profile_path, "report"); !s.ok()) return s;
   if (absl::Status s = RequireFlag("measured", measured, "report"); !s.ok()) return s;
   Calibration profile;
@@ -190,7 +208,7 @@ absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
   absl::StatusOr<std::vector<KernelSample>> samples = SamplesFromVidurOps(*table);
   if (!samples.ok()) return samples.status();
   std::vector<SampleError> errors = Predict(*model, *samples);
-  if (const std::string rows = flags.Get(FLAGS_rows); !rows.empty()) {
+  if (const std::string rows = calibrate_flags.rows; !rows.empty()) {
     if (absl::Status s = WriteFileAtomically(rows, RowsCsv(*model, errors)); !s.ok()) return s;
   }
   out << absl::StrCat("InferGrid calibration report: profile ", CalibrationLabel(*checked), "\n",
@@ -241,9 +259,11 @@ std::string GemmComparisonTable(const CrossValidation& cv) {
 }
 
 absl::Status RunCrossValidation(const cli::FlagValues& flags, std::ostream& out) {
-  const std::string in = flags.Get(FLAGS_in);
+  const CalibrateFlags calibrate_flags = CalibrateFlagGroup().Read(flags);
+  const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
+  const std::string in = calibrate_flags.in;
   if (absl::Status s = RequireFlag("in", in, "crossval"); !s.ok()) return s;
-  absl::StatusOr<GpuSpec> gpu = ResolveGpu(flags.Get(FLAGS_gpu));
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu(accounting_flags.gpu);
   if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
   std::vector<KernelSample> samples;
   std::vector<std::string> used, models, skipped;
@@ -263,7 +283,7 @@ absl::Status RunCrossValidation(const cli::FlagValues& flags, std::ostream& out)
   for (const std::string& note : skipped) out << absl::StrCat("  not fitted: ", note, "\n");
   std::vector<Holdout> holdouts = {Holdout::kTensorParallel, Holdout::kTokenBands};
   if (models.size() > 1) holdouts.push_back(Holdout::kModel);
-  if (const std::string which = flags.Get(FLAGS_holdout); !which.empty()) {
+  if (const std::string which = calibrate_flags.holdout; !which.empty()) {
     holdouts.clear();
     for (absl::string_view part : absl::StrSplit(which, ',', absl::SkipWhitespace())) {
       if (part == "tp") {
@@ -318,8 +338,10 @@ absl::Status RunCrossValidation(const cli::FlagValues& flags, std::ostream& out)
 }
 
 absl::Status RunExtrapolate(const cli::FlagValues& flags, std::ostream& out) {
-  const std::string profile_path = flags.Get(FLAGS_profile), path = flags.Get(FLAGS_out);
-  const std::string gpu_name = flags.Get(FLAGS_gpu);
+  const CalibrateFlags calibrate_flags = CalibrateFlagGroup().Read(flags);
+  const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
+  const std::string profile_path = calibrate_flags.profile, path = calibrate_flags.out;
+  const std::string gpu_name = accounting_flags.gpu;
   if (absl::Status s = RequireFlag("profile", profile_path, "extrapolate"); !s.ok()) return s;
   if (absl::Status s = RequireFlag("out", path, "extrapolate"); !s.ok()) return s;
   absl::StatusOr<GpuSpec> target = ResolveGpu(gpu_name);
@@ -353,7 +375,10 @@ absl::Status RunCalibrate(const cli::ParsedCommandLine& command_line, std::ostre
   if (sub == "report") return RunReport(flags, out);
   if (sub == "crossval") return RunCrossValidation(flags, out);
   if (sub == "extrapolate") return RunExtrapolate(flags, out);
-  if (sub == "host") return RunCalibrateHost(flags, out);
+  if (sub == "host") {
+    const CalibrateFlags calibrate_flags = CalibrateFlagGroup().Read(flags);
+    return RunCalibrateHost(calibrate_flags.in, calibrate_flags.out, out);
+  }
   return cli::UsageError(absl::StrCat("calibrate: unknown action '", sub,
                                       "' (expected fit, report, crossval, extrapolate or host)"));
 }
@@ -364,8 +389,7 @@ const Command& CalibrateCommand() {
   static const Command* command = new Command{
       "calibrate",
       "fit | report | crossval | extrapolate | host: calibration profiles of the GPU cost model and the engine's host time",
-      {"gpu", "in", "out", "profile", "measured", "holdout", "rows"},
-      &RunCalibrate};
+      cli::CommandFlags().Take(cli::AccountingFlagGroup(), {"gpu"}).Take(CalibrateFlagGroup()), &RunCalibrate};
   return *command;
 }
 

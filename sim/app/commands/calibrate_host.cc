@@ -2,21 +2,17 @@
 
 #include <string>
 
-#include "absl/flags/declare.h"
 #include "absl/strings/str_cat.h"
 #include "base/textproto.h"
 #include "calibration/host_fit.h"
 #include "calibration/host_profile.h"
-#include "sim/app/cli/simulate_flags.h"
+#include "sim/app/cli/command_line.h"
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
 
-ABSL_DECLARE_FLAG(std::string, in);  // calibrate_command.cc
-
 namespace infergrid {
 
-absl::Status RunCalibrateHost(const cli::FlagValues& flags, std::ostream& out) {
-  const std::string in = flags.Get(FLAGS_in), path = flags.Get(FLAGS_out);
+absl::Status RunCalibrateHost(const std::string& in, const std::string& path, std::ostream& out) {
   if (in.empty()) return cli::UsageError("calibrate host needs --in=FILE (a vidur CPU-overhead CSV)");
   if (path.empty()) return cli::UsageError("calibrate host needs --out=FILE");
   std::string contents;

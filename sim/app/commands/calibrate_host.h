@@ -5,13 +5,14 @@
 #define INFERGRID_SIM_APP_COMMANDS_CALIBRATE_HOST_H_
 
 #include <ostream>
+#include <string>
 
 #include "absl/status/status.h"
-#include "sim/app/cli/command_line.h"
 
 namespace infergrid {
 
-absl::Status RunCalibrateHost(const cli::FlagValues& flags, std::ostream& out);
+// `in` and `path` are --in and --out (usage errors when empty).
+absl::Status RunCalibrateHost(const std::string& in, const std::string& path, std::ostream& out);
 
 }  // namespace infergrid
 

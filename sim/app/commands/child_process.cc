@@ -15,12 +15,17 @@
 #include <set>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 
-ABSL_FLAG(int32_t, jobs, 0, "sweep, plan: simulations run at once (0: the CPUs this process may use)");
-
 namespace infergrid {
+
+const cli::FlagGroup<JobsFlags>& JobsFlagGroup() {
+  static const cli::FlagGroup<JobsFlags>* group = &(*new cli::FlagGroup<JobsFlags>())
+      .Add("jobs", &JobsFlags::jobs,
+           "sweep, plan: simulations run at once (0: the CPUs this process may use)");
+  return *group;
+}
+
 namespace {
 
 bool WriteAll(int fd, const std::string& data) {
@@ -173,8 +178,9 @@ absl::Status RunConcurrently(const ConcurrentRuns& runs) {
 }
 
 absl::StatusOr<int> JobsFromFlags(const cli::FlagValues& flags) {
+  const JobsFlags jobs_flags = JobsFlagGroup().Read(flags);
   constexpr int kMaxJobs = 4096;
-  const int32_t jobs = flags.Get(FLAGS_jobs);
+  const int32_t jobs = jobs_flags.jobs;
   if (jobs < 0 || jobs > kMaxJobs) {
     return cli::UsageError(absl::StrCat("--jobs=", jobs, ": expected 0 (the CPUs) to ", kMaxJobs));
   }

@@ -11,13 +11,16 @@
 #include <functional>
 #include <string>
 
-#include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "sim/app/cli/command_line.h"
 
-ABSL_DECLARE_FLAG(int32_t, jobs);
-
 namespace infergrid {
+
+// How many simulations sweep and plan run at once.
+struct JobsFlags {
+  int32_t jobs = 0;
+};
+const cli::FlagGroup<JobsFlags>& JobsFlagGroup();
 
 // The child runs `body` and exits; its result (value or error, code and message) comes back
 // through a pipe. A child that dies is an Internal error naming the signal or exit code.

@@ -1,14 +1,14 @@
-// A subcommand of `infergrid`: its name, a one-line summary, the flags it accepts and the
-// function that runs it on its parsed command line. Output goes to `out`; errors are returned.
+// A subcommand of `infergrid`: its name, a one-line summary, the flags it accepts (declared by
+// typed groups, flag_group.h; --help is generated from them) and the function that runs it on its
+// parsed command line. Output goes to `out`; errors are returned.
 #ifndef INFERGRID_SIM_APP_COMMANDS_COMMAND_H_
 #define INFERGRID_SIM_APP_COMMANDS_COMMAND_H_
 
 #include <ostream>
 #include <string>
-#include "absl/strings/string_view.h"
-#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "sim/app/cli/command_line.h"
 
 namespace infergrid {
@@ -16,7 +16,7 @@ namespace infergrid {
 struct Command {
   absl::string_view name;
   absl::string_view summary;
-  std::vector<absl::string_view> flags;
+  cli::CommandFlags flags;
   absl::Status (*run)(const cli::ParsedCommandLine& command_line, std::ostream& out);
 };
 

@@ -11,7 +11,6 @@
 #include <functional>
 #include <optional>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -29,12 +28,27 @@
 #include "sim/app/format/units.h"
 #include "sim/app/output/output_dir.h"
 
-ABSL_FLAG(std::string, a, "", "compare: configuration A, as simulate flags (\"--scheduler=vllm --max-num-seqs=128\")");
-ABSL_FLAG(std::string, b, "", "compare: configuration B, as simulate flags");
-ABSL_FLAG(int32_t, replications, 1, "compare: seeds per configuration (common random numbers: A and B share each seed)");
-
 namespace infergrid {
 namespace {
+
+// compare's own flags.
+struct CompareFlags {
+  std::string a;
+  std::string b;
+  int32_t replications = 1;
+  std::string out;
+};
+
+const cli::FlagGroup<CompareFlags>& CompareFlagGroup() {
+  static const cli::FlagGroup<CompareFlags>* group = &(*new cli::FlagGroup<CompareFlags>())
+      .Add("a", &CompareFlags::a,
+           "compare: configuration A, as simulate flags (\"--scheduler=vllm --max-num-seqs=128\")")
+      .Add("b", &CompareFlags::b, "compare: configuration B, as simulate flags")
+      .Add("replications", &CompareFlags::replications,
+           "compare: seeds per configuration (common random numbers: A and B share each seed)")
+      .Add("out", &CompareFlags::out, "write comparison.json into this folder");
+  return *group;
+}
 
 struct Metric {
   const char* name;
@@ -122,7 +136,7 @@ absl::StatusOr<SimulationSummary> ReadSummary(const std::string& path) {
 // A configuration's flags (`--a`/`--b`) parsed on their own; usage errors name the option.
 absl::StatusOr<cli::FlagValues> ParseVariant(const std::string& flags, absl::string_view which) {
   std::vector<std::string> args = absl::StrSplit(flags, ' ', absl::SkipWhitespace());
-  absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, cli::SimulateFlagNames());
+  absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, cli::SimulationFlags());
   if (!parsed.ok()) return cli::UsageError(absl::StrCat("--", which, ": ", parsed.status().message()));
   if (!parsed->positional.empty() || parsed->help) {
     return cli::UsageError(absl::StrCat("--", which, ": expected simulate flags, got '", flags, "'"));
@@ -157,13 +171,14 @@ absl::StatusOr<SimulationSummary> RunVariant(const SimulationPlan& plan, absl::s
 // Both configurations over `replications` seeds from --seed (common random numbers).
 absl::Status RunReplications(const cli::FlagValues& flags, const std::string& a_flags,
                              const std::string& b_flags, int replications, Comparison& comparison) {
+  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(flags);
   absl::StatusOr<SimulationPlan> a = ResolveVariant(flags, a_flags, "a");
   if (!a.ok()) return a.status();
   absl::StatusOr<SimulationPlan> b = ResolveVariant(flags, b_flags, "b");
   if (!b.ok()) return b.status();
   *comparison.mutable_a() = a->config;
   *comparison.mutable_b() = b->config;
-  const uint64_t seed = flags.Get(FLAGS_seed);
+  const uint64_t seed = simulate_flags.seed;
   comparison.set_replications(replications);
   for (int i = 0; i < replications; ++i) {
     const uint64_t s = seed + static_cast<uint64_t>(i);
@@ -180,12 +195,14 @@ absl::Status RunReplications(const cli::FlagValues& flags, const std::string& a_
 
 absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   const cli::FlagValues& flags = command_line.flags;
+  const CompareFlags compare_flags = CompareFlagGroup().Read(flags);
+  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(flags);
   const std::vector<std::string>& positional = command_line.positional;
   absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
-  const std::string a_flags = flags.Get(FLAGS_a);
-  const std::string b_flags = flags.Get(FLAGS_b);
-  const int replications = flags.Get(FLAGS_replications);
+  const std::string a_flags = compare_flags.a;
+  const std::string b_flags = compare_flags.b;
+  const int replications = compare_flags.replications;
   if (absl::Status s = cli::CheckRange("replications", replications, 1, 1000); !s.ok()) return s;
   Comparison comparison;
   if (positional.size() == 2 && a_flags.empty() && b_flags.empty()) {
@@ -205,7 +222,7 @@ absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream
         "compare takes two summary.json files, or --a=\"FLAGS\" and --b=\"FLAGS\" (simulate flags)");
   }
   AddDifferences(comparison);
-  const std::string dir_name = flags.Get(FLAGS_out);
+  const std::string dir_name = compare_flags.out;
   if (!dir_name.empty()) {
     absl::StatusOr<OutputDir> dir = OutputDir::Open(dir_name);
     if (!dir.ok()) return dir.status();
@@ -219,12 +236,9 @@ absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream
 }  // namespace
 
 const Command& CompareCommand() {
-  static const Command* command = [] {
-    auto* c = new Command{"compare", "A/B differences of two simulate configurations (common random numbers, 95% CI)",
-                          cli::SimulateFlagNames(), &RunCompare};
-    for (absl::string_view f : {"a", "b", "replications"}) c->flags.push_back(f);
-    return c;
-  }();
+  static const Command* command = new Command{
+      "compare", "A/B differences of two simulate configurations (common random numbers, 95% CI)",
+      cli::CommandFlags().TakeAll(cli::SimulationFlags(), {"out"}).Take(CompareFlagGroup()), &RunCompare};
   return *command;
 }
 

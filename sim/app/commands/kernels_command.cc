@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -84,14 +83,15 @@ absl::StatusOr<std::string> GemmLine(const ResourceModel& model, int line,
 
 absl::Status RunKernels(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   const cli::FlagValues& flags = command_line.flags;
+  const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
   const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("kernels takes no arguments (kernels come on standard input), got '",
                                         positional[0], "'"));
   }
-  absl::StatusOr<GpuSpec> gpu = ResolveGpu(flags.Get(FLAGS_gpu));
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu(accounting_flags.gpu);
   if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
-  absl::StatusOr<Calibration> profile = ResolveCalibration(*gpu, flags.Get(FLAGS_calibration));
+  absl::StatusOr<Calibration> profile = ResolveCalibration(*gpu, accounting_flags.calibration);
   if (!profile.ok()) return profile.status();
   absl::StatusOr<ResourceModel> model = ResourceModel::Create(*gpu, ResourcesOf(*profile));
   if (!model.ok()) return model.status();
@@ -122,10 +122,8 @@ absl::Status RunKernels(const cli::ParsedCommandLine& command_line, std::ostream
 
 const Command& KernelsCommand() {
   static const Command* command = new Command{
-      "kernels",
-      "predicted time of kernels read from stdin ('gemm M N K DTYPE'), one line each",
-      {"gpu", "calibration"},
-      &RunKernels};
+      "kernels", "predicted time of kernels read from stdin ('gemm M N K DTYPE'), one line each",
+      cli::CommandFlags().Take(cli::AccountingFlagGroup(), {"gpu", "calibration"}), &RunKernels};
   return *command;
 }
 

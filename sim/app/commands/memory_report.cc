@@ -1,6 +1,5 @@
 #include "sim/app/commands/memory_report.h"
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hardware/gpu_catalog.h"
@@ -118,19 +117,21 @@ absl::Status RunEngineMemory(const cli::FlagValues& flags, const cli::Accounting
 
 absl::Status RunMemory(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   const cli::FlagValues& flags = command_line.flags;
+  const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
+  const cli::EngineFlags engine_flags = cli::EngineFlagGroup().Read(flags);
   const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("memory takes no arguments, got '", positional[0], "'"));
   }
   absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
-  const int64_t context = flags.Get(FLAGS_context);
-  const int64_t batch = flags.Get(FLAGS_batch);
+  const int64_t context = accounting_flags.context;
+  const int64_t batch = accounting_flags.batch;
   if (absl::Status s = cli::CheckRange("context", context, 0, 100'000'000); !s.ok()) return s;
   if (absl::Status s = cli::CheckRange("batch", batch, 1, 10'000'000); !s.ok()) return s;
   absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
   if (!setup.ok()) return setup.status();
-  if (!flags.Get(FLAGS_engine).empty()) return RunEngineMemory(flags, *setup, *json, out);
+  if (!engine_flags.engine.empty()) return RunEngineMemory(flags, *setup, *json, out);
   if (const std::vector<std::string> given = cli::EngineFlagsGiven(flags); !given.empty()) {
     return cli::UsageError(absl::StrCat("--", given[0], " is an engine flag: give --engine=vllm-v1|vllm-v0|sglang|trtllm"));
   }
@@ -142,14 +143,13 @@ absl::Status RunMemory(const cli::ParsedCommandLine& command_line, std::ostream&
 }  // namespace
 
 const Command& MemoryCommand() {
-  static const Command* command = [] {
-    auto* c = new Command{"memory", "weights, KV cache and payload against the device's reported memory",
-                          cli::AccountingFlagNames(), &RunMemory};
-    c->flags.push_back("context");
-    c->flags.push_back("batch");
-    for (absl::string_view flag : cli::EngineFlagNames()) c->flags.push_back(flag);
-    return c;
-  }();
+  static const Command* command = new Command{
+      "memory", "weights, KV cache and payload against the device's reported memory",
+      cli::CommandFlags()
+          .Take(cli::AccountingFlagGroup(), cli::AccountingFlagNames())
+          .Take(cli::AccountingFlagGroup(), {"context", "batch"})
+          .Take(cli::EngineFlagGroup()),
+      &RunMemory};
   return *command;
 }
 

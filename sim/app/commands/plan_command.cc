@@ -19,7 +19,6 @@
 #include <map>
 #include <optional>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -43,25 +42,56 @@
 #include "sim/app/plan/plan_ranking.h"
 #include "sim/app/plan/slo.h"
 
-ABSL_FLAG(std::string, slo, "", "plan: the SLO, e.g. ttft_p99<=2s,tpot_p99<=100ms,e2e_p90<=20s");
-ABSL_FLAG(std::string, gpus, "", "plan: candidate GPUs (catalog names), comma-separated");
-ABSL_FLAG(std::string, tp_sizes, "", "plan: candidate tensor-parallel sizes, e.g. 1,2,4,8");
-ABSL_FLAG(std::string, replica_counts, "", "plan: candidate replica counts (not with --target-rate)");
-ABSL_FLAG(std::string, weight_dtypes, "", "plan: candidate weight dtypes, e.g. bf16,fp8");
-ABSL_FLAG(std::string, kv_cache_dtypes, "", "plan: candidate KV-cache dtypes, e.g. auto,fp8");
-ABSL_FLAG(std::string, engines, "", "plan: candidate engine personalities, e.g. vllm-v1@0.19,sglang");
-ABSL_FLAG(std::string, schedulers, "", "plan: candidate schedulers, e.g. vllm,sarathi");
-ABSL_FLAG(std::string, max_num_seqs_list, "", "plan: candidate max_num_seqs values, e.g. 128,256");
-ABSL_FLAG(double, target_rate, 0, "plan: requests/s to serve; then the fewest replicas per candidate (0: the largest rate)");
-ABSL_FLAG(double, min_rate, 0.01, "plan: lowest arrival rate tried, requests/s");
-ABSL_FLAG(double, max_rate, 1000, "plan: highest arrival rate tried, requests/s");
-ABSL_FLAG(double, tolerance, 0.05, "plan: relative width of the final rate bracket");
-ABSL_FLAG(int32_t, verify_seeds, 3, "plan: seeds that must all pass at the chosen point (common random numbers)");
-ABSL_FLAG(int32_t, max_replicas, 64, "plan: most replicas tried with --target-rate");
-ABSL_FLAG(std::string, price, "", "plan: GPU-hour prices in USD overriding the catalog's, e.g. h100-sxm=2.5,a100-80gb=1.2");
-
 namespace infergrid {
 namespace {
+
+// plan's own flags.
+struct PlanFlags {
+  std::string slo;
+  std::string gpus;
+  std::string tp_sizes;
+  std::string replica_counts;
+  std::string weight_dtypes;
+  std::string kv_cache_dtypes;
+  std::string engines;
+  std::string schedulers;
+  std::string max_num_seqs_list;
+  double target_rate = 0;
+  double min_rate = 0.01;
+  double max_rate = 1000;
+  double tolerance = 0.05;
+  int32_t verify_seeds = 3;
+  int32_t max_replicas = 64;
+  std::string price;
+  std::string out;
+};
+
+const cli::FlagGroup<PlanFlags>& PlanFlagGroup() {
+  static const cli::FlagGroup<PlanFlags>* group = &(*new cli::FlagGroup<PlanFlags>())
+      .Add("slo", &PlanFlags::slo, "plan: the SLO, e.g. ttft_p99<=2s,tpot_p99<=100ms,e2e_p90<=20s")
+      .Add("gpus", &PlanFlags::gpus, "plan: candidate GPUs (catalog names), comma-separated")
+      .Add("tp_sizes", &PlanFlags::tp_sizes, "plan: candidate tensor-parallel sizes, e.g. 1,2,4,8")
+      .Add("replica_counts", &PlanFlags::replica_counts,
+           "plan: candidate replica counts (not with --target-rate)")
+      .Add("weight_dtypes", &PlanFlags::weight_dtypes, "plan: candidate weight dtypes, e.g. bf16,fp8")
+      .Add("kv_cache_dtypes", &PlanFlags::kv_cache_dtypes, "plan: candidate KV-cache dtypes, e.g. auto,fp8")
+      .Add("engines", &PlanFlags::engines, "plan: candidate engine personalities, e.g. vllm-v1@0.19,sglang")
+      .Add("schedulers", &PlanFlags::schedulers, "plan: candidate schedulers, e.g. vllm,sarathi")
+      .Add("max_num_seqs_list", &PlanFlags::max_num_seqs_list,
+           "plan: candidate max_num_seqs values, e.g. 128,256")
+      .Add("target_rate", &PlanFlags::target_rate,
+           "plan: requests/s to serve; then the fewest replicas per candidate (0: the largest rate)")
+      .Add("min_rate", &PlanFlags::min_rate, "plan: lowest arrival rate tried, requests/s")
+      .Add("max_rate", &PlanFlags::max_rate, "plan: highest arrival rate tried, requests/s")
+      .Add("tolerance", &PlanFlags::tolerance, "plan: relative width of the final rate bracket")
+      .Add("verify_seeds", &PlanFlags::verify_seeds,
+           "plan: seeds that must all pass at the chosen point (common random numbers)")
+      .Add("max_replicas", &PlanFlags::max_replicas, "plan: most replicas tried with --target-rate")
+      .Add("price", &PlanFlags::price,
+           "plan: GPU-hour prices in USD overriding the catalog's, e.g. h100-sxm=2.5,a100-80gb=1.2")
+      .Add("out", &PlanFlags::out, "also write plan.json into this folder");
+  return *group;
+}
 
 // The stability rule: the full run's mean queueing delay may exceed the first half's by this
 // factor plus this slack; an overloaded queue doubles it (its delay grows linearly in time).
@@ -82,7 +112,7 @@ struct PlanSettings {
 };
 
 absl::StatusOr<cli::FlagValues> ParseFlagList(const std::vector<std::string>& args, absl::string_view context) {
-  absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, cli::SimulateFlagNames());
+  absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, cli::SimulationFlags());
   if (!parsed.ok()) return cli::UsageError(absl::StrCat(context, ": ", parsed.status().message()));
   return parsed->flags;
 }
@@ -107,8 +137,10 @@ absl::StatusOr<std::map<std::string, double>> ParsePrices(absl::string_view text
 }
 
 absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
+  const PlanFlags plan_flags = PlanFlagGroup().Read(flags);
+  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(flags);
   PlanSettings s;
-  absl::StatusOr<std::vector<SloTerm>> slo = plan::ParseSlo(flags.Get(FLAGS_slo), "slo");
+  absl::StatusOr<std::vector<SloTerm>> slo = plan::ParseSlo(plan_flags.slo, "slo");
   if (!slo.ok()) return Usage(slo.status());
   s.slo = *std::move(slo);
   if (flags.IsSet("rate")) {
@@ -118,25 +150,25 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
     return cli::UsageError("--num-replicas: plan chooses replicas; list them with --replica-counts, or give --target-rate");
   }
   plan::CandidateAxes axes;
-  auto list = [&](const absl::Flag<std::string>& flag, absl::string_view name,
-                  std::vector<std::string>& to) -> absl::Status {
-    absl::StatusOr<std::vector<std::string>> v = plan::ParseList(flags.Get(flag), name);
+  auto list = [&](const std::string& text, absl::string_view name, std::vector<std::string>& to) -> absl::Status {
+    absl::StatusOr<std::vector<std::string>> v = plan::ParseList(text, name);
     if (!v.ok()) return Usage(v.status());
     to = *std::move(v);
     return absl::OkStatus();
   };
-  auto ints = [&](const absl::Flag<std::string>& flag, absl::string_view name, auto& to) -> absl::Status {
-    absl::StatusOr<std::vector<int32_t>> v = plan::ParsePositiveInts(flags.Get(flag), name);
+  auto ints = [&](const std::string& text, absl::string_view name, auto& to) -> absl::Status {
+    absl::StatusOr<std::vector<int32_t>> v = plan::ParsePositiveInts(text, name);
     if (!v.ok()) return Usage(v.status());
     to.assign(v->begin(), v->end());
     return absl::OkStatus();
   };
-  for (absl::Status st : {list(FLAGS_gpus, "gpus", axes.gpus), ints(FLAGS_tp_sizes, "tp-sizes", axes.tensor_parallel),
-                          ints(FLAGS_replica_counts, "replica-counts", axes.replicas),
-                          list(FLAGS_weight_dtypes, "weight-dtypes", axes.weight_dtypes),
-                          list(FLAGS_kv_cache_dtypes, "kv-cache-dtypes", axes.kv_dtypes),
-                          list(FLAGS_engines, "engines", axes.engines), list(FLAGS_schedulers, "schedulers", axes.schedulers),
-                          ints(FLAGS_max_num_seqs_list, "max-num-seqs-list", axes.max_num_seqs)}) {
+  const PlanFlags& p = plan_flags;
+  for (absl::Status st : {list(p.gpus, "gpus", axes.gpus), ints(p.tp_sizes, "tp-sizes", axes.tensor_parallel),
+                          ints(p.replica_counts, "replica-counts", axes.replicas),
+                          list(p.weight_dtypes, "weight-dtypes", axes.weight_dtypes),
+                          list(p.kv_cache_dtypes, "kv-cache-dtypes", axes.kv_dtypes),
+                          list(p.engines, "engines", axes.engines), list(p.schedulers, "schedulers", axes.schedulers),
+                          ints(p.max_num_seqs_list, "max-num-seqs-list", axes.max_num_seqs)}) {
     if (!st.ok()) return st;
   }
   // A candidate axis and the single-value flag it varies would contradict each other.
@@ -150,7 +182,7 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
       return cli::UsageError(absl::StrCat("--", name, " is also a candidate axis: give one or the other"));
     }
   }
-  s.target_rate = flags.Get(FLAGS_target_rate);
+  s.target_rate = plan_flags.target_rate;
   if (!(s.target_rate >= 0) || !std::isfinite(s.target_rate)) return cli::UsageError("--target-rate must be >= 0");
   if (s.target_rate > 0 && !axes.replicas.empty()) {
     return cli::UsageError("--replica-counts: with --target-rate, plan finds the fewest replicas itself");
@@ -158,30 +190,30 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
   absl::StatusOr<std::vector<plan::Candidate>> candidates = plan::ExpandCandidates(axes, 1000);
   if (!candidates.ok()) return Usage(candidates.status());
   s.candidates = *std::move(candidates);
-  s.search.min_rate = flags.Get(FLAGS_min_rate);
-  s.search.max_rate = flags.Get(FLAGS_max_rate);
+  s.search.min_rate = plan_flags.min_rate;
+  s.search.max_rate = plan_flags.max_rate;
   s.search.start_rate = 1;
-  s.search.tolerance = flags.Get(FLAGS_tolerance);
-  s.search.verify_seeds = flags.Get(FLAGS_verify_seeds);
-  s.search.max_replicas = flags.Get(FLAGS_max_replicas);
+  s.search.tolerance = plan_flags.tolerance;
+  s.search.verify_seeds = plan_flags.verify_seeds;
+  s.search.max_replicas = plan_flags.max_replicas;
   if (!(s.search.min_rate > 0) || !(s.search.max_rate > s.search.min_rate) || !std::isfinite(s.search.max_rate)) {
     return cli::UsageError("--min-rate and --max-rate: need 0 < min-rate < max-rate");
   }
   if (!(s.search.tolerance >= 0.001 && s.search.tolerance <= 1)) return cli::UsageError("--tolerance must be in [0.001, 1]");
   if (absl::Status st = cli::CheckRange("verify_seeds", s.search.verify_seeds, 1, 100); !st.ok()) return st;
   if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, 4096); !st.ok()) return st;
-  absl::StatusOr<std::map<std::string, double>> prices = ParsePrices(flags.Get(FLAGS_price));
+  absl::StatusOr<std::map<std::string, double>> prices = ParsePrices(plan_flags.price);
   if (!prices.ok()) return prices.status();
   s.prices = *std::move(prices);
   s.workload = flags;
   absl::StatusOr<int> jobs = JobsFromFlags(flags);
   if (!jobs.ok()) return jobs.status();
   s.jobs = *jobs;
-  s.quiet = flags.Get(FLAGS_quiet);
+  s.quiet = simulate_flags.quiet;
   absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
   s.json = *json;
-  s.out = flags.Get(FLAGS_out);
+  s.out = plan_flags.out;
   return s;
 }
 
@@ -324,7 +356,8 @@ void RecordChoice(const std::vector<SloTerm>& slo, const plan::SearchResult& fou
 }
 
 absl::Status SearchCandidate(const PlanSettings& s, const cli::FlagValues& flags, PlanCandidate& c) {
-  const uint64_t base_seed = s.workload.Get(FLAGS_seed);
+  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(s.workload);
+  const uint64_t base_seed = simulate_flags.seed;
   const plan::Probe probe = [&](double rate, int32_t replicas, int32_t seed_index) {
     return RunPoint(flags, s.slo, rate, replicas, base_seed + static_cast<uint64_t>(seed_index));
   };
@@ -397,10 +430,9 @@ std::string Render(const PlanReport& report) {
 // The workload flags as the user gave them (without plan's own), for the report's header.
 std::string WorkloadText(const cli::FlagValues& flags) {
   std::vector<std::string> parts;
-  const std::vector<absl::string_view> simulate = cli::SimulateFlagNames();
   for (const std::string& name : flags.GivenNames()) {
     if (name == "out" || name == "format" || name == "quiet") continue;
-    if (std::find(simulate.begin(), simulate.end(), name) == simulate.end()) continue;
+    if (cli::SimulationFlags().Find(name) == nullptr) continue;
     std::string dashed = name;
     std::replace(dashed.begin(), dashed.end(), '_', '-');
     parts.push_back(absl::StrCat("--", dashed, "=", flags.Text(name)));
@@ -510,16 +542,10 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
 }  // namespace
 
 const Command& PlanCommand() {
-  static const Command* command = [] {
-    auto* c = new Command{"plan", "the cheapest deployment that meets an SLO: capacity per candidate, ranked by cost",
-                          cli::SimulateFlagNames(), &RunPlan};
-    for (absl::string_view f : {"slo", "gpus", "tp_sizes", "replica_counts", "weight_dtypes", "kv_cache_dtypes",
-                                "engines", "schedulers", "max_num_seqs_list", "target_rate", "min_rate", "max_rate",
-                                "tolerance", "verify_seeds", "max_replicas", "price", "jobs"}) {
-      c->flags.push_back(f);
-    }
-    return c;
-  }();
+  static const Command* command = new Command{
+      "plan", "the cheapest deployment that meets an SLO: capacity per candidate, ranked by cost",
+      cli::CommandFlags().TakeAll(cli::SimulationFlags(), {"out"}).Take(PlanFlagGroup()).Take(JobsFlagGroup()),
+      &RunPlan};
   return *command;
 }
 

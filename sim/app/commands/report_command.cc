@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "hardware/gpu_catalog.h"
 #include "sim/app/cli/command_line.h"
-#include "sim/app/cli/simulate_flags.h"
 #include "sim/app/commands/command.h"
 #include "sim/app/format/units.h"
 #include "sim/app/report/report_builder.h"
@@ -20,11 +19,22 @@
 namespace infergrid {
 namespace {
 
+struct ReportFlags {
+  std::string out;
+};
+
+const cli::FlagGroup<ReportFlags>& ReportFlagGroup() {
+  static const cli::FlagGroup<ReportFlags>* group =
+      &(*new cli::FlagGroup<ReportFlags>()).Add("out", &ReportFlags::out, "the HTML file to write");
+  return *group;
+}
+
 absl::Status RunReport(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const ReportFlags report_flags = ReportFlagGroup().Read(command_line.flags);
   if (command_line.positional.empty()) {
     return cli::UsageError("report takes one or more folders written by simulate --out, compare --out or sweep --out");
   }
-  const std::string path = command_line.flags.Get(FLAGS_out);
+  const std::string path = report_flags.out;
   if (path.empty()) return cli::UsageError("report needs --out=FILE.html, the page to write");
   std::error_code error;
   if (std::filesystem::is_directory(path, error) || path.back() == '/') {
@@ -50,7 +60,7 @@ absl::Status RunReport(const cli::ParsedCommandLine& command_line, std::ostream&
 const Command& ReportCommand() {
   static const Command* command = new Command{
       "report", "an HTML page of charts from simulate, compare and sweep --out folders (self-contained)",
-      {"out"}, &RunReport};
+      cli::CommandFlags().Take(ReportFlagGroup()), &RunReport};
   return *command;
 }
 

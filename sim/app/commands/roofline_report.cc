@@ -1,6 +1,5 @@
 #include "sim/app/commands/roofline_report.h"
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "calibration/profile_catalog.h"
 #include "hardware/lower_bounds.h"
@@ -14,11 +13,24 @@
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
 
-ABSL_FLAG(std::string, phase, "decode", "prefill or decode");
-ABSL_FLAG(std::string, attention, "full",
-          "attention FLOPs in the total: full (the lesson's 2*L*H_q*D*P^2) or causal (halved)");
-
 namespace infergrid {
+namespace {
+
+// roofline's own flags.
+struct RooflineFlags {
+  std::string phase = "decode";
+  std::string attention = "full";
+};
+
+const cli::FlagGroup<RooflineFlags>& RooflineFlagGroup() {
+  static const cli::FlagGroup<RooflineFlags>* group = &(*new cli::FlagGroup<RooflineFlags>())
+      .Add("phase", &RooflineFlags::phase, "prefill or decode")
+      .Add("attention", &RooflineFlags::attention,
+           "attention FLOPs in the total: full (the lesson's 2*L*H_q*D*P^2) or causal (halved)");
+  return *group;
+}
+
+}  // namespace
 
 using format::Fixed;
 using format::Grouped;
@@ -153,6 +165,8 @@ namespace {
 
 absl::Status RunRoofline(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   const cli::FlagValues& flags = command_line.flags;
+  const RooflineFlags roofline_flags = RooflineFlagGroup().Read(flags);
+  const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
   const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("roofline takes no arguments, got '", positional[0], "'"));
@@ -160,26 +174,26 @@ absl::Status RunRoofline(const cli::ParsedCommandLine& command_line, std::ostrea
   absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
   RooflineQuery query;
-  const std::string phase = flags.Get(FLAGS_phase);
+  const std::string phase = roofline_flags.phase;
   if (phase != "prefill" && phase != "decode") {
     return cli::UsageError(absl::StrCat("--phase: expected prefill or decode, got '", phase, "'"));
   }
-  const std::string attention = flags.Get(FLAGS_attention);
+  const std::string attention = roofline_flags.attention;
   if (attention != "full" && attention != "causal") {
     return cli::UsageError(absl::StrCat("--attention: expected full or causal, got '", attention, "'"));
   }
   query.prefill = phase == "prefill";
   query.causal = attention == "causal";
-  query.prompt_tokens = flags.Get(FLAGS_prompt);
-  query.context_tokens = flags.Get(FLAGS_context);
-  query.batch = flags.Get(FLAGS_batch);
+  query.prompt_tokens = accounting_flags.prompt;
+  query.context_tokens = accounting_flags.context;
+  query.batch = accounting_flags.batch;
   if (absl::Status s = cli::CheckRange("prompt", query.prompt_tokens, 1, 100'000'000); !s.ok()) return s;
   if (absl::Status s = cli::CheckRange("context", query.context_tokens, 0, 100'000'000); !s.ok()) return s;
   if (absl::Status s = cli::CheckRange("batch", query.batch, 1, 10'000'000); !s.ok()) return s;
   absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
   if (!setup.ok()) return setup.status();
   RooflineReport report = BuildRooflineReport(*setup, query);
-  const std::string calibration_path = flags.Get(FLAGS_calibration);
+  const std::string calibration_path = accounting_flags.calibration;
   absl::StatusOr<Calibration> calibration = ResolveCalibration(setup->gpu, calibration_path);
   if (calibration.ok()) {
     if (absl::Status s = AddCalibratedPrediction(*setup, query, *calibration, &report); !s.ok()) return s;
@@ -196,14 +210,15 @@ absl::Status RunRoofline(const cli::ParsedCommandLine& command_line, std::ostrea
 }  // namespace
 
 const Command& RooflineCommand() {
-  static const Command* command = [] {
-    auto* c = new Command{"roofline",
-                          "FLOPs, nominal HBM bytes, intensity and peak lower bounds of one pass",
-                          cli::AccountingFlagNames(), &RunRoofline};
-    for (absl::string_view f : {"phase", "prompt", "context", "batch", "attention"}) c->flags.push_back(f);
-    c->flags.push_back("calibration");
-    return c;
-  }();
+  static const Command* command = new Command{
+      "roofline", "FLOPs, nominal HBM bytes, intensity and peak lower bounds of one pass",
+      cli::CommandFlags()
+          .Take(cli::AccountingFlagGroup(), cli::AccountingFlagNames())
+          .Take(RooflineFlagGroup(), {"phase"})
+          .Take(cli::AccountingFlagGroup(), {"prompt", "context", "batch"})
+          .Take(RooflineFlagGroup(), {"attention"})
+          .Take(cli::AccountingFlagGroup(), {"calibration"}),
+      &RunRoofline};
   return *command;
 }
 

@@ -21,6 +21,7 @@ namespace infergrid {
 namespace {
 
 absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(command_line.flags);
   const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("simulate takes no arguments, got '", positional[0], "'"));
@@ -36,7 +37,7 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
     if (!opened.ok()) return opened.status();
     dir.emplace(*std::move(opened));
   }
-  const std::string report_path = command_line.flags.Get(FLAGS_report);
+  const std::string report_path = simulate_flags.report;
   std::optional<report::StagedFile> report;  // committed after --out's files
   absl::StatusOr<SimulationSummary> summary =
       report_path.empty()
@@ -64,12 +65,9 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
 }  // namespace
 
 const Command& SimulateCommand() {
-  static const Command* command = [] {
-    auto* c = new Command{"simulate", "replay a trace or synthetic workload through the serving model (SimGrid)",
-                          cli::SimulateFlagNames(), &RunSimulate};
-    c->flags.push_back("report");  // simulate's own: compare writes no report
-    return c;
-  }();
+  static const Command* command = new Command{
+      "simulate", "replay a trace or synthetic workload through the serving model (SimGrid)",
+      cli::CommandFlags().TakeAll(cli::SimulationFlags()).Take(cli::SimulateFlagGroup(), {"report"}), &RunSimulate};
   return *command;
 }
 

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/cli/simulate_flags.h"
@@ -29,23 +28,39 @@
 #include "sim/app/sweep/sweep_shard.h"
 #include "sim/app/sweep/sweep_spec_reader.h"
 
-ABSL_FLAG(std::string, spec, "", "sweep: the sweep spec, a SweepSpec textproto (docs/sweep.md)");
-ABSL_FLAG(std::string, shard, "",
-          "sweep: run shard I of N (\"I/N\"); default: SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT, else "
-          "JOB_COMPLETION_INDEX of JOB_COMPLETIONS (Kubernetes), else the whole sweep");
-
 namespace infergrid {
 namespace {
 
+// sweep's own flags.
+struct SweepFlags {
+  std::string spec;
+  std::string shard;
+  std::string out;
+};
+
+const cli::FlagGroup<SweepFlags>& SweepFlagGroup() {
+  static const cli::FlagGroup<SweepFlags>* group = &(*new cli::FlagGroup<SweepFlags>())
+      .Add("spec", &SweepFlags::spec, "sweep: the sweep spec, a SweepSpec textproto (docs/sweep.md)")
+      .Add("shard", &SweepFlags::shard,
+           "sweep: run shard I of N (\"I/N\"); default: SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT, else "
+           "JOB_COMPLETION_INDEX of JOB_COMPLETIONS (Kubernetes), else the whole sweep")
+      .Add("out", &SweepFlags::out,
+           "the sweep's folder: a folder per run and results.csv (sweep merge: where to write the merged results)");
+  return *group;
+}
+
 absl::StatusOr<sweep::Shard> ShardOf(const cli::FlagValues& flags) {
-  const std::string text = flags.Get(FLAGS_shard);
+  const SweepFlags sweep_flags = SweepFlagGroup().Read(flags);
+  const std::string text = sweep_flags.shard;
   if (!text.empty()) return sweep::ParseShard(text);
   return sweep::ShardFromEnvironment([](const char* name) { return std::getenv(name); });
 }
 
 absl::Status Run(const cli::FlagValues& flags, std::ostream& out) {
-  const std::string spec_path = flags.Get(FLAGS_spec);
-  const std::string dir = flags.Get(FLAGS_out);
+  const SweepFlags sweep_flags = SweepFlagGroup().Read(flags);
+  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(flags);
+  const std::string spec_path = sweep_flags.spec;
+  const std::string dir = sweep_flags.out;
   if (spec_path.empty()) return cli::UsageError("--spec=FILE is required (the sweep spec, a textproto)");
   if (dir.empty()) return cli::UsageError("--out=DIR is required (the sweep's folder)");
   absl::StatusOr<int> jobs = JobsFromFlags(flags);
@@ -66,7 +81,7 @@ absl::Status Run(const cli::FlagValues& flags, std::ostream& out) {
   SweepRunOptions options;
   options.jobs = *jobs;
   options.shard = *shard;
-  if (!flags.Get(FLAGS_quiet)) {
+  if (!simulate_flags.quiet) {
     options.progress = stderr;
     options.terminal = isatty(STDERR_FILENO) != 0;
   }
@@ -91,6 +106,7 @@ absl::Status Run(const cli::FlagValues& flags, std::ostream& out) {
 }
 
 absl::Status Merge(const cli::FlagValues& flags, const std::vector<std::string>& dirs, std::ostream& out) {
+  const SweepFlags sweep_flags = SweepFlagGroup().Read(flags);
   if (dirs.empty()) return cli::UsageError("sweep merge: expected the sweep folders to merge (DIR...)");
   std::vector<sweep::PointStore> stores;
   std::vector<const sweep::PointStore*> pointers;
@@ -110,7 +126,7 @@ absl::Status Merge(const cli::FlagValues& flags, const std::vector<std::string>&
     stores.push_back(*std::move(store));
   }
   for (const sweep::PointStore& store : stores) pointers.push_back(&store);
-  const std::string out_dir = flags.Get(FLAGS_out).empty() ? dirs[0] : flags.Get(FLAGS_out);
+  const std::string out_dir = sweep_flags.out.empty() ? dirs[0] : sweep_flags.out;
   absl::StatusOr<sweep::SweepResults> results = sweep::CollectResults(*manifest, pointers);
   if (!results.ok()) return results.status();
   absl::StatusOr<sweep::PointStore> target = sweep::PointStore::Open(out_dir, /*create=*/true);
@@ -144,10 +160,15 @@ absl::Status RunSweep(const cli::ParsedCommandLine& command_line, std::ostream& 
 }  // namespace
 
 const Command& SweepCommand() {
-  static const Command command{
+  static const Command* command = new Command{
       "sweep", "run a sweep spec's simulations in parallel, resumable and sharded; `sweep merge` joins shards",
-      {"spec", "out", "jobs", "shard", "quiet"}, &RunSweep};
-  return command;
+      cli::CommandFlags()
+          .Take(SweepFlagGroup(), {"spec", "out"})
+          .Take(JobsFlagGroup())
+          .Take(SweepFlagGroup(), {"shard"})
+          .Take(cli::SimulateFlagGroup(), {"quiet"}),
+      &RunSweep};
+  return *command;
 }
 
 }  // namespace infergrid

@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/atomic_file.h"
@@ -23,22 +22,38 @@
 #include "traces/trace_statistics.h"
 #include "traces/trace_writer.h"
 
-ABSL_FLAG(std::string, output, "", "trace convert/sample: the InferGrid-format file to write; "
-                                   "trace fit: the .textproto to write (default: stdout)");
-ABSL_FLAG(bool, sort, false, "trace convert: sort rows by arrival (in memory) instead of "
-                             "rejecting out-of-order rows");
-ABSL_FLAG(double, start_s, 0, "trace sample: keep arrivals at or after this time (s from the first)");
-ABSL_FLAG(double, end_s, 0, "trace sample: keep arrivals before this time (0: no end)");
-ABSL_FLAG(int64_t, requests, 0, "trace sample: keep at most this many requests (0: no limit)");
-ABSL_FLAG(std::string, preset_name, "", "trace fit: the preset's name (default: the file's stem)");
-
 namespace infergrid {
 namespace {
+
+// trace's own flags.
+struct TraceCommandFlags {
+  std::string output;
+  bool sort = false;
+  double start_s = 0;
+  double end_s = 0;
+  int64_t requests = 0;
+  std::string preset_name;
+};
+
+const cli::FlagGroup<TraceCommandFlags>& TraceCommandFlagGroup() {
+  static const cli::FlagGroup<TraceCommandFlags>* group = &(*new cli::FlagGroup<TraceCommandFlags>())
+      .Add("output", &TraceCommandFlags::output, "trace convert/sample: the InferGrid-format file to write; "
+           "trace fit: the .textproto to write (default: stdout)")
+      .Add("sort", &TraceCommandFlags::sort, "trace convert: sort rows by arrival (in memory) instead of "
+           "rejecting out-of-order rows")
+      .Add("start_s", &TraceCommandFlags::start_s,
+           "trace sample: keep arrivals at or after this time (s from the first)")
+      .Add("end_s", &TraceCommandFlags::end_s, "trace sample: keep arrivals before this time (0: no end)")
+      .Add("requests", &TraceCommandFlags::requests,
+           "trace sample: keep at most this many requests (0: no limit)")
+      .Add("preset_name", &TraceCommandFlags::preset_name,
+           "trace fit: the preset's name (default: the file's stem)");
+  return *group;
+}
 
 using format::Fixed;
 using format::Grouped;
 using format::Percent;
-
 
 void AppendSkipsAndWarnings(const TraceStats& s, std::string* out) {
   if (s.skipped() > 0) {
@@ -96,15 +111,18 @@ std::string RenderTraceStatsTable(const TraceStats& s) {
 namespace {
 
 absl::StatusOr<std::string> TracePath(const cli::FlagValues& flags) {
-  const std::string path = flags.Get(FLAGS_trace);
+  const cli::TraceFlags trace_flags = cli::TraceFlagGroup().Read(flags);
+  const std::string path = trace_flags.trace;
   if (path.empty()) return cli::UsageError("--trace=FILE is required");
   return path;
 }
 
 absl::StatusOr<std::string> OutputPath(const cli::FlagValues& flags) {
-  const std::string path = flags.Get(FLAGS_output);
+  const TraceCommandFlags trace_command_flags = TraceCommandFlagGroup().Read(flags);
+  const cli::TraceFlags trace_flags = cli::TraceFlagGroup().Read(flags);
+  const std::string path = trace_command_flags.output;
   if (path.empty()) return cli::UsageError("--output=FILE is required (the InferGrid trace to write)");
-  if (path == flags.Get(FLAGS_trace)) {
+  if (path == trace_flags.trace) {
     return cli::UsageError("--output must differ from --trace");
   }
   return path;
@@ -163,7 +181,8 @@ absl::Status RunStats(const cli::FlagValues& flags, std::ostream& out) {
 }
 
 absl::Status RunConvert(const cli::FlagValues& flags, std::ostream& out) {
-  const bool sort = flags.Get(FLAGS_sort);
+  const TraceCommandFlags trace_command_flags = TraceCommandFlagGroup().Read(flags);
+  const bool sort = trace_command_flags.sort;
   TraceCopy copy;
   if (absl::Status s = OpenTraceCopy(flags, /*allow_out_of_order=*/sort, &copy); !s.ok()) return s;
   TraceWriter& writer = *copy.writer;
@@ -198,9 +217,11 @@ absl::Status RunConvert(const cli::FlagValues& flags, std::ostream& out) {
 }
 
 absl::Status RunSample(const cli::FlagValues& flags, std::ostream& out) {
-  const double start = flags.Get(FLAGS_start_s);
-  const double end = flags.Get(FLAGS_end_s);
-  const int64_t limit = flags.Get(FLAGS_requests);
+  const TraceCommandFlags trace_command_flags = TraceCommandFlagGroup().Read(flags);
+  const cli::TraceFlags trace_flags = cli::TraceFlagGroup().Read(flags);
+  const double start = trace_command_flags.start_s;
+  const double end = trace_command_flags.end_s;
+  const int64_t limit = trace_command_flags.requests;
   if (!(start >= 0) || !std::isfinite(start)) {
     return cli::UsageError(absl::StrCat("--start-s must be >= 0, got ", start));
   }
@@ -225,7 +246,7 @@ absl::Status RunSample(const cli::FlagValues& flags, std::ostream& out) {
     if (absl::Status s = writer.Write(request); !s.ok()) return s;
   }
   if (writer.rows() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(flags.Get(FLAGS_trace), ": no request falls in the window [",
+    return absl::InvalidArgumentError(absl::StrCat(trace_flags.trace, ": no request falls in the window [",
                                                    start, ", ", end > 0 ? absl::StrCat(end) : "end",
                                                    ") s"));
   }
@@ -235,11 +256,12 @@ absl::Status RunSample(const cli::FlagValues& flags, std::ostream& out) {
 }
 
 absl::Status RunFit(const cli::FlagValues& flags, std::ostream& out) {
+  const TraceCommandFlags trace_command_flags = TraceCommandFlagGroup().Read(flags);
   absl::StatusOr<std::string> path = TracePath(flags);
   if (!path.ok()) return path.status();
   absl::StatusOr<TraceOptions> options = cli::ResolveTraceOptions(flags);
   if (!options.ok()) return options.status();
-  std::string name = flags.Get(FLAGS_preset_name);
+  std::string name = trace_command_flags.preset_name;
   if (name.empty()) {
     name = *path;
     name = name.substr(name.find_last_of('/') + 1);
@@ -253,7 +275,7 @@ absl::Status RunFit(const cli::FlagValues& flags, std::ostream& out) {
   printer.PrintToString(*preset, &text);
   text = absl::StrCat("# proto-message: infergrid.WorkloadPreset\n# Fitted by `infergrid trace fit --trace=",
                       preset->source(), " --preset-name=", name, "`.\n", text);
-  const std::string output = flags.Get(FLAGS_output);
+  const std::string output = trace_command_flags.output;
   if (output.empty()) {
     out << text;
     return absl::OkStatus();
@@ -286,15 +308,13 @@ absl::Status RunTrace(const cli::ParsedCommandLine& command_line, std::ostream& 
 }  // namespace
 
 const Command& TraceCommand() {
-  static const Command* command = [] {
-    auto* c = new Command{"trace",
-                          "stats | convert | sample | fit: inspect, convert, cut or fit request traces",
-                          cli::TraceFlagNames(), &RunTrace};
-    for (absl::string_view f : {"format", "output", "sort", "start_s", "end_s", "requests", "preset_name"}) {
-      c->flags.push_back(f);
-    }
-    return c;
-  }();
+  static const Command* command = new Command{
+      "trace", "stats | convert | sample | fit: inspect, convert, cut or fit request traces",
+      cli::CommandFlags()
+          .Take(cli::TraceFlagGroup())
+          .Take(cli::AccountingFlagGroup(), {"format"})
+          .Take(TraceCommandFlagGroup()),
+      &RunTrace};
   return *command;
 }
 

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <filesystem>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "hardware/gpu_catalog.h"
 #include "models/model_catalog.h"
@@ -18,24 +17,43 @@
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
 
-ABSL_FLAG(double, params_count, 0,
-          "parameter count N (e.g. 70e9); replaces --model (0: count the model's parameters)");
-ABSL_FLAG(double, tokens, 0,
-          "training tokens D (e.g. 15e12); 0: compute-optimal, --tokens-per-parameter x N");
-ABSL_FLAG(double, tokens_per_parameter, infergrid::kChinchillaTokensPerParameter,
-          "compute-optimal tokens per parameter (Chinchilla's ~20: an assumption)");
-ABSL_FLAG(int64_t, num_gpus, 1, "number of GPUs G training together");
-ABSL_FLAG(double, mfu, 0,
-          "model FLOPs utilization: achieved 6ND FLOP/s over the GPU's dense bf16 peak "
-          "(0: 0.4, unless --effective-flops-per-gpu is given)");
-ABSL_FLAG(double, effective_flops_per_gpu, 0,
-          "achieved FLOP/s per GPU (e.g. 400e12), instead of --mfu");
-ABSL_FLAG(double, target_days, 0,
-          "also solve for what would finish the run in this many days (0: don't)");
-ABSL_FLAG(int64_t, seq_len, 0,
-          "sequence length T for the attention FLOPs 6*N*D leaves out (needs --model; 0: omit)");
-
 namespace infergrid {
+namespace {
+
+// train's own flags.
+struct TrainFlags {
+  double params_count = 0;
+  double tokens = 0;
+  double tokens_per_parameter = infergrid::kChinchillaTokensPerParameter;
+  int64_t num_gpus = 1;
+  double mfu = 0;
+  double effective_flops_per_gpu = 0;
+  double target_days = 0;
+  int64_t seq_len = 0;
+};
+
+const cli::FlagGroup<TrainFlags>& TrainFlagGroup() {
+  static const cli::FlagGroup<TrainFlags>* group = &(*new cli::FlagGroup<TrainFlags>())
+      .Add("params_count", &TrainFlags::params_count,
+           "parameter count N (e.g. 70e9); replaces --model (0: count the model's parameters)")
+      .Add("tokens", &TrainFlags::tokens,
+           "training tokens D (e.g. 15e12); 0: compute-optimal, --tokens-per-parameter x N")
+      .Add("tokens_per_parameter", &TrainFlags::tokens_per_parameter,
+           "compute-optimal tokens per parameter (Chinchilla's ~20: an assumption)")
+      .Add("num_gpus", &TrainFlags::num_gpus, "number of GPUs G training together")
+      .Add("mfu", &TrainFlags::mfu,
+           "model FLOPs utilization: achieved 6ND FLOP/s over the GPU's dense bf16 peak "
+           "(0: 0.4, unless --effective-flops-per-gpu is given)")
+      .Add("effective_flops_per_gpu", &TrainFlags::effective_flops_per_gpu,
+           "achieved FLOP/s per GPU (e.g. 400e12), instead of --mfu")
+      .Add("target_days", &TrainFlags::target_days,
+           "also solve for what would finish the run in this many days (0: don't)")
+      .Add("seq_len", &TrainFlags::seq_len,
+           "sequence length T for the attention FLOPs 6*N*D leaves out (needs --model; 0: omit)");
+  return *group;
+}
+
+}  // namespace
 
 using format::Fixed;
 using format::Grouped;
@@ -231,7 +249,9 @@ absl::Status AsFlagError(absl::string_view flag, const std::string& value, const
 }
 
 absl::Status ResolveParameters(const cli::FlagValues& flags, TrainingQuery& q) {
-  const double count = flags.Get(FLAGS_params_count);
+  const TrainFlags train_flags = TrainFlagGroup().Read(flags);
+  const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
+  const double count = train_flags.params_count;
   if (absl::Status s = cli::CheckDoubleRange("params_count", count, 0, 1e16); !s.ok()) return s;
   if (count > 0) {
     if (count < 1) return cli::UsageError("--params-count must be at least 1");
@@ -239,13 +259,13 @@ absl::Status ResolveParameters(const cli::FlagValues& flags, TrainingQuery& q) {
     q.parameters_source = "--params-count";
     return absl::OkStatus();
   }
-  const std::string name = flags.Get(FLAGS_model);
+  const std::string name = accounting_flags.model;
   absl::StatusOr<ModelSpec> model = ResolveModel(name);
   if (!model.ok()) return AsFlagError("model", name, model.status());
   q.model = *std::move(model);
   const double exact = static_cast<double>(CountParameters(q.model).Total());
   const double active = static_cast<double>(ActiveParametersPerToken(q.model));
-  const std::string mode = flags.Get(FLAGS_params);
+  const std::string mode = accounting_flags.params;
   double scale = 1;
   if (mode == "nominal") {
     if (q.model.nominal_parameters() <= 0) {
@@ -264,6 +284,8 @@ absl::Status ResolveParameters(const cli::FlagValues& flags, TrainingQuery& q) {
 
 absl::Status RunTrain(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   const cli::FlagValues& flags = command_line.flags;
+  const TrainFlags train_flags = TrainFlagGroup().Read(flags);
+  const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
   const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("train takes no arguments, got '", positional[0], "'"));
@@ -271,13 +293,13 @@ absl::Status RunTrain(const cli::ParsedCommandLine& command_line, std::ostream& 
   absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
   TrainingQuery q;
-  q.tokens = flags.Get(FLAGS_tokens);
-  q.tokens_per_parameter = flags.Get(FLAGS_tokens_per_parameter);
-  q.mfu = flags.Get(FLAGS_mfu);
-  q.effective_flops_per_gpu = flags.Get(FLAGS_effective_flops_per_gpu);
-  q.target_days = flags.Get(FLAGS_target_days);
-  const int64_t num_gpus = flags.Get(FLAGS_num_gpus);
-  const int64_t seq_len = flags.Get(FLAGS_seq_len);
+  q.tokens = train_flags.tokens;
+  q.tokens_per_parameter = train_flags.tokens_per_parameter;
+  q.mfu = train_flags.mfu;
+  q.effective_flops_per_gpu = train_flags.effective_flops_per_gpu;
+  q.target_days = train_flags.target_days;
+  const int64_t num_gpus = train_flags.num_gpus;
+  const int64_t seq_len = train_flags.seq_len;
   for (const absl::Status& s :
        {cli::CheckDoubleRange("tokens", q.tokens, 0, 1e18),
         cli::CheckDoubleRange("tokens_per_parameter", q.tokens_per_parameter, 1e-3, 1e6),
@@ -297,7 +319,7 @@ absl::Status RunTrain(const cli::ParsedCommandLine& command_line, std::ostream& 
   if (q.sequence_length > 0 && q.model.name().empty()) {
     return cli::UsageError("--seq-len needs the architecture: give --model instead of --params-count");
   }
-  const std::string gpu_name = flags.Get(FLAGS_gpu);
+  const std::string gpu_name = accounting_flags.gpu;
   absl::StatusOr<GpuSpec> gpu = ResolveGpu(gpu_name);
   if (!gpu.ok()) return AsFlagError("gpu", gpu_name, gpu.status());
   q.gpu = *std::move(gpu);
@@ -315,8 +337,12 @@ absl::Status RunTrain(const cli::ParsedCommandLine& command_line, std::ostream& 
 const Command& TrainCommand() {
   static const Command* command = new Command{
       "train", "training FLOPs (6*N*D), compute-optimal tokens and wall time on G GPUs",
-      {"model", "params", "params_count", "tokens", "tokens_per_parameter", "gpu", "num_gpus", "mfu",
-       "effective_flops_per_gpu", "target_days", "seq_len", "format"},
+      cli::CommandFlags()
+          .Take(cli::AccountingFlagGroup(), {"model", "params"})
+          .Take(TrainFlagGroup(), {"params_count", "tokens", "tokens_per_parameter"})
+          .Take(cli::AccountingFlagGroup(), {"gpu"})
+          .Take(TrainFlagGroup(), {"num_gpus", "mfu", "effective_flops_per_gpu", "target_days", "seq_len"})
+          .Take(cli::AccountingFlagGroup(), {"format"}),
       &RunTrain};
   return *command;
 }

@@ -1,6 +1,5 @@
 #include "sim/app/commands/validate_report.h"
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/command_line.h"
@@ -11,13 +10,28 @@
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
 
-ABSL_FLAG(std::string, predicted, "",
-          "CSV of predicted per-request latencies: a header with at least id,ttft_s,tpot_s");
-ABSL_FLAG(std::string, observed, "", "CSV of observed (measured) per-request latencies, same columns");
-ABSL_FLAG(bool, allow_unmatched, false,
-          "join on the ids both files have and count the rest (default: an id in one file only is an error)");
-
 namespace infergrid {
+namespace {
+
+// validate's own flags.
+struct ValidateFlags {
+  std::string predicted;
+  std::string observed;
+  bool allow_unmatched = false;
+};
+
+const cli::FlagGroup<ValidateFlags>& ValidateFlagGroup() {
+  static const cli::FlagGroup<ValidateFlags>* group = &(*new cli::FlagGroup<ValidateFlags>())
+      .Add("predicted", &ValidateFlags::predicted,
+           "CSV of predicted per-request latencies: a header with at least id,ttft_s,tpot_s")
+      .Add("observed", &ValidateFlags::observed,
+           "CSV of observed (measured) per-request latencies, same columns")
+      .Add("allow_unmatched", &ValidateFlags::allow_unmatched,
+           "join on the ids both files have and count the rest (default: an id in one file only is an error)");
+  return *group;
+}
+
+}  // namespace
 
 using format::Fixed;
 using format::Grouped;
@@ -185,20 +199,22 @@ namespace {
 
 absl::Status RunValidate(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   const cli::FlagValues& flags = command_line.flags;
+  const ValidateFlags validate_flags = ValidateFlagGroup().Read(flags);
+  const cli::SloFlags slo_flags = cli::SloFlagGroup().Read(flags);
   const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("validate takes no arguments, got '", positional[0], "'"));
   }
   absl::StatusOr<bool> json = cli::WantJson(flags);
   if (!json.ok()) return json.status();
-  const std::string predicted_path = flags.Get(FLAGS_predicted);
-  const std::string observed_path = flags.Get(FLAGS_observed);
+  const std::string predicted_path = validate_flags.predicted;
+  const std::string observed_path = validate_flags.observed;
   if (predicted_path.empty() || observed_path.empty()) {
     return cli::UsageError("validate needs --predicted=CSV and --observed=CSV");
   }
   SloLimits limits;
-  limits.ttft_s = flags.Get(FLAGS_slo_ttft);
-  limits.tpot_s = flags.Get(FLAGS_slo_tpot);
+  limits.ttft_s = slo_flags.slo_ttft;
+  limits.tpot_s = slo_flags.slo_tpot;
   if (absl::Status s = cli::CheckDoubleRange("slo_ttft", limits.ttft_s, 0, 1e6); !s.ok()) return s;
   if (absl::Status s = cli::CheckDoubleRange("slo_tpot", limits.tpot_s, 0, 1e6); !s.ok()) return s;
   if (limits.ttft_s == 0 && limits.tpot_s == 0) {
@@ -209,7 +225,7 @@ absl::Status RunValidate(const cli::ParsedCommandLine& command_line, std::ostrea
   absl::StatusOr<RequestLatencyFile> observed = ReadRequestLatencyCsv(observed_path);
   if (!observed.ok()) return observed.status();
   absl::StatusOr<SloValidation> validation =
-      ValidateSloPredictions(*predicted, *observed, limits, flags.Get(FLAGS_allow_unmatched));
+      ValidateSloPredictions(*predicted, *observed, limits, validate_flags.allow_unmatched);
   if (!validation.ok()) return validation.status();
   const ValidationReport report = BuildValidationReport(*validation, limits, predicted_path, observed_path);
   out << (*json ? format::ToJson(report) : RenderValidationTable(report));
@@ -221,7 +237,11 @@ absl::Status RunValidate(const cli::ParsedCommandLine& command_line, std::ostrea
 const Command& ValidateCommand() {
   static const Command* command = new Command{
       "validate", "predicted vs observed per-request latencies: SLO-miss precision, recall, F1, MCC, errors",
-      {"predicted", "observed", "slo_ttft", "slo_tpot", "allow_unmatched", "format"},
+      cli::CommandFlags()
+          .Take(ValidateFlagGroup(), {"predicted", "observed"})
+          .Take(cli::SloFlagGroup())
+          .Take(ValidateFlagGroup(), {"allow_unmatched"})
+          .Take(cli::AccountingFlagGroup(), {"format"}),
       &RunValidate};
   return *command;
 }

@@ -51,7 +51,10 @@ std::string RunInChild(const std::string& name, const std::vector<std::string>& 
 
 std::vector<std::string> Flags(const std::string& name) {
   const Command& command = Find(name);
-  return std::vector<std::string>(command.flags.begin(), command.flags.end());
+  std::vector<std::string> names;
+  for (absl::string_view flag : command.flags.Names()) names.emplace_back(flag);
+  for (const cli::FlagAlias& alias : command.flags.aliases()) names.push_back(alias.alias);
+  return names;
 }
 
 }  // namespace
@@ -64,5 +67,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("run_in_child", &infergrid::python::RunInChild, py::arg("command"), py::arg("args"),
         "The same in a forked child process (one SimGrid engine per process).");
   m.def("flags", &infergrid::python::Flags, py::arg("command"),
-        "The flag names the command accepts (underscores), as the binary's --help lists them.");
+        "The flag names and aliases the command accepts (underscores), as the binary's --help lists them.");
 }

@@ -36,7 +36,7 @@ size_t FirstMention(absl::string_view message, const std::string& flag) {
 
 cli::FlagValues SeedFlag(uint64_t seed) {
   // "--seed=N" parses: the flag is simulate's and N a uint64.
-  return cli::ParseCommandLine({absl::StrCat("--seed=", seed)}, cli::SimulateFlagNames())->flags;
+  return cli::ParseCommandLine({absl::StrCat("--seed=", seed)}, cli::SimulationFlags())->flags;
 }
 
 std::string SettingsText(const SweepRun& run) {
@@ -99,10 +99,10 @@ absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design) {
         point.setting_lines.push_back(setting.line);
         // Checked by the reader: the value parses as the flag's type.
         point.flags = point.flags.With(
-            cli::ParseCommandLine({absl::StrCat("--", setting.flag, "=", setting.value)}, cli::SimulateFlagNames())->flags);
+            cli::ParseCommandLine({absl::StrCat("--", setting.flag, "=", setting.value)}, cli::SimulationFlags())->flags);
       }
     }
-    const uint64_t point_seed = point.flags.Get(FLAGS_seed);
+    const uint64_t point_seed = cli::SimulateFlagGroup().Read(point.flags).seed;
     for (int r = 0; r < design.replications; ++r) {
       PlannedRun run = point;
       run.run.set_replication(r);

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <cstdint>
 
-#include "absl/flags/commandlineflag.h"
-#include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -60,10 +58,7 @@ class Lines {
   int own_line_;
 };
 
-bool IsSimulateFlag(absl::string_view name) {
-  const std::vector<absl::string_view>& names = cli::SimulateFlagNames();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+bool IsSimulateFlag(absl::string_view name) { return cli::SimulationFlags().Find(name) != nullptr; }
 
 std::string Dashed(absl::string_view flag) {
   std::string dashed(flag);
@@ -91,7 +86,7 @@ absl::StatusOr<std::string> CheckedFlag(const std::string& path, int line, absl:
 absl::Status CheckValue(const std::string& path, int line, absl::string_view where, const std::string& flag,
                         const std::string& value) {
   absl::StatusOr<cli::ParsedCommandLine> parsed =
-      cli::ParseCommandLine({absl::StrCat("--", flag, "=", value)}, cli::SimulateFlagNames());
+      cli::ParseCommandLine({absl::StrCat("--", flag, "=", value)}, cli::SimulationFlags());
   if (!parsed.ok()) return SpecError(path, line, absl::StrCat(where, ": ", parsed.status().message()));
   return absl::OkStatus();
 }
@@ -114,13 +109,13 @@ absl::StatusOr<std::vector<SourcedSetting>> ReadAxis(const std::string& path, co
 }
 
 bool IsIntegerFlag(const std::string& flag) {
-  const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag);
-  return f != nullptr && (f->IsOfType<int32_t>() || f->IsOfType<int64_t>() || f->IsOfType<uint64_t>());
+  const cli::FlagSpec* spec = cli::SimulationFlags().Find(flag);
+  return spec != nullptr && spec->kind == cli::FlagKind::kInteger;
 }
 
 bool IsDoubleFlag(const std::string& flag) {
-  const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag);
-  return f != nullptr && f->IsOfType<double>();
+  const cli::FlagSpec* spec = cli::SimulationFlags().Find(flag);
+  return spec != nullptr && spec->kind == cli::FlagKind::kReal;
 }
 
 // The draws of one random axis: `samples` values from its own stream (seeded by the block's
@@ -190,7 +185,7 @@ absl::Status ReadBase(const std::string& path, const SweepSpec& spec, const Line
       return SpecError(path, line, absl::StrCat("base: expected one simulate flag such as \"--rate=4\", got '",
                                                 entry, "'"));
     }
-    absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine({entry}, cli::SimulateFlagNames());
+    absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine({entry}, cli::SimulationFlags());
     if (!parsed.ok()) return SpecError(path, line, absl::StrCat("base: ", parsed.status().message()));
     if (parsed->help || !parsed->positional.empty() || parsed->flags.GivenNames().size() != 1) {
       return SpecError(path, line, absl::StrCat("base: expected one simulate flag such as \"--rate=4\", got '",

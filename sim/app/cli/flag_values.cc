@@ -1,0 +1,48 @@
+#include "sim/app/cli/flag_values.h"
+
+#include "sim/app/cli/flag_group.h"
+
+namespace infergrid::cli {
+
+std::vector<std::string> FlagValues::GivenNames() const {
+  std::vector<std::string> names;
+  names.reserve(given_.size());
+  for (const auto& entry : given_) names.push_back(entry.first);
+  return names;
+}
+
+std::string FlagValues::Spelling(absl::string_view name) const {
+  const auto it = spelling_.find(name);
+  return it == spelling_.end() ? std::string(name) : it->second;
+}
+
+std::string FlagValues::Text(absl::string_view name) const {
+  if (const std::string* given = Given(name)) return *given;
+  return DefaultText(name);
+}
+
+std::string FlagValues::DefaultText(absl::string_view name) const {
+  for (const CommandFlags* flags : declared_) {
+    if (const FlagSpec* spec = flags->Find(name)) return spec->default_text;
+  }
+  return "";
+}
+
+FlagValues FlagValues::With(const FlagValues& overrides) const {
+  FlagValues merged = *this;
+  for (const auto& [name, value] : overrides.given_) {
+    merged.given_[name] = value;
+    merged.spelling_.erase(name);
+  }
+  for (const auto& [name, spelling] : overrides.spelling_) merged.spelling_[name] = spelling;
+  for (const CommandFlags* flags : overrides.declared_) merged.declared_.push_back(flags);
+  return merged;
+}
+
+bool FlagValues::Set(const std::string& name, const std::string& canonical, const std::string& spelling) {
+  if (!given_.emplace(name, canonical).second) return false;
+  if (!spelling.empty() && spelling != name) spelling_[name] = spelling;
+  return true;
+}
+
+}  // namespace infergrid::cli
