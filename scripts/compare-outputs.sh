@@ -68,6 +68,11 @@ D=$(realpath ../shared/data/measurements)
 check calibrate-report calibrate report --profile="$PWD/calibration/profiles/h100-sxm.textproto" --measured="$D/h100/phi-2_mlp_ops.csv"
 check calibrate-fit calibrate fit --gpu=a100-80gb --in="$D/a100/meta-llama-3-8b_mlp_ops.csv,$PWD/calibration/profiles/h100-sxm.textproto" --out=@OUT@.textproto
 check calibrate-extrapolate calibrate extrapolate --profile="$PWD/calibration/profiles/h100-sxm.textproto" --gpu=h200-sxm --out=@OUT@.textproto
+check bench-latency bench latency --model=llama-3-8b -tp 1 --batch-size=4 --input-len=64 --output-len=32 --num-iters=2
+check bench-throughput bench throughput --dataset-name=random --input-len=256 --output-len=64 --num-prompts=50 --max_num_tokens=4096
+check bench-serve bench serve --dataset-name=random --random-input-len=256 --random-output-len=64 --num-prompts=60 --request-rate=8 --concurrency=16 --result-date=20261205-000000
+check bench-one-batch bench one-batch --model-path=llama-3-8b --batch-size 1 8 --input-len 128 256 --output-len 8
+check plan plan --slo=ttft_p99\<=2s --gpus=h100-sxm --tp-sizes=1 --max-requests=200 --verify-seeds=1 --max-rate=50 --jobs=1 --quiet
 check bad-flag simulate --scheduler=nope
 check bad-model memory --model=no-such
 check bad-int memory --tensor-parallel-size=abc

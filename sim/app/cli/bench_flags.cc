@@ -12,33 +12,33 @@ namespace {
 // The datasets (vllm/benchmarks/datasets) and their lengths.
 void AddDatasetFlags(FlagGroup<BenchFlags>& group) {
   group.Add("dataset_name", &BenchFlags::dataset_name,
-           "bench: random, sharegpt, sonnet, burstgpt, custom, or trace (any trace InferGrid reads)")
-      .Add("dataset_path", &BenchFlags::dataset_path, "bench: the dataset file (every dataset but random)")
-      .Add("num_prompts", &BenchFlags::num_prompts, "bench: number of prompts to process")
+           "random, sharegpt, sonnet, burstgpt, custom, or trace (any trace InferGrid reads)")
+      .Add("dataset_path", &BenchFlags::dataset_path, "the dataset file (every dataset but random)")
+      .Add("num_prompts", &BenchFlags::num_prompts, "number of prompts to process")
       .AddList("input_len", &BenchFlags::input_len,
-           "bench: prompt tokens (latency: default 32; throughput: the random dataset's; serve: "
+           "prompt tokens (latency: default 32; throughput: the random dataset's; serve: "
            "sets --random-input-len)")
       .AddList("output_len", &BenchFlags::output_len,
-           "bench: output tokens (latency: default 128; throughput and serve: every dataset's output "
+           "output tokens (latency: default 128; throughput and serve: every dataset's output "
            "length)")
-      .Add("random_input_len", &BenchFlags::random_input_len, "bench: random dataset's mean prompt tokens")
-      .Add("random_output_len", &BenchFlags::random_output_len, "bench: random dataset's mean output tokens")
+      .Add("random_input_len", &BenchFlags::random_input_len, "random dataset's mean prompt tokens")
+      .Add("random_output_len", &BenchFlags::random_output_len, "random dataset's mean output tokens")
       .Add("random_range_ratio", &BenchFlags::random_range_ratio,
-           "bench: random lengths uniform on [L(1-r), L(1+r)], r in [0, 1)")
+           "random lengths uniform on [L(1-r), L(1+r)], r in [0, 1)")
       .Add("random_prefix_len", &BenchFlags::random_prefix_len,
-           "bench: fixed prefix tokens before each random prompt")
+           "fixed prefix tokens before each random prompt")
       .Add("prefix_len", &BenchFlags::prefix_len, "bench throughput: the random dataset's prefix tokens")
       .Add("sharegpt_output_len", &BenchFlags::sharegpt_output_len,
-           "bench: ShareGPT output tokens (0: the reply's length)")
+           "ShareGPT output tokens (0: the reply's length)")
       .Add("sonnet_input_len", &BenchFlags::sonnet_input_len,
-           "bench: sonnet dataset's prompt tokens (at most)")
-      .Add("sonnet_output_len", &BenchFlags::sonnet_output_len, "bench: sonnet dataset's output tokens")
+           "sonnet dataset's prompt tokens (at most)")
+      .Add("sonnet_output_len", &BenchFlags::sonnet_output_len, "sonnet dataset's output tokens")
       .Add("sonnet_prefix_len", &BenchFlags::sonnet_prefix_len,
-           "bench: sonnet dataset's shared prefix tokens")
-      .Add("custom_output_len", &BenchFlags::custom_output_len, "bench: custom dataset's output tokens")
+           "sonnet dataset's shared prefix tokens")
+      .Add("custom_output_len", &BenchFlags::custom_output_len, "custom dataset's output tokens")
       .Add("skip_chat_template", &BenchFlags::skip_chat_template,
-           "bench: custom prompts without the chat template")
-      .Add("no_oversample", &BenchFlags::no_oversample, "bench: do not top up a dataset with too few prompts");
+           "custom prompts without the chat template")
+      .Add("no_oversample", &BenchFlags::no_oversample, "do not top up a dataset with too few prompts");
 }
 
 // bench latency, throughput and one-batch, and serve's own timing.
@@ -47,7 +47,7 @@ void AddOfflineFlags(FlagGroup<BenchFlags>& group) {
            "bench serve: send a trace dataset's requests at its own arrival times")
       .AddList("batch_size", &BenchFlags::batch_size,
            "bench latency: prompts in the batch (one-batch: a list, default 1)")
-      .Add("n", &BenchFlags::n, "bench: generated sequences per prompt")
+      .Add("n", &BenchFlags::n, "generated sequences per prompt")
       .Add("num_iters_warmup", &BenchFlags::num_iters_warmup, "bench latency: warm-up iterations (not timed)")
       .Add("num_iters", &BenchFlags::num_iters, "bench latency: timed iterations")
       .Add("output_json", &BenchFlags::output_json,
@@ -103,26 +103,26 @@ void AddClientFlags(FlagGroup<BenchFlags>& group) {
            "bench serve --client=genai-perf with --request-rate: constant or poisson intervals")
       .Add("profile_export_file", &BenchFlags::profile_export_file,
            "bench serve --client=genai-perf: write genai-perf's profile_export_genai_perf.json metrics here")
-      .Add("backend", &BenchFlags::backend, "bench: the client backend named in the result (serve: openai)")
+      .Add("backend", &BenchFlags::backend, "the client backend named in the result (serve: openai)")
       .Add("tokenizer", &BenchFlags::tokenizer,
-           "bench: accepted; token counts follow the model's tokenizer family")
+           "accepted; token counts follow the model's tokenizer family")
       .Add("num_warmups", &BenchFlags::num_warmups, "bench serve: accepted; warm-up requests are not timed");
 }
 
 // Flags of the engines' scripts and servers: accepted, and InferGrid's own.
 void AddAcceptedFlags(FlagGroup<BenchFlags>& group) {
   group.Add("enable_chunked_prefill", &BenchFlags::enable_chunked_prefill,
-           "bench: chunked prefill (vLLM V0 engines; V1 always chunks)")
+           "chunked prefill (vLLM V0 engines; V1 always chunks)")
       .Add("disable_detokenize", &BenchFlags::disable_detokenize,
-           "bench: accepted (detokenization is host time in the engine)")
-      .Add("load_format", &BenchFlags::load_format, "bench: accepted (dummy weights time as real ones)")
+           "accepted (detokenization is host time in the engine)")
+      .Add("load_format", &BenchFlags::load_format, "accepted (dummy weights time as real ones)")
       .Add("disable_log_stats", &BenchFlags::disable_log_stats,
-           "bench: the server's flag, accepted (logging is not simulated)")
+           "the server's flag, accepted (logging is not simulated)")
       .Add("disable_log_requests", &BenchFlags::disable_log_requests,
-           "bench: the server's flag, accepted (logging is not simulated)")
-      .Add("trust_remote_code", &BenchFlags::trust_remote_code, "bench: accepted (no model code is loaded)")
+           "the server's flag, accepted (logging is not simulated)")
+      .Add("trust_remote_code", &BenchFlags::trust_remote_code, "accepted (no model code is loaded)")
       .Add("compare", &BenchFlags::compare,
-           "bench: a real run's saved result (vLLM JSON, SGLang JSONL) to print predicted vs measured")
+           "a real run's saved result (vLLM JSON, SGLang JSONL) to print predicted vs measured")
       .Add("result_date", &BenchFlags::result_date,
            "bench serve: the date in the result (default: now, %Y%m%d-%H%M%S)");
 }

@@ -142,7 +142,7 @@ void AddOutputFlags(FlagGroup<SimulateFlags>& group) {
       .Add("record_wall_time", &SimulateFlags::record_wall_time,
            "put wall-clock time and events/s in summary.json (the only non-deterministic fields)")
       .Add("report", &SimulateFlags::report,
-           "simulate: also write an HTML report of the run (charts, self-contained) to this file, all or "
+           "also write an HTML report of the run (charts, self-contained) to this file, all or "
            "nothing with --out's files (docs/report.md)");
 }
 

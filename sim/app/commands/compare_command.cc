@@ -42,10 +42,10 @@ struct CompareFlags {
 const cli::FlagGroup<CompareFlags>& CompareFlagGroup() {
   static const cli::FlagGroup<CompareFlags>* group = &(*new cli::FlagGroup<CompareFlags>())
       .Add("a", &CompareFlags::a,
-           "compare: configuration A, as simulate flags (\"--scheduler=vllm --max-num-seqs=128\")")
-      .Add("b", &CompareFlags::b, "compare: configuration B, as simulate flags")
+           "configuration A, as simulate flags (\"--scheduler=vllm --max-num-seqs=128\")")
+      .Add("b", &CompareFlags::b, "configuration B, as simulate flags")
       .Add("replications", &CompareFlags::replications,
-           "compare: seeds per configuration (common random numbers: A and B share each seed)")
+           "seeds per configuration (common random numbers: A and B share each seed)")
       .Add("out", &CompareFlags::out, "write comparison.json into this folder");
   return *group;
 }

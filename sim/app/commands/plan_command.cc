@@ -68,27 +68,27 @@ struct PlanFlags {
 
 const cli::FlagGroup<PlanFlags>& PlanFlagGroup() {
   static const cli::FlagGroup<PlanFlags>* group = &(*new cli::FlagGroup<PlanFlags>())
-      .Add("slo", &PlanFlags::slo, "plan: the SLO, e.g. ttft_p99<=2s,tpot_p99<=100ms,e2e_p90<=20s")
-      .Add("gpus", &PlanFlags::gpus, "plan: candidate GPUs (catalog names), comma-separated")
-      .Add("tp_sizes", &PlanFlags::tp_sizes, "plan: candidate tensor-parallel sizes, e.g. 1,2,4,8")
+      .Add("slo", &PlanFlags::slo, "the SLO, e.g. ttft_p99<=2s,tpot_p99<=100ms,e2e_p90<=20s")
+      .Add("gpus", &PlanFlags::gpus, "candidate GPUs (catalog names), comma-separated")
+      .Add("tp_sizes", &PlanFlags::tp_sizes, "candidate tensor-parallel sizes, e.g. 1,2,4,8")
       .Add("replica_counts", &PlanFlags::replica_counts,
-           "plan: candidate replica counts (not with --target-rate)")
-      .Add("weight_dtypes", &PlanFlags::weight_dtypes, "plan: candidate weight dtypes, e.g. bf16,fp8")
-      .Add("kv_cache_dtypes", &PlanFlags::kv_cache_dtypes, "plan: candidate KV-cache dtypes, e.g. auto,fp8")
-      .Add("engines", &PlanFlags::engines, "plan: candidate engine personalities, e.g. vllm-v1@0.19,sglang")
-      .Add("schedulers", &PlanFlags::schedulers, "plan: candidate schedulers, e.g. vllm,sarathi")
+           "candidate replica counts (not with --target-rate)")
+      .Add("weight_dtypes", &PlanFlags::weight_dtypes, "candidate weight dtypes, e.g. bf16,fp8")
+      .Add("kv_cache_dtypes", &PlanFlags::kv_cache_dtypes, "candidate KV-cache dtypes, e.g. auto,fp8")
+      .Add("engines", &PlanFlags::engines, "candidate engine personalities, e.g. vllm-v1@0.19,sglang")
+      .Add("schedulers", &PlanFlags::schedulers, "candidate schedulers, e.g. vllm,sarathi")
       .Add("max_num_seqs_list", &PlanFlags::max_num_seqs_list,
-           "plan: candidate max_num_seqs values, e.g. 128,256")
+           "candidate max_num_seqs values, e.g. 128,256")
       .Add("target_rate", &PlanFlags::target_rate,
-           "plan: requests/s to serve; then the fewest replicas per candidate (0: the largest rate)")
-      .Add("min_rate", &PlanFlags::min_rate, "plan: lowest arrival rate tried, requests/s")
-      .Add("max_rate", &PlanFlags::max_rate, "plan: highest arrival rate tried, requests/s")
-      .Add("tolerance", &PlanFlags::tolerance, "plan: relative width of the final rate bracket")
+           "requests/s to serve; then the fewest replicas per candidate (0: the largest rate)")
+      .Add("min_rate", &PlanFlags::min_rate, "lowest arrival rate tried, requests/s")
+      .Add("max_rate", &PlanFlags::max_rate, "highest arrival rate tried, requests/s")
+      .Add("tolerance", &PlanFlags::tolerance, "relative width of the final rate bracket")
       .Add("verify_seeds", &PlanFlags::verify_seeds,
-           "plan: seeds that must all pass at the chosen point (common random numbers)")
-      .Add("max_replicas", &PlanFlags::max_replicas, "plan: most replicas tried with --target-rate")
+           "seeds that must all pass at the chosen point (common random numbers)")
+      .Add("max_replicas", &PlanFlags::max_replicas, "most replicas tried with --target-rate")
       .Add("price", &PlanFlags::price,
-           "plan: GPU-hour prices in USD overriding the catalog's, e.g. h100-sxm=2.5,a100-80gb=1.2")
+           "GPU-hour prices in USD overriding the catalog's, e.g. h100-sxm=2.5,a100-80gb=1.2")
       .Add("out", &PlanFlags::out, "also write plan.json into this folder");
   return *group;
 }

@@ -40,9 +40,9 @@ struct SweepFlags {
 
 const cli::FlagGroup<SweepFlags>& SweepFlagGroup() {
   static const cli::FlagGroup<SweepFlags>* group = &(*new cli::FlagGroup<SweepFlags>())
-      .Add("spec", &SweepFlags::spec, "sweep: the sweep spec, a SweepSpec textproto (docs/sweep.md)")
+      .Add("spec", &SweepFlags::spec, "the sweep spec, a SweepSpec textproto (docs/sweep.md)")
       .Add("shard", &SweepFlags::shard,
-           "sweep: run shard I of N (\"I/N\"); default: SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT, else "
+           "run shard I of N (\"I/N\"); default: SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT, else "
            "JOB_COMPLETION_INDEX of JOB_COMPLETIONS (Kubernetes), else the whole sweep")
       .Add("out", &SweepFlags::out,
            "the sweep's folder: a folder per run and results.csv (sweep merge: where to write the merged results)");
