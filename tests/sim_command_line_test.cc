@@ -160,7 +160,8 @@ const CommandFlags& ExampleCommandFlags() {
                                                           .Take(ExampleFlagGroup())
                                                           .Alias({"n", "count"})
                                                           .Alias({"howmany", "count"})
-                                                          .Alias({"label", "name", {{"rate", "2"}}}));
+                                                          .Alias({"label", "name", {{"rate", "2"}}})
+                                                          .Alias({"loud", "verbose"}));
   return *flags;
 }
 
@@ -193,6 +194,12 @@ TEST(CommandLine, AliasesAreAnotherSpellingOfTheirFlag) {
   EXPECT_DOUBLE_EQ(read.rate, 2);  // implied by --label
   EXPECT_EQ(parsed->flags.Spelling("count"), "n");
   EXPECT_EQ(parsed->flags.Spelling("rate"), "label");
+  parsed = ParseCommandLine({"--loud"}, ExampleCommandFlags());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(ExampleFlagGroup().Read(parsed->flags).verbose);
+  parsed = ParseCommandLine({"--noloud", "--verbose"}, ExampleCommandFlags());  // a boolean alias negates too
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.status().message(), HasSubstr("--loud and --verbose are the same setting"));
   parsed = ParseCommandLine({"--label=y", "--rate=4"}, ExampleCommandFlags());
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_DOUBLE_EQ(ExampleFlagGroup().Read(parsed->flags).rate, 4);  // given, so not implied
@@ -212,7 +219,8 @@ TEST(CommandLine, HelpComesFromTheDeclaration) {
   EXPECT_THAT(help, HasSubstr("  --count=3\n      how many\n"));
   EXPECT_THAT(help, HasSubstr("  --rate=0.5\n      how fast\n"));
   EXPECT_THAT(help, HasSubstr("  --sizes=8 (one or more values)\n"));
-  EXPECT_THAT(help, HasSubstr("aliases:\n  --n is --count\n  --howmany is --count\n  --label is --name (and --rate=2)\n"));
+  EXPECT_THAT(help, HasSubstr("aliases:\n  --n is --count\n  --howmany is --count\n  --label is --name (and --rate=2)\n"
+                              "  --loud is --verbose\n"));
 }
 
 // Each command declares its own flags: --out means what that command writes, and a flag one

@@ -33,9 +33,12 @@ NamedFlag Lookup(const CommandFlags& flags, const std::string& name, bool has_va
     if (named.alias != nullptr) named.spec = flags.Find(named.alias->canonical);
   }
   if (named.spec == nullptr && absl::StartsWith(name, "no") && !has_value) {
-    const FlagSpec* positive = flags.Find(absl::string_view(name).substr(2));
+    const absl::string_view positive_name = absl::string_view(name).substr(2);
+    const FlagAlias* alias = flags.FindAlias(positive_name);
+    const FlagSpec* positive = flags.Find(alias != nullptr ? absl::string_view(alias->canonical) : positive_name);
     if (positive != nullptr && positive->kind == FlagKind::kBool) {
       named.spec = positive;
+      named.alias = alias;
       named.negated = true;
     }
   }
@@ -129,7 +132,7 @@ absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string
     if (named.spec == nullptr) {
       return UsageError(absl::StrCat("unknown flag ", shown, " for this command (see --help)"));
     }
-    const std::string spelling = named.negated ? named.spec->name : name;
+    const std::string spelling = !named.negated ? name : named.alias != nullptr ? named.alias->alias : named.spec->name;
     if (!has_value) {
       if (named.spec->kind == FlagKind::kBool) {
         value = named.negated ? "false" : "true";

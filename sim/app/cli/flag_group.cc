@@ -12,7 +12,7 @@
 namespace infergrid::cli {
 namespace {
 
-std::string Dashed(absl::string_view name) {
+std::string HelpName(absl::string_view name) {
   std::string dashed(name);
   std::replace(dashed.begin(), dashed.end(), '_', '-');
   return dashed;
@@ -101,13 +101,13 @@ const FlagSpec* CommandFlags::Require(const FlagSpec* spec, absl::string_view na
 std::string FlagHelp(const CommandFlags& flags) {
   std::string help;
   for (const FlagSpec* spec : flags.specs()) {
-    absl::StrAppend(&help, "  --", Dashed(spec->name), "=", spec->default_text,
+    absl::StrAppend(&help, "  --", HelpName(spec->name), "=", spec->default_text,
                     spec->kind == FlagKind::kIntegerList ? " (one or more values)" : "", "\n      ", spec->help, "\n");
   }
   if (!flags.aliases().empty()) absl::StrAppend(&help, "\naliases:\n");
   for (const FlagAlias& alias : flags.aliases()) {
-    absl::StrAppend(&help, "  --", Dashed(alias.alias), " is --", Dashed(alias.canonical));
-    for (const auto& [name, value] : alias.implies) absl::StrAppend(&help, " (and --", Dashed(name), "=", value, ")");
+    absl::StrAppend(&help, "  --", HelpName(alias.alias), " is --", HelpName(alias.canonical));
+    for (const auto& [name, value] : alias.implies) absl::StrAppend(&help, " (and --", HelpName(name), "=", value, ")");
     absl::StrAppend(&help, "\n");
   }
   return help;

@@ -377,7 +377,8 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
 
 absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   if (command_line.positional.size() != 1) {
-    return cli::UsageError("bench takes one benchmark: infergrid bench latency|throughput|serve|one-batch [--flags]");
+    return cli::UsageError(absl::StrCat("bench takes one benchmark, got '", absl::StrJoin(command_line.positional, " "),
+                                        "': infergrid bench latency|throughput|serve|one-batch [--flags]"));
   }
   absl::StatusOr<BenchMode> mode = cli::ParseBenchMode(command_line.positional[0]);
   if (!mode.ok()) return mode.status();
