@@ -166,10 +166,7 @@ const std::vector<absl::string_view>& AccountingFlagNames() {
 
 absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, int64_t maximum) {
   if (value >= minimum && value <= maximum) return absl::OkStatus();
-  std::string dashed(flag);
-  std::replace(dashed.begin(), dashed.end(), '_', '-');
-  return UsageError(absl::StrCat("--", dashed, "=", value, " is out of range (", minimum, "..",
-                                 maximum, ")"));
+  return UsageError(absl::StrCat(DashedFlag(flag), "=", value, " is out of range (", minimum, "..", maximum, ")"));
 }
 
 absl::StatusOr<bool> WantJson(const FlagValues& flags) {
@@ -280,11 +277,8 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& fla
       {"free_gpu_memory_fraction", request.free_gpu_memory_fraction != 0}};
   for (const auto& [flag, given] : fraction_flags) {
     if (given && flag != own) {
-      std::string dashed(flag), own_dashed(own);
-      std::replace(dashed.begin(), dashed.end(), '_', '-');
-      std::replace(own_dashed.begin(), own_dashed.end(), '_', '-');
-      return UsageError(absl::StrCat("--", dashed, " is not a ", personality->engine(),
-                                     " flag; its fraction is --", own_dashed));
+      return UsageError(absl::StrCat(DashedFlag(flag), " is not a ", personality->engine(),
+                                     " flag; its fraction is ", DashedFlag(own)));
     }
   }
 

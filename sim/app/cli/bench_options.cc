@@ -9,7 +9,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/decimal_number.h"
@@ -27,7 +26,7 @@ namespace {
 // --output-len are declared as lists, as SGLang's script takes them).
 absl::StatusOr<int64_t> OneValue(absl::string_view flag, const std::vector<int64_t>& values) {
   if (values.size() == 1) return values[0];
-  return UsageError(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}), " takes one value (got '", values[1],
+  return UsageError(absl::StrCat(DashedFlag(flag), " takes one value (got '", values[1],
                                  "' after it); lists of --batch-size, --input-len and --output-len are "
                                  "bench one-batch's, as SGLang's script takes them"));
 }
@@ -272,7 +271,7 @@ absl::Status ReadClient(BenchMode mode, const FlagValues& flags, BenchOptions& o
   for (const char* flag : {"measurement_interval", "stability_percentage", "max_trials", "warmup_request_count",
                            "request_count", "request_distribution", "profile_export_file"}) {
     if (flags.IsSet(flag) && o.client != "genai-perf") {
-      return UsageError(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}), " is a genai-perf flag (--client=genai-perf)"));
+      return UsageError(absl::StrCat(DashedFlag(flag), " is a genai-perf flag (--client=genai-perf)"));
     }
   }
   return absl::OkStatus();

@@ -12,12 +12,6 @@ namespace {
 
 constexpr absl::string_view kUsagePayload = "infergrid/usage";
 
-std::string Dashed(absl::string_view name) {
-  std::string dashed(name);
-  std::replace(dashed.begin(), dashed.end(), '_', '-');
-  return absl::StrCat("--", dashed);
-}
-
 // A flag named on the command line: its spec and how it was spelled (an alias, or its name).
 struct NamedFlag {
   const FlagSpec* spec = nullptr;
@@ -63,11 +57,11 @@ absl::Status Record(const CommandFlags& flags, const NamedFlag& named, const std
   if (const std::string* earlier = values.Given(name)) {
     const std::string first = values.Spelling(name);
     if (first == spelling) {
-      return UsageError(absl::StrCat("flag ", Dashed(spelling), " is given twice (", *earlier, " and ", canonical,
+      return UsageError(absl::StrCat("flag ", DashedFlag(spelling), " is given twice (", *earlier, " and ", canonical,
                                      "); give it once"));
     }
     const bool swap = SpellingRank(flags, spelling) < SpellingRank(flags, first);
-    return UsageError(absl::StrCat(Dashed(swap ? spelling : first), " and ", Dashed(swap ? first : spelling),
+    return UsageError(absl::StrCat(DashedFlag(swap ? spelling : first), " and ", DashedFlag(swap ? first : spelling),
                                    " are the same setting: give one"));
   }
   values.Set(name, canonical, spelling);

@@ -10,16 +10,6 @@
 #include "absl/strings/str_split.h"
 
 namespace infergrid::cli {
-namespace {
-
-std::string HelpName(absl::string_view name) {
-  std::string dashed(name);
-  std::replace(dashed.begin(), dashed.end(), '_', '-');
-  return dashed;
-}
-
-}  // namespace
-
 bool IntegerListText::Parse(absl::string_view text, std::vector<int64_t>* values, std::string* error) {
   values->clear();
   for (absl::string_view item : absl::StrSplit(text, ',')) {
@@ -98,16 +88,22 @@ const FlagSpec* CommandFlags::Require(const FlagSpec* spec, absl::string_view na
   return spec;
 }
 
+std::string DashedFlag(absl::string_view name) {
+  std::string dashed = absl::StrCat("--", name);
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  return dashed;
+}
+
 std::string FlagHelp(const CommandFlags& flags) {
   std::string help;
   for (const FlagSpec* spec : flags.specs()) {
-    absl::StrAppend(&help, "  --", HelpName(spec->name), "=", spec->default_text,
+    absl::StrAppend(&help, "  ", DashedFlag(spec->name), "=", spec->default_text,
                     spec->kind == FlagKind::kIntegerList ? " (one or more values)" : "", "\n      ", spec->help, "\n");
   }
   if (!flags.aliases().empty()) absl::StrAppend(&help, "\naliases:\n");
   for (const FlagAlias& alias : flags.aliases()) {
-    absl::StrAppend(&help, "  --", HelpName(alias.alias), " is --", HelpName(alias.canonical));
-    for (const auto& [name, value] : alias.implies) absl::StrAppend(&help, " (and --", HelpName(name), "=", value, ")");
+    absl::StrAppend(&help, "  ", DashedFlag(alias.alias), " is ", DashedFlag(alias.canonical));
+    for (const auto& [name, value] : alias.implies) absl::StrAppend(&help, " (and ", DashedFlag(name), "=", value, ")");
     absl::StrAppend(&help, "\n");
   }
   return help;

@@ -158,6 +158,9 @@ class CommandFlags {
   std::vector<FlagAlias> aliases_;
 };
 
+// A flag's name as a user types it: "kv_cache_dtype" -> "--kv-cache-dtype".
+std::string DashedFlag(absl::string_view name);
+
 // "  --name=<default>  help" lines for the command's flags and its aliases, for --help.
 std::string FlagHelp(const CommandFlags& flags);
 

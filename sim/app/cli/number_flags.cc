@@ -1,6 +1,5 @@
 #include "sim/app/cli/number_flags.h"
 
-#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -11,10 +10,7 @@ namespace infergrid::cli {
 absl::Status CheckDoubleRange(absl::string_view flag, double value, double minimum,
                               double maximum) {
   if (value >= minimum && value <= maximum) return absl::OkStatus();  // false for NaN
-  std::string dashed(flag);
-  std::replace(dashed.begin(), dashed.end(), '_', '-');
-  return UsageError(absl::StrCat("--", dashed, "=", value, " is out of range (", minimum, "..",
-                                 maximum, ")"));
+  return UsageError(absl::StrCat(DashedFlag(flag), "=", value, " is out of range (", minimum, "..", maximum, ")"));
 }
 
 }  // namespace infergrid::cli

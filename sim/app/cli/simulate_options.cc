@@ -41,9 +41,7 @@ std::string CommandLineEcho(const FlagValues& flags) {
     if (name == "out" || name == "outputs" || name == "quiet" || name == "format") continue;
     const std::string* value = flags.Given(name);
     if (value == nullptr || *value == spec->default_text) continue;
-    std::string dashed(name);
-    std::replace(dashed.begin(), dashed.end(), '_', '-');
-    parts.push_back(absl::StrCat("--", dashed, "=", *value));
+    parts.push_back(absl::StrCat(DashedFlag(name), "=", *value));
   }
   return absl::StrJoin(parts, " ");
 }

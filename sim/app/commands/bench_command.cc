@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "sim/app/bench/bench_dataset.h"
 #include "sim/app/bench/compare_result.h"
@@ -386,7 +385,7 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
   for (const std::string& name : command_line.flags.GivenNames()) {
     const std::string spelling = command_line.flags.Spelling(name);
     if (std::find(allowed.begin(), allowed.end(), spelling) == allowed.end()) {
-      return cli::UsageError(absl::StrCat("--", absl::StrReplaceAll(spelling, {{"_", "-"}}), " is not a flag of bench ",
+      return cli::UsageError(absl::StrCat(cli::DashedFlag(spelling), " is not a flag of bench ",
                                           ModeName(*mode)));
     }
   }

@@ -60,22 +60,16 @@ class Lines {
 
 bool IsSimulateFlag(absl::string_view name) { return cli::SimulationFlags().Find(name) != nullptr; }
 
-std::string Dashed(absl::string_view flag) {
-  std::string dashed(flag);
-  std::replace(dashed.begin(), dashed.end(), '_', '-');
-  return absl::StrCat("--", dashed);
-}
-
 // A varied flag's name, checked: a simulate flag the sweep does not own.
 absl::StatusOr<std::string> CheckedFlag(const std::string& path, int line, absl::string_view where,
                                         absl::string_view raw) {
   if (raw.empty()) return SpecError(path, line, absl::StrCat(where, ": no flag"));
   const std::string flag = CanonicalFlagName(raw);
   if (!IsSimulateFlag(flag)) {
-    return SpecError(path, line, absl::StrCat(where, ": unknown simulate flag ", Dashed(flag)));
+    return SpecError(path, line, absl::StrCat(where, ": unknown simulate flag ", cli::DashedFlag(flag)));
   }
   if (IsSweepOwnedFlag(flag)) {
-    return SpecError(path, line, absl::StrCat(where, ": ", Dashed(flag),
+    return SpecError(path, line, absl::StrCat(where, ": ", cli::DashedFlag(flag),
                                               " is the sweep's own (every run writes its summary.json "
                                               "under --out); remove it"));
   }
@@ -97,7 +91,7 @@ absl::StatusOr<std::vector<SourcedSetting>> ReadAxis(const std::string& path, co
   const int line = lines.Of("flag");
   absl::StatusOr<std::string> flag = CheckedFlag(path, line, kind, axis.flag());
   if (!flag.ok()) return flag.status();
-  const std::string where = absl::StrCat(kind, " ", Dashed(*flag));
+  const std::string where = absl::StrCat(kind, " ", cli::DashedFlag(*flag));
   if (axis.values().empty()) return SpecError(path, line, absl::StrCat(where, ": empty axis (no values)"));
   std::vector<SourcedSetting> settings;
   for (int i = 0; i < axis.values_size(); ++i) {
@@ -126,7 +120,7 @@ absl::StatusOr<std::vector<SourcedSetting>> DrawAxis(const std::string& path, co
   const int line = lines.Of("flag");
   absl::StatusOr<std::string> flag = CheckedFlag(path, line, "random axis", axis.flag());
   if (!flag.ok()) return flag.status();
-  const std::string where = absl::StrCat("random axis ", Dashed(*flag));
+  const std::string where = absl::StrCat("random axis ", cli::DashedFlag(*flag));
   const bool has_range = axis.has_range();
   const bool has_choices = !axis.choices().empty();
   if (has_range == has_choices) {
@@ -193,12 +187,12 @@ absl::Status ReadBase(const std::string& path, const SweepSpec& spec, const Line
     }
     const std::string flag = parsed->flags.GivenNames()[0];
     if (IsSweepOwnedFlag(flag)) {
-      return SpecError(path, line, absl::StrCat("base: ", Dashed(flag),
+      return SpecError(path, line, absl::StrCat("base: ", cli::DashedFlag(flag),
                                                 " is the sweep's own (every run writes its summary.json "
                                                 "under --out); remove it"));
     }
     if (const auto it = design.base_lines.find(flag); it != design.base_lines.end()) {
-      return SpecError(path, line, absl::StrCat("base: ", Dashed(flag), " is set twice (lines ", it->second,
+      return SpecError(path, line, absl::StrCat("base: ", cli::DashedFlag(flag), " is set twice (lines ", it->second,
                                                 " and ", line, ")"));
     }
     design.base_lines[flag] = line;
@@ -213,7 +207,7 @@ absl::Status CheckDistinctAxes(const std::string& path, SweepDesign& design) {
   for (const SweepDimension& dimension : design.dimensions) {
     for (const SourcedSetting& setting : dimension.settings.front()) {
       if (const auto it = seen.find(setting.flag); it != seen.end()) {
-        return SpecError(path, setting.line, absl::StrCat(Dashed(setting.flag), " is varied twice (lines ",
+        return SpecError(path, setting.line, absl::StrCat(cli::DashedFlag(setting.flag), " is varied twice (lines ",
                                                           it->second, " and ", setting.line, ")"));
       }
       seen[setting.flag] = setting.line;
@@ -254,8 +248,8 @@ absl::Status ReadDimensions(const std::string& path, const SweepSpec& spec, cons
       if (!axis.ok()) return axis.status();
       if (!lists.empty() && axis->size() != lists.front().size()) {
         return SpecError(path, zip_lines.Of("axis", a),
-                         absl::StrCat("zip axis ", Dashed(axis->front().flag), ": ", axis->size(),
-                                      " values, but ", Dashed(lists.front().front().flag), " has ",
+                         absl::StrCat("zip axis ", cli::DashedFlag(axis->front().flag), ": ", axis->size(),
+                                      " values, but ", cli::DashedFlag(lists.front().front().flag), " has ",
                                       lists.front().size(), " (zipped lists advance together)"));
       }
       lists.push_back(*std::move(axis));
