@@ -220,13 +220,18 @@ void IterationKernelBuilder::AddElementwise(IterationKernels* out, KernelKind ki
 Kernel& IterationKernelBuilder::AddAttentionKernel(IterationKernels* out, KernelKind kind,
                                                    const char* name, int32_t repeat) const {
   Kernel& a = out->Add();
+  InitAttentionKernel(a, kind, name, repeat);
+  return a;
+}
+
+void IterationKernelBuilder::InitAttentionKernel(Kernel& a, KernelKind kind, const char* name,
+                                                 int32_t repeat) const {
   a = Kernel{};
   a.kind = kind;
   a.name = name;
   a.repeat = repeat;
   a.activation_bytes_per_element = act_bytes_;
   a.tensor_dtype = options_.activation_dtype;
-  return a;
 }
 
 void IterationKernelBuilder::AddCollective(IterationKernels* out, KernelKind kind,
@@ -311,9 +316,9 @@ void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKern
     if (chunked_layers_ > 0) AddPrefillAttention(batch, out, chunked_layers_, chunk, "attention_prefill_chunked");
   }
   if (!batch.decode_context_tokens.empty()) {
-    if (full_attention_layers_ > 0) AddDecodeAttention(batch, out, full_attention_layers_, Reach{}, "attention_decode");
-    if (window_layers_ > 0) AddDecodeAttention(batch, out, window_layers_, window, "attention_decode_window");
-    if (chunked_layers_ > 0) AddDecodeAttention(batch, out, chunked_layers_, chunk, "attention_decode_chunked");
+    if (full_attention_layers_ > 0) AddDecodeAttention(batch, out, full_attention_layers_, Reach{}, "attention_decode", 0);
+    if (window_layers_ > 0) AddDecodeAttention(batch, out, window_layers_, window, "attention_decode_window", 1);
+    if (chunked_layers_ > 0) AddDecodeAttention(batch, out, chunked_layers_, chunk, "attention_decode_chunked", 2);
   }
 }
 
@@ -390,7 +395,24 @@ void IterationKernelBuilder::AddPrefillAttention(const BatchShape& batch, Iterat
 }
 
 void IterationKernelBuilder::AddDecodeAttention(const BatchShape& batch, IterationKernels* out,
-                                                int32_t repeat, Reach reach, const char* name) const {
+                                                int32_t repeat, Reach reach, const char* name, int which) const {
+  out->decode_attention_slot[static_cast<size_t>(which)] = out->size;
+  FillDecodeAttention(batch, reach, AddAttentionKernel(out, KernelKind::kAttentionDecode, name, repeat));
+}
+
+bool IterationKernelBuilder::RebuildDecodeAttention(const BatchShape& batch, IterationKernels* out) const {
+  if (kv_lora_ > 0 || !batch.prefill.empty()) return false;
+  for (int which = 0; which < 3; ++which) {
+    const int slot = out->decode_attention_slot[static_cast<size_t>(which)];
+    if (slot < 0) continue;
+    Kernel& a = out->kernels[static_cast<size_t>(slot)];
+    InitAttentionKernel(a, KernelKind::kAttentionDecode, a.name, a.repeat);
+    FillDecodeAttention(batch, DecodeReach(which), a);
+  }
+  return true;
+}
+
+void IterationKernelBuilder::FillDecodeAttention(const BatchShape& batch, Reach reach, Kernel& a) const {
   const double q_heads = static_cast<double>(q_heads_);
   const double kv_heads = static_cast<double>(kv_heads_);
   const double head_dim = static_cast<double>(head_dim_);
@@ -402,7 +424,6 @@ void IterationKernelBuilder::AddDecodeAttention(const BatchShape& batch, Iterati
   const double chunks = static_cast<double>(counts.chunks), partials = static_cast<double>(counts.partials);
   const double longest = static_cast<double>(counts.longest);
   const double sequences = static_cast<double>(batch.decode_context_tokens.size());
-  Kernel& a = AddAttentionKernel(out, KernelKind::kAttentionDecode, name, repeat);
   a.tensor_flops = 4.0 * q_heads * head_dim * keys;
   a.cuda_flops = cuda_flops_per_score_ * q_heads * (keys + extra_scores_per_query_ * sequences);
   const double passes = options_.decode_groups_query_heads ? 1.0 : group;
@@ -419,6 +440,7 @@ void IterationKernelBuilder::AddDecodeAttention(const BatchShape& batch, Iterati
 
 void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* out) const {
   out->size = 0;
+  out->decode_attention_slot = {-1, -1, -1};
   // A captured CUDA graph's padding rows run through every linear and elementwise layer; they
   // write no KV and attend to nothing, and no logits are computed for them.
   const int64_t real_tokens = batch.TotalNewTokens();

@@ -105,6 +105,9 @@ struct IterationKernels {
   int size = 0;
   int64_t new_tokens = 0;      // rows through the linear layers
   int64_t sampled_rows = 0;    // rows through the LM head
+  // Slots of the decode attention kernels of the full-attention, sliding-window and chunked
+  // layers (-1: none), which IterationKernelBuilder::RebuildDecodeAttention recomputes.
+  std::array<int, 3> decode_attention_slot{-1, -1, -1};
   const Kernel* begin() const { return kernels.data(); }
   const Kernel* end() const { return kernels.data() + size; }
   // A fresh kernel (a reused IterationKernels keeps its array; only the slots used are reset).
@@ -159,6 +162,13 @@ class IterationKernelBuilder {
 
   // Fills `out` (previous contents dropped). O(prefill chunks + decode sequences).
   void Build(const BatchShape& batch, IterationKernels* out) const;
+  // For a batch of decode sequences only, where `out` holds what Build gave for a batch of as
+  // many decode sequences with the same padding and sampled rows: recomputes in place the
+  // kernels that read the sequences' contexts (their attention), which leaves `out` equal to
+  // Build(batch). Consecutive steps of a decode batch differ only there, so a cost model can
+  // keep every other kernel's time. False, with `out` unchanged, where other kernels read the
+  // contexts too (latent and sparse attention) or the batch has a prefill.
+  bool RebuildDecodeAttention(const BatchShape& batch, IterationKernels* out) const;
 
   const IterationKernelOptions& options() const { return options_; }
   const ModelSpec& model() const { return model_; }
@@ -178,6 +188,7 @@ class IterationKernelBuilder {
                       double resident_input_bytes, double work_items) const;
   // An attention kernel of `repeat` layers, in the activation dtype; the caller fills its demands.
   Kernel& AddAttentionKernel(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat) const;
+  void InitAttentionKernel(Kernel& a, KernelKind kind, const char* name, int32_t repeat) const;
   void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
                      double bytes) const;
   void AddMlp(IterationKernels* out, int64_t tokens) const;
@@ -198,8 +209,14 @@ class IterationKernelBuilder {
   // One kind's kernels over `repeat` layers.
   void AddPrefillAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat, Reach reach,
                            const char* name) const;
+  // `which`: 0 full, 1 sliding-window, 2 chunked layers (its slot in decode_attention_slot).
   void AddDecodeAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat, Reach reach,
-                          const char* name) const;
+                          const char* name, int which) const;
+  // The demands of a decode attention kernel `a` (initialised by InitAttentionKernel).
+  void FillDecodeAttention(const BatchShape& batch, Reach reach, Kernel& a) const;
+  Reach DecodeReach(int which) const {
+    return which == 1 ? Reach{.window = window_tokens_} : which == 2 ? Reach{.chunk = chunk_tokens_} : Reach{};
+  }
   // Multi-head latent attention (models/latent_attention_kernels.cc): the low-rank query and
   // latent projections, RoPE and the latent cache write; then vLLM's two attention paths,
   // prefill up-projecting the latent to full heads, decode attending in the latent space.

@@ -52,84 +52,122 @@ uint64_t CalibratedCostModel::NextId() {
   return next++;
 }
 
-CalibratedCostModel::SlotMemo& CalibratedCostModel::ThreadMemo() const {
-  thread_local SlotMemo memo;
+CalibratedCostModel::StepMemo& CalibratedCostModel::ThreadMemo() const {
+  thread_local StepMemo memo;
   if (memo.model_id != id_) {
     memo.model_id = id_;
-    memo.valid.fill(false);
+    memo.kernels.size = 0;
+    memo.decode_only = false;
   }
   return memo;
 }
 
-KernelTime CalibratedCostModel::SlotTime(const Kernel& kernel, size_t slot, SlotMemo& memo) const {
-  if (memo.valid[slot] && memo.kernel[slot] == kernel) return memo.time[slot];
-  memo.valid[slot] = true;
-  memo.kernel[slot] = kernel;
-  memo.time[slot] = resources_.Time(kernel);
-  return memo.time[slot];
+bool CalibratedCostModel::SameDecodeKey(const StepMemo& memo, const BatchShape& batch, LaunchMode launch) {
+  return memo.decode_only && batch.prefill.empty() &&
+         memo.sequences == static_cast<int64_t>(batch.decode_context_tokens.size()) &&
+         memo.padding_rows == batch.padding_rows && memo.extra_sampled_rows == batch.extra_sampled_rows &&
+         memo.launch == launch;
+}
+
+CalibratedCostModel::SlotTerms CalibratedCostModel::Terms(const Kernel& k, KernelTime t, LaunchMode launch) const {
+  if (k.kind == KernelKind::kAllReduce) CustomAllReduce(k, launch != LaunchMode::kEager, &t);
+  const double repeat = k.repeat;
+  SlotTerms terms;
+  terms.gpu_s = repeat * t.seconds;
+  terms.fixed_s = repeat * t.fixed_s;
+  terms.network_s = repeat * t.network_s;
+  terms.launches = repeat;
+  terms.tensor_flops = repeat * k.tensor_flops;
+  terms.cuda_flops = repeat * k.cuda_flops;
+  terms.hbm_bytes = repeat * t.hbm_bytes;
+  terms.l2_bytes = repeat * t.l2_bytes;
+  double peak = PeakTensorFlops(resources_.gpu(), k.tensor_dtype);
+  if (peak <= 0) peak = resources_.gpu().tensor_peaks().fp16_flops();
+  if (k.tensor_flops > 0) terms.compute_bound_s = repeat * k.tensor_flops / peak;
+  return terms;
+}
+
+void CalibratedCostModel::BuildAndTime(const BatchShape& batch, LaunchMode launch, StepMemo& memo) const {
+  builder_.Build(batch, &memo.next);
+  const bool same_launch = memo.launch == launch;
+  for (int slot = 0; slot < memo.next.size; ++slot) {
+    const size_t i = static_cast<size_t>(slot);
+    const Kernel& k = memo.next.kernels[i];
+    if (slot < memo.kernels.size && memo.kernels.kernels[i] == k) {
+      if (!same_launch) memo.terms[i] = Terms(k, memo.time[i], launch);
+      continue;
+    }
+    memo.time[i] = resources_.Time(k);
+    memo.seconds[i] = memo.time[i].seconds;
+    memo.terms[i] = Terms(k, memo.time[i], launch);
+  }
+  std::swap(memo.kernels, memo.next);
+  memo.decode_only = batch.prefill.empty();
+  memo.sequences = static_cast<int64_t>(batch.decode_context_tokens.size());
+  memo.padding_rows = batch.padding_rows;
+  memo.extra_sampled_rows = batch.extra_sampled_rows;
+  memo.launch = launch;
 }
 
 IterationCost CalibratedCostModel::Cost(const BatchShape& batch) const {
-  return CostWithKernels(batch, nullptr);
+  if (batch.empty()) return IterationCost{};
+  const LaunchMode launch = options_.cuda_graphs ? batch.launch : LaunchMode::kEager;
+  StepMemo& memo = ThreadMemo();
+  if (SameDecodeKey(memo, batch, launch) && builder_.RebuildDecodeAttention(batch, &memo.kernels)) {
+    for (const int slot : memo.kernels.decode_attention_slot) {
+      if (slot < 0) continue;
+      const size_t i = static_cast<size_t>(slot);
+      memo.time[i] = resources_.Time(memo.kernels.kernels[i]);
+      memo.seconds[i] = memo.time[i].seconds;
+      memo.terms[i] = Terms(memo.kernels.kernels[i], memo.time[i], launch);
+    }
+  } else {
+    BuildAndTime(batch, launch, memo);
+  }
+  return Sum(memo, launch);
 }
 
-IterationCost CalibratedCostModel::CostWithKernels(const BatchShape& batch,
-                                                   std::vector<KernelCost>* detail) const {
-  IterationCost cost;
-  if (detail != nullptr) detail->clear();
-  if (batch.empty()) return cost;
-  thread_local IterationKernels kernels;  // reused: its 40 slots are not rebuilt per call
-  builder_.Build(batch, &kernels);
-  const GpuSpec& gpu = resources_.gpu();
-  double gpu_s = 0, fixed_s = 0, network_s = 0, launches = 0;
-  double tensor_flops = 0, cuda_flops = 0, hbm_bytes = 0, l2_bytes = 0, compute_bound = 0;
-  const LaunchMode launch = options_.cuda_graphs ? batch.launch : LaunchMode::kEager;
-  std::array<double, kMaxIterationKernels> seconds{};
-  SlotMemo& memo = ThreadMemo();
-  for (const Kernel& k : kernels) {
-    const size_t slot = static_cast<size_t>(&k - kernels.begin());
-    KernelTime t = SlotTime(k, slot, memo);
-    seconds[slot] = t.seconds;
-    if (k.kind == KernelKind::kAllReduce) CustomAllReduce(k, launch != LaunchMode::kEager, &t);
-    const double repeat = k.repeat;
-    gpu_s += repeat * t.seconds;
-    fixed_s += repeat * t.fixed_s;
-    network_s += repeat * t.network_s;
-    launches += repeat;
-    tensor_flops += repeat * k.tensor_flops;
-    cuda_flops += repeat * k.cuda_flops;
-    hbm_bytes += repeat * t.hbm_bytes;
-    l2_bytes += repeat * t.l2_bytes;
-    double peak = PeakTensorFlops(gpu, k.tensor_dtype);
-    if (peak <= 0) peak = gpu.tensor_peaks().fp16_flops();
-    if (k.tensor_flops > 0) compute_bound += repeat * k.tensor_flops / peak;
-    if (detail != nullptr) detail->push_back({k, t, repeat * t.seconds});
+IterationCost CalibratedCostModel::Sum(const StepMemo& memo, LaunchMode launch) const {
+  SlotTerms total;
+  for (int slot = 0; slot < memo.kernels.size; ++slot) {
+    const SlotTerms& t = memo.terms[static_cast<size_t>(slot)];
+    total.gpu_s += t.gpu_s;
+    total.fixed_s += t.fixed_s;
+    total.network_s += t.network_s;
+    total.launches += t.launches;
+    total.tensor_flops += t.tensor_flops;
+    total.cuda_flops += t.cuda_flops;
+    total.hbm_bytes += t.hbm_bytes;
+    total.l2_bytes += t.l2_bytes;
+    total.compute_bound_s += t.compute_bound_s;
   }
+  const GpuSpec& gpu = resources_.gpu();
+  IterationCost cost;
   // Replayed from a graph, kernels run back to back with a small gap; issued by the host, a
   // kernel also waits for its launch (hardware/launch_model.h).
   cost.duration_s = launch == LaunchMode::kGraph
-                        ? gpu_s + launches * resources_.launch_graph_s()
-                        : LaunchedSeconds(kernels, seconds.data(), launch,
+                        ? total.gpu_s + total.launches * resources_.launch_graph_s()
+                        : LaunchedSeconds(memo.kernels, memo.seconds.data(), launch,
                                           {resources_.launch_graph_s(), resources_.launch_eager_s()});
-  const double launch_s = cost.duration_s - gpu_s;
-  cost.flops = tensor_flops + cuda_flops;
-  cost.tensor_flops = tensor_flops;
-  cost.cuda_flops = cuda_flops;
-  cost.hbm_bytes = hbm_bytes;
-  cost.l2_bytes = l2_bytes;
-  cost.hbm_bound_s = hbm_bytes / gpu.hbm_bytes_per_s();
-  cost.compute_bound_s = compute_bound;
-  cost.l2_bound_s = l2_bytes / resources_.PeakL2Rate();
-  cost.network_s = network_s;
-  cost.overhead_s = fixed_s + launch_s;
-  cost.kernel_launches = static_cast<int64_t>(launches);
+  const double launch_s = cost.duration_s - total.gpu_s;
+  cost.flops = total.tensor_flops + total.cuda_flops;
+  cost.tensor_flops = total.tensor_flops;
+  cost.cuda_flops = total.cuda_flops;
+  cost.hbm_bytes = total.hbm_bytes;
+  cost.l2_bytes = total.l2_bytes;
+  cost.hbm_bound_s = total.hbm_bytes / gpu.hbm_bytes_per_s();
+  cost.compute_bound_s = total.compute_bound_s;
+  cost.l2_bound_s = total.l2_bytes / resources_.PeakL2Rate();
+  cost.network_s = total.network_s;
+  cost.overhead_s = total.fixed_s + launch_s;
+  cost.kernel_launches = static_cast<int64_t>(total.launches);
   // Section 9: the binding resource has the highest achieved fraction of its ceiling; time
   // spent in collectives and fixed costs competes by its share of the duration.
   const std::pair<double, Resource> candidates[] = {
       {cost.hbm_fraction(), Resource::kHbm},
       {cost.compute_fraction(), Resource::kCompute},
       {cost.l2_fraction(), Resource::kL2},
-      {network_s / cost.duration_s, Resource::kNetwork},
+      {total.network_s / cost.duration_s, Resource::kNetwork},
       {cost.overhead_s / cost.duration_s, Resource::kOverhead},
   };
   cost.binding = std::max_element(std::begin(candidates), std::end(candidates),

@@ -44,13 +44,6 @@ struct CalibratedCostOptions {
   CustomAllReduceOptions custom_all_reduce;
 };
 
-// One kernel's share of an iteration, for reports.
-struct KernelCost {
-  Kernel kernel;
-  KernelTime time;       // one launch
-  double total_s = 0;    // time.seconds * kernel.repeat
-};
-
 class CalibratedCostModel final : public IterationCostModel {
  public:
   static absl::StatusOr<std::unique_ptr<CalibratedCostModel>> Create(
@@ -58,8 +51,6 @@ class CalibratedCostModel final : public IterationCostModel {
       const CalibratedCostOptions& options);
 
   IterationCost Cost(const BatchShape& batch) const override;
-  // The same, with every kernel's time (allocates; for reports, not the engine).
-  IterationCost CostWithKernels(const BatchShape& batch, std::vector<KernelCost>* kernels) const;
   absl::string_view Description() const override { return description_; }
   const ResourceModel& resources() const { return resources_; }
 
@@ -73,21 +64,40 @@ class CalibratedCostModel final : public IterationCostModel {
 
   // Replaces an all-reduce's NCCL time by the engine's own kernel's where that one runs.
   void CustomAllReduce(const Kernel& kernel, bool in_graph, KernelTime* time) const;
-  // The previous iteration's kernels and their times, slot by slot, per thread: consecutive
-  // iterations of a batch repeat every kernel but attention (same rows through the same
-  // layers), so most kernels are found there.
-  struct SlotMemo {
+
+  // One kernel's terms of the iteration's sums (each already times its repeat), so that an
+  // iteration sums them in slot order whichever way they were found.
+  struct SlotTerms {
+    double gpu_s = 0, fixed_s = 0, network_s = 0, launches = 0;
+    double tensor_flops = 0, cuda_flops = 0, hbm_bytes = 0, l2_bytes = 0, compute_bound_s = 0;
+  };
+  // Per thread: the last iteration's kernels with their times and terms, and what its batch was
+  // without its contexts. Consecutive iterations of a batch repeat every kernel but attention
+  // (same rows through the same layers): a decode batch of the same key rebuilds and times only
+  // its attention kernels (IterationKernelBuilder::RebuildDecodeAttention); any other batch is
+  // built whole and takes, slot by slot, the time of a kernel equal in every field to the last
+  // one there. Either way the result is exactly what timing every kernel anew gives.
+  struct StepMemo {
     uint64_t model_id = 0;  // 0: empty
-    std::array<bool, kMaxIterationKernels> valid{};
-    std::array<Kernel, kMaxIterationKernels> kernel;
+    IterationKernels kernels;
+    IterationKernels next;  // scratch for a whole build, swapped in
+    std::array<double, kMaxIterationKernels> seconds{};  // one launch, before the custom all-reduce
     std::array<KernelTime, kMaxIterationKernels> time;
+    std::array<SlotTerms, kMaxIterationKernels> terms;
+    bool decode_only = false;
+    int64_t sequences = 0, padding_rows = 0, extra_sampled_rows = 0;
+    LaunchMode launch = LaunchMode::kGraph;
   };
   // This thread's memo, emptied when it last served another model (looked up once an
   // iteration: a thread_local with a constructor costs a guarded call per access).
-  SlotMemo& ThreadMemo() const;
-  // resources_.Time(kernel) for the kernel at `slot`, through `memo`. A hit requires the whole
-  // Kernel to be equal, so it returns exactly what Time would compute.
-  KernelTime SlotTime(const Kernel& kernel, size_t slot, SlotMemo& memo) const;
+  StepMemo& ThreadMemo() const;
+  // Whether `memo` holds the kernels of a decode batch with the same key as `batch`.
+  static bool SameDecodeKey(const StepMemo& memo, const BatchShape& batch, LaunchMode launch);
+  // Builds `batch` into memo.kernels, timing the slots that changed.
+  void BuildAndTime(const BatchShape& batch, LaunchMode launch, StepMemo& memo) const;
+  SlotTerms Terms(const Kernel& kernel, KernelTime time, LaunchMode launch) const;
+  // The iteration's cost from memo's kernels, times and terms.
+  IterationCost Sum(const StepMemo& memo, LaunchMode launch) const;
 
   uint64_t id_;  // unique per model, for the per-thread memos
   IterationKernelBuilder builder_;
