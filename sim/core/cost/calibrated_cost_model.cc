@@ -56,7 +56,7 @@ CalibratedCostModel::StepMemo& CalibratedCostModel::ThreadMemo() const {
   thread_local StepMemo memo;
   if (memo.model_id != id_) {
     memo.model_id = id_;
-    memo.kernels.size = 0;
+    memo.kernels->size = 0;
     memo.decode_only = false;
   }
   return memo;
@@ -88,12 +88,12 @@ CalibratedCostModel::SlotTerms CalibratedCostModel::Terms(const Kernel& k, Kerne
 }
 
 void CalibratedCostModel::BuildAndTime(const BatchShape& batch, LaunchMode launch, StepMemo& memo) const {
-  builder_.Build(batch, &memo.next);
+  builder_.Build(batch, memo.next);
   const bool same_launch = memo.launch == launch;
-  for (int slot = 0; slot < memo.next.size; ++slot) {
+  for (int slot = 0; slot < memo.next->size; ++slot) {
     const size_t i = static_cast<size_t>(slot);
-    const Kernel& k = memo.next.kernels[i];
-    if (slot < memo.kernels.size && memo.kernels.kernels[i] == k) {
+    const Kernel& k = memo.next->kernels[i];
+    if (slot < memo.kernels->size && memo.kernels->kernels[i] == k) {
       if (!same_launch) memo.terms[i] = Terms(k, memo.time[i], launch);
       continue;
     }
@@ -101,7 +101,7 @@ void CalibratedCostModel::BuildAndTime(const BatchShape& batch, LaunchMode launc
     memo.seconds[i] = memo.time[i].seconds;
     memo.terms[i] = Terms(k, memo.time[i], launch);
   }
-  std::swap(memo.kernels, memo.next);
+  std::swap(memo.kernels, memo.next);  // the pointers
   memo.decode_only = batch.prefill.empty();
   memo.sequences = static_cast<int64_t>(batch.decode_context_tokens.size());
   memo.padding_rows = batch.padding_rows;
@@ -113,13 +113,13 @@ IterationCost CalibratedCostModel::Cost(const BatchShape& batch) const {
   if (batch.empty()) return IterationCost{};
   const LaunchMode launch = options_.cuda_graphs ? batch.launch : LaunchMode::kEager;
   StepMemo& memo = ThreadMemo();
-  if (SameDecodeKey(memo, batch, launch) && builder_.RebuildDecodeAttention(batch, &memo.kernels)) {
-    for (const int slot : memo.kernels.decode_attention_slot) {
+  if (SameDecodeKey(memo, batch, launch) && builder_.RebuildDecodeAttention(batch, memo.kernels)) {
+    for (const int slot : memo.kernels->decode_attention_slot) {
       if (slot < 0) continue;
       const size_t i = static_cast<size_t>(slot);
-      memo.time[i] = resources_.Time(memo.kernels.kernels[i]);
+      memo.time[i] = resources_.Time(memo.kernels->kernels[i]);
       memo.seconds[i] = memo.time[i].seconds;
-      memo.terms[i] = Terms(memo.kernels.kernels[i], memo.time[i], launch);
+      memo.terms[i] = Terms(memo.kernels->kernels[i], memo.time[i], launch);
     }
   } else {
     BuildAndTime(batch, launch, memo);
@@ -129,7 +129,7 @@ IterationCost CalibratedCostModel::Cost(const BatchShape& batch) const {
 
 IterationCost CalibratedCostModel::Sum(const StepMemo& memo, LaunchMode launch) const {
   SlotTerms total;
-  for (int slot = 0; slot < memo.kernels.size; ++slot) {
+  for (int slot = 0; slot < memo.kernels->size; ++slot) {
     const SlotTerms& t = memo.terms[static_cast<size_t>(slot)];
     total.gpu_s += t.gpu_s;
     total.fixed_s += t.fixed_s;
@@ -147,7 +147,7 @@ IterationCost CalibratedCostModel::Sum(const StepMemo& memo, LaunchMode launch) 
   // kernel also waits for its launch (hardware/launch_model.h).
   cost.duration_s = launch == LaunchMode::kGraph
                         ? total.gpu_s + total.launches * resources_.launch_graph_s()
-                        : LaunchedSeconds(memo.kernels, memo.seconds.data(), launch,
+                        : LaunchedSeconds(*memo.kernels, memo.seconds.data(), launch,
                                           {resources_.launch_graph_s(), resources_.launch_eager_s()});
   const double launch_s = cost.duration_s - total.gpu_s;
   cost.flops = total.tensor_flops + total.cuda_flops;

@@ -79,8 +79,9 @@ class CalibratedCostModel final : public IterationCostModel {
   // one there. Either way the result is exactly what timing every kernel anew gives.
   struct StepMemo {
     uint64_t model_id = 0;  // 0: empty
-    IterationKernels kernels;
-    IterationKernels next;  // scratch for a whole build, swapped in
+    std::array<IterationKernels, 2> lists;
+    IterationKernels* kernels = &lists[0];  // the last iteration's
+    IterationKernels* next = &lists[1];     // scratch for a whole build, then swapped with it
     std::array<double, kMaxIterationKernels> seconds{};  // one launch, before the custom all-reduce
     std::array<KernelTime, kMaxIterationKernels> time;
     std::array<SlotTerms, kMaxIterationKernels> terms;

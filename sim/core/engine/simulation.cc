@@ -145,7 +145,13 @@ class Run {
     }
   }
 
-  void Deliver(const Request& request);
+  // Sends `request` at `now`: admission, the router, the front end or the replica's queue.
+  void Deliver(const Request& request, double now);
+  // Reads the source's next request into pending_ (checked); false at its end (arrivals are
+  // then done) or on a bad request (the run fails).
+  bool ReadNext();
+  // Inline arrivals: sends, each at its own arrival time, every request arriving by `time_s`.
+  void SendArrivalsUntil(double time_s);
   // Closed-loop client: waits until fewer than max_concurrency requests are in flight; returns
   // when the slot it takes freed (-inf when one was free already).
   double WaitForSlot();
@@ -210,6 +216,17 @@ class Run {
   std::vector<FrontEndState> front_ends_;  // per replica; empty without a front end
   double next_arrival_s_ = 0;     // arrival time of the next request not yet delivered
   bool arrivals_done_ = false;
+  // The source's next request, read and not yet sent (have_pending_), and how many were taken
+  // from there. With inline arrivals the worker takes them too (RunIterations).
+  Request pending_;
+  bool have_pending_ = false;
+  bool source_done_ = false;
+  double last_arrival_s_ = 0;
+  int64_t taken_ = 0;
+  // One replica, nothing that makes a send wait (no closed loop, no send jitter): a worker
+  // running ahead sends the requests arriving meanwhile itself, each at its arrival time, and
+  // goes on (the router has one choice, so nothing needs the other actors' clock).
+  bool inline_arrivals_ = false;
   // Closed-loop client state: requests sent and not finished, finish times not yet handed to
   // the client (earliest first), and the semaphore the arrival actor waits on for them.
   int64_t in_flight_ = 0;
@@ -264,6 +281,8 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
   admission_.groups = config_.blocks.groups;
   admission_.usable_blocks = replicas_[0]->blocks().total_blocks() - replicas_[0]->blocks().watermark_blocks();
   admission_.prefix_caching = config_.blocks.prefix_caching && !admission_.reserve_output;
+  inline_arrivals_ = n == 1 && config_.prefill_replicas == 0 && config_.max_concurrency <= 0 &&
+                     config_.noise.send_jitter_s <= 0 && config_.coalesce;
   return absl::OkStatus();
 }
 
@@ -344,31 +363,55 @@ void Run::TransferKv(int from, Sequence* seq) {
   if (DecodeInputsDone()) WakeIdleWorkers();
 }
 
+bool Run::ReadNext() {
+  if (source_done_ || !error_.ok()) return false;
+  absl::StatusOr<bool> more = source_.Next(&pending_);
+  absl::Status bad;
+  if (!more.ok()) {
+    bad = more.status();
+  } else if (!*more) {
+    source_done_ = true;
+    next_arrival_s_ = kInfinity;
+    arrivals_done_ = true;
+    return false;
+  } else if (!std::isfinite(pending_.arrival_s) || pending_.arrival_s < last_arrival_s_) {
+    bad = absl::InvalidArgumentError(absl::StrCat(
+        "request ", pending_.id, ": arrival time ", pending_.arrival_s,
+        " s is not a finite time at or after the previous arrival (", last_arrival_s_, " s)"));
+  } else if (pending_.input_tokens < 1) {
+    bad = absl::InvalidArgumentError(
+        absl::StrCat("request ", pending_.id, ": prompt of ", pending_.input_tokens, " tokens (need >= 1)"));
+  }
+  if (!bad.ok()) {
+    source_done_ = true;
+    Fail(std::move(bad));
+    return false;
+  }
+  last_arrival_s_ = pending_.arrival_s;
+  next_arrival_s_ = pending_.arrival_s;
+  have_pending_ = true;
+  return true;
+}
+
+void Run::SendArrivalsUntil(double time_s) {
+  while ((have_pending_ || ReadNext()) && pending_.arrival_s <= time_s) {
+    have_pending_ = false;
+    ++taken_;
+    Deliver(pending_, pending_.arrival_s);
+  }
+}
+
 void Run::Arrivals() {
-  Request request;
-  double last_arrival = 0;
   RunNoise client_noise(config_.noise, "client");
-  while (error_.ok()) {
-    absl::StatusOr<bool> more = source_.Next(&request);
-    if (!more.ok()) {
-      Fail(more.status());
-      return;
+  while (error_.ok() && (have_pending_ || ReadNext())) {
+    if (pending_.arrival_s > sg::Engine::get_clock()) {
+      const int64_t taken = taken_;
+      sg::this_actor::sleep_until(pending_.arrival_s);
+      if (taken_ != taken) continue;  // a worker running ahead sent it (inline arrivals)
     }
-    if (!*more) break;
-    if (!std::isfinite(request.arrival_s) || request.arrival_s < last_arrival) {
-      Fail(absl::InvalidArgumentError(absl::StrCat(
-          "request ", request.id, ": arrival time ", request.arrival_s,
-          " s is not a finite time at or after the previous arrival (", last_arrival, " s)")));
-      return;
-    }
-    if (request.input_tokens < 1) {
-      Fail(absl::InvalidArgumentError(
-          absl::StrCat("request ", request.id, ": prompt of ", request.input_tokens, " tokens (need >= 1)")));
-      return;
-    }
-    last_arrival = request.arrival_s;
-    next_arrival_s_ = request.arrival_s;
-    if (request.arrival_s > sg::Engine::get_clock()) sg::this_actor::sleep_until(request.arrival_s);
+    Request request = pending_;
+    have_pending_ = false;
+    ++taken_;
     // Due at its arrival, or (closed loop) when a slot frees, whichever is later.
     double due = request.arrival_s;
     if (config_.max_concurrency > 0) due = std::max(due, WaitForSlot());
@@ -379,7 +422,7 @@ void Run::Arrivals() {
     }
     // Sent now: its latencies count from here, as the client measures them.
     request.arrival_s = std::max(request.arrival_s, sg::Engine::get_clock());
-    Deliver(request);
+    Deliver(request, sg::Engine::get_clock());
   }
   next_arrival_s_ = kInfinity;
   arrivals_done_ = true;
@@ -421,7 +464,7 @@ void Run::NoteCompletions() {
   }
 }
 
-void Run::Deliver(const Request& request) {
+void Run::Deliver(const Request& request, double now) {
   ++result_.arrivals;
   RequestRecord record;
   const int64_t index = result_.log.Add(record);
@@ -440,7 +483,6 @@ void Run::Deliver(const Request& request) {
   const int chosen = replica_view_.size() == 1 ? 0 : router_->Route(replica_view_);
   stored.replica = chosen;
   ++result_.requests_per_replica[static_cast<size_t>(chosen)];
-  const double now = sg::Engine::get_clock();
   if (has_front_end()) {
     FrontEndState& fe = front_ends_[static_cast<size_t>(chosen)];
     const double ready = fe.front_end->Inbound(now, seq->prompt_tokens);
@@ -450,7 +492,7 @@ void Run::Deliver(const Request& request) {
     replicas_[static_cast<size_t>(chosen)]->Enqueue(seq.release(), now);
     WakeWorker(chosen);
   }
-  progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
+  progress_.Update(result_.arrivals, result_.stats.iterations, now);
 }
 
 double Run::RingBytes(int64_t tokens, int tp) const {
@@ -548,8 +590,11 @@ void Run::RunIterations(int index, double start) {
     return;
   }
 
-  // Run ahead: every iteration ending before the next arrival cannot be interrupted.
-  const double horizon = NextInput(index);
+  // Run ahead: every iteration ending before the next arrival cannot be interrupted. With
+  // inline arrivals the worker sends what arrived by the end of the iteration that reached the
+  // next input, takes what its front end has ready then, and goes on, as the worker would after
+  // waiting for that iteration's end.
+  double horizon = NextInput(index);
   double t = start;
   double compute_s = 0;
   double hbm_bytes = 0;
@@ -559,7 +604,8 @@ void Run::RunIterations(int index, double start) {
   while (true) {
     const IterationTimes times = Times(replica.cost(), replica.planned_tokens(), devices);
     const double end = t + times.compute_s + times.ring_s;
-    const bool last = end >= horizon || count + 1 >= config_.max_run_iterations;
+    const bool at_input = end >= horizon;
+    const bool last = (at_input && !inline_arrivals_) || count + 1 >= config_.max_run_iterations;
     // The load a router sees during the iteration in flight when the next request arrives.
     if (last) replica.Publish();
     compute_s += times.compute_s;
@@ -568,6 +614,12 @@ void Run::RunIterations(int index, double start) {
     replica.Complete(t, end, times.latency_s + times.ring_s);
     ++count;
     t = end;
+    if (at_input && !last) {
+      SendArrivalsUntil(t);
+      if (!error_.ok()) break;
+      TakeInbound(index, t);
+      horizon = NextInput(index);
+    }
     if (last || !replica.HasWork() || !replica.Plan(t)) break;
     if (has_transfer()) {
       transfer_pending = true;

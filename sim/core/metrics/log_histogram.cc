@@ -47,6 +47,15 @@ void LogHistogram::Add(double value, int64_t count) {
   min_ = count_ == count ? value : std::min(min_, value);
 }
 
+void LogHistogram::AddRepeated(double value, int64_t count) {
+  if (count <= 0) return;
+  buckets_[static_cast<size_t>(BucketOf(value))] += count;
+  count_ += count;
+  for (int64_t i = 0; i < count; ++i) sum_ += value;  // as `count` separate Adds round it
+  max_ = std::max(max_, value);
+  min_ = count_ == count ? value : std::min(min_, value);
+}
+
 double LogHistogram::ValueAt(int64_t rank) const {
   if (rank >= count_ - 1) return max_;
   if (rank <= 0) return min_;

@@ -16,6 +16,8 @@ class LogHistogram {
  public:
   LogHistogram();
   void Add(double value, int64_t count = 1);
+  // Exactly `count` calls of Add(value) (the sum too, added one by one), in one bucket update.
+  void AddRepeated(double value, int64_t count);
   int64_t count() const { return count_; }
   double sum() const { return sum_; }
   double max() const { return max_; }

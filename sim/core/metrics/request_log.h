@@ -56,7 +56,7 @@ class RequestLog {
     if (r.first_token_s < 0) {
       r.first_token_s = time_s;
     } else {
-      itl_.Add(time_s - r.last_token_s);
+      AddGap(time_s - r.last_token_s);
     }
     r.last_token_s = time_s;
     if (keep_chunk_times_) {
@@ -72,14 +72,35 @@ class RequestLog {
     r.outcome = RequestOutcome::kFinished;
     finish_times_.push_back(time_s);
   }
-  const LogHistogram& itl() const { return itl_; }
+  const LogHistogram& itl() const {
+    FlushGaps();
+    return itl_;
+  }
   // When each finished request's last token reached the client, in the order they were
   // recorded (a closed-loop client sends its next request then).
   const std::vector<double>& finish_times() const { return finish_times_; }
 
  private:
+  // The sequences of one decode step share their gap since the step before: equal gaps in a
+  // row go into the histogram together (LogHistogram::AddRepeated, the same as one by one).
+  void AddGap(double gap) {
+    if (gap == run_gap_) {
+      ++run_length_;
+      return;
+    }
+    FlushGaps();
+    run_gap_ = gap;
+    run_length_ = 1;
+  }
+  void FlushGaps() const {
+    itl_.AddRepeated(run_gap_, run_length_);
+    run_length_ = 0;
+  }
+
   std::vector<RequestRecord> records_;
-  LogHistogram itl_;
+  mutable LogHistogram itl_;
+  mutable int64_t run_length_ = 0;  // gaps equal to run_gap_ not yet in itl_
+  double run_gap_ = 0;
   std::vector<double> finish_times_;
   bool keep_chunk_times_ = false;
   std::vector<std::vector<double>> chunk_times_;

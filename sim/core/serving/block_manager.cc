@@ -1,12 +1,16 @@
 #include "sim/core/serving/block_manager.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace infergrid {
 
 BlockManager::BlockManager(const BlockManagerOptions& options)
     : block_size_(options.block_size),
+      block_shift_(options.block_size > 0 && std::has_single_bit(static_cast<unsigned>(options.block_size))
+                       ? std::countr_zero(static_cast<unsigned>(options.block_size))
+                       : -1),
       groups_(options.groups),
       hybrid_(options.groups.hybrid()),
       total_(options.num_gpu_blocks),
@@ -54,10 +58,6 @@ void BlockManager::MovePools(int64_t from, int64_t to) {
 }
 
 int64_t BlockManager::HybridBlocksFor(int64_t tokens) const { return groups_.BlocksFor(tokens, block_size_); }
-
-int64_t BlockManager::Needed(const Sequence& seq, int64_t tokens) const {
-  return std::max<int64_t>(0, BlocksFor(tokens) - seq.gpu_blocks);
-}
 
 void BlockManager::Grow(Sequence& seq, int64_t blocks) {
   const int64_t plain = std::min(blocks, free_plain_);

@@ -54,11 +54,15 @@ class BlockManager {
   int64_t watermark_blocks() const { return watermark_blocks_; }
   int64_t BlocksFor(int64_t tokens) const {
     if (hybrid_) [[unlikely]] return HybridBlocksFor(tokens);
+    // Asked for every sequence of every iteration: a shift for the usual power-of-two sizes.
+    if (block_shift_ >= 0) [[likely]] return (tokens + block_size_ - 1) >> block_shift_;
     return (tokens + block_size_ - 1) / block_size_;
   }
 
   // Blocks `seq` must add to hold `tokens` tokens.
-  int64_t Needed(const Sequence& seq, int64_t tokens) const;
+  int64_t Needed(const Sequence& seq, int64_t tokens) const {
+    return std::max<int64_t>(0, BlocksFor(tokens) - seq.gpu_blocks);
+  }
   // Admission of a waiting sequence (holding no blocks) needing `blocks` (the watermark applies).
   bool CanAdmit(int64_t blocks) const {
     if (!window_pools_.empty()) [[unlikely]] return PoolsFit(0, blocks, /*watermark=*/true);
@@ -147,6 +151,7 @@ class BlockManager {
   void Unhold(uint64_t key);
 
   int block_size_;
+  int block_shift_;           // log2(block_size_), or -1 when it is not a power of two
   KvCacheGroups groups_;
   bool hybrid_;               // window groups: BlocksFor goes through groups_
   int64_t total_;

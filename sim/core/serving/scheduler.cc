@@ -146,7 +146,7 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
       }
     }
     if (preempted_itself) break;
-    blocks.Grow(*seq, needed);
+    if (needed > 0) blocks.Grow(*seq, needed);  // most steps fill a block already held
     plan.Add(seq, 1);
     tokens += 1 + lookahead;
   }
