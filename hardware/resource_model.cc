@@ -158,8 +158,9 @@ double ResourceModel::Interpolate(const Table& table, double x) {
   const size_t n = table.log_x.size();
   if (lx <= table.log_x[0]) return table.y[0];
   if (lx >= table.log_x[n - 1]) return table.y[n - 1];
-  size_t i = 1;
-  while (table.log_x[i] < lx) ++i;
+  // The first point at or above lx (binary search: asked for every kernel of every iteration).
+  const size_t i = static_cast<size_t>(std::lower_bound(table.log_x.begin() + 1, table.log_x.end(), lx) -
+                                       table.log_x.begin());
   const double f = (lx - table.log_x[i - 1]) / (table.log_x[i] - table.log_x[i - 1]);
   return table.y[i - 1] + f * (table.y[i] - table.y[i - 1]);
 }

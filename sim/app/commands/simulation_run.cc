@@ -1,7 +1,6 @@
 #include "sim/app/commands/simulation_run.h"
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,7 +103,10 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenWorkload(o.workload, seed, &trace_stats);
   if (!source.ok()) return source.status();
 
+  // Each file is formatted and written on a thread of its own, beside the simulation (the two
+  // big ones take about as long as the simulation itself).
   IterationOutputs outputs;
+  std::vector<std::unique_ptr<BackgroundSink>> writers;
   std::unique_ptr<IterationsCsv> iterations_csv;
   std::unique_ptr<Timeline> timeline;
   const Compression compression = o.outputs.zstd ? Compression::kZstd : Compression::kNone;
@@ -113,7 +115,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
         IterationsCsv::Open(out->TempPath(o.outputs.IterationsFile()), plan.options.speculative.enabled(), compression);
     if (!csv.ok()) return csv.status();
     iterations_csv = *std::move(csv);
-    outputs.Add(iterations_csv.get());
+    writers.push_back(std::make_unique<BackgroundSink>(iterations_csv.get()));
   }
   if (out != nullptr && o.outputs.timeline) {
     absl::StatusOr<std::unique_ptr<Timeline>> t =
@@ -121,17 +123,15 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
                      out->TempPath(o.outputs.TimelineFile()), plan.engine.layout.num_replicas, o.timeline_max_iterations);
     if (!t.ok()) return t.status();
     timeline = *std::move(t);
-    outputs.Add(timeline.get());
+    writers.push_back(std::make_unique<BackgroundSink>(timeline.get()));
   }
   EngineConfig engine = plan.engine;
   engine.allreduce_latency_s = cost->allreduce_latency_s;
   if (engine.execution.has_value()) engine.execution->speculation.seed = seed;  // this run's acceptances
-  // The files are formatted and written on a thread of their own, beside the simulation.
-  std::optional<BackgroundSink> writer;
-  if (!outputs.empty()) writer.emplace(&outputs);
+  for (const std::unique_ptr<BackgroundSink>& writer : writers) outputs.Add(writer.get());
   absl::StatusOr<SimulationResult> result =
-      RunSimulation(engine, o.setup.gpu, *cost->model, **source, writer ? &*writer : nullptr);
-  if (writer) writer->Finish();
+      RunSimulation(engine, o.setup.gpu, *cost->model, **source, outputs.empty() ? nullptr : &outputs);
+  for (const std::unique_ptr<BackgroundSink>& writer : writers) writer->Finish();
   if (!result.ok()) return result.status();
 
   SummaryContext context;

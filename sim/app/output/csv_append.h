@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -22,42 +23,102 @@ inline void AppendIntText(std::string* out, int64_t value) {
   out->append(buffer, r.ptr);
 }
 
-// `value` alone with `precision` digits after the point (printf "%.{precision}f").
-// Fast path, exact: for 0 <= value < 2^53 and precision <= 9, the integer part i = floor(value)
-// and the fraction f = value - i are exact doubles, and f x 10^precision (< 10^9) is computed
-// with an error below 2^-23; when that product is not within 1e-6 of a rounding tie, rounding
-// it gives exactly the digits printf rounds the exact value to. Anything else (ties, negative,
-// -0, huge, NaN) goes through std::to_chars, which the standard defines to match printf.
-inline void AppendFixedText(std::string* out, double value, int precision) {
+// Fast path of the fixed-point text below, written at `at` (at most kFastFixedChars bytes);
+// nullptr where it does not apply.
+// For 0 <= value < 2^53 and precision <= 9, the integer part i = floor(value) and the fraction
+// f = value - i are exact doubles, and f x 10^precision (< 10^9) is computed with an error below
+// 2^-23; when that product is not within 1e-6 of a rounding tie, rounding it gives exactly the
+// digits printf rounds the exact value to. Anything else (ties, negative, -0, huge, NaN) is
+// left to std::to_chars, which the standard defines to match printf.
+inline constexpr int kFastFixedChars = 16 + 1 + 9;
+inline char* FastFixedChars(char* at, double value, int precision) {
   static constexpr double kScale[10] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
-  if (!std::signbit(value) && value < 9007199254740992.0 && precision >= 1 && precision <= 9) {
-    const double whole = std::floor(value);
-    const double scaled = (value - whole) * kScale[precision];
-    const double below = std::floor(scaled);
-    const double distance_to_tie = scaled - below - 0.5;
-    if (distance_to_tie > 1e-6 || distance_to_tie < -1e-6) {
-      auto digits = static_cast<uint64_t>(below) + (distance_to_tie > 0 ? 1 : 0);
-      auto integer = static_cast<uint64_t>(whole);
-      if (digits == static_cast<uint64_t>(kScale[precision])) {  // .999...95 rounds up
-        digits = 0;
-        ++integer;
-      }
-      char buffer[32];
-      char* end = std::to_chars(buffer, buffer + 20, integer).ptr;
-      *end++ = '.';
-      for (int i = precision - 1; i >= 0; --i) {
-        end[i] = static_cast<char>('0' + digits % 10);
-        digits /= 10;
-      }
-      out->append(buffer, end + precision);
+  if (std::signbit(value) || !(value < 9007199254740992.0) || precision < 1 || precision > 9) return nullptr;
+  const double whole = std::floor(value);
+  const double scaled = (value - whole) * kScale[precision];
+  const double below = std::floor(scaled);
+  const double distance_to_tie = scaled - below - 0.5;
+  if (!(distance_to_tie > 1e-6 || distance_to_tie < -1e-6)) return nullptr;
+  auto digits = static_cast<uint64_t>(below) + (distance_to_tie > 0 ? 1 : 0);
+  auto integer = static_cast<uint64_t>(whole);
+  if (digits == static_cast<uint64_t>(kScale[precision])) {  // .999...95 rounds up
+    digits = 0;
+    ++integer;
+  }
+  char* end = std::to_chars(at, at + 17, integer).ptr;
+  *end++ = '.';
+  for (int i = precision - 1; i >= 0; --i) {
+    end[i] = static_cast<char>('0' + digits % 10);
+    digits /= 10;
+  }
+  return end + precision;
+}
+
+// `value` alone with `precision` digits after the point (printf "%.{precision}f").
+inline void AppendFixedText(std::string* out, double value, int precision) {
+  char buffer[352];  // the largest double in fixed notation: 309 digits, point and 9 decimals
+  char* end = FastFixedChars(buffer, value, precision);
+  if (end == nullptr) {
+    end = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::fixed, precision).ptr;
+  }
+  out->append(buffer, end);
+}
+
+// One row built in place at the end of `out`, for writers that emit a row per iteration: room
+// is made once per row (one resize) and fields are written through a pointer, without the
+// string's checks per field; the destructor trims `out` to what was written. Nothing else may
+// touch `out` while the row lives. The text is what the Append functions give.
+class TextRow {
+ public:
+  explicit TextRow(std::string* out) : out_(out) {
+    const size_t used = out->size();
+    out->resize(used + kRoom);
+    p_ = out->data() + used;
+    limit_ = out->data() + out->size();
+  }
+  ~TextRow() { out_->resize(static_cast<size_t>(p_ - out_->data())); }
+  TextRow(const TextRow&) = delete;
+  TextRow& operator=(const TextRow&) = delete;
+
+  void Int(int64_t value, char separator = ',') {
+    Ensure(21);
+    p_ = std::to_chars(p_, p_ + 20, value).ptr;
+    *p_++ = separator;
+  }
+  void Fixed(double value, int precision, char separator = ',') {
+    Ensure(kFastFixedChars + 1);
+    char* end = FastFixedChars(p_, value, precision);
+    if (end == nullptr) {
+      char buffer[352];
+      const char* text_end =
+          std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::fixed, precision).ptr;
+      Text(absl::string_view(buffer, static_cast<size_t>(text_end - buffer)), separator);
       return;
     }
+    p_ = end;
+    *p_++ = separator;
   }
-  char buffer[352];  // the largest double in fixed notation: 309 digits, point and 9 decimals
-  const std::to_chars_result r = std::to_chars(buffer, buffer + sizeof(buffer), value,
-                                               std::chars_format::fixed, precision);
-  out->append(buffer, r.ptr);
-}
+  void Text(absl::string_view text, char separator = ',') {
+    Ensure(text.size() + 1);
+    std::memcpy(p_, text.data(), text.size());
+    p_ += text.size();
+    *p_++ = separator;
+  }
+
+ private:
+  static constexpr size_t kRoom = 256;
+  void Ensure(size_t bytes) {
+    if (static_cast<size_t>(limit_ - p_) >= bytes) [[likely]] return;
+    const size_t used = static_cast<size_t>(p_ - out_->data());
+    out_->resize(used + bytes + kRoom);
+    p_ = out_->data() + used;
+    limit_ = out_->data() + out_->size();
+  }
+
+  std::string* out_;
+  char* p_;
+  char* limit_;
+};
 
 // `value` then `separator`.
 inline void AppendInt(std::string* out, int64_t value, char separator = ',') {

@@ -23,39 +23,41 @@ void IterationsCsv::OnIteration(const IterationRecord& r) {
   const double kv_fraction = r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_used) /
                                                           static_cast<double>(r.kv_blocks_total) : 0;
   // Same text as printf("%d,%d,%.9f x 6,%d x 6,%.6f,%d x 6,%s,%.6f,%.6f\n").
-  std::string& b = *file_.buffer();
-  AppendInt(&b, r.replica);
-  AppendInt(&b, r.index);
-  AppendFixed(&b, r.start_s, 9);
-  AppendFixed(&b, r.end_s, 9);
-  AppendFixed(&b, r.compute_s, 9);
-  AppendFixed(&b, r.communication_s, 9);
-  AppendFixed(&b, r.host_s, 9);
-  AppendFixed(&b, r.host_hidden_s, 9);
-  AppendInt(&b, r.batch_size());
-  AppendInt(&b, r.prefill_seqs);
-  AppendInt(&b, r.prefill_tokens);
-  AppendInt(&b, r.decode_seqs);
-  AppendInt(&b, r.padding_seqs);
-  AppendInt(&b, r.kv_blocks_used);
-  AppendFixed(&b, kv_fraction, 6);
-  AppendInt(&b, r.waiting);
-  AppendInt(&b, r.running);
-  AppendInt(&b, r.swapped);
-  AppendInt(&b, r.preempted);
-  AppendInt(&b, r.swap_out_blocks);
-  AppendInt(&b, r.swap_in_blocks);
-  AppendField(&b, ResourceName(r.binding));
-  AppendFixed(&b, r.hbm_fraction, 6);
-  if (!speculative_) {
-    AppendFixed(&b, r.compute_fraction, 6, '\n');
-  } else {
-    AppendFixed(&b, r.compute_fraction, 6);
-    AppendFixed(&b, r.draft_s, 9);
-    AppendInt(&b, r.speculative_seqs);
-    AppendInt(&b, r.draft_tokens);
-    AppendInt(&b, r.accepted_tokens);
-    AppendInt(&b, r.emitted_tokens, '\n');
+  {  // the row is complete (trimmed) before the buffer may be flushed
+    TextRow row(file_.buffer());
+    row.Int(r.replica);
+    row.Int(r.index);
+    row.Fixed(r.start_s, 9);
+    row.Fixed(r.end_s, 9);
+    row.Fixed(r.compute_s, 9);
+    row.Fixed(r.communication_s, 9);
+    row.Fixed(r.host_s, 9);
+    row.Fixed(r.host_hidden_s, 9);
+    row.Int(r.batch_size());
+    row.Int(r.prefill_seqs);
+    row.Int(r.prefill_tokens);
+    row.Int(r.decode_seqs);
+    row.Int(r.padding_seqs);
+    row.Int(r.kv_blocks_used);
+    row.Fixed(kv_fraction, 6);
+    row.Int(r.waiting);
+    row.Int(r.running);
+    row.Int(r.swapped);
+    row.Int(r.preempted);
+    row.Int(r.swap_out_blocks);
+    row.Int(r.swap_in_blocks);
+    row.Text(ResourceName(r.binding));
+    row.Fixed(r.hbm_fraction, 6);
+    if (!speculative_) {
+      row.Fixed(r.compute_fraction, 6, '\n');
+    } else {
+      row.Fixed(r.compute_fraction, 6);
+      row.Fixed(r.draft_s, 9);
+      row.Int(r.speculative_seqs);
+      row.Int(r.draft_tokens);
+      row.Int(r.accepted_tokens);
+      row.Int(r.emitted_tokens, '\n');
+    }
   }
   file_.FlushIfFull();
 }

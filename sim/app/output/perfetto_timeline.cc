@@ -36,6 +36,10 @@ int64_t Nanoseconds(double seconds) { return std::llround(seconds * 1e9); }
 using google::protobuf::internal::WireFormatLite;
 
 void PutRawVarint(std::string* out, uint64_t value) {
+  if (value < 0x80) {  // tags and small counts: one byte
+    out->push_back(static_cast<char>(value));
+    return;
+  }
   uint8_t bytes[10];
   const uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(value, bytes);
   out->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(end - bytes));

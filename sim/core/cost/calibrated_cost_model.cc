@@ -102,6 +102,12 @@ void CalibratedCostModel::BuildAndTime(const BatchShape& batch, LaunchMode launc
     memo.terms[i] = Terms(k, memo.time[i], launch);
   }
   std::swap(memo.kernels, memo.next);  // the pointers
+  memo.prefix_slots = memo.kernels->size;
+  for (const int slot : memo.kernels->decode_attention_slot) {
+    if (slot >= 0) memo.prefix_slots = std::min(memo.prefix_slots, slot);
+  }
+  memo.prefix = SlotTerms{};
+  AddTerms(memo, 0, memo.prefix_slots, memo.prefix);
   memo.decode_only = batch.prefill.empty();
   memo.sequences = static_cast<int64_t>(batch.decode_context_tokens.size());
   memo.padding_rows = batch.padding_rows;
@@ -127,9 +133,8 @@ IterationCost CalibratedCostModel::Cost(const BatchShape& batch) const {
   return Sum(memo, launch);
 }
 
-IterationCost CalibratedCostModel::Sum(const StepMemo& memo, LaunchMode launch) const {
-  SlotTerms total;
-  for (int slot = 0; slot < memo.kernels->size; ++slot) {
+void CalibratedCostModel::AddTerms(const StepMemo& memo, int from, int to, SlotTerms& total) {
+  for (int slot = from; slot < to; ++slot) {
     const SlotTerms& t = memo.terms[static_cast<size_t>(slot)];
     total.gpu_s += t.gpu_s;
     total.fixed_s += t.fixed_s;
@@ -141,6 +146,12 @@ IterationCost CalibratedCostModel::Sum(const StepMemo& memo, LaunchMode launch) 
     total.l2_bytes += t.l2_bytes;
     total.compute_bound_s += t.compute_bound_s;
   }
+}
+
+IterationCost CalibratedCostModel::Sum(const StepMemo& memo, LaunchMode launch) const {
+  // The same additions in the same order as summing every slot from zero.
+  SlotTerms total = memo.prefix;
+  AddTerms(memo, memo.prefix_slots, memo.kernels->size, total);
   const GpuSpec& gpu = resources_.gpu();
   IterationCost cost;
   // Replayed from a graph, kernels run back to back with a small gap; issued by the host, a

@@ -85,6 +85,10 @@ class CalibratedCostModel final : public IterationCostModel {
     std::array<double, kMaxIterationKernels> seconds{};  // one launch, before the custom all-reduce
     std::array<KernelTime, kMaxIterationKernels> time;
     std::array<SlotTerms, kMaxIterationKernels> terms;
+    // The terms of the slots before the first decode attention kernel, summed (the part of
+    // the sums a decode batch of the same key keeps).
+    SlotTerms prefix;
+    int prefix_slots = 0;
     bool decode_only = false;
     int64_t sequences = 0, padding_rows = 0, extra_sampled_rows = 0;
     LaunchMode launch = LaunchMode::kGraph;
@@ -97,6 +101,8 @@ class CalibratedCostModel final : public IterationCostModel {
   // Builds `batch` into memo.kernels, timing the slots that changed.
   void BuildAndTime(const BatchShape& batch, LaunchMode launch, StepMemo& memo) const;
   SlotTerms Terms(const Kernel& kernel, KernelTime time, LaunchMode launch) const;
+  // Adds the terms of slots [from, to) to `total`, in slot order.
+  static void AddTerms(const StepMemo& memo, int from, int to, SlotTerms& total);
   // The iteration's cost from memo's kernels, times and terms.
   IterationCost Sum(const StepMemo& memo, LaunchMode launch) const;
 

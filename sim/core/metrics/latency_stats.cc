@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "boost/sort/spreadsort/float_sort.hpp"
+
 namespace infergrid {
 
 double SortedQuantile(const std::vector<double>& sorted, double q) {
@@ -17,7 +19,9 @@ double SortedQuantile(const std::vector<double>& sorted, double q) {
 LatencyStats ComputeLatencyStats(std::vector<double>& samples) {
   LatencyStats stats;
   if (samples.empty()) return stats;
-  std::sort(samples.begin(), samples.end());
+  // A radix sort (Boost's spreadsort): the same order as std::sort for latencies (no NaN, no
+  // -0), in linear time; a million requests sort five such vectors.
+  boost::sort::spreadsort::float_sort(samples.begin(), samples.end());
   double sum = 0;
   for (double s : samples) sum += s;
   stats.count = static_cast<int64_t>(samples.size());

@@ -22,9 +22,10 @@ class SarathiScheduler final : public Scheduler {
         budget_(std::max<int64_t>(1, std::min(limits.chunk_size, limits.max_num_batched_tokens))) {}
 
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
-    int64_t tokens =
-        scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, plan, limits_.lookahead_slots);
-    tokens += scheduling::ContinuePrefills(queues, blocks, budget_ - tokens, plan);
+    bool all_decoding = false;
+    int64_t tokens = scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, plan,
+                                                 limits_.lookahead_slots, &all_decoding);
+    if (!all_decoding) tokens += scheduling::ContinuePrefills(queues, blocks, budget_ - tokens, plan);
     if (plan.preempted_recompute + plan.preempted_swap == 0) {
       tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, plan,
                                             limits_.lookahead_slots);

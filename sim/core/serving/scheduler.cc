@@ -131,12 +131,17 @@ void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan
 }
 
 int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
-                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead) {
+                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead, bool* all_decoding) {
   int64_t tokens = 0;
+  bool decoding = true;
   // Index loop: preemption pops from the back, never before `i`.
-  for (size_t i = 0; i < queues.running.size() && tokens < max_tokens; ++i) {
+  size_t i = 0;
+  for (; i < queues.running.size() && tokens < max_tokens; ++i) {
     Sequence* seq = queues.running[i];
-    if (!seq->InDecode()) continue;
+    if (!seq->InDecode()) {
+      decoding = false;
+      continue;
+    }
     const int64_t needed = blocks.Needed(*seq, seq->computed + 1 + lookahead);
     bool preempted_itself = false;
     while (!blocks.CanGrow(*seq, needed)) {
@@ -150,6 +155,7 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
     plan.Add(seq, 1);
     tokens += 1 + lookahead;
   }
+  if (all_decoding != nullptr) *all_decoding = decoding && i >= queues.running.size();
   return tokens;
 }
 

@@ -114,9 +114,11 @@ void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan
 // Schedules one decode token for every running sequence in decode, front to back, preempting
 // from the back when blocks run out (vLLM's _schedule_running). Stops at `max_tokens`. Each
 // decode reserves KV for 1 + `lookahead` tokens and counts that many against the budget.
-// Returns the tokens scheduled.
+// Returns the tokens scheduled. `all_decoding`, when given, is set to whether every running
+// sequence was seen and in decode (then ContinuePrefills has nothing to do).
 int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
-                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead = 0);
+                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead = 0,
+                        bool* all_decoding = nullptr);
 
 // Swaps sequences back in, front first, while the watermark and max_num_seqs allow; each is
 // scheduled for its next step (a decode with its `lookahead` slots). Returns the tokens scheduled.
