@@ -797,6 +797,101 @@ TEST(CalibratedCostModel, Llama3DecodeStepOnH100) {
   EXPECT_EQ((*graphs)->Cost(BatchShape{}).duration_s, 0);
 }
 
+// A batch of `contexts` decoding, with `padding` graph rows and the launch mode `launch`.
+BatchShape DecodeOf(std::vector<int64_t> contexts, int64_t padding = 0, LaunchMode launch = LaunchMode::kGraph) {
+  BatchShape b;
+  b.decode_context_tokens = std::move(contexts);
+  b.padding_rows = padding;
+  b.launch = launch;
+  return b;
+}
+
+// Consecutive prices go through the per-thread memo (a decode batch of the same count, padding
+// and launch rebuilds and times only its attention kernels; other batches reuse the time of
+// every kernel equal to the last one in its slot). They must equal, bit for bit, the prices of
+// the same batches with the memo emptied before each (another model priced in between): dense,
+// sliding-window, chunked-local, linear-attention and latent-attention models, graphs, eager
+// and piecewise launches, padding rows and prefills in between.
+TEST(CalibratedCostModel, MemoGivesExactlyTheFreshPrice) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  absl::StatusOr<Calibration> p = ResolveCalibration(h100, "");
+  ASSERT_TRUE(p.ok());
+  std::vector<BatchShape> batches;
+  for (int step = 0; step < 4; ++step) batches.push_back(DecodeOf({100 + step, 4000 + step, 17 + step}));
+  batches.push_back(DecodeOf({104, 4004, 21}, 5));                      // same count, graph padding
+  batches.push_back(DecodeOf({105, 4005, 22}, 5, LaunchMode::kEager));   // same count, eager
+  batches.push_back(DecodeOf({106, 4006, 23}, 5, LaunchMode::kEager));
+  BatchShape mixed = DecodeOf({107, 4007}, 0, LaunchMode::kPiecewise);
+  mixed.prefill = {{300, 0}, {64, 512}};
+  batches.push_back(mixed);
+  mixed.prefill = {{301, 300}};
+  batches.push_back(mixed);
+  for (int step = 0; step < 3; ++step) batches.push_back(DecodeOf({108 + step, 4008 + step, 9000 + step, 1 + step}));
+  batches.push_back(DecodeOf({112, 4012, 9004}));  // one finished
+  for (const std::string name : {"llama-3-8b", "gpt-oss-20b", "llama-4-scout", "qwen3-next-80b-a3b", "deepseek-v3"}) {
+    SCOPED_TRACE(name);
+    CalibratedCostOptions options;
+    options.kernels.tensor_parallel = name == "llama-3-8b" || name == "gpt-oss-20b" ? 1 : 8;
+    auto model = CalibratedCostModel::Create(Model(name), h100, *p, options);
+    auto other = CalibratedCostModel::Create(Model("llama-3-8b"), h100, *p, {});
+    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_TRUE(other.ok()) << other.status();
+    std::vector<IterationCost> consecutive;
+    for (const BatchShape& b : batches) consecutive.push_back((*model)->Cost(b));
+    for (size_t i = 0; i < batches.size(); ++i) {
+      (*other)->Cost(Decode(1, 10));  // empties the memo for `model`
+      const IterationCost fresh = (*model)->Cost(batches[i]);
+      const IterationCost& memo = consecutive[i];
+      EXPECT_EQ(memo.duration_s, fresh.duration_s) << i;
+      EXPECT_EQ(memo.flops, fresh.flops) << i;
+      EXPECT_EQ(memo.tensor_flops, fresh.tensor_flops) << i;
+      EXPECT_EQ(memo.cuda_flops, fresh.cuda_flops) << i;
+      EXPECT_EQ(memo.hbm_bytes, fresh.hbm_bytes) << i;
+      EXPECT_EQ(memo.l2_bytes, fresh.l2_bytes) << i;
+      EXPECT_EQ(memo.hbm_bound_s, fresh.hbm_bound_s) << i;
+      EXPECT_EQ(memo.compute_bound_s, fresh.compute_bound_s) << i;
+      EXPECT_EQ(memo.l2_bound_s, fresh.l2_bound_s) << i;
+      EXPECT_EQ(memo.network_s, fresh.network_s) << i;
+      EXPECT_EQ(memo.overhead_s, fresh.overhead_s) << i;
+      EXPECT_EQ(memo.kernel_launches, fresh.kernel_launches) << i;
+      EXPECT_EQ(memo.binding, fresh.binding) << i;
+    }
+    // The decode steps do cost differently: contexts grow.
+    EXPECT_NE(consecutive[0].hbm_bytes, consecutive[3].hbm_bytes);
+  }
+}
+
+// Rebuilding the attention of a decode batch in place gives exactly the kernels a whole build
+// gives; models whose other kernels read the contexts (latent attention) and batches with a
+// prefill are refused, with the kernels left alone.
+TEST(IterationKernels, RebuildDecodeAttentionEqualsAWholeBuild) {
+  for (const std::string name : {"llama-3-8b", "gpt-oss-20b", "llama-4-scout", "qwen3-next-80b-a3b"}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<IterationKernelBuilder> b = IterationKernelBuilder::Create(Model(name), {});
+    ASSERT_TRUE(b.ok()) << b.status();
+    IterationKernels rebuilt;
+    b->Build(DecodeOf({10, 300, 70000}, 3), &rebuilt);
+    const BatchShape next = DecodeOf({11, 5000, 90000}, 3);
+    ASSERT_TRUE(b->RebuildDecodeAttention(next, &rebuilt));
+    IterationKernels whole;
+    b->Build(next, &whole);
+    ASSERT_EQ(rebuilt.size, whole.size);
+    for (size_t i = 0; i < static_cast<size_t>(whole.size); ++i) {
+      EXPECT_TRUE(rebuilt.kernels[i] == whole.kernels[i]) << whole.kernels[i].name;
+    }
+    EXPECT_EQ(rebuilt.decode_attention_slot, whole.decode_attention_slot);
+    EXPECT_GE(whole.decode_attention_slot[0], 0);  // every one has full-attention layers
+    BatchShape with_prefill = next;
+    with_prefill.prefill = {{10, 0}};
+    EXPECT_FALSE(b->RebuildDecodeAttention(with_prefill, &rebuilt));
+  }
+  absl::StatusOr<IterationKernelBuilder> latent = IterationKernelBuilder::Create(Model("deepseek-v3"), {});
+  ASSERT_TRUE(latent.ok());
+  IterationKernels kernels;
+  latent->Build(DecodeOf({10, 20}), &kernels);
+  EXPECT_FALSE(latent->RebuildDecodeAttention(DecodeOf({11, 21}), &kernels));
+}
+
 TEST(CalibratedCostModel, LargePrefillIsComputeBound) {
   const GpuSpec h100 = Gpu("h100-sxm");
   auto model = CalibratedCostModel::Create(Model("llama-3-8b"), h100, *ResolveCalibration(h100, ""), {});

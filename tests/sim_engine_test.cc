@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <sstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -453,6 +454,51 @@ TEST(LogHistogram, APercentileNeverPassesTheMaximumOrTheMinimum) {
   EXPECT_EQ(h.min(), 1.0);
 }
 
+// Runs of equal values added at once equal the same values added one by one, sum included
+// (the request log adds a decode step's equal inter-token gaps as one run).
+TEST(LogHistogram, RepeatedAddsEqualSingleAdds) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> gap(1e-4, 0.05);
+  LogHistogram runs, singles;
+  for (int i = 0; i < 2000; ++i) {
+    const double v = gap(rng);
+    const int64_t n = static_cast<int64_t>(rng() % 40);
+    runs.AddRepeated(v, n);
+    for (int64_t k = 0; k < n; ++k) singles.Add(v);
+  }
+  EXPECT_EQ(runs.count(), singles.count());
+  EXPECT_EQ(runs.sum(), singles.sum());  // bit for bit: the same additions in the same order
+  EXPECT_EQ(runs.min(), singles.min());
+  EXPECT_EQ(runs.max(), singles.max());
+  for (const double q : {0.0, 0.1, 0.5, 0.9, 0.99, 0.999, 1.0}) EXPECT_EQ(runs.Quantile(q), singles.Quantile(q)) << q;
+}
+
+// The request log's inter-token gaps: a batch's tokens delivered together give equal gaps,
+// which it keeps as runs; the histogram it shows is the one-by-one histogram.
+TEST(RequestLog, InterTokenGapsAsRunsEqualOneByOne) {
+  RequestLog log;
+  LogHistogram expected;
+  for (int r = 0; r < 5; ++r) log.Add(RequestRecord{});
+  double t = 0.01;
+  std::vector<double> last(5, -1);
+  for (int step = 0; step < 50; ++step) {
+    t += step % 7 == 0 ? 0.0125 : 0.01;  // some steps longer than others
+    for (int r = 0; r < 5; ++r) {
+      if ((step + r) % 11 == 0) continue;  // now and then a request sits a step out
+      log.OnToken(r, t);
+      if (last[static_cast<size_t>(r)] >= 0) expected.Add(t - last[static_cast<size_t>(r)]);
+      last[static_cast<size_t>(r)] = t;
+    }
+    if (step == 20) {
+      EXPECT_GT(log.itl().count(), 0);  // read mid-run: what came so far
+    }
+  }
+  EXPECT_EQ(log.itl().count(), expected.count());
+  EXPECT_EQ(log.itl().sum(), expected.sum());
+  EXPECT_EQ(log.itl().Quantile(0.5), expected.Quantile(0.5));
+  EXPECT_EQ(log.itl().max(), expected.max());
+}
+
 // ---------------------------------------------------------------- admission and routing
 
 TEST(Admission, TruncatesRejectsAndKeysPrefixBlocks) {
@@ -687,6 +733,26 @@ TEST(Engine, RunningAheadGivesTheSameTimesAsIterationByIteration) {
   config.coalesce = false;
   const std::string routed_single = InChild([&] { return RunAndDescribe(config, busy); });
   ExpectSameTimes(routed_ahead, routed_single);
+}
+
+// With one replica a worker running ahead sends the requests arriving meanwhile itself (inline
+// arrivals) and goes on without the other actors: the same times as iteration by iteration,
+// with a front end between the client and the engine and a schedule-ahead engine too.
+TEST(Engine, InlineArrivalsGiveTheSameTimesAsIterationByIteration) {
+  const std::vector<Request> requests = Requests(120, 0.011, 300, 40);
+  for (const int variant : {0, 1, 2}) {
+    SCOPED_TRACE(variant);
+    EngineConfig config = TestConfig();
+    if (variant != 1) config.front_end.processes = {{.name = "api", .request_s = 2e-3, .prompt_token_s = 1e-6, .output_token_s = 1e-4}};
+    if (variant != 0) {
+      config.execution = ExecutionPolicy{};
+      config.execution->schedules_ahead = true;
+    }
+    const std::string ahead = InChild([&] { return RunAndDescribe(config, requests); });
+    config.coalesce = false;
+    const std::string single = InChild([&] { return RunAndDescribe(config, requests); });
+    ExpectSameTimes(ahead, single);
+  }
 }
 
 // A schedule-ahead engine (vLLM V1 async scheduling, SGLang's and TensorRT-LLM's overlap

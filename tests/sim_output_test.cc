@@ -56,6 +56,38 @@ TEST(CsvAppend, IntegersAndFields) {
   EXPECT_EQ(row, "0,-42,-9223372036854775808,9223372036854775807,hbm\n");
 }
 
+// A row written in place gives the text of the appenders, through the fast path, the exact
+// fallback (negative, huge, NaN) and rows that outgrow the room made for them.
+TEST(CsvAppend, TextRowWritesWhatTheAppendersWrite) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> seconds(0.0, 1e5);
+  const double specials[] = {-1.5, 1e300, std::numeric_limits<double>::quiet_NaN(), 0.9999999995, -0.0};
+  std::string rows = "head\n";
+  std::string expected = rows;
+  for (int line = 0; line < 2000; ++line) {
+    const int fields = 1 + line % 60;  // up to 60 fields: past the room one row starts with
+    TextRow row(&rows);
+    for (int f = 0; f < fields; ++f) {
+      const char separator = f + 1 == fields ? '\n' : ',';
+      if (f % 3 == 0) {
+        const int64_t v = static_cast<int64_t>(rng()) >> (f % 60);
+        row.Int(v, separator);
+        AppendInt(&expected, v, separator);
+      } else if (f % 3 == 1) {
+        const double v = f % 13 == 1 ? specials[static_cast<size_t>(line + f) % 5] : seconds(rng);
+        const int precision = f % 2 == 0 ? 6 : 9;
+        row.Fixed(v, precision, separator);
+        AppendFixed(&expected, v, precision, separator);
+      } else {
+        row.Text("hbm", separator);
+        AppendField(&expected, "hbm", separator);
+      }
+    }
+  }
+  EXPECT_EQ(rows.size(), expected.size());
+  EXPECT_EQ(rows, expected);
+}
+
 // Records the thread and the order it was handed records in.
 class ThreadRecordingSink final : public IterationSink {
  public:

@@ -172,6 +172,9 @@ class Run {
   // Runs ahead from `now` through uninterruptible iterations (or one iteration when running
   // ahead is not allowed) and executes them.
   void RunIterations(int index, double now);
+  // Executes the planned iteration of replica `index`, begun at `begin`, as its own activities
+  // (KV swaps, compute, the all-reduce ring) and completes it.
+  void RunOne(int index, double begin);
   // Time spent in tensor-parallel communication by an iteration of `tokens` new tokens,
   // assuming the ring's links are free (exclusive replicas).
   double RingBytes(int64_t tokens, int tp) const;
@@ -553,47 +556,50 @@ void Run::DrainArrivalsAt(double now) {
   while (!arrivals_done_ && next_arrival_s_ <= now) sg::this_actor::yield();
 }
 
-void Run::RunIterations(int index, double start) {
+void Run::RunOne(int index, double begin) {
   Replica& replica = *replicas_[static_cast<size_t>(index)];
   ReplicaDevices& devices = devices_[static_cast<size_t>(index)];
   const double block_bytes =
       static_cast<double>(config_.blocks.block_size) * static_cast<double>(config_.kv_bytes_per_token);
+  replica.Publish();
+  const BatchPlan& plan = replica.plan();
+  const IterationTimes times = Times(replica.cost(), replica.planned_tokens(), devices);
+  const double t0 = sg::Engine::get_clock();
+  devices.HostTransfer(static_cast<double>(plan.swap_out_blocks) * block_bytes,
+                       static_cast<double>(plan.swap_in_blocks) * block_bytes);
+  const double t1 = sg::Engine::get_clock();
+  devices.Compute(times.compute_s, replica.cost().hbm_bytes);
+  const double t2 = sg::Engine::get_clock();
+  devices.AllReduce(times.ring_bytes);
+  const double end = sg::Engine::get_clock();
+  // An arrival at this very instant sees the load the iteration started with (as it does
+  // when iterations run ahead).
+  DrainArrivalsAt(end);
+  replica.Complete(begin, end, (t1 - t0) + times.latency_s + (end - t2));
+  NoteCompletions();
+  replica.Publish();
+}
 
-  // The planned iteration as its own activities: KV swaps, compute, all-reduce ring.
-  auto run_one = [&](double begin) {
-    replica.Publish();
-    const BatchPlan& plan = replica.plan();
-    const IterationTimes times = Times(replica.cost(), replica.planned_tokens(), devices);
-    const double t0 = sg::Engine::get_clock();
-    devices.HostTransfer(static_cast<double>(plan.swap_out_blocks) * block_bytes,
-                         static_cast<double>(plan.swap_in_blocks) * block_bytes);
-    const double t1 = sg::Engine::get_clock();
-    devices.Compute(times.compute_s, replica.cost().hbm_bytes);
-    const double t2 = sg::Engine::get_clock();
-    devices.AllReduce(times.ring_bytes);
-    const double end = sg::Engine::get_clock();
-    // An arrival at this very instant sees the load the iteration started with (as it does
-    // when iterations run ahead).
-    DrainArrivalsAt(end);
-    replica.Complete(begin, end, (t1 - t0) + times.latency_s + (end - t2));
-    NoteCompletions();
-    replica.Publish();
-  };
+void Run::RunIterations(int index, double start) {
+  Replica& replica = *replicas_[static_cast<size_t>(index)];
+  ReplicaDevices& devices = devices_[static_cast<size_t>(index)];
   auto has_transfer = [&] {
     return replica.plan().swap_out_blocks > 0 || replica.plan().swap_in_blocks > 0;
   };
   // Under disaggregation KV transfers cross the replicas' links at any time: nothing runs ahead.
   if (!config_.coalesce || config_.max_concurrency > 0 || !devices.exclusive() || has_transfer() ||
       config_.prefill_replicas > 0) {
-    run_one(start);
+    RunOne(index, start);
     progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
     return;
   }
 
-  // Run ahead: every iteration ending before the next arrival cannot be interrupted. With
-  // inline arrivals the worker sends what arrived by the end of the iteration that reached the
-  // next input, takes what its front end has ready then, and goes on, as the worker would after
-  // waiting for that iteration's end.
+  // Run ahead: every iteration ending before the next input (an arrival, or a request its
+  // front end has ready) cannot be interrupted. The iteration during which the next input comes
+  // completes only after it is sent, as iteration by iteration: the front end serves requests
+  // and tokens in time order. With inline arrivals the worker sends what arrived by that
+  // iteration's end itself, completes it, takes what its front end has ready and goes on;
+  // otherwise that iteration runs on its own once the run is executed.
   double horizon = NextInput(index);
   double t = start;
   double compute_s = 0;
@@ -601,21 +607,26 @@ void Run::RunIterations(int index, double start) {
   double ring_bytes = 0;
   int64_t count = 0;
   bool transfer_pending = false;
+  bool input_pending = false;
   while (true) {
     const IterationTimes times = Times(replica.cost(), replica.planned_tokens(), devices);
     const double end = t + times.compute_s + times.ring_s;
     const bool at_input = end >= horizon;
-    const bool last = (at_input && !inline_arrivals_) || count + 1 >= config_.max_run_iterations;
-    // The load a router sees during the iteration in flight when the next request arrives.
+    if (at_input && !inline_arrivals_) {
+      input_pending = true;
+      break;
+    }
+    const bool last = count + 1 >= config_.max_run_iterations;
+    // The load a router sees during the iteration in flight when the run is executed.
     if (last) replica.Publish();
     compute_s += times.compute_s;
     hbm_bytes += replica.cost().hbm_bytes;
     ring_bytes += times.ring_bytes;
+    if (at_input) SendArrivalsUntil(end);
     replica.Complete(t, end, times.latency_s + times.ring_s);
     ++count;
     t = end;
-    if (at_input && !last) {
-      SendArrivalsUntil(t);
+    if (at_input) {
       if (!error_.ok()) break;
       TakeInbound(index, t);
       horizon = NextInput(index);
@@ -630,7 +641,7 @@ void Run::RunIterations(int index, double start) {
   devices.AllReduce(ring_bytes);
   DrainArrivalsAt(sg::Engine::get_clock());
   replica.Publish();
-  if (transfer_pending) run_one(t);
+  if (transfer_pending || input_pending) RunOne(index, t);
   progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
 }
 

@@ -9,8 +9,12 @@
 // can interrupt (until the next arrival anywhere, a KV swap, or 65,536 iterations) and executes
 // them as one activity carrying their summed work, recording each iteration and token at its
 // own time; replicas whose links another replica's transfers can cross never run ahead, nor
-// does anyone under a closed-loop client (its next arrival waits on a completion).
-// coalesce = false executes every iteration as its own activities; both give the same times.
+// does anyone under a closed-loop client (its next arrival waits on a completion). With one
+// replica and nothing that delays a send (no closed loop, no send jitter) the worker does not
+// even stop at arrivals: it sends the requests that arrived by the end of an iteration itself,
+// each at its own arrival time, and goes on (inline arrivals), so a busy period costs SimGrid
+// one activity. coalesce = false executes every iteration as its own activities; all give the
+// same times (to SimGrid's 1 ns timing precision).
 //
 // One SimGrid Engine per process, ever: RunSimulation fails if called twice in a process (the
 // `compare` command and the tests run each simulation in a child process).
