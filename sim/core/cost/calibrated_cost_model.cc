@@ -56,17 +56,16 @@ CalibratedCostModel::StepMemo& CalibratedCostModel::ThreadMemo() const {
   thread_local StepMemo memo;
   if (memo.model_id != id_) {
     memo.model_id = id_;
-    memo.kernels->size = 0;
-    memo.decode_only = false;
+    for (MemoEntry& entry : memo.entries) entry.valid = false;
   }
   return memo;
 }
 
-bool CalibratedCostModel::SameDecodeKey(const StepMemo& memo, const BatchShape& batch, LaunchMode launch) {
-  return memo.decode_only && batch.prefill.empty() &&
-         memo.sequences == static_cast<int64_t>(batch.decode_context_tokens.size()) &&
-         memo.padding_rows == batch.padding_rows && memo.extra_sampled_rows == batch.extra_sampled_rows &&
-         memo.launch == launch;
+bool CalibratedCostModel::SameDecodeKey(const MemoEntry& entry, const BatchShape& batch, LaunchMode launch) {
+  return entry.valid && entry.decode_only && batch.prefill.empty() &&
+         entry.sequences == static_cast<int64_t>(batch.decode_context_tokens.size()) &&
+         entry.padding_rows == batch.padding_rows && entry.extra_sampled_rows == batch.extra_sampled_rows &&
+         entry.launch == launch;
 }
 
 CalibratedCostModel::SlotTerms CalibratedCostModel::Terms(const Kernel& k, KernelTime t, LaunchMode launch) const {
@@ -87,55 +86,64 @@ CalibratedCostModel::SlotTerms CalibratedCostModel::Terms(const Kernel& k, Kerne
   return terms;
 }
 
-void CalibratedCostModel::BuildAndTime(const BatchShape& batch, LaunchMode launch, StepMemo& memo) const {
-  builder_.Build(batch, memo.next);
-  const bool same_launch = memo.launch == launch;
-  for (int slot = 0; slot < memo.next->size; ++slot) {
+void CalibratedCostModel::BuildAndTime(const BatchShape& batch, LaunchMode launch, IterationKernels& scratch,
+                                       MemoEntry& entry) const {
+  builder_.Build(batch, &scratch);
+  IterationKernels& kernels = entry.kernels;
+  const bool same_launch = entry.valid && entry.launch == launch;
+  for (int slot = 0; slot < scratch.size; ++slot) {
     const size_t i = static_cast<size_t>(slot);
-    const Kernel& k = memo.next->kernels[i];
-    if (slot < memo.kernels->size && memo.kernels->kernels[i] == k) {
-      if (!same_launch) memo.terms[i] = Terms(k, memo.time[i], launch);
+    const Kernel& k = scratch.kernels[i];
+    if (entry.valid && slot < kernels.size && kernels.kernels[i] == k) {
+      if (!same_launch) entry.terms[i] = Terms(k, entry.time[i], launch);
       continue;
     }
-    memo.time[i] = resources_.Time(k);
-    memo.seconds[i] = memo.time[i].seconds;
-    memo.terms[i] = Terms(k, memo.time[i], launch);
+    kernels.kernels[i] = k;
+    entry.time[i] = resources_.Time(k);
+    entry.seconds[i] = entry.time[i].seconds;
+    entry.terms[i] = Terms(k, entry.time[i], launch);
   }
-  std::swap(memo.kernels, memo.next);  // the pointers
-  memo.prefix_slots = memo.kernels->size;
-  for (const int slot : memo.kernels->decode_attention_slot) {
-    if (slot >= 0) memo.prefix_slots = std::min(memo.prefix_slots, slot);
+  kernels.size = scratch.size;
+  kernels.new_tokens = scratch.new_tokens;
+  kernels.sampled_rows = scratch.sampled_rows;
+  kernels.decode_attention_slot = scratch.decode_attention_slot;
+  entry.prefix_slots = kernels.size;
+  for (const int slot : kernels.decode_attention_slot) {
+    if (slot >= 0) entry.prefix_slots = std::min(entry.prefix_slots, slot);
   }
-  memo.prefix = SlotTerms{};
-  AddTerms(memo, 0, memo.prefix_slots, memo.prefix);
-  memo.decode_only = batch.prefill.empty();
-  memo.sequences = static_cast<int64_t>(batch.decode_context_tokens.size());
-  memo.padding_rows = batch.padding_rows;
-  memo.extra_sampled_rows = batch.extra_sampled_rows;
-  memo.launch = launch;
+  entry.prefix = SlotTerms{};
+  AddTerms(entry, 0, entry.prefix_slots, entry.prefix);
+  entry.valid = true;
+  entry.decode_only = batch.prefill.empty();
+  entry.sequences = static_cast<int64_t>(batch.decode_context_tokens.size());
+  entry.padding_rows = batch.padding_rows;
+  entry.extra_sampled_rows = batch.extra_sampled_rows;
+  entry.launch = launch;
 }
 
 IterationCost CalibratedCostModel::Cost(const BatchShape& batch) const {
   if (batch.empty()) return IterationCost{};
   const LaunchMode launch = options_.cuda_graphs ? batch.launch : LaunchMode::kEager;
   StepMemo& memo = ThreadMemo();
-  if (SameDecodeKey(memo, batch, launch) && builder_.RebuildDecodeAttention(batch, memo.kernels)) {
-    for (const int slot : memo.kernels->decode_attention_slot) {
+  const size_t n = batch.decode_context_tokens.size();
+  MemoEntry& entry = memo.entries[batch.prefill.empty() ? n % kDecodeEntries : kDecodeEntries];
+  if (SameDecodeKey(entry, batch, launch) && builder_.RebuildDecodeAttention(batch, &entry.kernels)) {
+    for (const int slot : entry.kernels.decode_attention_slot) {
       if (slot < 0) continue;
       const size_t i = static_cast<size_t>(slot);
-      memo.time[i] = resources_.Time(memo.kernels->kernels[i]);
-      memo.seconds[i] = memo.time[i].seconds;
-      memo.terms[i] = Terms(memo.kernels->kernels[i], memo.time[i], launch);
+      entry.time[i] = resources_.Time(entry.kernels.kernels[i]);
+      entry.seconds[i] = entry.time[i].seconds;
+      entry.terms[i] = Terms(entry.kernels.kernels[i], entry.time[i], launch);
     }
   } else {
-    BuildAndTime(batch, launch, memo);
+    BuildAndTime(batch, launch, memo.next, entry);
   }
-  return Sum(memo, launch);
+  return Sum(entry, launch);
 }
 
-void CalibratedCostModel::AddTerms(const StepMemo& memo, int from, int to, SlotTerms& total) {
+void CalibratedCostModel::AddTerms(const MemoEntry& entry, int from, int to, SlotTerms& total) {
   for (int slot = from; slot < to; ++slot) {
-    const SlotTerms& t = memo.terms[static_cast<size_t>(slot)];
+    const SlotTerms& t = entry.terms[static_cast<size_t>(slot)];
     total.gpu_s += t.gpu_s;
     total.fixed_s += t.fixed_s;
     total.network_s += t.network_s;
@@ -148,17 +156,17 @@ void CalibratedCostModel::AddTerms(const StepMemo& memo, int from, int to, SlotT
   }
 }
 
-IterationCost CalibratedCostModel::Sum(const StepMemo& memo, LaunchMode launch) const {
+IterationCost CalibratedCostModel::Sum(const MemoEntry& entry, LaunchMode launch) const {
   // The same additions in the same order as summing every slot from zero.
-  SlotTerms total = memo.prefix;
-  AddTerms(memo, memo.prefix_slots, memo.kernels->size, total);
+  SlotTerms total = entry.prefix;
+  AddTerms(entry, entry.prefix_slots, entry.kernels.size, total);
   const GpuSpec& gpu = resources_.gpu();
   IterationCost cost;
   // Replayed from a graph, kernels run back to back with a small gap; issued by the host, a
   // kernel also waits for its launch (hardware/launch_model.h).
   cost.duration_s = launch == LaunchMode::kGraph
                         ? total.gpu_s + total.launches * resources_.launch_graph_s()
-                        : LaunchedSeconds(*memo.kernels, memo.seconds.data(), launch,
+                        : LaunchedSeconds(entry.kernels, entry.seconds.data(), launch,
                                           {resources_.launch_graph_s(), resources_.launch_eager_s()});
   const double launch_s = cost.duration_s - total.gpu_s;
   cost.flops = total.tensor_flops + total.cuda_flops;

@@ -71,17 +71,15 @@ class CalibratedCostModel final : public IterationCostModel {
     double gpu_s = 0, fixed_s = 0, network_s = 0, launches = 0;
     double tensor_flops = 0, cuda_flops = 0, hbm_bytes = 0, l2_bytes = 0, compute_bound_s = 0;
   };
-  // Per thread: the last iteration's kernels with their times and terms, and what its batch was
-  // without its contexts. Consecutive iterations of a batch repeat every kernel but attention
-  // (same rows through the same layers): a decode batch of the same key rebuilds and times only
-  // its attention kernels (IterationKernelBuilder::RebuildDecodeAttention); any other batch is
-  // built whole and takes, slot by slot, the time of a kernel equal in every field to the last
-  // one there. Either way the result is exactly what timing every kernel anew gives.
-  struct StepMemo {
-    uint64_t model_id = 0;  // 0: empty
-    std::array<IterationKernels, 2> lists;
-    IterationKernels* kernels = &lists[0];  // the last iteration's
-    IterationKernels* next = &lists[1];     // scratch for a whole build, then swapped with it
+  // The kernels of one batch with their times and terms, and what the batch was without its
+  // contexts. Consecutive iterations of a batch repeat every kernel but attention (same rows
+  // through the same layers): a decode batch of the same key rebuilds and times only its
+  // attention kernels (IterationKernelBuilder::RebuildDecodeAttention); any other batch is
+  // built whole and takes, slot by slot, the time of a kernel equal in every field to the one
+  // there before. Either way the result is exactly what timing every kernel anew gives.
+  struct MemoEntry {
+    bool valid = false;
+    IterationKernels kernels;
     std::array<double, kMaxIterationKernels> seconds{};  // one launch, before the custom all-reduce
     std::array<KernelTime, kMaxIterationKernels> time;
     std::array<SlotTerms, kMaxIterationKernels> terms;
@@ -93,18 +91,27 @@ class CalibratedCostModel final : public IterationCostModel {
     int64_t sequences = 0, padding_rows = 0, extra_sampled_rows = 0;
     LaunchMode launch = LaunchMode::kGraph;
   };
+  // Per thread: decode batches by their size (a batch's size moves by a few sequences as
+  // requests finish and join, and each size keeps its entry), and one entry for batches with a
+  // prefill.
+  static constexpr size_t kDecodeEntries = 8;
+  struct StepMemo {
+    uint64_t model_id = 0;  // 0: empty
+    std::array<MemoEntry, kDecodeEntries + 1> entries;
+    IterationKernels next;  // scratch for a whole build
+  };
   // This thread's memo, emptied when it last served another model (looked up once an
   // iteration: a thread_local with a constructor costs a guarded call per access).
   StepMemo& ThreadMemo() const;
-  // Whether `memo` holds the kernels of a decode batch with the same key as `batch`.
-  static bool SameDecodeKey(const StepMemo& memo, const BatchShape& batch, LaunchMode launch);
-  // Builds `batch` into memo.kernels, timing the slots that changed.
-  void BuildAndTime(const BatchShape& batch, LaunchMode launch, StepMemo& memo) const;
+  // Whether `entry` holds the kernels of a decode batch with the same key as `batch`.
+  static bool SameDecodeKey(const MemoEntry& entry, const BatchShape& batch, LaunchMode launch);
+  // Builds `batch` (through `scratch`) into entry.kernels, timing the slots that changed.
+  void BuildAndTime(const BatchShape& batch, LaunchMode launch, IterationKernels& scratch, MemoEntry& entry) const;
   SlotTerms Terms(const Kernel& kernel, KernelTime time, LaunchMode launch) const;
   // Adds the terms of slots [from, to) to `total`, in slot order.
-  static void AddTerms(const StepMemo& memo, int from, int to, SlotTerms& total);
-  // The iteration's cost from memo's kernels, times and terms.
-  IterationCost Sum(const StepMemo& memo, LaunchMode launch) const;
+  static void AddTerms(const MemoEntry& entry, int from, int to, SlotTerms& total);
+  // The iteration's cost from the entry's kernels, times and terms.
+  IterationCost Sum(const MemoEntry& entry, LaunchMode launch) const;
 
   uint64_t id_;  // unique per model, for the per-thread memos
   IterationKernelBuilder builder_;

@@ -144,14 +144,15 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
     }
     const int64_t needed = blocks.Needed(*seq, seq->computed + 1 + lookahead);
     bool preempted_itself = false;
-    while (!blocks.CanGrow(*seq, needed)) {
+    // Growing by nothing always fits (most steps fill a block already held).
+    while (needed > 0 && !blocks.CanGrow(*seq, needed)) {
       if (PreemptLast(queues, blocks, mode, plan) == seq) {
         preempted_itself = true;
         break;
       }
     }
     if (preempted_itself) break;
-    if (needed > 0) blocks.Grow(*seq, needed);  // most steps fill a block already held
+    if (needed > 0) blocks.Grow(*seq, needed);
     plan.Add(seq, 1);
     tokens += 1 + lookahead;
   }
