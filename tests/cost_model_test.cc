@@ -842,17 +842,14 @@ TEST(CalibratedCostModel, MemoGivesExactlyTheFreshPrice) {
       (*other)->Cost(Decode(1, 10));  // empties the memo for `model`
       const IterationCost fresh = (*model)->Cost(batches[i]);
       const IterationCost& memo = consecutive[i];
-      EXPECT_EQ(memo.duration_s, fresh.duration_s) << i;
-      EXPECT_EQ(memo.flops, fresh.flops) << i;
-      EXPECT_EQ(memo.tensor_flops, fresh.tensor_flops) << i;
-      EXPECT_EQ(memo.cuda_flops, fresh.cuda_flops) << i;
-      EXPECT_EQ(memo.hbm_bytes, fresh.hbm_bytes) << i;
-      EXPECT_EQ(memo.l2_bytes, fresh.l2_bytes) << i;
-      EXPECT_EQ(memo.hbm_bound_s, fresh.hbm_bound_s) << i;
-      EXPECT_EQ(memo.compute_bound_s, fresh.compute_bound_s) << i;
-      EXPECT_EQ(memo.l2_bound_s, fresh.l2_bound_s) << i;
-      EXPECT_EQ(memo.network_s, fresh.network_s) << i;
-      EXPECT_EQ(memo.overhead_s, fresh.overhead_s) << i;
+      // Every field, bit for bit.
+      const double memo_fields[] = {memo.duration_s, memo.flops, memo.tensor_flops, memo.cuda_flops, memo.hbm_bytes,
+                                    memo.l2_bytes, memo.hbm_bound_s, memo.compute_bound_s, memo.l2_bound_s,
+                                    memo.network_s, memo.overhead_s};
+      const double fresh_fields[] = {fresh.duration_s, fresh.flops, fresh.tensor_flops, fresh.cuda_flops,
+                                     fresh.hbm_bytes, fresh.l2_bytes, fresh.hbm_bound_s, fresh.compute_bound_s,
+                                     fresh.l2_bound_s, fresh.network_s, fresh.overhead_s};
+      for (size_t f = 0; f < std::size(memo_fields); ++f) EXPECT_EQ(memo_fields[f], fresh_fields[f]) << i << " " << f;
       EXPECT_EQ(memo.kernel_launches, fresh.kernel_launches) << i;
       EXPECT_EQ(memo.binding, fresh.binding) << i;
     }
