@@ -37,6 +37,8 @@ struct BatchPlan {
   void Add(Sequence* seq, int64_t new_tokens) {
     work.push_back({seq, new_tokens, seq->InDecode() && new_tokens == 1});
   }
+  // A decode step of a sequence known to be in decode (Add(seq, 1) without asking again).
+  void AddDecode(Sequence* seq) { work.push_back({seq, 1, true}); }
 };
 
 // A batch of decodes only (one new token per sequence, no padding rows): what multi-step

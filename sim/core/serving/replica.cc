@@ -100,8 +100,13 @@ bool Replica::Plan(double start_s) {
   }
   shape_.prefill.clear();
   shape_.decode_context_tokens.clear();
+  // Every field is assigned below, in RecordPlanned() or in Complete(); the counts start from
+  // zero (clearing the whole record each iteration cost measurably more instructions).
+  static_assert(sizeof(IterationRecord) == 192, "a new IterationRecord field must be reset or assigned here");
   IterationRecord& r = record_;
-  r = IterationRecord{};
+  r.prefill_seqs = r.decode_seqs = 0;
+  r.prefill_tokens = 0;
+  r.speculative_seqs = r.draft_tokens = r.accepted_tokens = r.emitted_tokens = 0;
   emitting_ = 0;
   for (const ScheduledWork& w : plan_.work) {
     emitting_ += w.seq->computed + w.new_tokens == w.seq->TotalTokens() ? 1 : 0;  // drafts ride along
@@ -141,6 +146,12 @@ bool Replica::Plan(double start_s) {
     cost_.duration_s += front_end_work;
     cost_.host_s += front_end_work;
   }
+  RecordPlanned();
+  return true;
+}
+
+void Replica::RecordPlanned() {
+  IterationRecord& r = record_;
   r.replica = index_;
   r.index = iterations_;
   r.compute_s = cost_.duration_s - cost_.network_s;
@@ -160,18 +171,6 @@ bool Replica::Plan(double start_s) {
   r.binding = cost_.binding;
   r.hbm_fraction = cost_.hbm_fraction();
   r.compute_fraction = cost_.compute_fraction();
-  return true;
-}
-
-void Replica::DeliverToken(const Sequence& seq, double time_s) {
-  if (handoff_) return;  // the decode replica delivers the prefill's token
-  const bool hold = group_step_ > 0 && !policy_->stream_each_step;
-  if (hold) {
-    pending_.push_back({seq.record, seq.Finished(), seq.preemptions, seq.cached_tokens});
-    return;
-  }
-  log_.OnToken(seq.record, time_s);
-  if (seq.Finished()) log_.OnFinished(seq.record, time_s, seq.preemptions, seq.cached_tokens);
 }
 
 void Replica::FlushPending(double time_s) {
@@ -202,6 +201,7 @@ void Replica::Speculate(Sequence& seq, double time_s) {
 void Replica::Complete(double start_s, double end_s, double communication_s) {
   double delivered_s = end_s + cost_.output_delay_s;
   if (front_end_ != nullptr && !handoff_ && emitting_ > 0) delivered_s = front_end_->Outbound(delivered_s, emitting_);
+  bool finished = false;
   for (const ScheduledWork& w : plan_.work) {
     Sequence* seq = w.seq;
     seq->computed += w.new_tokens;
@@ -210,12 +210,16 @@ void Replica::Complete(double start_s, double end_s, double communication_s) {
       ++seq->generated;
       DeliverToken(*seq, delivered_s);
       if (w.decode && shape_.speculative_tokens > 0) Speculate(*seq, delivered_s);
-      if (seq->Finished() && group_step_ > 0) group_finished_.push_back(seq->computed);
+      if (seq->Finished()) {
+        finished = true;
+        if (group_step_ > 0) group_finished_.push_back(seq->computed);
+      }
     }
   }
   const bool group_ends = group_step_ > 0 && group_step_ >= policy_->num_scheduler_steps;
   if (group_ends) FlushPending(delivered_s);
-  scheduler_->Retire(queues_, blocks_, released_);
+  // Sequences finish only here: when none did, the running set is what the last Retire left.
+  if (finished) scheduler_->Retire(queues_, blocks_, released_);
   // Finished members leave the group's batch; the rest continue.
   if (group_step_ > 0 && !released_.empty()) {
     size_t kept = 0;

@@ -124,12 +124,23 @@ class Replica {
   // The scheduler's plan at `start_s`; a schedule-ahead engine formed it when the iteration
   // before started, so requests that arrived after that wait (unless nothing else could run).
   void PlanFromQueues(double start_s);
-  void DeliverToken(const Sequence& seq, double time_s);
+  // Once per token of every iteration: inline.
+  void DeliverToken(const Sequence& seq, double time_s) {
+    if (handoff_) return;  // the decode replica delivers the prefill's token
+    if (group_step_ > 0 && !policy_->stream_each_step) {  // held until the group ends
+      pending_.push_back({seq.record, seq.Finished(), seq.preemptions, seq.cached_tokens});
+      return;
+    }
+    log_.OnToken(seq.record, time_s);
+    if (seq.Finished()) log_.OnFinished(seq.record, time_s, seq.preemptions, seq.cached_tokens);
+  }
   // Speculative decoding: after a decode step's own token, the accepted draft tokens (drawn
   // from the sequence's stream), delivered with it at `time_s`.
   void Speculate(Sequence& seq, double time_s);
   int speculative_tokens() const { return policy_ != nullptr ? policy_->speculation.num_speculative_tokens : 0; }
   void FlushPending(double time_s);
+  // The planned iteration's record: its cost, the queues and KV use it starts with.
+  void RecordPlanned();
 
   // A token held back until its multi-step group ends.
   struct PendingToken {

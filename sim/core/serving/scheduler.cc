@@ -153,7 +153,7 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
     }
     if (preempted_itself) break;
     if (needed > 0) blocks.Grow(*seq, needed);
-    plan.Add(seq, 1);
+    plan.AddDecode(seq);
     tokens += 1 + lookahead;
   }
   if (all_decoding != nullptr) *all_decoding = decoding && i >= queues.running.size();
