@@ -12,6 +12,8 @@
 #include "gtest/gtest.h"
 #include "sim/app/output/background_sink.h"
 #include "sim/app/output/csv_append.h"
+#include "sim/app/output/perfetto_trace.pb.h"
+#include "sim/app/output/proto_bytes.h"
 
 namespace infergrid {
 namespace {
@@ -86,6 +88,35 @@ TEST(CsvAppend, TextRowWritesWhatTheAppendersWrite) {
   }
   EXPECT_EQ(rows.size(), expected.size());
   EXPECT_EQ(rows, expected);
+}
+
+// The fixed-array encoder writes what the Protocol Buffers library serializes for the same
+// fields: varints of every size (negative int64 as ten bytes), doubles and nested bytes.
+TEST(ProtoBytes, EncodesAsTheLibrarySerializes) {
+  for (const int64_t v : {int64_t{0}, int64_t{1}, int64_t{127}, int64_t{128}, int64_t{300}, int64_t{-1},
+                          int64_t{1} << 40, std::numeric_limits<int64_t>::min()}) {
+    perfetto::protos::DebugAnnotation message;
+    message.set_name_iid(7);
+    message.set_int_value(v);
+    ProtoBytes<32> bytes;
+    bytes.Varint(perfetto::protos::DebugAnnotation::kNameIidFieldNumber, 7);
+    bytes.Varint(perfetto::protos::DebugAnnotation::kIntValueFieldNumber, static_cast<uint64_t>(v));
+    EXPECT_EQ(std::string(bytes.view()), message.SerializeAsString()) << v;
+  }
+  perfetto::protos::DebugAnnotation message;
+  message.set_name_iid(3);
+  message.set_double_value(-12.5e-3);
+  ProtoBytes<32> bytes;
+  bytes.Varint(perfetto::protos::DebugAnnotation::kNameIidFieldNumber, 3);
+  bytes.Double(perfetto::protos::DebugAnnotation::kDoubleValueFieldNumber, -12.5e-3);
+  EXPECT_EQ(std::string(bytes.view()), message.SerializeAsString());
+  perfetto::protos::DebugAnnotation text;
+  text.set_name_iid(11);
+  text.set_string_value("hbm");
+  ProtoBytes<32> text_bytes;
+  text_bytes.Varint(perfetto::protos::DebugAnnotation::kNameIidFieldNumber, 11);
+  text_bytes.Bytes(perfetto::protos::DebugAnnotation::kStringValueFieldNumber, "hbm");
+  EXPECT_EQ(std::string(text_bytes.view()), text.SerializeAsString());
 }
 
 // Records the thread and the order it was handed records in.

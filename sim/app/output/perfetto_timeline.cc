@@ -55,14 +55,6 @@ void PutVarint(std::string* out, int field, uint64_t value) {
   PutRawVarint(out, value);
 }
 
-void PutDouble(std::string* out, int field, double value) {
-  PutTag(out, field, WireFormatLite::WIRETYPE_FIXED64);
-  const uint64_t bits = WireFormatLite::EncodeDouble(value);
-  char bytes[8];
-  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((bits >> (8 * i)) & 0xFF);  // little-endian
-  out->append(bytes, 8);
-}
-
 // A string, bytes or nested-message field.
 void PutBytes(std::string* out, int field, absl::string_view bytes) {
   PutTag(out, field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
@@ -71,18 +63,18 @@ void PutBytes(std::string* out, int field, absl::string_view bytes) {
 }
 
 // TrackEvent.debug_annotations += {name_iid, int_value | double_value}.
-void IntArg(std::string* event, std::string* scratch, uint64_t name, int64_t value) {
-  scratch->clear();
-  PutVarint(scratch, DebugAnnotation::kNameIidFieldNumber, name);
-  PutVarint(scratch, DebugAnnotation::kIntValueFieldNumber, static_cast<uint64_t>(value));
-  PutBytes(event, TrackEvent::kDebugAnnotationsFieldNumber, *scratch);
+void IntArg(TrackEventBytes& event, uint64_t name, int64_t value) {
+  ProtoBytes<32> annotation;
+  annotation.Varint(DebugAnnotation::kNameIidFieldNumber, name);
+  annotation.Varint(DebugAnnotation::kIntValueFieldNumber, static_cast<uint64_t>(value));
+  event.Bytes(TrackEvent::kDebugAnnotationsFieldNumber, annotation.view());
 }
 
-void DoubleArg(std::string* event, std::string* scratch, uint64_t name, double value) {
-  scratch->clear();
-  PutVarint(scratch, DebugAnnotation::kNameIidFieldNumber, name);
-  PutDouble(scratch, DebugAnnotation::kDoubleValueFieldNumber, value);
-  PutBytes(event, TrackEvent::kDebugAnnotationsFieldNumber, *scratch);
+void DoubleArg(TrackEventBytes& event, uint64_t name, double value) {
+  ProtoBytes<32> annotation;
+  annotation.Varint(DebugAnnotation::kNameIidFieldNumber, name);
+  annotation.Double(DebugAnnotation::kDoubleValueFieldNumber, value);
+  event.Bytes(TrackEvent::kDebugAnnotationsFieldNumber, annotation.view());
 }
 
 }  // namespace
@@ -159,9 +151,9 @@ void PerfettoTimeline::WriteHeader() {
 void PerfettoTimeline::EndOpenSlice(int replica) {
   int64_t& end_ns = open_slice_end_ns_[static_cast<size_t>(replica)];
   if (end_ns < 0) return;
-  event_.clear();
-  PutVarint(&event_, TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_END);
-  PutVarint(&event_, TrackEvent::kTrackUuidFieldNumber, IterationsUuid(replica));
+  event_.Clear();
+  event_.Varint(TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_END);
+  event_.Varint(TrackEvent::kTrackUuidFieldNumber, IterationsUuid(replica));
   EmitEvent(end_ns, false);
   end_ns = -1;
 }
@@ -170,16 +162,28 @@ void PerfettoTimeline::EndOpenSlice(int replica) {
 // Trace.packet, encoded field by field with the schema's numbers (no message objects: this
 // runs once per iteration).
 void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning) {
-  packet_bytes_.clear();
-  PutVarint(&packet_bytes_, TracePacket::kTimestampFieldNumber, static_cast<uint64_t>(timestamp_ns));
-  PutVarint(&packet_bytes_, TracePacket::kTrustedPacketSequenceIdFieldNumber, kSequence);
-  if (uses_interning) {
-    PutVarint(&packet_bytes_, TracePacket::kSequenceFlagsFieldNumber, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
+  ProtoBytes<64> head;  // the packet's fields before the event
+  head.Varint(TracePacket::kTimestampFieldNumber, static_cast<uint64_t>(timestamp_ns));
+  head.Varint(TracePacket::kTrustedPacketSequenceIdFieldNumber, kSequence);
+  if (uses_interning) head.Varint(TracePacket::kSequenceFlagsFieldNumber, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
+  if (!interned_.empty()) {
+    head.Tag(TracePacket::kInternedDataFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+    head.RawVarint(interned_.size());
   }
-  if (!interned_.empty()) PutBytes(&packet_bytes_, TracePacket::kInternedDataFieldNumber, interned_);
+  ProtoBytes<16> event_head;
+  event_head.Tag(TracePacket::kTrackEventFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  event_head.RawVarint(event_.size());
+  ProtoBytes<16> packet_head;
+  packet_head.Tag(perfetto::protos::Trace::kPacketFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  packet_head.RawVarint(head.size() + interned_.size() + event_head.size() + event_.size());
+  std::string& out = *file_.buffer();
+  const auto append = [&out](absl::string_view bytes) { out.append(bytes.data(), bytes.size()); };
+  append(packet_head.view());
+  append(head.view());
+  out.append(interned_);
   interned_.clear();  // defined once, in this packet
-  PutBytes(&packet_bytes_, TracePacket::kTrackEventFieldNumber, event_);
-  PutBytes(file_.buffer(), perfetto::protos::Trace::kPacketFieldNumber, packet_bytes_);
+  append(event_head.view());
+  append(event_.view());
   file_.FlushIfFull();
 }
 
@@ -196,30 +200,30 @@ void PerfettoTimeline::Write(const IterationRecord& r) {
     PutBytes(&entry, perfetto::protos::EventName::kNameFieldNumber, name_);
     PutBytes(&interned_, perfetto::protos::InternedData::kEventNamesFieldNumber, entry);
   }
-  event_.clear();
-  PutVarint(&event_, TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_BEGIN);
-  PutVarint(&event_, TrackEvent::kTrackUuidFieldNumber, IterationsUuid(r.replica));
-  PutVarint(&event_, TrackEvent::kNameIidFieldNumber, it->second);
+  event_.Clear();
+  event_.Varint(TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_BEGIN);
+  event_.Varint(TrackEvent::kTrackUuidFieldNumber, IterationsUuid(r.replica));
+  event_.Varint(TrackEvent::kNameIidFieldNumber, it->second);
   const int64_t ints[] = {r.index, r.batch_size(), r.prefill_seqs, r.prefill_tokens,
                           r.decode_seqs, r.padding_seqs, r.kv_blocks_used, r.preempted};
-  for (uint64_t arg = kIteration; arg <= kPreempted; ++arg) IntArg(&event_, &scratch_, arg, ints[arg - kIteration]);
-  DoubleArg(&event_, &scratch_, kComputeMs, r.compute_s * 1e3);
-  DoubleArg(&event_, &scratch_, kCommunicationMs, r.communication_s * 1e3);
-  scratch_.clear();
-  PutVarint(&scratch_, DebugAnnotation::kNameIidFieldNumber, kBinding);
-  PutBytes(&scratch_, DebugAnnotation::kStringValueFieldNumber, ResourceName(r.binding));
-  PutBytes(&event_, TrackEvent::kDebugAnnotationsFieldNumber, scratch_);
+  for (uint64_t arg = kIteration; arg <= kPreempted; ++arg) IntArg(event_, arg, ints[arg - kIteration]);
+  DoubleArg(event_, kComputeMs, r.compute_s * 1e3);
+  DoubleArg(event_, kCommunicationMs, r.communication_s * 1e3);
+  ProtoBytes<64> binding;
+  binding.Varint(DebugAnnotation::kNameIidFieldNumber, kBinding);
+  binding.Bytes(DebugAnnotation::kStringValueFieldNumber, ResourceName(r.binding));
+  event_.Bytes(TrackEvent::kDebugAnnotationsFieldNumber, binding.view());
 
   const int64_t counts[] = {r.waiting, r.running, r.swapped, r.kv_blocks_used};
   for (int c = 0; c < 4; ++c) {
-    PutVarint(&event_, TrackEvent::kExtraCounterTrackUuidsFieldNumber, CounterUuid(r.replica, c));
-    PutVarint(&event_, TrackEvent::kExtraCounterValuesFieldNumber, static_cast<uint64_t>(counts[c]));
+    event_.Varint(TrackEvent::kExtraCounterTrackUuidsFieldNumber, CounterUuid(r.replica, c));
+    event_.Varint(TrackEvent::kExtraCounterValuesFieldNumber, static_cast<uint64_t>(counts[c]));
   }
   const ResourceShares shares = SharesOf(r);
   const double fractions[] = {shares.tensor, shares.hbm, shares.network, shares.host};
   for (int c = 0; c < 4; ++c) {
-    PutVarint(&event_, TrackEvent::kExtraDoubleCounterTrackUuidsFieldNumber, CounterUuid(r.replica, 4 + c));
-    PutDouble(&event_, TrackEvent::kExtraDoubleCounterValuesFieldNumber, fractions[c]);
+    event_.Varint(TrackEvent::kExtraDoubleCounterTrackUuidsFieldNumber, CounterUuid(r.replica, 4 + c));
+    event_.Double(TrackEvent::kExtraDoubleCounterValuesFieldNumber, fractions[c]);
   }
   EmitEvent(start_ns, true);
   open_slice_end_ns_[static_cast<size_t>(r.replica)] = std::max(Nanoseconds(r.end_s), start_ns);

@@ -17,9 +17,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "sim/app/output/buffered_file.h"
 #include "sim/app/output/perfetto_trace.pb.h"
+#include "sim/app/output/proto_bytes.h"
 #include "sim/app/output/timeline.h"
 
 namespace infergrid {
+
+// One iteration's track event: its fields and args come to well under a kilobyte.
+using TrackEventBytes = ProtoBytes<1024>;
 
 class PerfettoTimeline final : public Timeline {
  public:
@@ -49,9 +53,8 @@ class PerfettoTimeline final : public Timeline {
   perfetto::protos::TracePacket packet_;  // reused: its cleared sub-messages keep their memory
   // Per-iteration packets are encoded directly into these (reused, so no allocation per row).
   std::string name_;
-  std::string event_;
+  TrackEventBytes event_;
   std::string interned_;
-  std::string packet_bytes_;
   std::string scratch_;
   absl::flat_hash_map<std::string, uint64_t> name_iids_;
   std::vector<int64_t> open_slice_end_ns_;  // per replica; -1: none open

@@ -1,0 +1,66 @@
+// Protocol Buffers fields encoded through a pointer into a fixed array, for a message of
+// bounded size written once per iteration (the timeline's track events): no std::string call
+// per field. The wire format is Protocol Buffers' own (tags, varints, little-endian fixed64,
+// length-delimited bytes), through its CodedOutputStream and WireFormatLite helpers. A message
+// that would outgrow the array is a bug in the caller's bound: it aborts rather than overflow.
+#ifndef INFERGRID_SIM_APP_OUTPUT_PROTO_BYTES_H_
+#define INFERGRID_SIM_APP_OUTPUT_PROTO_BYTES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/string_view.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+
+namespace infergrid {
+
+template <size_t kCapacity>
+class ProtoBytes {
+ public:
+  using WireFormatLite = google::protobuf::internal::WireFormatLite;
+
+  void Clear() { end_ = data_; }
+  absl::string_view view() const { return {reinterpret_cast<const char*>(data_), size()}; }
+  size_t size() const { return static_cast<size_t>(end_ - data_); }
+
+  // A bare varint (a length, or a value after its tag).
+  void RawVarint(uint64_t value) {
+    Room(10);
+    end_ = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(value, end_);
+  }
+  void Tag(int field, WireFormatLite::WireType type) { RawVarint(WireFormatLite::MakeTag(field, type)); }
+  // A varint field (negative int64 values take ten bytes, as the schema's int64 encodes them).
+  void Varint(int field, uint64_t value) {
+    Tag(field, WireFormatLite::WIRETYPE_VARINT);
+    RawVarint(value);
+  }
+  void Double(int field, double value) {
+    Tag(field, WireFormatLite::WIRETYPE_FIXED64);
+    Room(8);
+    end_ = google::protobuf::io::CodedOutputStream::WriteLittleEndian64ToArray(WireFormatLite::EncodeDouble(value),
+                                                                               end_);
+  }
+  // A string, bytes or nested-message field.
+  void Bytes(int field, absl::string_view bytes) {
+    Tag(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+    RawVarint(bytes.size());
+    Room(bytes.size());
+    std::memcpy(end_, bytes.data(), bytes.size());
+    end_ += bytes.size();
+  }
+
+ private:
+  void Room(size_t bytes) {
+    if (static_cast<size_t>(data_ + kCapacity - end_) < bytes) [[unlikely]] std::abort();
+  }
+
+  uint8_t data_[kCapacity];
+  uint8_t* end_ = data_;
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_APP_OUTPUT_PROTO_BYTES_H_
