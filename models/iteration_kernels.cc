@@ -308,8 +308,8 @@ IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
 }
 
 void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKernels* out) const {
-  const Reach window{.window = window_tokens_};
-  const Reach chunk{.chunk = chunk_tokens_};
+  const Reach window = KindReach(1);
+  const Reach chunk = KindReach(2);
   if (!batch.prefill.empty()) {
     if (full_attention_layers_ > 0) AddPrefillAttention(batch, out, full_attention_layers_, Reach{}, "attention_prefill");
     if (window_layers_ > 0) AddPrefillAttention(batch, out, window_layers_, window, "attention_prefill_window");
@@ -407,7 +407,7 @@ bool IterationKernelBuilder::RebuildDecodeAttention(const BatchShape& batch, Ite
     if (slot < 0) continue;
     Kernel& a = out->kernels[static_cast<size_t>(slot)];
     InitAttentionKernel(a, KernelKind::kAttentionDecode, a.name, a.repeat);
-    FillDecodeAttention(batch, DecodeReach(which), a);
+    FillDecodeAttention(batch, KindReach(which), a);
   }
   return true;
 }

@@ -214,7 +214,8 @@ class IterationKernelBuilder {
                           const char* name, int which) const;
   // The demands of a decode attention kernel `a` (initialised by InitAttentionKernel).
   void FillDecodeAttention(const BatchShape& batch, Reach reach, Kernel& a) const;
-  Reach DecodeReach(int which) const {
+  // What kind `which` (as above) reaches, for its prefill and decode kernels alike.
+  Reach KindReach(int which) const {
     return which == 1 ? Reach{.window = window_tokens_} : which == 2 ? Reach{.chunk = chunk_tokens_} : Reach{};
   }
   // Multi-head latent attention (models/latent_attention_kernels.cc): the low-rank query and

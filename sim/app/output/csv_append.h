@@ -16,13 +16,6 @@
 
 namespace infergrid {
 
-// `value` alone (printf "%d").
-inline void AppendIntText(std::string* out, int64_t value) {
-  char buffer[24];
-  const std::to_chars_result r = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, r.ptr);
-}
-
 // "00" to "99", for writing digits two at a time.
 inline constexpr char kDigitPairs[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -41,6 +34,12 @@ inline char* IntChars(char* at, int64_t value) {
     return at + 2;
   }
   return std::to_chars(at, at + 20, value).ptr;
+}
+
+// `value` alone (printf "%d").
+inline void AppendIntText(std::string* out, int64_t value) {
+  char buffer[24];
+  out->append(buffer, IntChars(buffer, value));
 }
 
 // Fast path of the fixed-point text below, written at `at` (at most kFastFixedChars bytes);

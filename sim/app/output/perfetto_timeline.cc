@@ -35,33 +35,6 @@ int64_t Nanoseconds(double seconds) { return std::llround(seconds * 1e9); }
 
 using google::protobuf::internal::WireFormatLite;
 
-void PutRawVarint(std::string* out, uint64_t value) {
-  if (value < 0x80) {  // tags and small counts: one byte
-    out->push_back(static_cast<char>(value));
-    return;
-  }
-  uint8_t bytes[10];
-  const uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(value, bytes);
-  out->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(end - bytes));
-}
-
-void PutTag(std::string* out, int field, WireFormatLite::WireType type) {
-  PutRawVarint(out, WireFormatLite::MakeTag(field, type));
-}
-
-// A varint field (negative int64 values take ten bytes, as the schema's int64 encodes them).
-void PutVarint(std::string* out, int field, uint64_t value) {
-  PutTag(out, field, WireFormatLite::WIRETYPE_VARINT);
-  PutRawVarint(out, value);
-}
-
-// A string, bytes or nested-message field.
-void PutBytes(std::string* out, int field, absl::string_view bytes) {
-  PutTag(out, field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
-  PutRawVarint(out, bytes.size());
-  out->append(bytes.data(), bytes.size());
-}
-
 // TrackEvent.debug_annotations += {name_iid, int_value | double_value}.
 void IntArg(TrackEventBytes& event, uint64_t name, int64_t value) {
   ProtoBytes<32> annotation;
@@ -166,7 +139,7 @@ void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning) {
   head.Varint(TracePacket::kTimestampFieldNumber, static_cast<uint64_t>(timestamp_ns));
   head.Varint(TracePacket::kTrustedPacketSequenceIdFieldNumber, kSequence);
   if (uses_interning) head.Varint(TracePacket::kSequenceFlagsFieldNumber, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
-  if (!interned_.empty()) {
+  if (interned_.size() > 0) {
     head.Tag(TracePacket::kInternedDataFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
     head.RawVarint(interned_.size());
   }
@@ -180,8 +153,8 @@ void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning) {
   const auto append = [&out](absl::string_view bytes) { out.append(bytes.data(), bytes.size()); };
   append(packet_head.view());
   append(head.view());
-  out.append(interned_);
-  interned_.clear();  // defined once, in this packet
+  append(interned_.view());
+  interned_.Clear();  // defined once, in this packet
   append(event_head.view());
   append(event_.view());
   file_.FlushIfFull();
@@ -194,11 +167,10 @@ void PerfettoTimeline::Write(const IterationRecord& r) {
   AppendSliceName(&name_, r);
   auto [it, inserted] = name_iids_.try_emplace(name_, name_iids_.size() + 1);
   if (inserted) {  // InternedData.event_names += EventName{iid, name}
-    std::string& entry = scratch_;
-    entry.clear();
-    PutVarint(&entry, perfetto::protos::EventName::kIidFieldNumber, it->second);
-    PutBytes(&entry, perfetto::protos::EventName::kNameFieldNumber, name_);
-    PutBytes(&interned_, perfetto::protos::InternedData::kEventNamesFieldNumber, entry);
+    ProtoBytes<96> entry;
+    entry.Varint(perfetto::protos::EventName::kIidFieldNumber, it->second);
+    entry.Bytes(perfetto::protos::EventName::kNameFieldNumber, name_);
+    interned_.Bytes(perfetto::protos::InternedData::kEventNamesFieldNumber, entry.view());
   }
   event_.Clear();
   event_.Varint(TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_BEGIN);

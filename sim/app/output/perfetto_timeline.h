@@ -54,8 +54,7 @@ class PerfettoTimeline final : public Timeline {
   // Per-iteration packets are encoded directly into these (reused, so no allocation per row).
   std::string name_;
   TrackEventBytes event_;
-  std::string interned_;
-  std::string scratch_;
+  ProtoBytes<128> interned_;  // the one slice name an event may define (names are short)
   absl::flat_hash_map<std::string, uint64_t> name_iids_;
   std::vector<int64_t> open_slice_end_ns_;  // per replica; -1: none open
 };
