@@ -43,7 +43,12 @@ run() {
   local file="$WORK/run$((++RUNS))"
   local best=""
   for ((i = 0; i < ${REPEAT:-1}; i++)); do
+    # Every repeat writes into a fresh folder, removed right after: replacing the last repeat's
+    # files would time the file system's writeback of them (ext4 flushes a file renamed over
+    # another at once), not this run.
+    rm -rf "$WORK/out"
     /usr/bin/time -v "$BIN" simulate --quiet --format=json "$@" > "$file.json" 2> "$file.time"
+    rm -rf "$WORK/out"
     local wall
     wall=$(python3 -c '
 import re, sys
@@ -76,17 +81,13 @@ echo "infergrid simulate speed ($(nproc) CPUs, $(uname -m)); $BIN"
 x="x$(( (REQUESTS + 19365) / 19366 ))"
 run "azure-conv, calibrated" --trace="$TRACE"
 # The output files: each alone, then all four (default timeline.pftrace), the JSON timeline and
-# zstd tables. Each run writes into a fresh folder, removed after.
+# zstd tables, each into a fresh folder (see run()).
 for outputs in summary summary,requests summary,iterations summary,timeline \
                summary,requests,iterations,timeline; do
-  rm -rf "$WORK/out"
   run "azure-conv, calibrated, --outputs=$outputs" --trace="$TRACE" --out="$WORK/out" --outputs="$outputs"
 done
-rm -rf "$WORK/out"
 run "azure-conv, calibrated, every output, --timeline-format=json" --trace="$TRACE" --out="$WORK/out" --timeline-format=json
-rm -rf "$WORK/out"
 run "azure-conv, calibrated, every output, --compress=zstd" --trace="$TRACE" --out="$WORK/out" --compress=zstd
-rm -rf "$WORK/out"
 run "azure-conv, calibrated, --cost-stride=16" --trace="$TRACE" --cost-stride=16
 run "azure-conv, roofline" --trace="$TRACE" --cost-model=roofline
 run "azure-conv $x, roofline" --trace="$WORK/repeated.csv" --cost-model=roofline

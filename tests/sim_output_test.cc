@@ -1,5 +1,6 @@
 // The CSV number appenders print exactly what printf prints (iterations.csv must not change
 // when its writer does).
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <thread>
@@ -58,8 +59,8 @@ TEST(CsvAppend, IntegersAndFields) {
   EXPECT_EQ(row, "0,-42,-9223372036854775808,9223372036854775807,hbm\n");
 }
 
-// A row written in place gives the text of the appenders, through the fast path, the exact
-// fallback (negative, huge, NaN) and rows that outgrow the room made for them.
+// A row built in its own array gives the text of the appenders, through the fast path, the
+// exact fallback (negative, huge, NaN), rows that outgrow the array and fields longer than it.
 TEST(CsvAppend, TextRowWritesWhatTheAppendersWrite) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> seconds(0.0, 1e5);
@@ -81,8 +82,10 @@ TEST(CsvAppend, TextRowWritesWhatTheAppendersWrite) {
         row.Fixed(v, precision, separator);
         AppendFixed(&expected, v, precision, separator);
       } else {
-        row.Text("hbm", separator);
-        AppendField(&expected, "hbm", separator);
+        // Now and then a field longer than the row's whole array.
+        const std::string text = f % 29 == 2 ? std::string(700 + static_cast<size_t>(line % 5), 'x') : "hbm";
+        row.Text(text, separator);
+        AppendField(&expected, text, separator);
       }
     }
   }
@@ -130,29 +133,46 @@ class ThreadRecordingSink final : public IterationSink {
   std::vector<std::thread::id> threads;
 };
 
-TEST(BackgroundSink, DeliversEveryRecordInOrderOnItsOwnThread) {
-  // More records than the batches in flight hold, so the producer waits for the writer, and a
-  // last partial batch that only Finish() delivers.
-  const int64_t n = static_cast<int64_t>(BackgroundSink::kBatchRecords * (BackgroundSink::kMaxPendingBatches + 3)) + 17;
-  ThreadRecordingSink target;
-  BackgroundSink sink(&target);
+// Sleeps now and then, so that the simulation's side fills the ring and must wait for it.
+class SlowSink final : public IterationSink {
+ public:
+  void OnIteration(const IterationRecord& record) override {
+    if (record.index % 1000 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    recording.OnIteration(record);
+  }
+  ThreadRecordingSink recording;
+};
+
+TEST(BackgroundSink, EveryTargetGetsEveryRecordInOrderOnAThreadOfItsOwn) {
+  // Several laps of the ring, a slow target the producer must wait for, and a last partial
+  // chunk that only Finish() publishes.
+  const auto n = static_cast<int64_t>(BackgroundSink::kRingRecords * 5 + BackgroundSink::kPublishRecords / 2 + 3);
+  ThreadRecordingSink fast;
+  SlowSink slow;
+  BackgroundSink sink({&fast, &slow});
   for (int64_t i = 0; i < n; ++i) {
     IterationRecord r;
     r.index = i;
+    r.start_s = static_cast<double>(i) * 0.5;
     sink.OnIteration(r);
   }
   sink.Finish();
-  ASSERT_EQ(static_cast<int64_t>(target.indices.size()), n);
-  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(target.indices[static_cast<size_t>(i)], i);
-  for (const std::thread::id id : target.threads) ASSERT_NE(id, std::this_thread::get_id());
+  for (const ThreadRecordingSink* target : {&fast, &slow.recording}) {
+    ASSERT_EQ(static_cast<int64_t>(target->indices.size()), n);
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(target->indices[static_cast<size_t>(i)], i);
+    for (const std::thread::id id : target->threads) ASSERT_EQ(id, target->threads.front());
+    EXPECT_NE(target->threads.front(), std::this_thread::get_id());
+  }
+  EXPECT_NE(fast.threads.front(), slow.recording.threads.front());
   sink.Finish();  // a second Finish (and the destructor's) delivers nothing more
-  EXPECT_EQ(static_cast<int64_t>(target.indices.size()), n);
+  EXPECT_EQ(static_cast<int64_t>(fast.indices.size()), n);
 }
 
 TEST(BackgroundSink, NothingHandedNothingDelivered) {
   ThreadRecordingSink target;
-  { BackgroundSink sink(&target); }
+  { BackgroundSink sink({&target}); }
   EXPECT_TRUE(target.indices.empty());
+  { BackgroundSink no_targets({}); }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "sim/app/commands/simulation_run.h"
 
+#include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,19 +56,6 @@ std::vector<std::string> AttentionNotes(const ModelSpec& model, const MemoryPlan
                        held)};
 }
 
-// Hands every iteration to each output that records iterations (iterations.csv, the timeline).
-class IterationOutputs final : public IterationSink {
- public:
-  void Add(IterationSink* sink) { sinks_.push_back(sink); }
-  bool empty() const { return sinks_.empty(); }
-  void OnIteration(const IterationRecord& record) override {
-    for (IterationSink* sink : sinks_) sink->OnIteration(record);
-  }
-
- private:
-  std::vector<IterationSink*> sinks_;
-};
-
 absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadOptions& w, uint64_t seed,
                                                             TraceReadStats* stats) {
   if (w.trace.empty()) {
@@ -103,10 +92,9 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenWorkload(o.workload, seed, &trace_stats);
   if (!source.ok()) return source.status();
 
-  // Each file is formatted and written on a thread of its own, beside the simulation (the two
-  // big ones take about as long as the simulation itself).
-  IterationOutputs outputs;
-  std::vector<std::unique_ptr<BackgroundSink>> writers;
+  // Each file that records iterations (iterations.csv, the timeline) is formatted and written on
+  // a thread of its own, beside the simulation (each takes about as long as the simulation).
+  std::vector<IterationSink*> iteration_outputs;
   std::unique_ptr<IterationsCsv> iterations_csv;
   std::unique_ptr<Timeline> timeline;
   const Compression compression = o.outputs.zstd ? Compression::kZstd : Compression::kNone;
@@ -115,7 +103,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
         IterationsCsv::Open(out->TempPath(o.outputs.IterationsFile()), plan.options.speculative.enabled(), compression);
     if (!csv.ok()) return csv.status();
     iterations_csv = *std::move(csv);
-    writers.push_back(std::make_unique<BackgroundSink>(iterations_csv.get()));
+    iteration_outputs.push_back(iterations_csv.get());
   }
   if (out != nullptr && o.outputs.timeline) {
     absl::StatusOr<std::unique_ptr<Timeline>> t =
@@ -123,16 +111,26 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
                      out->TempPath(o.outputs.TimelineFile()), plan.engine.layout.num_replicas, o.timeline_max_iterations);
     if (!t.ok()) return t.status();
     timeline = *std::move(t);
-    writers.push_back(std::make_unique<BackgroundSink>(timeline.get()));
+    iteration_outputs.push_back(timeline.get());
   }
   EngineConfig engine = plan.engine;
   engine.allreduce_latency_s = cost->allreduce_latency_s;
   if (engine.execution.has_value()) engine.execution->speculation.seed = seed;  // this run's acceptances
-  for (const std::unique_ptr<BackgroundSink>& writer : writers) outputs.Add(writer.get());
+  std::optional<BackgroundSink> writers;
+  if (!iteration_outputs.empty()) writers.emplace(std::move(iteration_outputs));
   absl::StatusOr<SimulationResult> result =
-      RunSimulation(engine, o.setup.gpu, *cost->model, **source, outputs.empty() ? nullptr : &outputs);
-  for (const std::unique_ptr<BackgroundSink>& writer : writers) writer->Finish();
+      RunSimulation(engine, o.setup.gpu, *cost->model, **source, writers ? &*writers : nullptr);
+  if (writers) writers->Finish();
   if (!result.ok()) return result.status();
+  // requests.csv is written beside the closing of the other files and the summary's statistics
+  // (all of them only read the result).
+  std::future<absl::Status> requests_written;
+  if (out != nullptr && o.outputs.requests) {
+    requests_written = std::async(std::launch::async, [&result, path = out->TempPath(o.outputs.RequestsFile()),
+                                                       disaggregated = o.prefill_replicas > 0, compression] {
+      return WriteRequestsCsv(result->log, path, disaggregated, compression);
+    });
+  }
 
   SummaryContext context;
   context.config = plan.config;
@@ -156,11 +154,8 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
     }
   }
   SimulationSummary summary = BuildSummary(*result, context);
-  if (out != nullptr && o.outputs.requests) {
-    if (absl::Status s = WriteRequestsCsv(result->log, out->TempPath(o.outputs.RequestsFile()), o.prefill_replicas > 0, compression);
-        !s.ok()) {
-      return s;
-    }
+  if (requests_written.valid()) {
+    if (absl::Status s = requests_written.get(); !s.ok()) return s;
   }
   if (out != nullptr && o.outputs.summary) {
     if (absl::Status s = out->WriteFile("summary.json", format::ToJson(summary)); !s.ok()) return s;

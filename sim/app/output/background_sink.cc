@@ -1,65 +1,66 @@
 #include "sim/app/output/background_sink.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace infergrid {
 
-BackgroundSink::BackgroundSink(IterationSink* target) : target_(target) {
-  filling_.reserve(kBatchRecords);
-  writer_ = std::thread([this] { WriterLoop(); });
+BackgroundSink::BackgroundSink(std::vector<IterationSink*> targets)
+    : targets_(std::move(targets)), ring_(kRingRecords), read_(targets_.size(), 0) {
+  writers_.reserve(targets_.size());
+  for (size_t i = 0; i < targets_.size(); ++i) writers_.emplace_back([this, i] { WriterLoop(i); });
 }
 
 BackgroundSink::~BackgroundSink() { Finish(); }
 
-void BackgroundSink::OnIteration(const IterationRecord& record) {
-  filling_.push_back(record);
-  if (filling_.size() == kBatchRecords) Hand(std::exchange(filling_, SpareBatch()));
+uint64_t BackgroundSink::SlowestRead() const {
+  return read_.empty() ? published_ : *std::min_element(read_.begin(), read_.end());
 }
 
-BackgroundSink::Batch BackgroundSink::SpareBatch() {
-  Batch batch;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!spare_.empty()) {
-      batch = std::move(spare_.back());
-      spare_.pop_back();
-    }
-  }
-  batch.reserve(kBatchRecords);
-  return batch;
-}
-
-void BackgroundSink::Hand(Batch batch) {
+void BackgroundSink::Publish() {
+#if defined(__SSE2__)
+  _mm_sfence();  // the streamed copies are visible before the records are published
+#endif
+  next_publish_ = written_ + kPublishRecords;
   std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [this] { return pending_.size() < kMaxPendingBatches; });
-  pending_.push_back(std::move(batch));
-  changed_.notify_all();
+  published_ = written_;
+  published_changed_.notify_all();
+  // The next chunk reuses the slots of records written kRingRecords earlier.
+  const uint64_t must_be_read = next_publish_ > kRingRecords ? next_publish_ - kRingRecords : 0;
+  if (SlowestRead() >= must_be_read) return;
+  producer_waiting_ = true;
+  read_changed_.wait(lock, [&] { return SlowestRead() >= must_be_read; });
+  producer_waiting_ = false;
 }
 
 void BackgroundSink::Finish() {
-  if (!writer_.joinable()) return;
-  if (!filling_.empty()) Hand(std::exchange(filling_, Batch()));
+  if (writers_.empty()) return;
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    published_ = written_;
     done_ = true;
   }
-  changed_.notify_all();
-  writer_.join();
+  published_changed_.notify_all();
+  for (std::thread& writer : writers_) writer.join();
+  writers_.clear();
 }
 
-void BackgroundSink::WriterLoop() {
+void BackgroundSink::WriterLoop(size_t target) {
+  IterationSink* sink = targets_[target];
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [this] { return !pending_.empty() || done_; });
-    if (pending_.empty()) return;  // done_ and nothing left
-    Batch batch = std::move(pending_.front());
-    pending_.pop_front();
-    changed_.notify_all();  // a slot is free for Hand()
+    published_changed_.wait(lock, [&] { return published_ > read_[target] || done_; });
+    const uint64_t from = read_[target];
+    const uint64_t to = published_;
+    if (from == to) return;  // done_ and everything read
     lock.unlock();
-    for (const IterationRecord& record : batch) target_->OnIteration(record);
-    batch.clear();
+    for (uint64_t i = from; i < to; ++i) sink->OnIteration(ring_[i & (kRingRecords - 1)].record);
     lock.lock();
-    spare_.push_back(std::move(batch));
+    read_[target] = to;
+    if (producer_waiting_) read_changed_.notify_one();
   }
 }
 

@@ -42,9 +42,19 @@ inline void AppendIntText(std::string* out, int64_t value) {
   out->append(buffer, IntChars(buffer, value));
 }
 
+// `count` decimal digits of `digits` (< 10^count) ending at `end`, two at a time from the last.
+inline void DigitsBefore(char* end, uint32_t digits, int count) {
+  for (; count >= 2; count -= 2) {
+    end -= 2;
+    std::memcpy(end, &kDigitPairs[2 * (digits % 100)], 2);
+    digits /= 100;
+  }
+  if (count == 1) end[-1] = static_cast<char>('0' + digits);
+}
+
 // Fast path of the fixed-point text below, written at `at` (at most kFastFixedChars bytes);
 // nullptr where it does not apply.
-// For 0 <= value < 2^53 and precision <= 9, the integer part i = floor(value) and the fraction
+// For 0 <= value < 2^53 and precision <= 9, the integer part i = trunc(value) and the fraction
 // f = value - i are exact doubles, and f x 10^precision (< 10^9) is computed with an error below
 // 2^-23; when that product is not within 1e-6 of a rounding tie, rounding it gives exactly the
 // digits printf rounds the exact value to. Anything else (ties, negative, -0, huge, NaN) is
@@ -53,29 +63,27 @@ inline constexpr int kFastFixedChars = 16 + 1 + 9;
 inline char* FastFixedChars(char* at, double value, int precision) {
   static constexpr double kScale[10] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
   if (std::signbit(value) || !(value < 9007199254740992.0) || precision < 1 || precision > 9) return nullptr;
-  const double whole = std::floor(value);
-  const double scaled = (value - whole) * kScale[precision];
-  const double below = std::floor(scaled);
-  const double distance_to_tie = scaled - below - 0.5;
-  if (!(distance_to_tie > 1e-6 || distance_to_tie < -1e-6)) return nullptr;
-  auto digits = static_cast<uint64_t>(below) + (distance_to_tie > 0 ? 1 : 0);
-  auto integer = static_cast<uint64_t>(whole);
-  if (digits == static_cast<uint64_t>(kScale[precision])) {  // .999...95 rounds up
+  // Truncation (one instruction) is the floor here: value is neither negative nor past 2^53.
+  auto integer = static_cast<uint64_t>(static_cast<int64_t>(value));
+  const double scaled = (value - static_cast<double>(static_cast<int64_t>(integer))) * kScale[precision];
+  const auto below = static_cast<uint32_t>(static_cast<int32_t>(scaled));
+  const double distance_to_tie = scaled - static_cast<double>(static_cast<int32_t>(below)) - 0.5;
+  if (std::fabs(distance_to_tie) <= 1e-6) return nullptr;
+  uint32_t digits = below + (distance_to_tie > 0 ? 1 : 0);
+  if (digits == static_cast<uint32_t>(kScale[precision])) {  // .999...95 rounds up
     digits = 0;
     ++integer;
   }
   char* end = integer < 100 ? IntChars(at, static_cast<int64_t>(integer)) : std::to_chars(at, at + 17, integer).ptr;
   *end++ = '.';
-  // The decimals from the last, two at a time (these fields are most of iterations.csv).
-  char* digit = end + precision;
-  int left = precision;
-  for (; left >= 2; left -= 2) {
-    digit -= 2;
-    std::memcpy(digit, &kDigitPairs[2 * (digits % 100)], 2);
-    digits /= 100;
+  end += precision;
+  if (precision == 9) {  // two independent halves (most of iterations.csv's fields)
+    DigitsBefore(end, digits % 10000, 4);
+    DigitsBefore(end - 4, digits / 10000, 5);
+  } else {
+    DigitsBefore(end, digits, precision);
   }
-  if (left == 1) *--digit = static_cast<char>('0' + digits % 10);
-  return end + precision;
+  return end;
 }
 
 // `value` alone with `precision` digits after the point (printf "%.{precision}f").
@@ -88,19 +96,15 @@ inline void AppendFixedText(std::string* out, double value, int precision) {
   out->append(buffer, end);
 }
 
-// One row built in place at the end of `out`, for writers that emit a row per iteration: room
-// is made once per row (one resize) and fields are written through a pointer, without the
-// string's checks per field; the destructor trims `out` to what was written. Nothing else may
-// touch `out` while the row lives. The text is what the Append functions give.
+// One row built in a fixed array of its own, then appended to `out` in one piece by the
+// destructor, for writers that emit a row per iteration: fields are written through a pointer,
+// without the string's checks or its zero-filling growth per field. A row longer than the array
+// is appended in parts (so `out` must not be flushed before the row ends). The text is what the
+// Append functions give.
 class TextRow {
  public:
-  explicit TextRow(std::string* out) : out_(out) {
-    const size_t used = out->size();
-    out->resize(used + kRoom);
-    p_ = out->data() + used;
-    limit_ = out->data() + out->size();
-  }
-  ~TextRow() { out_->resize(static_cast<size_t>(p_ - out_->data())); }
+  explicit TextRow(std::string* out) : out_(out), p_(row_) {}
+  ~TextRow() { Spill(); }
   TextRow(const TextRow&) = delete;
   TextRow& operator=(const TextRow&) = delete;
 
@@ -124,24 +128,30 @@ class TextRow {
   }
   void Text(absl::string_view text, char separator = ',') {
     Ensure(text.size() + 1);
+    if (text.size() + 1 > kRoom) {  // longer than the whole array: straight to `out`
+      out_->append(text.data(), text.size());
+      out_->push_back(separator);
+      return;
+    }
     std::memcpy(p_, text.data(), text.size());
     p_ += text.size();
     *p_++ = separator;
   }
 
  private:
-  static constexpr size_t kRoom = 256;
+  static constexpr size_t kRoom = 512;
   void Ensure(size_t bytes) {
-    if (static_cast<size_t>(limit_ - p_) >= bytes) [[likely]] return;
-    const size_t used = static_cast<size_t>(p_ - out_->data());
-    out_->resize(used + bytes + kRoom);
-    p_ = out_->data() + used;
-    limit_ = out_->data() + out_->size();
+    if (static_cast<size_t>(row_ + kRoom - p_) >= bytes) [[likely]] return;
+    Spill();
+  }
+  void Spill() {
+    out_->append(row_, static_cast<size_t>(p_ - row_));
+    p_ = row_;
   }
 
   std::string* out_;
   char* p_;
-  char* limit_;
+  char row_[kRoom];
 };
 
 // `value` then `separator`.

@@ -8,9 +8,12 @@ namespace {
 
 // A time with nanosecond digits (printf "%.9f", through csv_append.h), empty when negative (the
 // event did not happen), then the separator.
-void AppendTime(std::string& out, double t) {
-  if (t >= 0) AppendFixedText(&out, t, 9);
-  out.push_back(',');
+void Time(TextRow& row, double t, char separator = ',') {
+  if (t >= 0) {
+    row.Fixed(t, 9, separator);
+  } else {
+    row.Text("", separator);
+  }
 }
 
 }  // namespace
@@ -27,30 +30,34 @@ absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bo
     const RequestRecord& r = records[i];
     const bool finished = r.outcome == RequestOutcome::kFinished;
     const char* status = finished ? "finished" : r.outcome == RequestOutcome::kRejected ? "rejected" : "unfinished";
-    AppendInt(&out, static_cast<int64_t>(i));
-    AppendInt(&out, r.replica);
-    AppendField(&out, status);
-    AppendTime(out, r.arrival_s);
-    AppendTime(out, r.scheduled_s);
-    AppendTime(out, r.first_token_s);
-    AppendTime(out, r.finish_s);
-    AppendInt(&out, r.input_tokens);
-    AppendInt(&out, r.output_tokens);
-    AppendInt(&out, r.truncated ? 1 : 0);
-    AppendInt(&out, r.cached_tokens);
-    AppendInt(&out, r.preemptions);
-    AppendTime(out, r.scheduled_s >= 0 ? r.scheduled_s - r.arrival_s : -1);
-    AppendTime(out, r.first_token_s >= 0 ? r.first_token_s - r.arrival_s : -1);
-    AppendTime(out, finished && r.output_tokens > 1
-                        ? (r.finish_s - r.first_token_s) / (r.output_tokens - 1) : -1);
-    if (finished) AppendFixedText(&out, r.finish_s - r.arrival_s, 9);
-    if (disaggregated) {
-      out.push_back(',');
-      if (r.prefill_replica >= 0) AppendIntText(&out, r.prefill_replica);
-      out.push_back(',');
-      if (r.kv_transfer_s >= 0) AppendFixedText(&out, r.kv_transfer_s, 9);
+    {  // the row is complete before the buffer may be flushed
+      TextRow row(&out);
+      row.Int(static_cast<int64_t>(i));
+      row.Int(r.replica);
+      row.Text(status);
+      Time(row, r.arrival_s);
+      Time(row, r.scheduled_s);
+      Time(row, r.first_token_s);
+      Time(row, r.finish_s);
+      row.Int(r.input_tokens);
+      row.Int(r.output_tokens);
+      row.Int(r.truncated ? 1 : 0);
+      row.Int(r.cached_tokens);
+      row.Int(r.preemptions);
+      Time(row, r.scheduled_s >= 0 ? r.scheduled_s - r.arrival_s : -1);
+      Time(row, r.first_token_s >= 0 ? r.first_token_s - r.arrival_s : -1);
+      Time(row, finished && r.output_tokens > 1 ? (r.finish_s - r.first_token_s) / (r.output_tokens - 1) : -1);
+      const char last = disaggregated ? ',' : '\n';
+      Time(row, finished ? r.finish_s - r.arrival_s : -1, last);
+      if (disaggregated) {
+        if (r.prefill_replica >= 0) {
+          row.Int(r.prefill_replica);
+        } else {
+          row.Text("");
+        }
+        Time(row, r.kv_transfer_s, '\n');
+      }
     }
-    out.push_back('\n');
     file->FlushIfFull();
   }
   return file->Close();
