@@ -1,5 +1,6 @@
 // The CSV number appenders print exactly what printf prints (iterations.csv must not change
 // when its writer does).
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -46,6 +47,19 @@ TEST(CsvAppend, FixedMatchesPrintfEverywhere) {
       AppendFixed(&got, v, precision, '\n');
       EXPECT_EQ(got, absl::StrFormat("%.*f\n", precision, v)) << v;
     }
+  }
+}
+
+TEST(CsvAppend, IntCharsMatchesToChars) {
+  std::vector<int64_t> values = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                                 99999, 100000, 123456789};
+  for (int64_t v = -1000; v <= 20000; ++v) values.push_back(v);  // every fast-path digit count
+  for (const int64_t v : values) {
+    char fast[24];
+    char reference[24];
+    const char* const fast_end = IntChars(fast, v);
+    const char* reference_end = std::to_chars(reference, reference + sizeof(reference), v).ptr;
+    ASSERT_EQ(std::string(static_cast<const char*>(fast), fast_end), std::string(static_cast<const char*>(reference), reference_end)) << v;
   }
 }
 

@@ -23,7 +23,8 @@ inline constexpr char kDigitPairs[] =
     "8081828384858687888990919293949596979899";
 
 // `value` in decimal at `at` (at most 20 bytes), as std::to_chars writes it; the counts and
-// integer parts of an iteration's row are mostly below 100, written without its digit count.
+// integer parts of an iteration's row are mostly below 10,000 (simulated seconds, KV blocks),
+// written two digits at a time without std::to_chars's digit count.
 inline char* IntChars(char* at, int64_t value) {
   if (value >= 0 && value < 100) {
     if (value < 10) {
@@ -31,6 +32,18 @@ inline char* IntChars(char* at, int64_t value) {
       return at + 1;
     }
     std::memcpy(at, &kDigitPairs[2 * value], 2);
+    return at + 2;
+  }
+  if (value >= 0 && value < 10000) {
+    const auto high = static_cast<uint32_t>(value) / 100;
+    const auto low = static_cast<uint32_t>(value) % 100;
+    if (high < 10) {
+      *at++ = static_cast<char>('0' + high);
+    } else {
+      std::memcpy(at, &kDigitPairs[2 * high], 2);
+      at += 2;
+    }
+    std::memcpy(at, &kDigitPairs[2 * low], 2);
     return at + 2;
   }
   return std::to_chars(at, at + 20, value).ptr;
@@ -52,38 +65,67 @@ inline void DigitsBefore(char* end, uint32_t digits, int count) {
   if (count == 1) end[-1] = static_cast<char>('0' + digits);
 }
 
-// Fast path of the fixed-point text below, written at `at` (at most kFastFixedChars bytes);
-// nullptr where it does not apply.
+// Fast path of the fixed-point text below for kPrecision decimals, written at `at` (at most
+// kFastFixedChars bytes); nullptr where it does not apply.
 // For 0 <= value < 2^53 and precision <= 9, the integer part i = trunc(value) and the fraction
 // f = value - i are exact doubles, and f x 10^precision (< 10^9) is computed with an error below
 // 2^-23; when that product is not within 1e-6 of a rounding tie, rounding it gives exactly the
 // digits printf rounds the exact value to. Anything else (ties, negative, -0, huge, NaN) is
 // left to std::to_chars, which the standard defines to match printf.
 inline constexpr int kFastFixedChars = 16 + 1 + 9;
-inline char* FastFixedChars(char* at, double value, int precision) {
-  static constexpr double kScale[10] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
-  if (std::signbit(value) || !(value < 9007199254740992.0) || precision < 1 || precision > 9) return nullptr;
+template <int kPrecision>
+inline char* FastFixedCharsOf(char* at, double value) {
+  static_assert(kPrecision >= 1 && kPrecision <= 9);
+  constexpr uint32_t kScale = [] {
+    uint32_t scale = 1;
+    for (int i = 0; i < kPrecision; ++i) scale *= 10;
+    return scale;
+  }();
+  if (std::signbit(value) || !(value < 9007199254740992.0)) return nullptr;
   // Truncation (one instruction) is the floor here: value is neither negative nor past 2^53.
   auto integer = static_cast<uint64_t>(static_cast<int64_t>(value));
-  const double scaled = (value - static_cast<double>(static_cast<int64_t>(integer))) * kScale[precision];
+  const double scaled = (value - static_cast<double>(static_cast<int64_t>(integer))) * kScale;
   const auto below = static_cast<uint32_t>(static_cast<int32_t>(scaled));
   const double distance_to_tie = scaled - static_cast<double>(static_cast<int32_t>(below)) - 0.5;
   if (std::fabs(distance_to_tie) <= 1e-6) return nullptr;
   uint32_t digits = below + (distance_to_tie > 0 ? 1 : 0);
-  if (digits == static_cast<uint32_t>(kScale[precision])) {  // .999...95 rounds up
+  if (digits == kScale) {  // .999...95 rounds up
     digits = 0;
     ++integer;
   }
-  char* end = integer < 100 ? IntChars(at, static_cast<int64_t>(integer)) : std::to_chars(at, at + 17, integer).ptr;
+  char* end = IntChars(at, static_cast<int64_t>(integer));  // integer < 2^53
   *end++ = '.';
-  end += precision;
-  if (precision == 9) {  // two independent halves (most of iterations.csv's fields)
-    DigitsBefore(end, digits % 10000, 4);
-    DigitsBefore(end - 4, digits / 10000, 5);
+  end += kPrecision;
+  // Two independent halves where there are enough digits (shorter dependency chains).
+  if constexpr (kPrecision >= 6) {
+    constexpr int kLow = kPrecision / 2 % 2 == 0 ? kPrecision / 2 : kPrecision / 2 + 1;  // even
+    constexpr uint32_t kSplit = [] {
+      uint32_t split = 1;
+      for (int i = 0; i < kLow; ++i) split *= 10;
+      return split;
+    }();
+    DigitsBefore(end, digits % kSplit, kLow);
+    DigitsBefore(end - kLow, digits / kSplit, kPrecision - kLow);
   } else {
-    DigitsBefore(end, digits, precision);
+    DigitsBefore(end, digits, kPrecision);
   }
   return end;
+}
+
+// FastFixedCharsOf for a precision known only at run time (a constant one folds the switch).
+inline char* FastFixedChars(char* at, double value, int precision) {
+  switch (precision) {
+    case 1: return FastFixedCharsOf<1>(at, value);
+    case 2: return FastFixedCharsOf<2>(at, value);
+    case 3: return FastFixedCharsOf<3>(at, value);
+    case 4: return FastFixedCharsOf<4>(at, value);
+    case 5: return FastFixedCharsOf<5>(at, value);
+    case 6: return FastFixedCharsOf<6>(at, value);
+    case 7: return FastFixedCharsOf<7>(at, value);
+    case 8: return FastFixedCharsOf<8>(at, value);
+    case 9: return FastFixedCharsOf<9>(at, value);
+    default: return nullptr;
+  }
 }
 
 // `value` alone with `precision` digits after the point (printf "%.{precision}f").
@@ -108,19 +150,17 @@ class TextRow {
   TextRow(const TextRow&) = delete;
   TextRow& operator=(const TextRow&) = delete;
 
-  void Int(int64_t value, char separator = ',') {
+  [[gnu::always_inline]] void Int(int64_t value, char separator = ',') {
     Ensure(21);
     p_ = IntChars(p_, value);
     *p_++ = separator;
   }
-  void Fixed(double value, int precision, char separator = ',') {
+  // Inlined, so that a constant precision selects its fast path at compile time.
+  [[gnu::always_inline]] void Fixed(double value, int precision, char separator = ',') {
     Ensure(kFastFixedChars + 1);
     char* end = FastFixedChars(p_, value, precision);
-    if (end == nullptr) {
-      char buffer[352];
-      const char* text_end =
-          std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::fixed, precision).ptr;
-      Text(absl::string_view(buffer, static_cast<size_t>(text_end - buffer)), separator);
+    if (end == nullptr) [[unlikely]] {
+      FixedByToChars(value, precision, separator);
       return;
     }
     p_ = end;
@@ -140,6 +180,11 @@ class TextRow {
 
  private:
   static constexpr size_t kRoom = 512;
+  [[gnu::noinline]] void FixedByToChars(double value, int precision, char separator) {
+    char buffer[352];
+    const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::fixed, precision).ptr;
+    Text(absl::string_view(buffer, static_cast<size_t>(end - buffer)), separator);
+  }
   void Ensure(size_t bytes) {
     if (static_cast<size_t>(row_ + kRoom - p_) >= bytes) [[likely]] return;
     Spill();

@@ -35,19 +35,29 @@ int64_t Nanoseconds(double seconds) { return std::llround(seconds * 1e9); }
 
 using google::protobuf::internal::WireFormatLite;
 
-// TrackEvent.debug_annotations += {name_iid, int_value | double_value}.
+// TrackEvent.debug_annotations += {name_iid, int_value | double_value}, written in place: the
+// annotation's length is known from its two fields (a name iid below 128 is one byte).
 void IntArg(TrackEventBytes& event, uint64_t name, int64_t value) {
-  ProtoBytes<32> annotation;
-  annotation.Varint(DebugAnnotation::kNameIidFieldNumber, name);
-  annotation.Varint(DebugAnnotation::kIntValueFieldNumber, static_cast<uint64_t>(value));
-  event.Bytes(TrackEvent::kDebugAnnotationsFieldNumber, annotation.view());
+  const auto bits = static_cast<uint64_t>(value);
+  event.Tag(TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  event.RawVarint(1 + google::protobuf::io::CodedOutputStream::VarintSize64(name) + 1 +
+                  google::protobuf::io::CodedOutputStream::VarintSize64(bits));
+  event.Varint(DebugAnnotation::kNameIidFieldNumber, name);
+  event.Varint(DebugAnnotation::kIntValueFieldNumber, bits);
 }
 
 void DoubleArg(TrackEventBytes& event, uint64_t name, double value) {
-  ProtoBytes<32> annotation;
-  annotation.Varint(DebugAnnotation::kNameIidFieldNumber, name);
-  annotation.Double(DebugAnnotation::kDoubleValueFieldNumber, value);
-  event.Bytes(TrackEvent::kDebugAnnotationsFieldNumber, annotation.view());
+  event.Tag(TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  event.RawVarint(1 + google::protobuf::io::CodedOutputStream::VarintSize64(name) + 1 + 8);
+  event.Varint(DebugAnnotation::kNameIidFieldNumber, name);
+  event.Double(DebugAnnotation::kDoubleValueFieldNumber, value);
+}
+
+// What a slice's name is made of (AppendSliceName): the name is built only the first time.
+SliceNameKey NameKeyOf(const IterationRecord& r) {
+  const int64_t decodes = r.decode_seqs + r.padding_seqs;
+  if (r.prefill_seqs > 0) return {r.prefill_seqs, decodes > 0 ? decodes : 0, decodes > 0 ? r.new_tokens() : r.prefill_tokens};
+  return {0, decodes, 0};
 }
 
 }  // namespace
@@ -163,10 +173,10 @@ void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning) {
 void PerfettoTimeline::Write(const IterationRecord& r) {
   EndOpenSlice(r.replica);
   const int64_t start_ns = Nanoseconds(r.start_s);
-  name_.clear();
-  AppendSliceName(&name_, r);
-  auto [it, inserted] = name_iids_.try_emplace(name_, name_iids_.size() + 1);
+  auto [it, inserted] = name_iids_.try_emplace(NameKeyOf(r), name_iids_.size() + 1);
   if (inserted) {  // InternedData.event_names += EventName{iid, name}
+    name_.clear();
+    AppendSliceName(&name_, r);
     ProtoBytes<96> entry;
     entry.Varint(perfetto::protos::EventName::kIidFieldNumber, it->second);
     entry.Bytes(perfetto::protos::EventName::kNameFieldNumber, name_);

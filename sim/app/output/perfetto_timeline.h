@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -24,6 +25,9 @@ namespace infergrid {
 
 // One iteration's track event: its fields and args come to well under a kilobyte.
 using TrackEventBytes = ProtoBytes<1024>;
+// A slice name's parts: prefill sequences, decode sequences, tokens (as AppendSliceName shows
+// them); one key per distinct name.
+using SliceNameKey = std::tuple<int64_t, int64_t, int64_t>;
 
 class PerfettoTimeline final : public Timeline {
  public:
@@ -55,7 +59,7 @@ class PerfettoTimeline final : public Timeline {
   std::string name_;
   TrackEventBytes event_;
   ProtoBytes<128> interned_;  // the one slice name an event may define (names are short)
-  absl::flat_hash_map<std::string, uint64_t> name_iids_;
+  absl::flat_hash_map<SliceNameKey, uint64_t> name_iids_;
   std::vector<int64_t> open_slice_end_ns_;  // per replica; -1: none open
 };
 
