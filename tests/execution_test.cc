@@ -4,6 +4,9 @@
 // synchronous host time adding to the step while overlapped host time hides under the GPU,
 // output processing a step late, the engine's one-shot all-reduce beating NCCL on small
 // messages, and the bundled host calibration's fit.
+#include <random>
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -179,6 +182,62 @@ TEST(LaunchModel, KernelsWaitForTheirLaunch) {
   EXPECT_NEAR(LaunchedSeconds(k, seconds, LaunchMode::kPiecewise, costs), 78e-6, 1e-12);
   const double short_kernels[] = {1e-6, 1e-6, 1e-6, 1e-6};
   EXPECT_NEAR(LaunchedSeconds(k, short_kernels, LaunchMode::kEager, costs), 8 * 10e-6 + 1e-6, 1e-12);
+}
+
+// The launch model walked kernel by kernel through every layer, as its header defines it.
+double LaunchedSecondsKernelByKernel(const IterationKernels& kernels, const double* seconds, LaunchMode launch,
+                                     const LaunchCosts& costs) {
+  double host = 0, end = 0;
+  bool in_piece = false;
+  const auto run = [&](const Kernel& k, double s) {
+    const bool attention = k.kind == KernelKind::kAttentionPrefill || k.kind == KernelKind::kAttentionDecode;
+    const bool launched = launch == LaunchMode::kEager || attention || !in_piece;
+    in_piece = launch == LaunchMode::kPiecewise && !attention;
+    if (launched) {
+      host += costs.eager_issue_s;
+      end = std::max(end + costs.graph_gap_s, host) + s;
+    } else {
+      end += costs.graph_gap_s + s;
+    }
+  };
+  const Kernel* first = kernels.begin();
+  const Kernel* body = first;
+  while (body != kernels.end() && body->repeat <= 1) ++body;
+  const Kernel* after = body;
+  while (after != kernels.end() && after->repeat > 1) ++after;
+  for (const Kernel* k = first; k != body; ++k) run(*k, seconds[k - first]);
+  for (int32_t l = 0; body != kernels.end() && l < body->repeat; ++l) {
+    for (const Kernel* k = body; k != after; ++k) run(*k, seconds[k - first]);
+  }
+  for (const Kernel* k = after; k != kernels.end(); ++k) run(*k, seconds[k - first]);
+  return end;
+}
+
+// The layers' launches are worked out once per call; the result is the kernel-by-kernel walk's,
+// bit for bit, for random lists (attention anywhere, pieces of any length, host- or GPU-bound).
+TEST(LaunchModel, EqualsTheKernelByKernelWalk) {
+  std::mt19937_64 rng(5);
+  const KernelKind kinds[] = {KernelKind::kGemm, KernelKind::kAttentionDecode, KernelKind::kAttentionPrefill,
+                              KernelKind::kNorm, KernelKind::kAllReduce};
+  for (int trial = 0; trial < 2000; ++trial) {
+    IterationKernels k;
+    const int before = static_cast<int>(rng() % 3), layer = 1 + static_cast<int>(rng() % 12),
+              after = static_cast<int>(rng() % 3);
+    const auto layers = static_cast<int32_t>(2 + rng() % 40);
+    std::vector<double> seconds;
+    for (int i = 0; i < before + layer + after; ++i) {
+      Kernel& x = k.Add();
+      x.kind = kinds[rng() % 5];
+      x.repeat = i >= before && i < before + layer ? layers : 1;
+      seconds.push_back(std::ldexp(static_cast<double>(rng() % 1000 + 1), -20 - static_cast<int>(rng() % 8)));
+    }
+    const LaunchCosts costs{std::ldexp(static_cast<double>(rng() % 100), -30), std::ldexp(static_cast<double>(rng() % 100 + 1), -22)};
+    for (const LaunchMode mode : {LaunchMode::kEager, LaunchMode::kPiecewise}) {
+      ASSERT_EQ(LaunchedSeconds(k, seconds.data(), mode, costs),
+                LaunchedSecondsKernelByKernel(k, seconds.data(), mode, costs))
+          << "trial " << trial;
+    }
+  }
 }
 
 TEST(PeerAllReduce, OneShotAndTwoShotCosts) {
