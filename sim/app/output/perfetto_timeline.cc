@@ -170,22 +170,38 @@ void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning) {
   file_.FlushIfFull();
 }
 
+// Decode-only slices ("decode N", most of them) are looked up by N in an array; the others, whose
+// names hold token counts, in a hash map. Iids count up in order of first use across both.
+uint64_t PerfettoTimeline::NameIid(const IterationRecord& r) {
+  const SliceNameKey key = NameKeyOf(r);
+  const auto [prefills, decodes, tokens] = key;
+  uint64_t* iid = nullptr;
+  if (prefills == 0 && decodes >= 0 && decodes < kDirectDecodeNames) {
+    if (decode_iids_.size() <= static_cast<size_t>(decodes)) decode_iids_.resize(static_cast<size_t>(decodes) + 1, 0);
+    iid = &decode_iids_[static_cast<size_t>(decodes)];
+  } else {
+    iid = &name_iids_.try_emplace(key, 0).first->second;
+  }
+  if (*iid != 0) return *iid;
+  *iid = ++names_interned_;
+  // InternedData.event_names += EventName{iid, name}
+  name_.clear();
+  AppendSliceName(&name_, r);
+  ProtoBytes<96> entry;
+  entry.Varint(perfetto::protos::EventName::kIidFieldNumber, *iid);
+  entry.Bytes(perfetto::protos::EventName::kNameFieldNumber, name_);
+  interned_.Bytes(perfetto::protos::InternedData::kEventNamesFieldNumber, entry.view());
+  return *iid;
+}
+
 void PerfettoTimeline::Write(const IterationRecord& r) {
   EndOpenSlice(r.replica);
   const int64_t start_ns = Nanoseconds(r.start_s);
-  auto [it, inserted] = name_iids_.try_emplace(NameKeyOf(r), name_iids_.size() + 1);
-  if (inserted) {  // InternedData.event_names += EventName{iid, name}
-    name_.clear();
-    AppendSliceName(&name_, r);
-    ProtoBytes<96> entry;
-    entry.Varint(perfetto::protos::EventName::kIidFieldNumber, it->second);
-    entry.Bytes(perfetto::protos::EventName::kNameFieldNumber, name_);
-    interned_.Bytes(perfetto::protos::InternedData::kEventNamesFieldNumber, entry.view());
-  }
+  const uint64_t name_iid = NameIid(r);
   event_.Clear();
   event_.Varint(TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_BEGIN);
   event_.Varint(TrackEvent::kTrackUuidFieldNumber, IterationsUuid(r.replica));
-  event_.Varint(TrackEvent::kNameIidFieldNumber, it->second);
+  event_.Varint(TrackEvent::kNameIidFieldNumber, name_iid);
   const int64_t ints[] = {r.index, r.batch_size(), r.prefill_seqs, r.prefill_tokens,
                           r.decode_seqs, r.padding_seqs, r.kv_blocks_used, r.preempted};
   for (uint64_t arg = kIteration; arg <= kPreempted; ++arg) IntArg(event_, arg, ints[arg - kIteration]);

@@ -59,7 +59,12 @@ class PerfettoTimeline final : public Timeline {
   std::string name_;
   TrackEventBytes event_;
   ProtoBytes<128> interned_;  // the one slice name an event may define (names are short)
-  absl::flat_hash_map<SliceNameKey, uint64_t> name_iids_;
+  // The interned iid of r's slice name, defining it in interned_ the first time.
+  uint64_t NameIid(const IterationRecord& r);
+  static constexpr int64_t kDirectDecodeNames = 1 << 16;
+  std::vector<uint64_t> decode_iids_;                      // by decode count; 0: not yet
+  absl::flat_hash_map<SliceNameKey, uint64_t> name_iids_;  // the other names
+  uint64_t names_interned_ = 0;
   std::vector<int64_t> open_slice_end_ns_;  // per replica; -1: none open
 };
 
