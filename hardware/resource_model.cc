@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "hardware/lower_bounds.h"
@@ -300,7 +301,11 @@ struct TileCost {
   double split = 1, waves = 0;
 };
 
-TileCost CostOfTile(const GemmInputs& in, double bm, double bn, double efficiency, RateMemo& rates) {
+// `cannot_beat`: the best busy time so far (infinity for none). A tile whose tensor or CUDA-core
+// time alone reaches it cannot win, since the memory terms only add to that (overlap_penalty
+// >= 0): its cost is returned as infinity without the memory terms and their rate lookups.
+TileCost CostOfTile(const GemmInputs& in, double bm, double bn, double efficiency, RateMemo& rates,
+                    double cannot_beat) {
   const double m = in.m, n = in.n, k = in.k, groups = in.groups, a = in.a, w = in.w, sms = in.sms;
   const double min_split_k = in.min_split_k, discount = in.discount;
   const double tm = CeilDiv(m, bm), tn = CeilDiv(n, bn);
@@ -320,6 +325,11 @@ TileCost CostOfTile(const GemmInputs& in, double bm, double bn, double efficienc
   const double tile_flops = 2.0 * bm * bn / (in.peak_per_sm * efficiency);
   const double tensor_s =
       tile_flops * ((waves - 1 + last_wave) * (k_per_cta + in.k_overhead) + in.fill_drain_k);
+  if (in.overlap_penalty >= 0 && std::max(tensor_s, in.cuda_s) >= cannot_beat) {
+    TileCost beaten;
+    beaten.busy = std::numeric_limits<double>::infinity();
+    return beaten;
+  }
   // Tile loads: X once per N-tile, W once per M-tile; split-K adds fp32 partials.
   const double partials = split > 1 ? 2.0 * m * n * 4.0 * split * groups : 0;
   const double loads = groups * (m * k * a * tn + n * k * w * tm + m * n * a) + partials;
@@ -397,7 +407,8 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
   KernelTime best;
   best.seconds = -1;
   for (const TilePlan& tile : tiles_) {
-    const TileCost c = CostOfTile(in, tile.bm, tile.bn, tile.efficiency, rates);
+    const double cannot_beat = best.seconds < 0 ? std::numeric_limits<double>::infinity() : best.busy_s;
+    const TileCost c = CostOfTile(in, tile.bm, tile.bn, tile.efficiency, rates, cannot_beat);
     if (best.seconds < 0 || c.busy < best.busy_s) {
       best.busy_s = c.busy;
       best.seconds = c.busy;
