@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -556,6 +557,50 @@ TEST(ResourceModel, CachedGemmTimesBelongToTheirModelAndKernel) {
   const double dequantized = a.Time(small).seconds;
   EXPECT_GT(dequantized, 10 * plain);
   EXPECT_EQ(dequantized, Resources(h100, base).Time(small).seconds);
+}
+
+// The tile search returns the tile with the least busy time (the first on a tie) as timing
+// each tile alone gives: its early exit (a tile whose tensor time alone reaches the best so far
+// skips its memory terms) never drops the winner. From one row to compute-bound, with and
+// without CUDA-core work.
+TEST(ResourceModel, TileSearchPicksTheFastestTileAsEachAloneTimesIt) {
+  const GpuSpec h100 = Gpu("h100-sxm");
+  const Calibration all = PriorProfile(h100);
+  ASSERT_GT(all.gemm().tiles_size(), 2);
+  ASSERT_GE(all.gemm().overlap_penalty(), 0);
+  const ResourceModel full = Resources(h100, all);
+  std::vector<ResourceModel> alone;
+  for (const GemmTile& tile : all.gemm().tiles()) {
+    Calibration one = all;
+    one.mutable_gemm()->clear_tiles();
+    *one.mutable_gemm()->add_tiles() = tile;
+    alone.push_back(Resources(h100, one));
+  }
+  int compute_bound = 0;
+  for (const int64_t m : {1, 7, 64, 300, 1024, 4097, 16384}) {
+    for (const int64_t n : {1024, 4096, 14336}) {
+      for (const int64_t k : {512, 4096}) {
+        for (const double cuda_flops : {0.0, 1e11}) {
+          Kernel g = Gemm(m, n, k);
+          g.cuda_flops = cuda_flops;
+          const KernelTime searched = full.Time(g);
+          KernelTime best;
+          best.busy_s = std::numeric_limits<double>::infinity();
+          for (const ResourceModel& one : alone) {
+            const KernelTime t = one.Time(g);
+            if (t.busy_s < best.busy_s) best = t;
+          }
+          ASSERT_EQ(searched.busy_s, best.busy_s) << m << " x " << n << " x " << k;
+          EXPECT_EQ(searched.seconds, best.seconds);
+          EXPECT_EQ(searched.tile_m, best.tile_m);
+          EXPECT_EQ(searched.tile_n, best.tile_n);
+          EXPECT_EQ(searched.hbm_bytes, best.hbm_bytes);
+          compute_bound += searched.binding == Resource::kCompute ? 1 : 0;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compute_bound, 10);  // where tiles are skipped
 }
 
 TEST(ResourceModel, SmallWorkingSetsAreReadFromL2) {
