@@ -55,6 +55,9 @@ inline void AppendIntText(std::string* out, int64_t value) {
   out->append(buffer, IntChars(buffer, value));
 }
 
+// 10^n for 0 <= n <= 9.
+constexpr uint32_t PowerOfTen(int n) { return n == 0 ? 1 : 10 * PowerOfTen(n - 1); }
+
 // `count` decimal digits of `digits` (< 10^count) ending at `end`, two at a time from the last.
 inline void DigitsBefore(char* end, uint32_t digits, int count) {
   for (; count >= 2; count -= 2) {
@@ -76,11 +79,7 @@ inline constexpr int kFastFixedChars = 16 + 1 + 9;
 template <int kPrecision>
 inline char* FastFixedCharsOf(char* at, double value) {
   static_assert(kPrecision >= 1 && kPrecision <= 9);
-  constexpr uint32_t kScale = [] {
-    uint32_t scale = 1;
-    for (int i = 0; i < kPrecision; ++i) scale *= 10;
-    return scale;
-  }();
+  constexpr uint32_t kScale = PowerOfTen(kPrecision);
   if (std::signbit(value) || !(value < 9007199254740992.0)) return nullptr;
   // Truncation (one instruction) is the floor here: value is neither negative nor past 2^53.
   auto integer = static_cast<uint64_t>(static_cast<int64_t>(value));
@@ -99,11 +98,7 @@ inline char* FastFixedCharsOf(char* at, double value) {
   // Two independent halves where there are enough digits (shorter dependency chains).
   if constexpr (kPrecision >= 6) {
     constexpr int kLow = kPrecision / 2 % 2 == 0 ? kPrecision / 2 : kPrecision / 2 + 1;  // even
-    constexpr uint32_t kSplit = [] {
-      uint32_t split = 1;
-      for (int i = 0; i < kLow; ++i) split *= 10;
-      return split;
-    }();
+    constexpr uint32_t kSplit = PowerOfTen(kLow);
     DigitsBefore(end, digits % kSplit, kLow);
     DigitsBefore(end - kLow, digits / kSplit, kPrecision - kLow);
   } else {
