@@ -1,5 +1,8 @@
 // The CSV number appenders print exactly what printf prints (iterations.csv must not change
 // when its writer does).
+#include <sched.h>
+
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -157,13 +160,11 @@ class SlowSink final : public IterationSink {
   ThreadRecordingSink recording;
 };
 
-TEST(BackgroundSink, EveryTargetGetsEveryRecordInOrderOnAThreadOfItsOwn) {
-  // Several laps of the ring, a slow target the producer must wait for, and a last partial
-  // chunk that only Finish() publishes.
+// Hands `sink` n records (several laps of the ring and a last partial chunk that only Finish()
+// publishes), then checks that each target got every record in order, all on one thread that
+// is not this one; returns each target's thread.
+std::vector<std::thread::id> HandOverAndCheck(BackgroundSink& sink, const std::vector<const ThreadRecordingSink*>& targets) {
   const auto n = static_cast<int64_t>(BackgroundSink::kRingRecords * 5 + BackgroundSink::kPublishRecords / 2 + 3);
-  ThreadRecordingSink fast;
-  SlowSink slow;
-  BackgroundSink sink({&fast, &slow});
   for (int64_t i = 0; i < n; ++i) {
     IterationRecord r;
     r.index = i;
@@ -171,15 +172,71 @@ TEST(BackgroundSink, EveryTargetGetsEveryRecordInOrderOnAThreadOfItsOwn) {
     sink.OnIteration(r);
   }
   sink.Finish();
-  for (const ThreadRecordingSink* target : {&fast, &slow.recording}) {
-    ASSERT_EQ(static_cast<int64_t>(target->indices.size()), n);
-    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(target->indices[static_cast<size_t>(i)], i);
-    for (const std::thread::id id : target->threads) ASSERT_EQ(id, target->threads.front());
+  std::vector<std::thread::id> threads;
+  for (const ThreadRecordingSink* target : targets) {
+    EXPECT_EQ(static_cast<int64_t>(target->indices.size()), n);
+    if (static_cast<int64_t>(target->indices.size()) != n) return {};
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(target->indices[static_cast<size_t>(i)], i);
+    for (const std::thread::id id : target->threads) EXPECT_EQ(id, target->threads.front());
     EXPECT_NE(target->threads.front(), std::this_thread::get_id());
+    threads.push_back(target->threads.front());
   }
-  EXPECT_NE(fast.threads.front(), slow.recording.threads.front());
   sink.Finish();  // a second Finish (and the destructor's) delivers nothing more
-  EXPECT_EQ(static_cast<int64_t>(fast.indices.size()), n);
+  for (const ThreadRecordingSink* target : targets) EXPECT_EQ(static_cast<int64_t>(target->indices.size()), n);
+  return threads;
+}
+
+TEST(BackgroundSink, EveryTargetGetsEveryRecordInOrderOnItsWritersThread) {
+  {  // a thread per target; the slow one makes the producer wait on a full ring
+    ThreadRecordingSink fast;
+    SlowSink slow;
+    BackgroundSink sink({&fast, &slow}, 2);
+    ASSERT_EQ(sink.writer_threads(), 2u);
+    const std::vector<std::thread::id> threads = HandOverAndCheck(sink, {&fast, &slow.recording});
+    ASSERT_EQ(threads.size(), 2u);
+    EXPECT_NE(threads[0], threads[1]);
+  }
+  {  // one thread writes both
+    ThreadRecordingSink fast;
+    SlowSink slow;
+    BackgroundSink sink({&fast, &slow}, 1);
+    ASSERT_EQ(sink.writer_threads(), 1u);
+    const std::vector<std::thread::id> threads = HandOverAndCheck(sink, {&fast, &slow.recording});
+    ASSERT_EQ(threads.size(), 2u);
+    EXPECT_EQ(threads[0], threads[1]);
+  }
+  {  // three targets on two threads: target k on thread k mod 2; never more threads than targets
+    ThreadRecordingSink a, b, c;
+    BackgroundSink sink({&a, &b, &c}, 2);
+    const std::vector<std::thread::id> threads = HandOverAndCheck(sink, {&a, &b, &c});
+    ASSERT_EQ(threads.size(), 3u);
+    EXPECT_EQ(threads[0], threads[2]);
+    EXPECT_NE(threads[0], threads[1]);
+    ThreadRecordingSink only;
+    EXPECT_EQ(BackgroundSink({&only}, 4).writer_threads(), 1u);
+  }
+}
+
+// Writer threads are the CPUs this process may use less the simulation's (at least one, at
+// most one per target), read from the affinity mask a Slurm job or container sets.
+TEST(BackgroundSink, WriterThreadsFitTheCpusBesideTheSimulation) {
+  cpu_set_t all;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &all)) cpus.push_back(c);
+  }
+  for (size_t allowed = 1; allowed <= std::min<size_t>(cpus.size(), 4); ++allowed) {
+    cpu_set_t some;
+    CPU_ZERO(&some);
+    for (size_t i = 0; i < allowed; ++i) CPU_SET(cpus[i], &some);
+    ASSERT_EQ(sched_setaffinity(0, sizeof(some), &some), 0);
+    const size_t beside = allowed > 1 ? allowed - 1 : 1;
+    EXPECT_EQ(BackgroundSink::WriterThreadsFor(2), std::min<size_t>(2, beside)) << allowed << " CPUs";
+    EXPECT_EQ(BackgroundSink::WriterThreadsFor(1), 1u) << allowed << " CPUs";
+    EXPECT_EQ(BackgroundSink::WriterThreadsFor(0), 0u);
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof(all), &all), 0);
 }
 
 TEST(BackgroundSink, NothingHandedNothingDelivered) {

@@ -120,10 +120,9 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   if (!iteration_outputs.empty()) writers.emplace(std::move(iteration_outputs));
   absl::StatusOr<SimulationResult> result =
       RunSimulation(engine, o.setup.gpu, *cost->model, **source, writers ? &*writers : nullptr);
-  if (writers) writers->Finish();
   if (!result.ok()) return result.status();
-  // requests.csv is written beside the closing of the other files and the summary's statistics
-  // (all of them only read the result).
+  // requests.csv is written beside the writers' last records, the closing of the other files
+  // and the summary's statistics (all of them only read the result).
   std::future<absl::Status> requests_written;
   if (out != nullptr && o.outputs.requests) {
     requests_written = std::async(std::launch::async, [&result, path = out->TempPath(o.outputs.RequestsFile()),
@@ -131,6 +130,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
       return WriteRequestsCsv(result->log, path, disaggregated, compression);
     });
   }
+  if (writers) writers->Finish();
 
   SummaryContext context;
   context.config = plan.config;

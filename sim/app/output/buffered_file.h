@@ -49,9 +49,12 @@ class BufferedFile {
 
  private:
   static constexpr size_t kFlushBytes = size_t{1} << 20;
+  // Room past kFlushBytes for the row that crosses it (a row is well under this).
+  static constexpr size_t kRowSlackBytes = size_t{64} << 10;
 
   BufferedFile(std::FILE* file, std::string path, ZSTD_CCtx_s* zstd)
       : file_(file), path_(std::move(path)), zstd_(zstd) {}
+  void ReserveBuffer();
   // Compresses the buffer into the file; `end` closes the frame.
   void WriteCompressed(bool end);
 
