@@ -110,6 +110,61 @@ TEST(CsvAppend, TextRowWritesWhatTheAppendersWrite) {
   EXPECT_EQ(rows, expected);
 }
 
+// Through memos, a row is what it is without them: a repeated value copies the text it had
+// (0 and -0, NaN, values the fast path leaves to std::to_chars, precision 6 and 9 included),
+// a changed one is formatted anew; it fails if a memo matched a different value or kept text
+// past a value the fast path did not take.
+TEST(CsvAppend, FixedThroughAMemoWritesWhatFixedWrites) {
+  std::mt19937_64 rng(5);
+  const double pool[] = {0.0, -0.0, 1.5e-9, 0.007271634, 0.0072716341, 13.849230475, 0.9999999995,
+                         -1.5, 1e300, std::numeric_limits<double>::quiet_NaN(), 0.5e-6, 2.5};
+  std::string memoized, plain;
+  FixedMemo memos[3];
+  for (int line = 0; line < 20000; ++line) {
+    TextRow with_memo(&memoized);
+    TextRow without(&plain);
+    for (int f = 0; f < 3; ++f) {
+      // Mostly the value before (as iterations.csv's columns), else another from the pool.
+      const double v = pool[rng() % 4 == 0 ? rng() % std::size(pool) : static_cast<size_t>(line / 7 + f) % std::size(pool)];
+      const int precision = f == 1 ? 6 : 9;
+      const char separator = f == 2 ? '\n' : ',';
+      with_memo.Fixed(v, precision, memos[f], separator);
+      without.Fixed(v, precision, separator);
+    }
+  }
+  EXPECT_EQ(memoized, plain);
+}
+
+// The pointer writers (wire::) write what the library serializes too, one- and two-byte tags.
+TEST(WireFields, EncodeAsTheLibrarySerializes) {
+  perfetto::protos::TrackEvent event;
+  event.set_type(perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN);
+  event.set_track_uuid(uint64_t{1} << 40);
+  event.add_extra_counter_track_uuids(18);
+  event.add_extra_counter_values(-3);
+  event.add_extra_double_counter_track_uuids(300);
+  event.add_extra_double_counter_values(0.25);
+  perfetto::protos::DebugAnnotation* arg = event.add_debug_annotations();
+  arg->set_name_iid(11);
+  arg->set_string_value("network");
+  uint8_t bytes[128];
+  uint8_t* p = wire::Varint<perfetto::protos::TrackEvent::kTypeFieldNumber>(bytes, perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN);
+  p = wire::Varint<perfetto::protos::TrackEvent::kTrackUuidFieldNumber>(p, uint64_t{1} << 40);
+  p = wire::Varint<perfetto::protos::TrackEvent::kExtraCounterTrackUuidsFieldNumber>(p, 18);
+  p = wire::Varint<perfetto::protos::TrackEvent::kExtraCounterValuesFieldNumber>(p, static_cast<uint64_t>(int64_t{-3}));
+  p = wire::Varint<perfetto::protos::TrackEvent::kExtraDoubleCounterTrackUuidsFieldNumber>(p, 300);
+  p = wire::Double<perfetto::protos::TrackEvent::kExtraDoubleCounterValuesFieldNumber>(p, 0.25);
+  uint8_t annotation[32];
+  uint8_t* a = wire::Varint<perfetto::protos::DebugAnnotation::kNameIidFieldNumber>(annotation, 11);
+  a = wire::Bytes<perfetto::protos::DebugAnnotation::kStringValueFieldNumber>(a, "network");
+  p = wire::Bytes<perfetto::protos::TrackEvent::kDebugAnnotationsFieldNumber>(
+      p, absl::string_view(reinterpret_cast<const char*>(annotation), static_cast<size_t>(a - annotation)));
+  perfetto::protos::TrackEvent parsed;
+  ASSERT_TRUE(parsed.ParseFromArray(bytes, static_cast<int>(p - bytes)));
+  EXPECT_EQ(parsed.SerializeAsString(), event.SerializeAsString());
+  EXPECT_EQ(static_cast<size_t>(p - bytes), event.ByteSizeLong());
+}
+
 // The fixed-array encoder writes what the Protocol Buffers library serializes for the same
 // fields: varints of every size (negative int64 as ten bytes), doubles and nested bytes.
 TEST(ProtoBytes, EncodesAsTheLibrarySerializes) {

@@ -6,6 +6,7 @@
 #ifndef INFERGRID_SIM_APP_OUTPUT_CSV_APPEND_H_
 #define INFERGRID_SIM_APP_OUTPUT_CSV_APPEND_H_
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -133,6 +134,17 @@ inline void AppendFixedText(std::string* out, double value, int precision) {
   out->append(buffer, end);
 }
 
+// The text a column printed for its last value, reused when the next row's value is the same
+// double, bit for bit (so -0 and 0 stay apart): iterations.csv repeats most of its durations
+// from one iteration to the next, and each row's start is the row before's end.
+struct FixedMemo {
+  static constexpr size_t kTextBytes = 32;  // >= kFastFixedChars; copied whole
+  uint64_t bits = 0;
+  uint32_t size = 0;  // 0: nothing remembered
+  char text[kTextBytes];
+};
+static_assert(FixedMemo::kTextBytes >= kFastFixedChars);
+
 // One row built in a fixed array of its own, then appended to `out` in one piece by the
 // destructor, for writers that emit a row per iteration: fields are written through a pointer,
 // without the string's checks or its zero-filling growth per field. A row longer than the array
@@ -159,6 +171,28 @@ class TextRow {
       return;
     }
     p_ = end;
+    *p_++ = separator;
+  }
+  // Fixed, through `memo`: the same value as the memo's last one copies its text; another
+  // is formatted and remembered (one the fast path does not take is not remembered).
+  [[gnu::always_inline]] void Fixed(double value, int precision, FixedMemo& memo, char separator = ',') {
+    Ensure(FixedMemo::kTextBytes + 1);
+    const auto bits = std::bit_cast<uint64_t>(value);
+    if (bits == memo.bits && memo.size != 0) {
+      std::memcpy(p_, memo.text, FixedMemo::kTextBytes);
+      p_ += memo.size;
+    } else {
+      char* end = FastFixedChars(p_, value, precision);
+      if (end == nullptr) [[unlikely]] {
+        memo.size = 0;
+        FixedByToChars(value, precision, separator);
+        return;
+      }
+      std::memcpy(memo.text, p_, FixedMemo::kTextBytes);  // the row's array has the room
+      memo.bits = bits;
+      memo.size = static_cast<uint32_t>(end - p_);
+      p_ = end;
+    }
     *p_++ = separator;
   }
   void Text(absl::string_view text, char separator = ',') {

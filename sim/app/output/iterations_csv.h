@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "sim/core/metrics/iteration_record.h"
 #include "sim/app/output/buffered_file.h"
+#include "sim/app/output/csv_append.h"
 
 namespace infergrid {
 
@@ -36,6 +37,9 @@ class IterationsCsv final : public IterationSink {
 
   BufferedFile file_;
   bool speculative_;
+  // The last text of each column that often repeats (start and end share one).
+  FixedMemo time_memo_, communication_memo_, host_memo_, host_hidden_memo_, kv_fraction_memo_,
+      compute_fraction_memo_, draft_memo_;
 };
 
 }  // namespace infergrid

@@ -36,21 +36,32 @@ int64_t Nanoseconds(double seconds) { return std::llround(seconds * 1e9); }
 using google::protobuf::internal::WireFormatLite;
 
 // TrackEvent.debug_annotations += {name_iid, int_value | double_value}, written in place: the
-// annotation's length is known from its two fields (a name iid below 128 is one byte).
-void IntArg(TrackEventBytes& event, uint64_t name, int64_t value) {
-  const auto bits = static_cast<uint64_t>(value);
-  event.Tag(TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
-  event.RawVarint(1 + google::protobuf::io::CodedOutputStream::VarintSize64(name) + 1 +
-                  google::protobuf::io::CodedOutputStream::VarintSize64(bits));
-  event.Varint(DebugAnnotation::kNameIidFieldNumber, name);
-  event.Varint(DebugAnnotation::kIntValueFieldNumber, bits);
+// annotation's length (one byte: at most 13) is filled in once its two fields are written.
+uint8_t* IntArg(uint8_t* p, uint64_t name, int64_t value) {
+  p = wire::Tag<TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(p);
+  uint8_t* length = p++;
+  p = wire::Varint<DebugAnnotation::kNameIidFieldNumber>(p, name);  // a name iid below 128: one byte
+  p = wire::Varint<DebugAnnotation::kIntValueFieldNumber>(p, static_cast<uint64_t>(value));
+  *length = static_cast<uint8_t>(p - length - 1);
+  return p;
 }
 
-void DoubleArg(TrackEventBytes& event, uint64_t name, double value) {
-  event.Tag(TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
-  event.RawVarint(1 + google::protobuf::io::CodedOutputStream::VarintSize64(name) + 1 + 8);
-  event.Varint(DebugAnnotation::kNameIidFieldNumber, name);
-  event.Double(DebugAnnotation::kDoubleValueFieldNumber, value);
+uint8_t* DoubleArg(uint8_t* p, uint64_t name, double value) {
+  p = wire::Tag<TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(p);
+  uint8_t* length = p++;
+  p = wire::Varint<DebugAnnotation::kNameIidFieldNumber>(p, name);
+  p = wire::Double<DebugAnnotation::kDoubleValueFieldNumber>(p, value);
+  *length = static_cast<uint8_t>(p - length - 1);
+  return p;
+}
+
+uint8_t* StringArg(uint8_t* p, uint64_t name, absl::string_view value) {
+  p = wire::Tag<TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(p);
+  uint8_t* length = p++;  // a resource's name is a few bytes
+  p = wire::Varint<DebugAnnotation::kNameIidFieldNumber>(p, name);
+  p = wire::Bytes<DebugAnnotation::kStringValueFieldNumber>(p, value);
+  *length = static_cast<uint8_t>(p - length - 1);
+  return p;
 }
 
 // What a slice's name is made of (AppendSliceName): the name is built only the first time.
@@ -134,39 +145,41 @@ void PerfettoTimeline::WriteHeader() {
 void PerfettoTimeline::EndOpenSlice(int replica) {
   int64_t& end_ns = open_slice_end_ns_[static_cast<size_t>(replica)];
   if (end_ns < 0) return;
-  event_.Clear();
-  event_.Varint(TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_END);
-  event_.Varint(TrackEvent::kTrackUuidFieldNumber, IterationsUuid(replica));
-  EmitEvent(end_ns, false);
+  uint8_t packet[kPacketHeadRoom + 32];
+  uint8_t* const event = packet + kPacketHeadRoom;
+  uint8_t* p = wire::Varint<TrackEvent::kTypeFieldNumber>(event, TrackEvent::TYPE_SLICE_END);
+  p = wire::Varint<TrackEvent::kTrackUuidFieldNumber>(p, IterationsUuid(replica));
+  EmitEvent(end_ns, false, event, p);
   end_ns = -1;
 }
 
-// The packet {timestamp, sequence id, flags, interned_, track_event = event_} as one
-// Trace.packet, encoded field by field with the schema's numbers (no message objects: this
-// runs once per iteration).
-void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning) {
-  ProtoBytes<64> head;  // the packet's fields before the event
-  head.Varint(TracePacket::kTimestampFieldNumber, static_cast<uint64_t>(timestamp_ns));
-  head.Varint(TracePacket::kTrustedPacketSequenceIdFieldNumber, kSequence);
-  if (uses_interning) head.Varint(TracePacket::kSequenceFlagsFieldNumber, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
-  if (interned_.size() > 0) {
-    head.Tag(TracePacket::kInternedDataFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
-    head.RawVarint(interned_.size());
+// The packet {timestamp, sequence id, flags, interned_, track_event = [event, end)} as one
+// Trace.packet, its fields before the event written into the kPacketHeadRoom bytes before
+// `event` (the packet's bytes are then contiguous: one append).
+void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning, uint8_t* event, uint8_t* end) {
+  using google::protobuf::io::CodedOutputStream;
+  const auto event_size = static_cast<size_t>(end - event);
+  const size_t interned_size = interned_.size();
+  const size_t head_size = 1 + CodedOutputStream::VarintSize64(static_cast<uint64_t>(timestamp_ns)) + 2 +
+                           (uses_interning ? 2 : 0) +
+                           (interned_size > 0 ? 1 + CodedOutputStream::VarintSize64(interned_size) : 0);
+  const size_t event_head_size = 1 + CodedOutputStream::VarintSize64(event_size);
+  const size_t packet_size = head_size + interned_size + event_head_size + event_size;
+  const size_t prefix = 1 + CodedOutputStream::VarintSize64(packet_size) + head_size + interned_size + event_head_size;
+  uint8_t* const start = event - prefix;
+  uint8_t* p = wire::Tag<perfetto::protos::Trace::kPacketFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(start);
+  p = wire::RawVarint(p, packet_size);
+  p = wire::Varint<TracePacket::kTimestampFieldNumber>(p, static_cast<uint64_t>(timestamp_ns));
+  p = wire::Varint<TracePacket::kTrustedPacketSequenceIdFieldNumber>(p, kSequence);
+  if (uses_interning) p = wire::Varint<TracePacket::kSequenceFlagsFieldNumber>(p, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
+  if (interned_size > 0) {
+    p = wire::Bytes<TracePacket::kInternedDataFieldNumber>(
+        p, absl::string_view(reinterpret_cast<const char*>(interned_.view().data()), interned_size));
+    interned_.Clear();  // defined once, in this packet
   }
-  ProtoBytes<16> event_head;
-  event_head.Tag(TracePacket::kTrackEventFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
-  event_head.RawVarint(event_.size());
-  ProtoBytes<16> packet_head;
-  packet_head.Tag(perfetto::protos::Trace::kPacketFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
-  packet_head.RawVarint(head.size() + interned_.size() + event_head.size() + event_.size());
-  std::string& out = *file_.buffer();
-  const auto append = [&out](absl::string_view bytes) { out.append(bytes.data(), bytes.size()); };
-  append(packet_head.view());
-  append(head.view());
-  append(interned_.view());
-  interned_.Clear();  // defined once, in this packet
-  append(event_head.view());
-  append(event_.view());
+  p = wire::Tag<TracePacket::kTrackEventFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(p);
+  p = wire::RawVarint(p, event_size);
+  file_.Append(absl::string_view(reinterpret_cast<const char*>(start), static_cast<size_t>(end - start)));
   file_.FlushIfFull();
 }
 
@@ -198,32 +211,30 @@ void PerfettoTimeline::Write(const IterationRecord& r) {
   EndOpenSlice(r.replica);
   const int64_t start_ns = Nanoseconds(r.start_s);
   const uint64_t name_iid = NameIid(r);
-  event_.Clear();
-  event_.Varint(TrackEvent::kTypeFieldNumber, TrackEvent::TYPE_SLICE_BEGIN);
-  event_.Varint(TrackEvent::kTrackUuidFieldNumber, IterationsUuid(r.replica));
-  event_.Varint(TrackEvent::kNameIidFieldNumber, name_iid);
+  uint8_t packet[kPacketHeadRoom + kMaxBeginEventBytes];
+  uint8_t* const event = packet + kPacketHeadRoom;
+  uint8_t* p = wire::Varint<TrackEvent::kTypeFieldNumber>(event, TrackEvent::TYPE_SLICE_BEGIN);
+  p = wire::Varint<TrackEvent::kTrackUuidFieldNumber>(p, IterationsUuid(r.replica));
+  p = wire::Varint<TrackEvent::kNameIidFieldNumber>(p, name_iid);
   const int64_t ints[] = {r.index, r.batch_size(), r.prefill_seqs, r.prefill_tokens,
                           r.decode_seqs, r.padding_seqs, r.kv_blocks_used, r.preempted};
-  for (uint64_t arg = kIteration; arg <= kPreempted; ++arg) IntArg(event_, arg, ints[arg - kIteration]);
-  DoubleArg(event_, kComputeMs, r.compute_s * 1e3);
-  DoubleArg(event_, kCommunicationMs, r.communication_s * 1e3);
-  ProtoBytes<64> binding;
-  binding.Varint(DebugAnnotation::kNameIidFieldNumber, kBinding);
-  binding.Bytes(DebugAnnotation::kStringValueFieldNumber, ResourceName(r.binding));
-  event_.Bytes(TrackEvent::kDebugAnnotationsFieldNumber, binding.view());
+  for (uint64_t arg = kIteration; arg <= kPreempted; ++arg) p = IntArg(p, arg, ints[arg - kIteration]);
+  p = DoubleArg(p, kComputeMs, r.compute_s * 1e3);
+  p = DoubleArg(p, kCommunicationMs, r.communication_s * 1e3);
+  p = StringArg(p, kBinding, ResourceName(r.binding));
 
   const int64_t counts[] = {r.waiting, r.running, r.swapped, r.kv_blocks_used};
   for (int c = 0; c < 4; ++c) {
-    event_.Varint(TrackEvent::kExtraCounterTrackUuidsFieldNumber, CounterUuid(r.replica, c));
-    event_.Varint(TrackEvent::kExtraCounterValuesFieldNumber, static_cast<uint64_t>(counts[c]));
+    p = wire::Varint<TrackEvent::kExtraCounterTrackUuidsFieldNumber>(p, CounterUuid(r.replica, c));
+    p = wire::Varint<TrackEvent::kExtraCounterValuesFieldNumber>(p, static_cast<uint64_t>(counts[c]));
   }
   const ResourceShares shares = SharesOf(r);
   const double fractions[] = {shares.tensor, shares.hbm, shares.network, shares.host};
   for (int c = 0; c < 4; ++c) {
-    event_.Varint(TrackEvent::kExtraDoubleCounterTrackUuidsFieldNumber, CounterUuid(r.replica, 4 + c));
-    event_.Double(TrackEvent::kExtraDoubleCounterValuesFieldNumber, fractions[c]);
+    p = wire::Varint<TrackEvent::kExtraDoubleCounterTrackUuidsFieldNumber>(p, CounterUuid(r.replica, 4 + c));
+    p = wire::Double<TrackEvent::kExtraDoubleCounterValuesFieldNumber>(p, fractions[c]);
   }
-  EmitEvent(start_ns, true);
+  EmitEvent(start_ns, true, event, p);
   open_slice_end_ns_[static_cast<size_t>(r.replica)] = std::max(Nanoseconds(r.end_s), start_ns);
 }
 

@@ -23,8 +23,6 @@
 
 namespace infergrid {
 
-// One iteration's track event: its fields and args come to well under a kilobyte.
-using TrackEventBytes = ProtoBytes<1024>;
 // A slice name's parts: prefill sequences, decode sequences, tokens (as AppendSliceName shows
 // them); one key per distinct name.
 using SliceNameKey = std::tuple<int64_t, int64_t, int64_t>;
@@ -49,15 +47,23 @@ class PerfettoTimeline final : public Timeline {
   void EndOpenSlice(int replica);
   // Appends `packet_` (the header's messages) to the file as one Trace.packet.
   void EmitPacket();
-  // Appends a packet holding the track event in event_ (and interned_, if not empty).
-  void EmitEvent(int64_t timestamp_ns, bool uses_interning);
+  // A slice's begin event is at most: type, track, name (3 + 2 x 11), 8 int args (8 x 15),
+  // 2 double args (2 x 13), the binding (5 + 1 + a name of a few bytes), 4 + 4 counters with
+  // their tracks (4 x 14 + 4 x 24): 336 bytes and the binding's name.
+  static constexpr size_t kMaxBeginEventBytes = 512;
+  // Room before an event for its packet's other fields: packet tag and length (4), timestamp
+  // (11), sequence id and flags (4), interned data (2 + at most 128), the event's tag and length
+  // (3).
+  static constexpr size_t kPacketHeadRoom = 160;
+  // Appends the packet holding the track event [event, end) (and interned_, if not empty); the
+  // kPacketHeadRoom bytes before `event` are its to write.
+  void EmitEvent(int64_t timestamp_ns, bool uses_interning, uint8_t* event, uint8_t* end);
 
   BufferedFile file_;
   int num_replicas_;
   perfetto::protos::TracePacket packet_;  // reused: its cleared sub-messages keep their memory
-  // Per-iteration packets are encoded directly into these (reused, so no allocation per row).
+  // Per-iteration packets are encoded in stack arrays (EmitEvent); these are reused.
   std::string name_;
-  TrackEventBytes event_;
   ProtoBytes<128> interned_;  // the one slice name an event may define (names are short)
   // The interned iid of r's slice name, defining it in interned_ the first time.
   uint64_t NameIid(const IterationRecord& r);
