@@ -55,8 +55,14 @@ TEST(CsvAppend, FixedMatchesPrintfEverywhere) {
 
 TEST(CsvAppend, IntCharsMatchesToChars) {
   std::vector<int64_t> values = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
-                                 99999, 100000, 123456789};
+                                 99999, 100000, 123456789, 99999999, 100000000, 100000001};
   for (int64_t v = -1000; v <= 20000; ++v) values.push_back(v);  // every fast-path digit count
+  // Below 10^8 (the second fast path): each power of ten and its neighbours, and random values.
+  for (int64_t p = 10000; p <= 100000000; p *= 10) {
+    for (int64_t d = -2; d <= 2; ++d) values.push_back(p + d);
+  }
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 200000; ++i) values.push_back(static_cast<int64_t>(rng() % 120000000));
   for (const int64_t v : values) {
     char fast[24];
     char reference[24];

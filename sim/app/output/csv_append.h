@@ -23,11 +23,9 @@ inline constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-// `value` in decimal at `at` (at most 20 bytes), as std::to_chars writes it; the counts and
-// integer parts of an iteration's row are mostly below 10,000 (simulated seconds, KV blocks),
-// written two digits at a time without std::to_chars's digit count.
-inline char* IntChars(char* at, int64_t value) {
-  if (value >= 0 && value < 100) {
+// `value` (< 10,000) in decimal at `at`, two digits at a time.
+[[gnu::always_inline]] inline char* SmallIntChars(char* at, uint32_t value) {
+  if (value < 100) {
     if (value < 10) {
       *at = static_cast<char>('0' + value);
       return at + 1;
@@ -35,19 +33,37 @@ inline char* IntChars(char* at, int64_t value) {
     std::memcpy(at, &kDigitPairs[2 * value], 2);
     return at + 2;
   }
-  if (value >= 0 && value < 10000) {
-    const auto high = static_cast<uint32_t>(value) / 100;
-    const auto low = static_cast<uint32_t>(value) % 100;
-    if (high < 10) {
-      *at++ = static_cast<char>('0' + high);
-    } else {
-      std::memcpy(at, &kDigitPairs[2 * high], 2);
-      at += 2;
-    }
-    std::memcpy(at, &kDigitPairs[2 * low], 2);
-    return at + 2;
+  const uint32_t high = value / 100;
+  const uint32_t low = value % 100;
+  if (high < 10) {
+    *at++ = static_cast<char>('0' + high);
+  } else {
+    std::memcpy(at, &kDigitPairs[2 * high], 2);
+    at += 2;
+  }
+  std::memcpy(at, &kDigitPairs[2 * low], 2);
+  return at + 2;
+}
+
+// IntChars past 10,000 (out of line: rarer, and the common case stays small enough to inline).
+[[gnu::noinline]] inline char* LargeIntChars(char* at, int64_t value) {
+  if (value >= 0 && value < 100000000) {
+    const auto v = static_cast<uint32_t>(value);
+    at = SmallIntChars(at, v / 10000);
+    const uint32_t low = v % 10000;
+    std::memcpy(at, &kDigitPairs[2 * (low / 100)], 2);
+    std::memcpy(at + 2, &kDigitPairs[2 * (low % 100)], 2);
+    return at + 4;
   }
   return std::to_chars(at, at + 20, value).ptr;
+}
+
+// `value` in decimal at `at` (at most 20 bytes), as std::to_chars writes it; the counts, indices
+// and integer parts of an iteration's row are below 10^8 (simulated seconds, KV blocks,
+// iteration numbers), written two digits at a time without std::to_chars's digit count.
+[[gnu::always_inline]] inline char* IntChars(char* at, int64_t value) {
+  if (value >= 0 && value < 10000) [[likely]] return SmallIntChars(at, static_cast<uint32_t>(value));
+  return LargeIntChars(at, value);
 }
 
 // `value` alone (printf "%d").
