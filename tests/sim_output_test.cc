@@ -248,23 +248,16 @@ std::vector<std::thread::id> HandOverAndCheck(BackgroundSink& sink, const std::v
 }
 
 TEST(BackgroundSink, EveryTargetGetsEveryRecordInOrderOnItsWritersThread) {
-  {  // a thread per target; the slow one makes the producer wait on a full ring
+  // A thread per target, then one thread writing both; the slow target makes the producer wait
+  // on a full ring.
+  for (const size_t writer_threads : {size_t{2}, size_t{1}}) {
     ThreadRecordingSink fast;
     SlowSink slow;
-    BackgroundSink sink({&fast, &slow}, 2);
-    ASSERT_EQ(sink.writer_threads(), 2u);
+    BackgroundSink sink({&fast, &slow}, writer_threads);
+    ASSERT_EQ(sink.writer_threads(), writer_threads);
     const std::vector<std::thread::id> threads = HandOverAndCheck(sink, {&fast, &slow.recording});
     ASSERT_EQ(threads.size(), 2u);
-    EXPECT_NE(threads[0], threads[1]);
-  }
-  {  // one thread writes both
-    ThreadRecordingSink fast;
-    SlowSink slow;
-    BackgroundSink sink({&fast, &slow}, 1);
-    ASSERT_EQ(sink.writer_threads(), 1u);
-    const std::vector<std::thread::id> threads = HandOverAndCheck(sink, {&fast, &slow.recording});
-    ASSERT_EQ(threads.size(), 2u);
-    EXPECT_EQ(threads[0], threads[1]);
+    EXPECT_EQ(threads[0] == threads[1], writer_threads == 1) << writer_threads << " threads";
   }
   {  // three targets on two threads: target k on thread k mod 2; never more threads than targets
     ThreadRecordingSink a, b, c;
