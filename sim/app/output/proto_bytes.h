@@ -1,8 +1,10 @@
-// Protocol Buffers fields encoded through a pointer into a fixed array, for a message of
-// bounded size written once per iteration (the timeline's track events): no std::string call
-// per field. The wire format is Protocol Buffers' own (tags, varints, little-endian fixed64,
-// length-delimited bytes), through its CodedOutputStream and WireFormatLite helpers. A message
-// that would outgrow the array is a bug in the caller's bound: it aborts rather than overflow.
+// Protocol Buffers fields encoded into fixed memory, for the timeline's messages: ProtoBytes, a
+// fixed array that checks its bound at each field (the names it interns, a bounded entry at a
+// time: a message that would outgrow the array is a bug in the caller's bound, so it aborts
+// rather than overflow), and wire::, bare pointer writers for the track event written once per
+// iteration, whose size the caller bounds up front. Neither makes a std::string call per
+// field. The wire format is Protocol Buffers' own (tags, varints, little-endian fixed64,
+// length-delimited bytes), through its CodedOutputStream and WireFormatLite helpers.
 #ifndef INFERGRID_SIM_APP_OUTPUT_PROTO_BYTES_H_
 #define INFERGRID_SIM_APP_OUTPUT_PROTO_BYTES_H_
 
