@@ -9,6 +9,8 @@
 #include <new>
 #include <utility>
 
+#include "base/prefault.h"
+
 namespace infergrid {
 namespace {
 
@@ -43,10 +45,7 @@ std::unique_ptr<BackgroundSink::Slot[], BackgroundSink::FreeRing> BackgroundSink
 #if defined(MADV_HUGEPAGE)
   madvise(memory, kBytes, MADV_HUGEPAGE);  // advice only: a kernel without it leaves 4 KiB pages
 #endif
-#if defined(MADV_POPULATE_WRITE)
-  if (madvise(memory, kBytes, MADV_POPULATE_WRITE) == 0) return std::unique_ptr<Slot[], FreeRing>(static_cast<Slot*>(memory));
-#endif
-  std::memset(memory, 0, kBytes);  // touched page by page where the kernel cannot populate
+  if (!PrefaultPages(memory, kBytes)) std::memset(memory, 0, kBytes);  // else touched page by page
   return std::unique_ptr<Slot[], FreeRing>(static_cast<Slot*>(memory));
 }
 

@@ -1,12 +1,11 @@
 #include "sim/app/output/buffered_file.h"
 
-#include <sys/mman.h>
 #include <zstd.h>
 
-#include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/prefault.h"
 
 namespace infergrid {
 
@@ -34,12 +33,7 @@ absl::StatusOr<BufferedFile> BufferedFile::Open(const std::string& path, Compres
 // ring). Advice only: elsewhere the pages fault as they are first written.
 void BufferedFile::ReserveBuffer() {
   buffer_.reserve(kFlushBytes + kRowSlackBytes);
-#if defined(MADV_POPULATE_WRITE)
-  constexpr uintptr_t kPage = 4096;
-  const auto begin = (reinterpret_cast<uintptr_t>(buffer_.data()) + kPage - 1) & ~(kPage - 1);
-  const auto end = (reinterpret_cast<uintptr_t>(buffer_.data()) + buffer_.capacity()) & ~(kPage - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
-#endif
+  PrefaultPages(buffer_.data(), buffer_.capacity());
 }
 
 BufferedFile::BufferedFile(BufferedFile&& other) noexcept

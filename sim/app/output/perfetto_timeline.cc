@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -35,33 +36,30 @@ int64_t Nanoseconds(double seconds) { return std::llround(seconds * 1e9); }
 
 using google::protobuf::internal::WireFormatLite;
 
-// TrackEvent.debug_annotations += {name_iid, int_value | double_value}, written in place: the
-// annotation's length (one byte: at most 13) is filled in once its two fields are written.
-uint8_t* IntArg(uint8_t* p, uint64_t name, int64_t value) {
+// TrackEvent.debug_annotations += {name_iid, value}, written in place: `value` writes the
+// value's field, and the annotation's length (one byte: a name iid below 128 and a value of at
+// most a few dozen bytes) is filled in after.
+template <typename WriteValue>
+uint8_t* Annotation(uint8_t* p, uint64_t name, WriteValue write_value) {
   p = wire::Tag<TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(p);
   uint8_t* length = p++;
-  p = wire::Varint<DebugAnnotation::kNameIidFieldNumber>(p, name);  // a name iid below 128: one byte
-  p = wire::Varint<DebugAnnotation::kIntValueFieldNumber>(p, static_cast<uint64_t>(value));
+  p = write_value(wire::Varint<DebugAnnotation::kNameIidFieldNumber>(p, name));
   *length = static_cast<uint8_t>(p - length - 1);
   return p;
+}
+
+uint8_t* IntArg(uint8_t* p, uint64_t name, int64_t value) {
+  return Annotation(p, name, [value](uint8_t* q) {
+    return wire::Varint<DebugAnnotation::kIntValueFieldNumber>(q, static_cast<uint64_t>(value));
+  });
 }
 
 uint8_t* DoubleArg(uint8_t* p, uint64_t name, double value) {
-  p = wire::Tag<TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(p);
-  uint8_t* length = p++;
-  p = wire::Varint<DebugAnnotation::kNameIidFieldNumber>(p, name);
-  p = wire::Double<DebugAnnotation::kDoubleValueFieldNumber>(p, value);
-  *length = static_cast<uint8_t>(p - length - 1);
-  return p;
+  return Annotation(p, name, [value](uint8_t* q) { return wire::Double<DebugAnnotation::kDoubleValueFieldNumber>(q, value); });
 }
 
 uint8_t* StringArg(uint8_t* p, uint64_t name, absl::string_view value) {
-  p = wire::Tag<TrackEvent::kDebugAnnotationsFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(p);
-  uint8_t* length = p++;  // a resource's name is a few bytes
-  p = wire::Varint<DebugAnnotation::kNameIidFieldNumber>(p, name);
-  p = wire::Bytes<DebugAnnotation::kStringValueFieldNumber>(p, value);
-  *length = static_cast<uint8_t>(p - length - 1);
-  return p;
+  return Annotation(p, name, [value](uint8_t* q) { return wire::Bytes<DebugAnnotation::kStringValueFieldNumber>(q, value); });
 }
 
 // What a slice's name is made of (AppendSliceName): the name is built only the first time.
@@ -154,31 +152,29 @@ void PerfettoTimeline::EndOpenSlice(int replica) {
 }
 
 // The packet {timestamp, sequence id, flags, interned_, track_event = [event, end)} as one
-// Trace.packet, its fields before the event written into the kPacketHeadRoom bytes before
-// `event` (the packet's bytes are then contiguous: one append).
+// Trace.packet: its fields before the event are written into a small array, then copied with
+// the packet's tag and length into the kPacketHeadRoom bytes before `event`, so that the
+// packet's bytes are contiguous (one append).
 void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning, uint8_t* event, uint8_t* end) {
-  using google::protobuf::io::CodedOutputStream;
   const auto event_size = static_cast<size_t>(end - event);
-  const size_t interned_size = interned_.size();
-  const size_t head_size = 1 + CodedOutputStream::VarintSize64(static_cast<uint64_t>(timestamp_ns)) + 2 +
-                           (uses_interning ? 2 : 0) +
-                           (interned_size > 0 ? 1 + CodedOutputStream::VarintSize64(interned_size) : 0);
-  const size_t event_head_size = 1 + CodedOutputStream::VarintSize64(event_size);
-  const size_t packet_size = head_size + interned_size + event_head_size + event_size;
-  const size_t prefix = 1 + CodedOutputStream::VarintSize64(packet_size) + head_size + interned_size + event_head_size;
-  uint8_t* const start = event - prefix;
-  uint8_t* p = wire::Tag<perfetto::protos::Trace::kPacketFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(start);
-  p = wire::RawVarint(p, packet_size);
-  p = wire::Varint<TracePacket::kTimestampFieldNumber>(p, static_cast<uint64_t>(timestamp_ns));
-  p = wire::Varint<TracePacket::kTrustedPacketSequenceIdFieldNumber>(p, kSequence);
-  if (uses_interning) p = wire::Varint<TracePacket::kSequenceFlagsFieldNumber>(p, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
-  if (interned_size > 0) {
-    p = wire::Bytes<TracePacket::kInternedDataFieldNumber>(
-        p, absl::string_view(reinterpret_cast<const char*>(interned_.view().data()), interned_size));
+  uint8_t head[kPacketHeadRoom];
+  uint8_t* h = wire::Varint<TracePacket::kTimestampFieldNumber>(head, static_cast<uint64_t>(timestamp_ns));
+  h = wire::Varint<TracePacket::kTrustedPacketSequenceIdFieldNumber>(h, kSequence);
+  if (uses_interning) h = wire::Varint<TracePacket::kSequenceFlagsFieldNumber>(h, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
+  if (interned_.size() > 0) {
+    h = wire::Bytes<TracePacket::kInternedDataFieldNumber>(h, interned_.view());
     interned_.Clear();  // defined once, in this packet
   }
-  p = wire::Tag<TracePacket::kTrackEventFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(p);
-  p = wire::RawVarint(p, event_size);
+  h = wire::Tag<TracePacket::kTrackEventFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(h);
+  h = wire::RawVarint(h, event_size);
+  const auto head_size = static_cast<size_t>(h - head);
+  uint8_t packet_tag[16];
+  uint8_t* t = wire::Tag<perfetto::protos::Trace::kPacketFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(packet_tag);
+  t = wire::RawVarint(t, head_size + event_size);
+  const auto tag_size = static_cast<size_t>(t - packet_tag);
+  uint8_t* const start = event - tag_size - head_size;
+  std::memcpy(start, packet_tag, tag_size);
+  std::memcpy(start + tag_size, head, head_size);
   file_.Append(absl::string_view(reinterpret_cast<const char*>(start), static_cast<size_t>(end - start)));
   file_.FlushIfFull();
 }
