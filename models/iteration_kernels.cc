@@ -245,6 +245,43 @@ void IterationKernelBuilder::AddCollective(IterationKernels* out, KernelKind kin
   c.ranks = options_.tensor_parallel;
 }
 
+void IterationKernelBuilder::AddNorm(IterationKernels* out, const char* name, int32_t repeat,
+                                     double tokens) const {
+  const double hidden_bytes = tokens * static_cast<double>(d_) * act_bytes_;
+  const double weight_bytes = static_cast<double>(d_) * act_bytes_;
+  const double flops = kNormFlopsPerElement * tokens * static_cast<double>(d_);
+  if (!options_.fusion.add_rms_norm) {
+    AddElementwise(out, KernelKind::kNorm, name, repeat, hidden_bytes + weight_bytes, hidden_bytes, flops,
+                   hidden_bytes, tokens);
+    return;
+  }
+  // Fused add + RMSNorm: the residual is read and written beside the hidden state.
+  AddElementwise(out, KernelKind::kNorm, name, repeat, 2 * hidden_bytes + weight_bytes, 2 * hidden_bytes,
+                 flops + tokens * static_cast<double>(d_), hidden_bytes, tokens);
+}
+
+bool IterationKernelBuilder::AddAllReduce(IterationKernels* out, const char* name, const char* fused_name,
+                                          const char* add_name, int32_t repeat, double tokens) const {
+  const double hidden_bytes = tokens * static_cast<double>(d_) * act_bytes_;
+  const bool tp = options_.tensor_parallel > 1;
+  if (tp && hidden_bytes < options_.fusion.allreduce_rms_norm_max_bytes) {
+    AddCollective(out, KernelKind::kAllReduce, fused_name, repeat, hidden_bytes);
+    Kernel& fused = out->kernels[static_cast<size_t>(out->size - 1)];
+    fused.fused_rms_norm = true;
+    // The add and the norm on the reduced rows: the residual read and written, the normed rows
+    // written, the norm's weight read.
+    fused.hbm_bytes = 3 * hidden_bytes + static_cast<double>(d_) * act_bytes_;
+    fused.cuda_flops = (kNormFlopsPerElement + 1) * tokens * static_cast<double>(d_);
+    return true;
+  }
+  if (tp) AddCollective(out, KernelKind::kAllReduce, name, repeat, hidden_bytes);
+  if (!options_.fusion.add_rms_norm) {
+    AddElementwise(out, KernelKind::kResidualAdd, add_name, repeat, 2 * hidden_bytes, hidden_bytes,
+                   tokens * static_cast<double>(d_), hidden_bytes, 0);
+  }
+  return false;
+}
+
 void IterationKernelBuilder::AddKvCacheWrite(IterationKernels* out, int64_t real_tokens,
                                              double elements_per_token) const {
   const double kv_tokens = static_cast<double>(real_tokens);
@@ -456,9 +493,10 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
   AddElementwise(out, KernelKind::kEmbedding, "embedding", 1, hidden_bytes, hidden_bytes, 0, 0, 0);
   if (tp) AddCollective(out, KernelKind::kAllReduce, "embedding_all_reduce", 1, hidden_bytes);
 
-  const double norm_flops = kNormFlopsPerElement * t * d;
-  AddElementwise(out, KernelKind::kNorm, "input_norm", layers_, hidden_bytes + d * act_bytes_,
-                 hidden_bytes, norm_flops, hidden_bytes, t);
+  // With the all-reduce fused to the norm after it, each layer's input norm runs inside the
+  // previous layer's MLP all-reduce: only the first layer's stays, before the layers.
+  const bool allreduce_takes_norms = tp && hidden_bytes < options_.fusion.allreduce_rms_norm_max_bytes;
+  AddNorm(out, "input_norm", allreduce_takes_norms ? 1 : layers_, t);
   if (kv_lora_ > 0) {
     AddLatentProjections(out, tokens, real_tokens);
     if (index_topk_ > 0) {
@@ -477,18 +515,13 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
     AddGemm(out, "o_proj", attention_layers_, tokens, d_, q_heads_ * head_dim_, 1);
     if (linear_layers_ > 0) AddLinearAttention(batch, tokens, out);
   }
-  if (tp) AddCollective(out, KernelKind::kAllReduce, "attention_all_reduce", layers_, hidden_bytes);
-  AddElementwise(out, KernelKind::kResidualAdd, "residual_add", layers_, 2 * hidden_bytes,
-                 hidden_bytes, t * d, hidden_bytes, 0);
-  AddElementwise(out, KernelKind::kNorm, "post_attention_norm", layers_,
-                 hidden_bytes + d * act_bytes_, hidden_bytes, norm_flops, hidden_bytes, t);
+  if (!AddAllReduce(out, "attention_all_reduce", "attention_all_reduce_add_norm", "residual_add", layers_, t)) {
+    AddNorm(out, "post_attention_norm", layers_, t);
+  }
   AddMlp(out, tokens);
-  if (tp) AddCollective(out, KernelKind::kAllReduce, "mlp_all_reduce", layers_, hidden_bytes);
-  AddElementwise(out, KernelKind::kResidualAdd, "mlp_residual_add", layers_, 2 * hidden_bytes,
-                 hidden_bytes, t * d, hidden_bytes, 0);
-
-  AddElementwise(out, KernelKind::kNorm, "final_norm", 1, hidden_bytes + d * act_bytes_,
-                 hidden_bytes, norm_flops, hidden_bytes, t);
+  if (!AddAllReduce(out, "mlp_all_reduce", "mlp_all_reduce_add_norm", "mlp_residual_add", layers_, t)) {
+    AddNorm(out, "final_norm", 1, t);
+  }
   const int64_t sampled = out->sampled_rows;
   AddGemm(out, "lm_head", 1, sampled, vocab_, d_, 1, GemmWeights::kUnquantized);
   const double s = static_cast<double>(sampled);

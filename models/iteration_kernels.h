@@ -16,7 +16,11 @@
 // all-reduce (TP > 1), residual add. Around the layers: embedding lookup (+ all-reduce under
 // TP: the table is split by vocabulary), final RMSNorm, LM head on the sampled rows only (one
 // per decode sequence and one per prefill chunk, as vLLM computes logits at every scheduled
-// request's last position), logits all-gather (TP > 1), and sampling.
+// request's last position), logits all-gather (TP > 1), and sampling. Where the engine fuses
+// kernels (IterationKernelOptions::fusion) the residual adds run inside the norms after them,
+// and under tensor parallelism an all-reduce may take the add and the norm after it too: then a
+// layer is QKV, RoPE, KV write, attention, O, all-reduce+add+norm, the MLP, all-reduce+add+norm
+// (the next layer's input norm, or the final norm after the last layer).
 #ifndef INFERGRID_MODELS_ITERATION_KERNELS_H_
 #define INFERGRID_MODELS_ITERATION_KERNELS_H_
 
@@ -92,6 +96,9 @@ struct Kernel {
   // Collectives: bytes per rank and the number of ranks.
   double collective_bytes = 0;
   int32_t ranks = 1;
+  // An all-reduce that also adds the residual and applies the RMSNorm after it (one kernel:
+  // KernelFusionOptions::allreduce_rms_norm_max_bytes); hbm_bytes holds the fused norm's bytes.
+  bool fused_rms_norm = false;
 
   bool operator==(const Kernel&) const = default;
 };
@@ -136,6 +143,17 @@ struct ExpertParallelism {
   bool enabled() const { return dispatch != Dispatch::kNone; }
 };
 
+// Kernels the engine fuses (its personality's KernelFusion, docs/engines.md#kernel-fusion).
+struct KernelFusionOptions {
+  // The residual add runs inside the RMSNorm after it: each layer's two adds disappear and each
+  // norm reads the residual beside the hidden state and writes the new residual beside its output.
+  bool add_rms_norm = false;
+  // The tensor-parallel all-reduce, the residual add and the next RMSNorm run as one collective
+  // kernel for messages below this many bytes (0: never): a layer's norms disappear (the first
+  // layer's input norm and, where a message is too large, the unfused kernels stay).
+  double allreduce_rms_norm_max_bytes = 0;
+};
+
 struct IterationKernelOptions {
   int tensor_parallel = 1;
   WeightFormat weights;                  // dtype + bytes per parameter (group scales included)
@@ -152,6 +170,7 @@ struct IterationKernelOptions {
   int attention_query_tile = 128;        // rows of Q per flash-attention tile (prefill)
   int decode_kv_split_tokens = 256;      // split-KV chunk of the decode kernel (flash-decoding)
   ExpertParallelism expert_parallel;
+  KernelFusionOptions fusion;
 };
 
 // Per-GPU dimensions after tensor parallelism, validated once.
@@ -191,6 +210,14 @@ class IterationKernelBuilder {
   void InitAttentionKernel(Kernel& a, KernelKind kind, const char* name, int32_t repeat) const;
   void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
                      double bytes) const;
+  // An RMSNorm over `tokens` rows of the hidden state, with the residual add before it when the
+  // engine fuses the two (its residual read and written beside the hidden state).
+  void AddNorm(IterationKernels* out, const char* name, int32_t repeat, double tokens) const;
+  // The all-reduce of a row-parallel layer's output (TP > 1) and the residual add after it:
+  // one kernel with the RMSNorm after them where the engine fuses the three (returns true: the
+  // caller adds no norm); else the all-reduce, then the add `add_name` unless the norm takes it.
+  bool AddAllReduce(IterationKernels* out, const char* name, const char* fused_name, const char* add_name,
+                    int32_t repeat, double tokens) const;
   void AddMlp(IterationKernels* out, int64_t tokens) const;
   // The routed experts of one expert layer on this GPU (models/expert_kernels.cc): routing,
   // dispatch, the grouped GEMMs over the experts the rows hit, combine, shared experts.

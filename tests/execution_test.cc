@@ -21,7 +21,9 @@
 #include "hardware/launch_model.h"
 #include "hardware/peer_all_reduce.h"
 #include "models/model_catalog.h"
+#include "models/kv_cache_size.h"
 #include "sim/core/cost/calibrated_cost_model.h"
+#include "sim/core/cost/cost_model_factory.h"
 #include "sim/core/cost/execution_cost_model.h"
 #include "sim/core/cost/roofline_cost_model.h"
 #include "sim/core/personality/personality_catalog.h"
@@ -157,6 +159,111 @@ TEST_F(CalibratedH100, CustomAllReduceBeatsNcclOnSmallMessages) {
   const double gather = model->resources().CollectiveSeconds(KernelKind::kAllGather, 4, 8 * (128256 / 4) * 2.0);
   EXPECT_NEAR(with_custom.network_s,
               161 * PeerAllReduceSeconds(PeerAllReduce::kOneShot, 4, 8 * 8192 * 2, link, true) + gather, 1e-9);
+}
+
+// ------------------------------------------------------------------ kernel fusion
+
+int CountNamed(const IterationKernels& kernels, absl::string_view name) {
+  int n = 0;
+  for (const Kernel& k : kernels) n += k.name == name ? k.repeat : 0;
+  return n;
+}
+
+const Kernel* Named(const IterationKernels& kernels, absl::string_view name) {
+  for (const Kernel& k : kernels) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+// vLLM V1 (torch.compile) runs the residual add inside the RMSNorm after it: a layer loses its two
+// add kernels, and each norm is one kernel that reads and writes the residual beside the hidden
+// state, priced as one kernel (one fixed cost, one launch).
+TEST_F(CalibratedH100, FusedAddRmsNormIsOneKernel) {
+  CalibratedCostOptions plain;
+  CalibratedCostOptions fused;
+  fused.kernels.fusion.add_rms_norm = true;
+  const BatchShape b = Decode(8, 700);
+  const ModelSpec llama = *ResolveModel("llama-2-7b");
+  IterationKernels unfused_list, fused_list;
+  IterationKernelBuilder::Create(llama, plain.kernels)->Build(b, &unfused_list);
+  IterationKernelBuilder::Create(llama, fused.kernels)->Build(b, &fused_list);
+  EXPECT_EQ(CountNamed(unfused_list, "residual_add") + CountNamed(unfused_list, "mlp_residual_add"), 64);
+  EXPECT_EQ(CountNamed(fused_list, "residual_add") + CountNamed(fused_list, "mlp_residual_add"), 0);
+  const Kernel& norm = *Named(fused_list, "post_attention_norm");
+  const double hidden = 8 * 4096 * 2.0;
+  EXPECT_DOUBLE_EQ(norm.hbm_bytes, 4 * hidden + 4096 * 2.0);  // hidden + residual in, both out, weight
+  EXPECT_EQ(norm.repeat, 32);
+
+  const std::unique_ptr<CalibratedCostModel> a = Model(plain, "llama-2-7b");
+  const std::unique_ptr<CalibratedCostModel> f = Model(fused, "llama-2-7b");
+  const IterationCost without = a->Cost(b), with = f->Cost(b);
+  EXPECT_EQ(without.kernel_launches - with.kernel_launches, 64);
+  // The step loses the adds' own times and gaps and gains only the norms' extra bytes, which a
+  // norm this small hides under its fixed cost: each fused norm costs what one norm kernel does.
+  const KernelTime fused_norm = f->resources().Time(norm);
+  const KernelTime plain_norm = a->resources().Time(*Named(unfused_list, "post_attention_norm"));
+  EXPECT_DOUBLE_EQ(fused_norm.seconds, plain_norm.seconds);
+  const double add_s = a->resources().Time(*Named(unfused_list, "residual_add")).seconds;
+  EXPECT_NEAR(without.duration_s - with.duration_s, 64 * (add_s + a->resources().launch_graph_s()), 1e-12);
+}
+
+// The all-reduce a decode step of Llama-2-70B at TP4 runs, per vLLM V1 version, through the
+// personality as `simulate` builds the cost model. 22 sequences all-reduce 22 x 8192 x 2 B =
+// 352 KiB per layer twice: 0.15 runs its custom one-shot kernel (below 512 KiB at TP4) and then
+// the fused add + RMSNorm; 0.21 runs FlashInfer's all-reduce + add + RMSNorm as one kernel
+// (one-shot below 2 MiB at TP4 on Hopper). 200 sequences (3.1 MiB) exceed that limit: 0.21 runs
+// the custom two-shot all-reduce and a separate norm, as 0.15 does.
+TEST(KernelFusion, DecodeStepAtTp4UsesTheAllReduceTheVersionSelects) {
+  const auto request = [](const std::string& engine) {
+    CostModelRequest r;
+    r.kind = CostModelKind::kCalibrated;
+    r.model = *ResolveModel("llama-2-70b");
+    r.gpu = *ResolveGpu("h100-sxm");
+    r.tensor_parallel = 4;
+    r.kv = {DType::BF16, 16, KvBytesPerToken(r.model, DType::BF16) / 4, 1 << 20};
+    r.execution = ResolveEnginePersonality(engine)->execution();
+    r.engine = engine;
+    return r;
+  };
+  const ExecutionModel v21 = ResolveEnginePersonality("vllm-v1@0.21")->execution();
+  const PeerLink link{900e9 / 2 * v21.custom_all_reduce().nvlink_read_fraction(), v21.custom_all_reduce().fixed_s(),
+                      ResolveGpu("h100-sxm")->hbm_bytes_per_s()};
+  for (const int sequences : {22, 200}) {
+    const double bytes = sequences * 8192 * 2.0;
+    const BatchShape b = Decode(sequences, 700);
+    absl::StatusOr<CostModelChoice> old_choice = MakeCostModel(request("vllm-v1@0.15"));
+    absl::StatusOr<CostModelChoice> new_choice = MakeCostModel(request("vllm-v1@0.21"));
+    ASSERT_TRUE(old_choice.ok()) << old_choice.status();
+    ASSERT_TRUE(new_choice.ok()) << new_choice.status();
+    const double custom = PeerAllReduceSeconds(sequences == 22 ? PeerAllReduce::kOneShot : PeerAllReduce::kTwoShot,
+                                               4, bytes, link, true);
+    const double old_network = old_choice->model->Cost(b).network_s;
+    const double new_network = new_choice->model->Cost(b).network_s;
+    if (sequences == 22) {
+      const double norm_s = (3 * bytes + 8192 * 2.0) / link.copy_bytes_per_s;
+      const double fused = PeerAllReduceSeconds(PeerAllReduce::kOneShot, 4, bytes, link, true) + norm_s;
+      // The embedding's all-reduce and the logits' all-gather are the same on both sides.
+      EXPECT_NEAR(new_network - old_network, 160 * (fused - custom), 1e-12);
+    } else {
+      EXPECT_DOUBLE_EQ(new_network, old_network);
+    }
+  }
+  // The kernels themselves: named as the fused kernel at 22 sequences on 0.21 only.
+  IterationKernelOptions options;
+  options.tensor_parallel = 4;
+  options.fusion.add_rms_norm = true;
+  options.fusion.allreduce_rms_norm_max_bytes = 2 << 20;
+  IterationKernels kernels;
+  IterationKernelBuilder::Create(*ResolveModel("llama-2-70b"), options)->Build(Decode(22, 700), &kernels);
+  EXPECT_EQ(CountNamed(kernels, "attention_all_reduce_add_norm"), 80);
+  EXPECT_EQ(CountNamed(kernels, "mlp_all_reduce_add_norm"), 80);
+  EXPECT_EQ(CountNamed(kernels, "post_attention_norm") + CountNamed(kernels, "final_norm"), 0);
+  EXPECT_EQ(CountNamed(kernels, "input_norm"), 1);  // the first layer's, before the layers
+  IterationKernelBuilder::Create(*ResolveModel("llama-2-70b"), options)->Build(Decode(200, 700), &kernels);
+  EXPECT_EQ(CountNamed(kernels, "attention_all_reduce"), 80);
+  EXPECT_EQ(CountNamed(kernels, "attention_all_reduce_add_norm"), 0);
+  EXPECT_EQ(CountNamed(kernels, "input_norm") + CountNamed(kernels, "post_attention_norm"), 160);
 }
 
 // Eager, a kernel starts once the host has issued it: kernels longer than the issue time keep

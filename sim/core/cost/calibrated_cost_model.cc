@@ -35,6 +35,14 @@ absl::StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::Create
 
 void CalibratedCostModel::CustomAllReduce(const Kernel& kernel, bool in_graph, KernelTime* time) const {
   const CustomAllReduceOptions& c = options_.custom_all_reduce;
+  if (kernel.fused_rms_norm) {
+    const PeerAllReduce fused =
+        kernel.collective_bytes < c.fused_one_shot_below ? PeerAllReduce::kOneShot : PeerAllReduce::kTwoShot;
+    const double norm_s = c.fused_link.copy_bytes_per_s > 0 ? kernel.hbm_bytes / c.fused_link.copy_bytes_per_s : 0;
+    time->seconds = time->busy_s = time->network_s =
+        PeerAllReduceSeconds(fused, kernel.ranks, kernel.collective_bytes, c.fused_link, in_graph) + norm_s;
+    return;
+  }
   if (!c.enabled || kernel.collective_bytes >= c.max_bytes) return;
   PeerAllReduce algorithm = PeerAllReduce::kTwoShot;
   for (const auto& [max_world, below] : c.one_shot_below) {

@@ -87,6 +87,27 @@ CustomAllReduceOptions CustomAllReduceFor(const CostModelRequest& request) {
   return options;
 }
 
+// The kernels the engine fuses (its personality's KernelFusion): the add into the norm always;
+// the all-reduce with the add and the norm only under tensor parallelism over NVLink on the
+// architectures the engine runs its fused kernel on, below the size it allows at this TP. The
+// fused kernel reads its peers as the engine's custom all-reduce does (same link figures).
+void FusionFor(const CostModelRequest& request, KernelFusionOptions* kernels, CustomAllReduceOptions* all_reduce) {
+  if (!request.execution.has_value()) return;
+  const KernelFusion& f = request.execution->fusion();
+  kernels->add_rms_norm = f.add_rms_norm();
+  if (request.tensor_parallel < 2 || request.gpu.nvlink_bytes_per_s() <= 0) return;
+  for (const KernelFusion::AllReduceRmsNorm& entry : f.allreduce_rms_norm()) {
+    if (entry.architecture() != request.gpu.architecture() || entry.world() != request.tensor_parallel) continue;
+    const CustomAllReduce& peer = request.execution->custom_all_reduce();
+    kernels->allreduce_rms_norm_max_bytes = entry.max_bytes();
+    all_reduce->fused_one_shot_below = entry.one_shot_below_bytes();
+    all_reduce->fused_link.bytes_per_s = request.gpu.nvlink_bytes_per_s() / 2 * peer.nvlink_read_fraction();
+    all_reduce->fused_link.fixed_s = peer.fixed_s();
+    all_reduce->fused_link.copy_bytes_per_s = request.gpu.hbm_bytes_per_s();
+    return;
+  }
+}
+
 // The calibrated model with the engine's host time around it.
 absl::StatusOr<std::unique_ptr<IterationCostModel>> WithHostTime(const CostModelRequest& request,
                                                                  std::unique_ptr<IterationCostModel> gpu) {
@@ -127,6 +148,7 @@ absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
       options.kernels.kv_block_tokens = request.kv.block_size;
       options.cuda_graphs = request.enable_cuda_graphs;
       options.custom_all_reduce = CustomAllReduceFor(request);
+      FusionFor(request, &options.kernels.fusion, &options.custom_all_reduce);
       absl::StatusOr<std::unique_ptr<CalibratedCostModel>> model =
           CalibratedCostModel::Create(request.model, request.gpu, *calibration, options);
       if (!model.ok()) return model.status();
