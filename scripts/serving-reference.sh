@@ -49,16 +49,17 @@ row F21 7.06 ms median_decode_ms "SGLang (2024-09) bench_latency decode step, Ll
   bench one-batch --engine=sglang --model=meta-llama/Meta-Llama-3-8B --batch-size=1 --input-len=128 --output-len=8
 row F21e 9.28 ms median_decode_ms "SGLang (2024-09) bench_latency decode step, Llama-3-8B, batch 1, eager" -- \
   bench one-batch --engine=sglang --model=meta-llama/Meta-Llama-3-8B --batch-size=1 --input-len=128 --output-len=8 --disable-cuda-graph
-# trtllm-bench sizes the batch from the KV cache: min(requests that fit, 4096) sequences and
-# min(sequences x (1 + ISL/OSL), 32768) tokens (bench/build/tuning.py); 961,088 fp8 KV tokens.
+# trtllm-bench chooses max_batch_size and max_num_tokens itself when none are given, as NVIDIA's
+# runs gave none (bench/build/tuning.py, mirrored by bench throughput --engine=trtllm@...):
+# F01 4,096 and 8,192, F03 640 and 2,048, F05 384 and 2,432 (docs/bench.md).
 # Equal input and output lengths: output tokens/s is half the total.
 trt=(bench throughput --engine=trtllm@pytorch "${llama31[@]}" --quantization=fp8 --kv-cache-dtype=fp8 --max-model-len=4096)
 row F01 28312 tok/s output_tok_s "TensorRT-LLM 1.0 trtllm-bench, Llama-3.1-8B FP8, 128/128, 30,000 requests" -- \
-  "${trt[@]}" --max_batch_size=3754 --max_num_tokens=7508 --input-len=128 --output-len=128 --num-prompts=30000
+  "${trt[@]}" --input-len=128 --output-len=128 --num-prompts=30000
 row F03 15220 tok/s output_tok_s "TensorRT-LLM 1.0 trtllm-bench, Llama-3.1-8B FP8, 1000/1000, 3,000 requests" -- \
-  "${trt[@]}" --max_batch_size=480 --max_num_tokens=960 --input-len=1000 --output-len=1000 --num-prompts=3000
+  "${trt[@]}" --input-len=1000 --output-len=1000 --num-prompts=3000
 row F05 9305 tok/s output_tok_s "TensorRT-LLM 1.0 trtllm-bench, Llama-3.1-8B FP8, 2048/2048, 1,500 requests" -- \
-  "${trt[@]}" --max_batch_size=234 --max_num_tokens=468 --input-len=2048 --output-len=2048 --num-prompts=1500
+  "${trt[@]}" --input-len=2048 --output-len=2048 --num-prompts=1500
 
 # F30 needs ShareGPT_V3's text, which ../shared/data does not hold: its length table (whole
 # conversations, Llama-2 tokenizer) stands in, so the row is shown apart, out of the error.

@@ -390,6 +390,7 @@ absl::StatusOr<BenchOptions> ReadBenchOptions(BenchMode mode, const FlagValues& 
       return UsageError("--enable-chunked-prefill=false: prefill-first batching is --scheduler=vllm in simulate");
     }
     o.engine.scheduler = SchedulerKind::kSarathi;
+    o.enable_chunked_prefill = true;
   }
   if (o.engine.max_concurrency > 0) o.max_concurrency = o.engine.max_concurrency;
   o.dataset.tokenizer = bench::TokenizerFamilyFor(o.engine.setup.model.name(), o.engine.setup.model.vocab_size());

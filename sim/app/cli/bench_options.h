@@ -30,6 +30,7 @@ struct BenchOptions {
   std::string model_id;                // --model as given (the result's model_id)
   bench::DatasetOptions dataset;
   int64_t n = 1;                       // sequences per prompt
+  bool enable_chunked_prefill = false;  // --enable-chunked-prefill given (trtllm-bench's max-ISL floor)
   // latency (vLLM's defaults; one-batch: SGLang's, 1, 1024 and 16)
   int64_t batch_size = 8;
   int64_t input_len = 32;

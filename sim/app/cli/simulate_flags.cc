@@ -176,6 +176,9 @@ const CommandFlags& SimulationFlags() {
       if (spec.name != "report") own.push_back(spec.name);
     }
     taken->Take(SimulateFlagGroup(), own);
+    // TensorRT-LLM's spellings (trtllm-serve, trtllm-build, Triton's engine): the build's
+    // max_batch_size is --max-num-seqs, its max_num_tokens --max-num-batched-tokens.
+    taken->Alias({"max_batch_size", "max_num_seqs"}).Alias({"max_num_tokens", "max_num_batched_tokens"});
     return taken;
   }();
   return *flags;

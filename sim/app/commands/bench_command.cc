@@ -42,6 +42,7 @@
 #include "sim/app/commands/command.h"
 #include "sim/app/commands/one_batch_plan.h"
 #include "sim/app/commands/simulation_plan.h"
+#include "sim/app/commands/trtllm_bench_settings.h"
 #include "sim/app/report/staged_file.h"
 
 namespace infergrid {
@@ -210,9 +211,16 @@ absl::Status RunOneBatch(const BenchOptions& o, const SimulationPlan& engine_pla
   return absl::OkStatus();
 }
 
+// trtllm-bench's limits, as its report shows them: the log lines of its choice (when it chose),
+// and the runtime limits the engine ran with.
+struct TrtllmBenchInfo {
+  std::optional<TrtllmBenchChoice> choice;
+  bool trtllm = false;
+};
+
 absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
                            const std::vector<bench::BenchRequest>& requests, const std::vector<nlohmann::json>& real,
-                           Outputs& outputs, std::ostream& out) {
+                           const TrtllmBenchInfo& trtllm, Outputs& outputs, std::ostream& out) {
   for (size_t i = 0; i < requests.size(); ++i) {
     const bench::BenchRequest& r = requests[i];
     if (int64_t{r.prompt_len} + r.server_extra + r.output_len > plan.engine.max_model_len) {
@@ -232,8 +240,23 @@ absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
     if (!r.success()) return absl::FailedPreconditionError(absl::StrCat("a request failed: ", r.error()));
     result.total_output_tokens += r.output_tokens();
   }
-  out << Header(plan, BenchMode::kThroughput) << bench::ThroughputReportText(result);
-  const PyJson json = bench::ThroughputResultJson(result);
+  out << Header(plan, BenchMode::kThroughput);
+  if (trtllm.choice) {
+    for (const std::string& line : trtllm.choice->log_lines) out << line << "\n";
+  }
+  out << bench::ThroughputReportText(result);
+  PyJson json = bench::ThroughputResultJson(result);
+  if (trtllm.trtllm) {
+    const SchedulerLimits& limits = plan.engine.limits;
+    out << "\n"
+        << TrtllmRuntimeInfoText(plan.options.memory.tensor_parallel, plan.options.memory.pipeline_parallel,
+                                 limits.max_num_seqs, limits.max_num_batched_tokens);
+    // trtllm-bench's --report_json keeps them under world_info.
+    PyJson world = PyJson::object();
+    world["max_batch_size"] = limits.max_num_seqs;
+    world["max_num_tokens"] = limits.max_num_batched_tokens;
+    json["world_info"] = std::move(world);
+  }
   if (!o.output_json.empty()) {
     if (absl::Status s = outputs.Stage(o.output_json, bench::DumpPythonJson(json, 4), "--output-json"); !s.ok()) return s;
   }
@@ -399,10 +422,26 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
     if (!docs.ok()) return docs.status();
     real = *std::move(docs);
   }
-  absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan(o.engine);
-  if (!plan.ok()) return plan.status();
   Outputs outputs;
   absl::Status status;
+  if (*mode == BenchMode::kThroughput) {
+    // trtllm-bench chooses its limits from the dataset before it starts the engine.
+    absl::StatusOr<std::vector<bench::BenchRequest>> requests = bench::SampleDataset(o.dataset);
+    if (!requests.ok()) return requests.status();
+    BenchOptions tuned = o;
+    TrtllmBenchInfo trtllm;
+    absl::StatusOr<std::optional<TrtllmBenchChoice>> choice = ApplyTrtllmBenchTuning(*requests, &tuned);
+    if (!choice.ok()) return choice.status();
+    trtllm.choice = *std::move(choice);
+    absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan(tuned.engine);
+    if (!plan.ok()) return plan.status();
+    trtllm.trtllm = plan->personality.engine() == "trtllm";
+    status = RunThroughput(tuned, *plan, *requests, real, trtllm, outputs, out);
+    if (!status.ok()) return status;
+    return outputs.Commit();
+  }
+  absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan(o.engine);
+  if (!plan.ok()) return plan.status();
   if (*mode == BenchMode::kLatency) {
     status = RunLatency(o, *plan, real, outputs, out);
   } else if (*mode == BenchMode::kOneBatch) {
@@ -410,9 +449,7 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
   } else {
     absl::StatusOr<std::vector<bench::BenchRequest>> requests = bench::SampleDataset(o.dataset);
     if (!requests.ok()) return requests.status();
-    if (*mode == BenchMode::kThroughput) {
-      status = RunThroughput(o, *plan, *requests, real, outputs, out);
-    } else if (o.client == "genai-perf") {
+    if (o.client == "genai-perf") {
       status = RunGenaiPerf(o, *plan, outputs, out);
     } else {
       status = RunServe(o, *plan, *requests, real, outputs, out);
