@@ -5,6 +5,9 @@
 //             fixed + (W - 1) S / B;
 //   two-shot: a reduce-scatter then an all-gather, each moving (W - 1) / W x S per GPU:
 //             2 fixed + 2 (W - 1) / W x S / B,
+//   multimem: NVLink SHARP (NVSwitch multicast objects): each GPU reduces its 1/W of the message
+//             through the switch and stores the result to every GPU at once, so each GPU sends
+//             and receives about S: fixed + S / B,
 // with B one GPU's peer-to-peer read bandwidth and `fixed` one synchronisation of the GPUs
 // (flags in peer memory) plus the kernel's ramp. Captured in a CUDA graph the kernel reads the
 // registered buffers in place; launched eagerly it first copies its input into a registered
@@ -14,7 +17,7 @@
 
 namespace infergrid {
 
-enum class PeerAllReduce { kOneShot, kTwoShot };
+enum class PeerAllReduce { kOneShot, kTwoShot, kMultimem };
 
 struct PeerLink {
   double bytes_per_s = 0;     // one GPU's peer-to-peer read bandwidth

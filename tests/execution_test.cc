@@ -267,6 +267,46 @@ TEST(KernelFusion, DecodeStepAtTp4UsesTheAllReduceTheVersionSelects) {
   EXPECT_EQ(CountNamed(kernels, "input_norm") + CountNamed(kernels, "post_attention_norm"), 160);
 }
 
+// Beside its custom kernel vLLM runs torch symmetric memory (VLLM_ALLREDUCE_USE_SYMM_MEM, on by
+// default in the versions of vllm-v1@0.15): at TP8 on Hopper the custom kernel stops at 256 KiB
+// and symmetric memory's multimem all-reduce takes the rest up to 64 MiB, so 32 decode sequences
+// (512 KiB) run multimem where vllm-v1@0.11 runs the custom two-shot kernel; at TP4 a prefill of
+// 640 tokens (10 MiB, above the custom kernel's 8 MiB) runs symmetric memory's two-shot where
+// 0.11 runs NCCL. Symmetric memory copies its input into its buffer on every call.
+TEST(AllReduce, SymmetricMemoryTakesTheMessagesBetweenTheCustomKernelAndNccl) {
+  const auto network = [](const std::string& engine, int tp, const BatchShape& b) {
+    CostModelRequest r;
+    r.kind = CostModelKind::kCalibrated;
+    r.model = *ResolveModel("llama-2-70b");
+    r.gpu = *ResolveGpu("h100-sxm");
+    r.tensor_parallel = tp;
+    r.kv = {DType::BF16, 16, KvBytesPerToken(r.model, DType::BF16) / tp, 1 << 20};
+    r.execution = ResolveEnginePersonality(engine)->execution();
+    r.engine = engine;
+    return MakeCostModel(r)->model->Cost(b).network_s;
+  };
+  const ExecutionModel v15 = ResolveEnginePersonality("vllm-v1@0.15")->execution();
+  const GpuSpec gpu = *ResolveGpu("h100-sxm");
+  const PeerLink link{gpu.nvlink_bytes_per_s() / 2 * v15.custom_all_reduce().nvlink_read_fraction(),
+                      v15.custom_all_reduce().fixed_s(), gpu.hbm_bytes_per_s()};
+  const double decode_bytes = 32 * 8192 * 2.0;
+  const double multimem = PeerAllReduceSeconds(PeerAllReduce::kMultimem, 8, decode_bytes, link, false);
+  const double custom = PeerAllReduceSeconds(PeerAllReduce::kTwoShot, 8, decode_bytes, link, true);
+  EXPECT_NEAR(multimem, 7e-6 + decode_bytes / link.bytes_per_s + decode_bytes / link.copy_bytes_per_s, 1e-15);
+  EXPECT_NEAR(network("vllm-v1@0.15", 8, Decode(32, 700)) - network("vllm-v1@0.11", 8, Decode(32, 700)),
+              161 * (multimem - custom), 1e-12);
+
+  BatchShape prefill;
+  prefill.prefill.push_back({640, 0});
+  const double prefill_bytes = 640 * 8192 * 2.0;
+  const ResourceModel resources = *ResourceModel::Create(gpu, ResourcesOf(*ResolveCalibration(gpu, "")));
+  const double nccl = resources.CollectiveSeconds(KernelKind::kAllReduce, 4, prefill_bytes);
+  const double two_shot = PeerAllReduceSeconds(PeerAllReduce::kTwoShot, 4, prefill_bytes, link, false);
+  EXPECT_LT(two_shot, nccl);
+  EXPECT_NEAR(network("vllm-v1@0.15", 4, prefill) - network("vllm-v1@0.11", 4, prefill), 161 * (two_shot - nccl),
+              1e-12);
+}
+
 // Eager, a kernel starts once the host has issued it: kernels longer than the issue time keep
 // the GPU busy, shorter ones leave it waiting. One kernel before the layers, two per layer
 // (the second an attention kernel), one after; 3 layers.

@@ -43,7 +43,16 @@ void CalibratedCostModel::CustomAllReduce(const Kernel& kernel, bool in_graph, K
         PeerAllReduceSeconds(fused, kernel.ranks, kernel.collective_bytes, c.fused_link, in_graph) + norm_s;
     return;
   }
-  if (!c.enabled || kernel.collective_bytes >= c.max_bytes) return;
+  if (!c.enabled) return;
+  const double custom_max = c.custom_max_bytes > 0 ? c.custom_max_bytes : c.max_bytes;
+  if (kernel.collective_bytes >= custom_max) {
+    if (kernel.collective_bytes >= c.symmetric_max_bytes) return;  // NCCL
+    const PeerAllReduce symmetric = c.symmetric_multimem ? PeerAllReduce::kMultimem : PeerAllReduce::kTwoShot;
+    // Symmetric memory copies the input into its registered buffer on every call, in a graph too.
+    time->seconds = time->busy_s = time->network_s =
+        PeerAllReduceSeconds(symmetric, kernel.ranks, kernel.collective_bytes, c.link, /*in_graph=*/false);
+    return;
+  }
   PeerAllReduce algorithm = PeerAllReduce::kTwoShot;
   for (const auto& [max_world, below] : c.one_shot_below) {
     if (kernel.ranks <= max_world) {

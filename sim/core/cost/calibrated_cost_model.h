@@ -33,6 +33,11 @@ namespace infergrid {
 struct CustomAllReduceOptions {
   bool enabled = false;
   double max_bytes = 0;                          // this size and above: NCCL
+  // Torch symmetric memory at this TP (0: none): the custom kernel below custom_max_bytes
+  // (where set), symmetric memory from there to symmetric_max_bytes, two-shot or multimem.
+  double custom_max_bytes = 0;
+  double symmetric_max_bytes = 0;
+  bool symmetric_multimem = false;
   // (largest TP, one-shot below this many bytes), in increasing TP; two-shot otherwise.
   std::vector<std::pair<int, double>> one_shot_below;
   PeerLink link;

@@ -1,5 +1,6 @@
 #include "sim/core/cost/cost_model_factory.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/match.h"
@@ -84,6 +85,13 @@ CustomAllReduceOptions CustomAllReduceFor(const CostModelRequest& request) {
   options.link.bytes_per_s = request.gpu.nvlink_bytes_per_s() / 2 * c.nvlink_read_fraction();
   options.link.fixed_s = c.fixed_s();
   options.link.copy_bytes_per_s = request.gpu.hbm_bytes_per_s();
+  for (const CustomAllReduce::SymmetricMemory& m : c.symmetric_memory()) {
+    if (m.architecture() != request.gpu.architecture() || m.world() != request.tensor_parallel) continue;
+    options.custom_max_bytes = std::min(m.custom_max_bytes(), c.max_bytes());
+    options.symmetric_max_bytes = m.max_bytes();
+    options.symmetric_multimem = m.multimem();
+    break;
+  }
   return options;
 }
 
