@@ -59,6 +59,7 @@ struct TrtllmBenchChoice {
   // weights): for the report and the tests.
   double fraction = 0;
   double engine_size_gb = 0;
+  double total_gb = 0;          // NVML's total over the GPUs
   double available_gb = 0;
   double cache_gb = 0;
   double kv_max_tokens = 0;
