@@ -605,6 +605,31 @@ TEST(SimulateCli, EngineFlagsBelongToTheirEngine) {
   EXPECT_EQ(RunInfergrid("simulate --quiet --max-requests=5 --engine=sglang --disable-overlap-schedule").exit_code, 0);
 }
 
+// An engine version between personalities runs on the newest at or below it, and says so in
+// the terminal and in summary.json; one below the oldest is refused naming the known ones.
+TEST(SimulateCli, AVersionBetweenPersonalitiesRunsOnTheOneBelowWithANote) {
+  const char kNote[] = "vllm-v1@0.13.2 runs on personality vllm-v1@0.11 (the newest at or below 0.13.2)";
+  const testing::CommandResult table = RunInfergrid("simulate --quiet --max-requests=5 --engine=vllm-v1@0.13.2");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr(absl::StrCat("note: ", kNote, "\n")));
+  EXPECT_THAT(table.out, HasSubstr("plan vllm-v1@0.11)"));
+  const testing::CommandResult json =
+      RunInfergrid("simulate --quiet --format=json --max-requests=5 --engine=vllm-v1@0.13.2");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = Json(json);
+  EXPECT_EQ(j["config"]["engine"], "vllm-v1@0.11");
+  EXPECT_EQ(j["config"]["engine_requested"], "vllm-v1@0.13.2");
+  EXPECT_THAT(j["notes"].dump(), HasSubstr(kNote));
+  // The same run as the personality named: the same numbers.
+  const testing::CommandResult named = RunInfergrid("simulate --quiet --format=json --max-requests=5 --engine=vllm-v1@0.11");
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(Json(named)["e2e"], j["e2e"]);
+  EXPECT_EQ(Json(named)["notes"].dump().find("runs on personality"), std::string::npos);
+  testing::ExpectOneLineError({"simulate --quiet --engine=vllm-v1@0.9",
+                               2, "--engine: engine 'vllm-v1@0.9' is older than the oldest vllm-v1 personality, vllm-v1@0.11"});
+  testing::ExpectOneLineError({"simulate --quiet --engine=vllm-v1@2.0", 2, "no personality of major version 2"});
+}
+
 // A slow host binds a synchronous engine: the GPU waits for scheduling and output processing.
 TEST(SimulateCli, ASlowHostBindsTheSynchronousEngine) {
   const testing::CommandResult r = RunInfergrid(

@@ -446,15 +446,16 @@ std::string Title(const cli::SimulateOptions& o) {
 
 absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions& options) {
   if (absl::Status s = CheckDeployment(options); !s.ok()) return s;
-  absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(options.memory.engine);
-  if (!personality.ok()) return cli::UsageError(absl::StrCat("--engine: ", personality.status().message()));
-  absl::StatusOr<EngineLimits> limits = PlanEngine(options, *personality);
+  absl::StatusOr<ResolvedEngine> resolved = ResolveEngine(options.memory.engine);
+  if (!resolved.ok()) return cli::UsageError(absl::StrCat("--engine: ", resolved.status().message()));
+  const EnginePersonality& personality = resolved->personality;
+  absl::StatusOr<EngineLimits> limits = PlanEngine(options, personality);
   if (!limits.ok()) return limits.status();
-  absl::StatusOr<ExecutionPolicy> policy = BuildExecutionPolicy(options, *personality, *limits);
+  absl::StatusOr<ExecutionPolicy> policy = BuildExecutionPolicy(options, personality, *limits);
   if (!policy.ok()) return policy.status();
   absl::StatusOr<EngineConfig> engine = BuildEngineConfig(options, *limits, *std::move(policy));
   if (!engine.ok()) return engine.status();
-  absl::StatusOr<FrontEndSpec> front_end = BuildFrontEnd(options, *personality);
+  absl::StatusOr<FrontEndSpec> front_end = BuildFrontEnd(options, personality);
   if (!front_end.ok()) return front_end.status();
   engine->front_end = *std::move(front_end);
   if (options.noise) {
@@ -464,12 +465,14 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions&
   }
   SimulationPlan plan;
   plan.options = options;
-  plan.personality = *std::move(personality);
+  plan.personality = personality;
   plan.memory_plan = std::move(limits->memory);
   plan.engine = *std::move(engine);
   plan.cost_request = BuildCostRequest(options, plan.personality, plan.memory_plan, limits->draft);
   plan.config = BuildConfigEcho(options, plan.engine);
   plan.config.set_engine(PersonalityName(plan.personality));
+  plan.config.set_engine_requested(options.memory.engine);
+  plan.engine_note = std::move(resolved->note);
   plan.title = Title(options);
   return plan;
 }
