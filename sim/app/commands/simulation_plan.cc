@@ -192,6 +192,17 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions&
                                         " flag (multi-step scheduling is a vLLM 0.6 V0 feature: --engine=vllm-v0@0.6.5)"));
   }
   policy.stream_each_step = o.multi_step_stream_outputs.value_or(x.multi_step_streams_each_step());
+  const StreamInterval& stream = x.stream_interval();
+  if (o.stream_interval > 0 && stream.rule() == STREAM_INTERVAL_NONE) {
+    return cli::UsageError(absl::StrCat("--stream-interval is not a ", PersonalityName(p),
+                                        " flag (vLLM V1, SGLang and TensorRT-LLM's PyTorch backend have one)"));
+  }
+  policy.stream.interval = o.stream_interval > 0 ? o.stream_interval : std::max(1, stream.default_interval());
+  switch (stream.rule()) {
+    case REQUEST_TOKEN_MULTIPLE: policy.stream.rule = StreamRule::kTokenMultiple; break;
+    case DECODE_BATCH_MULTIPLE: policy.stream.rule = StreamRule::kDecodeBatchMultiple; break;
+    default: policy.stream.rule = StreamRule::kTokensSinceSent; break;
+  }
   policy.schedules_ahead = x.schedules_ahead() && o.overlap_disabled_by.empty();
   if (absl::Status s = AddSpeculation(o, limits, policy); !s.ok()) return s;
   for (const std::string& flag : o.overlap_disabled_by) {

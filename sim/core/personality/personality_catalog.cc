@@ -157,6 +157,10 @@ absl::Status ValidateEnginePersonality(const EnginePersonality& p, absl::string_
       (p.rule() != SGLANG_STATIC_FRACTION || !(p.swa_full_tokens_ratio() > 0 && p.swa_full_tokens_ratio() <= 1))) {
     return fail("SGLANG_HYBRID_SWA_POOL needs the SGLang rule and swa_full_tokens_ratio in (0, 1]");
   }
+  const StreamInterval& stream = p.execution().stream_interval();
+  if (stream.rule() != STREAM_INTERVAL_NONE && stream.default_interval() < 1) {
+    return fail("execution.stream_interval.default_interval must be at least 1");
+  }
   return ValidateFrontEndModel(p.execution().front_end(), where);
 }
 
