@@ -499,6 +499,22 @@ TEST(RequestLog, InterTokenGapsAsRunsEqualOneByOne) {
   EXPECT_EQ(log.itl().max(), expected.max());
 }
 
+// Tokens reaching the client at one instant are one streamed chunk: the benchmark clients
+// record one gap per chunk (a multi-token chunk is one ITL), not a zero gap per extra token.
+TEST(RequestLog, TokensOfOneChunkAddOneGap) {
+  RequestLog log;
+  log.KeepChunkTimes();
+  log.Add(RequestRecord{});
+  for (int i = 0; i < 4; ++i) log.OnToken(0, 0.5);  // first chunk: 4 tokens
+  for (int i = 0; i < 3; ++i) log.OnToken(0, 0.8);  // a chunk of 3, 0.3 s later
+  log.OnToken(0, 0.9);                              // and one of 1
+  EXPECT_EQ(log.itl().count(), 2);
+  EXPECT_NEAR(log.itl().sum(), 0.4, 1e-12);
+  EXPECT_EQ(log.at(0).first_token_s, 0.5);
+  EXPECT_EQ(log.at(0).last_token_s, 0.9);
+  EXPECT_EQ(log.chunk_times(0), (std::vector<double>{0.5, 0.8, 0.9}));
+}
+
 // ---------------------------------------------------------------- admission and routing
 
 TEST(Admission, TruncatesRejectsAndKeysPrefixBlocks) {

@@ -492,26 +492,94 @@ std::string FixedBatchTrace(int batch, int input, int output) {
   return testing::WriteFile(testing::TestDir() / absl::StrCat("batch", batch, ".csv"), rows);
 }
 
-// vLLM 0.6 multi-step: with --multi-step-stream-outputs=false the tokens of a group of N steps
-// reach the client together (N - 1 of every N gaps are 0); streamed, every gap is a step.
-TEST(SimulateCli, MultiStepDeliversTokensInBurstsOfN) {
-  const std::string trace = FixedBatchTrace(1, 32, 129);
-  const auto run = [&](const std::string& flags) {
-    const testing::CommandResult r = RunInfergrid(absl::StrCat(
-        "simulate --quiet --format=json --engine=vllm-v0@0.6.5 --trace=", trace, " ", flags));
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return r.exit_code == 0 ? Json(r) : nlohmann::json();
+// One request's run as the client sees it (summary.json) and the engine's decode steps
+// (iterations.csv, decode-only rows): their mean duration.
+struct StreamedRun {
+  nlohmann::json summary;
+  double decode_step_s = 0;
+};
+
+StreamedRun RunOneRequest(const std::string& name, const std::string& flags) {
+  const fs::path out = testing::TestDir() / name;
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "simulate --quiet --format=json --front-end=false --trace=", FixedBatchTrace(1, 32, 129), " --out=", out.string(),
+      " ", flags));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return {};
+  StreamedRun run{Json(r)};
+  std::vector<double> steps;
+  const std::vector<std::string> rows = Lines(ReadAll(out / "iterations.csv"));
+  const std::vector<std::string> header = absl::StrSplit(rows[0], ',');
+  const auto column = [&](const char* field) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), field) - header.begin());
   };
-  const nlohmann::json bursts = run("--num-scheduler-steps=8 --multi-step-stream-outputs=false");
-  const nlohmann::json streamed = run("--num-scheduler-steps=8");
-  const nlohmann::json single = run("");
-  EXPECT_EQ(bursts["itl"]["count"], 128);
-  EXPECT_EQ(bursts["itl"]["p50"], 0);
-  EXPECT_GT(bursts["itl"]["max"].get<double>(), 7 * streamed["itl"]["p50"].get<double>());
-  EXPECT_GT(streamed["itl"]["p50"].get<double>(), 0);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const std::vector<std::string> f = absl::StrSplit(rows[i], ',');
+    if (f[column("prefill_seqs")] != "0") continue;
+    steps.push_back(std::stod(f[column("end_s")]) - std::stod(f[column("start_s")]));
+  }
+  double sum = 0;
+  for (double step : steps) sum += step;
+  if (!steps.empty()) run.decode_step_s = sum / static_cast<double>(steps.size());
+  return run;
+}
+
+// vLLM 0.6 multi-step served under load: the group's N tokens reach the client as one chunk at
+// its end (the GPU runs ahead of the CPU, so the runner pythonizes them after the last forward),
+// so each inter-token latency the client measures is N decode steps; streamed step by step
+// (--multi-step-stream-outputs=true, the CPU-ahead case) each is one step.
+TEST(SimulateCli, MultiStepItlIsNStepsAsTheClientMeasuresIt) {
+  const StreamedRun groups = RunOneRequest("ms8", "--engine=vllm-v0@0.6.5 --num-scheduler-steps=8");
+  const StreamedRun streamed =
+      RunOneRequest("ms8s", "--engine=vllm-v0@0.6.5 --num-scheduler-steps=8 --multi-step-stream-outputs=true");
+  const StreamedRun single = RunOneRequest("ms1", "--engine=vllm-v0@0.6.5");
+  ASSERT_GT(groups.decode_step_s, 0);
+  // 129 tokens: the prefill's, then 128 in 16 groups of 8, one chunk (one gap) each.
+  EXPECT_EQ(groups.summary["itl"]["count"], 16);
+  EXPECT_NEAR(groups.summary["itl"]["p50"].get<double>(), 8 * groups.decode_step_s, 0.01 * 8 * groups.decode_step_s);
+  EXPECT_EQ(streamed.summary["itl"]["count"], 128);
+  EXPECT_NEAR(streamed.summary["itl"]["p50"].get<double>(), streamed.decode_step_s, 0.01 * streamed.decode_step_s);
+  // TPOT is (E2E - TTFT) / (out - 1) either way, and the first token leaves with the prefill.
+  for (const StreamedRun* run : {&groups, &streamed}) {
+    EXPECT_NEAR(run->summary["tpot"]["mean"].get<double>(),
+                (run->summary["e2e"]["mean"].get<double>() - run->summary["ttft"]["mean"].get<double>()) / 128, 1e-12);
+  }
+  EXPECT_NEAR(groups.summary["ttft"]["mean"].get<double>(), single.summary["ttft"]["mean"].get<double>(), 1e-12);
   // One scheduler call per 8 steps: less host time than scheduling every step, same tokens.
-  EXPECT_LT(streamed["e2e"]["max"].get<double>(), single["e2e"]["max"].get<double>());
-  EXPECT_LT(streamed["iterations"]["host_s"].get<double>(), single["iterations"]["host_s"].get<double>());
+  EXPECT_LT(groups.summary["e2e"]["max"].get<double>(), single.summary["e2e"]["max"].get<double>());
+  // Members finishing inside a group, the last ones before its end: every request still gets
+  // its last token (held tokens leave when the group ends, however it ends).
+  std::string rows = "arrival_s,input_tokens,output_tokens\n";
+  for (int i = 0; i < 24; ++i) absl::StrAppend(&rows, "0,64,", 3 + i, "\n");
+  const std::string varied = testing::WriteFile(testing::TestDir() / "varied.csv", rows);
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "simulate --quiet --format=json --engine=vllm-v0@0.6.5 --num-scheduler-steps=8 --trace=", varied));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json(r)["completed"], 24);
+  EXPECT_LT(groups.summary["iterations"]["host_s"].get<double>(), single.summary["iterations"]["host_s"].get<double>());
+}
+
+// A stream interval K: the first token leaves at once (TTFT as without one), then a message of
+// K tokens every K steps, one ITL each; the engines differ only in where the K-token messages
+// start. 129 tokens: vLLM V1 and SGLang send tokens 1, 5, 9, .. 129 (32 gaps of 4 steps);
+// TensorRT-LLM sends tokens 1, 4, 8, .. 128 and the last, 129 (33 gaps).
+TEST(SimulateCli, StreamIntervalSendsKTokensAMessage) {
+  const struct {
+    const char* engine;
+    int gaps;
+  } cases[] = {{"vllm-v1@0.21", 32}, {"sglang@0.5.3", 32}, {"trtllm@pytorch", 33}};
+  for (const auto& c : cases) {
+    const std::string engine = absl::StrCat("--engine=", c.engine);
+    const StreamedRun every = RunOneRequest(absl::StrCat(c.engine, "-1"), engine);
+    const StreamedRun four = RunOneRequest(absl::StrCat(c.engine, "-4"), absl::StrCat(engine, " --stream-interval=4"));
+    ASSERT_GT(four.decode_step_s, 0) << c.engine;
+    EXPECT_EQ(every.summary["itl"]["count"], 128) << c.engine;
+    EXPECT_EQ(four.summary["itl"]["count"], c.gaps) << c.engine;
+    EXPECT_NEAR(four.summary["itl"]["p50"].get<double>(), 4 * four.decode_step_s, 0.01 * 4 * four.decode_step_s)
+        << c.engine;
+    EXPECT_EQ(four.summary["ttft"]["mean"], every.summary["ttft"]["mean"]) << c.engine;
+    EXPECT_EQ(four.summary["e2e"]["mean"], every.summary["e2e"]["mean"]) << c.engine;  // the last token is sent
+  }
 }
 
 // vLLM V1's async scheduling forms the next batch while one runs: a request arriving mid-step
@@ -601,11 +669,39 @@ TEST(SimulateCli, EngineFlagsBelongToTheirEngine) {
       {"--engine=trtllm --capacity-scheduler-policy=fcfs", "--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization"},
       {"--engine=sglang --preemption-mode=swap", "--preemption-mode=swap: the sglang scheduler retracts requests"},
       {"--scheduler=sglang --preemption-mode=swap", "--preemption-mode=swap: the sglang scheduler retracts requests"},
+      {"--engine=vllm-v0@0.6.5 --stream-interval=4", "--stream-interval is not a vllm-v0@0.6.5 flag"},
+      {"--engine=trtllm@cpp --stream-interval=4", "--stream-interval is not a trtllm@cpp flag"},
+      {"--stream-interval=0", "--stream-interval=0 is out of range (1..1048576)"},
   };
   for (const auto& [flags, message] : cases) {
     testing::ExpectOneLineError({absl::StrCat("simulate --quiet ", flags), 2, message});
   }
   EXPECT_EQ(RunInfergrid("simulate --quiet --max-requests=5 --engine=sglang --disable-overlap-schedule").exit_code, 0);
+}
+
+// An engine version between personalities runs on the newest at or below it, and says so in
+// the terminal and in summary.json; one below the oldest is refused naming the known ones.
+TEST(SimulateCli, AVersionBetweenPersonalitiesRunsOnTheOneBelowWithANote) {
+  const char kNote[] = "vllm-v1@0.13.2 runs on personality vllm-v1@0.11 (the newest at or below 0.13.2)";
+  const testing::CommandResult table = RunInfergrid("simulate --quiet --max-requests=5 --engine=vllm-v1@0.13.2");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr(absl::StrCat("note: ", kNote, "\n")));
+  EXPECT_THAT(table.out, HasSubstr("plan vllm-v1@0.11)"));
+  const testing::CommandResult json =
+      RunInfergrid("simulate --quiet --format=json --max-requests=5 --engine=vllm-v1@0.13.2");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = Json(json);
+  EXPECT_EQ(j["config"]["engine"], "vllm-v1@0.11");
+  EXPECT_EQ(j["config"]["engine_requested"], "vllm-v1@0.13.2");
+  EXPECT_THAT(j["notes"].dump(), HasSubstr(kNote));
+  // The same run as the personality named: the same numbers.
+  const testing::CommandResult named = RunInfergrid("simulate --quiet --format=json --max-requests=5 --engine=vllm-v1@0.11");
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(Json(named)["e2e"], j["e2e"]);
+  EXPECT_EQ(Json(named)["notes"].dump().find("runs on personality"), std::string::npos);
+  testing::ExpectOneLineError({"simulate --quiet --engine=vllm-v1@0.9",
+                               2, "--engine: engine 'vllm-v1@0.9' is older than the oldest vllm-v1 personality, vllm-v1@0.11"});
+  testing::ExpectOneLineError({"simulate --quiet --engine=vllm-v1@2.0", 2, "no personality of major version 2"});
 }
 
 // A slow host binds a synchronous engine: the GPU waits for scheduling and output processing.

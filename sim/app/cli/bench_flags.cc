@@ -180,7 +180,7 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
   AppendNames(EngineFlagGroup(), names);
   AppendNames(SpeculativeFlagGroup(), names);  // vLLM's engine arguments
   for (absl::string_view name :
-       {"calibration", "num_scheduler_steps", "multi_step_stream_outputs", "disable_async_output_proc",
+       {"calibration", "num_scheduler_steps", "multi_step_stream_outputs", "stream_interval", "disable_async_output_proc",
         "chunked_prefill_size", "capacity_scheduler_policy",
         "no_async_scheduling", "disable_overlap_schedule", "disable_overlap_scheduler", "disable_custom_all_reduce",
         "cpu_speed", "front_end", "front_end_file", "api_server_count", "noise", "iteration_noise", "send_jitter", "preemption_mode", "swap_space", "enable_prefix_caching", "num_replicas", "cost_model", "seed",

@@ -27,7 +27,11 @@ void AddSchedulingFlags(FlagGroup<SimulateFlags>& group) {
       .Add("num_scheduler_steps", &SimulateFlags::num_scheduler_steps,
            "vLLM 0.6 multi-step scheduling: decode steps per scheduler call (0: the engine's default, 1)")
       .Add("multi_step_stream_outputs", &SimulateFlags::multi_step_stream_outputs,
-           "vLLM multi-step: stream each step's tokens (false: a group's tokens leave together at its end)")
+           "vLLM multi-step: stream each step's tokens as it ends, as vLLM does when its CPU runs ahead of the "
+           "GPU (false, the default: a group's tokens reach the client together at its end, as served under load)")
+      .Add("stream_interval", &SimulateFlags::stream_interval,
+           "tokens per streamed message (vLLM V1's and SGLang's --stream-interval, TensorRT-LLM's stream_interval): "
+           "the first token is sent at once, then K at a time by the engine's rule (0: the engine's default, 1)")
       .Add("disable_async_output_proc", &SimulateFlags::disable_async_output_proc,
            "vLLM V0 0.6: process outputs on the step's critical path")
       .Add("no_async_scheduling", &SimulateFlags::no_async_scheduling,

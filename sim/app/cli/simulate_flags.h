@@ -22,6 +22,7 @@ struct SimulateFlags {
   std::string capacity_scheduler_policy;
   int32_t num_scheduler_steps = 0;
   bool multi_step_stream_outputs = true;
+  int32_t stream_interval = 0;
   bool disable_async_output_proc = false;
   bool no_async_scheduling = false;
   bool disable_overlap_schedule = false;

@@ -139,6 +139,10 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.num_scheduler_steps = simulate_flags.num_scheduler_steps;
   if (absl::Status s = CheckRange("num_scheduler_steps", o.num_scheduler_steps, 0, 1024); !s.ok()) return s;
   if (flags.IsSet("multi_step_stream_outputs")) o.multi_step_stream_outputs = simulate_flags.multi_step_stream_outputs;
+  o.stream_interval = simulate_flags.stream_interval;
+  if (flags.IsSet("stream_interval")) {
+    if (absl::Status s = CheckRange("stream_interval", o.stream_interval, 1, 1 << 20); !s.ok()) return s;
+  }
   const std::pair<absl::string_view, bool> overlap_flags[] = {
       {"disable_async_output_proc", simulate_flags.disable_async_output_proc},
       {"no_async_scheduling", simulate_flags.no_async_scheduling},

@@ -65,6 +65,7 @@ struct SimulateOptions {
   std::optional<bool> guaranteed_no_evict;
   int num_scheduler_steps = 0;              // 0: the engine's default
   std::optional<bool> multi_step_stream_outputs;  // unset: the engine's default
+  int stream_interval = 0;                  // tokens per streamed message; 0: the engine's default
   // The engine flags given that switch an overlap off ("disable_async_output_proc", ...).
   std::vector<std::string> overlap_disabled_by;
   bool custom_all_reduce = true;

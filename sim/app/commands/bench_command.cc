@@ -73,7 +73,8 @@ std::string NowDate() {
 
 std::string Header(const SimulationPlan& plan, BenchMode mode) {
   return absl::StrCat("InferGrid bench ", ModeName(mode), " (simulated): ", plan.title, ", engine ",
-                      plan.personality.engine(), "@", plan.personality.version(), "\n");
+                      plan.personality.engine(), "@", plan.personality.version(),
+                      plan.engine_note.empty() ? "" : absl::StrCat("; ", plan.engine_note), "\n");
 }
 
 // The files of the run, staged, committed once everything else succeeded.

@@ -192,6 +192,17 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions&
                                         " flag (multi-step scheduling is a vLLM 0.6 V0 feature: --engine=vllm-v0@0.6.5)"));
   }
   policy.stream_each_step = o.multi_step_stream_outputs.value_or(x.multi_step_streams_each_step());
+  const StreamInterval& stream = x.stream_interval();
+  if (o.stream_interval > 0 && stream.rule() == STREAM_INTERVAL_NONE) {
+    return cli::UsageError(absl::StrCat("--stream-interval is not a ", PersonalityName(p),
+                                        " flag (vLLM V1, SGLang and TensorRT-LLM's PyTorch backend have one)"));
+  }
+  policy.stream.interval = o.stream_interval > 0 ? o.stream_interval : std::max(1, stream.default_interval());
+  switch (stream.rule()) {
+    case REQUEST_TOKEN_MULTIPLE: policy.stream.rule = StreamRule::kTokenMultiple; break;
+    case DECODE_BATCH_MULTIPLE: policy.stream.rule = StreamRule::kDecodeBatchMultiple; break;
+    default: policy.stream.rule = StreamRule::kTokensSinceSent; break;
+  }
   policy.schedules_ahead = x.schedules_ahead() && o.overlap_disabled_by.empty();
   if (absl::Status s = AddSpeculation(o, limits, policy); !s.ok()) return s;
   for (const std::string& flag : o.overlap_disabled_by) {
@@ -446,15 +457,16 @@ std::string Title(const cli::SimulateOptions& o) {
 
 absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions& options) {
   if (absl::Status s = CheckDeployment(options); !s.ok()) return s;
-  absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(options.memory.engine);
-  if (!personality.ok()) return cli::UsageError(absl::StrCat("--engine: ", personality.status().message()));
-  absl::StatusOr<EngineLimits> limits = PlanEngine(options, *personality);
+  absl::StatusOr<ResolvedEngine> resolved = ResolveEngine(options.memory.engine);
+  if (!resolved.ok()) return cli::UsageError(absl::StrCat("--engine: ", resolved.status().message()));
+  const EnginePersonality& personality = resolved->personality;
+  absl::StatusOr<EngineLimits> limits = PlanEngine(options, personality);
   if (!limits.ok()) return limits.status();
-  absl::StatusOr<ExecutionPolicy> policy = BuildExecutionPolicy(options, *personality, *limits);
+  absl::StatusOr<ExecutionPolicy> policy = BuildExecutionPolicy(options, personality, *limits);
   if (!policy.ok()) return policy.status();
   absl::StatusOr<EngineConfig> engine = BuildEngineConfig(options, *limits, *std::move(policy));
   if (!engine.ok()) return engine.status();
-  absl::StatusOr<FrontEndSpec> front_end = BuildFrontEnd(options, *personality);
+  absl::StatusOr<FrontEndSpec> front_end = BuildFrontEnd(options, personality);
   if (!front_end.ok()) return front_end.status();
   engine->front_end = *std::move(front_end);
   if (options.noise) {
@@ -464,12 +476,14 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions&
   }
   SimulationPlan plan;
   plan.options = options;
-  plan.personality = *std::move(personality);
+  plan.personality = personality;
   plan.memory_plan = std::move(limits->memory);
   plan.engine = *std::move(engine);
   plan.cost_request = BuildCostRequest(options, plan.personality, plan.memory_plan, limits->draft);
   plan.config = BuildConfigEcho(options, plan.engine);
   plan.config.set_engine(PersonalityName(plan.personality));
+  plan.config.set_engine_requested(options.memory.engine);
+  plan.engine_note = std::move(resolved->note);
   plan.title = Title(options);
   return plan;
 }

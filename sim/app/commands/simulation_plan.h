@@ -28,6 +28,9 @@ struct SimulationPlan {
   EngineConfig engine;
   CostModelRequest cost_request;
   SimulationConfig config;            // the echo in summary.json (seed set per run)
+  // Which personality runs a version that has none of its own ("vllm-v1@0.15.1 runs on
+  // personality vllm-v1@0.11 ..."); empty when --engine names a personality.
+  std::string engine_note;
   std::string title;                  // "Llama-3-8B on 1 x NVIDIA H100 SXM 80GB"
 };
 

@@ -143,6 +143,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   context.record_wall_time = o.record_wall_time;
   if (!o.workload.trace.empty()) context.trace_stats = &trace_stats;
   context.model_notes = AttentionNotes(o.setup.model, plan.memory_plan);
+  context.engine_note = plan.engine_note;
   if (iterations_csv) {
     if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
   }

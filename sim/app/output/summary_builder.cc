@@ -49,6 +49,7 @@ MemorySummary DescribeMemory(const MemoryPlan& m, const BlockManagerOptions& blo
 }
 
 void AddNotes(const SummaryContext& context, SimulationSummary* summary) {
+  if (!context.engine_note.empty()) summary->add_notes(context.engine_note);
   if (context.cost_model->kind == CostModelKind::kRoofline) {
     summary->add_notes("the roofline cost model uses datasheet peaks: iteration times are optimistic "
                        "(a lower bound plus a fixed overhead), not calibrated predictions");

@@ -34,6 +34,9 @@ struct SummaryContext {
   // The approximations the model's attention layout needs, one line each (sliding windows:
   // which layers, and how the engine's KV cache holds them). Empty for full attention.
   std::vector<std::string> model_notes;
+  // The personality a version without one of its own runs on (ResolveEngine's note); empty
+  // when --engine named a personality.
+  std::string engine_note;
 };
 
 SimulationSummary BuildSummary(const SimulationResult& result, const SummaryContext& context);

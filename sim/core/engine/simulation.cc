@@ -345,6 +345,7 @@ void Run::TransferKv(int from, Sequence* seq) {
   seq->output_tokens = seq->decode_output_tokens;
   seq->decode_output_tokens = 0;
   seq->generated = 1;
+  seq->sent = 1;
   seq->computed = seq->prompt_tokens;
   seq->gpu_blocks = seq->cpu_blocks = seq->reserved_blocks = seq->linked_blocks = 0;
   seq->prefix_keys.clear();

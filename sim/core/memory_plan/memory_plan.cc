@@ -512,10 +512,11 @@ int64_t memory_plan_internal::HybridBlocksPerRequest(const MemoryPlanDetail& d) 
 
 absl::StatusOr<MemoryPlanDetail> ExplainEngineMemory(const MemoryPlanRequest& request) {
   if (absl::Status s = ValidateRequest(request); !s.ok()) return s;
-  absl::StatusOr<EnginePersonality> personality = ResolveEnginePersonality(request.engine);
-  if (!personality.ok()) return personality.status();
+  absl::StatusOr<ResolvedEngine> resolved = ResolveEngine(request.engine);
+  if (!resolved.ok()) return resolved.status();
   MemoryPlanDetail detail;
-  detail.personality = *std::move(personality);
+  detail.personality = std::move(resolved->personality);
+  if (!resolved->note.empty()) detail.notes.push_back(resolved->note);
   for (const std::string& note : detail.personality.notes()) detail.notes.push_back(note);
   if (absl::Status s = ResolveDeployment(request, &detail); !s.ok()) return s;
 

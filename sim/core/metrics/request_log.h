@@ -2,7 +2,10 @@
 // preemptions, replica) and the inter-token latency histogram, fed by the replicas as tokens
 // are produced. Times are seconds from the run's origin. Definitions (README "Simulation"):
 // TTFT = first token - arrival; TPOT = (finish - first token) / (output tokens - 1);
-// ITL = every gap between consecutive tokens of a request; queueing = first scheduled - arrival.
+// ITL = every gap between consecutive chunks of a request, as the benchmark clients measure it:
+// tokens that reach the client at the same instant (a multi-step group, a stream interval's
+// message, accepted draft tokens) are one streamed chunk and one gap; queueing = first
+// scheduled - arrival.
 #ifndef INFERGRID_SIM_CORE_METRICS_REQUEST_LOG_H_
 #define INFERGRID_SIM_CORE_METRICS_REQUEST_LOG_H_
 
@@ -55,7 +58,7 @@ class RequestLog {
     RequestRecord& r = at(index);
     if (r.first_token_s < 0) {
       r.first_token_s = time_s;
-    } else {
+    } else if (time_s > r.last_token_s) {  // a later token of the same chunk adds no gap
       AddGap(time_s - r.last_token_s);
     }
     r.last_token_s = time_s;

@@ -89,7 +89,7 @@ void Replica::PlanFromQueues(double start_s) {
 bool Replica::Plan(double start_s) {
   const bool continues = ContinueGroup();
   if (!continues) {
-    FlushPending(start_s);
+    FlushPending(last_delivered_s_);  // a group cut short (its KV could not grow): at its last step
     group_step_ = 0;
     group_finished_.clear();
     PlanFromQueues(start_s);
@@ -201,6 +201,7 @@ void Replica::Speculate(Sequence& seq, double time_s) {
 void Replica::Complete(double start_s, double end_s, double communication_s) {
   double delivered_s = end_s + cost_.output_delay_s;
   if (front_end_ != nullptr && !handoff_ && emitting_ > 0) delivered_s = front_end_->Outbound(delivered_s, emitting_);
+  if (record_.decode_seqs > 0) ++decode_batches_;
   bool finished = false;
   for (const ScheduledWork& w : plan_.work) {
     Sequence* seq = w.seq;
@@ -216,8 +217,6 @@ void Replica::Complete(double start_s, double end_s, double communication_s) {
       }
     }
   }
-  const bool group_ends = group_step_ > 0 && group_step_ >= policy_->num_scheduler_steps;
-  if (group_ends) FlushPending(delivered_s);
   // Sequences finish only here: when none did, the running set is what the last Retire left.
   if (finished) scheduler_->Retire(queues_, blocks_, released_);
   // Finished members leave the group's batch; the rest continue.
@@ -229,6 +228,10 @@ void Replica::Complete(double start_s, double end_s, double communication_s) {
     plan_.work.resize(kept);
     if (plan_.work.empty()) group_step_ = policy_->num_scheduler_steps;  // nothing left to continue
   }
+  // The group's held tokens leave with its last step, also when its last members finished
+  // early (the replica may then have nothing left to plan).
+  last_delivered_s_ = delivered_s;
+  if (group_step_ > 0 && group_step_ >= policy_->num_scheduler_steps) FlushPending(delivered_s);
   for (Sequence* seq : released_) {
     if (handoff_) {
       handoff_(seq, end_s);

@@ -124,15 +124,33 @@ class Replica {
   // The scheduler's plan at `start_s`; a schedule-ahead engine formed it when the iteration
   // before started, so requests that arrived after that wait (unless nothing else could run).
   void PlanFromQueues(double start_s);
-  // Once per token of every iteration: inline.
-  void DeliverToken(const Sequence& seq, double time_s) {
+  // Once per token of every iteration: inline. A token reaches the client in a message of its
+  // own, with the other tokens of its multi-step group at the group's end, or (stream interval
+  // K > 1) with the tokens held since the request's last message. Tokens that reach the client
+  // together are one chunk to it: the log records the chunk's time once per token and counts
+  // one inter-token gap per chunk.
+  void DeliverToken(Sequence& seq, double time_s) {
     if (handoff_) return;  // the decode replica delivers the prefill's token
     if (group_step_ > 0 && !policy_->stream_each_step) {  // held until the group ends
       pending_.push_back({seq.record, seq.Finished(), seq.preemptions, seq.cached_tokens});
       return;
     }
+    if (policy_ != nullptr && policy_->stream.interval > 1 && !SendsNow(seq)) return;  // rides with the next
+    seq.sent = seq.generated;
     log_.OnToken(seq.record, time_s);
     if (seq.Finished()) log_.OnFinished(seq.record, time_s, seq.preemptions, seq.cached_tokens);
+  }
+  // Stream interval K > 1: whether the engine sends this request a message after the token it
+  // just produced (its first and its last always; in between by the engine's rule).
+  bool SendsNow(const Sequence& seq) const {
+    if (seq.sent == 0 || seq.Finished()) return true;
+    const int k = policy_->stream.interval;
+    switch (policy_->stream.rule) {
+      case StreamRule::kTokensSinceSent: return seq.generated - seq.sent >= k;
+      case StreamRule::kTokenMultiple: return seq.generated % k == 0;
+      case StreamRule::kDecodeBatchMultiple: return decode_batches_ % k == 0;
+    }
+    return true;
   }
   // Speculative decoding: after a decode step's own token, the accepted draft tokens (drawn
   // from the sequence's stream), delivered with it at `time_s`.
@@ -166,9 +184,11 @@ class Replica {
   int64_t iterations_ = 0;
   double last_start_s_ = 0;                  // the last completed iteration's start and end
   double last_end_s_ = -1;
+  double last_delivered_s_ = 0;              // when the last iteration's tokens reached the client
   std::vector<Sequence*> held_;              // late arrivals set aside while a batch is formed
   const ExecutionPolicy* policy_;
   int group_step_ = 0;                       // steps run in the current multi-step group
+  int64_t decode_batches_ = 0;               // batches with a decoding sequence (SGLang's forward_ct_decode)
   std::vector<int64_t> group_finished_;      // contexts of members that finished in it
   std::vector<PendingToken> pending_;
   Handoff handoff_;                          // set on prefill-only replicas

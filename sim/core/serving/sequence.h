@@ -22,6 +22,7 @@ struct Sequence {
   int32_t prompt_tokens = 0;
   int32_t output_tokens = 1;      // tokens to generate, >= 1
   int32_t generated = 0;          // output tokens produced so far
+  int32_t sent = 0;               // of them, sent to the client (a stream interval holds the rest)
   int64_t computed = 0;           // tokens whose K/V are in the GPU cache
   int64_t gpu_blocks = 0;         // KV blocks held on the GPU (cache-linked ones included)
   int64_t cpu_blocks = 0;         // KV blocks held in host memory while swapped out
