@@ -12,7 +12,9 @@ from conftest import flag_args
 def help_flags(run_binary, command):
     code, out, _ = run_binary(command, "--help")
     assert code == 0
-    return [name.replace("-", "_") for name in re.findall(r"^  --([a-z0-9-]+)=", out, re.M)]
+    # The flags, then the aliases the command also accepts ("  --max-batch-size is --max-num-seqs").
+    names = re.findall(r"^  --([a-z0-9-]+)=", out, re.M) + re.findall(r"^  --([a-z0-9-]+) is --", out, re.M)
+    return [name.replace("-", "_") for name in names]
 
 
 @pytest.mark.parametrize("command", ["memory", "roofline", "simulate", "compare", "trace", "report"])
