@@ -628,6 +628,9 @@ TEST(EnginePersonalities, AVersionBetweenPersonalitiesRunsOnTheNewestBelowIt) {
   };
   resolves("vllm-v1@0.13.2", "vllm-v1@0.11",
            "vllm-v1@0.13.2 runs on personality vllm-v1@0.11 (the newest at or below 0.13.2)");
+  // The version the vllm_v1_under_load.csv runs most likely used.
+  resolves("vllm-v1@0.15.1", "vllm-v1@0.15",
+           "vllm-v1@0.15.1 runs on personality vllm-v1@0.15 (the newest at or below 0.15.1)");
   resolves("vllm-v1@0.20.1", "vllm-v1@0.19",
            "vllm-v1@0.20.1 runs on personality vllm-v1@0.19 (the newest at or below 0.20.1)");
   resolves("VLLM-V0@0.6.4", "vllm-v0@0.6.3",
