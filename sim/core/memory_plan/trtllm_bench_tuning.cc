@@ -5,12 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/units.h"
 #include "models/parameter_count.h"
 
 namespace infergrid {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string Info(absl::string_view line) { return absl::StrCat("[TRT-LLM] [I] ", line); }
 std::string Warning(absl::string_view line) { return absl::StrCat("[TRT-LLM] [W] ", line); }
