@@ -263,8 +263,7 @@ void IterationKernelBuilder::AddNorm(IterationKernels* out, const char* name, in
 bool IterationKernelBuilder::AddAllReduce(IterationKernels* out, const char* name, const char* fused_name,
                                           const char* add_name, int32_t repeat, double tokens) const {
   const double hidden_bytes = tokens * static_cast<double>(d_) * act_bytes_;
-  const bool tp = options_.tensor_parallel > 1;
-  if (tp && hidden_bytes < options_.fusion.allreduce_rms_norm_max_bytes) {
+  if (AllReduceTakesNorm(hidden_bytes)) {
     AddCollective(out, KernelKind::kAllReduce, fused_name, repeat, hidden_bytes);
     Kernel& fused = out->kernels[static_cast<size_t>(out->size - 1)];
     fused.fused_rms_norm = true;
@@ -274,7 +273,7 @@ bool IterationKernelBuilder::AddAllReduce(IterationKernels* out, const char* nam
     fused.cuda_flops = (kNormFlopsPerElement + 1) * tokens * static_cast<double>(d_);
     return true;
   }
-  if (tp) AddCollective(out, KernelKind::kAllReduce, name, repeat, hidden_bytes);
+  if (options_.tensor_parallel > 1) AddCollective(out, KernelKind::kAllReduce, name, repeat, hidden_bytes);
   if (!options_.fusion.add_rms_norm) {
     AddElementwise(out, KernelKind::kResidualAdd, add_name, repeat, 2 * hidden_bytes, hidden_bytes,
                    tokens * static_cast<double>(d_), hidden_bytes, 0);
@@ -495,8 +494,7 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
 
   // With the all-reduce fused to the norm after it, each layer's input norm runs inside the
   // previous layer's MLP all-reduce: only the first layer's stays, before the layers.
-  const bool allreduce_takes_norms = tp && hidden_bytes < options_.fusion.allreduce_rms_norm_max_bytes;
-  AddNorm(out, "input_norm", allreduce_takes_norms ? 1 : layers_, t);
+  AddNorm(out, "input_norm", AllReduceTakesNorm(hidden_bytes) ? 1 : layers_, t);
   if (kv_lora_ > 0) {
     AddLatentProjections(out, tokens, real_tokens);
     if (index_topk_ > 0) {

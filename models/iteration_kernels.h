@@ -210,6 +210,10 @@ class IterationKernelBuilder {
   void InitAttentionKernel(Kernel& a, KernelKind kind, const char* name, int32_t repeat) const;
   void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
                      double bytes) const;
+  // Whether the all-reduce of a `hidden_bytes` message takes the add and the norm after it.
+  bool AllReduceTakesNorm(double hidden_bytes) const {
+    return options_.tensor_parallel > 1 && hidden_bytes < options_.fusion.allreduce_rms_norm_max_bytes;
+  }
   // An RMSNorm over `tokens` rows of the hidden state, with the residual add before it when the
   // engine fuses the two (its residual read and written beside the hidden state).
   void AddNorm(IterationKernels* out, const char* name, int32_t repeat, double tokens) const;

@@ -38,9 +38,9 @@ void CalibratedCostModel::CustomAllReduce(const Kernel& kernel, bool in_graph, K
   if (kernel.fused_rms_norm) {
     const PeerAllReduce fused =
         kernel.collective_bytes < c.fused_one_shot_below ? PeerAllReduce::kOneShot : PeerAllReduce::kTwoShot;
-    const double norm_s = c.fused_link.copy_bytes_per_s > 0 ? kernel.hbm_bytes / c.fused_link.copy_bytes_per_s : 0;
+    const double norm_s = c.link.copy_bytes_per_s > 0 ? kernel.hbm_bytes / c.link.copy_bytes_per_s : 0;
     time->seconds = time->busy_s = time->network_s =
-        PeerAllReduceSeconds(fused, kernel.ranks, kernel.collective_bytes, c.fused_link, in_graph) + norm_s;
+        PeerAllReduceSeconds(fused, kernel.ranks, kernel.collective_bytes, c.link, in_graph) + norm_s;
     return;
   }
   if (!c.enabled) return;

@@ -43,10 +43,9 @@ struct CustomAllReduceOptions {
   PeerLink link;
   // The engine's all-reduce fused with the residual add and the RMSNorm after it
   // (Kernel::fused_rms_norm: FlashInfer's kernel, which runs with or without the custom
-  // all-reduce): one-shot below this many bytes, two-shot above, over `fused_link`, plus the
-  // fused norm's bytes at the link's copy rate.
+  // all-reduce, so `link` is set without `enabled`): one-shot below this many bytes, two-shot
+  // above, plus the fused norm's bytes at the link's copy rate.
   double fused_one_shot_below = 0;
-  PeerLink fused_link;
 };
 
 struct CalibratedCostOptions {

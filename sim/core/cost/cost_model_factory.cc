@@ -74,17 +74,19 @@ std::unique_ptr<IterationCostModel> WithSpeculation(const CostModelRequest& requ
 
 // The engine's custom all-reduce over the GPU's NVLink, when the engine has one and the GPU
 // has NVLink (vLLM and SGLang require a fully NVLink-connected node; PCIe falls back to NCCL).
+// The peer link is set wherever the GPU has NVLink: the engine's fused all-reduce + norm reads
+// its peers the same way, with or without the custom kernel (--disable-custom-all-reduce).
 CustomAllReduceOptions CustomAllReduceFor(const CostModelRequest& request) {
   CustomAllReduceOptions options;
-  if (!request.execution.has_value() || !request.custom_all_reduce) return options;
+  if (!request.execution.has_value() || request.gpu.nvlink_bytes_per_s() <= 0) return options;
   const CustomAllReduce& c = request.execution->custom_all_reduce();
-  if (!c.enabled() || request.gpu.nvlink_bytes_per_s() <= 0) return options;
-  options.enabled = true;
-  options.max_bytes = c.max_bytes();
-  for (const CustomAllReduce::OneShot& o : c.one_shot()) options.one_shot_below.emplace_back(o.max_world(), o.below_bytes());
   options.link.bytes_per_s = request.gpu.nvlink_bytes_per_s() / 2 * c.nvlink_read_fraction();
   options.link.fixed_s = c.fixed_s();
   options.link.copy_bytes_per_s = request.gpu.hbm_bytes_per_s();
+  if (!c.enabled() || !request.custom_all_reduce) return options;
+  options.enabled = true;
+  options.max_bytes = c.max_bytes();
+  for (const CustomAllReduce::OneShot& o : c.one_shot()) options.one_shot_below.emplace_back(o.max_world(), o.below_bytes());
   for (const CustomAllReduce::SymmetricMemory& m : c.symmetric_memory()) {
     if (m.architecture() != request.gpu.architecture() || m.world() != request.tensor_parallel) continue;
     options.custom_max_bytes = std::min(m.custom_max_bytes(), c.max_bytes());
@@ -97,8 +99,8 @@ CustomAllReduceOptions CustomAllReduceFor(const CostModelRequest& request) {
 
 // The kernels the engine fuses (its personality's KernelFusion): the add into the norm always;
 // the all-reduce with the add and the norm only under tensor parallelism over NVLink on the
-// architectures the engine runs its fused kernel on, below the size it allows at this TP. The
-// fused kernel reads its peers as the engine's custom all-reduce does (same link figures).
+// architectures the engine runs its fused kernel on, below the size it allows at this TP, over
+// the peer link CustomAllReduceFor set.
 void FusionFor(const CostModelRequest& request, KernelFusionOptions* kernels, CustomAllReduceOptions* all_reduce) {
   if (!request.execution.has_value()) return;
   const KernelFusion& f = request.execution->fusion();
@@ -106,12 +108,8 @@ void FusionFor(const CostModelRequest& request, KernelFusionOptions* kernels, Cu
   if (request.tensor_parallel < 2 || request.gpu.nvlink_bytes_per_s() <= 0) return;
   for (const KernelFusion::AllReduceRmsNorm& entry : f.allreduce_rms_norm()) {
     if (entry.architecture() != request.gpu.architecture() || entry.world() != request.tensor_parallel) continue;
-    const CustomAllReduce& peer = request.execution->custom_all_reduce();
     kernels->allreduce_rms_norm_max_bytes = entry.max_bytes();
     all_reduce->fused_one_shot_below = entry.one_shot_below_bytes();
-    all_reduce->fused_link.bytes_per_s = request.gpu.nvlink_bytes_per_s() / 2 * peer.nvlink_read_fraction();
-    all_reduce->fused_link.fixed_s = peer.fixed_s();
-    all_reduce->fused_link.copy_bytes_per_s = request.gpu.hbm_bytes_per_s();
     return;
   }
 }
