@@ -12,6 +12,12 @@
 //     imbalance x the mean bytes.
 // The MLP all-reduce that follows in Build() combines the shared experts' shards (and, with
 // all-reduce dispatch, the routed outputs).
+// Attention data parallelism (IterationKernelOptions::attention_data_parallel = D): the batch is
+// one rank's, the routed experts span the D x TP GPUs of the group and see D times its tokens
+// (the ranks hold as many each); with all-to-all dispatch each GPU sends its 1/TP of the rank's
+// tokens; with all-gather dispatch each GPU gathers every rank's tokens, runs the rows routed to
+// its whole experts and reduce-scatters the outputs; without expert parallelism likewise through
+// its 1/(D x TP) shard of every expert. Shared experts run per rank.
 #include <algorithm>
 #include <cmath>
 
@@ -31,9 +37,17 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
   const double d = static_cast<double>(d_);
   const ExpertParallelism& ep = options_.expert_parallel;
   const bool all_to_all = ep.dispatch == ExpertParallelism::Dispatch::kAllToAll;
-  const int64_t ranks = options_.tensor_parallel;
-  // Tokens this GPU routes: all of them, or its 1/TP share before an all-to-all.
-  const int64_t own_tokens = all_to_all ? CeilDiv(tokens, ranks) : tokens;
+  // Under attention data parallelism `rank_tokens` are one rank's; the experts see the tokens
+  // of every rank (as many each) over every GPU of the group.
+  const int64_t dp = options_.attention_data_parallel;
+  const int64_t rank_tokens = tokens;
+  tokens = rank_tokens * dp;
+  const int64_t ranks = expert_world();
+  // Attention-DP ranks whose tokens every GPU gathers (all-gather dispatch, or experts sharded).
+  const bool gather = dp > 1 && !all_to_all;
+  // Tokens this GPU routes: all of them, its 1/world share before an all-to-all, or its rank's
+  // before they are gathered.
+  const int64_t own_tokens = all_to_all ? CeilDiv(tokens, ranks) : gather ? rank_tokens : tokens;
   const double t = static_cast<double>(own_tokens);
   // Router logits: a small GEMM with replicated weights.
   AddGemm(out, "router", layers, own_tokens, experts, d_, 1, GemmWeights::kUnquantized);
@@ -47,7 +61,11 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
   // with its slowest GPU: the busiest one receives `imbalance` times the mean in the dispatch
   // and sends that much back in the combine, so both are priced on its bytes.
   const double dispatch_bytes = own_rows * d * act_bytes_ * ep.imbalance;
-  if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_dispatch", layers, dispatch_bytes);
+  if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_dispatch", layers, dispatch_bytes, ranks);
+  // Gathered under attention DP: every GPU gathers every rank's tokens before the experts and
+  // reduce-scatters their outputs after (priced alike).
+  const double rank_bytes = static_cast<double>(rank_tokens) * d * act_bytes_;
+  if (gather) AddCollective(out, KernelKind::kAllGather, "moe_all_gather", layers, rank_bytes, ranks);
 
   // Rows the (busiest) GPU runs through its experts, and the distinct experts they hit.
   double routed_rows = static_cast<double>(tokens) * static_cast<double>(top_k);
@@ -78,20 +96,21 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
           GemmWeights::kRoutedExpert);
   Kernel& down = out->kernels[static_cast<size_t>(out->size - 1)];
   down.tensor_flops = 2.0 * routed_rows * d * static_cast<double>(expert_ffn_);
-  if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_combine_all_to_all", layers, dispatch_bytes);
+  if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_combine_all_to_all", layers, dispatch_bytes, ranks);
+  if (gather) AddCollective(out, KernelKind::kAllGather, "moe_reduce_scatter", layers, rank_bytes, ranks);
   // Weighted sum of each token's k expert outputs (on this GPU: the rows it holds).
   const double combined_rows = all_to_all ? own_rows : routed_rows;
   AddElementwise(out, KernelKind::kMoeRouting, "moe_combine", layers,
                  combined_rows * d * act_bytes_, t * d * act_bytes_, 2.0 * combined_rows * d,
                  combined_rows * d * act_bytes_, t);
-  if (shared_ffn_ > 0) {
-    const double all = static_cast<double>(tokens);
-    AddGemm(out, "shared_gate_up_proj", layers, tokens, gate * shared_ffn_, d_, 1);
+  if (shared_ffn_ > 0) {  // per rank, on its own tokens
+    const double all = static_cast<double>(rank_tokens);
+    AddGemm(out, "shared_gate_up_proj", layers, rank_tokens, gate * shared_ffn_, d_, 1);
     const double shared_in = all * static_cast<double>(gate * shared_ffn_) * act_bytes_;
     AddElementwise(out, KernelKind::kActivation, "shared_act", layers, shared_in,
                    all * static_cast<double>(shared_ffn_) * act_bytes_,
                    kActivationFlopsPerElement * all * static_cast<double>(shared_ffn_), shared_in, all);
-    AddGemm(out, "shared_down_proj", layers, tokens, d_, shared_ffn_, 1);
+    AddGemm(out, "shared_down_proj", layers, rank_tokens, d_, shared_ffn_, 1);
   }
 }
 

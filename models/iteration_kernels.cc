@@ -52,17 +52,28 @@ absl::Status CheckBuilderInputs(const ModelSpec& model, const IterationKernelOpt
         absl::StrCat(where, ": MoE needs 1 <= experts_per_token <= num_experts"));
   }
   const ExpertParallelism& ep = options.expert_parallel;
+  const int dp = options.attention_data_parallel;
+  if (dp < 1) return absl::InvalidArgumentError(absl::StrCat("attention data parallel must be >= 1, got ", dp));
+  const int world = tp * dp;  // the GPUs the routed experts span
+  if (dp > 1 && ep.dispatch == ExpertParallelism::Dispatch::kAllReduce) {
+    return absl::InvalidArgumentError(
+        "attention data parallelism with expert parallelism dispatches tokens by all-to-all or all-gather, not "
+        "all-reduce");
+  }
+  if (dp == 1 && ep.dispatch == ExpertParallelism::Dispatch::kAllGather) {
+    return absl::InvalidArgumentError("all-gather dispatch gathers attention data-parallel ranks' tokens: it needs ranks");
+  }
   if (ep.enabled()) {
     if (!model.has_moe()) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": expert parallelism needs a mixture-of-experts model"));
     }
-    if (model.moe().num_experts() % tp != 0) {
+    if (model.moe().num_experts() % world != 0) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.moe().num_experts(),
-                                                     " experts do not split evenly over ", tp, " GPUs"));
+                                                     " experts do not split evenly over ", world, " GPUs"));
     }
-    if (!(ep.imbalance >= 1) || ep.imbalance > tp) {
+    if (!(ep.imbalance >= 1) || ep.imbalance > world) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "expert load imbalance must be in 1..", tp, " (the busiest GPU's rows over the mean), got ", ep.imbalance));
+          "expert load imbalance must be in 1..", world, " (the busiest GPU's rows over the mean), got ", ep.imbalance));
     }
   }
   return absl::OkStatus();
@@ -138,8 +149,9 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   if (model.has_moe()) {
     const int64_t expert_ffn =
         model.moe().expert_ffn_dim() > 0 ? model.moe().expert_ffn_dim() : model.ffn_dim();
-    b.expert_ffn_ = ep.enabled() ? expert_ffn : CeilDiv(expert_ffn, tp);
-    b.local_experts_ = ep.enabled() ? model.moe().num_experts() / tp : model.moe().num_experts();
+    const int world = tp * options.attention_data_parallel;  // the GPUs the routed experts span
+    b.expert_ffn_ = ep.enabled() ? expert_ffn : CeilDiv(expert_ffn, world);
+    b.local_experts_ = ep.enabled() ? model.moe().num_experts() / world : model.moe().num_experts();
     b.shared_ffn_ = CeilDiv(expert_ffn * model.moe().num_shared_experts(), tp);
   }
   b.vocab_ = CeilDiv(model.vocab_size(), tp);
@@ -235,14 +247,14 @@ void IterationKernelBuilder::InitAttentionKernel(Kernel& a, KernelKind kind, con
 }
 
 void IterationKernelBuilder::AddCollective(IterationKernels* out, KernelKind kind,
-                                           const char* name, int32_t repeat, double bytes) const {
+                                           const char* name, int32_t repeat, double bytes, int ranks) const {
   Kernel& c = out->Add();
   c = Kernel{};
   c.kind = kind;
   c.name = name;
   c.repeat = repeat;
   c.collective_bytes = bytes;
-  c.ranks = options_.tensor_parallel;
+  c.ranks = ranks > 0 ? ranks : options_.tensor_parallel;
 }
 
 void IterationKernelBuilder::AddNorm(IterationKernels* out, const char* name, int32_t repeat,

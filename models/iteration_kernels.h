@@ -134,10 +134,14 @@ struct IterationKernels {
 //   kAllToAll:  each GPU takes 1/TP of the tokens, sends each token to the GPUs of its top-k
 //               experts and gets the results back (dispatch and combine all-to-all, as the
 //               DeepEP and pplx kernels do), then an all-gather restores every token.
+//   kAllGather: attention data parallelism only: every GPU gathers every rank's tokens, runs the
+//               rows routed to its own experts and reduce-scatters the outputs back to the
+//               ranks (TensorRT-LLM's CUTLASS MoE under enable_attention_dp, vLLM's
+//               allgather_reducescatter all2all backend).
 // `imbalance` >= 1: rows the busiest GPU receives over the mean (1: uniform routing); the step
 // waits for that GPU.
 struct ExpertParallelism {
-  enum class Dispatch : uint8_t { kNone, kAllReduce, kAllToAll };
+  enum class Dispatch : uint8_t { kNone, kAllReduce, kAllToAll, kAllGather };
   Dispatch dispatch = Dispatch::kNone;  // kNone: experts sharded by tensor parallelism
   double imbalance = 1;
   bool enabled() const { return dispatch != Dispatch::kNone; }
@@ -156,6 +160,13 @@ struct KernelFusionOptions {
 
 struct IterationKernelOptions {
   int tensor_parallel = 1;
+  // Attention data parallelism (docs/engines.md#attention-data-parallelism): this many ranks of
+  // `tensor_parallel` GPUs each run the attention and dense layers on a batch of their own (the
+  // batch Build is given is one rank's), while the routed experts span every GPU of the group,
+  // tensor_parallel x attention_data_parallel of them, and see every rank's tokens. The ranks are
+  // taken to hold as many tokens each (the engine prices each rank's step and waits for the
+  // slowest). 1: no data parallelism.
+  int attention_data_parallel = 1;
   WeightFormat weights;                  // dtype + bytes per parameter (group scales included)
   DType activation_dtype = DType::BF16;  // X, D, Q/O and the residual stream
   DType kv_dtype = DType::BF16;
@@ -208,8 +219,11 @@ class IterationKernelBuilder {
   // An attention kernel of `repeat` layers, in the activation dtype; the caller fills its demands.
   Kernel& AddAttentionKernel(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat) const;
   void InitAttentionKernel(Kernel& a, KernelKind kind, const char* name, int32_t repeat) const;
+  // A collective over the tensor-parallel group, or over `ranks` GPUs (0: the TP group).
   void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
-                     double bytes) const;
+                     double bytes, int ranks = 0) const;
+  // The GPUs the routed experts span: the tensor-parallel group times the attention-DP ranks.
+  int expert_world() const { return options_.tensor_parallel * options_.attention_data_parallel; }
   // Whether the all-reduce of a `hidden_bytes` message takes the add and the norm after it.
   bool AllReduceTakesNorm(double hidden_bytes) const {
     return options_.tensor_parallel > 1 && hidden_bytes < options_.fusion.allreduce_rms_norm_max_bytes;

@@ -397,6 +397,59 @@ TEST(IterationKernels, ExpertParallelRunsWholeLocalExpertsAndDispatchesByRouting
   EXPECT_FALSE(IterationKernelBuilder::Create(Model("llama-3-8b"), mixtral_ep).ok());
 }
 
+// Attention data parallelism, 8 ranks of one GPU (DEP8): a rank's batch of 64 decode tokens runs
+// its attention and dense layers unsharded (no all-reduce), the routed experts span all 8 GPUs
+// and see 8 x 64 tokens, 64 x top-8 = 512 rows per GPU on average; the rank sends its own 64
+// tokens' 8 copies of 7,168 bf16 values to the experts' GPUs and gets them back, over 8 ranks:
+// the all-to-all bytes follow tokens x top-k x hidden x dtype. The shared expert runs per rank,
+// on its own 64 tokens. Without expert parallelism every GPU gathers the 8 ranks' tokens through
+// its 1/8 slice of every expert. All-reduce dispatch cannot serve ranks with different tokens,
+// nor all-gather dispatch a deployment without ranks.
+TEST(IterationKernels, AttentionDataParallelRanksSendTheirTokensToExpertsOverTheGroup) {
+  const ModelSpec ds = Model("deepseek-v3");
+  IterationKernelOptions dep;
+  dep.tensor_parallel = 1;
+  dep.attention_data_parallel = 8;
+  dep.expert_parallel.dispatch = ExpertParallelism::Dispatch::kAllToAll;
+  const IterationKernels k = Build(ds, Decode(64, 1000), dep);
+  for (int i = 0; i < k.size; ++i) EXPECT_NE(k.kernels[static_cast<size_t>(i)].kind, KernelKind::kAllReduce);
+  const Kernel* up = Find(k, "expert_gate_up_proj");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->n, 2 * 2048);
+  EXPECT_DOUBLE_EQ(up->tensor_flops, 2.0 * 512 * (2 * 2048) * 7168);
+  const Kernel* dispatch = Find(k, "moe_dispatch");
+  ASSERT_NE(dispatch, nullptr);
+  EXPECT_EQ(dispatch->ranks, 8);
+  EXPECT_DOUBLE_EQ(dispatch->collective_bytes, 64 * 8 * 7168 * 2.0);
+  EXPECT_EQ(Find(k, "router")->m, 64);
+  ASSERT_NE(Find(k, "shared_gate_up_proj"), nullptr);
+  EXPECT_EQ(Find(k, "shared_gate_up_proj")->m, 64);
+  EXPECT_EQ(Find(k, "shared_gate_up_proj")->n, 2 * 2048);  // the rank's whole shared expert
+  // All-gather dispatch (the engines' default under attention DP): the same rows on the same
+  // whole experts, the rank's tokens gathered to every GPU and the outputs reduce-scattered.
+  dep.expert_parallel.dispatch = ExpertParallelism::Dispatch::kAllGather;
+  const IterationKernels gathered = Build(ds, Decode(64, 1000), dep);
+  EXPECT_DOUBLE_EQ(Find(gathered, "expert_gate_up_proj")->tensor_flops, 2.0 * 512 * (2 * 2048) * 7168);
+  EXPECT_EQ(Find(gathered, "moe_dispatch"), nullptr);
+  ASSERT_NE(Find(gathered, "moe_all_gather"), nullptr);
+  EXPECT_EQ(Find(gathered, "moe_all_gather")->kind, KernelKind::kAllGather);
+  EXPECT_DOUBLE_EQ(Find(gathered, "moe_all_gather")->collective_bytes, 64 * 7168 * 2.0);
+  ASSERT_NE(Find(gathered, "moe_reduce_scatter"), nullptr);
+  EXPECT_EQ(Find(gathered, "router")->m, 64);
+  dep.expert_parallel.dispatch = ExpertParallelism::Dispatch::kNone;
+  const IterationKernels sharded = Build(ds, Decode(64, 1000), dep);
+  EXPECT_EQ(Find(sharded, "expert_gate_up_proj")->n, 2 * 2048 / 8);
+  EXPECT_DOUBLE_EQ(Find(sharded, "expert_gate_up_proj")->tensor_flops, 2.0 * 512 * 8 * (2 * 2048 / 8) * 7168);
+  ASSERT_NE(Find(sharded, "moe_all_gather"), nullptr);
+  EXPECT_EQ(Find(sharded, "moe_all_gather")->ranks, 8);
+  EXPECT_DOUBLE_EQ(Find(sharded, "moe_all_gather")->collective_bytes, 64 * 7168 * 2.0);
+  dep.expert_parallel.dispatch = ExpertParallelism::Dispatch::kAllReduce;
+  EXPECT_FALSE(IterationKernelBuilder::Create(ds, dep).ok());
+  dep.attention_data_parallel = 1;
+  dep.expert_parallel.dispatch = ExpertParallelism::Dispatch::kAllGather;
+  EXPECT_FALSE(IterationKernelBuilder::Create(ds, dep).ok());
+}
+
 // NVFP4 weights are converted to bf16 inside the GEMM where the GPU has no FP4 tensor cores
 // (two CUDA-core operations per weight), and multiplied as they are where it has.
 TEST(IterationKernels, Fp4WeightsDequantizeOnlyWithoutFp4TensorCores) {

@@ -392,6 +392,34 @@ TEST(EngineWeights, ExpertParallelPlacesWholeExperts) {
   EXPECT_THAT(uneven.status().message(), HasSubstr("--enable-expert-parallel: the 8 experts of mixtral-8x7b do not split evenly"));
 }
 
+// Attention data parallelism over 4 GPUs (TensorRT-LLM's enable_attention_dp at TP4): each GPU
+// holds its rank's whole attention and dense weights and a quarter of the routed experts, so
+// it holds exactly the TP1 weights less 3/4 of the experts, more than plain TP4 (attention a
+// quarter each), and its KV cache is its own rank's (per-rank tokens fewer than TP4's pooled
+// ones). 128 experts do not split over 3 x 1 GPUs.
+TEST(EngineWeights, AttentionDataParallelReplicatesAttentionAndSpreadsExperts) {
+  MemoryPlanRequest r = Request("trtllm@pytorch", "qwen3-30b-a3b", "bf16", Gpu("h100-sxm"), 1);
+  r.max_model_len = 4096;
+  r.expert_parallel = true;
+  const MemoryPlanDetail tp1 = Explain(r);
+  r.attention_data_parallel = 4;
+  const MemoryPlanDetail dp4 = Explain(r);
+  r.attention_data_parallel = 1;
+  r.tensor_parallel = 4;
+  const MemoryPlanDetail tp4 = Explain(r);
+  // Routed experts of one layer: 128 x 3 matrices of 2048 x 768, bf16; 48 layers.
+  const double experts = 48.0 * 128 * 3 * 2048 * 768 * 2;
+  EXPECT_NEAR(tp1.stages[0].weights.linear - dp4.stages[0].weights.linear, experts * 3 / 4, 1);
+  EXPECT_GT(dp4.plan.weight_bytes, tp4.plan.weight_bytes);
+  EXPECT_LT(dp4.plan.kv_tokens, tp4.plan.kv_tokens);
+  EXPECT_GT(dp4.plan.kv_tokens, tp1.plan.kv_tokens);
+  r.tensor_parallel = 1;
+  r.attention_data_parallel = 3;
+  absl::StatusOr<MemoryPlanDetail> uneven = ExplainEngineMemory(r);
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_THAT(uneven.status().message(), HasSubstr("128 experts of qwen3-30b-a3b do not split evenly over 3 GPUs"));
+}
+
 TEST(EngineActivation, V1PeakIsTheSamplerAndIgnoresMaxModelLen) {
   MemoryPlanRequest r = Request("vllm-v1@0.19", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
   r.max_model_len = 8192;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -365,6 +367,61 @@ TEST(SimulateCli, ExpertParallelDispatchAndImbalance) {
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_EQ(r.out, "") << bad;
     EXPECT_THAT(r.err, HasSubstr("--expert-")) << bad;
+  }
+}
+
+// Attention data parallelism (TensorRT-LLM's enable_attention_dp at TP4, experts over the four
+// GPUs): four ranks, each with its own scheduler and KV pool, share the admitted arrivals
+// (round-robin: within one of each other) and step together: every rank that runs in a step
+// starts and ends it with the others, and the step lasts as long as its slowest rank's batch.
+// The three engines' spellings that contradict each other, or that a dense model would run
+// unsynchronised, are usage errors.
+TEST(SimulateCli, AttentionDataParallelRanksStepTogether) {
+  const fs::path dir = testing::TestDir() / "dep4";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "simulate --quiet --format=json --model=qwen3-30b-a3b --gpu=h100-sxm --tensor-parallel-size=4 "
+      "--enable-attention-dp --enable-expert-parallel --rate=20 --max-requests=80 --max-model-len=4096 --out=",
+      dir.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["config"]["attention_data_parallel"], 4);
+  EXPECT_EQ(j["config"]["tensor_parallel_size"], 1);
+  const std::vector<int> per_rank = j["requests_per_replica"].get<std::vector<int>>();
+  ASSERT_EQ(per_rank.size(), 4u);
+  EXPECT_LE(*std::max_element(per_rank.begin(), per_rank.end()) - *std::min_element(per_rank.begin(), per_rank.end()), 1);
+  const int admitted = j["requests"].get<int>() - j["rejected"].get<int>();
+  EXPECT_EQ(per_rank[0] + per_rank[1] + per_rank[2] + per_rank[3], admitted);
+  EXPECT_EQ(j["completed"].get<int>(), admitted);
+  std::map<std::string, std::pair<std::string, double>> steps;  // start -> end, longest compute
+  std::set<int> ranks;
+  int shared = 0;
+  const std::vector<std::string> rows = Lines(ReadAll(dir / "iterations.csv"));
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const std::vector<std::string> f = absl::StrSplit(rows[i], ',');
+    ranks.insert(std::stoi(f[0]));
+    auto [it, first] = steps.try_emplace(f[2], f[3], std::stod(f[4]) + std::stod(f[5]));
+    if (!first) {
+      ++shared;
+      EXPECT_EQ(it->second.first, f[3]) << "ranks of one step end together: " << rows[i];
+      it->second.second = std::max(it->second.second, std::stod(f[4]) + std::stod(f[5]));
+    }
+  }
+  EXPECT_EQ(ranks, (std::set<int>{0, 1, 2, 3}));
+  EXPECT_GT(shared, 0);
+  for (const auto& [start, step] : steps) {
+    EXPECT_NEAR(std::stod(step.first) - std::stod(start), step.second, 2e-9) << "the slowest rank decides, at " << start;
+  }
+  const std::pair<std::string, std::string> refusals[] = {
+      {"--model=qwen3-30b-a3b --data-parallel-size=2 --enable-attention-dp", "three engines' spellings"},
+      {"--model=qwen3-30b-a3b --dp-size=2", "--dp-size without --enable-dp-attention"},
+      {"--model=qwen3-30b-a3b --enable-dp-attention --dp-size=3", "--dp-size=3 must divide"},
+      {"--model=llama-3-8b --enable-attention-dp", "use --num-replicas"}};
+  for (const auto& [bad, message] : refusals) {
+    const testing::CommandResult refused =
+        RunInfergrid("simulate --quiet --max-requests=5 --tensor-parallel-size=4 " + bad);
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
+    EXPECT_EQ(refused.out, "") << bad;
+    EXPECT_THAT(refused.err, HasSubstr(message)) << bad;
   }
 }
 

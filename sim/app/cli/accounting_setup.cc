@@ -85,9 +85,20 @@ const FlagGroup<EngineFlags>& EngineFlagGroup() {
       .Add("enable_expert_parallel", &EngineFlags::enable_expert_parallel,
            "experts placed whole, num_experts / TP per GPU, instead of sharded by tensor parallelism "
            "(vLLM's --enable-expert-parallel; EP size = TP)")
+      .Add("data_parallel_size", &EngineFlags::data_parallel_size,
+           "vLLM's --data-parallel-size for a MoE model: this many attention ranks of --tensor-parallel-size "
+           "GPUs each, with their own KV cache and batch, stepping together; experts over all their GPUs")
+      .Add("enable_attention_dp", &EngineFlags::enable_attention_dp,
+           "TensorRT-LLM's enable_attention_dp: --tensor-parallel-size attention ranks of one GPU each, "
+           "with their own KV cache and batch; experts over all of them")
+      .Add("enable_dp_attention", &EngineFlags::enable_dp_attention,
+           "SGLang's --enable-dp-attention: --dp-size attention ranks of TP / dp-size GPUs each; experts "
+           "over all TP GPUs")
+      .Add("dp_size", &EngineFlags::dp_size, "SGLang's --dp-size, with --enable-dp-attention")
       .Add("expert_dispatch", &EngineFlags::expert_dispatch,
            "with --enable-expert-parallel: all-reduce (every GPU has every token, vLLM without data "
-           "parallelism) or all-to-all (dispatch and combine, as DeepEP)")
+           "parallelism), all-to-all (dispatch and combine, as DeepEP) or all-gather (attention data-parallel "
+           "ranks' tokens gathered, outputs reduce-scattered: the engines' default with ranks)")
       .Add("expert_imbalance", &EngineFlags::expert_imbalance,
            "with --enable-expert-parallel: routed rows on the busiest GPU over the mean (1: uniform)");
   return *group;
@@ -198,6 +209,10 @@ std::vector<std::string> EngineFlagsGiven(const FlagValues& flags) {
   note(!engine_flags.kv_cache_memory.empty(), "kv-cache-memory");
   note(engine_flags.enforce_eager, "enforce-eager");
   note(engine_flags.enable_expert_parallel, "enable-expert-parallel");
+  note(engine_flags.data_parallel_size != 1, "data-parallel-size");
+  note(engine_flags.enable_attention_dp, "enable-attention-dp");
+  note(engine_flags.enable_dp_attention, "enable-dp-attention");
+  note(engine_flags.dp_size != 1, "dp-size");
   return given;
 }
 
@@ -244,6 +259,45 @@ absl::StatusOr<std::vector<int64_t>> ParseWindowList(absl::string_view text) {
 absl::Status CheckFractionFlag(absl::string_view flag, double value, bool zero_is_default) {
   if ((zero_is_default && value == 0) || (value > 0 && value <= 1)) return absl::OkStatus();
   return UsageError(absl::StrCat("--", flag, "=", value, " is outside (0, 1]"));
+}
+
+// The engines' three spellings of attention data parallelism as ranks x GPUs per rank: vLLM's
+// --data-parallel-size (ranks of TP GPUs), TensorRT-LLM's enable_attention_dp (TP ranks of one
+// GPU) and SGLang's --enable-dp-attention --dp-size (dp-size ranks of TP / dp-size GPUs). Only
+// MoE models synchronise their ranks; a dense model's ranks are independent replicas.
+absl::Status ResolveAttentionDataParallel(const EngineFlags& f, const ModelSpec& model, MemoryPlanRequest* request) {
+  const int spellings = (f.data_parallel_size != 1) + f.enable_attention_dp + f.enable_dp_attention;
+  if (spellings > 1) {
+    return UsageError("--data-parallel-size, --enable-attention-dp and --enable-dp-attention are three engines' "
+                      "spellings of attention data parallelism: give one");
+  }
+  if (absl::Status s = CheckRange("data_parallel_size", f.data_parallel_size, 1, 1024); !s.ok()) return s;
+  if (absl::Status s = CheckRange("dp_size", f.dp_size, 1, 1024); !s.ok()) return s;
+  if (f.dp_size != 1 && !f.enable_dp_attention) {
+    return UsageError("--dp-size without --enable-dp-attention runs independent replicas: use --num-replicas");
+  }
+  const int tp = request->tensor_parallel;
+  int ranks = 1, rank_tp = tp;
+  if (f.data_parallel_size > 1) {
+    ranks = f.data_parallel_size;
+  } else if (f.enable_attention_dp) {
+    ranks = tp;
+    rank_tp = 1;
+  } else if (f.enable_dp_attention) {
+    if (f.dp_size < 1 || tp % f.dp_size != 0) {
+      return UsageError(absl::StrCat("--dp-size=", f.dp_size, " must divide --tensor-parallel-size=", tp,
+                                     " (SGLang's attention ranks split the TP GPUs)"));
+    }
+    ranks = f.dp_size;
+    rank_tp = tp / f.dp_size;
+  }
+  if (ranks > 1 && !model.has_moe()) {
+    return UsageError(absl::StrCat("attention data parallelism: ", model.name(), " has no experts, so its ",
+                                   ranks, " data-parallel ranks run independently: use --num-replicas"));
+  }
+  request->attention_data_parallel = ranks;
+  request->tensor_parallel = rank_tp;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -314,6 +368,7 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& fla
   if (absl::Status s = CheckRange("pipeline_parallel_size", request.pipeline_parallel, 1, 1024); !s.ok()) return s;
   request.enable_cuda_graphs = !engine_flags.enforce_eager;
   request.expert_parallel = engine_flags.enable_expert_parallel;
+  if (absl::Status s = ResolveAttentionDataParallel(engine_flags, setup.model, &request); !s.ok()) return s;
   const std::string kv_memory = engine_flags.kv_cache_memory;
   if (!kv_memory.empty()) {
     absl::StatusOr<double> bytes = ParseByteSize(kv_memory);

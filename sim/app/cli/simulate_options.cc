@@ -280,7 +280,8 @@ std::string OutputSelection::FileList() const {
 }
 
 // --enable-expert-parallel with its dispatch and imbalance; the latter two alone are refused.
-absl::Status ReadExpertParallelism(const FlagValues& flags, int tensor_parallel, ExpertParallelism* ep) {
+absl::Status ReadExpertParallelism(const FlagValues& flags, int tensor_parallel, int data_parallel,
+                                   ExpertParallelism* ep) {
   const EngineFlags engine_flags = EngineFlagGroup().Read(flags);
   const std::string dispatch = engine_flags.expert_dispatch;
   const double imbalance = engine_flags.expert_imbalance;
@@ -290,15 +291,27 @@ absl::Status ReadExpertParallelism(const FlagValues& flags, int tensor_parallel,
     }
     return absl::OkStatus();
   }
-  if (dispatch == "all-reduce") {
-    ep->dispatch = ExpertParallelism::Dispatch::kAllReduce;
-  } else if (dispatch == "all-to-all") {
-    ep->dispatch = ExpertParallelism::Dispatch::kAllToAll;
-  } else {
-    return UsageError(absl::StrCat("--expert-dispatch: expected all-reduce or all-to-all, got '", dispatch, "'"));
+  // Attention-DP ranks hold different tokens: they reach the experts by all-gather (the engines'
+  // default) or all-to-all (DeepEP); without ranks every GPU has every token already.
+  const bool ranks = data_parallel > 1;
+  if (dispatch != "all-reduce" && dispatch != "all-to-all" && dispatch != "all-gather") {
+    return UsageError(
+        absl::StrCat("--expert-dispatch: expected all-reduce, all-to-all or all-gather, got '", dispatch, "'"));
   }
-  if (!(imbalance >= 1) || imbalance > tensor_parallel) {
-    return UsageError(absl::StrCat("--expert-imbalance=", imbalance, " is outside [1, ", tensor_parallel,
+  if (flags.IsSet("expert_dispatch") && (ranks ? dispatch == "all-reduce" : dispatch == "all-gather")) {
+    return UsageError(ranks ? "--expert-dispatch=all-reduce: attention data-parallel ranks reach the experts by "
+                              "all-gather or all-to-all"
+                            : "--expert-dispatch=all-gather gathers attention data-parallel ranks' tokens: it "
+                              "needs --data-parallel-size, --enable-attention-dp or --enable-dp-attention");
+  }
+  if (dispatch == "all-to-all") {
+    ep->dispatch = ExpertParallelism::Dispatch::kAllToAll;
+  } else {  // all-gather with ranks (given or by default), all-reduce without
+    ep->dispatch = ranks ? ExpertParallelism::Dispatch::kAllGather : ExpertParallelism::Dispatch::kAllReduce;
+  }
+  const int gpus = tensor_parallel * data_parallel;
+  if (!(imbalance >= 1) || imbalance > gpus) {
+    return UsageError(absl::StrCat("--expert-imbalance=", imbalance, " is outside [1, ", gpus,
                                    "] (the busiest GPU's routed rows over the mean, at most all of them)"));
   }
   ep->imbalance = imbalance;
@@ -319,7 +332,8 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   absl::StatusOr<MemoryPlanRequest> memory = ResolveMemoryPlanRequest(flags, o.setup, "vllm-v1");
   if (!memory.ok()) return memory.status();
   o.memory = *std::move(memory);
-  if (absl::Status s = ReadExpertParallelism(flags, o.memory.tensor_parallel, &o.expert_parallel); !s.ok()) return s;
+  if (absl::Status s = ReadExpertParallelism(flags, o.memory.tensor_parallel, o.memory.attention_data_parallel,
+                                              &o.expert_parallel); !s.ok()) return s;
   absl::StatusOr<SpeculativeOptions> speculative = ReadSpeculativeOptions(flags, o.setup.model);
   if (!speculative.ok()) return speculative.status();
   o.speculative = *std::move(speculative);

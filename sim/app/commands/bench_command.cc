@@ -250,7 +250,8 @@ absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
   if (trtllm.trtllm) {
     const SchedulerLimits& limits = plan.engine.limits;
     out << "\n"
-        << TrtllmRuntimeInfoText(plan.options.memory.tensor_parallel, plan.options.memory.pipeline_parallel,
+        << TrtllmRuntimeInfoText(plan.options.memory.tensor_parallel * plan.options.memory.attention_data_parallel,
+                                 plan.options.memory.pipeline_parallel,
                                  limits.max_num_seqs, limits.max_num_batched_tokens);
     // trtllm-bench's --report_json keeps them under world_info.
     PyJson world = PyJson::object();

@@ -48,6 +48,7 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   report.set_kv_cache_dtype(std::string(DTypeName(request.kv_dtype)));
   report.set_tensor_parallel(request.tensor_parallel);
   report.set_pipeline_parallel(request.pipeline_parallel);
+  report.set_attention_data_parallel(request.attention_data_parallel);
   report.set_fraction_flag(detail.fraction_flag);
   report.set_fraction(detail.fraction);
   report.set_fraction_origin(detail.fraction_origin);
@@ -218,7 +219,11 @@ std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec
   std::string out = absl::StrCat("InferGrid engine memory plan: ", model.display_name(), " on ",
                                  gpu.display_name(), " as ", r.engine(), "\n");
   absl::StrAppend(&out, "  engine         ", r.engine_covers(), "\n");
-  absl::StrAppend(&out, "  deployment     TP", r.tensor_parallel(), " x PP", r.pipeline_parallel(),
+  const std::string ranks =
+      r.attention_data_parallel() > 1
+          ? absl::StrCat("attention DP", r.attention_data_parallel(), " (each rank its own KV cache below) x ")
+          : "";
+  absl::StrAppend(&out, "  deployment     ", ranks, "TP", r.tensor_parallel(), " x PP", r.pipeline_parallel(),
                   ", weights ", r.weight_format(), ", KV cache ", r.kv_cache_dtype(), ", block size ",
                   r.kv_cache().block_size(), "\n");
   absl::StrAppend(&out, "  limits         max_num_batched_tokens ", Grouped(r.max_num_batched_tokens()),

@@ -26,16 +26,19 @@ absl::Status CheckDeployment(const cli::SimulateOptions& o) {
     return cli::UsageError("--pipeline-parallel-size: simulate models tensor parallelism only (use 1)");
   }
   const int tp = o.memory.tensor_parallel;
+  const int gpus = tp * o.memory.attention_data_parallel;  // per replica
+  const std::string what = o.memory.attention_data_parallel > 1
+                               ? absl::StrCat(gpus, " GPUs of ", o.memory.attention_data_parallel, " attention ranks")
+                               : absl::StrCat("--tensor-parallel-size=", tp);
   const int node = GpusPerNode(o.setup.gpu);
   const int domain = NvlinkDomainGpus(o.setup.gpu);
-  if (tp > domain) {
-    return cli::UsageError(absl::StrCat(
-        "--tensor-parallel-size=", tp, " does not fit ", o.setup.gpu.name(), "'s NVLink domain of ",
-        domain, " GPUs (tensor parallelism stays inside one NVLink domain)"));
+  if (gpus > domain) {
+    return cli::UsageError(absl::StrCat(what, " does not fit ", o.setup.gpu.name(), "'s NVLink domain of ", domain,
+                                        " GPUs (a replica stays inside one NVLink domain)"));
   }
-  if (tp > node && tp % node != 0) {
-    return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp, " spans nodes of ", node, " GPUs on ",
-                                        o.setup.gpu.name(), ": above one node it must be a multiple of ", node));
+  if (gpus > node && gpus % node != 0) {
+    return cli::UsageError(absl::StrCat(what, " spans nodes of ", node, " GPUs on ", o.setup.gpu.name(),
+                                        ": above one node it must be a multiple of ", node));
   }
   if (o.setup.model.num_attention_heads() % tp != 0) {
     return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp, " does not divide the ",
@@ -246,7 +249,8 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   const KvCacheLayout kv = limits.memory.kv();
   EngineConfig e;
   e.layout.num_replicas = o.num_replicas;
-  e.layout.tensor_parallel = o.memory.tensor_parallel;
+  e.layout.tensor_parallel = o.memory.tensor_parallel * o.memory.attention_data_parallel;
+  e.attention_data_parallel = o.memory.attention_data_parallel;
   e.layout.gpus_per_node = GpusPerNode(o.setup.gpu);
   e.layout.nvlink_domain_gpus = NvlinkDomainGpus(o.setup.gpu);
   e.scheduler = limits.scheduler;
@@ -325,6 +329,7 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
   c.kv = memory.kv();
   c.active_parameters = o.setup.parameters.active_per_token();
   c.tensor_parallel = o.memory.tensor_parallel;
+  c.attention_data_parallel = o.memory.attention_data_parallel;
   c.enable_cuda_graphs = o.cuda_graphs;
   c.calibration_path = o.calibration_path;
   c.execution = p.execution();
@@ -377,7 +382,8 @@ SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConf
                                                    : o.setup.weights.label);
   k.set_kv_cache_dtype(std::string(DTypeName(o.setup.kv_dtype)));
   k.set_num_replicas(o.num_replicas);
-  k.set_tensor_parallel_size(e.layout.tensor_parallel);
+  k.set_tensor_parallel_size(o.memory.tensor_parallel);
+  k.set_attention_data_parallel(o.memory.attention_data_parallel);
   k.set_router(std::string(NameOf(kRouterNames, o.router)));
   k.set_scheduler(std::string(NameOf(kSchedulerNames, e.scheduler)));
   k.set_max_num_seqs(static_cast<int32_t>(e.limits.max_num_seqs));
@@ -445,10 +451,12 @@ absl::StatusOr<FrontEndSpec> BuildFrontEnd(const cli::SimulateOptions& o, const 
 std::string Title(const cli::SimulateOptions& o) {
   const int replicas = o.num_replicas;
   const int tp = o.memory.tensor_parallel;
-  const std::string gpus = replicas * tp == 1 ? "1 x " : absl::StrCat(replicas * tp, " x ");
+  const int dp = o.memory.attention_data_parallel;
+  const std::string gpus = replicas * tp * dp == 1 ? "1 x " : absl::StrCat(replicas * tp * dp, " x ");
   std::string title = absl::StrCat(o.setup.model.display_name(), " on ", gpus, o.setup.gpu.display_name());
-  if (replicas > 1 || tp > 1) {
-    absl::StrAppend(&title, " (", replicas, " replica", replicas > 1 ? "s" : "", " x TP ", tp, ")");
+  if (replicas > 1 || tp > 1 || dp > 1) {
+    absl::StrAppend(&title, " (", replicas, " replica", replicas > 1 ? "s" : "", dp > 1 ? absl::StrCat(" x DP ", dp) : "",
+                    " x TP ", tp, ")");
   }
   return title;
 }

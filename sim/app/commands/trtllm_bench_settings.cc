@@ -28,7 +28,9 @@ absl::StatusOr<std::optional<TrtllmBenchChoice>> ApplyTrtllmBenchTuning(
   request.gpu = memory.gpu;
   request.weights = memory.weights;
   request.kv_dtype = memory.kv_dtype;
-  request.tensor_parallel = memory.tensor_parallel;
+  // trtllm-bench's --tp: every GPU of the replica, attention data-parallel or not (its tuning
+  // sizes the model over them; the limits it picks apply to each rank).
+  request.tensor_parallel = memory.tensor_parallel * memory.attention_data_parallel;
   request.pipeline_parallel = memory.pipeline_parallel;
   request.user_fraction = memory.free_gpu_memory_fraction;
   request.chunked_prefill = options->enable_chunked_prefill;

@@ -70,7 +70,7 @@ void AddRunsTable(const std::vector<const RunInput*>& runs, HtmlPage* page) {
     const SimulationSummary& s = run->summary;
     const SimulationConfig& c = s.config();
     rows.push_back({run->label, c.model(),
-                    absl::StrCat(c.num_replicas(), " x ", c.tensor_parallel_size(), " x ", c.gpu()),
+                    absl::StrCat(c.num_replicas(), " x ", c.attention_data_parallel() > 1 ? absl::StrCat("DP", c.attention_data_parallel(), " x ") : "", c.tensor_parallel_size(), " x ", c.gpu()),
                     absl::StrCat(s.memory().plan_engine(), ", ", c.scheduler()), Workload(c),
                     absl::StrCat(format::Grouped(s.completed()), " of ", format::Grouped(s.requests())),
                     TableNumber(s.simulated_duration_s()), TableNumber(s.throughput().requests_per_s()),

@@ -76,7 +76,7 @@ std::vector<SweepPoint> SweepPoints(const SweepInput& sweep, const std::map<std:
       p.configuration = others.empty() ? "all points" : absl::StrJoin(others, ", ");
       const SimulationConfig& c = result.summary().config();
       p.gpu = c.gpu();
-      p.gpus = std::max(1, c.tensor_parallel_size()) * std::max(1, c.num_replicas());
+      p.gpus = std::max(1, c.tensor_parallel_size()) * std::max(1, c.attention_data_parallel()) * std::max(1, c.num_replicas());
       const auto price = gpu_prices.find(p.gpu);
       p.usd_per_hour = price != gpu_prices.end() ? p.gpus * price->second : 0;
     }

@@ -18,10 +18,11 @@ absl::StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::Create
   if (!builder.ok()) return builder.status();
   absl::StatusOr<ResourceModel> resources = ResourceModel::Create(gpu, ResourcesOf(calibration));
   if (!resources.ok()) return resources.status();
-  if (options.kernels.tensor_parallel > 1 && !resources->HasAllReduceTable()) {
+  const int gpus = options.kernels.tensor_parallel * options.kernels.attention_data_parallel;
+  if (gpus > 1 && !resources->HasAllReduceTable()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "calibration '", calibration.gpu(), "' has no all-reduce table: tensor parallel ",
-        options.kernels.tensor_parallel, " cannot be costed with it"));
+        "calibration '", calibration.gpu(), "' has no all-reduce table: ", gpus,
+        " GPUs (tensor parallel x attention data parallel) cannot be costed with it"));
   }
   std::string description =
       calibration.extrapolated()

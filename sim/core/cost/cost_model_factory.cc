@@ -148,6 +148,7 @@ absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
       CalibratedCostOptions options;
       options.kernels.tensor_parallel = request.tensor_parallel;
       options.kernels.expert_parallel = request.expert_parallel;
+      options.kernels.attention_data_parallel = request.attention_data_parallel;
       options.kernels.weights = request.weights;
       options.kernels.kv_dtype = request.kv.dtype;
       options.kernels.compute_dtype = request.compute_dtype;

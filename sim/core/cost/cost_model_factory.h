@@ -73,6 +73,9 @@ struct CostModelRequest {
   int num_scheduler_steps = 1;          // > 1: multi-step scheduling (host phases move)
   bool custom_all_reduce = true;        // false: NCCL only (--disable-custom-all-reduce)
   ExpertParallelism expert_parallel;    // experts whole per GPU; their dispatch (calibrated model)
+  // Attention data parallelism: ranks of tensor_parallel GPUs, each priced on its own batch, the
+  // routed experts over all of them (IterationKernelOptions::attention_data_parallel).
+  int attention_data_parallel = 1;
   std::optional<SpeculativeCostRequest> speculation;  // unset: no speculative decoding
 };
 

@@ -87,6 +87,8 @@ class Run {
   absl::Status Setup(std::vector<ReplicaDevices> devices);
   void Arrivals();
   void Worker(int index);
+  // Attention data parallelism: the one worker of replica `group`'s ranks, stepping them together.
+  void GroupWorker(int group);
   bool has_front_end() const { return !front_ends_.empty(); }
   // Moves the requests the front end of replica `index` has processed by `now` into its queue,
   // each at the time it was ready.
@@ -137,8 +139,9 @@ class Run {
   bool InboundEmpty(int index) const {
     return front_ends_.empty() || front_ends_[static_cast<size_t>(index)].pending.empty();
   }
+  // Wakes the worker serving replica (rank) `index`.
   void WakeWorker(int index) {
-    WorkerState& worker = workers_[static_cast<size_t>(index)];
+    WorkerState& worker = workers_[static_cast<size_t>(index / config_.attention_data_parallel)];
     if (worker.idle) {
       worker.idle = false;
       worker.wake->release();
@@ -172,6 +175,9 @@ class Run {
   // Runs ahead from `now` through uninterruptible iterations (or one iteration when running
   // ahead is not allowed) and executes them.
   void RunIterations(int index, double now);
+  // Attention data parallelism: executes the step of replica `group`'s ranks whose `planned_`
+  // entry is set, begun at `begin`, for as long as its slowest rank's batch, and completes them.
+  void RunGroupStep(int group, double begin);
   // Executes the planned iteration of replica `index`, begun at `begin`, as its own activities
   // (KV swaps, compute, the all-reduce ring) and completes it.
   void RunOne(int index, double begin);
@@ -215,7 +221,8 @@ class Run {
   std::unique_ptr<Router> decode_router_;
   int64_t transfers_in_flight_ = 0;
   std::vector<ReplicaDevices> devices_;
-  std::vector<WorkerState> workers_;
+  std::vector<WorkerState> workers_;      // one per replica (all its ranks under attention DP)
+  std::vector<char> planned_;            // attention DP, per rank: whether it planned the step in flight
   std::vector<FrontEndState> front_ends_;  // per replica; empty without a front end
   double next_arrival_s_ = 0;     // arrival time of the next request not yet delivered
   bool arrivals_done_ = false;
@@ -243,8 +250,14 @@ class Run {
 absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
   devices_ = std::move(devices);
   router_ = MakeRouter(config_.router);
-  const int n = config_.layout.num_replicas;
-  workers_.resize(static_cast<size_t>(n));
+  const int dp = config_.attention_data_parallel;
+  if (dp < 1 || (dp > 1 && config_.prefill_replicas > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attention data parallelism needs 1 or more ranks and no prefill/decode disaggregation (", dp, " ranks)"));
+  }
+  const int n = config_.layout.num_replicas * dp;  // ranks; one replica each without data parallelism
+  workers_.resize(static_cast<size_t>(config_.layout.num_replicas));
+  planned_.assign(static_cast<size_t>(n), 0);
   result_.requests_per_replica.assign(static_cast<size_t>(n), 0);
   if (config_.record_chunk_times) result_.log.KeepChunkTimes();
   for (int i = 0; i < n; ++i) {
@@ -262,8 +275,8 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
     if (config_.prefill_replicas > 0 && i < config_.prefill_replicas) {
       replicas_.back()->SetPrefillHandoff([this, i](Sequence* seq, double) { Handoff(i, seq); });
     }
-    workers_[static_cast<size_t>(i)].wake = sg::Semaphore::create(0);
   }
+  for (WorkerState& w : workers_) w.wake = sg::Semaphore::create(0);
   if (config_.front_end.enabled()) {
     front_ends_.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
@@ -557,6 +570,86 @@ void Run::DrainArrivalsAt(double now) {
   while (!arrivals_done_ && next_arrival_s_ <= now) sg::this_actor::yield();
 }
 
+void Run::GroupWorker(int group) {
+  const int dp = config_.attention_data_parallel;
+  const int first = group * dp;
+  WorkerState& state = workers_[static_cast<size_t>(group)];
+  auto rank = [&](int r) -> Replica& { return *replicas_[static_cast<size_t>(first + r)]; };
+  while (error_.ok()) {
+    const double now = sg::Engine::get_clock();
+    DrainArrivalsAt(now);
+    if (!error_.ok()) return;
+    bool any = false;
+    for (int r = 0; r < dp; ++r) {
+      TakeInbound(first + r, now);
+      planned_[static_cast<size_t>(first + r)] = rank(r).HasWork() && rank(r).Plan(now);
+      any = any || planned_[static_cast<size_t>(first + r)];
+    }
+    if (any) {
+      RunGroupStep(group, now);
+      progress_.Update(result_.arrivals, result_.stats.iterations, sg::Engine::get_clock());
+      continue;
+    }
+    double next_ready = kInfinity;  // the earliest request a rank's front end holds
+    for (int r = 0; r < dp; ++r) {
+      rank(r).Publish();
+      if (!InboundEmpty(first + r)) {
+        next_ready = std::min(next_ready, front_ends_[static_cast<size_t>(first + r)].pending.top().ready_s);
+      }
+    }
+    if (arrivals_done_ && next_ready == kInfinity) {
+      for (int r = 0; r < dp; ++r) {
+        if (rank(r).HasWork()) {
+          Fail(absl::InternalError(absl::StrCat("replica ", group, " rank ", r, " cannot schedule its ",
+                                                rank(r).LiveLoad().outstanding,
+                                                " remaining requests (KV capacity too small for them)")));
+        }
+      }
+      return;
+    }
+    state.idle = true;
+    if (next_ready == kInfinity) {
+      state.wake->acquire();
+    } else {
+      if (next_ready > now) state.wake->acquire_timeout(next_ready - now);
+      state.idle = false;
+    }
+  }
+}
+
+void Run::RunGroupStep(int group, double begin) {
+  const int dp = config_.attention_data_parallel;
+  const int first = group * dp;
+  ReplicaDevices& devices = devices_[static_cast<size_t>(group)];
+  const double block_bytes =
+      static_cast<double>(config_.blocks.block_size) * static_cast<double>(config_.kv_bytes_per_token);
+  // Every GPU of the group runs its rank's batch; the exchange of each MoE layer waits for the
+  // slowest, so the step lasts as long as the longest rank's (its collectives included).
+  double duration_s = 0, hbm_bytes = 0, swap_out = 0, swap_in = 0;
+  for (int r = 0; r < dp; ++r) {
+    if (!planned_[static_cast<size_t>(first + r)]) continue;
+    Replica& replica = *replicas_[static_cast<size_t>(first + r)];
+    replica.Publish();
+    duration_s = std::max(duration_s, replica.cost().duration_s);
+    hbm_bytes = std::max(hbm_bytes, replica.cost().hbm_bytes);
+    swap_out += static_cast<double>(replica.plan().swap_out_blocks) * block_bytes;
+    swap_in += static_cast<double>(replica.plan().swap_in_blocks) * block_bytes;
+  }
+  const double t0 = sg::Engine::get_clock();
+  devices.HostTransfer(swap_out, swap_in);
+  const double t1 = sg::Engine::get_clock();
+  devices.Compute(duration_s, hbm_bytes);
+  const double end = sg::Engine::get_clock();
+  DrainArrivalsAt(end);
+  for (int r = 0; r < dp; ++r) {
+    if (!planned_[static_cast<size_t>(first + r)]) continue;
+    Replica& replica = *replicas_[static_cast<size_t>(first + r)];
+    replica.Complete(begin, end, (t1 - t0) + replica.cost().network_s);
+  }
+  NoteCompletions();
+  for (int r = 0; r < dp; ++r) replicas_[static_cast<size_t>(first + r)]->Publish();
+}
+
 void Run::RunOne(int index, double begin) {
   Replica& replica = *replicas_[static_cast<size_t>(index)];
   ReplicaDevices& devices = devices_[static_cast<size_t>(index)];
@@ -679,7 +772,11 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   Run* r = run.get();
   sg::Actor::create("arrivals", host, [r] { r->Arrivals(); });
   for (int i = 0; i < config.layout.num_replicas; ++i) {
-    sg::Actor::create(absl::StrCat("replica", i), host, [r, i] { r->Worker(i); });
+    if (config.attention_data_parallel > 1) {
+      sg::Actor::create(absl::StrCat("replica", i), host, [r, i] { r->GroupWorker(i); });
+    } else {
+      sg::Actor::create(absl::StrCat("replica", i), host, [r, i] { r->Worker(i); });
+    }
   }
   const auto wall_start = std::chrono::steady_clock::now();
   try {

@@ -45,7 +45,15 @@
 namespace infergrid {
 
 struct EngineConfig {
-  PlatformLayout layout;                 // replicas, TP, GPUs per node
+  // replicas, GPUs per replica (tensor parallel x attention_data_parallel), GPUs per node
+  PlatformLayout layout;
+  // Attention data parallelism (docs/engines.md#attention-data-parallelism): each replica's GPUs
+  // serve this many ranks, each with its own scheduler, KV blocks (`blocks` is per rank) and
+  // batch; the router picks a rank among all replicas' ranks (rank r of replica g is replica
+  // index g x ranks + r in the log). The ranks of a replica step together, as the MoE layers'
+  // exchange synchronises them: each step every rank with work forms and prices its batch and
+  // the step lasts as long as the slowest rank's. 1: no data parallelism.
+  int attention_data_parallel = 1;
   SchedulerKind scheduler = SchedulerKind::kVllm;
   SchedulerLimits limits;
   BlockManagerOptions blocks;            // per replica

@@ -86,10 +86,14 @@ absl::Status ValidateRequest(const MemoryPlanRequest& r) {
         "--tensor-parallel-size=", tp, " cannot shard the ", kv, " KV heads of ", m.name(),
         ": TP must divide the KV heads, or be a multiple of them (heads are then replicated)"));
   }
-  if (r.expert_parallel && (!m.has_moe() || m.moe().num_experts() % tp != 0)) {
+  const int dp = r.attention_data_parallel;
+  if (dp < 1 || dp > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat("attention data parallelism of ", dp, " ranks must be in 1..1024"));
+  }
+  if (r.expert_parallel && (!m.has_moe() || m.moe().num_experts() % (tp * dp) != 0)) {
     return absl::InvalidArgumentError(
         m.has_moe() ? absl::StrCat("--enable-expert-parallel: the ", m.moe().num_experts(), " experts of ", m.name(),
-                                   " do not split evenly over --tensor-parallel-size=", tp, " GPUs")
+                                   " do not split evenly over ", tp * dp, " GPUs")
                     : absl::StrCat("--enable-expert-parallel: ", m.name(), " has no experts"));
   }
   if (r.pipeline_parallel < 1 || r.pipeline_parallel > m.num_layers()) {
@@ -383,7 +387,8 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
     StagePlan stage;
     stage.layers = layers[i];
     const StageShape shape{layers[i], i == 0, i + 1 == layers.size(), first_layer};
-    stage.weights = ComputeEngineWeightBytes(r.model, r.weights, r.tensor_parallel, shape, p, r.expert_parallel);
+    stage.weights = ComputeEngineWeightBytes(r.model, r.weights, r.tensor_parallel, shape, p, r.expert_parallel,
+                                             r.attention_data_parallel);
     absl::StatusOr<KvCacheGroups> groups = EngineKvGroups(r, p, first_layer, layers[i], i == 0 ? &d->notes : nullptr);
     if (!groups.ok()) return groups.status();
     stage.kv_groups = *groups;

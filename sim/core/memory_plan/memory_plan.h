@@ -32,6 +32,11 @@ struct MemoryPlanRequest {
   // Expert parallelism over the tensor-parallel group (--enable-expert-parallel): each GPU
   // holds num_experts / TP whole experts instead of a 1/TP shard of each.
   bool expert_parallel = false;
+  // Attention data parallelism: this many ranks of tensor_parallel GPUs, each with its own KV
+  // cache and batch; the routed experts span all tensor_parallel x attention_data_parallel GPUs.
+  // The plan is one rank's (its tokens are per rank); attention and dense weights are replicated
+  // across the ranks.
+  int attention_data_parallel = 1;
   double gpu_memory_utilization = 0.9;  // vLLM only
   double mem_fraction_static = 0;       // SGLang; 0: the engine's default
   double swa_full_tokens_ratio = 0;     // SGLang's hybrid SWA pool; 0: the personality's

@@ -103,30 +103,36 @@ LayerShard LinearAttentionShard(const ModelSpec& model, int tensor_parallel) {
 }
 
 // The MLP of one layer on one GPU: dense, or every routed and shared expert sharded by TP; under
-// expert parallelism num_experts / TP whole routed experts and the shared ones sharded.
+// expert parallelism num_experts / TP whole routed experts and the shared ones sharded. With
+// attention data parallelism the routed experts span `expert_world` GPUs (TP x the DP ranks)
+// and the shared ones stay sharded by the rank's TP.
 LayerShard MlpShard(const ModelSpec& model, int tensor_parallel, bool experts_layer,
-                    bool expert_parallel = false) {
+                    bool expert_parallel = false, int expert_world = 0) {
   const double tp = std::max(1, tensor_parallel);
+  const double world = expert_world > 0 ? expert_world : tp;
   const double h = static_cast<double>(model.hidden_size());
   const double mlp_matrices = model.gated_mlp() ? 3 : 2;
   LayerShard s;
   if (experts_layer) {
     const MixtureOfExperts& moe = model.moe();
-    const double experts = moe.num_experts() + moe.num_shared_experts();
-    const double ffn = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim()) / tp;
-    s.params = experts * mlp_matrices * h * ffn;
-    s.rows = experts * ((mlp_matrices - 1) * ffn + h);
-    if (expert_parallel) {
-      const double local = moe.num_experts() / tp, shared = moe.num_shared_experts();
-      s.params = (local * tp + shared) * mlp_matrices * h * ffn;  // whole experts: tp x ffn wide
-      s.rows = local * ((mlp_matrices - 1) * ffn * tp + h) + shared * ((mlp_matrices - 1) * ffn + h);
+    const double width = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim());
+    const double shared = moe.num_shared_experts();
+    // Shared experts: sharded by TP (a 1/TP slice of each, ffn / TP wide).
+    s.params = shared * mlp_matrices * h * width / tp;
+    s.rows = shared * ((mlp_matrices - 1) * width / tp + h);
+    if (expert_parallel) {  // num_experts / world whole routed experts
+      const double local = moe.num_experts() / world;
+      s.params += local * mlp_matrices * h * width;
+      s.rows += local * ((mlp_matrices - 1) * width + h);
+    } else {  // a 1/world slice of every routed expert
+      s.params += moe.num_experts() * mlp_matrices * h * width / world;
+      s.rows += moe.num_experts() * ((mlp_matrices - 1) * width / world + h);
     }
     s.replicated = h * moe.num_experts();  // the router stays in the float dtype
     if (model.expert_bias()) {
       // gpt-oss: the router's and every expert's gate, up and down biases (sharded like them).
-      const double routed = expert_parallel ? moe.num_experts() / tp : moe.num_experts();
-      const double width = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim());
-      const double per_expert = expert_parallel ? (mlp_matrices - 1) * width + h : (mlp_matrices - 1) * width / tp + h;
+      const double routed = expert_parallel ? moe.num_experts() / world : moe.num_experts();
+      const double per_expert = expert_parallel ? (mlp_matrices - 1) * width + h : (mlp_matrices - 1) * width / world + h;
       s.replicated += moe.num_experts() + routed * per_expert;
     }
   } else {
@@ -146,7 +152,8 @@ DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights) {
 
 EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights,
                                            int tensor_parallel, const StageShape& stage,
-                                           const EnginePersonality& personality, bool expert_parallel) {
+                                           const EnginePersonality& personality, bool expert_parallel,
+                                           int attention_data_parallel) {
   const double tp = std::max(1, tensor_parallel);
   const double h = static_cast<double>(model.hidden_size());
   const double linear_bytes = weights.BytesPerParameter();
@@ -160,7 +167,10 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
   const double dense_layers = stage.layers - expert_layers;
   const LayerShard attention = AttentionShard(model, tensor_parallel);
   const LayerShard dense = MlpShard(model, tensor_parallel, false);
-  const LayerShard experts = model.has_moe() ? MlpShard(model, tensor_parallel, true, expert_parallel) : LayerShard{};
+  const LayerShard experts =
+      model.has_moe()
+          ? MlpShard(model, tensor_parallel, true, expert_parallel, tensor_parallel * std::max(1, attention_data_parallel))
+          : LayerShard{};
   // Bytes of `layers` layers whose MLP is `mlp` (`experts`: routed experts). A checkpoint that
   // quantizes only the experts keeps the attention and dense linears in the float dtype.
   const bool all_quantized = !weights.experts_only;

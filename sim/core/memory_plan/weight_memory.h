@@ -37,7 +37,7 @@ DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights);
 EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights,
                                            int tensor_parallel, const StageShape& stage,
                                            const EnginePersonality& personality,
-                                           bool expert_parallel = false);
+                                           bool expert_parallel = false, int attention_data_parallel = 1);
 
 }  // namespace infergrid
 
