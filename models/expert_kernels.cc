@@ -103,15 +103,19 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
   AddElementwise(out, KernelKind::kMoeRouting, "moe_combine", layers,
                  combined_rows * d * act_bytes_, t * d * act_bytes_, 2.0 * combined_rows * d,
                  combined_rows * d * act_bytes_, t);
-  if (shared_ffn_ > 0) {  // per rank, on its own tokens
-    const double all = static_cast<double>(rank_tokens);
-    AddGemm(out, "shared_gate_up_proj", layers, rank_tokens, gate * shared_ffn_, d_, 1);
-    const double shared_in = all * static_cast<double>(gate * shared_ffn_) * act_bytes_;
-    AddElementwise(out, KernelKind::kActivation, "shared_act", layers, shared_in,
-                   all * static_cast<double>(shared_ffn_) * act_bytes_,
-                   kActivationFlopsPerElement * all * static_cast<double>(shared_ffn_), shared_in, all);
-    AddGemm(out, "shared_down_proj", layers, rank_tokens, d_, shared_ffn_, 1);
-  }
+  if (shared_ffn_ > 0) AddSharedExperts(out, rank_tokens);  // per rank, on its own tokens
+}
+
+void IterationKernelBuilder::AddSharedExperts(IterationKernels* out, int64_t tokens) const {
+  const int32_t layers = expert_mlp_layers_;
+  const int gate = model_.gated_mlp() ? 2 : 1;
+  const double all = static_cast<double>(tokens);
+  AddGemm(out, "shared_gate_up_proj", layers, tokens, gate * shared_ffn_, d_, 1);
+  const double shared_in = all * static_cast<double>(gate * shared_ffn_) * act_bytes_;
+  AddElementwise(out, KernelKind::kActivation, "shared_act", layers, shared_in,
+                 all * static_cast<double>(shared_ffn_) * act_bytes_,
+                 kActivationFlopsPerElement * all * static_cast<double>(shared_ffn_), shared_in, all);
+  AddGemm(out, "shared_down_proj", layers, tokens, d_, shared_ffn_, 1);
 }
 
 }  // namespace infergrid

@@ -240,6 +240,8 @@ class IterationKernelBuilder {
   // The routed experts of one expert layer on this GPU (models/expert_kernels.cc): routing,
   // dispatch, the grouped GEMMs over the experts the rows hit, combine, shared experts.
   void AddExperts(IterationKernels* out, int64_t tokens) const;
+  // The shared experts of every expert layer, as a dense MLP on `tokens` (one rank's).
+  void AddSharedExperts(IterationKernels* out, int64_t tokens) const;
   // Caches the K/V (or latent) of the batch's real tokens: `elements_per_token` activations in,
   // kv_bytes_per_token_layer_ out per token and layer.
   void AddKvCacheWrite(IterationKernels* out, int64_t real_tokens, double elements_per_token) const;

@@ -108,8 +108,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   if (out != nullptr && o.outputs.timeline) {
     absl::StatusOr<std::unique_ptr<Timeline>> t =
         OpenTimeline(o.outputs.timeline_json ? TimelineFormat::kJson : TimelineFormat::kPerfetto,
-                     out->TempPath(o.outputs.TimelineFile()),
-                     plan.engine.layout.num_replicas * plan.engine.attention_data_parallel, o.timeline_max_iterations);
+                     out->TempPath(o.outputs.TimelineFile()), plan.engine.ranks(), o.timeline_max_iterations);
     if (!t.ok()) return t.status();
     timeline = *std::move(t);
     iteration_outputs.push_back(timeline.get());

@@ -167,7 +167,7 @@ void SetIterations(const IterationStats& it, double duration, const SummaryConte
   iterations.set_max_batch_size(static_cast<int32_t>(it.max_batch_size));
   iterations.set_mean_new_tokens(n > 0 ? (it.prefill_tokens + it.decode_tokens) / n : 0);
   iterations.set_busy_s(it.busy_s);
-  iterations.set_utilization(duration > 0 ? it.busy_s / (duration * context.engine->layout.num_replicas * context.engine->attention_data_parallel) : 0);
+  iterations.set_utilization(duration > 0 ? it.busy_s / (duration * context.engine->ranks()) : 0);
   iterations.set_communication_s(it.communication_s);
   iterations.set_max_waiting(static_cast<int32_t>(it.max_waiting));
   iterations.set_host_s(it.host_s);

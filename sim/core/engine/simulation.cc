@@ -255,7 +255,7 @@ absl::Status Run::Setup(std::vector<ReplicaDevices> devices) {
     return absl::InvalidArgumentError(absl::StrCat(
         "attention data parallelism needs 1 or more ranks and no prefill/decode disaggregation (", dp, " ranks)"));
   }
-  const int n = config_.layout.num_replicas * dp;  // ranks; one replica each without data parallelism
+  const int n = config_.ranks();  // one replica each without data parallelism
   workers_.resize(static_cast<size_t>(config_.layout.num_replicas));
   planned_.assign(static_cast<size_t>(n), 0);
   result_.requests_per_replica.assign(static_cast<size_t>(n), 0);

@@ -54,6 +54,8 @@ struct EngineConfig {
   // exchange synchronises them: each step every rank with work forms and prices its batch and
   // the step lasts as long as the slowest rank's. 1: no data parallelism.
   int attention_data_parallel = 1;
+  // Serving ranks in all: replicas x attention_data_parallel (the replica indices of the log).
+  int ranks() const { return layout.num_replicas * attention_data_parallel; }
   SchedulerKind scheduler = SchedulerKind::kVllm;
   SchedulerLimits limits;
   BlockManagerOptions blocks;            // per replica

@@ -54,6 +54,23 @@ absl::Status CheckFraction(absl::string_view flag, double value, bool zero_means
       absl::StrCat("--", flag, "=", value, " is outside (0, 1]: it is a fraction of memory"));
 }
 
+// Attention data-parallel ranks in range, and experts that split over every GPU they span.
+absl::Status CheckExpertPlacement(const MemoryPlanRequest& r) {
+  const ModelSpec& m = r.model;
+  const int dp = r.attention_data_parallel;
+  const int gpus = r.tensor_parallel * dp;
+  if (dp < 1 || dp > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat("attention data parallelism of ", dp, " ranks must be in 1..1024"));
+  }
+  if (r.expert_parallel && (!m.has_moe() || m.moe().num_experts() % gpus != 0)) {
+    return absl::InvalidArgumentError(
+        m.has_moe() ? absl::StrCat("--enable-expert-parallel: the ", m.moe().num_experts(), " experts of ", m.name(),
+                                   " do not split evenly over ", gpus, " GPUs")
+                    : absl::StrCat("--enable-expert-parallel: ", m.name(), " has no experts"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateRequest(const MemoryPlanRequest& r) {
   const ModelSpec& m = r.model;
   if (m.num_layers() <= 0 || m.hidden_size() <= 0 || m.num_attention_heads() <= 0 ||
@@ -86,16 +103,7 @@ absl::Status ValidateRequest(const MemoryPlanRequest& r) {
         "--tensor-parallel-size=", tp, " cannot shard the ", kv, " KV heads of ", m.name(),
         ": TP must divide the KV heads, or be a multiple of them (heads are then replicated)"));
   }
-  const int dp = r.attention_data_parallel;
-  if (dp < 1 || dp > 1024) {
-    return absl::InvalidArgumentError(absl::StrCat("attention data parallelism of ", dp, " ranks must be in 1..1024"));
-  }
-  if (r.expert_parallel && (!m.has_moe() || m.moe().num_experts() % (tp * dp) != 0)) {
-    return absl::InvalidArgumentError(
-        m.has_moe() ? absl::StrCat("--enable-expert-parallel: the ", m.moe().num_experts(), " experts of ", m.name(),
-                                   " do not split evenly over ", tp * dp, " GPUs")
-                    : absl::StrCat("--enable-expert-parallel: ", m.name(), " has no experts"));
-  }
+  if (absl::Status s = CheckExpertPlacement(r); !s.ok()) return s;
   if (r.pipeline_parallel < 1 || r.pipeline_parallel > m.num_layers()) {
     return absl::InvalidArgumentError(absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel,
                                                    " must be in 1..", m.num_layers(), " (the model's layers)"));
@@ -318,6 +326,22 @@ absl::Status PlanWindowPools(const MemoryPlanRequest& r, int64_t per_layer_token
   return absl::OkStatus();
 }
 
+// The KV block size: the user's, else the engine's (FlashMLA's for latent attention); a
+// token-granular SGLang pool ignores it.
+void ResolveBlockSize(const MemoryPlanRequest& r, const EnginePersonality& p, MemoryPlanDetail* d) {
+  d->plan.block_size = r.block_size > 0 ? r.block_size : p.default_block_size();
+  if (r.model.has_mla() && r.block_size <= 0 && p.mla_block_size() > 0) {
+    d->plan.block_size = p.mla_block_size();
+    d->notes.push_back(absl::StrCat("latent attention: the FlashMLA backend forces ", p.mla_block_size(),
+                                    "-token blocks"));
+  }
+  if (p.rule() == SGLANG_STATIC_FRACTION && !p.round_to_page() && d->plan.block_size != 1) {
+    d->notes.push_back(absl::StrCat("this SGLang version has a token-granular pool: block size ",
+                                    d->plan.block_size, " ignored"));
+    d->plan.block_size = 1;
+  }
+}
+
 absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   const EnginePersonality& p = d->personality;
   d->plan.engine = PersonalityName(p);
@@ -368,17 +392,7 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
         "--engine=", p.engine(), "@", p.version(), " predates multi-head latent attention support "
         "and cached ", r.model.name(), " as full per-head K and V; choose a newer version"));
   }
-  d->plan.block_size = r.block_size > 0 ? r.block_size : p.default_block_size();
-  if (r.model.has_mla() && r.block_size <= 0 && p.mla_block_size() > 0) {
-    d->plan.block_size = p.mla_block_size();
-    d->notes.push_back(absl::StrCat("latent attention: the FlashMLA backend forces ", p.mla_block_size(),
-                                    "-token blocks"));
-  }
-  if (p.rule() == SGLANG_STATIC_FRACTION && !p.round_to_page() && d->plan.block_size != 1) {
-    d->notes.push_back(absl::StrCat("this SGLang version has a token-granular pool: block size ",
-                                    d->plan.block_size, " ignored"));
-    d->plan.block_size = 1;
-  }
+  ResolveBlockSize(r, p, d);
 
   const std::vector<int> layers = StageLayers(r.model.num_layers(), r.pipeline_parallel);
   const int64_t per_layer_token = EngineKvBytesPerTokenLayer(r, p);
@@ -386,9 +400,9 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
   for (size_t i = 0; i < layers.size(); ++i) {
     StagePlan stage;
     stage.layers = layers[i];
-    const StageShape shape{layers[i], i == 0, i + 1 == layers.size(), first_layer};
-    stage.weights = ComputeEngineWeightBytes(r.model, r.weights, r.tensor_parallel, shape, p, r.expert_parallel,
-                                             r.attention_data_parallel);
+    stage.weights = ComputeEngineWeightBytes(r.model, r.weights, r.tensor_parallel,
+                                             StageShape{layers[i], i == 0, i + 1 == layers.size(), first_layer}, p,
+                                             r.expert_parallel, r.attention_data_parallel);
     absl::StatusOr<KvCacheGroups> groups = EngineKvGroups(r, p, first_layer, layers[i], i == 0 ? &d->notes : nullptr);
     if (!groups.ok()) return groups.status();
     stage.kv_groups = *groups;
