@@ -106,7 +106,7 @@ absl::Status AppendComparison(const BenchOptions& o, const std::vector<nlohmann:
 // The text already in `path` (empty when there is no such file): what an appending script adds to.
 std::string ExistingText(const std::string& path) {
   std::string text;
-  if (!std::filesystem::is_regular_file(path)) return text;  // a FIFO would block; it is replaced
+  if (!std::filesystem::is_regular_file(path)) return text;  // a FIFO would block; it is written through
   if (std::ifstream in(path); in) text.assign(std::istreambuf_iterator<char>(in), {});
   return text;
 }

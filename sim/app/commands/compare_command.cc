@@ -204,6 +204,13 @@ absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream
   const std::string b_flags = compare_flags.b;
   const int replications = compare_flags.replications;
   if (absl::Status s = cli::CheckRange("replications", replications, 1, 1000); !s.ok()) return s;
+  // The folder is locked before the runs (one run per folder at a time, output_dir.h).
+  std::optional<OutputDir> dir;
+  if (!compare_flags.out.empty()) {
+    absl::StatusOr<OutputDir> opened = OutputDir::Open(compare_flags.out);
+    if (!opened.ok()) return opened.status();
+    dir.emplace(*std::move(opened));
+  }
   Comparison comparison;
   if (positional.size() == 2 && a_flags.empty() && b_flags.empty()) {
     absl::StatusOr<SimulationSummary> a = ReadSummary(positional[0]);
@@ -222,10 +229,7 @@ absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream
         "compare takes two summary.json files, or --a=\"FLAGS\" and --b=\"FLAGS\" (simulate flags)");
   }
   AddDifferences(comparison);
-  const std::string dir_name = compare_flags.out;
-  if (!dir_name.empty()) {
-    absl::StatusOr<OutputDir> dir = OutputDir::Open(dir_name);
-    if (!dir.ok()) return dir.status();
+  if (dir) {
     if (absl::Status s = dir->WriteFile("comparison.json", format::ToJson(comparison)); !s.ok()) return s;
     if (absl::Status s = dir->Commit(); !s.ok()) return s;
   }

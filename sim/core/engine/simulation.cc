@@ -1,5 +1,6 @@
 #include "sim/core/engine/simulation.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -668,7 +669,12 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   char arg3[] = "--cfg=contexts/factory:thread";
   char* argv[] = {arg0, arg1, arg2, kAddressSanitizer ? arg3 : nullptr, nullptr};
   int argc = kAddressSanitizer ? 4 : 3;
+  // SimGrid installs a SIGINT handler of its own (it lists its actors and exits 1); the process
+  // keeps the one it had (the command's: remove the run's temporaries, say so, exit 130).
+  struct sigaction interrupt_handler = {};
+  sigaction(SIGINT, nullptr, &interrupt_handler);
   sg::Engine engine(&argc, argv);
+  sigaction(SIGINT, &interrupt_handler, nullptr);
 
   absl::StatusOr<std::vector<ReplicaDevices>> devices = BuildPlatform(gpu, config.layout);
   if (!devices.ok()) return devices.status();
