@@ -158,7 +158,10 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.front_end_file = simulate_flags.front_end_file;
   if (!o.front_end && !o.front_end_file.empty()) return UsageError("--front-end-file with --front-end=false: give one");
   o.api_server_count = simulate_flags.api_server_count;
-  o.noise = simulate_flags.noise;
+  // A noise size given without --noise turns the noise on: a flag either changes the run or is
+  // refused, and --noise=false with a size is refused below.
+  o.noise = simulate_flags.noise ||
+            (!flags.IsSet("noise") && (flags.IsSet("iteration_noise") || flags.IsSet("send_jitter")));
   o.iteration_noise = simulate_flags.iteration_noise;
   if (absl::Status s = CheckDoubleRange("iteration-noise", o.iteration_noise, 0, 1); !s.ok()) return s;
   o.send_jitter_s = simulate_flags.send_jitter;

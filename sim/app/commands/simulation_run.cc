@@ -116,6 +116,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   EngineConfig engine = plan.engine;
   engine.allreduce_latency_s = cost->allreduce_latency_s;
   if (engine.execution.has_value()) engine.execution->speculation.seed = seed;  // this run's acceptances
+  engine.noise.seed = seed;  // and its own noise: replications (compare, sweep) differ in their draws
   std::optional<BackgroundSink> writers;
   if (!iteration_outputs.empty()) writers.emplace(std::move(iteration_outputs));
   absl::StatusOr<SimulationResult> result =

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -698,10 +699,16 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   if (!r->error().ok()) return r->error();
 
   SimulationResult result = std::move(r->result());
+  // The run lasts from the first arrival (time 0) to its last response: the front end hands a
+  // request its last tokens after the engine's last step (its CPU queues), so the engine's clock
+  // alone would end the run early and overstate its throughput.
   result.duration_s = sg::Engine::get_clock();
   result.wall_s = wall;
   int64_t finished = 0;
-  for (const RequestRecord& record : result.log.records()) finished += record.outcome == RequestOutcome::kFinished;
+  for (const RequestRecord& record : result.log.records()) {
+    finished += record.outcome == RequestOutcome::kFinished;
+    result.duration_s = std::max({result.duration_s, record.finish_s, record.last_token_s});
+  }
   result.events = result.arrivals + result.stats.iterations + finished;
   result.activities = r->activities();
   result.cost_model_calls = r->cost_model_calls();
