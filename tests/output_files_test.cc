@@ -31,7 +31,7 @@ using ::testing::HasSubstr;
 using testing::ReadAll;
 using testing::RunInfergrid;
 
-const char kRun[] = "simulate --max-requests=30 --rate=6 --record-wall-time=false --quiet";
+const char kOutputRun[] = "simulate --max-requests=30 --rate=6 --record-wall-time=false --quiet";
 
 std::vector<std::string> Names(const fs::path& dir) {
   std::vector<std::string> names;
@@ -53,13 +53,13 @@ TEST(OutputFiles, DevicesAreWrittenThroughNeverReplaced) {
     EXPECT_EQ(fs::path(placement->temporary).parent_path(), fs::temp_directory_path());
     DiscardOutput(*placement);
   }
-  const testing::CommandResult null_run = RunInfergrid(absl::StrCat(kRun, " --report=/dev/null"));
+  const testing::CommandResult null_run = RunInfergrid(absl::StrCat(kOutputRun, " --report=/dev/null"));
   EXPECT_EQ(null_run.exit_code, 0) << null_run.err;
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
-  testing::ExpectOneLineError({absl::StrCat(kRun, " --report=/dev/full"), 1,
+  testing::ExpectOneLineError({absl::StrCat(kOutputRun, " --report=/dev/full"), 1,
                                "/dev/full: write failed: No space left on device"});
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
-  testing::ExpectOneLineError({absl::StrCat(kRun, " --out=/dev/null"), 1, "--out=/dev/null: exists and is not a directory"});
+  testing::ExpectOneLineError({absl::StrCat(kOutputRun, " --out=/dev/null"), 1, "--out=/dev/null: exists and is not a directory"});
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
   // The trace writer (trace convert --output) and whole-file writes (trace fit --output) too.
   const fs::path trace = testing::TestDir() / "t.csv";
@@ -79,7 +79,7 @@ TEST(OutputFiles, SymbolicLinksAreFollowedAndStayLinks) {
   fs::create_directories(dir / "pages");
   fs::create_symlink("pages/real.html", dir / "link.html");
   Write(dir / "pages" / "real.html", "old");
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(kRun, " --report=", (dir / "link.html").string()));
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(kOutputRun, " --report=", (dir / "link.html").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_symlink(dir / "link.html"));
   EXPECT_EQ(fs::read_symlink(dir / "link.html"), fs::path("pages/real.html"));
@@ -87,7 +87,7 @@ TEST(OutputFiles, SymbolicLinksAreFollowedAndStayLinks) {
   EXPECT_EQ(Names(dir / "pages"), std::vector<std::string>{"real.html"});  // no temporary left
   // A dangling link creates the file it names.
   fs::create_symlink("pages/new.html", dir / "dangling.html");
-  ASSERT_EQ(RunInfergrid(absl::StrCat(kRun, " --report=", (dir / "dangling.html").string())).exit_code, 0);
+  ASSERT_EQ(RunInfergrid(absl::StrCat(kOutputRun, " --report=", (dir / "dangling.html").string())).exit_code, 0);
   EXPECT_TRUE(fs::is_symlink(dir / "dangling.html"));
   EXPECT_TRUE(fs::is_regular_file(dir / "pages" / "new.html"));
 }
@@ -106,29 +106,29 @@ TEST(OutputFiles, TemporariesAreUniqueToTheRun) {
 
 TEST(OutputFiles, OneRunPerFolderAtATime) {
   const fs::path dir = testing::TestDir() / "run";
-  ASSERT_EQ(RunInfergrid(absl::StrCat(kRun, " --out=", dir.string())).exit_code, 0);
+  ASSERT_EQ(RunInfergrid(absl::StrCat(kOutputRun, " --out=", dir.string())).exit_code, 0);
   const std::string summary = ReadAll(dir / "summary.json");
   // Another run holds the folder's lock.
   const int fd = open((dir / OutputDir::kLockFile).c_str(), O_RDWR | O_CREAT, 0644);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
-  testing::ExpectOneLineError({absl::StrCat(kRun, " --seed=2 --out=", dir.string()), 1,
+  testing::ExpectOneLineError({absl::StrCat(kOutputRun, " --seed=2 --out=", dir.string()), 1,
                                absl::StrCat("--out=", dir.string(), ": another infergrid run is writing this folder")});
   close(fd);
   EXPECT_EQ(ReadAll(dir / "summary.json"), summary);
   // Released: the next run writes the folder, and takes its lock file away with it.
   fs::remove(dir / OutputDir::kLockFile);
-  ASSERT_EQ(RunInfergrid(absl::StrCat(kRun, " --seed=2 --out=", dir.string())).exit_code, 0);
+  ASSERT_EQ(RunInfergrid(absl::StrCat(kOutputRun, " --seed=2 --out=", dir.string())).exit_code, 0);
   EXPECT_NE(ReadAll(dir / "summary.json"), summary);
   EXPECT_FALSE(fs::exists(dir / OutputDir::kLockFile));
 }
 
 TEST(OutputFiles, ARerunLeavesNoFileOfThePreviousRun) {
   const fs::path dir = testing::TestDir() / "run";
-  ASSERT_EQ(RunInfergrid(absl::StrCat(kRun, " --out=", dir.string())).exit_code, 0);
+  ASSERT_EQ(RunInfergrid(absl::StrCat(kOutputRun, " --out=", dir.string())).exit_code, 0);
   EXPECT_EQ(Names(dir), (std::vector<std::string>{"iterations.csv", "requests.csv", "summary.json", "timeline.pftrace"}));
   Write(dir / "notes.txt", "the user's own");
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(kRun, " --seed=2 --outputs=summary --out=", dir.string()));
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(kOutputRun, " --seed=2 --outputs=summary --out=", dir.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Names(dir), (std::vector<std::string>{"notes.txt", "summary.json"}));
   // So report draws this run only, never its summary beside the other run's requests.
@@ -192,7 +192,7 @@ TEST(OutputFiles, AnInterruptedRunRemovesItsTemporariesAndSaysSo) {
   EXPECT_EQ(interrupted.err, "infergrid simulate: interrupted by SIGINT; nothing was written\n");
   EXPECT_FALSE(fs::exists(dir / "run"));  // the folder it created, empty again
   // In a folder that held a run: that run stays, no temporary beside it.
-  ASSERT_EQ(RunInfergrid(absl::StrCat(kRun, " --out=", (dir / "run").string())).exit_code, 0);
+  ASSERT_EQ(RunInfergrid(absl::StrCat(kOutputRun, " --out=", (dir / "run").string())).exit_code, 0);
   const std::string summary = ReadAll(dir / "run" / "summary.json");
   const testing::CommandResult terminated = Interrupt(dir, args, SIGTERM);
   EXPECT_EQ(terminated.exit_code, 143);

@@ -24,9 +24,9 @@ using ::testing::HasSubstr;
 using testing::ReadAll;
 using testing::RunInfergrid;
 
-const char kRun[] = "--max-requests=40 --rate=8 --record-wall-time=false --quiet";
+const char kClaimRun[] = "--max-requests=40 --rate=8 --record-wall-time=false --quiet";
 
-nlohmann::json Json(const testing::CommandResult& r) { return nlohmann::json::parse(r.out); }
+nlohmann::json ClaimJson(const testing::CommandResult& r) { return nlohmann::json::parse(r.out); }
 
 // 1234567 as "1,234,567", as the tables print counts.
 std::string Grouped(int64_t n) {
@@ -51,9 +51,9 @@ double ColumnMax(const std::string& csv, const std::string& column) {
 
 TEST(RunClaims, DurationEndsAtTheLastResponse) {
   const fs::path dir = testing::TestDir() / "run";
-  const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate ", kRun, " --format=json --out=", dir.string()));
+  const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --format=json --out=", dir.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json summary = Json(r);
+  const nlohmann::json summary = ClaimJson(r);
   const double duration = summary["simulated_duration_s"].get<double>();
   // The front end delivers the last tokens after the engine's last step: the run ends there.
   const double last_response = ColumnMax(ReadAll(dir / "requests.csv"), "finish_s");
@@ -66,22 +66,22 @@ TEST(RunClaims, DurationEndsAtTheLastResponse) {
 
 TEST(RunClaims, CompareHonoursASeedOfEachSidesOwn) {
   const testing::CommandResult differ =
-      RunInfergrid(absl::StrCat("compare ", kRun, " --a=\"--seed=1\" --b=\"--seed=2\" --format=json"));
+      RunInfergrid(absl::StrCat("compare ", kClaimRun, " --a=\"--seed=1\" --b=\"--seed=2\" --format=json"));
   ASSERT_EQ(differ.exit_code, 0) << differ.err;
-  const nlohmann::json c = Json(differ);
+  const nlohmann::json c = ClaimJson(differ);
   EXPECT_EQ(c["seeds"], nlohmann::json::array({"1"}));
   EXPECT_EQ(c["b_seeds"], nlohmann::json::array({"2"}));
   EXPECT_EQ(c["a_runs"][0]["config"]["seed"], "1");
   EXPECT_EQ(c["b_runs"][0]["config"]["seed"], "2");
   // Other workloads: other latencies (one seed for both printed 0.0% everywhere).
   EXPECT_NE(c["a_runs"][0]["ttft"]["mean"], c["b_runs"][0]["ttft"]["mean"]);
-  const testing::CommandResult table = RunInfergrid(absl::StrCat("compare ", kRun, " --a=\"--seed=1\" --b=\"--seed=2\""));
+  const testing::CommandResult table = RunInfergrid(absl::StrCat("compare ", kClaimRun, " --a=\"--seed=1\" --b=\"--seed=2\""));
   EXPECT_THAT(table.out, HasSubstr("(seeds: A 1..1, B 2..2; not common random numbers)"));
   // One seed for both sides: common random numbers, no difference between equal configurations.
-  const testing::CommandResult same = RunInfergrid(absl::StrCat("compare ", kRun, " --a=\"--seed=3\" --b=\"--seed=3\" --format=json"));
+  const testing::CommandResult same = RunInfergrid(absl::StrCat("compare ", kClaimRun, " --a=\"--seed=3\" --b=\"--seed=3\" --format=json"));
   ASSERT_EQ(same.exit_code, 0) << same.err;
-  EXPECT_EQ(Json(same)["b_seeds"], nlohmann::json::array());
-  EXPECT_EQ(Json(same)["a_runs"][0]["ttft"], Json(same)["b_runs"][0]["ttft"]);
+  EXPECT_EQ(ClaimJson(same)["b_seeds"], nlohmann::json::array());
+  EXPECT_EQ(ClaimJson(same)["a_runs"][0]["ttft"], ClaimJson(same)["b_runs"][0]["ttft"]);
 }
 
 TEST(RunClaims, ReplicationsDrawNoiseOfTheirOwn) {
@@ -94,28 +94,28 @@ TEST(RunClaims, ReplicationsDrawNoiseOfTheirOwn) {
                                                             " --noise --replications=2 --record-wall-time=false --quiet "
                                                             "--a=\"--max-num-seqs=64\" --b=\"--max-num-seqs=32\" --format=json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json c = Json(r);
+  const nlohmann::json c = ClaimJson(r);
   EXPECT_EQ(c["a_runs"][0]["config"]["seed"], "0");
   EXPECT_EQ(c["a_runs"][1]["config"]["seed"], "1");
   EXPECT_NE(c["a_runs"][0]["e2e"]["mean"], c["a_runs"][1]["e2e"]["mean"]);
 }
 
 TEST(RunClaims, ANoiseSizeTurnsTheNoiseOn) {
-  const nlohmann::json plain = Json(RunInfergrid(absl::StrCat("simulate ", kRun, " --format=json")));
-  const testing::CommandResult sized = RunInfergrid(absl::StrCat("simulate ", kRun, " --iteration-noise=0.2 --format=json"));
+  const nlohmann::json plain = ClaimJson(RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --format=json")));
+  const testing::CommandResult sized = RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --iteration-noise=0.2 --format=json"));
   ASSERT_EQ(sized.exit_code, 0) << sized.err;
-  EXPECT_NE(plain["e2e"]["mean"], Json(sized)["e2e"]["mean"]);
+  EXPECT_NE(plain["e2e"]["mean"], ClaimJson(sized)["e2e"]["mean"]);
   // The same as asking for the noise and its size.
-  const testing::CommandResult both = RunInfergrid(absl::StrCat("simulate ", kRun, " --noise --iteration-noise=0.2 --format=json"));
-  EXPECT_EQ(Json(both)["e2e"], Json(sized)["e2e"]);
-  testing::ExpectOneLineError({absl::StrCat("simulate ", kRun, " --noise=false --iteration-noise=0.2"), 2,
+  const testing::CommandResult both = RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --noise --iteration-noise=0.2 --format=json"));
+  EXPECT_EQ(ClaimJson(both)["e2e"], ClaimJson(sized)["e2e"]);
+  testing::ExpectOneLineError({absl::StrCat("simulate ", kClaimRun, " --noise=false --iteration-noise=0.2"), 2,
                                "--iteration-noise with --noise=false"});
 }
 
 TEST(RunClaims, AFrontEndFileWithoutAProcessIsRefused) {
   const fs::path empty = testing::TestDir() / "front_end.textproto";
   std::ofstream(empty) << "# nothing\n";
-  testing::ExpectOneLineError({absl::StrCat("simulate ", kRun, " --front-end-file=", empty.string()), 2,
+  testing::ExpectOneLineError({absl::StrCat("simulate ", kClaimRun, " --front-end-file=", empty.string()), 2,
                                absl::StrCat("--front-end-file=", empty.string(), ": no process (an empty front end)")});
 }
 
@@ -126,10 +126,10 @@ TEST(RunClaims, OneKvCapacityPerDeploymentAcrossCommands) {
     const std::string deployment = absl::StrCat("--engine=vllm-v1@0.19 --model=", model, " --gpu=h200");
     const testing::CommandResult memory = RunInfergrid(absl::StrCat("memory ", deployment, " --format=json"));
     ASSERT_EQ(memory.exit_code, 0) << memory.err;
-    const nlohmann::json kv = Json(memory)["kv_cache"];
-    const testing::CommandResult run = RunInfergrid(absl::StrCat("simulate ", deployment, " ", kRun, " --format=json"));
+    const nlohmann::json kv = ClaimJson(memory)["kv_cache"];
+    const testing::CommandResult run = RunInfergrid(absl::StrCat("simulate ", deployment, " ", kClaimRun, " --format=json"));
     ASSERT_EQ(run.exit_code, 0) << run.err;
-    const nlohmann::json plan = Json(run)["memory"];
+    const nlohmann::json plan = ClaimJson(run)["memory"];
     const int64_t blocks = kv["blocks"].get<int64_t>();
     const int64_t groups = kv["groups"].get<int64_t>();
     const int64_t tokens = blocks / groups * kv["block_size"].get<int64_t>();
@@ -143,7 +143,7 @@ TEST(RunClaims, OneKvCapacityPerDeploymentAcrossCommands) {
     const testing::CommandResult memory_text = RunInfergrid(absl::StrCat("memory ", deployment));
     EXPECT_THAT(memory_text.out, HasSubstr(absl::StrCat("KV capacity: ", Grouped(tokens), " tokens per replica = ",
                                                         Grouped(blocks), " blocks", equation)));
-    const testing::CommandResult run_text = RunInfergrid(absl::StrCat("simulate ", deployment, " ", kRun));
+    const testing::CommandResult run_text = RunInfergrid(absl::StrCat("simulate ", deployment, " ", kClaimRun));
     EXPECT_THAT(run_text.out, HasSubstr(absl::StrCat("KV cache     ", Grouped(blocks), " blocks", equation, " = ",
                                                      Grouped(tokens), " tokens per replica")));
   }
