@@ -20,10 +20,10 @@ struct Slot {
   char path[kPathBytes] = {};
 };
 
-std::array<Slot, kSlots>& Slots() {
-  static std::array<Slot, kSlots> slots;
-  return slots;
-}
+// Constant-initialized (no guard a signal handler could run into).
+std::array<Slot, kSlots> g_slots;
+
+std::array<Slot, kSlots>& Slots() { return g_slots; }
 
 char g_who[256] = {};   // "infergrid simulate"
 char g_what[512] = {};  // "; nothing was written"
