@@ -119,6 +119,27 @@ TEST(RunClaims, AFrontEndFileWithoutAProcessIsRefused) {
                                absl::StrCat("--front-end-file=", empty.string(), ": no process (an empty front end)")});
 }
 
+// A flag about a file the run does not write would change nothing: refused.
+TEST(RunClaims, FlagsForFilesNotWrittenAreRefused) {
+  const std::string out = (testing::TestDir() / "never").string();
+  const std::vector<testing::CliErrorCase> cases = {
+      {absl::StrCat("simulate ", kClaimRun, " --timeline-max-iterations=10"), 2, "--timeline-max-iterations needs --out=DIR"},
+      {absl::StrCat("simulate ", kClaimRun, " --out=", out, " --outputs=summary --compress=zstd"), 2,
+       "--compress with --outputs=summary: the file it applies to is not written"},
+      {absl::StrCat("simulate ", kClaimRun, " --out=", out, " --outputs=summary,requests --timeline-format=json"), 2,
+       "--timeline-format with --outputs=summary,requests: the file it applies to is not written"},
+      {absl::StrCat("simulate ", kClaimRun, " --out=", out, " --outputs=iterations --timeline-max-iterations=5"), 2,
+       "--timeline-max-iterations with --outputs=iterations: the file it applies to is not written"},
+  };
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+  EXPECT_FALSE(fs::exists(out));
+  // Where the file is written, the flag is taken.
+  const testing::CommandResult packed =
+      RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --out=", out, " --outputs=summary,requests --compress=zstd"));
+  ASSERT_EQ(packed.exit_code, 0) << packed.err;
+  EXPECT_TRUE(fs::exists(fs::path(out) / "requests.csv.zst"));
+}
+
 // One KV capacity per deployment: memory --engine and simulate print the same tokens, by one
 // true equation, for models whose layers fall in several block groups (sliding windows).
 TEST(RunClaims, OneKvCapacityPerDeploymentAcrossCommands) {
