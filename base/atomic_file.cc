@@ -7,12 +7,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/output_file.h"
 
 namespace infergrid {
 namespace {
@@ -35,21 +35,13 @@ absl::Status ErrnoError(const std::string& path, absl::string_view what) {
 }  // namespace
 
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot write"));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) return absl::InvalidArgumentError(absl::StrCat(path, ": write failed"));
+  absl::StatusOr<OutputPlacement> placement = PlaceOutput(path);
+  if (!placement.ok()) return placement.status();
+  if (absl::Status s = WriteWholeFile(placement->temporary, text, path); !s.ok()) {
+    DiscardOutput(*placement);
+    return s;
   }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot rename the written file"));
-  }
-  return absl::OkStatus();
+  return CommitOutput(*placement);
 }
 
 absl::Status WriteFileDurably(const std::string& path, absl::string_view text) {

@@ -1,6 +1,6 @@
 // Writes a whole file so that readers see either the old file or the new one, never a part:
-// the text goes to a temporary name beside PATH, which is then renamed over PATH. Errors name
-// the path.
+// the text goes to a temporary name beside PATH, which is then renamed over PATH (a device, a
+// FIFO or a symbolic link given as PATH is written as output_file.h says). Errors name the path.
 #ifndef INFERGRID_BASE_ATOMIC_FILE_H_
 #define INFERGRID_BASE_ATOMIC_FILE_H_
 
@@ -11,8 +11,9 @@
 
 namespace infergrid {
 
-// PATH.tmp, renamed over PATH. Atomic against readers, not against a crash of the machine
-// (nothing is flushed), nor against two processes writing the same PATH at once.
+// A temporary unique to the run, renamed over PATH (output_file.h). Atomic against readers and
+// against another process writing the same PATH (the last rename wins, every version whole), not
+// against a crash of the machine (nothing is flushed).
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view text);
 
 // Atomic and durable, for results that a killed or crashed run must find whole or not at all

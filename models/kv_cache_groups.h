@@ -29,6 +29,12 @@ struct KvCacheGroups {
 
   bool hybrid() const { return window_groups > 0 || state_groups > 0; }
   int groups() const { return full_groups + window_groups + state_groups; }
+  // The tokens a pool of `blocks` blocks holds, as vLLM counts them ("GPU KV cache size: N
+  // tokens"): a token takes a block slot in every group, so floor(blocks / groups) x B (blocks x B
+  // with one group). Every command prints this one figure.
+  int64_t CapacityTokens(int64_t blocks, int block_size) const {
+    return blocks / std::max(1, groups()) * block_size;
+  }
   // Blocks a window group holds at most: the window's tokens can straddle one more block than
   // they fill, so ceil((W - 1) / B) + 1.
   int64_t WindowBlocks(int block_size) const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/interrupt_cleanup.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/commands/command.h"
 
@@ -55,6 +56,11 @@ int Main(int argc, char** argv) {
     std::cerr << "infergrid: unknown command '" << args[0] << "' (infergrid --help lists them)\n";
     return cli::kExitUsage;
   }
+  InstallInterruptCleanup(absl::StrCat("infergrid ", command->name),
+                          command->name == "sweep"
+                              ? "; the runs already finished are kept in the sweep folder and the same command "
+                                "resumes the rest"
+                              : "; nothing was written");
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(rest, command->flags);
   absl::Status status = parsed.status();

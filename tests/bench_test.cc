@@ -513,6 +513,10 @@ TEST(CompareResult, ReadsVllmAndSglangResults) {
   const std::string text_metric = testing::WriteFile(dir / "t.json", R"({"request_throughput": "fast"})");
   EXPECT_THAT(std::string(CompareResults(predicted, *ReadSavedResults(text_metric), text_metric).status().message()),
               HasSubstr("\"request_throughput\" is not a number"));
+  // A measured value below zero is refused, naming the file and the field.
+  const std::string negative = testing::WriteFile(dir / "n.json", R"({"request_throughput": 2.0, "mean_ttft_ms": -3.5})");
+  EXPECT_EQ(std::string(CompareResults(predicted, *ReadSavedResults(negative), negative).status().message()),
+            negative + ": \"mean_ttft_ms\" is -3.5; a measured time, rate or count is a finite number, not negative");
   const std::string unknown = testing::WriteFile(dir / "u.json", R"({"hello": 1})");
   EXPECT_THAT(std::string(CompareResults(predicted, *ReadSavedResults(unknown), unknown).status().message()),
               HasSubstr("not a saved result"));

@@ -543,6 +543,37 @@ TEST_F(ReportCommand, BadInputIsOneLineAndNoPage) {
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
+// An iterations.csv cut short is refused, not drawn as a fraction of the run: cut at a row
+// boundary (fewer rows than summary.json counts), or inside its last number (no newline).
+TEST_F(ReportCommand, TablesCutShortAreRefused) {
+  const fs::path dir = testing::TestDir();
+  const std::string page = (dir / "p.html").string();
+  const std::string iterations = ReadAll(RunFolder() / "iterations.csv");
+  const fs::path rows = dir / "rows";
+  fs::create_directories(rows);
+  fs::copy(RunFolder() / "summary.json", rows / "summary.json");
+  testing::WriteFile(rows / "iterations.csv", iterations.substr(0, iterations.find('\n', iterations.size() / 3) + 1));
+  const fs::path digits = dir / "digits";
+  fs::create_directories(digits);
+  fs::copy(RunFolder() / "summary.json", digits / "summary.json");
+  testing::WriteFile(digits / "iterations.csv", iterations.substr(0, iterations.size() - 3));
+  const fs::path requests = dir / "requests";
+  fs::create_directories(requests);
+  fs::copy(RunFolder() / "summary.json", requests / "summary.json");
+  const std::string request_rows = ReadAll(RunFolder() / "requests.csv");
+  testing::WriteFile(requests / "requests.csv", request_rows.substr(0, request_rows.size() - 1));
+  const int64_t lines = std::count(iterations.begin(), iterations.end(), '\n');
+  const std::vector<testing::CliErrorCase> cases = {
+      {absl::StrCat("report ", rows.string(), " --out=", page), 1,
+       absl::StrCat("rows, but summary.json counts ", lines - 1, " iterations (a file cut short, or another run's)")},
+      {absl::StrCat("report ", digits.string(), " --out=", page), 1,
+       absl::StrCat("iterations.csv:", lines, ": the last line has no newline (a file cut short)")},
+      {absl::StrCat("report ", requests.string(), " --out=", page), 1, "requests.csv:"},
+  };
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+  EXPECT_FALSE(fs::exists(page));
+}
+
 TEST_F(ReportCommand, SimulateWritesTheReportWithItsOtherOutputs) {
   const fs::path dir = testing::TestDir();
   const testing::CommandResult r = RunInfergrid(absl::StrCat(kSmallRun, " --outputs=summary --out=", (dir / "run").string(),

@@ -33,29 +33,31 @@ void AppendInfergridRow(const Request& r, std::string* out) {
 }
 
 absl::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(const std::string& path) {
-  const std::string temp = path + ".tmp";
-  std::FILE* file = std::fopen(temp.c_str(), "wb");
+  absl::StatusOr<OutputPlacement> placement = PlaceOutput(path);
+  if (!placement.ok()) return placement.status();
+  std::FILE* file = std::fopen(placement->temporary.c_str(), "wb");
   if (file == nullptr) {
-    return absl::NotFoundError(absl::StrCat(temp, ": cannot create file: ", std::strerror(errno)));
+    absl::Status status = absl::NotFoundError(absl::StrCat(path, ": cannot create file: ", std::strerror(errno)));
+    DiscardOutput(*placement);
+    return status;
   }
-  auto writer = std::unique_ptr<TraceWriter>(new TraceWriter(path, file));
+  auto writer = std::unique_ptr<TraceWriter>(new TraceWriter(*std::move(placement), file));
   absl::StrAppend(&writer->buffer_, kInfergridTraceHeader, "\n");
   return writer;
 }
 
-TraceWriter::TraceWriter(std::string path, std::FILE* file)
-    : path_(std::move(path)), temp_path_(path_ + ".tmp"), file_(file) {}
+TraceWriter::TraceWriter(OutputPlacement placement, std::FILE* file) : placement_(std::move(placement)), file_(file) {}
 
 TraceWriter::~TraceWriter() {
   if (file_ != nullptr) {
     std::fclose(file_);
-    std::remove(temp_path_.c_str());
+    DiscardOutput(placement_);
   }
 }
 
 absl::Status TraceWriter::Flush() {
   if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
-    return absl::DataLossError(absl::StrCat(temp_path_, ": write failed: ", std::strerror(errno)));
+    return absl::DataLossError(absl::StrCat(placement_.path, ": write failed: ", std::strerror(errno)));
   }
   buffer_.clear();
   return absl::OkStatus();
@@ -73,14 +75,13 @@ absl::Status TraceWriter::Close() {
   std::FILE* file = file_;
   file_ = nullptr;
   if (std::fclose(file) != 0 && status.ok()) {
-    status = absl::DataLossError(absl::StrCat(temp_path_, ": close failed: ", std::strerror(errno)));
+    status = absl::DataLossError(absl::StrCat(placement_.path, ": close failed: ", std::strerror(errno)));
   }
-  if (status.ok() && std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    status = absl::DataLossError(absl::StrCat(path_, ": cannot rename from ", temp_path_, ": ",
-                                              std::strerror(errno)));
+  if (!status.ok()) {
+    DiscardOutput(placement_);
+    return status;
   }
-  if (!status.ok()) std::remove(temp_path_.c_str());
-  return status;
+  return CommitOutput(placement_);
 }
 
 }  // namespace infergrid

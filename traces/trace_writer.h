@@ -2,7 +2,9 @@
 // whose header is arrival_s,input_tokens,output_tokens,priority,session,model,log_type,
 // block_hashes. Arrivals are printed as the shortest decimal that reads back to the same
 // double, so a written trace reads back field for field. The file appears only when Close()
-// succeeds (written to PATH.tmp, then renamed): a failed run leaves no half trace behind.
+// succeeds (written to a temporary unique to the run, then renamed; a device such as /dev/null is
+// written through and a symbolic link followed, base/output_file.h): a failed run leaves no half
+// trace behind.
 #ifndef INFERGRID_TRACES_TRACE_WRITER_H_
 #define INFERGRID_TRACES_TRACE_WRITER_H_
 
@@ -12,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/output_file.h"
 #include "traces/request.h"
 
 namespace infergrid {
@@ -34,11 +37,10 @@ class TraceWriter {
   int64_t rows() const { return rows_; }
 
  private:
-  TraceWriter(std::string path, std::FILE* file);
+  TraceWriter(OutputPlacement placement, std::FILE* file);
   absl::Status Flush();
 
-  std::string path_;
-  std::string temp_path_;
+  OutputPlacement placement_;
   std::FILE* file_;
   std::string buffer_;
   int64_t rows_ = 0;

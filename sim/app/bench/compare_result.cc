@@ -96,6 +96,24 @@ absl::StatusOr<std::vector<nlohmann::json>> ReadSavedResults(const std::string& 
   return docs;
 }
 
+namespace {
+
+// A measured value of the real result: null is a metric the run did not measure; anything else
+// must be a finite number, not negative (every metric compared is a time, a rate or a count).
+absl::StatusOr<std::optional<double>> MeasuredValue(const nlohmann::json& value, const std::string& path,
+                                                    const std::string& field) {
+  if (value.is_null()) return std::optional<double>();
+  if (!value.is_number()) return absl::InvalidArgumentError(absl::StrCat(path, ": \"", field, "\" is not a number"));
+  const double measured = value.get<double>();
+  if (!std::isfinite(measured) || measured < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": \"", field, "\" is ", PythonFloatRepr(measured),
+                                                   "; a measured time, rate or count is a finite number, not negative"));
+  }
+  return std::optional<double>(measured);
+}
+
+}  // namespace
+
 absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::vector<nlohmann::json>& real,
                                           const std::string& path) {
   if (real.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no result in the file"));
@@ -141,12 +159,9 @@ absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::ve
     m.predicted = value.get<double>();
     const std::string real_key = RealKey(kind, key);
     if (doc->contains(real_key)) {
-      const nlohmann::json& v = (*doc)[real_key];
-      if (v.is_number()) {
-        m.measured = v.get<double>();
-      } else if (!v.is_null()) {
-        return absl::InvalidArgumentError(absl::StrCat(path, ": \"", real_key, "\" is not a number"));
-      }
+      absl::StatusOr<std::optional<double>> measured = MeasuredValue((*doc)[real_key], path, real_key);
+      if (!measured.ok()) return measured.status();
+      m.measured = *measured;
     }
     comparison.metrics.push_back(m);
   }
@@ -157,7 +172,11 @@ absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::ve
       MetricComparison m;
       m.metric = absl::StrCat("p", p, "_latency");
       m.predicted = value.get<double>();
-      if (real_p.contains(p) && real_p[p].is_number()) m.measured = real_p[p].get<double>();
+      if (real_p.contains(p)) {
+        absl::StatusOr<std::optional<double>> measured = MeasuredValue(real_p[p], path, absl::StrCat("percentiles.", p));
+        if (!measured.ok()) return measured.status();
+        m.measured = *measured;
+      }
       comparison.metrics.push_back(m);
     }
   }

@@ -358,8 +358,9 @@ absl::Status ReadBenchEngine(BenchMode mode, const FlagValues& flags, BenchOptio
     }
     o.engine.front_end = false;
   }
-  // A served benchmark varies from run to run; the offline ones are timed as the engine alone.
-  if (!flags.IsSet("noise")) o.engine.noise = mode == BenchMode::kServe;
+  // A served benchmark varies from run to run; the offline ones are timed as the engine alone
+  // (unless a noise size is given: that turns the noise on, simulate_options.cc).
+  if (!flags.IsSet("noise") && !o.engine.noise) o.engine.noise = mode == BenchMode::kServe;
   o.engine.progress = false;
   o.engine.record_wall_time = false;
   return absl::OkStatus();

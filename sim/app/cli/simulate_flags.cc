@@ -61,10 +61,11 @@ void AddServingFlags(FlagGroup<SimulateFlags>& group) {
            "each request sent a seeded random moment late (--send-jitter); same seed, same bytes. Default: on for "
            "bench serve, off otherwise")
       .Add("iteration_noise", &SimulateFlags::iteration_noise,
-           "with --noise: the standard deviation of the log of each iteration's time factor (0.01: the spread of "
-           "vLLM CI's repeated latency runs)")
+           "the standard deviation of the log of each iteration's time factor (0.01: the spread of "
+           "vLLM CI's repeated latency runs); given without --noise, turns the noise on")
       .Add("send_jitter", &SimulateFlags::send_jitter,
-           "with --noise: the client's mean delay in sending a request, seconds (exponential)")
+           "the client's mean delay in sending a request, seconds (exponential); given without --noise, turns the "
+           "noise on")
       .Add("api_server_count", &SimulateFlags::api_server_count,
            "vLLM V1: API server processes in front of the engine (0: the engine's default, 1)")
       .Add("preemption_mode", &SimulateFlags::preemption_mode,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -158,7 +159,10 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.front_end_file = simulate_flags.front_end_file;
   if (!o.front_end && !o.front_end_file.empty()) return UsageError("--front-end-file with --front-end=false: give one");
   o.api_server_count = simulate_flags.api_server_count;
-  o.noise = simulate_flags.noise;
+  // A noise size given without --noise turns the noise on: a flag either changes the run or is
+  // refused, and --noise=false with a size is refused below.
+  o.noise = simulate_flags.noise ||
+            (!flags.IsSet("noise") && (flags.IsSet("iteration_noise") || flags.IsSet("send_jitter")));
   o.iteration_noise = simulate_flags.iteration_noise;
   if (absl::Status s = CheckDoubleRange("iteration-noise", o.iteration_noise, 0, 1); !s.ok()) return s;
   o.send_jitter_s = simulate_flags.send_jitter;
@@ -247,9 +251,19 @@ absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
   if (o.out_dir.empty() && simulate_flags.outputs != SimulateFlags{}.outputs) {
     return UsageError("--outputs needs --out=DIR (without it no file is written)");
   }
-  for (const auto& [name, flag] : {std::pair{"timeline_format", "--timeline-format"}, std::pair{"compress", "--compress"}}) {
+  for (const auto& [name, flag] : {std::pair{"timeline_format", "--timeline-format"}, std::pair{"compress", "--compress"},
+                                    std::pair{"timeline_max_iterations", "--timeline-max-iterations"}}) {
     if (o.out_dir.empty() && flags.IsSet(name)) {
       return UsageError(absl::StrCat(flag, " needs --out=DIR (without it no file is written)"));
+    }
+  }
+  // A flag about a file --outputs leaves out would change nothing: refused.
+  const bool tables = outputs->requests || outputs->iterations;
+  for (const auto& [name, flag, written] : {std::tuple{"timeline_format", "--timeline-format", outputs->timeline},
+                                            std::tuple{"timeline_max_iterations", "--timeline-max-iterations", outputs->timeline},
+                                            std::tuple{"compress", "--compress", tables}}) {
+    if (flags.IsSet(name) && !written) {
+      return UsageError(absl::StrCat(flag, " with --outputs=", simulate_flags.outputs, ": the file it applies to is not written"));
     }
   }
   o.outputs = *outputs;

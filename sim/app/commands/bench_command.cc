@@ -24,6 +24,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/interrupt_cleanup.h"
 #include "sim/app/bench/bench_dataset.h"
 #include "sim/app/bench/compare_result.h"
 #include "sim/app/bench/numpy_random.h"
@@ -87,6 +88,7 @@ struct Outputs {
     return absl::OkStatus();
   }
   absl::Status Commit() {
+    CommitSection committing;  // SIGINT/SIGTERM wait until every file is in place
     for (report::StagedFile& f : files) {
       if (absl::Status s = f.Commit(); !s.ok()) return s;
     }
@@ -106,7 +108,7 @@ absl::Status AppendComparison(const BenchOptions& o, const std::vector<nlohmann:
 // The text already in `path` (empty when there is no such file): what an appending script adds to.
 std::string ExistingText(const std::string& path) {
   std::string text;
-  if (!std::filesystem::is_regular_file(path)) return text;  // a FIFO would block; it is replaced
+  if (!std::filesystem::is_regular_file(path)) return text;  // a FIFO would block; it is written through
   if (std::ifstream in(path); in) text.assign(std::istreambuf_iterator<char>(in), {});
   return text;
 }

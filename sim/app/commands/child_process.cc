@@ -59,6 +59,10 @@ absl::StatusOr<ChildProcess> ChildProcess::Start(const std::function<absl::Statu
     // it: die with the parent (and if it is already gone, at once).
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(4);
+    // The parent alone answers SIGINT (it removes the run's temporaries, says so and exits, which
+    // kills this child); the parent's handler, inherited, would remove the parent's files here.
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_DFL);
     absl::StatusOr<std::string> result = body();
     // One byte of status code, then the value or the message.
     std::string message(1, static_cast<char>(result.status().code()));

@@ -102,7 +102,10 @@ void AddDifferences(Comparison& comparison) {
 std::string RenderComparison(const Comparison& c) {
   std::string out = absl::StrCat("InferGrid compare: B - A over ", c.replications(), " replication",
                                  c.replications() == 1 ? "" : "s");
-  if (c.seeds_size() > 0) {
+  if (c.b_seeds_size() > 0) {
+    absl::StrAppend(&out, " (seeds: A ", c.seeds(0), "..", c.seeds(c.seeds_size() - 1), ", B ", c.b_seeds(0), "..",
+                    c.b_seeds(c.b_seeds_size() - 1), "; not common random numbers)");
+  } else if (c.seeds_size() > 0) {
     absl::StrAppend(&out, " (common random numbers: seeds ", c.seeds(0), "..", c.seeds(c.seeds_size() - 1), ")");
   }
   absl::StrAppend(&out, "\n  A: ", c.a().command_line(), "\n  B: ", c.b().command_line(), "\n\n");
@@ -168,24 +171,26 @@ absl::StatusOr<SimulationSummary> RunVariant(const SimulationPlan& plan, absl::s
   return summary;
 }
 
-// Both configurations over `replications` seeds from --seed (common random numbers).
+// Both configurations over `replications` seeds, each side from its own --seed (the shared one
+// unless --a or --b sets one): common random numbers when they share it.
 absl::Status RunReplications(const cli::FlagValues& flags, const std::string& a_flags,
                              const std::string& b_flags, int replications, Comparison& comparison) {
-  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(flags);
   absl::StatusOr<SimulationPlan> a = ResolveVariant(flags, a_flags, "a");
   if (!a.ok()) return a.status();
   absl::StatusOr<SimulationPlan> b = ResolveVariant(flags, b_flags, "b");
   if (!b.ok()) return b.status();
   *comparison.mutable_a() = a->config;
   *comparison.mutable_b() = b->config;
-  const uint64_t seed = simulate_flags.seed;
+  const uint64_t a_seed = a->options.workload.synthetic.seed;
+  const uint64_t b_seed = b->options.workload.synthetic.seed;
   comparison.set_replications(replications);
   for (int i = 0; i < replications; ++i) {
-    const uint64_t s = seed + static_cast<uint64_t>(i);
-    comparison.add_seeds(s);
-    absl::StatusOr<SimulationSummary> a_run = RunVariant(*a, "a", s);
+    const uint64_t offset = static_cast<uint64_t>(i);
+    comparison.add_seeds(a_seed + offset);
+    if (b_seed != a_seed) comparison.add_b_seeds(b_seed + offset);
+    absl::StatusOr<SimulationSummary> a_run = RunVariant(*a, "a", a_seed + offset);
     if (!a_run.ok()) return a_run.status();
-    absl::StatusOr<SimulationSummary> b_run = RunVariant(*b, "b", s);
+    absl::StatusOr<SimulationSummary> b_run = RunVariant(*b, "b", b_seed + offset);
     if (!b_run.ok()) return b_run.status();
     *comparison.add_a_runs() = *std::move(a_run);
     *comparison.add_b_runs() = *std::move(b_run);
@@ -204,6 +209,13 @@ absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream
   const std::string b_flags = compare_flags.b;
   const int replications = compare_flags.replications;
   if (absl::Status s = cli::CheckRange("replications", replications, 1, 1000); !s.ok()) return s;
+  // The folder is locked before the runs (one run per folder at a time, output_dir.h).
+  std::optional<OutputDir> dir;
+  if (!compare_flags.out.empty()) {
+    absl::StatusOr<OutputDir> opened = OutputDir::Open(compare_flags.out);
+    if (!opened.ok()) return opened.status();
+    dir.emplace(*std::move(opened));
+  }
   Comparison comparison;
   if (positional.size() == 2 && a_flags.empty() && b_flags.empty()) {
     absl::StatusOr<SimulationSummary> a = ReadSummary(positional[0]);
@@ -222,10 +234,7 @@ absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream
         "compare takes two summary.json files, or --a=\"FLAGS\" and --b=\"FLAGS\" (simulate flags)");
   }
   AddDifferences(comparison);
-  const std::string dir_name = compare_flags.out;
-  if (!dir_name.empty()) {
-    absl::StatusOr<OutputDir> dir = OutputDir::Open(dir_name);
-    if (!dir.ok()) return dir.status();
+  if (dir) {
     if (absl::Status s = dir->WriteFile("comparison.json", format::ToJson(comparison)); !s.ok()) return s;
     if (absl::Status s = dir->Commit(); !s.ok()) return s;
   }

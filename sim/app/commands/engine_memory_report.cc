@@ -26,7 +26,9 @@ double AllocatedKvBytes(const MemoryPlan& plan, const MemoryPlanDetail& detail) 
     }
     return bytes;
   }
-  if (plan.swa_pool_tokens == 0) return static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token);
+  if (plan.swa_pool_tokens == 0) {
+    return static_cast<double>(plan.num_blocks) * plan.block_size * static_cast<double>(plan.kv_bytes_per_token);
+  }
   const int layers = detail.stages[static_cast<size_t>(detail.limiting_stage)].layers;
   const double per_layer = static_cast<double>(plan.kv_bytes_per_token) / layers;
   return per_layer * (static_cast<double>(plan.full_pool_tokens) * (layers - plan.swa_pool_layers) +
@@ -66,9 +68,8 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   EngineKvCapacity& kv = *report.mutable_kv_cache();
   kv.set_bytes(plan.kv_cache_bytes);
   kv.set_allocated_bytes(AllocatedKvBytes(plan, detail));
-  // With window groups a token takes a block slot in every group: vLLM logs blocks / groups.
-  kv.set_tokens(static_cast<int32_t>(plan.kv_groups.hybrid() ? plan.num_blocks / plan.kv_groups.groups() * plan.block_size
-                                                             : plan.kv_tokens));
+  kv.set_tokens(static_cast<int32_t>(plan.kv_tokens));  // the figure simulate reports too
+  kv.set_groups(plan.kv_groups.groups());
   kv.set_blocks(static_cast<int32_t>(plan.num_blocks));
   kv.set_block_size(plan.block_size);
   kv.set_bytes_per_token(static_cast<double>(plan.kv_bytes_per_token));
@@ -182,8 +183,10 @@ std::string RenderTermTable(const EngineMemoryReport& r) {
 std::string RenderCapacity(const EngineMemoryReport& r) {
   const EngineKvCapacity& kv = r.kv_cache();
   std::string out;
+  const int groups = kv.groups();
   absl::StrAppend(&out, "KV capacity: ", Grouped(r.kv_cache().tokens()), " tokens per replica = ",
-                  Grouped(r.kv_cache().blocks()), " blocks x ", r.kv_cache().block_size(), " tokens (",
+                  Grouped(r.kv_cache().blocks()), " blocks", groups > 1 ? absl::StrCat(" / ", groups, " groups") : "",
+                  " x ", r.kv_cache().block_size(), " tokens (",
                   Grouped(r.kv_cache().bytes_per_token()), " B per token per GPU); ",
                   Fixed(r.kv_cache().max_concurrency(), 2), " requests of ", Grouped(r.max_model_len()),
                   " tokens\n");

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "base/interrupt_cleanup.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/cli/simulate_flags.h"
 #include "sim/app/commands/command.h"
@@ -44,11 +45,14 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
           ? ExecuteSimulation(*plan, o.workload.synthetic.seed, dir ? &*dir : nullptr)
           : ExecuteSimulationWithReport(*plan, o.workload.synthetic.seed, dir ? &*dir : nullptr, report_path, &report);
   if (!summary.ok()) return summary.status();
-  if (dir) {
-    if (absl::Status s = dir->Commit(); !s.ok()) return s;
-  }
-  if (report) {
-    if (absl::Status s = report->Commit(); !s.ok()) return s;
+  {
+    CommitSection committing;  // SIGINT/SIGTERM wait until --out's files and the report are in place
+    if (dir) {
+      if (absl::Status s = dir->Commit(); !s.ok()) return s;
+    }
+    if (report) {
+      if (absl::Status s = report->Commit(); !s.ok()) return s;
+    }
   }
   if (o.json) {
     out << format::ToJson(*summary);

@@ -424,6 +424,12 @@ absl::StatusOr<FrontEndSpec> BuildFrontEnd(const cli::SimulateOptions& o, const 
   if (!o.front_end_file.empty()) {
     absl::StatusOr<FrontEndModel> file = ReadFrontEndModel(o.front_end_file);
     if (!file.ok()) return cli::UsageError(absl::StrCat("--front-end-file: ", file.status().message()));
+    // A file without a process would turn the front end off under a run that says it has one.
+    if (file->process_size() == 0) {
+      return cli::UsageError(absl::StrCat("--front-end-file=", o.front_end_file,
+                                          ": no process (an empty front end); give its processes, or run with "
+                                          "--front-end=false"));
+    }
     m = *std::move(file);
   }
   if (o.api_server_count > 0 && m.servers_flag() != "api_server_count") {

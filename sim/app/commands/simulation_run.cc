@@ -81,6 +81,16 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadO
                                                        w.trace_rate > 0 ? absl::StrCat(" --rate=", w.trace_rate) : ""));
 }
 
+// The plan's engine for a run with `seed`: its speculative acceptances and its noise are the
+// run's own, so replications (compare, sweep) differ in their draws as well as their workload.
+EngineConfig SeededEngine(const SimulationPlan& plan, double allreduce_latency_s, uint64_t seed) {
+  EngineConfig engine = plan.engine;
+  engine.allreduce_latency_s = allreduce_latency_s;
+  if (engine.execution.has_value()) engine.execution->speculation.seed = seed;
+  engine.noise.seed = seed;
+  return engine;
+}
+
 }  // namespace
 
 absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed,
@@ -113,9 +123,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
     timeline = *std::move(t);
     iteration_outputs.push_back(timeline.get());
   }
-  EngineConfig engine = plan.engine;
-  engine.allreduce_latency_s = cost->allreduce_latency_s;
-  if (engine.execution.has_value()) engine.execution->speculation.seed = seed;  // this run's acceptances
+  const EngineConfig engine = SeededEngine(plan, cost->allreduce_latency_s, seed);
   std::optional<BackgroundSink> writers;
   if (!iteration_outputs.empty()) writers.emplace(std::move(iteration_outputs));
   absl::StatusOr<SimulationResult> result =

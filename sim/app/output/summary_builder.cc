@@ -38,6 +38,7 @@ MemorySummary DescribeMemory(const MemoryPlan& m, const BlockManagerOptions& blo
   ms.set_kv_bytes_per_token_per_gpu(static_cast<double>(m.kv_bytes_per_token));
   ms.set_num_gpu_blocks(static_cast<int32_t>(m.num_blocks));
   ms.set_kv_tokens(static_cast<int32_t>(m.kv_tokens));
+  ms.set_kv_block_groups(m.kv_groups.groups());
   ms.set_num_cpu_blocks(static_cast<int32_t>(blocks.num_cpu_blocks));
   ms.set_watermark_blocks(static_cast<int32_t>(WatermarkBlocks(blocks)));
   ms.set_total_bytes_per_gpu(m.total_bytes);

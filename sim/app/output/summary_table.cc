@@ -50,7 +50,8 @@ std::string RenderSetup(const SimulationSummary& s) {
     absl::StrAppend(&out, "\n");
   }
   const MemorySummary& m = s.memory();
-  absl::StrAppend(&out, "  KV cache     ", Grouped(m.num_gpu_blocks()), " blocks x ", c.block_size(),
+  absl::StrAppend(&out, "  KV cache     ", Grouped(m.num_gpu_blocks()), " blocks",
+                  m.kv_block_groups() > 1 ? absl::StrCat(" / ", m.kv_block_groups(), " groups") : "", " x ", c.block_size(),
                   " tokens = ", Grouped(m.kv_tokens()), " tokens per replica (", c.kv_cache_dtype(), ", ",
                   Fixed(m.kv_cache_bytes_per_gpu() / kGiB, 2), " GiB per GPU, plan ", m.plan_engine(), ")\n\n");
   return out;

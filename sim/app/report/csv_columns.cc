@@ -44,6 +44,7 @@ absl::Status ReadCsvColumns(const std::string& path, const CsvColumnNames& names
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
   std::string line;
   if (!std::getline(in, line)) return absl::InvalidArgumentError(absl::StrCat(path, ": empty (no header row)"));
+  if (in.eof()) return CsvLineError(path, 1, "the header has no newline (a file cut short)");
   if (!line.empty() && line.back() == '\r') line.pop_back();
   std::vector<CsvField> fields;
   std::deque<std::string> storage;
@@ -59,9 +60,12 @@ absl::Status ReadCsvColumns(const std::string& path, const CsvColumnNames& names
   std::vector<double> numbers(number_index.size());
   std::vector<absl::string_view> texts(text_index.size());
   for (int64_t line_number = 2; std::getline(in, line); ++line_number) {
+    const int line_at = static_cast<int>(line_number);
+    // Every line InferGrid writes ends with a newline: one without is a file cut short, its last
+    // number perhaps cut to fewer digits.
+    if (in.eof()) return CsvLineError(path, line_at, "the last line has no newline (a file cut short)");
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    const int line_at = static_cast<int>(line_number);
     if (!SplitCsvLine(line, &fields, &storage, &split_error)) {
       return CsvLineError(path, line_at, split_error.message, split_error.column);
     }

@@ -31,7 +31,8 @@ struct CsvRow {
 
 // Calls `on_row` for every data row of `path`, in file order. Fails, naming the file, when it
 // cannot be read, is empty, lacks a named column, has a row whose field count differs from the
-// header's, or has a numeric field that is not a number.
+// header's, has a numeric field that is not a number, or ends without a newline (a file cut
+// short: InferGrid ends every line it writes with one).
 absl::Status ReadCsvColumns(const std::string& path, const CsvColumnNames& names,
                             const std::function<void(const CsvRow&)>& on_row);
 

@@ -131,6 +131,12 @@ absl::StatusOr<RunInput> ReadRun(std::string source, std::string label, Simulati
     absl::StatusOr<IterationBins> iterations =
         IterationBins::Read(iterations_csv, run.summary.simulated_duration_s(), kTimeBins);
     if (!iterations.ok()) return iterations.status();
+    // One row per iteration the summary counts: fewer is a file cut at a row boundary.
+    if (iterations->iterations() != run.summary.iterations().iterations()) {
+      return absl::InvalidArgumentError(absl::StrCat(iterations_csv, ": ", iterations->iterations(),
+                                                     " rows, but summary.json counts ", run.summary.iterations().iterations(),
+                                                     " iterations (a file cut short, or another run's)"));
+    }
     run.iterations = *std::move(iterations);
   }
   return run;

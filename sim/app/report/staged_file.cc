@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 
@@ -28,32 +27,29 @@ absl::StatusOr<StagedFile> StagedFile::Stage(const std::string& path, absl::stri
   } else if (!fs::is_directory(folder, error)) {
     return absl::FailedPreconditionError(absl::StrCat(flag, "=", path, ": ", folder.string(), " is not a folder"));
   }
-  const std::string temp = (folder / absl::StrCat(".", target.filename().string(), ".tmp")).string();
-  StagedFile staged(path, temp, created);
-  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) return absl::UnavailableError(absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
+  absl::StatusOr<OutputPlacement> placement = PlaceOutput(path);
+  if (!placement.ok()) return absl::InvalidArgumentError(absl::StrCat(flag, "=", placement.status().message()));
+  StagedFile staged(*std::move(placement), created);
+  if (absl::Status s = WriteWholeFile(staged.placement_.temporary, text, path); !s.ok()) return s;
   return staged;
 }
 
 StagedFile::StagedFile(StagedFile&& other) noexcept
-    : path_(std::move(other.path_)), temp_(std::move(other.temp_)), created_folder_(std::move(other.created_folder_)) {
-  other.temp_.clear();
+    : placement_(std::move(other.placement_)), created_folder_(std::move(other.created_folder_)) {
+  other.placement_.temporary.clear();
   other.created_folder_.clear();
 }
 
 StagedFile::~StagedFile() {
   std::error_code error;
-  if (!temp_.empty()) fs::remove(temp_, error);
+  DiscardOutput(placement_);
   if (!created_folder_.empty() && fs::is_empty(created_folder_, error)) fs::remove(created_folder_, error);
 }
 
 absl::Status StagedFile::Commit() {
-  std::error_code error;
-  fs::rename(temp_, path_, error);
-  if (error) return absl::UnavailableError(absl::StrCat(path_, ": cannot rename into place: ", error.message()));
-  temp_.clear();
+  absl::Status status = CommitOutput(placement_);
+  placement_.temporary.clear();
+  if (!status.ok()) return status;
   created_folder_.clear();
   return absl::OkStatus();
 }

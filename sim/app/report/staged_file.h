@@ -1,5 +1,6 @@
-// A file written all or nothing: Stage() writes the text to a hidden temporary beside the target
-// (creating the target's folder if needed), Commit() renames it into place, and a StagedFile
+// A file written all or nothing: Stage() writes the text to a temporary unique to the run
+// (creating the target's folder if needed), Commit() moves it into place (a rename; a device or a
+// FIFO is written through and a symbolic link followed, base/output_file.h), and a StagedFile
 // destroyed uncommitted removes its temporary (and the folder, if it created it and left it
 // empty). So a report that fails, or a run whose other outputs fail, leaves no partial page.
 #ifndef INFERGRID_SIM_APP_REPORT_STAGED_FILE_H_
@@ -9,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/output_file.h"
 
 namespace infergrid::report {
 
@@ -24,10 +26,9 @@ class StagedFile {
   absl::Status Commit();
 
  private:
-  StagedFile(std::string path, std::string temp, std::string created_folder)
-      : path_(std::move(path)), temp_(std::move(temp)), created_folder_(std::move(created_folder)) {}
-  std::string path_;
-  std::string temp_;            // empty once committed or moved from
+  StagedFile(OutputPlacement placement, std::string created_folder)
+      : placement_(std::move(placement)), created_folder_(std::move(created_folder)) {}
+  OutputPlacement placement_;   // its temporary empty once committed or moved from
   std::string created_folder_;  // the folder Stage() created, if any
 };
 

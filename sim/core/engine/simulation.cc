@@ -1,7 +1,9 @@
 #include "sim/core/engine/simulation.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -761,7 +763,12 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   char arg3[] = "--cfg=contexts/factory:thread";
   char* argv[] = {arg0, arg1, arg2, kAddressSanitizer ? arg3 : nullptr, nullptr};
   int argc = kAddressSanitizer ? 4 : 3;
+  // SimGrid installs a SIGINT handler of its own (it lists its actors and exits 1); the process
+  // keeps the one it had (the command's: remove the run's temporaries, say so, exit 130).
+  struct sigaction interrupt_handler = {};
+  sigaction(SIGINT, nullptr, &interrupt_handler);
   sg::Engine engine(&argc, argv);
+  sigaction(SIGINT, &interrupt_handler, nullptr);
 
   absl::StatusOr<std::vector<ReplicaDevices>> devices = BuildPlatform(gpu, config.layout);
   if (!devices.ok()) return devices.status();
@@ -789,10 +796,16 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   if (!r->error().ok()) return r->error();
 
   SimulationResult result = std::move(r->result());
+  // The run lasts from the first arrival (time 0) to its last response: the front end hands a
+  // request its last tokens after the engine's last step (its CPU queues), so the engine's clock
+  // alone would end the run early and overstate its throughput.
   result.duration_s = sg::Engine::get_clock();
   result.wall_s = wall;
   int64_t finished = 0;
-  for (const RequestRecord& record : result.log.records()) finished += record.outcome == RequestOutcome::kFinished;
+  for (const RequestRecord& record : result.log.records()) {
+    finished += record.outcome == RequestOutcome::kFinished;
+    result.duration_s = std::max({result.duration_s, record.finish_s, record.last_token_s});
+  }
   result.events = result.arrivals + result.stats.iterations + finished;
   result.activities = r->activities();
   result.cost_model_calls = r->cost_model_calls();

@@ -100,7 +100,7 @@ struct EngineConfig {
 struct SimulationResult {
   RequestLog log;
   IterationStats stats;
-  double duration_s = 0;                 // simulated: the last event's time
+  double duration_s = 0;                 // simulated: first arrival (0) to the last response
   double wall_s = 0;                     // wall-clock time of the run (not deterministic)
   int64_t arrivals = 0;
   int64_t rejected = 0;

@@ -504,7 +504,7 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   plan.kv_groups = limit.kv_groups;
   plan.kv_dtype = r.kv_dtype;
   plan.num_blocks = blocks;
-  plan.kv_tokens = blocks * plan.block_size;
+  plan.kv_tokens = plan.kv_groups.CapacityTokens(blocks, plan.block_size);
   if (plan.kv_groups.hybrid()) return CheckHybridFitsMaxModelLen(p, d);
   if (p.require_max_model_len_fits() && plan.kv_tokens < d->max_model_len) {
     const double per_token = static_cast<double>(plan.kv_bytes_per_token);

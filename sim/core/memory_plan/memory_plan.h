@@ -68,7 +68,7 @@ struct MemoryPlan {
   int64_t kv_bytes_per_token = 0;       // per GPU, over the layers one block spans
   int block_size = 16;
   int64_t num_blocks = 0;
-  int64_t kv_tokens = 0;                // per replica: num_blocks * block_size
+  int64_t kv_tokens = 0;                // per replica: kv_groups.CapacityTokens(num_blocks, block_size)
   // The layer groups blocks are cut for (models/kv_cache_groups.h): one group of every layer
   // unless the model has sliding windows and the engine keeps them apart.
   KvCacheGroups kv_groups{};

@@ -44,7 +44,7 @@ absl::Status AddDraftToPlan(const DraftMemory& draft, const MemoryPlanRequest& r
     const double block_bytes =
         static_cast<double>(plan.block_size) * static_cast<double>(plan.kv_bytes_per_token + draft.kv_bytes_per_token);
     plan.num_blocks = static_cast<int64_t>(std::floor(plan.kv_cache_bytes / block_bytes));
-    plan.kv_tokens = plan.num_blocks * plan.block_size;
+    plan.kv_tokens = plan.kv_groups.CapacityTokens(plan.num_blocks, plan.block_size);
   }
   plan.log_lines.push_back(absl::StrFormat(
       "speculative decoding: draft weights %.2f GiB, draft KV %d B/token; %d blocks of target + draft KV",
