@@ -57,10 +57,12 @@ std::vector<std::string> AttentionNotes(const ModelSpec& model, const MemoryPlan
                        held)};
 }
 
-// A length table given as --trace: the reader's "no timestamps" warning becomes what was done
-// about it, the arrival process its rows were given.
-void NameGivenArrivals(const cli::WorkloadOptions& w, uint64_t seed, TraceReadStats& stats) {
-  if (!w.trace_without_times) return;
+// The trace's reading for the summary (null for a synthetic workload). For a length table given
+// as --trace, the reader's "no timestamps" warning becomes what was done about it: the arrival
+// process its rows were given.
+const TraceReadStats* TraceStatsForSummary(const cli::WorkloadOptions& w, uint64_t seed, TraceReadStats& stats) {
+  if (w.trace.empty()) return nullptr;
+  if (!w.trace_without_times) return &stats;
   for (std::string& warning : stats.warnings) {
     if (!absl::StartsWith(warning, kNoTimestampsWarning)) continue;
     const SyntheticWorkloadSpec& spec = w.synthetic;
@@ -68,6 +70,7 @@ void NameGivenArrivals(const cli::WorkloadOptions& w, uint64_t seed, TraceReadSt
                            spec.arrival == "gamma" ? absl::StrCat(" (cv ", spec.cv, ")") : "", " process at ",
                            spec.rate_per_s, " req/s, seed ", seed, " (--arrival, --rate, --cv, --seed)");
   }
+  return &stats;
 }
 
 absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadOptions& w, uint64_t seed,
@@ -163,8 +166,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   context.slo_ttft_s = o.slo_ttft_s;
   context.slo_tpot_s = o.slo_tpot_s;
   context.record_wall_time = o.record_wall_time;
-  NameGivenArrivals(o.workload, seed, trace_stats);
-  if (!o.workload.trace.empty()) context.trace_stats = &trace_stats;
+  context.trace_stats = TraceStatsForSummary(o.workload, seed, trace_stats);
   context.model_notes = AttentionNotes(o.setup.model, plan.memory_plan);
   context.engine_note = plan.engine_note;
   if (iterations_csv) {
