@@ -335,6 +335,7 @@ absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Out
     absl::StatusOr<bench::PerfMeasurement> m = bench::MeasureWindows(outcomes, last_send, o.perf);
     if (absl::IsNotFound(m.status())) continue;
     if (!m.ok()) return m.status();
+    NotePrefixCache(plan, *run);
     const bench::GenaiPerfMetrics metrics = bench::ComputeGenaiPerfMetrics(outcomes, *m);
     out << (concurrency > 0 ? absl::StrCat("concurrency ", concurrency) : absl::StrCat("request rate ", rate)) << ", "
         << count << " requests simulated\n"
