@@ -339,6 +339,14 @@ TEST(BenchDataset, CustomSonnetBurstGptAndTrace) {
     EXPECT_GT(q.prompt_len, 450);  // as many lines as fit, by vLLM's average line length
     EXPECT_EQ(q.output_len, 150);
   }
+  // The base prompt and the first lines are every prompt's shared prefix: the same length in
+  // each, about --sonnet-prefix-len (200) less the chat template's tokens.
+  for (const BenchRequest& q : *r) {
+    EXPECT_EQ(q.shared_prefix_len, (*r)[0].shared_prefix_len);
+    EXPECT_LT(q.shared_prefix_len, q.prompt_len);
+  }
+  EXPECT_GT((*r)[0].shared_prefix_len, 150);
+  EXPECT_LE((*r)[0].shared_prefix_len, 200);
 
   const std::string burst = testing::WriteFile(
       dir / "burst.csv",

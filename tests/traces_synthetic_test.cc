@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -17,7 +18,9 @@
 #include "traces/arrival_process.h"
 #include "traces/length_distribution.h"
 #include "traces/preset_fit.h"
+#include "traces/shared_prefix.h"
 #include "traces/synthetic_workload.h"
+#include "traces/trace_transforms.h"
 #include "traces/trace_reader.h"
 #include "traces/workload_presets.h"
 
@@ -72,6 +75,40 @@ TEST(Arrivals, GammaHasTheRateAndTheCv) {
   }
   EXPECT_FALSE(MakeGammaArrivals(1.0, 0, 1).ok());
   EXPECT_FALSE(MakePoissonArrivals(-1.0, 1).ok());
+}
+
+TEST(Arrivals, ConstantIsEvenlySpacedAndReplacesATablesZeros) {
+  absl::StatusOr<std::unique_ptr<ArrivalProcess>> constant = MakeConstantArrivals(4);
+  ASSERT_TRUE(constant.ok()) << constant.status();
+  const std::vector<double> t = Times(**constant, 5);
+  for (int i = 0; i < 5; ++i) EXPECT_DOUBLE_EQ(t[static_cast<size_t>(i)], 0.25 * i);
+  EXPECT_FALSE(MakeConstantArrivals(0).ok());
+  // A length table keeps its rows, in order, and takes the process's times.
+  std::vector<Request> rows(3);
+  for (int i = 0; i < 3; ++i) rows[static_cast<size_t>(i)].input_tokens = 100 * (i + 1);
+  std::unique_ptr<RequestSource> source = ReplaceArrivals(
+      std::make_unique<VectorRequestSource>(rows), *MakeConstantArrivals(2));
+  Request r;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(*source->Next(&r));
+    EXPECT_EQ(r.input_tokens, 100 * (i + 1));
+    EXPECT_DOUBLE_EQ(r.arrival_s, 0.5 * i);
+    EXPECT_EQ(r.id, i);
+  }
+  EXPECT_FALSE(*source->Next(&r));
+}
+
+TEST(SharedPrefix, OneHashPerWholeSixteenTokensTheSameWithinAGroup) {
+  EXPECT_TRUE(SharedPrefixHashes(0, 15).empty());
+  const std::vector<uint64_t> a = SharedPrefixHashes(3, 100);
+  ASSERT_EQ(a.size(), 6u);  // 96 of the 100 tokens are whole blocks of 16
+  EXPECT_EQ(SharedPrefixHashes(3, 1000).size(), 62u);
+  for (size_t k = 0; k < a.size(); ++k) EXPECT_EQ(SharedPrefixHashes(3, 1000)[k], a[k]);  // a prefix of a longer one
+  const std::vector<uint64_t> b = SharedPrefixHashes(4, 100);
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_NE(a[k], b[k]);
+    for (size_t j = 0; j < k; ++j) EXPECT_NE(a[k], a[j]);
+  }
 }
 
 TEST(Arrivals, PiecewiseFollowsTheSchedule) {
@@ -231,7 +268,7 @@ TEST(Synthetic, OverridesAndErrors) {
   EXPECT_THAT(error(bad), HasSubstr("unknown workload preset 'nope': expected one of"));
   bad = {};
   bad.arrival = "weibull";
-  EXPECT_THAT(error(bad), HasSubstr("expected poisson, gamma, piecewise or replay"));
+  EXPECT_THAT(error(bad), HasSubstr("expected poisson, gamma, constant, piecewise or replay"));
   bad = {};
   bad.num_requests = 0;
   EXPECT_THAT(error(bad), HasSubstr("number of requests must be > 0"));

@@ -22,7 +22,7 @@ absl::Status CheckRate(double rate) {
 
 class GapProcess final : public ArrivalProcess {
  public:
-  // shape 0: exponential gaps.
+  // shape 0: exponential gaps; shape < 0: constant gaps of 1 / rate (no draw).
   GapProcess(double rate, double shape, uint64_t seed)
       : rate_(rate), shape_(shape), random_(seed, kStream) {}
   absl::StatusOr<double> Next() override {
@@ -30,8 +30,9 @@ class GapProcess final : public ArrivalProcess {
       started_ = true;
       return now_;
     }
-    const double gap = shape_ == 0 ? random_.Exponential() / rate_
-                                   : random_.Gamma(shape_) / (shape_ * rate_);
+    const double gap = shape_ < 0    ? 1.0 / rate_
+                       : shape_ == 0 ? random_.Exponential() / rate_
+                                     : random_.Gamma(shape_) / (shape_ * rate_);
     now_ += gap;
     return now_;
   }
@@ -108,6 +109,11 @@ class ReplayProcess final : public ArrivalProcess {
 absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakePoissonArrivals(double rate_per_s, uint64_t seed) {
   if (absl::Status s = CheckRate(rate_per_s); !s.ok()) return s;
   return std::unique_ptr<ArrivalProcess>(new GapProcess(rate_per_s, 0, seed));
+}
+
+absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeConstantArrivals(double rate_per_s) {
+  if (absl::Status s = CheckRate(rate_per_s); !s.ok()) return s;
+  return std::unique_ptr<ArrivalProcess>(new GapProcess(rate_per_s, -1, 0));
 }
 
 absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeGammaArrivals(double rate_per_s, double cv,

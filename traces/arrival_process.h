@@ -1,6 +1,7 @@
 // Arrival processes for synthetic workloads. Each yields non-decreasing arrival times in seconds
 // from its own origin and draws only from its own RandomStream.
 //   Poisson      exponential gaps at a constant rate; the first arrival is at 0.
+//   Constant     evenly spaced, one every 1 / rate seconds from 0 (vLLM's infinite burstiness).
 //   Gamma        gamma gaps with a given mean rate and coefficient of variation (burstiness:
 //                cv 1 is Poisson, > 1 burstier, < 1 more regular); the first arrival at 0.
 //   Piecewise    a non-homogeneous Poisson process whose rate is constant on each segment of a
@@ -28,6 +29,7 @@ class ArrivalProcess {
 };
 
 absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakePoissonArrivals(double rate_per_s, uint64_t seed);
+absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeConstantArrivals(double rate_per_s);
 absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeGammaArrivals(double rate_per_s, double cv,
                                                                   uint64_t seed);
 

@@ -220,9 +220,9 @@ void CsvTraceSource::Finish(TraceReadStats* stats) {
         " (kept; the two counts are used), the first at request ", first_mismatch_line_ - 1));
   }
   if (layout_.time_kind == RowTime::Kind::kNone && stats->rows > 0) {
-    stats->warnings.push_back(
-        "no timestamps: every arrival is 0; give the lengths an arrival process "
-        "(a synthetic workload with --lengths from this file, or a rate)");
+    stats->warnings.push_back(absl::StrCat(
+        kNoTimestampsWarning, ": every arrival is 0; simulate --trace=FILE gives the rows in order an "
+        "arrival process (--arrival, --rate), simulate --lengths=FILE resamples them"));
   }
 }
 

@@ -22,6 +22,8 @@ struct Request {
   std::string session;            // tenant / session id where the trace has one
   std::string model;              // the model that served it, where the trace says (BurstGPT)
   std::string log_type;           // BurstGPT "Log Type": "Conversation log" or "API log"
+  int32_t tokens_per_hash = 512;  // tokens one prefix hash names (Mooncake's 512; synthetic
+                                  // shared prefixes: traces/shared_prefix.h)
 };
 
 // A stream of requests in non-decreasing arrival order. Next() returns false at the end and an

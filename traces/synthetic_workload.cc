@@ -38,8 +38,11 @@ class SyntheticSource final : public RequestSource {
   int64_t next_ = 0;
 };
 
-absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeArrivals(const SyntheticWorkloadSpec& spec) {
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeSyntheticArrivals(const SyntheticWorkloadSpec& spec) {
   if (spec.arrival == "poisson") return MakePoissonArrivals(spec.rate_per_s, spec.seed);
+  if (spec.arrival == "constant") return MakeConstantArrivals(spec.rate_per_s);
   if (spec.arrival == "gamma") return MakeGammaArrivals(spec.rate_per_s, spec.cv, spec.seed);
   if (spec.arrival == "piecewise") {
     if (spec.rate_schedule.empty()) {
@@ -55,17 +58,15 @@ absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeArrivals(const SyntheticWork
     return MakeReplayArrivals(spec.replay_trace, TraceOptions{}, spec.rate_per_s);
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "arrival process '", spec.arrival, "': expected poisson, gamma, piecewise or replay"));
+      "arrival process '", spec.arrival, "': expected poisson, gamma, constant, piecewise or replay"));
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<RequestSource>> MakeSyntheticWorkload(
     const SyntheticWorkloadSpec& spec) {
   if (spec.num_requests <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("number of requests must be > 0, got ", spec.num_requests));
   }
-  absl::StatusOr<std::unique_ptr<ArrivalProcess>> arrivals = MakeArrivals(spec);
+  absl::StatusOr<std::unique_ptr<ArrivalProcess>> arrivals = MakeSyntheticArrivals(spec);
   if (!arrivals.ok()) return arrivals.status();
   std::unique_ptr<LengthSampler> lengths;
   if (!spec.lengths_trace.empty()) {

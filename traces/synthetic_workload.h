@@ -9,12 +9,13 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "traces/arrival_process.h"
 #include "traces/request.h"
 
 namespace infergrid {
 
 // Named presets fitted to the real traces: azure-conv, azure-code, mooncake-conv, sharegpt, arxiv.
-// arrival: "poisson" or "gamma" (with cv); rate_per_s > 0; num_requests > 0; every stream seeded
+// arrival: "poisson", "gamma" (with cv) or "constant" (evenly spaced); rate_per_s > 0; num_requests > 0; every stream seeded
 // from seed (std::mt19937_64).
 // Beyond those: arrival "piecewise" (rate_schedule: "DURATION_S:RELATIVE_RATE,...", repeated,
 // scaled to a mean of rate_per_s) and "replay" (replay_trace's inter-arrivals scaled to
@@ -38,6 +39,10 @@ struct SyntheticWorkloadSpec {
 
 absl::StatusOr<std::unique_ptr<RequestSource>> MakeSyntheticWorkload(
     const SyntheticWorkloadSpec& spec);
+
+// The spec's arrival process alone (arrival, rate_per_s, cv, rate_schedule, replay_trace, seed):
+// the times a length table without its own receives.
+absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeSyntheticArrivals(const SyntheticWorkloadSpec& spec);
 
 }  // namespace infergrid
 

@@ -31,6 +31,9 @@ struct TraceOptions {
   bool allow_out_of_order = false;
 };
 
+// The first words of the warning a length table without times gets.
+inline constexpr char kNoTimestampsWarning[] = "no timestamps";
+
 struct TraceReadStats {
   std::string format;    // the format read (detected or forced)
   int64_t rows = 0;      // requests yielded

@@ -29,6 +29,26 @@ class ScaledSource final : public RequestSource {
   int64_t next_id_ = 0;
 };
 
+class ArrivalReplacingSource final : public RequestSource {
+ public:
+  ArrivalReplacingSource(std::unique_ptr<RequestSource> inner, std::unique_ptr<ArrivalProcess> arrivals)
+      : inner_(std::move(inner)), arrivals_(std::move(arrivals)) {}
+  absl::StatusOr<bool> Next(Request* request) override {
+    absl::StatusOr<bool> more = inner_->Next(request);
+    if (!more.ok() || !*more) return more;
+    absl::StatusOr<double> t = arrivals_->Next();
+    if (!t.ok()) return t.status();
+    request->arrival_s = *t;
+    request->id = next_id_++;
+    return true;
+  }
+
+ private:
+  std::unique_ptr<RequestSource> inner_;
+  std::unique_ptr<ArrivalProcess> arrivals_;
+  int64_t next_id_ = 0;
+};
+
 // Buffers a probe of the stream to measure its rate, then replays the probe and the rest.
 class RateSource final : public RequestSource {
  public:
@@ -150,6 +170,11 @@ absl::StatusOr<std::unique_ptr<RequestSource>> ScaleToRate(std::unique_ptr<Reque
     return absl::InvalidArgumentError(absl::StrCat("rate probe needs >= 2 requests, got ", probe_requests));
   }
   return std::unique_ptr<RequestSource>(new RateSource(std::move(inner), rate_per_s, probe_requests));
+}
+
+std::unique_ptr<RequestSource> ReplaceArrivals(std::unique_ptr<RequestSource> inner,
+                                               std::unique_ptr<ArrivalProcess> arrivals) {
+  return std::unique_ptr<RequestSource>(new ArrivalReplacingSource(std::move(inner), std::move(arrivals)));
 }
 
 absl::StatusOr<std::unique_ptr<RequestSource>> LimitRequests(std::unique_ptr<RequestSource> inner,

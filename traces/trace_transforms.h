@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "traces/arrival_process.h"
 #include "traces/request.h"
 
 namespace infergrid {
@@ -24,6 +25,12 @@ absl::StatusOr<std::unique_ptr<RequestSource>> ScaleTime(std::unique_ptr<Request
 absl::StatusOr<std::unique_ptr<RequestSource>> ScaleToRate(std::unique_ptr<RequestSource> inner,
                                                            double rate_per_s,
                                                            int64_t probe_requests = 100000);
+
+// Keeps the inner source's requests in order (their lengths, hashes, sessions) and gives each
+// the next time of `arrivals` instead of its own: a length table, whose arrivals are all 0,
+// becomes a workload with an arrival process.
+std::unique_ptr<RequestSource> ReplaceArrivals(std::unique_ptr<RequestSource> inner,
+                                               std::unique_ptr<ArrivalProcess> arrivals);
 
 // Yields the inner source's requests; an arrival beyond 2^32 s (kMaxTimestampS) or not finite
 // is an InvalidArgument naming the request and `cause` (what set the arrivals: "--rate=1e-300").

@@ -12,7 +12,8 @@ namespace infergrid::bench {
 
 const std::vector<std::string>& DatasetNames() {
   static const auto* names =
-      new std::vector<std::string>{"random", "sharegpt", "sonnet", "burstgpt", "custom", "trace"};
+      new std::vector<std::string>{"random", "sharegpt", "sonnet", "burstgpt", "custom", "trace",
+                                   "generated-shared-prefix"};
   return *names;
 }
 
@@ -31,6 +32,8 @@ absl::StatusOr<std::vector<BenchRequest>> SampleDataset(const DatasetOptions& op
     requests = SampleCustom(options);
   } else if (options.name == "trace") {
     requests = SampleTrace(options);
+  } else if (options.name == "generated-shared-prefix") {
+    requests = SampleGeneratedSharedPrefix(options);
   } else {
     return absl::InvalidArgumentError(absl::StrCat("unknown dataset '", options.name, "'"));
   }

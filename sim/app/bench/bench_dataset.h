@@ -10,6 +10,8 @@
 //   sonnet     vLLM's sonnet.txt: the base prompt plus lines drawn with random.choices
 //   burstgpt   a BurstGPT CSV: GPT-4 rows with a response, sampled as pandas.sample(seed)
 //   custom     a JSONL file of {"prompt": ...} lines, shuffled, with --custom-output-len
+//   generated-shared-prefix  SGLang's: groups of prompts, each a shared system prompt and a
+//              question of its own (generated_shared_prefix_dataset.cc); --num-prompts unused
 //   trace      any trace InferGrid reads (traces/trace_reader.h), in file order; its arrival
 //              times are kept with --self-timed
 // Text lengths are estimated (token_estimate.h) unless the file carries token counts.
@@ -33,6 +35,10 @@ struct BenchRequest {
   int32_t server_extra = 0;    // tokens the server adds when it tokenizes the prompt text
   int32_t output_len = 0;      // max_tokens sent
   double timestamp_s = -1;     // the trace's arrival (self-timed runs); -1: none
+  // The prompt's first tokens that every request of its prefix group shares (a random prefix,
+  // sonnet's poem lines): the engine's prefix cache finds them (traces/shared_prefix.h).
+  int32_t shared_prefix_len = 0;
+  int32_t prefix_group = 0;
 };
 
 struct DatasetOptions {
@@ -58,6 +64,12 @@ struct DatasetOptions {
   // trace
   std::string trace_format = "auto";
   bool no_oversample = false;
+  // generated-shared-prefix (SGLang's): groups of prompts sharing a system prompt
+  int64_t gsp_num_groups = 64;
+  int64_t gsp_prompts_per_group = 16;
+  int64_t gsp_system_prompt_len = 2048;
+  int64_t gsp_question_len = 128;
+  int64_t gsp_output_len = 256;
   // SGLang's bench_serving draws the random dataset (sglang_serving.h): --random-range-ratio is
   // the shortest length's share, lengths from NumPy's legacy stream.
   bool sglang_client = false;
@@ -77,6 +89,7 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSonnet(const DatasetOptions& opt
 absl::StatusOr<std::vector<BenchRequest>> SampleBurstGpt(const DatasetOptions& options);
 absl::StatusOr<std::vector<BenchRequest>> SampleCustom(const DatasetOptions& options);
 absl::StatusOr<std::vector<BenchRequest>> SampleTrace(const DatasetOptions& options);
+absl::StatusOr<std::vector<BenchRequest>> SampleGeneratedSharedPrefix(const DatasetOptions& options);
 
 // The first `limit` requests of a trace InferGrid reads (all with limit < 0).
 absl::StatusOr<std::vector<Request>> ReadTraceRequests(const std::string& path, const TraceOptions& options,

@@ -33,6 +33,7 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const DatasetOptions& o) 
   for (BenchRequest& request : requests) {
     request.prompt_len = static_cast<int32_t>(o.random_prefix_len + rng.IntegersInclusive(input_low, input_high));
     request.server_extra = static_cast<int32_t>(special);
+    request.shared_prefix_len = static_cast<int32_t>(o.random_prefix_len);  // the same tokens for every prompt
   }
   for (BenchRequest& request : requests) {
     request.output_len = static_cast<int32_t>(rng.IntegersInclusive(output_low, output_high));

@@ -14,6 +14,13 @@ namespace infergrid::bench {
 
 std::vector<double> RequestSendTimes(int64_t count, double request_rate, double burstiness, uint32_t seed);
 
+// vLLM's ramp-up (--ramp-up-strategy): request i of n is sent at its own rate, progress
+// p = i / max(n - 1, 1) of the way from start_rps to end_rps, linearly (start + (end - start) p)
+// or exponentially (start (end / start)^p); its interval is drawn as above at that rate, and the
+// accumulated times are not rescaled. start_rps > 0.
+std::vector<double> RampUpSendTimes(int64_t count, bool exponential, double start_rps, double end_rps,
+                                    double burstiness, uint32_t seed);
+
 }  // namespace infergrid::bench
 
 #endif  // INFERGRID_SIM_APP_BENCH_REQUEST_SCHEDULE_H_

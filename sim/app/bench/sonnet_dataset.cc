@@ -77,6 +77,9 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSonnet(const DatasetOptions& o) 
       BenchRequest request;
       request.prompt_len = static_cast<int32_t>(prompt_len);
       request.output_len = static_cast<int32_t>(o.sonnet_output_len);
+      // The base prompt and the prefix lines, the same text in every prompt (the template's
+      // leading tokens, shared too, are left out: a lower bound).
+      request.shared_prefix_len = static_cast<int32_t>(tokens(base_chars + prefix_chars) - family.special_tokens);
       samples.push_back(request);
     }
   }

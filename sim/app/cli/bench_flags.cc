@@ -12,7 +12,8 @@ namespace {
 // The datasets (vllm/benchmarks/datasets) and their lengths.
 void AddDatasetFlags(FlagGroup<BenchFlags>& group) {
   group.Add("dataset_name", &BenchFlags::dataset_name,
-           "random, sharegpt, sonnet, burstgpt, custom, or trace (any trace InferGrid reads)")
+           "random, sharegpt, sonnet, burstgpt, custom, trace (any trace InferGrid reads) or "
+           "generated-shared-prefix (SGLang's)")
       .Add("dataset_path", &BenchFlags::dataset_path, "the dataset file (every dataset but random)")
       .Add("num_prompts", &BenchFlags::num_prompts, "number of prompts to process")
       .AddList("input_len", &BenchFlags::input_len,
@@ -38,7 +39,13 @@ void AddDatasetFlags(FlagGroup<BenchFlags>& group) {
       .Add("custom_output_len", &BenchFlags::custom_output_len, "custom dataset's output tokens")
       .Add("skip_chat_template", &BenchFlags::skip_chat_template,
            "custom prompts without the chat template")
-      .Add("no_oversample", &BenchFlags::no_oversample, "do not top up a dataset with too few prompts");
+      .Add("no_oversample", &BenchFlags::no_oversample, "do not top up a dataset with too few prompts")
+      .Add("gsp_num_groups", &BenchFlags::gsp_num_groups, "generated-shared-prefix: groups (one system prompt each)")
+      .Add("gsp_prompts_per_group", &BenchFlags::gsp_prompts_per_group, "generated-shared-prefix: prompts per group")
+      .Add("gsp_system_prompt_len", &BenchFlags::gsp_system_prompt_len,
+           "generated-shared-prefix: the shared system prompt's tokens")
+      .Add("gsp_question_len", &BenchFlags::gsp_question_len, "generated-shared-prefix: each question's tokens")
+      .Add("gsp_output_len", &BenchFlags::gsp_output_len, "generated-shared-prefix: output tokens");
 }
 
 // bench latency, throughput and one-batch, and serve's own timing.
@@ -127,7 +134,41 @@ void AddAcceptedFlags(FlagGroup<BenchFlags>& group) {
            "bench serve: the date in the result (default: now, %Y%m%d-%H%M%S)");
 }
 
+// vLLM's ramp-up, the clients' flags without effect, and SGLang's --output-file.
+void AddForeignFlags(FlagGroup<BenchFlags>& group) {
+  group.Add("ramp_up_strategy", &BenchFlags::ramp_up_strategy,
+           "bench serve: linear or exponential: the request rate grows from --ramp-up-start-rps to "
+           "--ramp-up-end-rps over the requests (vLLM's; --request-rate stays inf)")
+      .Add("ramp_up_start_rps", &BenchFlags::ramp_up_start_rps, "bench serve: the ramp-up's first rate, req/s (> 0)")
+      .Add("ramp_up_end_rps", &BenchFlags::ramp_up_end_rps, "bench serve: the ramp-up's last rate, req/s")
+      .Add("endpoint", &BenchFlags::endpoint, "bench serve: accepted without effect (the API path)")
+      .Add("base_url", &BenchFlags::base_url, "bench serve: accepted without effect (the server's URL)")
+      .Add("host", &BenchFlags::host, "bench serve: accepted without effect (the server's host)")
+      .Add("port", &BenchFlags::port, "bench serve: accepted without effect (the server's port)")
+      .Add("served_model_name", &BenchFlags::served_model_name,
+           "bench serve: accepted without effect (the model's name in the API)")
+      .Add("temperature", &BenchFlags::temperature,
+           "bench serve: accepted without effect (requests run to max_tokens whatever is sampled)")
+      .Add("top_p", &BenchFlags::top_p, "bench serve: accepted without effect (sampling)")
+      .Add("top_k", &BenchFlags::top_k, "bench serve: accepted without effect (sampling)")
+      .Add("endpoint_type", &BenchFlags::endpoint_type,
+           "bench serve: accepted without effect (genai-perf's API kind: chat, completions)")
+      .Add("streaming", &BenchFlags::streaming,
+           "bench serve: accepted without effect (the simulated client always streams)")
+      .Add("url", &BenchFlags::url, "bench serve: accepted without effect (genai-perf's server URL)")
+      .Add("output_file", &BenchFlags::output_file,
+           "bench serve --client=sglang: refused (SGLang's JSON-lines result is not written; "
+           "--save-result writes vLLM's)");
+}
+
 }  // namespace
+
+const std::vector<absl::string_view>& BenchInertFlagNames() {
+  static const std::vector<absl::string_view>* names = new std::vector<absl::string_view>{
+      "endpoint", "base_url", "host", "port", "served_model_name", "temperature", "top_p", "top_k",
+      "endpoint_type", "streaming", "url"};
+  return *names;
+}
 
 const FlagGroup<BenchFlags>& BenchFlagGroup() {
   static const FlagGroup<BenchFlags>* group = [] {
@@ -137,6 +178,7 @@ const FlagGroup<BenchFlags>& BenchFlagGroup() {
     AddServeFlags(*declared);
     AddClientFlags(*declared);
     AddAcceptedFlags(*declared);
+    AddForeignFlags(*declared);
     return declared;
   }();
   return *group;
@@ -162,7 +204,10 @@ const std::vector<FlagAlias>& BenchAliases() {
       {"disable_cuda_graph", "enforce_eager"},            // SGLang
       // vLLM's older --dataset: the path of a ShareGPT file (benchmark_throughput.py and
       // benchmark_serving.py before --dataset-name and --dataset-path).
-      {"dataset", "dataset_path", {{"dataset_name", "sharegpt"}}}};
+      {"dataset", "dataset_path", {{"dataset_name", "sharegpt"}}},
+      {"m", "model"},                                         // genai-perf
+      {"synthetic_input_tokens_mean", "random_input_len"},    // genai-perf
+      {"output_tokens_mean", "random_output_len"}};           // genai-perf
   return *aliases;
 }
 
@@ -194,7 +239,8 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
   const std::vector<absl::string_view> datasets = {"dataset", "dataset_name", "dataset_path", "num_prompts", "random_input_len", "random_output_len",
                          "random_range_ratio", "random_prefix_len", "sharegpt_output_len", "sonnet_input_len",
                          "sonnet_output_len", "sonnet_prefix_len", "custom_output_len", "skip_chat_template",
-                         "no_oversample", "trace_format"};
+                         "no_oversample", "trace_format", "gsp_num_groups", "gsp_prompts_per_group",
+                         "gsp_system_prompt_len", "gsp_question_len", "gsp_output_len"};
   if (mode == "latency") {
     add({"batch_size", "num_iters_warmup", "num_iters", "output_json"});
   } else if (mode == "one-batch") {
@@ -206,7 +252,10 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
     add(datasets);
     add({"self_timed", "request_rate", "burstiness", "max_concurrency", "concurrency", "ignore_eos", "goodput",
          "percentile_metrics", "metric_percentiles", "save_result", "save_detailed", "append_result", "result_dir",
-         "result_filename", "label", "metadata", "num_warmups", "result_date"});
+         "result_filename", "label", "metadata", "num_warmups", "result_date", "ramp_up_strategy",
+         "ramp_up_start_rps", "ramp_up_end_rps", "output_file", "m", "synthetic_input_tokens_mean",
+         "output_tokens_mean"});
+    add(BenchInertFlagNames());
   }
   return names;
 }
@@ -217,17 +266,19 @@ const CommandFlags& BenchCommandFlags() {
     for (const char* mode : {"latency", "throughput", "serve", "one-batch"}) {
       for (absl::string_view name : BenchFlagNames(mode)) {
         if (IsBenchAlias(name) || all->Find(name) != nullptr) continue;
-        // Each name is declared by exactly one of these groups.
-        const FlagSpec* spec = AccountingFlagGroup().Find(name);
+        // Bench's own first: its --input-len and --output-len (lists, as the scripts take
+        // them) are not simulate's length specs of the same names.
+        const FlagSpec* spec = BenchFlagGroup().Find(name);
+        if (spec == nullptr) spec = AccountingFlagGroup().Find(name);
         if (spec == nullptr) spec = EngineFlagGroup().Find(name);
         if (spec == nullptr) spec = SpeculativeFlagGroup().Find(name);
         if (spec == nullptr) spec = SimulateFlagGroup().Find(name);
         if (spec == nullptr) spec = TraceFlagGroup().Find(name);
-        if (spec == nullptr) spec = BenchFlagGroup().Find(name);
         all->Take(*spec);
       }
     }
     for (const FlagAlias& alias : BenchAliases()) all->Alias(alias);
+    all->AllowAbbreviations();  // argparse's: --random-input is --random-input-len
     return all;
   }();
   return *flags;

@@ -36,6 +36,11 @@ struct BenchFlags {
   int64_t custom_output_len = 256;
   bool skip_chat_template = false;
   bool no_oversample = false;
+  int64_t gsp_num_groups = 64;
+  int64_t gsp_prompts_per_group = 16;
+  int64_t gsp_system_prompt_len = 2048;
+  int64_t gsp_question_len = 128;
+  int64_t gsp_output_len = 256;
   bool self_timed = false;
   std::vector<int64_t> batch_size = {8};
   int64_t n = 1;
@@ -75,7 +80,29 @@ struct BenchFlags {
   bool trust_remote_code = false;
   std::string compare;
   std::string result_date;
+  // vLLM's ramp-up: the rate grows from start to end over the run's requests.
+  std::string ramp_up_strategy;
+  double ramp_up_start_rps = 0;
+  double ramp_up_end_rps = 0;
+  // Flags of the clients that cannot change a simulation: accepted, named in one note.
+  std::string endpoint;
+  std::string base_url;
+  std::string host;
+  std::string port;
+  std::string served_model_name;
+  double temperature = 0;
+  double top_p = 1;
+  int64_t top_k = -1;
+  std::string endpoint_type;
+  bool streaming = false;
+  std::string url;
+  // SGLang's --output-file: refused with its reason.
+  std::string output_file;
 };
+
+// The flags accepted without effect on the simulation (endpoints, hosts, names, sampling
+// settings that leave lengths alone), as bench lists them in its note.
+const std::vector<absl::string_view>& BenchInertFlagNames();
 const FlagGroup<BenchFlags>& BenchFlagGroup();
 
 // Every flag `bench MODE` accepts (its own, the engine's and the model's), and the aliases

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
@@ -175,6 +176,44 @@ absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
   return absl::OkStatus();
 }
 
+// SGLang's generated-shared-prefix dataset: its --gsp-* flags, refused with another dataset.
+absl::Status ReadGeneratedSharedPrefix(const FlagValues& flags, bench::DatasetOptions& d) {
+  const BenchFlags f = BenchFlagGroup().Read(flags);
+  const bool gsp = d.name == "generated-shared-prefix";
+  for (const auto& [name, value, target] :
+       {std::tuple{"gsp_num_groups", f.gsp_num_groups, &d.gsp_num_groups},
+        std::tuple{"gsp_prompts_per_group", f.gsp_prompts_per_group, &d.gsp_prompts_per_group},
+        std::tuple{"gsp_system_prompt_len", f.gsp_system_prompt_len, &d.gsp_system_prompt_len},
+        std::tuple{"gsp_question_len", f.gsp_question_len, &d.gsp_question_len},
+        std::tuple{"gsp_output_len", f.gsp_output_len, &d.gsp_output_len}}) {
+    if (flags.IsSet(name) && !gsp) {
+      return UsageError(absl::StrCat(DashedFlag(name), " is the generated-shared-prefix dataset's "
+                                     "(--dataset-name=generated-shared-prefix)"));
+    }
+    if (absl::Status s = CheckRange(name, value, 1, int64_t{1'000'000}); !s.ok()) return s;
+    *target = value;
+  }
+  if (gsp) d.num_prompts = d.gsp_num_groups * d.gsp_prompts_per_group;
+  return absl::OkStatus();
+}
+
+// vLLM's throughput: the random dataset's lengths from --input-len, else --random-input-len (both
+// given is refused), and its prefix from --prefix-len.
+absl::Status ReadThroughputLengths(const FlagValues& flags, int64_t input_len, int64_t output_len,
+                                   bench::DatasetOptions& d) {
+  if (input_len > 0 && flags.IsSet("random_input_len")) {
+    return UsageError("--input-len and --random-input-len are the same setting here: give one");
+  }
+  if (output_len > 0 && flags.IsSet("random_output_len")) {
+    return UsageError("--output-len and --random-output-len are the same setting here: give one");
+  }
+  if (d.name == "random" && input_len == 0 && !flags.IsSet("random_input_len")) {
+    return UsageError("--input-len (or --random-input-len) must be given for the random dataset");
+  }
+  if (flags.IsSet("prefix_len")) d.random_prefix_len = BenchFlagGroup().Read(flags).prefix_len;
+  return absl::OkStatus();
+}
+
 absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& o) {
   const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
   const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
@@ -186,10 +225,12 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
   if (std::find(names.begin(), names.end(), d.name) == names.end()) {
     return UsageError(absl::StrCat("--dataset-name: unknown dataset '", d.name, "' (", absl::StrJoin(names, ", "), ")"));
   }
-  if (d.name == "random" && !d.path.empty()) {
-    return UsageError("--dataset-path: the random dataset reads no file (use --dataset-name=sharegpt, custom, ...)");
+  const bool generated = d.name == "random" || d.name == "generated-shared-prefix";
+  if (generated && !d.path.empty()) {
+    return UsageError(absl::StrCat("--dataset-path: the ", d.name, " dataset reads no file (use --dataset-name=sharegpt, custom, ...)"));
   }
-  if (d.name != "random" && d.path.empty()) {
+  if (absl::Status s = ReadGeneratedSharedPrefix(flags, d); !s.ok()) return s;
+  if (!generated && d.path.empty()) {
     return UsageError(absl::StrCat("--dataset-name=", d.name, " needs --dataset-path"));
   }
   d.num_prompts = bench_flags.num_prompts;
@@ -240,8 +281,7 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
     if (mode == BenchMode::kThroughput) d.sonnet_output_len = output_len;
   }
   if (mode == BenchMode::kThroughput) {
-    if (d.name == "random" && input_len == 0) return UsageError("--input-len must be given for the random dataset");
-    if (flags.IsSet("prefix_len")) d.random_prefix_len = bench_flags.prefix_len;
+    if (absl::Status s = ReadThroughputLengths(flags, input_len, output_len, d); !s.ok()) return s;
   }
   o.self_timed = bench_flags.self_timed;
   if (o.self_timed && d.name != "trace") return UsageError("--self-timed needs --dataset-name=trace");
@@ -277,8 +317,55 @@ absl::Status ReadClient(BenchMode mode, const FlagValues& flags, BenchOptions& o
   return absl::OkStatus();
 }
 
+// vLLM's ramp-up: checked as vllm/benchmarks/serve.py checks it, and its rates must be finite
+// and positive at every request (the first is the start rate).
+absl::Status ReadRampUp(const FlagValues& flags, BenchOptions& o) {
+  const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
+  o.ramp_up_strategy = bench_flags.ramp_up_strategy;
+  o.ramp_up_start_rps = bench_flags.ramp_up_start_rps;
+  o.ramp_up_end_rps = bench_flags.ramp_up_end_rps;
+  if (o.ramp_up_strategy.empty()) {
+    if (flags.IsSet("ramp_up_start_rps") || flags.IsSet("ramp_up_end_rps")) {
+      return UsageError("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy=linear|exponential");
+    }
+    return absl::OkStatus();
+  }
+  if (o.ramp_up_strategy != "linear" && o.ramp_up_strategy != "exponential") {
+    return UsageError(absl::StrCat("--ramp-up-strategy: expected linear or exponential, got '", o.ramp_up_strategy, "'"));
+  }
+  if (o.client != "vllm") return UsageError("--ramp-up-strategy is vLLM's (--client=vllm)");
+  if (flags.IsSet("request_rate")) {
+    return UsageError("--ramp-up-strategy: the ramp-up rates set the load; remove --request-rate (vLLM's rule)");
+  }
+  if (!flags.IsSet("ramp_up_start_rps") || !flags.IsSet("ramp_up_end_rps")) {
+    return UsageError("--ramp-up-strategy needs both --ramp-up-start-rps and --ramp-up-end-rps");
+  }
+  if (absl::Status s = CheckDoubleRange("ramp-up-end-rps", o.ramp_up_end_rps, 0, 1e9); !s.ok()) return s;
+  if (absl::Status s = CheckDoubleRange("ramp-up-start-rps", o.ramp_up_start_rps, 0, o.ramp_up_end_rps); !s.ok()) {
+    return UsageError(absl::StrCat(s.message(), ": the start rate must be at most the end rate"));
+  }
+  if (o.ramp_up_start_rps == 0) {
+    return UsageError("--ramp-up-start-rps=0: the first request would be sent at rate 0 (vLLM refuses it)");
+  }
+  return absl::OkStatus();
+}
+
+// The clients' flags that cannot change a simulation, as given; SGLang's --output-file refused.
+absl::Status ReadForeignFlags(const FlagValues& flags, BenchOptions& o) {
+  if (flags.IsSet("output_file")) {
+    return UsageError("--output-file: SGLang's JSON-lines result is not written; --save-result --result-filename=F "
+                      "writes the run's result (vLLM's JSON), --compare reads SGLang's");
+  }
+  for (absl::string_view name : BenchInertFlagNames()) {
+    if (flags.IsSet(name)) o.inert_flags.push_back(DashedFlag(flags.Spelling(name)));
+  }
+  return absl::OkStatus();
+}
+
 // serve's load (rates, burstiness), its reports and its client's own settings.
 absl::Status ReadServe(const FlagValues& flags, BenchOptions& o) {
+  if (absl::Status s = ReadRampUp(flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadForeignFlags(flags, o); !s.ok()) return s;
   const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
   absl::StatusOr<std::vector<double>> rates = ReadRequestRates(bench_flags.request_rate);
   if (!rates.ok()) return rates.status();
@@ -344,7 +431,13 @@ absl::Status ReadOneBatch(const FlagValues& flags, const BenchFlags& bench_flags
 
 // The engine's options as bench runs it: the offline benchmarks have no front end and no noise.
 absl::Status ReadBenchEngine(BenchMode mode, const FlagValues& flags, BenchOptions& o) {
-  absl::StatusOr<SimulateOptions> engine = ReadSimulateOptions(flags);
+  if (flags.IsSet("format") && flags.Text("format") != "table") {
+    return UsageError("--format=json: bench prints its engine's report; --output-json (latency, throughput) and "
+                      "--save-result (serve) write it as JSON");
+  }
+  // bench's --input-len/--output-len are the scripts' (lists, mapped to the dataset), not
+  // simulate's synthetic length specs of the same names.
+  absl::StatusOr<SimulateOptions> engine = ReadSimulateOptions(flags.Without({"input_len", "output_len"}));
   if (!engine.ok()) return engine.status();
   o.engine = *std::move(engine);
   // vLLM's latency and throughput benchmarks build the offline LLM class, whose batch defaults

@@ -45,6 +45,12 @@ struct BenchOptions {
   // serve (and throughput's --concurrency)
   std::vector<double> request_rates;   // inf: all at once
   double burstiness = 1;
+  // vLLM's --ramp-up-strategy (empty: none) and its rates, req/s.
+  std::string ramp_up_strategy;
+  double ramp_up_start_rps = 0;
+  double ramp_up_end_rps = 0;
+  // The flags given that cannot change a simulation ("--host", "--port"), for one note.
+  std::vector<std::string> inert_flags;
   std::optional<int64_t> max_concurrency;
   bool self_timed = false;
   bench::GoodputSlo goodput;

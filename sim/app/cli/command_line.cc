@@ -6,6 +6,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace infergrid::cli {
 namespace {
@@ -36,6 +37,30 @@ NamedFlag Lookup(const CommandFlags& flags, const std::string& name, bool has_va
       named.negated = true;
     }
   }
+  return named;
+}
+
+// Python argparse's abbreviation rule: a name that is a prefix of exactly one flag or alias
+// names it; a prefix of several is refused, listing them as argparse does.
+absl::StatusOr<NamedFlag> LookupAbbreviation(const CommandFlags& flags, const std::string& name,
+                                             absl::string_view shown) {
+  NamedFlag named;
+  std::vector<std::string> matches;
+  for (const FlagSpec* spec : flags.specs()) {
+    if (!absl::StartsWith(spec->name, name)) continue;
+    matches.push_back(DashedFlag(spec->name));
+    named.spec = spec;
+  }
+  for (const FlagAlias& alias : flags.aliases()) {
+    if (!absl::StartsWith(alias.alias, name)) continue;
+    matches.push_back(DashedFlag(alias.alias));
+    named.alias = &alias;
+    named.spec = flags.Find(alias.canonical);
+  }
+  if (matches.size() > 1) {
+    return UsageError(absl::StrCat("ambiguous option: ", shown, " could match ", absl::StrJoin(matches, ", ")));
+  }
+  if (matches.empty()) return NamedFlag{};
   return named;
 }
 
@@ -121,8 +146,14 @@ absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string
       has_value = true;
     }
     std::replace(name.begin(), name.end(), '-', '_');  // --kv-cache-dtype == --kv_cache_dtype
-    const NamedFlag named = Lookup(flags, name, has_value);
+    NamedFlag named = Lookup(flags, name, has_value);
     const std::string shown = absl::StrCat("--", body.substr(0, body.find('=')));
+    if (named.spec == nullptr && flags.allow_abbreviations() && absl::StartsWith(arg, "--")) {
+      absl::StatusOr<NamedFlag> abbreviated = LookupAbbreviation(flags, name, shown);
+      if (!abbreviated.ok()) return abbreviated.status();
+      named = *abbreviated;
+      if (named.spec != nullptr) name = named.alias != nullptr ? named.alias->alias : named.spec->name;
+    }
     if (named.spec == nullptr) {
       return UsageError(absl::StrCat("unknown flag ", shown, " for this command (see --help)"));
     }

@@ -142,6 +142,13 @@ class CommandFlags {
   // Every flag of `other` but those named in `except`.
   CommandFlags& TakeAll(const CommandFlags& other, const std::vector<absl::string_view>& except = {});
   CommandFlags& Alias(FlagAlias alias);
+  // Accept a unique prefix of a flag's or an alias's name as that flag, as Python's argparse
+  // does (allow_abbrev): the command mirrors Python tools whose users type abbreviations.
+  CommandFlags& AllowAbbreviations() {
+    allow_abbreviations_ = true;
+    return *this;
+  }
+  bool allow_abbreviations() const { return allow_abbreviations_; }
 
   const FlagSpec* Find(absl::string_view name) const;
   const FlagAlias* FindAlias(absl::string_view name) const;
@@ -156,6 +163,7 @@ class CommandFlags {
 
   std::vector<const FlagSpec*> specs_;
   std::vector<FlagAlias> aliases_;
+  bool allow_abbreviations_ = false;
 };
 
 // A flag's name as a user types it: "kv_cache_dtype" -> "--kv-cache-dtype".

@@ -28,6 +28,15 @@ std::string FlagValues::DefaultText(absl::string_view name) const {
   return "";
 }
 
+FlagValues FlagValues::Without(const std::vector<std::string>& names) const {
+  FlagValues kept = *this;
+  for (const std::string& name : names) {
+    kept.given_.erase(name);
+    kept.spelling_.erase(name);
+  }
+  return kept;
+}
+
 FlagValues FlagValues::With(const FlagValues& overrides) const {
   FlagValues merged = *this;
   for (const auto& [name, value] : overrides.given_) {

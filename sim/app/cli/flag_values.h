@@ -31,6 +31,8 @@ class FlagValues {
   std::string Text(absl::string_view name) const;
   // The declared default of `name` as canonical text ("" for an undeclared flag).
   std::string DefaultText(absl::string_view name) const;
+  // These values without the named flags (as if the command line had not given them).
+  FlagValues Without(const std::vector<std::string>& names) const;
   // These values with `overrides`' given values on top.
   FlagValues With(const FlagValues& overrides) const;
 

@@ -111,11 +111,25 @@ void AddWorkloadFlags(FlagGroup<SimulateFlags>& group) {
   group.Add("workload", &SimulateFlags::workload,
            "synthetic workload preset when no --trace is given (azure-conv, azure-code, "
            "mooncake-conv, sharegpt, arxiv)")
-      .Add("arrival", &SimulateFlags::arrival, "synthetic arrivals: poisson or gamma (with --cv)")
+      .Add("arrival", &SimulateFlags::arrival,
+           "arrivals of a synthetic workload or a length table: poisson, gamma (with --cv) or constant "
+           "(evenly spaced)")
       .Add("rate", &SimulateFlags::rate,
            "requests per second: the synthetic arrival rate (0: 5 req/s), or with --trace the mean "
            "rate to rescale the trace to (0: as recorded)")
-      .Add("cv", &SimulateFlags::cv, "coefficient of variation of gamma inter-arrival times")
+      .Add("cv", &SimulateFlags::cv,
+           "coefficient of variation of gamma inter-arrival times (other than 1 without --arrival: gamma)")
+      .Add("input_len", &SimulateFlags::input_len,
+           "synthetic prompt tokens: N, or fixed:N, uniform:LO:HI, lognormal:MU:SIGMA, zipf:S:MAX "
+           "(replaces the preset's)")
+      .Add("output_len", &SimulateFlags::output_len,
+           "synthetic output tokens, as --input-len (replaces the preset's)")
+      .Add("range_ratio", &SimulateFlags::range_ratio,
+           "an integer --input-len/--output-len L drawn uniform on [floor(L(1-r)), ceil(L(1+r))], r in [0, 1) "
+           "(vLLM's --random-range-ratio)")
+      .Add("lengths", &SimulateFlags::lengths,
+           "synthetic (input, output) pairs resampled from this length table or trace (arrivals from "
+           "--arrival and --rate)")
       .Add("time_scale", &SimulateFlags::time_scale,
            "--trace: multiply every arrival time by this (0.1 = ten times the rate)")
       .Add("max_requests", &SimulateFlags::max_requests,

@@ -52,6 +52,10 @@ struct SimulateFlags {
   std::string arrival = "poisson";
   double rate = 0;
   double cv = 1;
+  std::string input_len;
+  std::string output_len;
+  double range_ratio = 0;
+  std::string lengths;
   double time_scale = 1;
   int64_t max_requests = 0;
   uint64_t seed = 0;

@@ -197,51 +197,6 @@ absl::Status ReadLimits(const FlagValues& flags, SimulateOptions& o) {
   return CheckRange("timeline_max_iterations", o.timeline_max_iterations, 0, int64_t{1} << 40);
 }
 
-// A trace (with its rescaling) or a synthetic preset (with its arrivals).
-absl::Status ReadWorkload(const FlagValues& flags, WorkloadOptions& w) {
-  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
-  const TraceFlags trace_flags = TraceFlagGroup().Read(flags);
-  const double rate = simulate_flags.rate;
-  const double cv = simulate_flags.cv;
-  const double time_scale = simulate_flags.time_scale;
-  const int64_t max_requests = simulate_flags.max_requests;
-  if (absl::Status s = CheckDoubleRange("rate", rate, 0, 1e9); !s.ok()) return s;
-  if (!(cv > 0) || cv > 1e3) return UsageError(absl::StrCat("--cv=", cv, " is outside (0, 1000]"));
-  if (!(time_scale > 0) || time_scale > 1e9) {
-    return UsageError(absl::StrCat("--time-scale=", time_scale, " must be > 0"));
-  }
-  if (absl::Status s = CheckRange("max_requests", max_requests, 0, int64_t{1} << 31); !s.ok()) return s;
-  const std::string arrival = simulate_flags.arrival;
-  if (arrival != "poisson" && arrival != "gamma") {
-    return UsageError(absl::StrCat("--arrival: expected poisson or gamma, got '", arrival, "'"));
-  }
-  w.trace = trace_flags.trace;
-  absl::StatusOr<TraceOptions> trace_options = ResolveTraceOptions(flags);
-  if (!trace_options.ok()) return trace_options.status();
-  w.trace_options = *trace_options;
-  w.time_scale = time_scale;
-  w.trace_rate = w.trace.empty() ? 0 : rate;
-  w.max_requests = max_requests;
-  if (!w.trace.empty() && access(w.trace.c_str(), R_OK) != 0) {
-    return absl::NotFoundError(absl::StrCat("--trace=", w.trace, ": cannot read the file"));
-  }
-  if (w.trace.empty() && time_scale != 1) {
-    return UsageError("--time-scale applies to --trace; a synthetic workload takes --rate");
-  }
-  w.synthetic.preset = simulate_flags.workload;
-  w.synthetic.arrival = arrival;
-  w.synthetic.rate_per_s = rate > 0 ? rate : kDefaultSyntheticRate;
-  w.synthetic.cv = cv;
-  w.synthetic.num_requests = max_requests > 0 ? max_requests : kDefaultSyntheticRequests;
-  w.synthetic.seed = simulate_flags.seed;
-  if (w.trace.empty()) {
-    // Sources are lazy: opening one checks the preset and the arrival parameters only.
-    absl::StatusOr<std::unique_ptr<RequestSource>> probe = MakeSyntheticWorkload(w.synthetic);
-    if (!probe.ok()) return UsageError(absl::StrCat("--workload: ", probe.status().message()));
-  }
-  return absl::OkStatus();
-}
-
 // What is written where: --out, --outputs, progress, wall time.
 absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
   const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
@@ -339,7 +294,7 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   o.json = *json;
   if (absl::Status s = ReadPolicies(flags, o); !s.ok()) return s;
   if (absl::Status s = ReadLimits(flags, o); !s.ok()) return s;
-  if (absl::Status s = ReadWorkload(flags, o.workload); !s.ok()) return s;
+  if (absl::Status s = ReadWorkloadOptions(flags, o.workload); !s.ok()) return s;
   absl::StatusOr<AccountingSetup> setup = ResolveAccountingSetup(flags);
   if (!setup.ok()) return setup.status();
   o.setup = *std::move(setup);

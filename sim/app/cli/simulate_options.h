@@ -15,6 +15,7 @@
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/cli/speculative_options.h"
+#include "sim/app/cli/workload_options.h"
 #include "sim/core/cost/cost_model_factory.h"
 #include "sim/core/memory_plan/memory_plan.h"
 #include "sim/core/serving/router.h"
@@ -38,20 +39,6 @@ struct OutputSelection {
   // "summary.json, requests.csv, ..." in that order, for the closing line.
   std::string FileList() const;
 };
-
-// Where the requests come from: a trace, or a synthetic preset.
-struct WorkloadOptions {
-  std::string trace;                 // empty: the synthetic preset
-  TraceOptions trace_options;
-  double time_scale = 1;             // trace arrival times multiplied by this
-  double trace_rate = 0;             // trace rescaled to this mean rate (0: as recorded)
-  int64_t max_requests = 0;          // the trace's first N (0: all)
-  SyntheticWorkloadSpec synthetic;   // preset, arrivals, rate, count and seed
-};
-
-// Synthetic defaults when --rate / --max-requests are 0.
-inline constexpr double kDefaultSyntheticRate = 5.0;
-inline constexpr int64_t kDefaultSyntheticRequests = 1000;
 
 struct SimulateOptions {
   AccountingSetup setup;             // model, GPU, weight and KV formats, parameter count

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/interrupt_cleanup.h"
 #include "sim/app/bench/bench_dataset.h"
@@ -95,6 +97,15 @@ struct Outputs {
     return absl::OkStatus();
   }
 };
+
+// With prefix caching on, the share of the prompt tokens the cache held (stderr: the report
+// stays the engine's own).
+void NotePrefixCache(const SimulationPlan& plan, const bench::ClientRun& run) {
+  if (!plan.options.prefix_caching || run.prompt_tokens() <= 0) return;
+  std::cerr << "infergrid bench: note: prefix cache hits: " << static_cast<int64_t>(run.cached_prompt_tokens())
+            << " of " << static_cast<int64_t>(run.prompt_tokens()) << " prompt tokens ("
+            << absl::StrFormat("%.1f", 100 * run.cached_prompt_tokens() / run.prompt_tokens()) << "%)\n";
+}
 
 absl::Status AppendComparison(const BenchOptions& o, const std::vector<nlohmann::json>& real, const PyJson& predicted,
                               std::ostream& out) {
@@ -235,6 +246,7 @@ absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
   absl::StatusOr<bench::ClientRun> run =
       SimulateClientRun(plan, requests, std::vector<double>(requests.size(), 0.0), o.n);
   if (!run.ok()) return run.status();
+  NotePrefixCache(plan, *run);
   bench::ThroughputResult result;
   result.elapsed_time = run->duration_s();
   result.num_requests = static_cast<int64_t>(requests.size());
@@ -326,6 +338,7 @@ absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Out
     absl::StatusOr<bench::PerfMeasurement> m = bench::MeasureWindows(outcomes, last_send, o.perf);
     if (absl::IsNotFound(m.status())) continue;
     if (!m.ok()) return m.status();
+    NotePrefixCache(plan, *run);
     const bench::GenaiPerfMetrics metrics = bench::ComputeGenaiPerfMetrics(outcomes, *m);
     out << (concurrency > 0 ? absl::StrCat("concurrency ", concurrency) : absl::StrCat("request rate ", rate)) << ", "
         << count << " requests simulated\n"
@@ -353,12 +366,17 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
       for (const bench::BenchRequest& r : requests) send_times.push_back(r.timestamp_s);
     } else if (o.client == "sglang") {
       send_times = bench::SglangSendTimes(o.dataset, static_cast<int64_t>(requests.size()), rate);
+    } else if (!o.ramp_up_strategy.empty()) {
+      send_times = bench::RampUpSendTimes(static_cast<int64_t>(requests.size()), o.ramp_up_strategy == "exponential",
+                                          o.ramp_up_start_rps, o.ramp_up_end_rps, o.burstiness,
+                                          static_cast<uint32_t>(o.dataset.seed));
     } else {
       send_times = bench::RequestSendTimes(static_cast<int64_t>(requests.size()), rate, o.burstiness,
                                            static_cast<uint32_t>(o.dataset.seed));
     }
     absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, requests, send_times, 1);
     if (!run.ok()) return run.status();
+    NotePrefixCache(plan, *run);
     const std::vector<bench::RequestOutcome> outcomes = Outcomes(*run);
     bench::ServeRunInfo info;
     info.request_rate = o.self_timed ? std::numeric_limits<double>::infinity() : rate;
@@ -419,6 +437,10 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
   absl::StatusOr<BenchOptions> options = cli::ReadBenchOptions(*mode, command_line.flags);
   if (!options.ok()) return options.status();
   const BenchOptions& o = *options;
+  if (!o.inert_flags.empty()) {
+    std::cerr << "infergrid bench: note: accepted without effect on the simulation: " << absl::StrJoin(o.inert_flags, ", ")
+              << "\n";
+  }
   // Read everything that can fail before simulating: the real result, then the dataset.
   std::vector<nlohmann::json> real;
   if (!o.compare_path.empty()) {

@@ -8,6 +8,7 @@
 #include "sim/core/cost/cost_model_factory.h"
 #include "sim/core/engine/simulation.h"
 #include "traces/request.h"
+#include "traces/shared_prefix.h"
 
 namespace infergrid {
 namespace {
@@ -40,6 +41,8 @@ absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
       request.arrival_s = send_times[i];
       request.input_tokens = static_cast<int32_t>(server_tokens);
       request.output_tokens = std::max(1, r.output_len);  // SGLang's client may ask for 0
+      request.prefix_block_hashes = SharedPrefixHashes(static_cast<uint64_t>(r.prefix_group), r.shared_prefix_len);
+      request.tokens_per_hash = kSharedPrefixHashTokens;
       served.push_back(request);
       outcome_of.push_back(run.requests_size() - 1);
     }
@@ -68,6 +71,8 @@ absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
         continue;
       }
       outcome.set_success(true);
+      run.set_prompt_tokens(run.prompt_tokens() + record.input_tokens);
+      run.set_cached_prompt_tokens(run.cached_prompt_tokens() + record.cached_tokens);
       outcome.set_output_tokens(record.output_tokens);
       outcome.set_ttft(record.first_token_s - record.arrival_s);
       outcome.set_latency(record.finish_s - record.arrival_s);

@@ -397,12 +397,22 @@ SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConf
   k.set_preemption_mode(std::string(NameOf(kPreemptionModeNames, o.preemption)));
   k.set_swap_space_gib(o.swap_space_gib);
   k.set_cost_model(std::string(NameOf(kCostModelNames, o.cost_model)));
-  k.set_workload(synthetic ? w.synthetic.preset : "trace");
+  const SyntheticWorkloadSpec& spec = w.synthetic;
+  const bool preset_unused =
+      !spec.lengths_trace.empty() || (!spec.input_lengths.empty() && !spec.output_lengths.empty());
+  k.set_workload(!synthetic ? "trace" : preset_unused ? "lengths" : spec.preset);
   k.set_trace(w.trace);
   k.set_trace_format(w.trace_options.format);
-  k.set_arrival(synthetic ? w.synthetic.arrival : "");
-  k.set_rate(synthetic ? w.synthetic.rate_per_s : w.trace_rate);
-  k.set_cv(synthetic ? w.synthetic.cv : 0);
+  // A length table given as --trace takes the synthetic arrival process.
+  const bool generated_arrivals = synthetic || w.trace_without_times;
+  k.set_arrival(generated_arrivals ? spec.arrival : "");
+  k.set_rate(generated_arrivals ? spec.rate_per_s : w.trace_rate);
+  k.set_cv(generated_arrivals ? spec.cv : 0);
+  if (synthetic) {
+    k.set_input_lengths(spec.input_lengths);
+    k.set_output_lengths(spec.output_lengths);
+    k.set_lengths(spec.lengths_trace);
+  }
   k.set_time_scale(w.time_scale);
   k.set_max_requests(static_cast<int32_t>(synthetic ? w.synthetic.num_requests : w.max_requests));
   k.set_seed(w.synthetic.seed);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "models/attention_layout.h"
@@ -56,6 +57,22 @@ std::vector<std::string> AttentionNotes(const ModelSpec& model, const MemoryPlan
                        held)};
 }
 
+// The trace's reading for the summary (null for a synthetic workload). For a length table given
+// as --trace, the reader's "no timestamps" warning becomes what was done about it: the arrival
+// process its rows were given.
+const TraceReadStats* TraceStatsForSummary(const cli::WorkloadOptions& w, uint64_t seed, TraceReadStats& stats) {
+  if (w.trace.empty()) return nullptr;
+  if (!w.trace_without_times) return &stats;
+  for (std::string& warning : stats.warnings) {
+    if (!absl::StartsWith(warning, kNoTimestampsWarning)) continue;
+    const SyntheticWorkloadSpec& spec = w.synthetic;
+    warning = absl::StrCat(kNoTimestampsWarning, ": its rows arrive as a ", spec.arrival,
+                           spec.arrival == "gamma" ? absl::StrCat(" (cv ", spec.cv, ")") : "", " process at ",
+                           spec.rate_per_s, " req/s, seed ", seed, " (--arrival, --rate, --cv, --seed)");
+  }
+  return &stats;
+}
+
 absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadOptions& w, uint64_t seed,
                                                             TraceReadStats* stats) {
   if (w.trace.empty()) {
@@ -70,6 +87,14 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadO
   if (w.max_requests > 0) {
     source = LimitRequests(*std::move(source), w.max_requests);
     if (!source.ok()) return source.status();
+  }
+  if (w.trace_without_times) {
+    SyntheticWorkloadSpec spec = w.synthetic;
+    spec.seed = seed;
+    absl::StatusOr<std::unique_ptr<ArrivalProcess>> arrivals = MakeSyntheticArrivals(spec);
+    if (!arrivals.ok()) return arrivals.status();
+    return BoundArrivals(ReplaceArrivals(*std::move(source), *std::move(arrivals)),
+                         absl::StrCat("--rate=", spec.rate_per_s));
   }
   if (w.time_scale != 1) {
     source = ScaleTime(*std::move(source), w.time_scale);
@@ -149,7 +174,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   context.slo_ttft_s = o.slo_ttft_s;
   context.slo_tpot_s = o.slo_tpot_s;
   context.record_wall_time = o.record_wall_time;
-  if (!o.workload.trace.empty()) context.trace_stats = &trace_stats;
+  context.trace_stats = TraceStatsForSummary(o.workload, seed, trace_stats);
   context.model_notes = AttentionNotes(o.setup.model, plan.memory_plan);
   context.engine_note = plan.engine_note;
   if (iterations_csv) {

@@ -1,8 +1,11 @@
 #include "sim/app/output/summary_table.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
 
@@ -25,18 +28,33 @@ void AddLatencyRow(format::TextTable& table, const std::string& name, const Late
 }
 
 
+// "azure-conv synthetic", "input fixed:2000, output fixed:300 tokens", "lengths resampled from F".
+std::string SyntheticLengths(const SimulationConfig& c) {
+  if (!c.lengths().empty()) return absl::StrCat("lengths resampled from ", c.lengths());
+  std::string out = c.workload() == "lengths" ? "" : absl::StrCat(c.workload(), " synthetic");
+  std::vector<std::string> given;
+  if (!c.input_lengths().empty()) given.push_back(absl::StrCat("input ", c.input_lengths()));
+  if (!c.output_lengths().empty()) given.push_back(absl::StrCat("output ", c.output_lengths()));
+  if (given.empty()) return out;
+  const std::string lengths = absl::StrCat(absl::StrJoin(given, ", "), " tokens");
+  return out.empty() ? lengths : absl::StrCat(out, " (", lengths, ")");
+}
+
 // The lines under the title: workload, cost model, front end (and noise), KV cache.
 std::string RenderSetup(const SimulationSummary& s) {
   const SimulationConfig& c = s.config();
   std::string out;
   std::string workload;
-  if (c.workload() == "trace") {
+  const std::string arrivals = absl::StrCat(c.arrival(), c.arrival() == "gamma" ? absl::StrCat(" (cv ", c.cv(), ")") : "",
+                                            " arrivals at ", Fixed(c.rate(), 2), " req/s, seed ", c.seed());
+  if (c.workload() == "trace" && !c.arrival().empty()) {
+    workload = absl::StrCat("trace ", c.trace(), " (lengths only, no times): ", arrivals);
+  } else if (c.workload() == "trace") {
     workload = absl::StrCat("trace ", c.trace());
     if (c.time_scale() != 1) absl::StrAppend(&workload, ", time x", c.time_scale());
     if (c.rate() > 0) absl::StrAppend(&workload, ", rescaled to ", Fixed(c.rate(), 2), " req/s");
   } else {
-    workload = absl::StrCat(c.workload(), " synthetic, ", c.arrival(), " arrivals at ",
-                            Fixed(c.rate(), 2), " req/s, seed ", c.seed());
+    workload = absl::StrCat(SyntheticLengths(c), ", ", arrivals);
   }
   absl::StrAppend(&out, "  workload     ", workload, "\n");
   absl::StrAppend(&out, "  cost model   ", s.cost_model().description(), " (", s.cost_model().reason(), ")\n");

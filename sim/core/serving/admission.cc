@@ -32,13 +32,14 @@ std::unique_ptr<Sequence> AdmitRequest(const Request& request, const AdmissionPo
   seq->output_tokens = static_cast<int32_t>(output);
   if (policy.prefix_caching && !request.prefix_block_hashes.empty()) {
     const int64_t full_blocks = prompt / policy.block_size;
+    const int64_t hash_tokens = std::max<int32_t>(1, request.tokens_per_hash);
     for (int64_t j = 0; j < full_blocks; ++j) {
       const int64_t first = j * policy.block_size;
       const int64_t last = first + policy.block_size - 1;
-      const size_t hash_index = static_cast<size_t>(last / kHashBlockTokens);
+      const size_t hash_index = static_cast<size_t>(last / hash_tokens);
       if (hash_index >= request.prefix_block_hashes.size()) break;
       seq->prefix_keys.push_back(PrefixBlockKey(request.prefix_block_hashes[hash_index],
-                                                first - static_cast<int64_t>(hash_index) * kHashBlockTokens));
+                                                first - static_cast<int64_t>(hash_index) * hash_tokens));
     }
   }
   return seq;

@@ -2,7 +2,8 @@
 // does: a prompt longer than max_model_len, or one whose KV (prompt, or prompt + output for
 // schedulers that reserve) can never fit the replica's blocks, is refused; an output that
 // would run past max_model_len is cut there. With prefix caching, the request's block hashes
-// (Mooncake: one per 512 tokens) become the cache keys of its full prompt blocks.
+// (Mooncake: one per 512 tokens; Request::tokens_per_hash) become the cache keys of its full
+// prompt blocks.
 #ifndef INFERGRID_SIM_CORE_SERVING_ADMISSION_H_
 #define INFERGRID_SIM_CORE_SERVING_ADMISSION_H_
 
@@ -15,9 +16,6 @@
 #include "traces/request.h"
 
 namespace infergrid {
-
-// Tokens named by one hash of Request::prefix_block_hashes.
-inline constexpr int64_t kHashBlockTokens = 512;
 
 struct AdmissionPolicy {
   int64_t max_model_len = 8192;

@@ -1,0 +1,173 @@
+// `simulate`'s simple workloads as users give them: lengths from flags (fixed, vLLM's range
+// ratio, a spec, a length table resampled), arrival processes (Poisson, gamma, constant), a
+// length table given as --trace taking the arrival process and naming it, and the flags that
+// would change nothing refused (--cv without gamma, lengths beside a trace).
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/command_runner.h"
+#include "tests/test_files.h"
+
+namespace infergrid {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::ReadAll;
+using testing::RunInfergrid;
+
+// The requests.csv rows of a run (header dropped), split into fields.
+std::vector<std::vector<std::string>> RequestRows(const fs::path& dir) {
+  std::vector<std::vector<std::string>> rows;
+  const std::vector<std::string> lines = absl::StrSplit(ReadAll(dir / "requests.csv"), '\n', absl::SkipEmpty());
+  for (size_t i = 1; i < lines.size(); ++i) rows.push_back(absl::StrSplit(lines[i], ','));
+  return rows;
+}
+
+TEST(SimulateWorkload, TwoThousandInThreeHundredOutAtTwentyPerSecond) {
+  const testing::CommandResult table = RunInfergrid("simulate --input-len=2000 --output-len=300 --rate=20");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out,
+              HasSubstr("workload     input fixed:2000, output fixed:300 tokens, poisson arrivals at 20.00 req/s, seed 0"));
+  const testing::CommandResult r =
+      RunInfergrid("simulate --input-len=2000 --output-len=300 --rate=20 --max-requests=50 --format=json --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["completed"], 50);
+  EXPECT_EQ(j["input_tokens"].get<double>(), 50 * 2000);
+  EXPECT_EQ(j["output_tokens"].get<double>(), 50 * 300);
+  EXPECT_EQ(j["config"]["workload"], "lengths");
+  EXPECT_EQ(j["config"]["input_lengths"], "fixed:2000");
+  EXPECT_EQ(j["config"]["output_lengths"], "fixed:300");
+  EXPECT_EQ(j["config"]["arrival"], "poisson");
+}
+
+TEST(SimulateWorkload, RangeRatioDrawsVllmsUniformBounds) {
+  const fs::path dir = testing::TestDir() / "ratio";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "simulate --quiet --input-len=1000 --output-len=100 --range-ratio=0.25 --max-requests=400 --out=", dir.string(),
+      " --outputs=requests"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int input_min = 1 << 30, input_max = 0, output_min = 1 << 30, output_max = 0;
+  double input_sum = 0;
+  for (const std::vector<std::string>& f : RequestRows(dir)) {
+    const int input = std::stoi(f[7]), output = std::stoi(f[8]);
+    input_min = std::min(input_min, input), input_max = std::max(input_max, input);
+    output_min = std::min(output_min, output), output_max = std::max(output_max, output);
+    input_sum += input;
+  }
+  // floor(L(1-r)) .. ceil(L(1+r)), each end reached in 400 draws.
+  EXPECT_GE(input_min, 750);
+  EXPECT_LE(input_max, 1250);
+  EXPECT_LT(input_min, 760);
+  EXPECT_GT(input_max, 1240);
+  EXPECT_GE(output_min, 75);
+  EXPECT_LE(output_max, 125);
+  EXPECT_NEAR(input_sum / 400, 1000, 25);
+}
+
+TEST(SimulateWorkload, ConstantArrivalsAreEvenlySpacedAndCvImpliesGamma) {
+  const fs::path dir = testing::TestDir() / "constant";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "simulate --quiet --input-len=100 --output-len=10 --arrival=constant --rate=4 --max-requests=9 --out=",
+      dir.string(), " --outputs=requests"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::vector<std::string>> rows = RequestRows(dir);
+  ASSERT_EQ(rows.size(), 9u);
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_NEAR(std::stod(rows[i][3]), 0.25 * static_cast<double>(i), 1e-9);
+  // --cv other than 1 without --arrival is gamma: the run differs from Poisson's and says so.
+  const std::string base = "simulate --quiet --format=json --input-len=100 --output-len=10 --max-requests=200 --rate=8";
+  const testing::CommandResult gamma = RunInfergrid(absl::StrCat(base, " --cv=4"));
+  ASSERT_EQ(gamma.exit_code, 0) << gamma.err;
+  const nlohmann::json g = nlohmann::json::parse(gamma.out);
+  EXPECT_EQ(g["config"]["arrival"], "gamma");
+  EXPECT_EQ(g["config"]["cv"], 4);
+  const testing::CommandResult explicit_gamma = RunInfergrid(absl::StrCat(base, " --cv=4 --arrival=gamma"));
+  ASSERT_EQ(explicit_gamma.exit_code, 0) << explicit_gamma.err;
+  const nlohmann::json e = nlohmann::json::parse(explicit_gamma.out);
+  EXPECT_EQ(e["ttft"], g["ttft"]);
+  EXPECT_EQ(e["simulated_duration_s"], g["simulated_duration_s"]);
+  const testing::CommandResult poisson = RunInfergrid(base);
+  ASSERT_EQ(poisson.exit_code, 0) << poisson.err;
+  EXPECT_NE(nlohmann::json::parse(poisson.out)["simulated_duration_s"], g["simulated_duration_s"]);
+}
+
+TEST(SimulateWorkload, LengthTableAsTraceTakesTheArrivalProcessAndNamesIt) {
+  const fs::path test_dir = testing::TestDir();
+  const std::string table =
+      testing::WriteFile(test_dir / "lengths.csv", "num_prefill_tokens,num_decode_tokens\n100,20\n2000,300\n500,50\n");
+  const fs::path dir = test_dir / "table";
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("simulate --trace=", table, " --rate=2 --out=", dir.string(), " --outputs=summary,requests"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("workload     trace ", table,
+                                            " (lengths only, no times): poisson arrivals at 2.00 req/s, seed 0")));
+  EXPECT_THAT(r.out, HasSubstr("note: trace: no timestamps: its rows arrive as a poisson process at 2 req/s, seed 0"));
+  const std::vector<std::vector<std::string>> rows = RequestRows(dir);
+  ASSERT_EQ(rows.size(), 3u);
+  // The rows in order, the first at 0, the others at Poisson gaps (not the constant 0.5 s spacing).
+  EXPECT_EQ(rows[1][7], "2000");
+  EXPECT_EQ(std::stod(rows[0][3]), 0);
+  EXPECT_GT(std::stod(rows[2][3]), std::stod(rows[1][3]));
+  EXPECT_NE(std::stod(rows[1][3]), 0.5);
+  // --lengths resamples the same table's pairs, here at 1000 requests.
+  const testing::CommandResult resampled = RunInfergrid(absl::StrCat(
+      "simulate --quiet --format=json --lengths=", table, " --max-requests=1000 --rate=50"));
+  ASSERT_EQ(resampled.exit_code, 0) << resampled.err;
+  const nlohmann::json j = nlohmann::json::parse(resampled.out);
+  EXPECT_EQ(j["config"]["lengths"], table);
+  EXPECT_NEAR(j["input_tokens"].get<double>() / 1000, (100 + 2000 + 500) / 3.0, 120);
+  // trace stats advises the flags that exist.
+  const testing::CommandResult stats = RunInfergrid(absl::StrCat("trace stats --trace=", table));
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_THAT(stats.out + stats.err, HasSubstr("simulate --lengths=FILE resamples them"));
+}
+
+TEST(SimulateWorkload, FlagsThatWouldChangeNothingAreRefused) {
+  const std::string trace = testing::WriteFile(testing::TestDir() / "timed.csv",
+                                               "arrival_s,input_tokens,output_tokens\n0,10,10\n1,10,10\n");
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--cv=2 --arrival=poisson", "--cv=2 is the gamma process's burstiness; --arrival=poisson has none"},
+           {"--cv=3 --arrival=constant", "--arrival=constant has none"},
+           {absl::StrCat("--trace=", trace, " --cv=2"), "this --trace has its own times"},
+           {absl::StrCat("--trace=", trace, " --arrival=constant"), "this --trace has its own times"},
+           {absl::StrCat("--trace=", trace, " --input-len=10"), "--trace brings its own lengths"},
+           {"--range-ratio=0.5", "--range-ratio needs --input-len or --output-len"},
+           {"--input-len=100 --range-ratio=1", "--range-ratio"},
+           {"--input-len=lognormal:6:1 --range-ratio=0.1", "--range-ratio applies to an integer --input-len"},
+           {"--input-len=0", "--input-len=0: a length must be in [1, 16777216] tokens"},
+           {"--output-len=gauss:3", "--output-len=gauss:3"},
+           {"--workload=sharegpt --input-len=10 --output-len=10", "--workload=sharegpt gives lengths that"},
+           {"--arrival=bursty", "--arrival: expected poisson, gamma or constant, got 'bursty'"},
+       }) {
+    const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --max-requests=5 ", c.args));
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
+    EXPECT_EQ(r.out, "") << c.args;
+  }
+}
+
+TEST(SimulateWorkload, OneLengthFlagReplacesOneOfThePresetsMarginals) {
+  const testing::CommandResult r = RunInfergrid(
+      "simulate --quiet --format=json --workload=azure-code --output-len=lognormal:3:0.5 --max-requests=300");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["config"]["workload"], "azure-code");
+  EXPECT_EQ(j["config"]["output_lengths"], "lognormal:3:0.5");
+  // exp(3 + 0.5^2 / 2) = 22.8 tokens on average.
+  EXPECT_NEAR(j["output_tokens"].get<double>() / 300, std::exp(3 + 0.125), 2.5);
+}
+
+}  // namespace
+}  // namespace infergrid
