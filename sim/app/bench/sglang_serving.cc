@@ -30,11 +30,11 @@ int64_t RandIntInclusive(LegacyRandomState& rng, int64_t low, int64_t high) {
 }
 
 // "{:<40} {:<10}" and "{:<40} {:<10.2f}", as SGLang prints them.
-std::string Line(absl::string_view label, absl::string_view value) {
+std::string SglangLine(absl::string_view label, absl::string_view value) {
   return absl::StrFormat("%-40s %-10s\n", label, value);
 }
-std::string Fixed2(double value) { return absl::StrFormat("%.2f", value); }
-std::string Centered(absl::string_view text, char fill) {
+std::string SglangFixed2(double value) { return absl::StrFormat("%.2f", value); }
+std::string SglangCentered(absl::string_view text, char fill) {
   const size_t width = 50;
   const size_t left = (width - text.size()) / 2;
   return absl::StrCat(std::string(left, fill), text, std::string(width - text.size() - left, fill), "\n");
@@ -87,26 +87,26 @@ std::string SglangServeReportText(const std::vector<RequestOutcome>& outcomes, c
   }
   const MetricStats itl = ComputeStats(itls, {95, 99, 100});
   const double duration = info.duration_s;
-  std::string out = absl::StrCat("\n", Centered(" Serving Benchmark Result ", '='));
-  absl::StrAppend(&out, Line("Backend:", info.backend));
-  absl::StrAppend(&out, Line("Traffic request rate:", std::isinf(info.request_rate) ? "inf" : PythonFloatRepr(info.request_rate)));
-  absl::StrAppend(&out, Line("Max request concurrency:", info.max_concurrency ? absl::StrCat(*info.max_concurrency) : "not set"));
-  absl::StrAppend(&out, Line("Successful requests:", absl::StrCat(m.completed)));
-  absl::StrAppend(&out, Line("Benchmark duration (s):", Fixed2(duration)));
-  absl::StrAppend(&out, Line("Total input tokens:", absl::StrCat(m.total_input)));
-  absl::StrAppend(&out, Line("Total generated tokens:", absl::StrCat(m.total_output)));
-  absl::StrAppend(&out, Line("Total generated tokens (retokenized):", absl::StrCat(m.total_output)));
-  absl::StrAppend(&out, Line("Request throughput (req/s):", Fixed2(m.request_throughput)));
-  absl::StrAppend(&out, Line("Input token throughput (tok/s):", Fixed2(duration > 0 ? m.total_input / duration : 0)));
-  absl::StrAppend(&out, Line("Output token throughput (tok/s):", Fixed2(m.output_throughput)));
-  absl::StrAppend(&out, Line("Total token throughput (tok/s):", Fixed2(m.total_token_throughput)));
-  absl::StrAppend(&out, Line("Concurrency:", Fixed2(duration > 0 ? e2e_sum / duration : 0)));
-  absl::StrAppend(&out, Centered("End-to-End Latency", '-'));
-  absl::StrAppend(&out, Line("Mean E2E Latency (ms):", Fixed2(m.e2el.mean)));
-  absl::StrAppend(&out, Line("Median E2E Latency (ms):", Fixed2(m.e2el.median)));
-  absl::StrAppend(&out, Centered("Time to First Token", '-'));
-  absl::StrAppend(&out, Line("Mean TTFT (ms):", Fixed2(m.ttft.mean)));
-  absl::StrAppend(&out, Line("Median TTFT (ms):", Fixed2(m.ttft.median)));
+  std::string out = absl::StrCat("\n", SglangCentered(" Serving Benchmark Result ", '='));
+  absl::StrAppend(&out, SglangLine("Backend:", info.backend));
+  absl::StrAppend(&out, SglangLine("Traffic request rate:", std::isinf(info.request_rate) ? "inf" : PythonFloatRepr(info.request_rate)));
+  absl::StrAppend(&out, SglangLine("Max request concurrency:", info.max_concurrency ? absl::StrCat(*info.max_concurrency) : "not set"));
+  absl::StrAppend(&out, SglangLine("Successful requests:", absl::StrCat(m.completed)));
+  absl::StrAppend(&out, SglangLine("Benchmark duration (s):", SglangFixed2(duration)));
+  absl::StrAppend(&out, SglangLine("Total input tokens:", absl::StrCat(m.total_input)));
+  absl::StrAppend(&out, SglangLine("Total generated tokens:", absl::StrCat(m.total_output)));
+  absl::StrAppend(&out, SglangLine("Total generated tokens (retokenized):", absl::StrCat(m.total_output)));
+  absl::StrAppend(&out, SglangLine("Request throughput (req/s):", SglangFixed2(m.request_throughput)));
+  absl::StrAppend(&out, SglangLine("Input token throughput (tok/s):", SglangFixed2(duration > 0 ? m.total_input / duration : 0)));
+  absl::StrAppend(&out, SglangLine("Output token throughput (tok/s):", SglangFixed2(m.output_throughput)));
+  absl::StrAppend(&out, SglangLine("Total token throughput (tok/s):", SglangFixed2(m.total_token_throughput)));
+  absl::StrAppend(&out, SglangLine("Concurrency:", SglangFixed2(duration > 0 ? e2e_sum / duration : 0)));
+  absl::StrAppend(&out, SglangCentered("End-to-End Latency", '-'));
+  absl::StrAppend(&out, SglangLine("Mean E2E Latency (ms):", SglangFixed2(m.e2el.mean)));
+  absl::StrAppend(&out, SglangLine("Median E2E Latency (ms):", SglangFixed2(m.e2el.median)));
+  absl::StrAppend(&out, SglangCentered("Time to First Token", '-'));
+  absl::StrAppend(&out, SglangLine("Mean TTFT (ms):", SglangFixed2(m.ttft.mean)));
+  absl::StrAppend(&out, SglangLine("Median TTFT (ms):", SglangFixed2(m.ttft.median)));
   const MetricStats ttft99 = ComputeStats([&] {
     std::vector<double> v;
     for (const RequestOutcome& r : outcomes) {
@@ -114,13 +114,13 @@ std::string SglangServeReportText(const std::vector<RequestOutcome>& outcomes, c
     }
     return v;
   }(), {99});
-  absl::StrAppend(&out, Line("P99 TTFT (ms):", Fixed2(ttft99.percentiles.empty() ? 0 : ttft99.percentiles[0].second)));
-  absl::StrAppend(&out, Centered("Inter-Token Latency", '-'));
-  absl::StrAppend(&out, Line("Mean ITL (ms):", Fixed2(itl.mean)));
-  absl::StrAppend(&out, Line("Median ITL (ms):", Fixed2(itl.median)));
+  absl::StrAppend(&out, SglangLine("P99 TTFT (ms):", SglangFixed2(ttft99.percentiles.empty() ? 0 : ttft99.percentiles[0].second)));
+  absl::StrAppend(&out, SglangCentered("Inter-Token Latency", '-'));
+  absl::StrAppend(&out, SglangLine("Mean ITL (ms):", SglangFixed2(itl.mean)));
+  absl::StrAppend(&out, SglangLine("Median ITL (ms):", SglangFixed2(itl.median)));
   for (size_t i = 0; i < itl.percentiles.size(); ++i) {
     const char* label = i == 0 ? "P95 ITL (ms):" : i == 1 ? "P99 ITL (ms):" : "Max ITL (ms):";
-    absl::StrAppend(&out, Line(label, Fixed2(itl.percentiles[i].second)));
+    absl::StrAppend(&out, SglangLine(label, SglangFixed2(itl.percentiles[i].second)));
   }
   absl::StrAppend(&out, std::string(50, '='), "\n");
   return out;
