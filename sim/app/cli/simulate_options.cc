@@ -83,13 +83,20 @@ absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
   o.kv_transfer_latency_s = simulate_flags.kv_transfer_latency;
   if (absl::Status s = CheckDoubleRange("kv-transfer-latency", o.kv_transfer_latency_s, 0, 60); !s.ok()) return s;
   const size_t p = pd.find('P');
-  int prefill = 0, decode = 0;
+  int64_t prefill = 0, decode = 0;
   if (p == std::string::npos || pd.empty() || pd.back() != 'D' ||
       !absl::SimpleAtoi(absl::string_view(pd).substr(0, p), &prefill) ||
       !absl::SimpleAtoi(absl::string_view(pd).substr(p + 1, pd.size() - p - 2), &decode) ||
-      prefill < 1 || decode < 1 || prefill + decode > 4096) {
+      prefill < 1 || decode < 1) {
     return UsageError(absl::StrCat("--pd=", simulate_flags.pd,
                                    ": expected xPyD with x, y >= 1 prefill and decode replicas (e.g. 2P6D)"));
+  }
+  // The replicas' one range, --num-replicas's.
+  if (prefill > kMaxSimulatedGpus || decode > kMaxSimulatedGpus || prefill + decode > kMaxSimulatedGpus) {
+    const bool each = prefill > kMaxSimulatedGpus || decode > kMaxSimulatedGpus;  // their sum could overflow
+    return UsageError(absl::StrCat("--pd=", simulate_flags.pd, " makes ",
+                                   each ? absl::StrCat("more than ", kMaxSimulatedGpus) : absl::StrCat(prefill + decode),
+                                   " replicas (the range of --num-replicas is 1..", kMaxSimulatedGpus, ")"));
   }
   if (flags.IsSet("num_replicas") && o.num_replicas != prefill + decode) {
     return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " disagrees with --pd=", simulate_flags.pd,
@@ -123,7 +130,7 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.router = *router;
   o.cost_model = *cost_model;
   o.num_replicas = simulate_flags.num_replicas;
-  if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, 4096); !s.ok()) return s;
+  if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, kMaxSimulatedGpus); !s.ok()) return s;
   if (absl::Status s = ReadDisaggregation(flags, o); !s.ok()) return s;
   o.chunk_size = simulate_flags.chunk_size;
   if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 0, int64_t{1} << 30); !s.ok()) return s;
@@ -187,8 +194,8 @@ absl::Status ReadLimits(const FlagValues& flags, SimulateOptions& o) {
   const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
   o.slo_ttft_s = slo_flags.slo_ttft;
   o.slo_tpot_s = slo_flags.slo_tpot;
-  if (absl::Status s = CheckDoubleRange("slo-ttft", o.slo_ttft_s, 0, 1e9); !s.ok()) return s;
-  if (absl::Status s = CheckDoubleRange("slo-tpot", o.slo_tpot_s, 0, 1e9); !s.ok()) return s;
+  if (absl::Status s = CheckDoubleRange("slo-ttft", o.slo_ttft_s, 0, kMaxSloSeconds); !s.ok()) return s;
+  if (absl::Status s = CheckDoubleRange("slo-tpot", o.slo_tpot_s, 0, kMaxSloSeconds); !s.ok()) return s;
   o.timeline_max_iterations = simulate_flags.timeline_max_iterations;
   return CheckRange("timeline_max_iterations", o.timeline_max_iterations, 0, int64_t{1} << 40);
 }
@@ -204,9 +211,9 @@ absl::Status ReadWorkload(const FlagValues& flags, WorkloadOptions& w) {
   if (absl::Status s = CheckDoubleRange("rate", rate, 0, 1e9); !s.ok()) return s;
   if (!(cv > 0) || cv > 1e3) return UsageError(absl::StrCat("--cv=", cv, " is outside (0, 1000]"));
   if (!(time_scale > 0) || time_scale > 1e9) {
-    return UsageError(absl::StrCat("--time-scale=", time_scale, " must be > 0"));
+    return UsageError(absl::StrCat("--time-scale=", time_scale, " is outside (0, 1e9]"));
   }
-  if (absl::Status s = CheckRange("max_requests", max_requests, 0, int64_t{1} << 31); !s.ok()) return s;
+  if (absl::Status s = CheckRange("max_requests", max_requests, 0, kMaxSimulatedRequests); !s.ok()) return s;
   const std::string arrival = simulate_flags.arrival;
   if (arrival != "poisson" && arrival != "gamma") {
     return UsageError(absl::StrCat("--arrival: expected poisson or gamma, got '", arrival, "'"));
@@ -320,6 +327,11 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   if (!memory.ok()) return memory.status();
   o.memory = *std::move(memory);
   if (absl::Status s = ReadExpertParallelism(flags, o.memory.tensor_parallel, &o.expert_parallel); !s.ok()) return s;
+  if (static_cast<int64_t>(o.num_replicas) * o.memory.tensor_parallel > kMaxSimulatedGpus) {
+    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " x --tensor-parallel-size=",
+                                   o.memory.tensor_parallel, " is ", o.num_replicas * o.memory.tensor_parallel,
+                                   " GPUs, more than the ", kMaxSimulatedGpus, " one simulated deployment may have"));
+  }
   absl::StatusOr<SpeculativeOptions> speculative = ReadSpeculativeOptions(flags, o.setup.model);
   if (!speculative.ok()) return speculative.status();
   o.speculative = *std::move(speculative);

@@ -53,6 +53,14 @@ struct WorkloadOptions {
 inline constexpr double kDefaultSyntheticRate = 5.0;
 inline constexpr int64_t kDefaultSyntheticRequests = 1000;
 
+// The most GPUs one simulated deployment has (replicas x tensor-parallel size). The platform
+// routes every pair of its GPUs and host CPUs, so its setup grows with the cube of their count:
+// 1,024 GPUs take about 40 s, twice as many several minutes.
+inline constexpr int kMaxSimulatedGpus = 1024;
+// The most requests --max-requests asks of one run: each holds about 130 bytes until the run
+// ends (1.3 GB at the bound) and a million take 5 to 10 s.
+inline constexpr int64_t kMaxSimulatedRequests = 10'000'000;
+
 struct SimulateOptions {
   AccountingSetup setup;             // model, GPU, weight and KV formats, parameter count
   MemoryPlanRequest memory;          // the engine flags as given (0: the engine's default)
