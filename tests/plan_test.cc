@@ -96,6 +96,14 @@ TEST(Candidates, AreTheProductOfTheListedAxes) {
   EXPECT_THAT(plan::ParseList("a,,b", "gpus").status().message(), HasSubstr("--gpus: empty value"));
   EXPECT_THAT(plan::ParseList("a,b,a", "gpus").status().message(), HasSubstr("'a' listed twice"));
   EXPECT_THAT(plan::ParsePositiveInts("1,0", "tp-sizes").status().message(), HasSubstr("'0' is not a positive integer"));
+  // A positive number past int32 is out of range, not "not positive" (an int32 read refused it so).
+  for (const char* big : {"3000000000", "99999999999999999999"}) {
+    EXPECT_THAT(plan::ParsePositiveInts(absl::StrCat("1,", big), "tp-sizes").status().message(),
+                HasSubstr(absl::StrCat("--tp-sizes: '", big, "' is out of range for a 32-bit integer")));
+  }
+  EXPECT_THAT(plan::ParsePositiveInts("-99999999999999999999", "tp-sizes").status().message(),
+              HasSubstr("is not a positive integer"));
+  EXPECT_THAT(plan::ParsePositiveInts("0x10", "tp-sizes").status().message(), HasSubstr("is not a positive integer"));
 }
 
 // A deployment whose every seed passes up to `boundary` req/s per replica (seed s passes up to

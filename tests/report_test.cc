@@ -530,7 +530,7 @@ TEST_F(ReportCommand, BadInputIsOneLineAndNoPage) {
       {absl::StrCat("report ", (dir / "nope").string(), " --out=", page), 1, "nope: no such folder"},
       {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "no summary.json, comparison.json or sweep.json"},
       {absl::StrCat("report ", broken.string(), " --out=", page), 1, "iterations.csv:"},
-      {absl::StrCat("report ", not_json.string(), " --out=", page), 1, "summary.json: not a summary.json"},
+      {absl::StrCat("report ", not_json.string(), " --out=", page), 1, "summary.json:1:10: invalid JSON: "},
       {absl::StrCat("report ", cut.string(), " --out=", page), 1, "rows, but summary.json counts"},
       {absl::StrCat("report ", huge.string(), " --out=", page), 1, "a time outside [0, 1e15] s (arrival_s -1e+308"},
       {absl::StrCat("report ", negative.string(), " --out=", page), 1, "summary.json: completed is -"},

@@ -201,7 +201,7 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
   }
   if (!(s.search.tolerance >= 0.001 && s.search.tolerance <= 1)) return cli::UsageError("--tolerance must be in [0.001, 1]");
   if (absl::Status st = cli::CheckRange("verify_seeds", s.search.verify_seeds, 1, 100); !st.ok()) return st;
-  if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, 4096); !st.ok()) return st;
+  if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, cli::kMaxSimulatedGpus); !st.ok()) return st;
   absl::StatusOr<std::map<std::string, double>> prices = ParsePrices(plan_flags.price);
   if (!prices.ok()) return prices.status();
   s.prices = *std::move(prices);
@@ -377,7 +377,10 @@ absl::Status SearchCandidate(const PlanSettings& s, const cli::FlagValues& flags
     RecordChoice(s.slo, *single, c);
     return absl::OkStatus();
   }
-  absl::StatusOr<plan::SearchResult> found = plan::FewestReplicas(probe, s.target_rate, single->rate, s.search);
+  // No more replicas than one simulated deployment may have GPUs for.
+  plan::SearchOptions capped = s.search;
+  capped.max_replicas = std::min(capped.max_replicas, cli::kMaxSimulatedGpus / std::max(1, c.tensor_parallel_size()));
+  absl::StatusOr<plan::SearchResult> found = plan::FewestReplicas(probe, s.target_rate, single->rate, capped);
   if (!found.ok()) return found.status();
   RecordChoice(s.slo, *found, c);
   return absl::OkStatus();

@@ -11,26 +11,19 @@
 #include "absl/strings/str_split.h"
 #include "base/proto_numbers.h"
 #include "base/textproto.h"
-#include "google/protobuf/util/json_util.h"
+#include "base/json_text.h"
 
 namespace infergrid::report {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Parses a JSON file the simulator wrote into a T; a file without `required` set is some other
-// JSON, not a T.
+// Parses a JSON file the simulator wrote (or one line of it) into a T; a file without `required`
+// set is some other JSON, not a T.
 template <typename T>
-absl::StatusOr<T> ParseJson(const std::string& text, const std::string& where, absl::string_view what) {
+absl::StatusOr<T> ParseJsonAs(absl::string_view text, const JsonSource& source, absl::string_view what) {
   T result;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;  // a newer simulator's extra fields
-  const auto status = google::protobuf::util::JsonStringToMessage(text, &result, options);
-  if (!status.ok()) {
-    // The parser's message spans lines (a caret under the text); its first line says what is wrong.
-    const std::string reason = status.message().as_string();
-    return absl::InvalidArgumentError(absl::StrCat(where, ": not a ", what, ": ", reason.substr(0, reason.find('\n'))));
-  }
+  if (absl::Status s = ParseJsonMessage(text, source, what, &result); !s.ok()) return s;
   return result;
 }
 
@@ -38,7 +31,7 @@ template <typename T, typename Required>
 absl::StatusOr<T> ReadJson(const std::string& path, absl::string_view what, Required required) {
   std::string text;
   if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
-  absl::StatusOr<T> result = ParseJson<T>(text, path, what);
+  absl::StatusOr<T> result = ParseJsonAs<T>(text, JsonSource{path}, what);
   if (result.ok() && !std::invoke(required, *result)) return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", what));
   return result;
 }
@@ -76,7 +69,8 @@ absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::strin
     ++line_number;
     if (absl::StripAsciiWhitespace(line).empty()) continue;
     const std::string where = absl::StrCat(results_path, ":", line_number);
-    absl::StatusOr<SweepResult> result = ParseJson<SweepResult>(std::string(line), where, "sweep result");
+    absl::StatusOr<SweepResult> result =
+        ParseJsonAs<SweepResult>(line, JsonSource{results_path, line_number, true}, "sweep result");
     if (!result.ok()) return result.status();
     if (!result->has_run() || (result->status() == "ok" && !result->summary().has_config())) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": not a sweep result (no run, or an ok run without "
