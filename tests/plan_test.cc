@@ -438,7 +438,8 @@ TEST(PlanCli, AModelThatDoesNotFitIsInfeasibleNotAnError) {
 // table's profile column and note, plan.json's per-candidate fields and the workload assumed;
 // then `report` draws the folder. Capped at 4 req/s to keep the calibrated runs few.
 TEST(PlanCli, MarksExtrapolatedProfilesAndNamesTheWorkload) {
-  const fs::path dir = testing::TestDir() / "plan-profiles";
+  const fs::path root = testing::TestDir();
+  const fs::path dir = root / "plan-profiles";
   const testing::CommandResult r = RunInfergrid(absl::StrCat(
       "plan --quiet --verify-seeds=1 --tolerance=0.25 --max-rate=4 --max-requests=40 --workload=azure-conv --seed=7 "
       "--slo='ttft_p99<=2s,tpot_p99<=100ms' --gpus=h100-sxm,h200-sxm --out=", dir.string()));
@@ -476,7 +477,7 @@ TEST(PlanCli, MarksExtrapolatedProfilesAndNamesTheWorkload) {
   EXPECT_THAT(w["text"].get<std::string>(), HasSubstr("synthetic preset azure-conv"));
 
   // The folder as a report page: the candidates' capacities and costs in the charts' data.
-  const fs::path page = testing::TestDir() / "plan.html";
+  const fs::path page = root / "plan.html";
   const testing::CommandResult drawn = RunInfergrid(absl::StrCat("report ", dir.string(), " --out=", page.string()));
   ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
   const std::string html = testing::ReadAll(page);

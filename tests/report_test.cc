@@ -731,7 +731,7 @@ TEST(ReportPlan, ATargetDrawsGpusAndCostPerHour) {
   EXPECT_TRUE(points[0].on_front);   // the cheapest
   EXPECT_FALSE(points[1].on_front);  // dearer than h100 with the same headroom
   EXPECT_TRUE(points[2].on_front);   // dearer than h100, but further from the limit
-  const std::vector<Chart> charts = report::PlanCharts(plan, points);
+  const std::vector<report::Chart> charts = report::PlanCharts(plan, points);
   ASSERT_EQ(charts.size(), 3u);
   EXPECT_EQ(charts[0].spec["layer"][0]["encoding"]["x"]["title"], "GPUs needed (replicas x tensor-parallel size)");
   EXPECT_EQ(charts[1].spec["layer"][0]["encoding"]["x"]["title"], "USD per hour");
