@@ -42,8 +42,12 @@ void SetAssumedProfile(const CostModelRequest& request, PlanCandidate& candidate
   }
   absl::StatusOr<Calibration> calibration = ResolveCalibration(request.gpu, request.calibration_path);
   if (!calibration.ok()) {
-    // --cost-model=auto without a profile: the factory falls back to the roofline model (a
-    // named profile that does not load fails the candidate's simulations instead).
+    // A profile that must load and does not fails the candidate's simulations: no model to name.
+    if (request.kind == CostModelKind::kCalibrated || !request.calibration_path.empty()) {
+      candidate.set_profile(std::string(calibration.status().message()));
+      return;
+    }
+    // --cost-model=auto without a profile: the factory falls back to the roofline model.
     candidate.set_cost_model("roofline");
     candidate.set_profile(absl::StrCat("no calibration profile for ", request.gpu.name()));
     return;

@@ -13,6 +13,8 @@
 // stable system's queueing delay does not depend on how long it runs while an overloaded one's
 // grows with it. Candidates are searched --jobs at a time (default: the usable CPUs), each in a
 // child process whose simulations run in children of their own (one SimGrid engine per process).
+// The report names what its numbers rest on: the workload every candidate was searched with, and
+// each candidate's GPU profile, measured or extrapolated from another GPU (plan_assumed.h).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -39,8 +41,8 @@
 #include "sim/app/format/units.h"
 #include "sim/app/output/output_dir.h"
 #include "sim/app/plan/candidates.h"
-#include "sim/app/plan/plan_assumptions.h"
 #include "sim/app/plan/capacity_search.h"
+#include "sim/app/plan/plan_assumptions.h"
 #include "sim/app/plan/plan_ranking.h"
 #include "sim/app/plan/slo.h"
 
@@ -487,6 +489,8 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
     for (const PlanCandidate& c : candidates) used |= c.gpu() == gpu;
     if (!used) return cli::UsageError(absl::StrCat("--price: no candidate runs on '", gpu, "'"));
   }
+  absl::StatusOr<PlanWorkload> workload = AssumedWorkload(s.workload);
+  if (!workload.ok()) return Usage(workload.status());
   std::optional<OutputDir> dir;
   if (!s.out.empty()) {
     absl::StatusOr<OutputDir> opened = OutputDir::Open(s.out);
@@ -494,8 +498,6 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
     dir.emplace(*std::move(opened));
   }
   PlanReport report = ReportHeader(s);
-  absl::StatusOr<PlanWorkload> workload = AssumedWorkload(s.workload);
-  if (!workload.ok()) return Usage(workload.status());
   *report.mutable_assumed_workload() = *std::move(workload);
   // Candidates searched side by side, each in a child process of its own (which runs its
   // simulations in children of its own: one SimGrid engine per process).
