@@ -1,5 +1,6 @@
 #include "sim/app/report/report_inputs.h"
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -84,6 +85,54 @@ absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::strin
   return sweep;
 }
 
+// The numbers of a plan.json the page draws: finite, not negative, at most 1e18 (an SLO value's
+// 95% interval may go below zero with few seeds, and is not drawn).
+absl::Status CheckPlanNumbers(const PlanReport& plan, const std::string& path) {
+  const auto check = [&](double value, const std::string& name) -> absl::Status {
+    if (std::isfinite(value) && value >= 0 && value <= 1e18) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ", name, " is ", value, "; expected a finite number in [0, 1e18]"));
+  };
+  if (absl::Status s = check(plan.target_rate(), "target_rate"); !s.ok()) return s;
+  for (int i = 0; i < plan.candidates_size(); ++i) {
+    const PlanCandidate& c = plan.candidates(i);
+    const std::string at = absl::StrCat("candidates[", i, "].");
+    const std::pair<double, const char*> numbers[] = {
+        {c.rate(), "rate"},
+        {static_cast<double>(c.gpus()), "gpus"},
+        {static_cast<double>(c.replicas()), "replicas"},
+        {c.output_tokens_per_s(), "output_tokens_per_s"},
+        {c.usd_per_hour(), "usd_per_hour"},
+        {c.usd_per_million_output_tokens(), "usd_per_million_output_tokens"}};
+    for (const auto& [value, name] : numbers) {
+      if (absl::Status s = check(value, at + name); !s.ok()) return s;
+    }
+    for (int t = 0; t < c.slo_values_size(); ++t) {
+      const std::string v = absl::StrCat(at, "slo_values[", t, "].");
+      if (absl::Status s = check(c.slo_values(t).mean_s(), v + "mean_s"); !s.ok()) return s;
+      if (absl::Status s = check(c.slo_values(t).limit_s(), v + "limit_s"); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A plan.json as plan writes it: at least one candidate and one SLO term, each candidate's status
+// one plan writes, the numbers drawn in range.
+absl::StatusOr<PlanInput> ReadPlan(const std::string& source, const std::string& path, const std::string& label) {
+  absl::StatusOr<PlanReport> plan = ReadJson<PlanReport>(
+      path, "plan.json", [](const PlanReport& p) { return p.candidates_size() > 0 && p.slo_size() > 0; });
+  if (!plan.ok()) return plan.status();
+  if (absl::Status status = CheckPlanNumbers(*plan, path); !status.ok()) return status;
+  for (int i = 0; i < plan->candidates_size(); ++i) {
+    const PlanCandidate& c = plan->candidates(i);
+    if (c.status() != "ok" && c.status() != "infeasible" && c.status() != "error") {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": candidate ", i + 1, " ('", c.label(), "'): status '",
+                                                     c.status(), "' is not ok, infeasible or error"));
+    }
+  }
+  return PlanInput{source, label, *std::move(plan)};
+}
+
 std::string FolderName(const std::string& dir) {
   fs::path path = fs::path(dir).lexically_normal();
   if (path.filename().empty()) path = path.parent_path();  // "runs/a/"
@@ -152,9 +201,15 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
   for (size_t i = 0; i < dirs.size(); ++i) {
     const fs::path dir(dirs[i]);
     std::error_code error;
+    if (fs::is_regular_file(dir, error) && dir.extension() == ".json") {
+      absl::StatusOr<PlanInput> plan = ReadPlan(dirs[i], dirs[i], labels[i]);
+      if (!plan.ok()) return plan.status();
+      inputs.plans.push_back(*std::move(plan));
+      continue;
+    }
     if (!fs::is_directory(dir, error)) {
       return absl::NotFoundError(absl::StrCat(dirs[i], ": ", fs::exists(dir, error) ? "not a folder" : "no such folder",
-                                              " (give folders written by simulate, compare or sweep --out)"));
+                                              " (give folders written by simulate, compare, sweep or plan --out, or a plan.json)"));
     }
     if (fs::exists(dir / "sweep.json", error)) {
       absl::StatusOr<SweepInput> sweep = ReadSweep(dirs[i], labels[i]);
@@ -169,9 +224,15 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
       inputs.comparisons.push_back({dirs[i], labels[i], *std::move(comparison)});
       continue;
     }
+    if (fs::exists(dir / "plan.json", error)) {
+      absl::StatusOr<PlanInput> plan = ReadPlan(dirs[i], (dir / "plan.json").string(), labels[i]);
+      if (!plan.ok()) return plan.status();
+      inputs.plans.push_back(*std::move(plan));
+      continue;
+    }
     const fs::path summary_path = dir / "summary.json";
     if (!fs::exists(summary_path, error)) {
-      return absl::NotFoundError(absl::StrCat(dirs[i], ": no summary.json, comparison.json or sweep.json in "
+      return absl::NotFoundError(absl::StrCat(dirs[i], ": no summary.json, comparison.json, sweep.json or plan.json in "
                                               "the folder (simulate --out=DIR writes summary.json unless --outputs leaves it out)"));
     }
     absl::StatusOr<SimulationSummary> summary =
