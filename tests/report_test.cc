@@ -749,7 +749,7 @@ TEST_F(ReportCommand, BadPlanFilesAreOneLineAndNoPage) {
   testing::WriteFile(dir / "weird" / "plan.json", PlanJson(weird));
   testing::WriteFile(dir / "negative" / "plan.json", PlanJson(negative));
   const std::vector<testing::CliErrorCase> cases = {
-      {absl::StrCat("report ", (dir / "not-json").string(), " --out=", page), 1, "plan.json: not a plan.json: "},
+      {absl::StrCat("report ", (dir / "not-json").string(), " --out=", page), 1, "not-json/plan.json:1:17: invalid JSON"},
       {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "empty/plan.json: not a plan.json"},
       {absl::StrCat("report ", (dir / "weird" / "plan.json").string(), " --out=", page), 1,
        "plan.json: candidate 2 ('h200-sxm tp1'): status 'pending' is not ok, infeasible or error"},
