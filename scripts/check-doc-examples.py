@@ -25,6 +25,11 @@ show it):
 begins with `$ infergrid` or `$ build/sim/infergrid` is an error: it shows a command's output
 and must be a ```console block, so that it is checked.
 
+Every `infergrid` command written in a ```sh or ```console block (also `build/sim/infergrid`,
+and `$B` where the block sets `B=.../infergrid`; synopsis lines continued with `[--flag]` count
+too) may name only flags that its command's `--help` lists (`-` and `_` alike): a renamed or
+removed flag fails wherever the docs still spell it, including in examples that cannot run here.
+
 Usage: scripts/check-doc-examples.py [--bin PATH] [--root DIR] [--jobs N] [--list] [FILE.md ...]
   FILE.md ...  the Markdown files to check (default: README.md and docs/*.md under --root)
   --root DIR   the repository root: the commands' working directory and where the default
@@ -137,6 +142,68 @@ def examples_of(path, shown, problems):
             continue
         result.append(Example(shown, body[0][0], command, rest, options))
     return result
+
+
+PROGRAM = r"(?:[\w./-]*/)?infergrid"  # infergrid, build/sim/infergrid, build-cost/sim/infergrid
+FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*)")
+
+
+def commands_in(path, shown):
+    """(file:line, command, text) of every infergrid command written in the file's sh and
+    console blocks: `text` runs from after the program to the line's end, continuations (a line
+    ending in a backslash, or a synopsis line that starts with `--` or `[--`) joined."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    fence, kind, found, current, programs = None, "", [], None, [PROGRAM]
+    for number, line in enumerate(lines, 1):
+        match = FENCE.match(line)
+        if match and (fence is None or (match.group(1) == fence and not match.group(2))):
+            fence, kind = (match.group(1), match.group(2)) if fence is None else (None, "")
+            current, programs = None, [PROGRAM]
+            continue
+        if fence is None or kind not in ("sh", "console"):
+            continue
+        text = "" if line.lstrip().startswith("#") else line.split(" #")[0].rstrip()
+        if current is not None:
+            if current[2].endswith("\\") or re.match(r"^\s+\[?--", text):
+                current[2] = current[2].rstrip("\\") + " " + text.strip()
+                continue
+            current = None
+        if kind == "console":
+            if not text.startswith("$ "):
+                continue
+            text = text[2:]
+        for name in re.findall(r"(?:^|[\s;])(\w+)=" + PROGRAM + r"(?=\s|;|$)", text):
+            programs.append(r"\$\{?" + name + r"\}?")  # B=build/sim/infergrid, then $B ...
+        start = re.search(r"(?:^|(?<=[\s|;&(\"']))(?:" + "|".join(programs) + r")(?=\s)", text)
+        if start:
+            current = [f"{shown}:{number}", None, text[start.end():].strip()]
+            found.append(current)
+    return [(where, (text.split() or [""])[0], text) for where, _, text in found]
+
+
+def flag_problems(files, root, binary):
+    """Flags that the docs' sh and console commands name and their command's --help lacks."""
+    problems, helps = [], {}
+    for path in files:
+        shown = os.path.relpath(path, root)
+        for where, command, text in commands_in(path, shown if not shown.startswith("..") else path):
+            if not re.match(r"^[a-z][\w-]*$", command):
+                continue
+            if command not in helps:
+                done = subprocess.run([binary, command, "--help"], capture_output=True, text=True)
+                helps[command] = ({name.replace("_", "-") for name in FLAG.findall(done.stdout)}
+                                  if done.returncode == 0 else None)
+            known = helps[command]
+            if known is None:
+                problems.append(f"{where}: `infergrid {command}`: no such command")
+                continue
+            unknown = sorted({name for name in FLAG.findall(text)
+                              if name.replace("_", "-") not in known and name != "help"})
+            if unknown:
+                listed = ", ".join("--" + name for name in unknown)
+                problems.append(f"{where}: `infergrid {command}` has no {listed}")
+    return problems
 
 
 def split_numbers(text):
@@ -282,6 +349,7 @@ def main(argv):
     if not os.access(binary, os.X_OK):
         print(f"no infergrid binary at {binary} (scripts/build.sh infergrid, or --bin)", file=sys.stderr)
         return 2
+    problems.extend(flag_problems(files, root, binary))
     to_run = [e for e in examples if "skip" not in e.options]
     begin = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:

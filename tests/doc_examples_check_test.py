@@ -107,7 +107,7 @@ class CheckDocExamples(unittest.TestCase):
         self.assertEqual(self.check(self.block(output)), (0, []))
 
     def test_a_skipped_block_is_not_run_and_needs_a_reason(self):
-        failing = ["$ infergrid simulate --no-such-flag"]
+        failing = ["$ infergrid simulate --model=no-such-model"]
         markdown = "```console\n" + "\n".join(failing) + "\nnothing\n```\n"
         self.assertEqual(self.check("<!-- doc-example: skip needs ../shared/data -->\n" + markdown),
                          (0, []))
@@ -116,7 +116,7 @@ class CheckDocExamples(unittest.TestCase):
         self.assertIn("skip needs a reason", lines[0])
 
     def test_a_failing_command_fails(self):
-        code, lines = self.check("```console\n$ infergrid simulate --no-such-flag\n```\n")
+        code, lines = self.check("```console\n$ infergrid simulate --model=no-such-model\n```\n")
         self.assertEqual(code, 1)
         self.assertRegex(lines[0], r"^example.md:2: exit code 2: ")
 
@@ -124,6 +124,22 @@ class CheckDocExamples(unittest.TestCase):
         code, lines = self.check(self.block(self.output, fence=""))
         self.assertEqual(code, 1)
         self.assertIn("must be a ```console block", lines[0])
+
+    def test_commands_in_sh_blocks_name_only_flags_their_command_has(self):
+        good = ("```sh\ninfergrid simulate --rate=10 \\\n    --max_num_seqs=8   # a comment --not-a-flag\n"
+                "infergrid memory --model=M [--context=8192]\n"
+                "                 [--batch=1]\n"
+                "B=build/sim/infergrid; $B roofline --phase=decode\n```\n")
+        self.assertEqual(self.check(good), (0, []))
+        for line, wrong, command in [
+                ("infergrid simulate --rate=10 \\\n    --max-num-seqz=8", "--max-num-seqz", "simulate"),
+                ("infergrid memory --model=M\n                 [--bacth=1]", "--bacth", "memory"),
+                ("B=build/sim/infergrid; $B roofline --phaze=decode", "--phaze", "roofline"),
+                ("echo 'gemm 1 1 1 bf16' | infergrid kernels --gpus=h100-sxm", "--gpus", "kernels")]:
+            code, lines = self.check(f"Text.\n\n```sh\n{line}\n```\n")
+            self.assertEqual((code, lines), (1, [f"example.md:4: `infergrid {command}` has no {wrong}"]))
+        code, lines = self.check("```sh\ninfergrid simulatte --rate=1\n```\n")
+        self.assertEqual((code, lines), (1, ["example.md:2: `infergrid simulatte`: no such command"]))
 
     def test_the_readme_example_fails_when_one_of_its_numbers_moves(self):
         with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
