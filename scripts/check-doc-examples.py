@@ -150,8 +150,8 @@ FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*)")
 
 def commands_in(path, shown):
     """(file:line, command, text) of every infergrid command written in the file's sh and
-    console blocks: `text` runs from after the program to the line's end, continuations (a line
-    ending in a backslash, or a synopsis line that starts with `--` or `[--`) joined."""
+    console blocks: `text` runs from after the program to the line's end, continuations (after a
+    line ending in a backslash; in sh blocks also a synopsis line starting `--` or `[--`) joined."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     fence, kind, found, current, programs = None, "", [], None, [PROGRAM]
@@ -165,7 +165,7 @@ def commands_in(path, shown):
             continue
         text = "" if line.lstrip().startswith("#") else line.split(" #")[0].rstrip()
         if current is not None:
-            if current[2].endswith("\\") or re.match(r"^\s+\[?--", text):
+            if current[2].endswith("\\") or (kind == "sh" and re.match(r"^\s+\[?--", text)):
                 current[2] = current[2].rstrip("\\") + " " + text.strip()
                 continue
             current = None
