@@ -2,8 +2,9 @@
 """Runs the documented examples and compares what they print with what the docs say.
 
 Every ```console block in README.md and docs/*.md is an example: its first line is the command,
-`$ infergrid ...` or `$ build/sim/infergrid ...` (continued over lines ending in a backslash),
-and the lines after it are the output it prints on stdout. The command runs from the repository
+`$ infergrid ...` or `$ build/sim/infergrid ...` (continued over lines ending in a backslash;
+`$ echo "TEXT" | infergrid ...` feeds TEXT to its stdin), and the lines after it are the output
+it prints on stdout. The command runs from the repository
 root with `infergrid` replaced by the built binary (--bin, default build/sim/infergrid), without
 a shell, and a per-command timeout (30 s unless the block says otherwise).
 
@@ -71,6 +72,14 @@ class Example:
         self.options = options    # {"skip": reason, "tolerance": float, "timeout": float}
 
 
+ECHO = re.compile(r"^echo\s+(\"[^\"]*\"|'[^']*')\s*\|\s*")  # echo "TEXT" | infergrid ...
+
+
+def program_of(command):
+    """The program a console command runs: its first word, after an `echo "TEXT" |` feeding it."""
+    return ECHO.sub("", command).split(" ")[0]
+
+
 def parse_marker(text, where, problems):
     options = {}
     if text.startswith("skip"):
@@ -115,7 +124,7 @@ def examples_of(path, shown, problems):
         marker_line = start - 1
         marker = MARKER.match(lines[marker_line]) if marker_line >= 0 else None
         first = body[0][1].strip() if body else ""
-        runs_infergrid = first.startswith("$ ") and first[2:].split(" ")[0] in PROGRAMS
+        runs_infergrid = first.startswith("$ ") and program_of(first[2:]) in PROGRAMS
         if kind != "console":
             if runs_infergrid:
                 problems.append(f"{shown}:{start + 1}: a block that shows `{first[:40]}...` and its "
@@ -297,14 +306,16 @@ def run(example, binary, root):
     """Runs one example; (problems, seconds)."""
     problems = []
     try:
-        argv = shlex.split(example.command)
+        echo = ECHO.match(example.command)
+        stdin = shlex.split(echo.group(1))[0] + "\n" if echo else ""
+        argv = shlex.split(example.command[echo.end():] if echo else example.command)
     except ValueError as error:
         return [f"{example.path}:{example.line}: cannot split the command: {error}"], 0.0
     argv[0] = binary
     timeout = example.options.get("timeout", DEFAULT_TIMEOUT_S)
     begin = time.monotonic()
     try:
-        done = subprocess.run(argv, cwd=root, stdin=subprocess.DEVNULL, capture_output=True,
+        done = subprocess.run(argv, cwd=root, input=stdin, capture_output=True,
                               text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return [f"{example.path}:{example.line}: no result within {timeout:g} s "

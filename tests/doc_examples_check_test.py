@@ -141,6 +141,18 @@ class CheckDocExamples(unittest.TestCase):
         code, lines = self.check("```sh\ninfergrid simulatte --rate=1\n```\n")
         self.assertEqual((code, lines), (1, ["example.md:2: `infergrid simulatte`: no such command"]))
 
+    def test_an_echo_feeds_the_command_its_stdin(self):
+        command = '$ echo "gemm 1024 4096 4096 bf16" | infergrid kernels --gpu=h100-sxm'
+        done = subprocess.run([BINARY, "kernels", "--gpu=h100-sxm"], input="gemm 1024 4096 4096 bf16\n",
+                              capture_output=True, text=True, check=True)
+        printed = done.stdout.strip()
+        self.assertEqual(self.check(f"```console\n{command}\n{printed}\n```\n"), (0, []))
+        time = printed.split()[5]
+        moved = printed.replace(time, f"{float(time) * 0.9:.2f}", 1)
+        code, lines = self.check(f"```console\n{command}\n{moved}\n```\n")
+        self.assertEqual(code, 1)
+        self.assertIn(f"printed {time} ", lines[0])
+
     def test_the_readme_example_fails_when_one_of_its_numbers_moves(self):
         with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
             readme = f.read()
