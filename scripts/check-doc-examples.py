@@ -149,6 +149,8 @@ def examples_of(path, shown, problems):
             problems.append(f"{where}: only `infergrid` commands are run; "
                             "mark others <!-- doc-example: skip REASON -->")
             continue
+        while rest and not rest[-1][1].strip():
+            rest = rest[:-1]
         result.append(Example(shown, body[0][0], command, rest, options))
     return result
 
