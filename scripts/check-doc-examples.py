@@ -160,9 +160,10 @@ FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*)")
 
 
 def commands_in(path, shown):
-    """(file:line, command, text) of every infergrid command written in the file's sh and
+    """(file:line, first, command, text) of every infergrid command written in the file's sh and
     console blocks: `text` runs from after the program to the line's end, continuations (after a
-    line ending in a backslash; in sh blocks also a synopsis line starting `--` or `[--`) joined."""
+    line ending in a backslash; in sh blocks also a synopsis line starting `--` or `[--`) joined;
+    `first`: whether it stands where a command starts (not after other words on its line)."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     fence, kind, found, current, programs = None, "", [], None, [PROGRAM]
@@ -188,9 +189,11 @@ def commands_in(path, shown):
             programs.append(r"\$\{?" + name + r"\}?")  # B=build/sim/infergrid, then $B ...
         start = re.search(r"(?:^|(?<=[\s|;&(\"']))(?:" + "|".join(programs) + r")(?=\s)", text)
         if start:
-            current = [f"{shown}:{number}", None, text[start.end():].strip()]
+            # at a command's position (not an argument, as in `scripts/build.sh infergrid`)?
+            first = not text[:start.start()].strip() or text[:start.start()].rstrip()[-1] in "|;&(\"'"
+            current = [f"{shown}:{number}", first, text[start.end():].strip()]
             found.append(current)
-    return [(where, (text.split() or [""])[0], text) for where, _, text in found]
+    return [(where, first, (text.split() or [""])[0], text) for where, first, text in found]
 
 
 def flag_problems(files, root, binary):
@@ -198,7 +201,7 @@ def flag_problems(files, root, binary):
     problems, helps = [], {}
     for path in files:
         shown = os.path.relpath(path, root)
-        for where, command, text in commands_in(path, shown if not shown.startswith("..") else path):
+        for where, first, command, text in commands_in(path, shown if not shown.startswith("..") else path):
             if not re.match(r"^[a-z][\w-]*$", command):
                 continue
             if command not in helps:
@@ -206,8 +209,9 @@ def flag_problems(files, root, binary):
                 helps[command] = ({name.replace("_", "-") for name in FLAG.findall(done.stdout)}
                                   if done.returncode == 0 else None)
             known = helps[command]
-            if known is None:
-                problems.append(f"{where}: `infergrid {command}`: no such command")
+            if known is None:  # elsewhere on a line `infergrid` may be an argument (a target)
+                if first:
+                    problems.append(f"{where}: `infergrid {command}`: no such command")
                 continue
             unknown = sorted({name for name in FLAG.findall(text)
                               if name.replace("_", "-") not in known and name != "help"})
