@@ -97,7 +97,7 @@ absl::Status CheckTensorShare(absl::string_view where, absl::string_view path, d
                               const BestTile& best, absl::string_view peak_name, double peak) {
   const double share = fraction * best.efficiency;
   if (share <= 1 && share >= kMinPeakShare) return absl::OkStatus();
-  const std::string tile = absl::StrFormat("the best tile (%dx%d, efficiency %.3g) at %.3g of the datasheet %s (%g FLOP/s)",
+  const std::string tile = absl::StrFormat("the best tile (%dx%d, efficiency %.3g) at %.3g of the datasheet %s = %g FLOP/s",
                                            best.bm, best.bn, best.efficiency, share, peak_name, peak);
   if (share > 1) return CalibrationRefusal(where, path, fraction, absl::StrCat("prices ", tile, ": ", kBeatsPeak));
   return CalibrationRefusal(where, path, fraction,
@@ -107,13 +107,13 @@ absl::Status CheckTensorShare(absl::string_view where, absl::string_view path, d
 absl::Status CheckTensorPeak(const GemmModel& g, const GpuSpec& gpu, absl::string_view where) {
   const BestTile best = BestTileOf(g);
   if (absl::Status s = CheckTensorShare(where, "gemm.peak_fraction", g.peak_fraction(), best,
-                                        "tensor peak (tensor_peaks.fp16_flops)", gpu.tensor_peaks().fp16_flops());
+                                        "tensor peak tensor_peaks.fp16_flops", gpu.tensor_peaks().fp16_flops());
       !s.ok()) {
     return s;
   }
   if (g.fp8_peak_fraction() == 0) return absl::OkStatus();  // 0: peak_fraction applies
   return CheckTensorShare(where, "gemm.fp8_peak_fraction", g.fp8_peak_fraction(), best,
-                          "fp8 tensor peak (tensor_peaks.fp8_flops)", gpu.tensor_peaks().fp8_flops());
+                          "fp8 tensor peak tensor_peaks.fp8_flops", gpu.tensor_peaks().fp8_flops());
 }
 
 // Every HBM point at most the datasheet; returns the curve's highest point in `curve_max`.
