@@ -24,6 +24,34 @@
 #include "traces/random_streams.h"
 #include "traces/workload_preset.pb.h"
 
+namespace {
+
+// A profile parsed as --calibration=FILE is, named for the h100-sxm spec and validated against
+// it; one that validates must price a large GEMM and a norm in finite time, or the event engine
+// would be handed infinite work.
+void FuzzCalibration(absl::string_view text) {
+  infergrid::Calibration profile;
+  if (!infergrid::ParseTextProto(text, "fuzz.textproto", &profile).ok()) return;
+  static const infergrid::GpuSpec* h100 = new infergrid::GpuSpec(*infergrid::ResolveGpu("h100-sxm"));
+  profile.set_gpu("h100-sxm");
+  if (!infergrid::ValidateCalibration(profile, *h100, "fuzz.textproto").ok()) return;
+  auto resources = infergrid::ResourceModel::Create(*h100, infergrid::ResourcesOf(profile));
+  infergrid::Kernel gemm;
+  gemm.m = 4096, gemm.n = 4096, gemm.k = 4096;
+  gemm.tensor_flops = 2.0 * 4096 * 4096 * 4096;
+  gemm.hbm_bytes = 3.0 * 2 * 4096 * 4096;
+  infergrid::Kernel norm;
+  norm.kind = infergrid::KernelKind::kNorm;
+  norm.hbm_bytes = 1e9;
+  norm.parallel_work_items = 4096;
+  if (!resources.ok() || !std::isfinite(resources->Time(gemm).seconds) ||
+      !std::isfinite(resources->Time(norm).seconds)) {
+    __builtin_trap();
+  }
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view text(reinterpret_cast<const char*>(data), size);
   infergrid::ModelSpec model;
@@ -39,26 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (infergrid::ParseTextProto(text, "fuzz.textproto", &gpu).ok()) {
     (void)infergrid::ValidateGpuSpec(gpu, "fuzz.textproto");
   }
-  infergrid::Calibration profile;
-  if (infergrid::ParseTextProto(text, "fuzz.textproto", &profile).ok()) {
-    static const infergrid::GpuSpec* h100 = new infergrid::GpuSpec(*infergrid::ResolveGpu("h100-sxm"));
-    profile.set_gpu("h100-sxm");
-    if (infergrid::ValidateCalibration(profile, *h100, "fuzz.textproto").ok()) {
-      auto model = infergrid::ResourceModel::Create(*h100, infergrid::ResourcesOf(profile));
-      infergrid::Kernel gemm;
-      gemm.m = 4096, gemm.n = 4096, gemm.k = 4096;
-      gemm.tensor_flops = 2.0 * 4096 * 4096 * 4096;
-      gemm.hbm_bytes = 3.0 * 2 * 4096 * 4096;
-      infergrid::Kernel norm;
-      norm.kind = infergrid::KernelKind::kNorm;
-      norm.hbm_bytes = 1e9;
-      norm.parallel_work_items = 4096;
-      // A validated profile never hands the event engine infinite or NaN work.
-      if (!model.ok() || !std::isfinite(model->Time(gemm).seconds) || !std::isfinite(model->Time(norm).seconds)) {
-        __builtin_trap();
-      }
-    }
-  }
+  FuzzCalibration(text);
   infergrid::WorkloadPreset preset;
   if (infergrid::ParseTextProto(text, "fuzz.textproto", &preset).ok()) {
     auto sampler = infergrid::MakePresetLengths(preset);
