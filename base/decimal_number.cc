@@ -33,9 +33,23 @@ bool IsDecimalNumber(absl::string_view text, bool fraction) {
   return i == text.size();
 }
 
-bool ParseDecimal(absl::string_view text, double* value) {
+bool ParseDecimal(absl::string_view text, double* value, std::string* reason) {
   text = absl::StripAsciiWhitespace(text);
-  return IsDecimalNumber(text, true) && absl::SimpleAtod(text, value) && std::isfinite(*value);
+  if (!IsDecimalNumber(text, true)) {
+    if (reason != nullptr) *reason = "not a decimal number (digits, an optional fraction and exponent)";
+    return false;
+  }
+  double parsed = 0;
+  const bool overflow = !absl::SimpleAtod(text, &parsed) || !std::isfinite(parsed);
+  // A mantissa with a digit other than 0 that reads as 0 has underflowed.
+  const absl::string_view mantissa = text.substr(0, text.find_first_of("eE"));
+  const bool underflow = parsed == 0 && mantissa.find_first_of("123456789") != absl::string_view::npos;
+  if (overflow || underflow) {
+    if (reason != nullptr) *reason = "out of range (a double holds magnitudes from 4.9e-324 to 1.8e308)";
+    return false;
+  }
+  *value = parsed;
+  return true;
 }
 
 }  // namespace infergrid

@@ -5,6 +5,8 @@
 #ifndef INFERGRID_BASE_DECIMAL_NUMBER_H_
 #define INFERGRID_BASE_DECIMAL_NUMBER_H_
 
+#include <string>
+
 #include "absl/strings/string_view.h"
 
 namespace infergrid {
@@ -12,8 +14,10 @@ namespace infergrid {
 // Whether `text` is a decimal integer (`fraction` false) or real number (true).
 bool IsDecimalNumber(absl::string_view text, bool fraction);
 
-// A finite decimal real number in `text` (surrounding ASCII blanks allowed); false otherwise.
-bool ParseDecimal(absl::string_view text, double* value);
+// A finite decimal real number in `text` (surrounding ASCII blanks allowed); false otherwise,
+// with the reason in `*reason` when given: not a decimal number, or out of a double's range
+// (1e309 would be infinite, 1e-400 zero: neither is what was written).
+bool ParseDecimal(absl::string_view text, double* value, std::string* reason = nullptr);
 
 }  // namespace infergrid
 

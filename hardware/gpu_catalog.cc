@@ -55,16 +55,20 @@ absl::StatusOr<GpuSpec> ResolveGpu(absl::string_view name_or_path) {
     const std::string reported = absl::AsciiStrToLower(spec.reported_name());
     if (!reported.empty() && (reported == key || reported == absl::StrCat("nvidia ", key))) return spec;
   }
-  // The family alone ("H100", "a100"), when the catalog holds one entry of it.
+  // The family alone ("H100", "a100"): its one entry, or the one marked family_default (the
+  // SXM board) when the catalog holds several.
   const GpuSpec* family = nullptr;
+  const GpuSpec* family_default = nullptr;
   int members = 0;
   for (const GpuSpec& spec : Catalog()) {
     if (spec.name() == key || absl::StartsWith(spec.name(), absl::StrCat(key, "-"))) {
       family = &spec;
       ++members;
+      if (spec.family_default()) family_default = &spec;
     }
   }
   if (members == 1) return *family;
+  if (members > 1 && family_default != nullptr) return *family_default;
   const std::string path(name_or_path);
   std::error_code error;
   if (!std::filesystem::exists(path, error)) {

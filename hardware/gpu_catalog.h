@@ -16,8 +16,9 @@ namespace infergrid {
 
 std::vector<std::string> GpuCatalogNames();
 // A catalog entry by its name ("h100-sxm"), by the name the device reports ("NVIDIA H100 80GB
-// HBM3", "NVIDIA H200", with or without "NVIDIA "), or by its family alone ("H100", "h200")
-// when the catalog holds one entry of that family; all case-insensitive. Otherwise a GpuSpec
+// HBM3", "NVIDIA H200", with or without "NVIDIA "), or by its family alone ("H100", "h200"):
+// the family's one entry, or the one marked family_default (h100-sxm, a100-80gb) where the
+// catalog holds several; all case-insensitive. Otherwise a GpuSpec
 // .textproto path; otherwise NotFound listing the names.
 absl::StatusOr<GpuSpec> ResolveGpu(absl::string_view name_or_path);
 absl::Status ValidateGpuSpec(const GpuSpec& spec, absl::string_view where);

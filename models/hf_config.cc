@@ -3,6 +3,9 @@
 #include <cmath>
 #include <filesystem>
 #include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -12,6 +15,7 @@
 #include "base/json_text.h"
 #include "base/textproto.h"
 #include "models/hf_config_fields.h"
+#include "models/model_catalog.h"
 
 namespace infergrid {
 namespace {
@@ -113,7 +117,7 @@ absl::Status ReadLatentAttention(const json& config, absl::string_view path, Lat
   bool found = false;
   if (absl::Status s = ReadInt(config, {"q_lora_rank"}, path, &q_lora, &found); !s.ok()) return s;
   if (q_lora > 1000000) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": field \"q_lora_rank\" is out of range"));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": field \"q_lora_rank\" is ", q_lora, "; expected 0..1000000"));
   }
   mla->set_kv_lora_rank(static_cast<int32_t>(values[0]));
   mla->set_qk_nope_head_dim(static_cast<int32_t>(values[1]));
@@ -154,8 +158,8 @@ absl::Status CheckSizes(absl::string_view path, int64_t layers, int64_t hidden, 
     const char* key;
     int64_t value;
     int64_t maximum;
-  } sizes[] = {{"num_hidden_layers", layers, 10000}, {"hidden_size", hidden, int64_t{1} << 20},
-               {"num_attention_heads", heads, 100000}, {"vocab_size", vocab, int64_t{1} << 30}};
+  } sizes[] = {{"num_hidden_layers", layers, kMaxModelLayers}, {"hidden_size", hidden, kMaxModelHiddenSize},
+               {"num_attention_heads", heads, kMaxModelAttentionHeads}, {"vocab_size", vocab, kMaxModelVocabSize}};
   for (const auto& size : sizes) {
     if (size.value < 1 || size.value > size.maximum) {
       return absl::InvalidArgumentError(
@@ -228,7 +232,10 @@ absl::Status ReadExperts(const json& config, absl::string_view path, int64_t lay
     if (absl::Status s = ReadInt(config, {"shared_expert_intermediate_size"}, path, &shared_ffn, &found); !s.ok()) return s;
     if (absl::Status s = ReadInt(config, {"n_shared_experts"}, path, &shared_count, &found); !s.ok()) return s;
     if (absl::Status s = ReadInt(config, {"first_k_dense_replace"}, path, &dense_first, &found); !s.ok()) return s;
-    if (experts > 100000 || top_k > experts) {
+    if (experts > 100000) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": ", experts, " routed experts; expected 1..100000"));
+    }
+    if (top_k < 1 || top_k > experts) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ": num_experts_per_tok (", top_k, ") must be in 1..", experts, " experts"));
     }
@@ -250,6 +257,96 @@ absl::Status ReadExperts(const json& config, absl::string_view path, int64_t lay
     moe->set_first_dense_layers(static_cast<int32_t>(dense_first));
   }
   return absl::OkStatus();
+}
+
+// The config.json keys each ModelSpec field that ValidateModelSpec names is read from, the first
+// present one winning as it does when the field is read.
+struct FieldKeys {
+  const char* field;
+  std::vector<const char*> keys;
+};
+const std::vector<FieldKeys>& ConfigKeysOfFields() {
+  static const auto* fields = new std::vector<FieldKeys>{
+      {"num_layers", {"num_hidden_layers", "n_layer", "num_layers"}},
+      {"hidden_size", {"hidden_size", "n_embd", "d_model"}},
+      {"num_attention_heads", {"num_attention_heads", "n_head"}},
+      {"num_kv_heads", {"num_key_value_heads", "num_kv_heads"}},
+      {"head_dim", {"head_dim"}},
+      {"ffn_dim", {"intermediate_size", "n_inner", "ffn_dim"}},
+      {"vocab_size", {"vocab_size"}},
+      {"max_position_embeddings", {"max_position_embeddings", "n_positions", "seq_length"}},
+      {"num_experts", {"num_local_experts", "num_experts", "n_routed_experts"}},
+      {"experts_per_token", {"num_experts_per_tok", "moe_top_k"}},
+      {"expert_ffn_dim", {"moe_intermediate_size"}},
+      {"first_dense_layers", {"first_k_dense_replace"}},
+      {"interleave_step", {"interleave_moe_layer_step"}},
+      {"num_shared_experts", {"n_shared_experts", "shared_expert_intermediate_size"}},
+      {"sliding_window", {"sliding_window"}},
+      {"attention_chunk_size", {"attention_chunk_size"}},
+      {"attn_logit_softcapping", {"attn_logit_softcapping"}},
+      {"layer_pattern", {"layer_types"}},
+      {"index_heads", {"index_n_heads"}},
+      {"index_head_dim", {"index_head_dim"}},
+      {"index_topk", {"index_topk"}},
+      {"num_key_heads", {"linear_num_key_heads"}},
+      {"num_value_heads", {"linear_num_value_heads"}},
+      {"key_head_dim", {"linear_key_head_dim"}},
+      {"value_head_dim", {"linear_value_head_dim"}},
+      {"conv_kernel", {"linear_conv_kernel_dim"}},
+  };
+  return *fields;
+}
+
+// `message` (ValidateModelSpec's, about ModelSpec fields) in the keys the config was written
+// with: "num_kv_heads must be in 1..num_attention_heads" becomes "num_key_value_heads must be in
+// 1..num_attention_heads", "moe.first_dense_layers" "first_k_dense_replace", nested under
+// "text_config." where the config keeps its fields there.
+std::string InConfigKeys(absl::string_view message, const json& config, absl::string_view prefix) {
+  std::map<std::string, std::string> names;
+  for (const FieldKeys& f : ConfigKeysOfFields()) {
+    std::string key = f.keys.front();
+    for (const char* candidate : f.keys) {
+      if (Present(config, candidate)) {
+        key = candidate;
+        break;
+      }
+    }
+    names[f.field] = absl::StrCat(prefix, key);
+  }
+  // ModelSpec's message names, as a config says them.
+  names["moe"] = "the experts";
+  names["mla"] = "latent attention";
+  const auto is_name = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  std::string out;
+  for (size_t i = 0; i < message.size();) {
+    if (!is_name(message[i])) {
+      out.push_back(message[i++]);
+      continue;
+    }
+    size_t end = i;
+    while (end < message.size() && is_name(message[end])) ++end;
+    absl::string_view token = message.substr(i, end - i);
+    for (absl::string_view owner : {"attention.", "moe.", "mla.", "sparse_attention.", "linear_attention."}) {
+      if (absl::StartsWith(token, owner) && names.count(std::string(token.substr(owner.size())))) {
+        token.remove_prefix(owner.size());
+      }
+    }
+    const auto it = names.find(std::string(token));
+    absl::StrAppend(&out, it != names.end() ? it->second : token);
+    i = end;
+  }
+  return out;
+}
+
+// What the checks of every model refuse, said in the keys the config was written with (under
+// text_config. when `nested`).
+absl::Status ValidateInConfigKeys(const ModelSpec& spec, const json& config, bool nested, absl::string_view path) {
+  const absl::Status status = ValidateModelSpec(spec, path);
+  if (status.ok()) return status;
+  absl::string_view what = status.message();
+  const std::string where = absl::StrCat(path, ": ");
+  if (absl::StartsWith(what, where)) what.remove_prefix(where.size());
+  return absl::InvalidArgumentError(absl::StrCat(where, InConfigKeys(what, config, nested ? "text_config." : "")));
 }
 
 }  // namespace
@@ -329,6 +426,7 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   if (absl::Status s = ReadWeightFormat(*config, path, &spec); !s.ok()) return s;
   if (absl::Status s = ReadExperts(*config, path, layers, &spec); !s.ok()) return s;
   if (absl::Status s = ReadLayerLayout(*config, path, model_type, layers, &spec); !s.ok()) return s;
+  if (absl::Status s = ValidateInConfigKeys(spec, *config, config != &*parsed, path); !s.ok()) return s;
   return spec;
 }
 

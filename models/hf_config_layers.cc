@@ -43,10 +43,13 @@ absl::Status ReadQwen3Next(const json& config, absl::string_view path, int64_t l
   int64_t values[5] = {};
   const char* keys[5] = {"linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
                          "linear_value_head_dim", "linear_conv_kernel_dim"};
+  // The bounds ValidateAttentionLayout holds linear attention to.
+  const int64_t maxima[5] = {1024, 1024, 4096, 4096, 64};
   for (int i = 0; i < 5; ++i) {
     if (absl::Status s = RequireInt(config, {keys[i]}, path, &values[i]); !s.ok()) return s;
-    if (values[i] < 1 || values[i] > 100000) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"", keys[i], "\" must be in 1..100000"));
+    if (values[i] < 1 || values[i] > maxima[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": field \"", keys[i], "\" is ", values[i], "; expected 1..", maxima[i]));
     }
   }
   LinearAttention* linear = spec->mutable_linear_attention();
@@ -169,10 +172,13 @@ absl::Status ReadFamilyExtras(const json& config, absl::string_view path, absl::
 absl::Status ReadSparseAttention(const json& config, absl::string_view path, ModelSpec* spec) {
   int64_t values[3] = {};
   const char* keys[3] = {"index_n_heads", "index_head_dim", "index_topk"};
+  // The bounds ValidateModelSpec holds the indexer to.
+  const int64_t maxima[3] = {1024, 4096, int64_t{1} << 30};
   for (int i = 0; i < 3; ++i) {
     if (absl::Status s = RequireInt(config, {keys[i]}, path, &values[i]); !s.ok()) return s;
-    if (values[i] < 1 || values[i] > (int64_t{1} << 30)) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"", keys[i], "\" must be positive"));
+    if (values[i] < 1 || values[i] > maxima[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": field \"", keys[i], "\" is ", values[i], "; expected 1..", maxima[i]));
     }
   }
   if (!spec->has_mla()) {

@@ -159,17 +159,17 @@ absl::Status FirstFailing(const Checks& checks, absl::string_view where) {
 // Bounds keep every derived product (parameters, FLOPs at 1M tokens) far from overflow.
 Checks SizeChecks(const ModelSpec& spec) {
   return {
-      {spec.num_layers() >= 1 && spec.num_layers() <= 10000, "num_layers must be in 1..10000"},
-      {spec.hidden_size() >= 1 && spec.hidden_size() <= 1000000, "hidden_size must be in 1..1e6"},
+      {spec.num_layers() >= 1 && spec.num_layers() <= kMaxModelLayers, "num_layers must be in 1..10000"},
+      {spec.hidden_size() >= 1 && spec.hidden_size() <= kMaxModelHiddenSize, "hidden_size must be in 1..1000000"},
       {spec.ffn_dim() >= 1 && spec.ffn_dim() <= 10000000, "ffn_dim must be in 1..1e7"},
-      {spec.num_attention_heads() >= 1 && spec.num_attention_heads() <= 100000,
+      {spec.num_attention_heads() >= 1 && spec.num_attention_heads() <= kMaxModelAttentionHeads,
        "num_attention_heads must be in 1..100000"},
       {spec.num_kv_heads() >= 1 && spec.num_kv_heads() <= spec.num_attention_heads(),
        "num_kv_heads must be in 1..num_attention_heads"},
       {spec.num_kv_heads() >= 1 && spec.num_attention_heads() % spec.num_kv_heads() == 0,
        "num_attention_heads must be a multiple of num_kv_heads"},
       {spec.head_dim() >= 1 && spec.head_dim() <= 100000, "head_dim must be in 1..100000"},
-      {spec.vocab_size() >= 1 && spec.vocab_size() <= 100000000, "vocab_size must be in 1..1e8"},
+      {spec.vocab_size() >= 1 && spec.vocab_size() <= kMaxModelVocabSize, "vocab_size must be in 1..100000000"},
       {spec.max_position_embeddings() >= 0, "max_position_embeddings must not be negative"},
       {spec.tuned_max_position_embeddings() >= 0, "tuned_max_position_embeddings must not be negative"},
       {spec.nominal_parameters() >= 0 && spec.nominal_parameters() < 1e15, "nominal_parameters must be in 0..1e15"},
@@ -182,9 +182,11 @@ Checks ExpertChecks(const ModelSpec& spec) {
   if (!spec.has_moe()) return {};
   const MixtureOfExperts& moe = spec.moe();
   return {
-      {moe.num_experts() >= 1 && moe.num_experts() <= 100000 && moe.experts_per_token() >= 1 &&
-           moe.experts_per_token() <= moe.num_experts() && moe.expert_ffn_dim() >= 0 && moe.num_shared_experts() >= 0,
-       "moe needs 1 <= experts_per_token <= num_experts <= 100000"},
+      {moe.num_experts() >= 1 && moe.num_experts() <= 100000, "moe.num_experts must be in 1..100000"},
+      {moe.experts_per_token() >= 1 && moe.experts_per_token() <= moe.num_experts(),
+       "moe.experts_per_token must be in 1..moe.num_experts"},
+      {moe.expert_ffn_dim() >= 0 && moe.num_shared_experts() >= 0,
+       "moe.expert_ffn_dim and moe.num_shared_experts must not be negative"},
       {moe.first_dense_layers() >= 0 && moe.first_dense_layers() < spec.num_layers(),
        "moe.first_dense_layers must be in 0..num_layers-1"},
       {moe.interleave_step() >= 0 && moe.interleave_step() <= spec.num_layers() && ExpertLayers(spec) > 0,

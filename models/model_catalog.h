@@ -3,9 +3,11 @@
 #ifndef INFERGRID_MODELS_MODEL_CATALOG_H_
 #define INFERGRID_MODELS_MODEL_CATALOG_H_
 
+#include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -40,6 +42,14 @@ absl::StatusOr<ModelSpec> FindCatalogModel(absl::string_view name);
 
 // A catalog name, a Hugging Face config.json path, or a ModelSpec .textproto path.
 absl::StatusOr<ModelSpec> ResolveModel(absl::string_view name_or_path);
+
+// Bounds of every model, whether a catalog entry, a ModelSpec textproto or a config.json (whose
+// importer checks its keys against the same): they keep every derived product (parameters,
+// FLOPs at 1M tokens) far from overflow.
+inline constexpr int64_t kMaxModelLayers = 10'000;
+inline constexpr int64_t kMaxModelHiddenSize = 1'000'000;
+inline constexpr int64_t kMaxModelAttentionHeads = 100'000;
+inline constexpr int64_t kMaxModelVocabSize = 100'000'000;
 
 // Checks that the architecture is self-consistent and within sane bounds; `where` names the
 // source in the error ("config.json", "models/catalog/x.textproto").

@@ -19,7 +19,9 @@ H100_OPS=$D/h100/llama-2-7b_mlp_ops.csv,$D/h100/codellama-34b_mlp_ops.csv,$D/h10
   --out=$P/a100-80gb.textproto
 # Extrapolated (datasheet ratios) until someone measures them with kernels/.
 "$BIN" calibrate extrapolate --profile=$P/h100-sxm.textproto --gpu=h200-sxm --out=$P/h200-sxm.textproto
-for gpu in h20 b200 gb200; do
+for gpu in h20 b200 gb200 h100-pcie h100-nvl; do
   "$BIN" calibrate extrapolate --profile=$P/h100-sxm.textproto --gpu=$gpu --out=$P/$gpu.textproto
 done
-"$BIN" calibrate extrapolate --profile=$P/a100-80gb.textproto --gpu=l40s --out=$P/l40s.textproto
+for gpu in l40s l4 a100-40gb; do
+  "$BIN" calibrate extrapolate --profile=$P/a100-80gb.textproto --gpu=$gpu --out=$P/$gpu.textproto
+done

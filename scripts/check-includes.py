@@ -34,10 +34,10 @@ LAYERS = [
     ("sim/app/results", ["base"]),  # the protobuf messages of every result
     ("sim/app/format", ["base"]),
     ("sim/app/validation", ["base"]),
-    ("sim/app/report", ["sim/app/results", "sim/app/format"]),  # the HTML report
+    ("sim/app/plan", ["sim/app/results", "sim/app/format"]),  # SLOs, candidates, capacity searches (no simulation)
+    ("sim/app/report", ["sim/app/results", "sim/app/format", "sim/app/plan"]),  # the HTML report
     ("sim/app/output", ["sim/core/engine", "sim/core/memory_plan", "sim/app/results", "sim/app/format"]),
     ("sim/app/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
-    ("sim/app/plan", ["sim/app/results", "sim/app/format"]),  # SLOs, candidates, capacity searches (no simulation)
     ("sim/app/cli", ["sim/core/memory_plan", "sim/core/serving", "sim/app/results", "sim/app/bench", "traces"]),
     ("sim/app/sweep", ["sim/app/cli", "sim/app/results", "sim/app/format"]),  # sweep specs and result folders
     ("sim/app/commands", ["sim/app/cli", "sim/app/output", "sim/app/validation", "sim/app/report",

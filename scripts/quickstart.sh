@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh infergrid
+scripts/build.sh infergrid infergrid_python   # the command, and `import infergrid` (build/sim/app/python)
 ./build/sim/infergrid memory --model=llama-3-8b --gpu=h100-sxm --params=nominal --context=8192
 echo
 ./build/sim/infergrid roofline --model=llama-3-8b --gpu=h100-sxm --params=nominal --phase=decode --context=8192

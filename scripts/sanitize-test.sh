@@ -39,5 +39,8 @@ SLOW_FITS='Fitting.FitsAllFourH100TablesTogether|CrossValidation.CalibratedModel
 SLOW_FITS="$SLOW_FITS|ReportBrowser\.|slurm_sweep|SweepCli.KilledAtRandomMoments|PlanCli.FindsTheBoundaryABruteForceScanFinds"
 SLOW_FITS="$SLOW_FITS|PlanCli.RanksByCostWithCatalogOrGivenPrices|SimulateCli.ClosedLoopClientKeepsAtMostNInFlight"
 SLOW_FITS="$SLOW_FITS|PlanCli.TheCapacityDoesNotMoveWithTheRunLength|ModelCommands.GptOssBenchAndPlan"
+# The docs' examples and the checker's self-test (doc_examples*) check the docs and a Python
+# script, which the sanitizers do not see, by running simulations that other tests run here.
+SLOW_FITS="$SLOW_FITS|^doc_examples"
 ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 \
   ctest --output-on-failure -j"${JOBS:-$(nproc)}" ${TESTS:+-R "$TESTS"} -E "$SLOW_FITS"

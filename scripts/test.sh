@@ -3,8 +3,8 @@
 # every test in three stages:
 #   1. the suite, built as shipped (g++, Release, CUDA kernels where nvcc is found; warnings are
 #      errors with INFERGRID_WERROR=ON, as .ci/run sets), build/, including the layer check of
-#      every #include (scripts/check-includes.py), the function-length check and the docs link
-#      check;
+#      every #include (scripts/check-includes.py), the function-length check, the docs link
+#      check and the docs' examples run against the binary (scripts/check-doc-examples.py);
 #   2. the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, build-asan/
 #      (scripts/sanitize-test.sh);
 #   3. every libFuzzer target for FUZZ_SECONDS each (default 45), build-fuzz/ (scripts/fuzz.sh).

@@ -22,7 +22,8 @@ const std::vector<const Command*>& Commands() {
                                                        &KernelsCommand(), &CalibrateCommand(),
                                                        &SimulateCommand(), &CompareCommand(),
                                                        &TraceCommand(), &ReportCommand(), &BenchCommand(),
-                                                       &PlanCommand(), &SweepCommand()};
+                                                       &PlanCommand(), &SweepCommand(),
+                                                       &ModelsCommand(), &GpusCommand()};
   return commands;
 }
 

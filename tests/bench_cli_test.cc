@@ -394,6 +394,9 @@ TEST(BenchCli, BadInputIsOneLineAndNoFiles) {
       {serve + "--dataset=a.json --dataset-path=a.json", 2, "--dataset and --dataset-path are the same setting"},
       {"bench latency --model=Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", 2,
        "unknown model 'Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8'"},
+      // Decimals a double cannot hold, in the lists too (ttft:1e309 was an SLO of infinity).
+      {serve + "--goodput=ttft:1e309", 2, "--goodput: 'ttft:1e309' is not KEY:VALUE"},
+      {serve + "--metric-percentiles=1e-400", 2, "--metric-percentiles: '1e-400' is not a percentile"},
   };
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
   // A run that fails after its options were read writes nothing, not even the result.
@@ -536,6 +539,43 @@ TEST(BenchCli, GenaiPerfMeasuresWindowsOfAClosedLoop) {
               HasSubstr("is a genai-perf flag"));
   EXPECT_THAT(RunInfergrid("bench serve --client=genai-perf --concurrency=4 --request-rate=2").err,
               HasSubstr("one load mode"));
+}
+
+}  // namespace
+}  // namespace infergrid
+
+namespace infergrid {
+namespace {
+
+// Every count a user gives has a bound that holds the run to memory and minutes, refused with the
+// flag and its one range (a concurrency or warm-up of 1,000,000 exhausted memory; an input length
+// past int32 wrapped into a negative prompt).
+TEST(BenchCli, CountsAreBoundedByName) {
+  const fs::path dir = testing::TestDir();
+  const std::string genai = absl::StrCat("bench serve ", kModel, " --client=genai-perf ");
+  const std::string serve = absl::StrCat("bench serve ", kModel, " --num-prompts=5 ");
+  const std::string custom = testing::WriteFile(dir / "p.jsonl", "{\"prompt\": \"a\", \"prompt_len\": 3000000000}\n");
+  const std::vector<testing::CliErrorCase> cases = {
+      {genai + "--concurrency=1000000", 2,
+       "--concurrency=1000000: genai-perf's windows would simulate 40000000 requests (40 per concurrent request), "
+       "more than the 1000000 one run may simulate; give at most 25000, or --request-count"},
+      {genai + "--warmup-request-count=1000000", 2, "--warmup-request-count=1000000 is out of range (0..100000)"},
+      {genai + "--warmup-request-count=100000 --request-count=1000000", 2,
+       "make 1100000 requests, more than the 1000000 one genai-perf run may simulate"},
+      {genai + "--request-count=1000001", 2, "--request-count=1000001 is out of range (0..1000000)"},
+      {absl::StrCat("bench serve ", kModel, " --num-prompts=1000001"), 2, "--num-prompts=1000001 is out of range (1..1000000)"},
+      {serve + "--input-len=3000000000", 2, "--input-len=3000000000 is out of range (0..10000000)"},
+      {serve + "--output-len=-1", 2, "--output-len=-1 is out of range (0..10000000)"},
+      {absl::StrCat("bench latency ", kModel, " --input-len=-5"), 2, "--input-len=-5 is out of range (0..10000000)"},
+      {"bench one-batch --model=meta-llama/Llama-3.1-8B-Instruct --input-len 16 0", 2,
+       "--input-len=0: bench one-batch needs at least one token"},
+      {"bench one-batch --model=meta-llama/Llama-3.1-8B-Instruct --output-len=20000000", 2,
+       "--output-len=20000000 is out of range (0..10000000)"},
+      {serve + "--dataset-name=custom --dataset-path=" + custom, 1,
+       "p.jsonl:1: \"prompt_len\" is 3000000000; expected an integer in 0..10000000"},
+      {serve + "--random-range-ratio=1", 2, "--random-range-ratio must be in [0, 1)"},
+  };
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "sim/app/plan/plan_report.pb.h"
 #include "sim/app/results/accounting_reports.pb.h"
+#include "sim/app/results/catalog_listing.pb.h"
 #include "sim/app/results/extras_reports.pb.h"
 #include "sim/app/results/simulation.pb.h"
 #include "sim/app/results/sweep.pb.h"
@@ -131,6 +132,11 @@ TEST(docs, TrainVectorIndexValidateJsonFieldsAreDocumented) {
   ExpectAllFieldsDocumented(TrainingReport::descriptor());
   ExpectAllFieldsDocumented(VectorIndexReport::descriptor());
   ExpectAllFieldsDocumented(ValidationReport::descriptor());
+}
+
+TEST(docs, CatalogListingJsonFieldsAreDocumented) {
+  ExpectAllFieldsDocumented(ModelListing::descriptor());
+  ExpectAllFieldsDocumented(GpuListing::descriptor());
 }
 
 TEST(docs, SweepJsonFieldsAreDocumented) {

@@ -234,6 +234,8 @@ TEST(ExtrasCli, BadInputGivesOneLineAndNoOutput) {
       {"validate --slo-ttft=2", 2, "validate needs --predicted=CSV and --observed=CSV"},
       {"validate --predicted=" + good + " --observed=" + good, 2, "validate needs an SLO"},
       {"validate --slo-ttft=-1 --predicted=" + good + " --observed=" + good, 2, "--slo-ttft=-1 is out of range"},
+      // The range simulate says for the same flag (SimulateCli.BadInputNamesTheProblemAndWritesNothing).
+      {"validate --slo-ttft=2e6 --predicted=" + good + " --observed=" + good, 2, "--slo-ttft=2e+06 is out of range (0..1e+06)"},
       {"validate --slo-ttft=2 --predicted=" + bad + " --observed=" + good, 1, "bad.csv:3: ttft_s: 'soon'"},
       {"validate --slo-ttft=2 --predicted=" + good + " --observed=" + other, 1,
        "other.csv:3: request 'b' has no prediction in"},

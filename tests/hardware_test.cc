@@ -1,5 +1,10 @@
 // Tests of hardware/: the GPU catalog's capacities, the peak-based lower bounds and the
 // cluster topology's NVLink domains.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -33,15 +38,36 @@ TEST(GpuCatalog, DeviceAndFamilyNamesResolveToTheirEntry) {
   const std::pair<const char*, const char*> cases[] = {
       {"NVIDIA H100 80GB HBM3", "h100-sxm"}, {"H100 80GB HBM3", "h100-sxm"}, {"H100", "h100-sxm"},
       {"nvidia h200", "h200-sxm"},           {"h200", "h200-sxm"},           {"NVIDIA A100-SXM4-80GB", "a100-80gb"},
-      {"A100", "a100-80gb"},                 {" L40S ", "l40s"},             {"H20", "h20"}};
+      {"A100", "a100-80gb"},                 {" L40S ", "l40s"},             {"H20", "h20"},
+      {"NVIDIA H100 PCIe", "h100-pcie"},     {"H100 NVL", "h100-nvl"},       {"NVIDIA A100-SXM4-40GB", "a100-40gb"},
+      {"NVIDIA L4", "l4"},                   {"l4", "l4"}};
   for (const auto& [given, entry] : cases) {
     absl::StatusOr<GpuSpec> gpu = ResolveGpu(given);
     ASSERT_TRUE(gpu.ok()) << given << ": " << gpu.status();
     EXPECT_EQ(gpu->name(), entry) << given;
   }
-  // Another variant of a family in the catalog is not guessed.
-  for (const char* other : {"H100 PCIe", "NVIDIA H100 NVL", "h1", "A100-PCIE-40GB"}) {
+  // A variant the catalog lacks is not guessed.
+  for (const char* other : {"H100 SXM5 64GB", "h1", "A100-PCIE-40GB", "NVIDIA L40"}) {
     EXPECT_FALSE(ResolveGpu(other).ok()) << other;
+  }
+}
+
+// A family name with several entries ("H100": SXM, PCIe, NVL) names exactly one of them, the
+// entry marked family_default; every family of several entries has exactly one.
+TEST(GpuCatalog, EveryFamilyOfSeveralEntriesHasOneDefault) {
+  std::map<std::string, std::vector<GpuSpec>> families;
+  for (const std::string& name : GpuCatalogNames()) {
+    absl::StatusOr<GpuSpec> gpu = ResolveGpu(name);
+    ASSERT_TRUE(gpu.ok()) << name;
+    families[name.substr(0, name.find('-'))].push_back(*gpu);
+  }
+  EXPECT_GE(families["h100"].size(), 3u);
+  for (const auto& [family, members] : families) {
+    const auto defaults = std::count_if(members.begin(), members.end(), [](const GpuSpec& g) { return g.family_default(); });
+    EXPECT_EQ(defaults, members.size() > 1 ? 1 : 0) << family;
+    absl::StatusOr<GpuSpec> resolved = ResolveGpu(family);
+    ASSERT_TRUE(resolved.ok()) << family << ": " << resolved.status();
+    EXPECT_TRUE(members.size() == 1 || resolved->family_default()) << family;
   }
 }
 

@@ -593,13 +593,40 @@ TEST(EngineOverrides, BlocksAndKvMemory) {
   r.num_gpu_blocks_override = 0;
   r.kv_cache_memory_bytes = 10 * kGiB;  // 10 GiB / (16 x 131,072 B) = 5,120 blocks
   EXPECT_EQ(Explain(r).plan.num_blocks, 5120);
-  // TensorRT-LLM's max_tokens and SGLang's max_total_tokens only ever lower the count.
+  // TensorRT-LLM's max_tokens and SGLang's max_total_tokens only ever lower the count: a larger
+  // override, which the engine would ignore, is refused rather than dropped.
   MemoryPlanRequest t = Request("trtllm", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
   const int64_t computed = Explain(t).plan.num_blocks;
-  t.num_gpu_blocks_override = computed * 2;
+  t.num_gpu_blocks_override = computed;
   EXPECT_EQ(Explain(t).plan.num_blocks, computed);
+  t.num_gpu_blocks_override = computed + 1;
+  const absl::StatusOr<MemoryPlanDetail> ignored = ExplainEngineMemory(t);
+  ASSERT_FALSE(ignored.ok());
+  EXPECT_THAT(ignored.status().message(),
+              HasSubstr(absl::StrCat("--num-gpu-blocks-override=", computed + 1, " is more than the ", computed,
+                                     " blocks trtllm@pytorch computes; its cap (max_tokens) only lowers the count")));
   t.num_gpu_blocks_override = 100;
   EXPECT_EQ(Explain(t).plan.num_blocks, 100);
+}
+
+// KV overrides no GPU holds are refused: vLLM would fail to allocate them (and 2^31 blocks of 16
+// tokens printed a negative int32 capacity).
+TEST(EngineOverrides, KvLargerThanTheGpuIsRefused) {
+  MemoryPlanRequest r = Request("vllm-v1@0.19", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
+  r.num_gpu_blocks_override = (int64_t{1} << 31) - 1;
+  absl::StatusOr<MemoryPlanDetail> blocks = ExplainEngineMemory(r);
+  ASSERT_FALSE(blocks.ok());
+  EXPECT_THAT(blocks.status().message(),
+              HasSubstr("--num-gpu-blocks-override=2147483647: that many blocks of 16 tokens x 131072 B take "
+                        "4194304.00 GiB per GPU, more than the GPU's 79.19 GiB (h100-sxm)"));
+  r.num_gpu_blocks_override = 0;
+  r.kv_cache_memory_bytes = 80 * kGiB;
+  absl::StatusOr<MemoryPlanDetail> bytes = ExplainEngineMemory(r);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_THAT(bytes.status().message(), HasSubstr("--kv-cache-memory=80.00 GiB is more than the GPU's 79.19 GiB"));
+  r.kv_cache_memory_bytes = 79 * kGiB;  // within the GPU: as given
+  r.max_model_len = 8192;
+  EXPECT_EQ(Explain(r).plan.kv_cache_bytes, 79 * kGiB);
 }
 
 TEST(EnginePipeline, SmallestStageWins) {
@@ -843,6 +870,28 @@ TEST(MemoryEngineCli, JsonHasCapacityInBytesTokensAndBlocks) {
   EXPECT_FALSE(j["log_lines"].empty());
 }
 
+// A capacity past 2^31 tokens (a one-layer model of 4 bytes a token) is counted in 64 bits in
+// memory --engine and in simulate's summary: the int32 fields wrapped it (to 1,827,022,672 here,
+// negative for other sizes).
+TEST(MemoryEngineCli, CapacitiesPastInt32AreExact) {
+  const std::string config = testing::WriteFile(testing::TestDir() / "tiny" / "config.json", R"({"model_type": "llama",
+      "hidden_size": 64, "intermediate_size": 64, "num_attention_heads": 64, "num_key_value_heads": 1,
+      "num_hidden_layers": 1, "vocab_size": 100, "max_position_embeddings": 8192})");
+  const testing::CommandResult r = RunInfergrid("memory --engine=vllm-v1 --format=json --model=" + config);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["kv_cache"]["tokens"].is_number());
+  EXPECT_EQ(j["kv_cache"]["tokens"].get<int64_t>(), j["kv_cache"]["blocks"].get<int64_t>() * 16);
+  EXPECT_GT(j["kv_cache"]["tokens"].get<int64_t>(), int64_t{1} << 34);
+  const std::string tokens = absl::StrCat(j["kv_cache"]["tokens"].get<int64_t>());
+  const testing::CommandResult summary =
+      RunInfergrid("simulate --max-requests=3 --format=json --record-wall-time=false --model=" + config);
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  const nlohmann::json memory = nlohmann::json::parse(summary.out)["memory"];
+  EXPECT_EQ(absl::StrCat(memory["kv_tokens"].get<int64_t>()), tokens);
+  EXPECT_EQ(memory["kv_tokens"].get<int64_t>(), memory["num_gpu_blocks"].get<int64_t>() * 16);
+}
+
 TEST(MemoryEngineCli, EachEngineWithItsOwnFlags) {
   testing::CommandResult r = RunInfergrid(
       "memory --engine=sglang@0.4.1 --model=llama-3.1-8b --mem-fraction-static=0.88 --format=json");
@@ -899,6 +948,21 @@ TEST(MemoryEngineCli, BadInputIsAClearError) {
       {"memory --engine=sglang --model=llama-3.3-70b", 1, "exceed mem_fraction_static"},
       {"memory --engine=vllm-v1@0.19 --model=llama-3.3-70b --quantization=fp8", 1, "lower --max-model-len"},
       {"memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=100", 1, "it holds 1600 tokens"},
+      // Overrides checked against the device and the engine (a flag the engine would ignore).
+      {"memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=2147483647", 2,
+       "take 4194304.00 GiB per GPU, more than the GPU's 79.19 GiB"},
+      {"memory --engine=vllm-v1 --model=llama-3.1-8b --kv-cache-memory=1e15", 2,
+       "--kv-cache-memory=931322.57 GiB is more than the GPU's 79.19 GiB"},
+      {"memory --engine=sglang --model=llama-3.1-8b --num-gpu-blocks-override=1000000000", 2,
+       "blocks sglang@0.4.9 computes; its cap (--max-total-tokens) only lowers the count"},
+      {"simulate --engine=trtllm --num-gpu-blocks-override=1000000000", 1, "its cap (max_tokens) only lowers the count"},
+      // One range per flag: the command line's, however far past it the value is.
+      {"memory --engine=vllm-v1 --model=llama-3.1-8b --pipeline-parallel-size=2000", 2,
+       "--pipeline-parallel-size=2000 is out of range (1..1024)"},
+      {"memory --engine=vllm-v1 --model=llama-3.1-8b --pipeline-parallel-size=33", 2,
+       "--pipeline-parallel-size=33 is more than the 32 layers of llama-3.1-8b"},
+      {"memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=2147483648", 2,
+       "--num-gpu-blocks-override=2147483648 is out of range (0..2147483647)"},
   };
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
 }

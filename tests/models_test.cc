@@ -338,6 +338,37 @@ TEST(HfConfig, ErrorsNameTheFileLineAndField) {
   EXPECT_THAT(negative.status().message(), HasSubstr("out of range"));
 }
 
+// The checks every model passes speak of the config's keys as the file writes them, not of
+// ModelSpec's fields (num_kv_heads, ffn_dim), and with the one range both hold.
+TEST(HfConfig, ModelChecksNameTheConfigsKeys) {
+  const std::string llama = R"("hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+    "num_hidden_layers": 32, "vocab_size": 32000)";
+  const struct {
+    std::string json;
+    std::string expected;
+    std::string internal;  // the ModelSpec field the message used to name
+  } cases[] = {
+      {absl::StrCat("{", llama, R"(, "num_key_value_heads": 5})"),
+       "c.json: num_attention_heads must be a multiple of num_key_value_heads", "num_kv_heads"},
+      {absl::StrCat(R"({"text_config": {)", llama, R"(, "num_key_value_heads": 5}})"),
+       "c.json: text_config.num_attention_heads must be a multiple of text_config.num_key_value_heads", "num_kv_heads"},
+      {R"({"n_layer": 2, "n_embd": 64, "n_head": 4, "vocab_size": 100, "n_inner": 20000000})",
+       "c.json: n_inner must be in 1..1e7", "ffn_dim"},
+      {R"({"hidden_size": 1040000, "num_attention_heads": 32, "num_hidden_layers": 2, "vocab_size": 100})",
+       "c.json: hidden_size is 1040000; expected 1..1000000", "1..1e6"},
+      {absl::StrCat("{", llama, R"(, "model_type": "qwen3_next", "linear_num_key_heads": 2000,
+        "linear_num_value_heads": 32, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+        "linear_conv_kernel_dim": 4, "full_attention_interval": 4})"),
+       "c.json: field \"linear_num_key_heads\" is 2000; expected 1..1024", "linear_attention's"},
+  };
+  for (const auto& c : cases) {
+    const absl::StatusOr<ModelSpec> spec = ImportHfConfig(c.json, "c.json");
+    ASSERT_FALSE(spec.ok()) << c.json;
+    EXPECT_THAT(spec.status().message(), HasSubstr(c.expected)) << c.json;
+    EXPECT_THAT(spec.status().message(), ::testing::Not(HasSubstr(c.internal))) << c.json;
+  }
+}
+
 // An imported config equals the catalog entry in everything that decides memory and time;
 // only the naming fields may differ.
 void ExpectSameShapeAsCatalog(ModelSpec imported, const std::string& name) {
@@ -513,7 +544,8 @@ TEST(HfConfig, InconsistentHeadsAreRejectedByValidation) {
           "num_key_value_heads": 3, "vocab_size": 100, "intermediate_size": 128})");
   absl::StatusOr<ModelSpec> spec = ResolveModel(path);
   ASSERT_FALSE(spec.ok());
-  EXPECT_THAT(spec.status().message(), HasSubstr("multiple of num_kv_heads"));
+  // In the config's words: num_key_value_heads, not ModelSpec's num_kv_heads.
+  EXPECT_THAT(spec.status().message(), HasSubstr("multiple of num_key_value_heads"));
 }
 
 // A safetensors file: 8-byte little-endian header length, JSON header, then the data.

@@ -6,12 +6,16 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sim/app/plan/candidates.h"
 #include "sim/app/plan/capacity_search.h"
+#include "sim/app/plan/plan_assumptions.h"
 #include "sim/app/plan/plan_ranking.h"
 #include "sim/app/plan/slo.h"
 #include "tests/command_runner.h"
@@ -96,6 +100,14 @@ TEST(Candidates, AreTheProductOfTheListedAxes) {
   EXPECT_THAT(plan::ParseList("a,,b", "gpus").status().message(), HasSubstr("--gpus: empty value"));
   EXPECT_THAT(plan::ParseList("a,b,a", "gpus").status().message(), HasSubstr("'a' listed twice"));
   EXPECT_THAT(plan::ParsePositiveInts("1,0", "tp-sizes").status().message(), HasSubstr("'0' is not a positive integer"));
+  // A positive number past int32 is out of range, not "not positive" (an int32 read refused it so).
+  for (const char* big : {"3000000000", "99999999999999999999"}) {
+    EXPECT_THAT(plan::ParsePositiveInts(absl::StrCat("1,", big), "tp-sizes").status().message(),
+                HasSubstr(absl::StrCat("--tp-sizes: '", big, "' is out of range for a 32-bit integer")));
+  }
+  EXPECT_THAT(plan::ParsePositiveInts("-99999999999999999999", "tp-sizes").status().message(),
+              HasSubstr("is not a positive integer"));
+  EXPECT_THAT(plan::ParsePositiveInts("0x10", "tp-sizes").status().message(), HasSubstr("is not a positive integer"));
 }
 
 // A deployment whose every seed passes up to `boundary` req/s per replica (seed s passes up to
@@ -223,6 +235,54 @@ TEST(Ranking, CheapestPerTokenFirstThenUnpricedThenTheRest) {
   plan::RankCandidates(c, true);
   EXPECT_EQ(c[0].label(), "a");
   EXPECT_EQ(c[1].label(), "b");
+}
+
+// --- What a plan assumes -------------------------------------------------------------------
+
+TEST(PlanAssumptions, TheWorkloadLineNamesSourceLengthsArrivalsRequestsAndSeed) {
+  PlanWorkload w;
+  w.set_source("azure-code");
+  w.set_arrival("poisson");
+  w.set_max_requests(500);
+  w.set_seed(3);
+  EXPECT_EQ(plan::WorkloadLine(w), "synthetic preset azure-code (its fitted lengths), poisson arrivals at each rate "
+                                   "searched, 500 requests a run at first, seed 3");
+  w.set_source("lengths");
+  w.set_arrival("gamma");
+  w.set_cv(4);
+  w.set_input_lengths("fixed:2000");
+  w.set_output_lengths("uniform:100:200");
+  EXPECT_EQ(plan::WorkloadLine(w), "synthetic (input fixed:2000, output uniform:100:200), gamma arrivals (cv 4) at "
+                                   "each rate searched, 500 requests a run at first, seed 3");
+  PlanWorkload trace;
+  trace.set_source("trace");
+  trace.set_trace("conv.csv");
+  trace.set_arrival("trace");
+  EXPECT_EQ(plan::WorkloadLine(trace), "trace conv.csv (its lengths), its arrival times rescaled to each rate "
+                                       "searched, all its requests a run at first, seed 0");
+}
+
+TEST(PlanAssumptions, ProfileMarksAndTheNoteNameWhatIsExtrapolated) {
+  PlanReport report;
+  PlanCandidate& measured = *report.add_candidates();
+  measured.set_gpu("h100-sxm");
+  measured.set_cost_model("calibrated");
+  PlanCandidate& extrapolated = *report.add_candidates();
+  extrapolated.set_gpu("b200");
+  extrapolated.set_cost_model("calibrated");
+  extrapolated.set_profile_extrapolated(true);
+  extrapolated.set_profile_extrapolated_from("h100-sxm");
+  PlanCandidate& unstarted = *report.add_candidates();
+  EXPECT_EQ(plan::ProfileMark(measured), "measured");
+  EXPECT_EQ(plan::ProfileMark(extrapolated), "extrapolated");
+  EXPECT_EQ(plan::ProfileMark(unstarted), "-");
+  EXPECT_THAT(plan::ProfileNote(report),
+              HasSubstr("the GPU profiles of b200 from h100-sxm are extrapolated by datasheet ratios, not measured"));
+  report.mutable_candidates(1)->set_profile_extrapolated(false);
+  EXPECT_EQ(plan::ProfileNote(report), "");
+  report.mutable_candidates(1)->set_cost_model("roofline");
+  EXPECT_EQ(plan::ProfileMark(report.candidates(1)), "roofline");
+  EXPECT_THAT(plan::ProfileNote(report), HasSubstr("b200 ran on the roofline model"));
 }
 
 // --- The command ---------------------------------------------------------------------------
@@ -380,6 +440,69 @@ TEST(PlanCli, AModelThatDoesNotFitIsInfeasibleNotAnError) {
   EXPECT_EQ(j["candidates"][1]["status"], "infeasible");
   EXPECT_EQ(j["candidates"][1]["rank"], 0);
   EXPECT_FALSE(j["candidates"][1]["error"].get<std::string>().empty());
+}
+
+// The same search on h100-sxm (a measured profile) and h200-sxm (extrapolated from it): the
+// table's profile column and note, plan.json's per-candidate fields and the workload assumed;
+// then `report` draws the folder. Capped at 4 req/s to keep the calibrated runs few.
+TEST(PlanCli, MarksExtrapolatedProfilesAndNamesTheWorkload) {
+  const fs::path root = testing::TestDir();
+  const fs::path dir = root / "plan-profiles";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      "plan --quiet --verify-seeds=1 --tolerance=0.25 --max-rate=4 --max-requests=40 --workload=azure-conv --seed=7 "
+      "--slo='ttft_p99<=2s,tpot_p99<=100ms' --gpus=h100-sxm,h200-sxm --out=", dir.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  workload: synthetic preset azure-conv (its fitted lengths), poisson arrivals at "
+                               "each rate searched, 40 requests a run at first, seed 7\n  flags: "));
+  std::string header, h100_row, h200_row;
+  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
+    if (absl::StartsWith(line, "rank ")) header = std::string(line);
+    if (line.empty() || !(absl::ascii_isdigit(line[0]) || line[0] == '-')) continue;  // a candidate's row
+    if (absl::StrContains(line, " h100-sxm ")) h100_row = std::string(line);
+    if (absl::StrContains(line, " h200-sxm ")) h200_row = std::string(line);
+  }
+  EXPECT_THAT(header, HasSubstr("profile")) << r.out;
+  EXPECT_THAT(h100_row, HasSubstr(" measured")) << r.out;
+  EXPECT_THAT(h200_row, HasSubstr(" extrapolated")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("note: the GPU profiles of h200-sxm from h100-sxm are extrapolated by datasheet "
+                               "ratios, not measured on those GPUs"));
+  const nlohmann::json j = nlohmann::json::parse(testing::ReadAll(dir / "plan.json"));
+  ASSERT_EQ(j["candidates"].size(), 2u);
+  for (const nlohmann::json& c : j["candidates"]) {
+    ASSERT_EQ(c["status"], "ok") << c.dump();
+    EXPECT_EQ(c["cost_model"], "calibrated") << c.dump();
+    const bool h200 = c["gpu"] == "h200-sxm";
+    EXPECT_EQ(c["profile_extrapolated"], h200) << c.dump();
+    EXPECT_EQ(c["profile_extrapolated_from"], h200 ? "h100-sxm" : "") << c.dump();
+    EXPECT_EQ(c["profile"], h200 ? "h200-sxm (extrapolated from h100-sxm by datasheet ratios)" : "h100-sxm (measured)");
+  }
+  const nlohmann::json& w = j["assumed_workload"];
+  EXPECT_EQ(w["source"], "azure-conv");
+  EXPECT_EQ(w["arrival"], "poisson");
+  EXPECT_EQ(w["max_requests"], 40);
+  EXPECT_EQ(w["seed"].is_string() ? w["seed"].get<std::string>() : w["seed"].dump(), "7");
+  EXPECT_EQ(w["trace"], "");
+  EXPECT_THAT(w["text"].get<std::string>(), HasSubstr("synthetic preset azure-conv"));
+
+  // The folder as a report page: the candidates' capacities and costs in the charts' data.
+  const fs::path page = root / "plan.html";
+  const testing::CommandResult drawn = RunInfergrid(absl::StrCat("report ", dir.string(), " --out=", page.string()));
+  ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+  const std::string html = testing::ReadAll(page);
+  const std::string open = "id=\"chart-specs\">";
+  const size_t start = html.find(open) + open.size();
+  const nlohmann::json specs = nlohmann::json::parse(html.substr(start, html.find("</script>", start) - start));
+  ASSERT_EQ(specs.size(), 3u);
+  for (size_t k = 0; k < 2; ++k) {
+    const nlohmann::json& c = j["candidates"][k];
+    const nlohmann::json& capacity = specs[0]["layer"][0]["data"]["values"][k];
+    EXPECT_EQ(capacity["candidate"], c["label"]);
+    EXPECT_EQ(capacity["profile"], c["gpu"] == "h200-sxm" ? "extrapolated" : "measured");
+    EXPECT_NEAR(capacity["value"].get<double>(), c["rate"].get<double>(), 1e-3 * c["rate"].get<double>());
+    const nlohmann::json& cost = specs[1]["layer"][0]["data"]["values"][k];
+    EXPECT_NEAR(cost["value"].get<double>(), c["usd_per_million_output_tokens"].get<double>(),
+                1e-3 * c["usd_per_million_output_tokens"].get<double>());
+  }
 }
 
 TEST(PlanCli, BadInputIsOneLineAndNoFiles) {

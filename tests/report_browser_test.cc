@@ -2,7 +2,7 @@
 // scripts, and dumps the DOM; the test requires every chart drawn (one SVG per chart, with data
 // marks in it), the page's own count of drawn charts equal to its count of charts, and no script
 // error or library warning (the page's error hook writes them into #report-errors). For a default
-// simulation, for two runs side by side, for a sweep folder, and for a page with a broken chart
+// simulation, for two runs side by side, for a sweep folder, for a plan folder, and for a page with a broken chart
 // (which must fail). Skipped, saying so, only where no chromium is installed (CI installs
 // Debian's: scripts/install-deps.sh).
 #include <cstdlib>
@@ -213,6 +213,20 @@ grid { flag: "tensor-parallel-size" values: ["1", "2"] }
   const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", (dir / "sweep").string(), " --out=", page.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectEveryChartDrawn(page, 4);
+}
+
+
+// A plan folder: capacity and cost bars and the SLO frontier, an extrapolated candidate among them.
+TEST_F(ReportBrowser, APlanFolderDrawsEveryChart) {
+  const fs::path dir = testing::TestDir();
+  const testing::CommandResult p = RunInfergrid(absl::StrCat(
+      "plan --quiet --verify-seeds=1 --tolerance=0.25 --max-rate=4 --max-requests=40 --workload=azure-conv "
+      "--slo='ttft_p99<=2s,tpot_p99<=100ms' --gpus=h100-sxm,h200-sxm --out=", (dir / "plan").string()));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const fs::path page = dir / "plan.html";
+  const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", (dir / "plan").string(), " --out=", page.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectEveryChartDrawn(page, 3);
 }
 
 }  // namespace

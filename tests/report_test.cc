@@ -22,10 +22,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "sim/app/plan/plan_report.pb.h"
 #include "sim/app/report/assets.h"
 #include "sim/app/report/csv_columns.h"
 #include "sim/app/report/html_page.h"
 #include "sim/app/report/iteration_bins.h"
+#include "sim/app/report/plan_section.h"
 #include "sim/app/report/summary_charts.h"
 #include "sim/app/report/sweep_section.h"
 #include "sim/app/report/time_bins.h"
@@ -528,9 +530,9 @@ TEST_F(ReportCommand, BadInputIsOneLineAndNoPage) {
   testing::WriteFile(negative / "summary.json", counts);
   const std::vector<testing::CliErrorCase> cases = {
       {absl::StrCat("report ", (dir / "nope").string(), " --out=", page), 1, "nope: no such folder"},
-      {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "no summary.json, comparison.json or sweep.json"},
+      {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "no summary.json, comparison.json, sweep.json or plan.json"},
       {absl::StrCat("report ", broken.string(), " --out=", page), 1, "iterations.csv:"},
-      {absl::StrCat("report ", not_json.string(), " --out=", page), 1, "summary.json: not a summary.json"},
+      {absl::StrCat("report ", not_json.string(), " --out=", page), 1, "summary.json:1:10: invalid JSON: "},
       {absl::StrCat("report ", cut.string(), " --out=", page), 1, "rows, but summary.json counts"},
       {absl::StrCat("report ", huge.string(), " --out=", page), 1, "a time outside [0, 1e15] s (arrival_s -1e+308"},
       {absl::StrCat("report ", negative.string(), " --out=", page), 1, "summary.json: completed is -"},
@@ -608,6 +610,152 @@ TEST_F(ReportCommand, SimulateWithoutOutAndAFailedRunLeaveNothingBehind) {
   EXPECT_FALSE(fs::exists(dir / "new"));
   testing::ExpectOneLineError({absl::StrCat("compare --a=--rate=1 --b=--rate=2 --report=", (dir / "c.html").string()),
                                2, "unknown flag --report"});
+}
+
+
+// A plan by hand: h100-sxm (measured) and h200-sxm (extrapolated) ok and priced, an a100 one ok
+// but dominated (dearer per hour than h100 at a lower rate), and one infeasible.
+PlanReport HandMadePlan() {
+  PlanReport plan;
+  SloTerm& term = *plan.add_slo();
+  term.set_text("ttft_p99<=2s");
+  term.set_metric("ttft");
+  term.set_statistic("p99");
+  term.set_limit_s(2);
+  plan.set_replications(1);
+  plan.set_tolerance(0.05);
+  plan.set_workload("--workload=azure-conv");
+  plan.mutable_assumed_workload()->set_text("synthetic preset azure-conv (its fitted lengths), poisson arrivals");
+  plan.add_notes("the GPU profiles of h200-sxm from h100-sxm are extrapolated by datasheet ratios");
+  struct Row {
+    const char* label;
+    const char* gpu;
+    int gpus;
+    double rate, usd_per_hour, usd_per_m;
+    bool extrapolated;
+  };
+  const Row rows[] = {{"h100-sxm tp1", "h100-sxm", 1, 9.5, 2.69, 2.79, false},
+                      {"h200-sxm tp1", "h200-sxm", 1, 11.0, 3.59, 3.21, true},
+                      {"a100-80gb tp2", "a100-80gb", 2, 6.0, 2.78, 4.5, false}};
+  int rank = 0;
+  for (const Row& r : rows) {
+    PlanCandidate& c = *plan.add_candidates();
+    c.set_rank(++rank);
+    c.set_label(r.label);
+    c.set_gpu(r.gpu);
+    c.set_gpus(r.gpus);
+    c.set_replicas(1);
+    c.set_status("ok");
+    c.set_rate(r.rate);
+    c.set_output_tokens_per_s(r.rate * 200);
+    c.set_usd_per_hour(r.usd_per_hour);
+    c.set_usd_per_million_output_tokens(r.usd_per_m);
+    c.set_cost_model("calibrated");
+    c.set_profile_extrapolated(r.extrapolated);
+    c.set_profile_extrapolated_from(r.extrapolated ? "h100-sxm" : "");
+    SloValue& v = *c.add_slo_values();
+    v.set_term("ttft_p99<=2s");
+    v.set_mean_s(0.5);
+    v.set_limit_s(2);
+  }
+  PlanCandidate& infeasible = *plan.add_candidates();
+  infeasible.set_label("h100-sxm tp8");
+  infeasible.set_status("infeasible");
+  infeasible.set_error("the model does not fit");
+  return plan;
+}
+
+std::string PlanJson(const PlanReport& plan) {
+  std::string json;
+  EXPECT_TRUE(google::protobuf::util::MessageToJsonString(plan, &json).ok());
+  return json;
+}
+
+TEST_F(ReportCommand, DrawsAPlanFolder) {
+  const fs::path dir = testing::TestDir();
+  testing::WriteFile(dir / "plan1" / "plan.json", PlanJson(HandMadePlan()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("report ", (dir / "plan1").string(), " --out=", (dir / "p.html").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadAll(dir / "p.html");
+  EXPECT_THAT(html, HasSubstr("Plan: plan1"));
+  EXPECT_THAT(html, HasSubstr("Workload assumed: synthetic preset azure-conv"));
+  EXPECT_THAT(html, HasSubstr("the GPU profiles of h200-sxm from h100-sxm are extrapolated"));
+  EXPECT_THAT(html, HasSubstr("1 candidate is not ok (infeasible or failed) and not drawn."));
+  const nlohmann::json specs = PageSpecs(html);
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(Count(html, "<figure class=\"chart\""), 3u);
+  // Capacity and cost bars: the ok candidates in rank order, the extrapolated one in its own colour.
+  const nlohmann::json& capacity = specs[0]["layer"][0];
+  EXPECT_EQ(capacity["encoding"]["x"]["title"], "largest sustained rate (requests/s)");
+  EXPECT_EQ(capacity["encoding"]["color"]["scale"]["domain"], nlohmann::json({"measured", "extrapolated"}));
+  EXPECT_EQ(capacity["data"]["values"],
+            nlohmann::json::parse(R"([{"candidate":"h100-sxm tp1","profile":"measured","value":9.5},
+                                      {"candidate":"h200-sxm tp1","profile":"extrapolated","value":11.0},
+                                      {"candidate":"a100-80gb tp2","profile":"measured","value":6.0}])"));
+  const nlohmann::json& cost = specs[1]["layer"][0];
+  EXPECT_EQ(cost["encoding"]["x"]["title"], "USD per million output tokens");
+  ASSERT_EQ(cost["data"]["values"].size(), 3u);
+  EXPECT_EQ(cost["data"]["values"][0]["value"], 2.79);
+  EXPECT_EQ(cost["data"]["values"][1]["value"], 3.21);
+  EXPECT_EQ(cost["data"]["values"][2]["value"], 4.5);
+  // The frontier: h100 and h200 on it (more capacity costs more), a100 dominated by h100.
+  const nlohmann::json& front = specs[2]["layer"][0]["data"]["values"];
+  const nlohmann::json& marked = specs[2]["layer"][1]["data"]["values"];
+  ASSERT_EQ(marked.size(), 3u);
+  std::map<std::string, std::string> on_front;
+  for (const nlohmann::json& p : marked) on_front[p["candidate"]] = p["front"];
+  EXPECT_EQ(on_front, (std::map<std::string, std::string>{
+                          {"h100-sxm tp1", "on the front"}, {"h200-sxm tp1", "on the front"}, {"a100-80gb tp2", "dominated"}}));
+  ASSERT_EQ(front.size(), 2u);
+  EXPECT_EQ(front[0]["usd_per_hour"], 2.69);
+  EXPECT_EQ(front[1]["usd_per_hour"], 3.59);
+  // The same page from the plan.json itself.
+  const testing::CommandResult file = RunInfergrid(
+      absl::StrCat("report ", (dir / "plan1" / "plan.json").string(), " --out=", (dir / "q.html").string()));
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_EQ(PageSpecs(ReadAll(dir / "q.html")), specs);
+}
+
+// With a target every candidate serves the same rate: capacity is GPUs, cost is per hour, and
+// the frontier is cost against the SLO's closest term (less of the limit used is better).
+TEST(ReportPlan, ATargetDrawsGpusAndCostPerHour) {
+  PlanReport plan = HandMadePlan();
+  plan.set_target_rate(20);
+  plan.mutable_candidates(2)->mutable_slo_values(0)->set_mean_s(0.2);  // a100: dearer, more headroom
+  const std::vector<report::PlanPoint> points = report::PlanPoints(plan);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[2].capacity, 2);
+  EXPECT_EQ(points[2].cost, 2.78);
+  EXPECT_DOUBLE_EQ(points[2].frontier_x, 0.1);
+  EXPECT_TRUE(points[0].on_front);   // the cheapest
+  EXPECT_FALSE(points[1].on_front);  // dearer than h100 with the same headroom
+  EXPECT_TRUE(points[2].on_front);   // dearer than h100, but further from the limit
+  const std::vector<report::Chart> charts = report::PlanCharts(plan, points);
+  ASSERT_EQ(charts.size(), 3u);
+  EXPECT_EQ(charts[0].spec["layer"][0]["encoding"]["x"]["title"], "GPUs needed (replicas x tensor-parallel size)");
+  EXPECT_EQ(charts[1].spec["layer"][0]["encoding"]["x"]["title"], "USD per hour");
+}
+
+TEST_F(ReportCommand, BadPlanFilesAreOneLineAndNoPage) {
+  const fs::path dir = testing::TestDir();
+  const std::string page = (dir / "p.html").string();
+  PlanReport weird = HandMadePlan();
+  weird.mutable_candidates(1)->set_status("pending");
+  PlanReport negative = HandMadePlan();
+  negative.mutable_candidates(0)->set_rate(-1);
+  testing::WriteFile(dir / "not-json" / "plan.json", "{\"candidates\": [");
+  testing::WriteFile(dir / "empty" / "plan.json", "{}");
+  testing::WriteFile(dir / "weird" / "plan.json", PlanJson(weird));
+  testing::WriteFile(dir / "negative" / "plan.json", PlanJson(negative));
+  const std::vector<testing::CliErrorCase> cases = {
+      {absl::StrCat("report ", (dir / "not-json").string(), " --out=", page), 1, "not-json/plan.json:1:17: invalid JSON"},
+      {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "empty/plan.json: not a plan.json"},
+      {absl::StrCat("report ", (dir / "weird" / "plan.json").string(), " --out=", page), 1,
+       "plan.json: candidate 2 ('h200-sxm tp1'): status 'pending' is not ok, infeasible or error"},
+      {absl::StrCat("report ", (dir / "negative").string(), " --out=", page), 1, "candidates[0].rate"}};
+  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+  EXPECT_FALSE(fs::exists(page));
 }
 
 }  // namespace

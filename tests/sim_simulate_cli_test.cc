@@ -158,6 +158,19 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
                                                                    "1000000,10,10\n")),
        1, "request 1 arrives at 1e+15 s, beyond 2^32 s"},
       {"--rate=5 --rate=6", 2, "flag --rate is given twice (5 and 6); give it once"},
+      // One parse for every decimal: 1e309 kept the default rate while the summary said inf.
+      {"--rate=1e309", 2, "flag --rate: Illegal value '1e309'; out of range (a double holds magnitudes from 4.9e-324 to 1.8e308)"},
+      {"--rate=1e-400", 2, "flag --rate: Illegal value '1e-400'; out of range"},
+      // Counts within what one run can hold (4,096 replicas took 25 minutes to start).
+      {"--num-replicas=2000", 2, "--num-replicas=2000 is out of range (1..1024)"},
+      {"--num-replicas=200 --tensor-parallel-size=8", 2,
+       "--num-replicas=200 x --tensor-parallel-size=8 is 1600 GPUs, more than the 1024 one simulated deployment may have"},
+      {"--max-requests=20000000", 2, "--max-requests=20000000 is out of range (0..10000000)"},
+      {"--pd=800P800D", 2, "--pd=800P800D makes 1600 replicas (the range of --num-replicas is 1..1024)"},
+      {"--pd=3000000000P1D", 2, "--pd=3000000000P1D makes more than 1024 replicas"},
+      // One range per flag, said the same way in every command (validate's below).
+      {"--slo-ttft=2e6", 2, "--slo-ttft=2e+06 is out of range (0..1e+06)"},
+      {"--time-scale=1e10", 2, "--time-scale=1e+10 is outside (0, 1e9]"},
       // What the engine itself refuses at startup, by version (docs/commands.md#limits).
       {"--max-model-len=100000", 1, "--max-model-len=100000 is greater than llama-3-8b's max_position_embeddings (8192): "
                                     "vllm-v1@0.21 refuses it at startup"},

@@ -163,6 +163,14 @@ TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
       // Refused before two billion draws are made (the cap was checked after drawing).
       {"random {\n  samples: 2000000000\n  axis { flag: \"rate\" range { min: 1 max: 2 } }\n}\n", "sweep.textproto:2",
        "samples must be 1..100000 (the runs a sweep may have), got 2000000000"},
+      // One parse for every decimal: 1e309 in an axis is refused, not run with the default rate.
+      {"grid {\n  flag: \"rate\"\n  values: \"2\"\n  values: \"1e309\"\n}\n", "sweep.textproto:4",
+       "flag --rate: Illegal value '1e309'; out of range"},
+      // An integer range past 2^53 (llround of 1e30 wrapped to a negative count).
+      {"random {\n  samples: 2\n  axis { flag: \"max_num_seqs\" range { min: 1 max: 1e30 integer: true } }\n}\n",
+       "sweep.textproto:3", "an integer range must lie within -2^53..2^53"},
+      {"random {\n  samples: 2\n  axis { flag: \"rate\" range { min: -1.7e308 max: 1.7e308 } }\n}\n",
+       "sweep.textproto:3", "range needs finite min <= max"},
       // A point simulate would reject: the line of the value it rejects.
       {"base: \"--max-requests=20\"\ngrid {\n  flag: \"rate\"\n  values: \"4\"\n  values: \"-1\"\n}\n",
        "sweep.textproto:5: point 1 (rate=-1)", "--rate"},

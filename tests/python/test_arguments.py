@@ -69,6 +69,13 @@ def test_bad_value_is_a_value_error():
         infergrid.simulate(rate={"a": 1})
 
 
+def test_a_decimal_out_of_a_doubles_range_is_a_value_error_naming_the_flag():
+    # 1e309 used to keep the default rate while the summary's command line said inf.
+    for rate in ("1e309", "-1e309", "1e-400", 1e309):
+        with pytest.raises(ValueError, match="flag --rate: Illegal value"):
+            infergrid.simulate(rate=rate, tables=False)
+
+
 def test_bad_input_is_a_runtime_error(tmp_path):
     with pytest.raises(RuntimeError, match="missing.csv"):
         infergrid.simulate(trace=tmp_path / "missing.csv", tables=False)

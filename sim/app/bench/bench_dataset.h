@@ -30,6 +30,13 @@
 
 namespace infergrid::bench {
 
+// The most tokens a dataset's line may give a prompt or a turn ("prompt_len", "num_tokens"), as
+// the length flags (--random-input-len, ...) allow: far above any context, far below int32.
+inline constexpr int64_t kMaxDatasetTokens = 10'000'000;
+// The most prompts one benchmark sends (--num-prompts): each keeps its outcome and its
+// inter-token latencies until the report, about 1.5 kB, so the bound holds about 1.5 GB.
+inline constexpr int64_t kMaxBenchPrompts = 1'000'000;
+
 struct BenchRequest {
   int32_t prompt_len = 0;      // as the client counts it (vLLM's SampleRequest.prompt_len)
   int32_t server_extra = 0;    // tokens the server adds when it tokenizes the prompt text

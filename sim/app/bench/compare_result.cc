@@ -77,20 +77,21 @@ absl::StatusOr<std::vector<nlohmann::json>> ReadSavedResults(const std::string& 
   if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
   if (absl::StripAsciiWhitespace(text).empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": empty file"));
   // One document, or JSON lines (--append-result, SGLang's --output-file).
-  if (absl::StatusOr<nlohmann::json> whole = ParseJson(text, path); whole.ok()) return std::vector<nlohmann::json>{*whole};
+  absl::StatusOr<nlohmann::json> whole = ParseJson(text, path);
+  if (whole.ok()) {
+    std::vector<nlohmann::json> docs;
+    docs.push_back(*std::move(whole));
+    return docs;
+  }
   std::vector<nlohmann::json> docs;
-  int line_number = 0;
+  int64_t line_number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_number;
     if (absl::StripAsciiWhitespace(line).empty()) continue;
-    absl::StatusOr<nlohmann::json> doc = ParseJson(line, path);
-    if (!doc.ok()) {
-      // ParseJson counted lines within this line alone: name the file's line.
-      std::string message(doc.status().message());
-      const std::string prefix = absl::StrCat(path, ":1:");
-      if (absl::StartsWith(message, prefix)) message = absl::StrCat(path, ":", line_number, ":", message.substr(prefix.size()));
-      return absl::InvalidArgumentError(message);
-    }
+    absl::StatusOr<nlohmann::json> doc = ParseJson(line, JsonSource{path, line_number, true});
+    // A first line that is no document of its own: the file is one document, and its error is the
+    // whole document's.
+    if (!doc.ok()) return docs.empty() ? whole.status() : doc.status();
     docs.push_back(*std::move(doc));
   }
   return docs;

@@ -30,7 +30,7 @@ absl::StatusOr<std::vector<BenchRequest>> SampleCustom(const DatasetOptions& o) 
     ++line_number;
     if (absl::StripAsciiWhitespace(line).empty()) continue;
     const std::string where = absl::StrCat(o.path, ":", line_number);
-    absl::StatusOr<nlohmann::json> row = ParseJson(line, where);
+    absl::StatusOr<nlohmann::json> row = ParseJson(line, JsonSource{o.path, line_number, true});
     if (!row.ok()) return row.status();
     if (!row->is_object() || !row->contains("prompt")) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": a line must be an object with a \"prompt\""));
@@ -40,8 +40,9 @@ absl::StatusOr<std::vector<BenchRequest>> SampleCustom(const DatasetOptions& o) 
     int64_t content_tokens = 0;  // without special tokens
     if (row->contains("prompt_len")) {
       const nlohmann::json& given = (*row)["prompt_len"];
-      if (!given.is_number_integer() || given.get<int64_t>() < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": \"prompt_len\" is not a non-negative integer"));
+      if (!given.is_number_integer() || given.get<int64_t>() < 0 || given.get<int64_t>() > kMaxDatasetTokens) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": \"prompt_len\" is ", given.dump(), "; expected an integer in 0..", kMaxDatasetTokens));
       }
       content_tokens = std::max<int64_t>(0, given.get<int64_t>() - family.special_tokens);
     } else {

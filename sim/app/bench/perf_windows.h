@@ -25,6 +25,15 @@
 
 namespace infergrid::bench {
 
+// The most requests one genai-perf run simulates: its warm-up and measured requests, 40 per
+// concurrent request by default, and the doublings of a run too short to measure. A million
+// requests take about a minute and a gigabyte.
+inline constexpr int64_t kMaxGenaiPerfRequests = 1'000'000;
+// Requests a time-windowed run starts with per concurrent request (at least 200 in all).
+inline constexpr int64_t kGenaiPerfRequestsPerSlot = 40;
+// genai-perf's --warmup-request-count: far above the few dozen it is used with.
+inline constexpr int64_t kMaxGenaiPerfWarmup = 100'000;
+
 struct PerfWindowOptions {
   double interval_s = 10;          // --measurement-interval (ms there), genai-perf's 10,000
   double stability_percent = 999;  // genai-perf passes 999: the first three windows

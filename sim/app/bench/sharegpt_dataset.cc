@@ -6,6 +6,7 @@
 // turn may carry "num_tokens" (scripts/tokenizer/pretokenize.mjs): used instead of the
 // estimate. A .csv path is a length table (Sarathi-Serve / Vidur's ShareGPT statistics): one
 // conversation per row, its prefill and decode tokens as the two turns.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,7 +45,9 @@ class ShareGptReader final : public nlohmann::json_sax<nlohmann::json> {
   bool null() override { return Scalar(nullptr); }
   bool boolean(bool) override { return Scalar(nullptr); }
   bool number_integer(number_integer_t v) override { return Number(static_cast<int64_t>(v)); }
-  bool number_unsigned(number_unsigned_t v) override { return Number(static_cast<int64_t>(v)); }
+  bool number_unsigned(number_unsigned_t v) override {
+    return Number(static_cast<int64_t>(std::min<number_unsigned_t>(v, kMaxDatasetTokens + 1)));
+  }
   bool number_float(number_float_t, const string_t&) override { return Scalar(nullptr); }
   bool string(string_t& v) override { return Scalar(&v); }
   bool binary(binary_t&) override { return true; }
@@ -74,12 +77,9 @@ class ShareGptReader final : public nlohmann::json_sax<nlohmann::json> {
     key_ = k;
     return true;
   }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
-    error_byte = position;
-    error = e.what();
-    return false;
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;  // SaxParseJson's guard reports it
   }
-  size_t error_byte = 0;
 
  private:
   struct Frame {
@@ -106,7 +106,10 @@ class ShareGptReader final : public nlohmann::json_sax<nlohmann::json> {
     if (stack_.empty()) return Fail("the file is not a JSON list of conversations");
     if (Turn* turn = CurrentTurn(); turn != nullptr) {
       if (key_ == "num_tokens") {
-        if (v < 0) return Fail(absl::StrCat("conversation ", conversations.size(), ": negative \"num_tokens\""));
+        if (v < 0 || v > kMaxDatasetTokens) {
+          return Fail(absl::StrCat("conversation ", conversations.size(), ": \"num_tokens\" is ", v, "; expected 0..",
+                                   kMaxDatasetTokens));
+        }
         turn->tokens = v;
       } else if (key_ == "value") {
         return Fail(absl::StrCat("conversation ", conversations.size(), ": a turn's \"value\" is not a string"));
@@ -153,11 +156,9 @@ absl::StatusOr<std::vector<Conversation>> ReadConversations(const std::string& p
   std::string text;
   if (absl::Status s = ReadFileToString(path, &text, size_t{4} << 30); !s.ok()) return s;
   ShareGptReader reader;
-  const bool parsed = nlohmann::json::sax_parse(text, &reader);
-  if (!parsed) {
-    if (reader.semantic_error) return absl::InvalidArgumentError(absl::StrCat(path, ": ", reader.error));
-    return JsonSyntaxError(text, path, reader.error_byte, reader.error);
-  }
+  const absl::Status parsed = SaxParseJson(text, JsonSource{path}, &reader);
+  if (reader.semantic_error) return absl::InvalidArgumentError(absl::StrCat(path, ": ", reader.error));
+  if (!parsed.ok()) return parsed;
   return std::move(reader.conversations);
 }
 

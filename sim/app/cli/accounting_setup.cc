@@ -353,19 +353,20 @@ absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& fla
   request.max_num_seqs = engine_flags.max_num_seqs;
   request.max_model_len = engine_flags.max_model_len;
   request.num_gpu_blocks_override = engine_flags.num_gpu_blocks_override;
-  const int64_t limit = int64_t{1} << 31;
   for (const auto& [flag, value] : {std::pair<absl::string_view, int64_t>{"max_num_batched_tokens", request.max_num_batched_tokens},
                                     {"max_num_seqs", request.max_num_seqs},
                                     {"max_model_len", request.max_model_len},
                                     {"num_gpu_blocks_override", request.num_gpu_blocks_override}}) {
-    if (absl::Status s = CheckRange(flag, value, 0, limit - 1); !s.ok()) return s;
+    if (absl::Status s = CheckRange(flag, value, 0, kMaxEngineCount); !s.ok()) return s;
   }
   request.block_size = engine_flags.block_size;
-  if (absl::Status s = CheckRange("block_size", request.block_size, 0, 4096); !s.ok()) return s;
+  if (absl::Status s = CheckRange("block_size", request.block_size, 0, kMaxBlockSize); !s.ok()) return s;
   request.tensor_parallel = engine_flags.tensor_parallel_size;
   request.pipeline_parallel = engine_flags.pipeline_parallel_size;
-  if (absl::Status s = CheckRange("tensor_parallel_size", request.tensor_parallel, 1, 1024); !s.ok()) return s;
-  if (absl::Status s = CheckRange("pipeline_parallel_size", request.pipeline_parallel, 1, 1024); !s.ok()) return s;
+  for (const auto& [flag, value] : {std::pair<absl::string_view, int64_t>{"tensor_parallel_size", request.tensor_parallel},
+                                    {"pipeline_parallel_size", request.pipeline_parallel}}) {
+    if (absl::Status s = CheckRange(flag, value, 1, kMaxParallelSize); !s.ok()) return s;
+  }
   request.enable_cuda_graphs = !engine_flags.enforce_eager;
   request.expert_parallel = engine_flags.enable_expert_parallel;
   if (absl::Status s = ResolveAttentionDataParallel(engine_flags, setup.model, &request); !s.ok()) return s;

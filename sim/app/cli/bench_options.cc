@@ -32,6 +32,14 @@ absl::StatusOr<int64_t> OneValue(absl::string_view flag, const std::vector<int64
                                  "bench one-batch's, as SGLang's script takes them"));
 }
 
+// --input-len and --output-len: 0 (not given) up to the longest prompt a dataset may give.
+absl::Status CheckLengths(int64_t input_len, int64_t output_len) {
+  if (absl::Status s = CheckRange("input_len", input_len, 0, bench::kMaxDatasetTokens); !s.ok()) return s;
+  return CheckRange("output_len", output_len, 0, bench::kMaxDatasetTokens);
+}
+
+constexpr int64_t kMaxBatchSize = 1'000'000;  // --batch-size: bench latency's and one-batch's
+
 // Items of a list flag: separated by commas or spaces, empty ones dropped.
 // The items of a comma (or space) separated list flag. An empty item ("1,,2", "1,", ",1") is a
 // usage error naming the flag: a dropped value would run something other than was asked.
@@ -55,7 +63,7 @@ absl::StatusOr<std::vector<double>> ReadRequestRates(absl::string_view text) {
     double rate = 0;
     if (absl::AsciiStrToLower(item) == "inf") {
       rate = std::numeric_limits<double>::infinity();
-    } else if (!IsDecimalNumber(item, true) || !absl::SimpleAtod(item, &rate) || !(rate > 0) || std::isinf(rate)) {
+    } else if (!ParseDecimal(item, &rate) || !(rate > 0)) {
       return UsageError(absl::StrCat("--request-rate: '", item, "' is not a positive number or inf"));
     }
     rates.push_back(rate);
@@ -71,7 +79,7 @@ absl::StatusOr<bench::GoodputSlo> ReadGoodput(absl::string_view text) {
   for (const std::string& item : *items) {
     const std::vector<std::string> parts = absl::StrSplit(item, ':');
     double value = 0;
-    if (parts.size() != 2 || !IsDecimalNumber(parts[1], true) || !absl::SimpleAtod(parts[1], &value)) {
+    if (parts.size() != 2 || !ParseDecimal(parts[1], &value)) {
       return UsageError(absl::StrCat("--goodput: '", item,
                                      "' is not KEY:VALUE (a metric name and a number in milliseconds)"));
     }
@@ -100,9 +108,17 @@ absl::Status ReadGenaiPerf(const FlagValues& flags, BenchOptions& o) {
   p.max_trials = bench_flags.max_trials;
   if (absl::Status s = CheckRange("max_trials", p.max_trials, 3, 1000); !s.ok()) return s;
   p.warmup_requests = bench_flags.warmup_request_count;
-  if (absl::Status s = CheckRange("warmup_request_count", p.warmup_requests, 0, 1'000'000); !s.ok()) return s;
+  if (absl::Status s = CheckRange("warmup_request_count", p.warmup_requests, 0, bench::kMaxGenaiPerfWarmup); !s.ok()) {
+    return s;
+  }
   p.request_count = bench_flags.request_count;
-  if (absl::Status s = CheckRange("request_count", p.request_count, 0, 1'000'000); !s.ok()) return s;
+  if (absl::Status s = CheckRange("request_count", p.request_count, 0, bench::kMaxGenaiPerfRequests); !s.ok()) return s;
+  if (p.warmup_requests + p.request_count > bench::kMaxGenaiPerfRequests) {
+    return UsageError(absl::StrCat("--warmup-request-count=", p.warmup_requests, " and --request-count=",
+                                   p.request_count, " make ", p.warmup_requests + p.request_count,
+                                   " requests, more than the ", bench::kMaxGenaiPerfRequests,
+                                   " one genai-perf run may simulate"));
+  }
   const std::string distribution = bench_flags.request_distribution;
   if (distribution != "constant" && distribution != "poisson") {
     return UsageError(absl::StrCat("--request-distribution: expected constant or poisson, got '", distribution, "'"));
@@ -117,6 +133,16 @@ absl::Status ReadGenaiPerf(const FlagValues& flags, BenchOptions& o) {
   if (std::isinf(o.request_rates[0]) && !o.max_concurrency) {
     o.max_concurrency = 1;
     o.engine.max_concurrency = 1;
+  }
+  // Its time windows are measured over 40 requests per concurrent request (bench_command.cc).
+  const int64_t slots = o.max_concurrency.value_or(0);
+  if (p.request_count == 0 && slots * bench::kGenaiPerfRequestsPerSlot > bench::kMaxGenaiPerfRequests) {
+    return UsageError(absl::StrCat(
+        DashedFlag(flags.Spelling("max_concurrency")), "=", slots, ": genai-perf's windows would simulate ",
+        slots * bench::kGenaiPerfRequestsPerSlot, " requests (", bench::kGenaiPerfRequestsPerSlot,
+        " per concurrent request), more than the ", bench::kMaxGenaiPerfRequests,
+        " one run may simulate; give at most ", bench::kMaxGenaiPerfRequests / bench::kGenaiPerfRequestsPerSlot,
+        ", or --request-count"));
   }
   if (o.dataset.name != "random") return UsageError("--client=genai-perf: synthetic prompts only (--dataset-name=random)");
   return absl::OkStatus();
@@ -139,7 +165,7 @@ absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
   if (!percentiles.ok()) return percentiles.status();
   for (const std::string& item : *percentiles) {
     double p = 0;
-    if (!IsDecimalNumber(item, true) || !absl::SimpleAtod(item, &p) || !(p >= 0 && p <= 100)) {
+    if (!ParseDecimal(item, &p) || !(p >= 0 && p <= 100)) {
       return UsageError(absl::StrCat("--metric-percentiles: '", item, "' is not a percentile in [0, 100]"));
     }
     o.percentiles.push_back(p);
@@ -234,17 +260,20 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
     return UsageError(absl::StrCat("--dataset-name=", d.name, " needs --dataset-path"));
   }
   d.num_prompts = bench_flags.num_prompts;
-  if (absl::Status s = CheckRange("num_prompts", d.num_prompts, 1, int64_t{10'000'000}); !s.ok()) return s;
+  if (absl::Status s = CheckRange("num_prompts", d.num_prompts, 1, bench::kMaxBenchPrompts); !s.ok()) return s;
   const uint64_t seed = simulate_flags.seed;
   if (seed > 0xffffffffULL) return UsageError("--seed must be below 2^32 (NumPy's legacy seeding)");
   d.seed = static_cast<int64_t>(seed);
   d.random_input_len = bench_flags.random_input_len;
   d.random_output_len = bench_flags.random_output_len;
   d.random_range_ratio = bench_flags.random_range_ratio;
-  // vLLM's ratio widens around the length (below 1); SGLang's is the shortest length's share.
-  if (absl::Status s = CheckDoubleRange("random-range-ratio", d.random_range_ratio, 0, d.sglang_client ? 1 : 0.999999);
-      !s.ok()) {
-    return s;
+  // vLLM's ratio widens around the length (below 1); SGLang's is the shortest length's share. The
+  // same words as the samplers' own checks (random_dataset.cc, sglang_serving.cc).
+  const double ratio = d.random_range_ratio;
+  if (d.sglang_client ? !(ratio >= 0 && ratio <= 1) : !(ratio >= 0 && ratio < 1)) {
+    return UsageError(d.sglang_client
+                          ? "--random-range-ratio must be in [0, 1] (SGLang: the shortest length's share)"
+                          : "--random-range-ratio must be in [0, 1)");
   }
   if (d.sglang_client && !flags.IsSet("seed")) d.seed = 1;  // bench_serving's default
   d.random_prefix_len = bench_flags.random_prefix_len;
@@ -261,7 +290,7 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
         std::pair{"random_prefix_len", d.random_prefix_len}, std::pair{"sonnet_input_len", d.sonnet_input_len},
         std::pair{"sonnet_output_len", d.sonnet_output_len}, std::pair{"sonnet_prefix_len", d.sonnet_prefix_len},
         std::pair{"custom_output_len", d.custom_output_len}}) {
-    if (absl::Status s = CheckRange(name, value, 0, int64_t{10'000'000}); !s.ok()) return s;
+    if (absl::Status s = CheckRange(name, value, 0, bench::kMaxDatasetTokens); !s.ok()) return s;
   }
   // The general lengths, mapped as each script maps them.
   absl::StatusOr<int64_t> input_len_value = OneValue("input_len", bench_flags.input_len);
@@ -269,7 +298,7 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
   absl::StatusOr<int64_t> output_len_value = OneValue("output_len", bench_flags.output_len);
   if (!output_len_value.ok()) return output_len_value.status();
   const int64_t input_len = *input_len_value, output_len = *output_len_value;
-  if (input_len < 0 || output_len < 0) return UsageError("--input-len and --output-len must be positive");
+  if (absl::Status s = CheckLengths(input_len, output_len); !s.ok()) return s;
   if (input_len > 0) {
     d.random_input_len = input_len;
     if (mode == BenchMode::kThroughput) d.sonnet_input_len = input_len;
@@ -399,8 +428,8 @@ absl::Status ReadLatency(const BenchFlags& bench_flags, BenchOptions& o) {
     if (!value->ok()) return value->status();
   }
   o.batch_size = *batch_size;
-  if (absl::Status s = CheckRange("batch_size", o.batch_size, 1, 1'000'000); !s.ok()) return s;
-  if (*input_len < 0 || *output_len < 0) return UsageError("--input-len and --output-len must be positive");
+  if (absl::Status s = CheckRange("batch_size", o.batch_size, 1, kMaxBatchSize); !s.ok()) return s;
+  if (absl::Status s = CheckLengths(*input_len, *output_len); !s.ok()) return s;
   if (*input_len > 0) o.input_len = *input_len;
   if (*output_len > 0) o.output_len = *output_len;
   o.num_iters = bench_flags.num_iters;
@@ -416,9 +445,11 @@ absl::Status ReadOneBatch(const FlagValues& flags, const BenchFlags& bench_flags
   for (int i = 0; i < 3; ++i) {
     const auto& [flag, fallback] = kDefaults[i];
     *lists[i] = flags.IsSet(flag) ? *given[i] : std::vector<int64_t>{fallback};
-    const int64_t maximum = i == 0 ? 1'000'000 : 10'000'000;
     for (const int64_t value : *lists[i]) {
-      if (absl::Status s = CheckRange(flag, value, 1, maximum); !s.ok()) return s;
+      const absl::Status s =
+          i == 0 ? CheckRange(flag, value, 1, kMaxBatchSize) : CheckRange(flag, value, 0, bench::kMaxDatasetTokens);
+      if (!s.ok()) return s;
+      if (value == 0) return UsageError(absl::StrCat(DashedFlag(flag), "=0: bench one-batch needs at least one token"));
     }
   }
   o.batch_size = o.batch_sizes[0];

@@ -170,9 +170,8 @@ absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string
     if (named.spec->kind == FlagKind::kIntegerList) i = TakeListItems(args, i, &value);
     std::string canonical, reason;
     if (!named.spec->canonical(value, &canonical, &reason)) {
-      // Worded as Abseil's own parser words it.
-      return UsageError(absl::StrCat("flag ", shown, ": Illegal value '", value, "' specified for flag '",
-                                     spelling, "'", reason.empty() ? "" : "; ", reason));
+      // Worded as Abseil's own parser words it, the flag named as typed.
+      return UsageError(absl::StrCat("flag ", shown, ": Illegal value '", value, "'", reason.empty() ? "" : "; ", reason));
     }
     if (absl::Status s = Record(flags, named, spelling, canonical, parsed.flags); !s.ok()) return s;
   }

@@ -14,8 +14,12 @@ bool IntegerListText::Parse(absl::string_view text, std::vector<int64_t>* values
   values->clear();
   for (absl::string_view item : absl::StrSplit(text, ',')) {
     int64_t value = 0;
-    if (!IsDecimalNumber(item, false) || !absl::SimpleAtoi(item, &value)) {
+    if (!IsDecimalNumber(item, false)) {
       if (error != nullptr) *error = absl::StrCat("'", item, "' is not an integer");
+      return false;
+    }
+    if (!absl::SimpleAtoi(item, &value)) {
+      if (error != nullptr) *error = absl::StrCat("'", item, "' is out of range for a 64-bit integer");
       return false;
     }
     values->push_back(value);

@@ -29,12 +29,28 @@ struct FlagText {
     std::string ignored;
     if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
       constexpr bool kInteger = std::is_integral_v<T>;
-      if (!IsDecimalNumber(text, !kInteger)) {
-        if (error != nullptr) {
-          *error = kInteger ? "not a decimal integer"
-                            : "not a decimal number (digits, an optional fraction and exponent)";
+      if constexpr (kInteger) {
+        if (!IsDecimalNumber(text, false)) {
+          if (error != nullptr) *error = "not a decimal integer";
+          return false;
         }
-        return false;
+        if (!absl::ParseFlag(text, value, &ignored)) {
+          if (error != nullptr) {
+            *error = std::is_unsigned_v<T> ? "out of range for an unsigned 64-bit integer"
+                     : sizeof(T) == 4     ? "out of range for a 32-bit integer"
+                                          : "out of range for a 64-bit integer";
+          }
+          return false;
+        }
+        return true;
+      } else {
+        // One parse for every decimal (base/decimal_number.h): 1e309 is refused, not read as inf;
+        // no blanks around it either.
+        if (!IsDecimalNumber(text, true)) {
+          if (error != nullptr) *error = "not a decimal number (digits, an optional fraction and exponent)";
+          return false;
+        }
+        return ParseDecimal(text, value, error == nullptr ? &ignored : error);
       }
     }
     return absl::ParseFlag(text, value, error == nullptr ? &ignored : error);

@@ -84,13 +84,20 @@ absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
   o.kv_transfer_latency_s = simulate_flags.kv_transfer_latency;
   if (absl::Status s = CheckDoubleRange("kv-transfer-latency", o.kv_transfer_latency_s, 0, 60); !s.ok()) return s;
   const size_t p = pd.find('P');
-  int prefill = 0, decode = 0;
+  int64_t prefill = 0, decode = 0;
   if (p == std::string::npos || pd.empty() || pd.back() != 'D' ||
       !absl::SimpleAtoi(absl::string_view(pd).substr(0, p), &prefill) ||
       !absl::SimpleAtoi(absl::string_view(pd).substr(p + 1, pd.size() - p - 2), &decode) ||
-      prefill < 1 || decode < 1 || prefill + decode > 4096) {
+      prefill < 1 || decode < 1) {
     return UsageError(absl::StrCat("--pd=", simulate_flags.pd,
                                    ": expected xPyD with x, y >= 1 prefill and decode replicas (e.g. 2P6D)"));
+  }
+  // The replicas' one range, --num-replicas's.
+  if (prefill > kMaxSimulatedGpus || decode > kMaxSimulatedGpus || prefill + decode > kMaxSimulatedGpus) {
+    const bool each = prefill > kMaxSimulatedGpus || decode > kMaxSimulatedGpus;  // their sum could overflow
+    return UsageError(absl::StrCat("--pd=", simulate_flags.pd, " makes ",
+                                   each ? absl::StrCat("more than ", kMaxSimulatedGpus) : absl::StrCat(prefill + decode),
+                                   " replicas (the range of --num-replicas is 1..", kMaxSimulatedGpus, ")"));
   }
   if (flags.IsSet("num_replicas") && o.num_replicas != prefill + decode) {
     return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " disagrees with --pd=", simulate_flags.pd,
@@ -124,7 +131,7 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.router = *router;
   o.cost_model = *cost_model;
   o.num_replicas = simulate_flags.num_replicas;
-  if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, 4096); !s.ok()) return s;
+  if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, kMaxSimulatedGpus); !s.ok()) return s;
   if (absl::Status s = ReadDisaggregation(flags, o); !s.ok()) return s;
   o.chunk_size = simulate_flags.chunk_size;
   if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 0, int64_t{1} << 30); !s.ok()) return s;
@@ -191,8 +198,8 @@ absl::Status ReadLimits(const FlagValues& flags, SimulateOptions& o) {
   const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
   o.slo_ttft_s = slo_flags.slo_ttft;
   o.slo_tpot_s = slo_flags.slo_tpot;
-  if (absl::Status s = CheckDoubleRange("slo-ttft", o.slo_ttft_s, 0, 1e9); !s.ok()) return s;
-  if (absl::Status s = CheckDoubleRange("slo-tpot", o.slo_tpot_s, 0, 1e9); !s.ok()) return s;
+  if (absl::Status s = CheckDoubleRange("slo-ttft", o.slo_ttft_s, 0, kMaxSloSeconds); !s.ok()) return s;
+  if (absl::Status s = CheckDoubleRange("slo-tpot", o.slo_tpot_s, 0, kMaxSloSeconds); !s.ok()) return s;
   o.timeline_max_iterations = simulate_flags.timeline_max_iterations;
   return CheckRange("timeline_max_iterations", o.timeline_max_iterations, 0, int64_t{1} << 40);
 }
@@ -303,6 +310,14 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   o.memory = *std::move(memory);
   if (absl::Status s = ReadExpertParallelism(flags, o.memory.tensor_parallel, o.memory.attention_data_parallel,
                                               &o.expert_parallel); !s.ok()) return s;
+  const int64_t gpus_per_replica = int64_t{o.memory.tensor_parallel} * o.memory.attention_data_parallel;
+  if (o.num_replicas * gpus_per_replica > kMaxSimulatedGpus) {
+    const int dp = o.memory.attention_data_parallel;
+    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " x --tensor-parallel-size=", o.memory.tensor_parallel,
+                                   dp > 1 ? absl::StrCat(" x ", dp, " attention data-parallel ranks") : "", " is ",
+                                   o.num_replicas * gpus_per_replica, " GPUs, more than the ", kMaxSimulatedGpus,
+                                   " one simulated deployment may have"));
+  }
   absl::StatusOr<SpeculativeOptions> speculative = ReadSpeculativeOptions(flags, o.setup.model);
   if (!speculative.ok()) return speculative.status();
   o.speculative = *std::move(speculative);

@@ -40,6 +40,11 @@ struct OutputSelection {
   std::string FileList() const;
 };
 
+// The most GPUs one simulated deployment has (replicas x tensor-parallel size). The platform
+// routes every pair of its GPUs and host CPUs, so its setup grows with the cube of their count:
+// 1,024 GPUs take about 40 s, twice as many several minutes.
+inline constexpr int kMaxSimulatedGpus = 1024;
+
 struct SimulateOptions {
   AccountingSetup setup;             // model, GPU, weight and KV formats, parameter count
   MemoryPlanRequest memory;          // the engine flags as given (0: the engine's default)

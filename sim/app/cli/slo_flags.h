@@ -9,6 +9,10 @@
 
 namespace infergrid::cli {
 
+// The range of --slo-ttft and --slo-tpot in every command that takes them: seconds, 0 (no limit)
+// up to 1e6 s (11.6 days).
+inline constexpr double kMaxSloSeconds = 1e6;
+
 // The SLO limits.
 struct SloFlags {
   double slo_ttft = 0;

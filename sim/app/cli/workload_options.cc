@@ -138,9 +138,9 @@ absl::Status ReadWorkloadOptions(const FlagValues& flags, WorkloadOptions& w) {
   const SimulateFlags f = SimulateFlagGroup().Read(flags);
   if (absl::Status s = CheckDoubleRange("rate", f.rate, 0, 1e9); !s.ok()) return s;
   if (!(f.time_scale > 0) || f.time_scale > 1e9) {
-    return UsageError(absl::StrCat("--time-scale=", f.time_scale, " must be > 0"));
+    return UsageError(absl::StrCat("--time-scale=", f.time_scale, " is outside (0, 1e9]"));
   }
-  if (absl::Status s = CheckRange("max_requests", f.max_requests, 0, int64_t{1} << 31); !s.ok()) return s;
+  if (absl::Status s = CheckRange("max_requests", f.max_requests, 0, kMaxSimulatedRequests); !s.ok()) return s;
   if (absl::Status s = ReadTraceWorkload(flags, f, w); !s.ok()) return s;
   absl::StatusOr<std::string> arrival = ReadArrival(flags, f, !w.trace.empty() && !w.trace_without_times);
   if (!arrival.ok()) return arrival.status();

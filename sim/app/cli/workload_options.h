@@ -32,6 +32,9 @@ struct WorkloadOptions {
 // Synthetic defaults when --rate / --max-requests are 0.
 inline constexpr double kDefaultSyntheticRate = 5.0;
 inline constexpr int64_t kDefaultSyntheticRequests = 1000;
+// The most requests --max-requests asks of one run: each holds about 130 bytes until the run
+// ends (1.3 GB at the bound) and a million take 5 to 10 s.
+inline constexpr int64_t kMaxSimulatedRequests = 10'000'000;
 
 // Reads and checks the workload flags. Usage errors name the flag: a length flag beside
 // --trace, --cv with an arrival process other than gamma (--cv other than 1 without --arrival

@@ -316,9 +316,10 @@ absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Out
   out << Header(plan, BenchMode::kServe);
   const double rate = o.request_rates[0];
   const int64_t concurrency = o.max_concurrency.value_or(0);
-  int64_t count = o.perf.request_count > 0 ? o.perf.warmup_requests + o.perf.request_count
-                                           : std::max<int64_t>(200, 40 * concurrency);
-  for (int attempt = 0; attempt < 16; ++attempt, count *= 2) {
+  int64_t count = o.perf.request_count > 0
+                      ? o.perf.warmup_requests + o.perf.request_count
+                      : std::max<int64_t>(200, bench::kGenaiPerfRequestsPerSlot * concurrency);
+  for (int attempt = 0; attempt < 16 && count <= bench::kMaxGenaiPerfRequests; ++attempt, count *= 2) {
     bench::DatasetOptions dataset = o.dataset;
     dataset.num_prompts = count;
     absl::StatusOr<std::vector<bench::BenchRequest>> requests = bench::SampleDataset(dataset);
@@ -349,8 +350,9 @@ absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Out
     }
     return absl::OkStatus();
   }
-  return absl::ResourceExhaustedError(
-      absl::StrCat("genai-perf: the measurement windows need more than ", count / 2, " requests"));
+  return absl::ResourceExhaustedError(absl::StrCat("genai-perf: the measurement windows need more than ", count / 2,
+                                                   " requests (one run simulates at most ",
+                                                   bench::kMaxGenaiPerfRequests, ")"));
 }
 
 absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,

@@ -34,6 +34,8 @@ const Command& ReportCommand();
 const Command& BenchCommand();
 const Command& PlanCommand();
 const Command& SweepCommand();
+const Command& ModelsCommand();
+const Command& GpusCommand();
 
 }  // namespace infergrid
 

@@ -16,7 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "base/student_t.h"
 #include "base/textproto.h"
-#include "google/protobuf/util/json_util.h"
+#include "base/json_text.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/cli/simulate_flags.h"
 #include "sim/app/cli/simulate_options.h"
@@ -127,11 +127,11 @@ absl::StatusOr<SimulationSummary> ReadSummary(const std::string& path) {
   std::string text;
   if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
   SimulationSummary summary;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;
-  const auto status = google::protobuf::util::JsonStringToMessage(text, &summary, options);
-  if (!status.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a summary.json: ", status.message().as_string()));
+  if (absl::Status s = ParseJsonMessage(text, JsonSource{path}, "summary.json", &summary); !s.ok()) return s;
+  // Some other JSON object parses too (unknown fields are ignored): a summary has its config.
+  if (!summary.has_config()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a summary.json (no config; simulate --out writes one)"));
   }
   return summary;
 }

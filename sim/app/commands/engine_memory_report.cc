@@ -68,9 +68,9 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   EngineKvCapacity& kv = *report.mutable_kv_cache();
   kv.set_bytes(plan.kv_cache_bytes);
   kv.set_allocated_bytes(AllocatedKvBytes(plan, detail));
-  kv.set_tokens(static_cast<int32_t>(plan.kv_tokens));  // the figure simulate reports too
+  kv.set_tokens(static_cast<double>(plan.kv_tokens));  // the figure simulate reports too
   kv.set_groups(plan.kv_groups.groups());
-  kv.set_blocks(static_cast<int32_t>(plan.num_blocks));
+  kv.set_blocks(static_cast<double>(plan.num_blocks));
   kv.set_block_size(plan.block_size);
   kv.set_bytes_per_token(static_cast<double>(plan.kv_bytes_per_token));
   const KvCacheGroups& groups = plan.kv_groups;
@@ -81,22 +81,22 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   kv.set_layers_per_block(plan.window_pools.empty() ? groups.layers_per_group : plan.window_pools.front().layers);
   kv.set_full_groups(groups.full_groups);
   kv.set_window_groups(groups.window_groups);
-  kv.set_window_tokens(static_cast<int32_t>(groups.window_tokens));
+  kv.set_window_tokens(static_cast<double>(groups.window_tokens));
   kv.set_padded_slots(groups.padded_slots);
-  kv.set_blocks_per_request(static_cast<int32_t>(per_request));
-  kv.set_full_pool_tokens(static_cast<int32_t>(plan.full_pool_tokens));
-  kv.set_swa_pool_tokens(static_cast<int32_t>(plan.swa_pool_tokens));
+  kv.set_blocks_per_request(static_cast<double>(per_request));
+  kv.set_full_pool_tokens(static_cast<double>(plan.full_pool_tokens));
+  kv.set_swa_pool_tokens(static_cast<double>(plan.swa_pool_tokens));
   kv.set_swa_pool_layers(plan.swa_pool_layers);
-  kv.set_state_pool_slots(static_cast<int32_t>(plan.state_pool_slots));
+  kv.set_state_pool_slots(static_cast<double>(plan.state_pool_slots));
   for (const KvWindowPool& pool : plan.window_pools) {
     EngineKvWindowPool& out = *kv.add_window_pools();
-    out.set_window_tokens(static_cast<int32_t>(pool.window_tokens));
+    out.set_window_tokens(static_cast<double>(pool.window_tokens));
     out.set_layers(pool.layers);
     out.set_share(pool.share);
-    out.set_blocks(static_cast<int32_t>(pool.num_blocks));
+    out.set_blocks(static_cast<double>(pool.num_blocks));
     out.set_bytes_per_token(static_cast<double>(pool.bytes_per_token));
     const int64_t blocks = (std::min(detail.max_model_len, pool.window_tokens) + plan.block_size - 1) / plan.block_size;
-    out.set_blocks_per_request(static_cast<int32_t>(blocks));
+    out.set_blocks_per_request(static_cast<double>(blocks));
     kv.set_max_concurrency(std::min(kv.max_concurrency(), static_cast<double>(pool.num_blocks) / static_cast<double>(blocks)));
   }
   for (const StagePlan& s : detail.stages) {
@@ -108,7 +108,7 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
     stage.set_cuda_graph_bytes(s.cuda_graph_bytes);
     stage.set_kv_cache_bytes(s.kv_cache_bytes);
     stage.set_kv_bytes_per_token(static_cast<double>(s.kv_bytes_per_token));
-    stage.set_num_blocks(static_cast<int32_t>(s.num_blocks));
+    stage.set_num_blocks(static_cast<double>(s.num_blocks));
     stage.set_state_pool_bytes(s.state_pool_bytes);
   }
   report.set_limiting_stage(detail.limiting_stage);

@@ -13,6 +13,8 @@
 // stable system's queueing delay does not depend on how long it runs while an overloaded one's
 // grows with it. Candidates are searched --jobs at a time (default: the usable CPUs), each in a
 // child process whose simulations run in children of their own (one SimGrid engine per process).
+// The report names what its numbers rest on: the workload every candidate was searched with, and
+// each candidate's GPU profile, measured or extrapolated from another GPU (plan_assumed.h).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -31,6 +33,7 @@
 #include "sim/app/cli/simulate_options.h"
 #include "sim/app/commands/child_process.h"
 #include "sim/app/commands/command.h"
+#include "sim/app/commands/plan_assumed.h"
 #include "sim/app/commands/simulation_plan.h"
 #include "sim/app/commands/simulation_run.h"
 #include "sim/app/format/json_output.h"
@@ -39,6 +42,7 @@
 #include "sim/app/output/output_dir.h"
 #include "sim/app/plan/candidates.h"
 #include "sim/app/plan/capacity_search.h"
+#include "sim/app/plan/plan_assumptions.h"
 #include "sim/app/plan/plan_ranking.h"
 #include "sim/app/plan/slo.h"
 
@@ -201,7 +205,7 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
   }
   if (!(s.search.tolerance >= 0.001 && s.search.tolerance <= 1)) return cli::UsageError("--tolerance must be in [0.001, 1]");
   if (absl::Status st = cli::CheckRange("verify_seeds", s.search.verify_seeds, 1, 100); !st.ok()) return st;
-  if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, 4096); !st.ok()) return st;
+  if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, cli::kMaxSimulatedGpus); !st.ok()) return st;
   absl::StatusOr<std::map<std::string, double>> prices = ParsePrices(plan_flags.price);
   if (!prices.ok()) return prices.status();
   s.prices = *std::move(prices);
@@ -320,6 +324,7 @@ absl::StatusOr<cli::FlagValues> CandidateFlags(const PlanSettings& s, const plan
   out.set_gpu(plan->cost_request.gpu.name());
   out.set_tensor_parallel_size(plan->cost_request.tensor_parallel);
   out.set_replicas(replicas);
+  SetAssumedProfile(plan->cost_request, out);
   auto price = s.prices.find(out.gpu());
   out.set_price_usd_per_gpu_hour(price != s.prices.end() ? price->second : plan->cost_request.gpu.price_usd_per_gpu_hour());
   return flags;
@@ -377,7 +382,10 @@ absl::Status SearchCandidate(const PlanSettings& s, const cli::FlagValues& flags
     RecordChoice(s.slo, *single, c);
     return absl::OkStatus();
   }
-  absl::StatusOr<plan::SearchResult> found = plan::FewestReplicas(probe, s.target_rate, single->rate, s.search);
+  // No more replicas than one simulated deployment may have GPUs for.
+  plan::SearchOptions capped = s.search;
+  capped.max_replicas = std::min(capped.max_replicas, cli::kMaxSimulatedGpus / std::max(1, c.tensor_parallel_size()));
+  absl::StatusOr<plan::SearchResult> found = plan::FewestReplicas(probe, s.target_rate, single->rate, capped);
   if (!found.ok()) return found.status();
   RecordChoice(s.slo, *found, c);
   return absl::OkStatus();
@@ -393,11 +401,12 @@ std::string Render(const PlanReport& report) {
   absl::StrAppend(&out, report.target_rate() > 0
                             ? absl::StrCat(", target ", format::Fixed(report.target_rate(), 2), " req/s\n")
                             : ", the largest rate each sustains\n");
-  absl::StrAppend(&out, "  workload: ", report.workload().empty() ? "(simulate's defaults)" : report.workload(), "\n\n");
+  absl::StrAppend(&out, "  workload: ", report.assumed_workload().text(), "\n");
+  absl::StrAppend(&out, "  flags: ", report.workload().empty() ? "(simulate's defaults)" : report.workload(), "\n\n");
   std::vector<std::string> header = {"rank", "deployment", "GPUs", report.target_rate() > 0 ? "replicas" : "req/s",
                                      "output tok/s"};
   for (const SloTerm& t : report.slo()) header.push_back(absl::StrCat(t.metric(), " ", t.statistic(), " ms"));
-  for (const char* h : {"$/h", "$/M tok", "note"}) header.emplace_back(h);
+  for (const char* h : {"$/h", "$/M tok", "profile", "note"}) header.emplace_back(h);
   format::TextTable table(header);
   std::vector<std::string> footnotes;  // long reasons under the table, not in a column
   for (const PlanCandidate& c : report.candidates()) {
@@ -410,6 +419,7 @@ std::string Render(const PlanReport& report) {
     for (int t = 0; t < report.slo_size(); ++t) row.push_back(ok ? Ms(c.slo_values(t).mean_s()) : "-");
     row.push_back(ok && c.usd_per_hour() > 0 ? format::Fixed(c.usd_per_hour(), 2) : "-");
     row.push_back(ok && c.usd_per_million_output_tokens() > 0 ? format::Fixed(c.usd_per_million_output_tokens(), 3) : "-");
+    row.push_back(plan::ProfileMark(c));
     if (c.error().empty()) {
       row.push_back(ok ? "" : c.status());
     } else {
@@ -482,6 +492,8 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
     for (const PlanCandidate& c : candidates) used |= c.gpu() == gpu;
     if (!used) return cli::UsageError(absl::StrCat("--price: no candidate runs on '", gpu, "'"));
   }
+  absl::StatusOr<PlanWorkload> workload = AssumedWorkload(s.workload);
+  if (!workload.ok()) return Usage(workload.status());
   std::optional<OutputDir> dir;
   if (!s.out.empty()) {
     absl::StatusOr<OutputDir> opened = OutputDir::Open(s.out);
@@ -489,6 +501,7 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
     dir.emplace(*std::move(opened));
   }
   PlanReport report = ReportHeader(s);
+  *report.mutable_assumed_workload() = *std::move(workload);
   // Candidates searched side by side, each in a child process of its own (which runs its
   // simulations in children of its own: one SimGrid engine per process).
   std::vector<size_t> pending;
@@ -528,6 +541,7 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
   for (const PlanCandidate& c : candidates) report.set_simulations(report.simulations() + c.simulations());
   plan::RankCandidates(candidates, s.target_rate > 0);
   for (PlanCandidate& c : candidates) *report.add_candidates() = std::move(c);
+  if (const std::string note = plan::ProfileNote(report); !note.empty()) report.add_notes(note);
   if (report.candidates_size() > 0 && report.candidates(0).rank() == 1) {
     report.set_best_command(report.candidates(0).command_line());
   }

@@ -1,10 +1,11 @@
 // `infergrid report RUN_DIR... --out=report.html`: one self-contained HTML page (charts, tables,
 // the charting library inlined; no network when viewed) from folders that `simulate --out`,
-// `compare --out` and `sweep --out` wrote. One run folder: its latency distributions, its
+// `compare --out`, `sweep --out` and `plan --out` wrote (or a plan.json). One run folder: its latency distributions, its
 // behaviour over time, its resources and memory plan; several: overlaid and differenced; a
 // compare folder: its A/B table with the confidence intervals compare computed; a sweep folder:
 // metrics against the swept axis and cost against latency, priced from the GPU catalog here
-// (sim/app/report cannot see it). Bad input writes nothing (sim/app/report/).
+// (sim/app/report cannot see it); a plan: capacity and cost per candidate and the SLO frontier,
+// extrapolated GPU profiles marked. Bad input writes nothing (sim/app/report/).
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -32,7 +33,8 @@ const cli::FlagGroup<ReportFlags>& ReportFlagGroup() {
 absl::Status RunReport(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   const ReportFlags report_flags = ReportFlagGroup().Read(command_line.flags);
   if (command_line.positional.empty()) {
-    return cli::UsageError("report takes one or more folders written by simulate --out, compare --out or sweep --out");
+    return cli::UsageError("report takes one or more folders written by simulate --out, compare --out, sweep --out or "
+                           "plan --out (or a plan.json)");
   }
   const std::string path = report_flags.out;
   if (path.empty()) return cli::UsageError("report needs --out=FILE.html, the page to write");
@@ -59,7 +61,7 @@ absl::Status RunReport(const cli::ParsedCommandLine& command_line, std::ostream&
 
 const Command& ReportCommand() {
   static const Command* command = new Command{
-      "report", "an HTML page of charts from simulate, compare and sweep --out folders (self-contained)",
+      "report", "an HTML page of charts from simulate, compare, sweep and plan --out folders (self-contained)",
       cli::CommandFlags().Take(ReportFlagGroup()), &RunReport};
   return *command;
 }

@@ -215,8 +215,8 @@ absl::Status RunValidate(const cli::ParsedCommandLine& command_line, std::ostrea
   SloLimits limits;
   limits.ttft_s = slo_flags.slo_ttft;
   limits.tpot_s = slo_flags.slo_tpot;
-  if (absl::Status s = cli::CheckDoubleRange("slo_ttft", limits.ttft_s, 0, 1e6); !s.ok()) return s;
-  if (absl::Status s = cli::CheckDoubleRange("slo_tpot", limits.tpot_s, 0, 1e6); !s.ok()) return s;
+  if (absl::Status s = cli::CheckDoubleRange("slo_ttft", limits.ttft_s, 0, cli::kMaxSloSeconds); !s.ok()) return s;
+  if (absl::Status s = cli::CheckDoubleRange("slo_tpot", limits.tpot_s, 0, cli::kMaxSloSeconds); !s.ok()) return s;
   if (limits.ttft_s == 0 && limits.tpot_s == 0) {
     return cli::UsageError("validate needs an SLO: --slo-ttft=SECONDS and/or --slo-tpot=SECONDS");
   }

@@ -31,7 +31,9 @@ std::string Duration(double seconds) {
 
 std::string Scientific(double value) {
   if (value == 0) return "0";
-  const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  // A mantissa that rounds up to 10.00 (999,999,999) is 1.00 of the next power.
+  if (std::fabs(value) / std::pow(10.0, exponent) >= 9.995) ++exponent;
   return absl::StrFormat("%.2fe%d", value / std::pow(10.0, exponent), exponent);
 }
 

@@ -36,11 +36,11 @@ MemorySummary DescribeMemory(const MemoryPlan& m, const BlockManagerOptions& blo
   ms.set_weight_bytes_per_gpu(m.weight_bytes);
   ms.set_kv_cache_bytes_per_gpu(m.kv_cache_bytes);
   ms.set_kv_bytes_per_token_per_gpu(static_cast<double>(m.kv_bytes_per_token));
-  ms.set_num_gpu_blocks(static_cast<int32_t>(m.num_blocks));
-  ms.set_kv_tokens(static_cast<int32_t>(m.kv_tokens));
+  ms.set_num_gpu_blocks(static_cast<double>(m.num_blocks));
+  ms.set_kv_tokens(static_cast<double>(m.kv_tokens));
   ms.set_kv_block_groups(m.kv_groups.groups());
-  ms.set_num_cpu_blocks(static_cast<int32_t>(blocks.num_cpu_blocks));
-  ms.set_watermark_blocks(static_cast<int32_t>(WatermarkBlocks(blocks)));
+  ms.set_num_cpu_blocks(static_cast<double>(blocks.num_cpu_blocks));
+  ms.set_watermark_blocks(static_cast<double>(WatermarkBlocks(blocks)));
   ms.set_total_bytes_per_gpu(m.total_bytes);
   ms.set_budget_bytes_per_gpu(m.budget_bytes);
   ms.set_activation_peak_bytes_per_gpu(m.activation_peak_bytes);
@@ -146,7 +146,7 @@ void SetKv(const IterationStats& it, const FinishedRequests& f, const SummaryCon
   const double kv_bytes_per_block = static_cast<double>(context.engine->blocks.block_size) *
                                     static_cast<double>(context.engine->kv_bytes_per_token);
   KvSummary& kv = *summary->mutable_kv();
-  kv.set_peak_blocks_used(static_cast<int32_t>(it.peak_kv_blocks));
+  kv.set_peak_blocks_used(static_cast<double>(it.peak_kv_blocks));
   kv.set_peak_fraction(it.peak_kv_fraction);
   kv.set_preemptions(static_cast<int32_t>(it.preemptions));
   kv.set_preemptions_swap(static_cast<int32_t>(it.preemptions_swap));

@@ -1,13 +1,17 @@
 #include "sim/app/plan/candidates.h"
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/decimal_number.h"
 
 namespace infergrid::plan {
 
@@ -30,11 +34,18 @@ absl::StatusOr<std::vector<int32_t>> ParsePositiveInts(absl::string_view text, a
   if (!values.ok()) return values.status();
   std::vector<int32_t> numbers;
   for (const std::string& value : *values) {
-    int32_t n = 0;
-    if (!absl::SimpleAtoi(value, &n) || n < 1) {
+    // Read in 64 bits: an int32 read refused 3000000000 as "not a positive integer".
+    int64_t n = 0;
+    const bool decimal = IsDecimalNumber(value, false);
+    const bool read = decimal && absl::SimpleAtoi(value, &n);
+    if (!decimal || (read && n < 1) || (!read && absl::StartsWith(value, "-"))) {
       return absl::InvalidArgumentError(absl::StrCat("--", flag, ": '", value, "' is not a positive integer"));
     }
-    numbers.push_back(n);
+    if (!read || n > std::numeric_limits<int32_t>::max()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, ": '", value, "' is out of range for a 32-bit integer"));
+    }
+    numbers.push_back(static_cast<int32_t>(n));
   }
   return numbers;
 }

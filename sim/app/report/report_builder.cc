@@ -9,6 +9,7 @@
 #include "sim/app/report/html_page.h"
 #include "sim/app/report/iteration_charts.h"
 #include "sim/app/report/latency_charts.h"
+#include "sim/app/report/plan_section.h"
 #include "sim/app/report/run_tables.h"
 #include "sim/app/report/summary_charts.h"
 #include "sim/app/report/sweep_section.h"
@@ -21,6 +22,7 @@ std::string Title(const ReportInputs& inputs) {
   for (const RunInput& run : inputs.runs) labels.push_back(run.label);
   for (const ComparisonInput& comparison : inputs.comparisons) labels.push_back(comparison.label);
   for (const SweepInput& sweep : inputs.sweeps) labels.push_back(sweep.label);
+  for (const PlanInput& plan : inputs.plans) labels.push_back(plan.label);
   return absl::StrCat("InferGrid report: ", absl::StrJoin(labels, " vs "));
 }
 
@@ -68,6 +70,7 @@ std::string BuildReportPage(const ReportInputs& inputs) {
   }
   for (const ComparisonInput& comparison : inputs.comparisons) AddComparisonSection(comparison, &page);
   for (const SweepInput& sweep : inputs.sweeps) AddSweepSection(sweep, inputs.gpu_prices, &page);
+  for (const PlanInput& plan : inputs.plans) AddPlanSection(plan, &page);
   for (const RunInput* run : runs) AddRunSection(*run, several, &page);
   return page.Render();
 }

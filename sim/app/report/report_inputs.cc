@@ -1,5 +1,6 @@
 #include "sim/app/report/report_inputs.h"
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -11,26 +12,19 @@
 #include "absl/strings/str_split.h"
 #include "base/proto_numbers.h"
 #include "base/textproto.h"
-#include "google/protobuf/util/json_util.h"
+#include "base/json_text.h"
 
 namespace infergrid::report {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Parses a JSON file the simulator wrote into a T; a file without `required` set is some other
-// JSON, not a T.
+// Parses a JSON file the simulator wrote (or one line of it) into a T; a file without `required`
+// set is some other JSON, not a T.
 template <typename T>
-absl::StatusOr<T> ParseJson(const std::string& text, const std::string& where, absl::string_view what) {
+absl::StatusOr<T> ParseJsonAs(absl::string_view text, const JsonSource& source, absl::string_view what) {
   T result;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;  // a newer simulator's extra fields
-  const auto status = google::protobuf::util::JsonStringToMessage(text, &result, options);
-  if (!status.ok()) {
-    // The parser's message spans lines (a caret under the text); its first line says what is wrong.
-    const std::string reason = status.message().as_string();
-    return absl::InvalidArgumentError(absl::StrCat(where, ": not a ", what, ": ", reason.substr(0, reason.find('\n'))));
-  }
+  if (absl::Status s = ParseJsonMessage(text, source, what, &result); !s.ok()) return s;
   return result;
 }
 
@@ -38,7 +32,7 @@ template <typename T, typename Required>
 absl::StatusOr<T> ReadJson(const std::string& path, absl::string_view what, Required required) {
   std::string text;
   if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
-  absl::StatusOr<T> result = ParseJson<T>(text, path, what);
+  absl::StatusOr<T> result = ParseJsonAs<T>(text, JsonSource{path}, what);
   if (result.ok() && !std::invoke(required, *result)) return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", what));
   return result;
 }
@@ -76,7 +70,8 @@ absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::strin
     ++line_number;
     if (absl::StripAsciiWhitespace(line).empty()) continue;
     const std::string where = absl::StrCat(results_path, ":", line_number);
-    absl::StatusOr<SweepResult> result = ParseJson<SweepResult>(std::string(line), where, "sweep result");
+    absl::StatusOr<SweepResult> result =
+        ParseJsonAs<SweepResult>(line, JsonSource{results_path, line_number, true}, "sweep result");
     if (!result.ok()) return result.status();
     if (!result->has_run() || (result->status() == "ok" && !result->summary().has_config())) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": not a sweep result (no run, or an ok run without "
@@ -88,6 +83,54 @@ absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::strin
     sweep.results.push_back(*std::move(result));
   }
   return sweep;
+}
+
+// The numbers of a plan.json the page draws: finite, not negative, at most 1e18 (an SLO value's
+// 95% interval may go below zero with few seeds, and is not drawn).
+absl::Status CheckPlanNumbers(const PlanReport& plan, const std::string& path) {
+  const auto check = [&](double value, const std::string& name) -> absl::Status {
+    if (std::isfinite(value) && value >= 0 && value <= 1e18) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ", name, " is ", value, "; expected a finite number in [0, 1e18]"));
+  };
+  if (absl::Status s = check(plan.target_rate(), "target_rate"); !s.ok()) return s;
+  for (int i = 0; i < plan.candidates_size(); ++i) {
+    const PlanCandidate& c = plan.candidates(i);
+    const std::string at = absl::StrCat("candidates[", i, "].");
+    const std::pair<double, const char*> numbers[] = {
+        {c.rate(), "rate"},
+        {static_cast<double>(c.gpus()), "gpus"},
+        {static_cast<double>(c.replicas()), "replicas"},
+        {c.output_tokens_per_s(), "output_tokens_per_s"},
+        {c.usd_per_hour(), "usd_per_hour"},
+        {c.usd_per_million_output_tokens(), "usd_per_million_output_tokens"}};
+    for (const auto& [value, name] : numbers) {
+      if (absl::Status s = check(value, at + name); !s.ok()) return s;
+    }
+    for (int t = 0; t < c.slo_values_size(); ++t) {
+      const std::string v = absl::StrCat(at, "slo_values[", t, "].");
+      if (absl::Status s = check(c.slo_values(t).mean_s(), v + "mean_s"); !s.ok()) return s;
+      if (absl::Status s = check(c.slo_values(t).limit_s(), v + "limit_s"); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A plan.json as plan writes it: at least one candidate and one SLO term, each candidate's status
+// one plan writes, the numbers drawn in range.
+absl::StatusOr<PlanInput> ReadPlan(const std::string& source, const std::string& path, const std::string& label) {
+  absl::StatusOr<PlanReport> plan = ReadJson<PlanReport>(
+      path, "plan.json", [](const PlanReport& p) { return p.candidates_size() > 0 && p.slo_size() > 0; });
+  if (!plan.ok()) return plan.status();
+  if (absl::Status status = CheckPlanNumbers(*plan, path); !status.ok()) return status;
+  for (int i = 0; i < plan->candidates_size(); ++i) {
+    const PlanCandidate& c = plan->candidates(i);
+    if (c.status() != "ok" && c.status() != "infeasible" && c.status() != "error") {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": candidate ", i + 1, " ('", c.label(), "'): status '",
+                                                     c.status(), "' is not ok, infeasible or error"));
+    }
+  }
+  return PlanInput{source, label, *std::move(plan)};
 }
 
 std::string FolderName(const std::string& dir) {
@@ -158,9 +201,15 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
   for (size_t i = 0; i < dirs.size(); ++i) {
     const fs::path dir(dirs[i]);
     std::error_code error;
+    if (fs::is_regular_file(dir, error) && dir.extension() == ".json") {
+      absl::StatusOr<PlanInput> plan = ReadPlan(dirs[i], dirs[i], labels[i]);
+      if (!plan.ok()) return plan.status();
+      inputs.plans.push_back(*std::move(plan));
+      continue;
+    }
     if (!fs::is_directory(dir, error)) {
       return absl::NotFoundError(absl::StrCat(dirs[i], ": ", fs::exists(dir, error) ? "not a folder" : "no such folder",
-                                              " (give folders written by simulate, compare or sweep --out)"));
+                                              " (give folders written by simulate, compare, sweep or plan --out, or a plan.json)"));
     }
     if (fs::exists(dir / "sweep.json", error)) {
       absl::StatusOr<SweepInput> sweep = ReadSweep(dirs[i], labels[i]);
@@ -175,9 +224,15 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
       inputs.comparisons.push_back({dirs[i], labels[i], *std::move(comparison)});
       continue;
     }
+    if (fs::exists(dir / "plan.json", error)) {
+      absl::StatusOr<PlanInput> plan = ReadPlan(dirs[i], (dir / "plan.json").string(), labels[i]);
+      if (!plan.ok()) return plan.status();
+      inputs.plans.push_back(*std::move(plan));
+      continue;
+    }
     const fs::path summary_path = dir / "summary.json";
     if (!fs::exists(summary_path, error)) {
-      return absl::NotFoundError(absl::StrCat(dirs[i], ": no summary.json, comparison.json or sweep.json in "
+      return absl::NotFoundError(absl::StrCat(dirs[i], ": no summary.json, comparison.json, sweep.json or plan.json in "
                                               "the folder (simulate --out=DIR writes summary.json unless --outputs leaves it out)"));
     }
     absl::StatusOr<SimulationSummary> summary =

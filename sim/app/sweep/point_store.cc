@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/atomic_file.h"
 #include "base/textproto.h"
-#include "google/protobuf/util/json_util.h"
+#include "base/json_text.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/results/simulation.pb.h"
 
@@ -30,11 +30,8 @@ absl::StatusOr<Message> ReadJson(const std::string& path) {
   std::string text;
   if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
   Message message;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;
-  if (!google::protobuf::util::JsonStringToMessage(text, &message, options).ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", message.GetTypeName(), " JSON file"));
-  }
+  const std::string what = absl::StrCat(message.GetTypeName(), " JSON file");
+  if (absl::Status s = ParseJsonMessage(text, JsonSource{path}, what, &message); !s.ok()) return s;
   return message;
 }
 

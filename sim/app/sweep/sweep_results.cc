@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/json_text.h"
 #include "google/protobuf/util/json_util.h"
 #include "sim/app/results/simulation.pb.h"
 
@@ -86,10 +87,9 @@ absl::Status FindResult(const SweepRun& run, const std::vector<const PointStore*
     if (state != RunState::kDone) continue;
     absl::StatusOr<std::string> text = store->ReadSummary(run);
     if (!text.ok()) return text.status();
-    google::protobuf::util::JsonParseOptions options;
-    options.ignore_unknown_fields = true;
-    if (!google::protobuf::util::JsonStringToMessage(*text, result.mutable_summary(), options).ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(store->RunFolder(run), "/summary.json: not a summary.json"));
+    const std::string path = absl::StrCat(store->RunFolder(run), "/summary.json");
+    if (absl::Status s = ParseJsonMessage(*text, JsonSource{path}, "summary.json", result.mutable_summary()); !s.ok()) {
+      return s;
     }
     result.set_status("ok");
     found = true;

@@ -17,6 +17,8 @@ namespace infergrid::sweep {
 namespace {
 
 using Tree = google::protobuf::TextFormat::ParseInfoTree;
+
+constexpr double kMaxIntegerRange = 9007199254740992.0;  // 2^53
 using Location = google::protobuf::TextFormat::ParseLocation;
 
 absl::Status SpecError(const std::string& path, int line, absl::string_view what) {
@@ -141,9 +143,17 @@ absl::StatusOr<std::vector<SourcedSetting>> DrawAxis(const std::string& path, co
     if (IsIntegerFlag(*flag) && !range.integer()) {
       return SpecError(path, range_line, absl::StrCat(where, ": an integer flag; set `integer: true` in its range"));
     }
-    if (!std::isfinite(range.min()) || !std::isfinite(range.max()) || !(range.min() <= range.max())) {
+    if (!std::isfinite(range.min()) || !std::isfinite(range.max()) || !(range.min() <= range.max()) ||
+        !std::isfinite(range.max() - range.min())) {
       return SpecError(path, range_line,
                        absl::StrCat(where, ": range needs finite min <= max, got [", range.min(), ", ", range.max(), "]"));
+    }
+    // An integer draw is rounded to 64 bits: past 2^53 a double no longer holds every integer, and
+    // past 2^63 the rounding would wrap.
+    if (range.integer() && (std::abs(range.min()) > kMaxIntegerRange || std::abs(range.max()) > kMaxIntegerRange)) {
+      return SpecError(path, range_line,
+                       absl::StrCat(where, ": an integer range must lie within -2^53..2^53, got [", range.min(), ", ",
+                                    range.max(), "]"));
     }
     if (range.log_scale() && !(range.min() > 0)) {
       return SpecError(path, range_line, absl::StrCat(where, ": a log_scale range needs min > 0"));

@@ -54,13 +54,19 @@ absl::Status CheckFraction(absl::string_view flag, double value, bool zero_means
       absl::StrCat("--", flag, "=", value, " is outside (0, 1]: it is a fraction of memory"));
 }
 
+// "--flag=V is out of range (min..max)", as the command line words it.
+std::string OutOfRange(absl::string_view flag, int64_t value, int64_t minimum, int64_t maximum) {
+  return absl::StrCat("--", flag, "=", value, " is out of range (", minimum, "..", maximum, ")");
+}
+
 // Attention data-parallel ranks in range, and experts that split over every GPU they span.
 absl::Status CheckExpertPlacement(const MemoryPlanRequest& r) {
   const ModelSpec& m = r.model;
   const int dp = r.attention_data_parallel;
   const int gpus = r.tensor_parallel * dp;
-  if (dp < 1 || dp > 1024) {
-    return absl::InvalidArgumentError(absl::StrCat("attention data parallelism of ", dp, " ranks must be in 1..1024"));
+  if (dp < 1 || dp > kMaxParallelSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attention data parallelism of ", dp, " ranks must be in 1..", kMaxParallelSize));
   }
   if (r.expert_parallel && (!m.has_moe() || m.moe().num_experts() % gpus != 0)) {
     return absl::InvalidArgumentError(
@@ -89,8 +95,8 @@ absl::Status ValidateRequest(const MemoryPlanRequest& r) {
     if (absl::Status s = CheckFraction(flag, value, zero_default); !s.ok()) return s;
   }
   const int tp = r.tensor_parallel;
-  if (tp < 1 || tp > 1024) {
-    return absl::InvalidArgumentError(absl::StrCat("--tensor-parallel-size=", tp, " must be in 1..1024"));
+  if (tp < 1 || tp > kMaxParallelSize) {
+    return absl::InvalidArgumentError(OutOfRange("tensor-parallel-size", tp, 1, kMaxParallelSize));
   }
   if (m.num_attention_heads() % tp != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -104,20 +110,24 @@ absl::Status ValidateRequest(const MemoryPlanRequest& r) {
         ": TP must divide the KV heads, or be a multiple of them (heads are then replicated)"));
   }
   if (absl::Status s = CheckExpertPlacement(r); !s.ok()) return s;
-  if (r.pipeline_parallel < 1 || r.pipeline_parallel > m.num_layers()) {
-    return absl::InvalidArgumentError(absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel,
-                                                   " must be in 1..", m.num_layers(), " (the model's layers)"));
+  if (r.pipeline_parallel < 1 || r.pipeline_parallel > kMaxParallelSize) {
+    return absl::InvalidArgumentError(OutOfRange("pipeline-parallel-size", r.pipeline_parallel, 1, kMaxParallelSize));
+  }
+  if (r.pipeline_parallel > m.num_layers()) {
+    return absl::InvalidArgumentError(absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel, " is more than the ",
+                                                   m.num_layers(), " layers of ", m.name(),
+                                                   " (a stage holds one layer at least)"));
   }
   const std::pair<absl::string_view, int64_t> counts[] = {
       {"max-num-batched-tokens", r.max_num_batched_tokens}, {"max-num-seqs", r.max_num_seqs},
       {"max-model-len", r.max_model_len}, {"num-gpu-blocks-override", r.num_gpu_blocks_override}};
   for (const auto& [flag, value] : counts) {
-    if (value < 0 || value > (int64_t{1} << 40)) {
-      return absl::InvalidArgumentError(absl::StrCat("--", flag, "=", value, " must be in 0..2^40 (0: default)"));
+    if (value < 0 || value > kMaxEngineCount) {
+      return absl::InvalidArgumentError(OutOfRange(flag, value, 0, kMaxEngineCount));
     }
   }
-  if (r.block_size > 4096) {
-    return absl::InvalidArgumentError(absl::StrCat("--block-size=", r.block_size, " must be in 1..4096"));
+  if (r.block_size < 0 || r.block_size > kMaxBlockSize) {
+    return absl::InvalidArgumentError(OutOfRange("block-size", r.block_size, 0, kMaxBlockSize));
   }
   if (r.kv_cache_memory_bytes < 0 || !std::isfinite(r.kv_cache_memory_bytes)) {
     return absl::InvalidArgumentError("--kv-cache-memory must be a positive number of bytes");
@@ -453,6 +463,39 @@ absl::Status CheckHybridFitsMaxModelLen(const EnginePersonality& p, MemoryPlanDe
       static_cast<double>(needed - plan.num_blocks) * block_bytes / kGiB));
 }
 
+// The KV overrides, checked against the device and the engine: bytes or blocks no GPU of the
+// deployment holds, or a cap the engine would ignore, are refused rather than planned or dropped.
+absl::Status CheckKvOverrides(const MemoryPlanRequest& r, const MemoryPlanDetail& d, int64_t computed_blocks) {
+  using memory_plan_internal::Gib;
+  const double total = d.plan.total_bytes;
+  if (r.kv_cache_memory_bytes > total) {
+    return absl::InvalidArgumentError(absl::StrCat("--kv-cache-memory=", Gib(r.kv_cache_memory_bytes),
+                                                   " GiB is more than the GPU's ", Gib(total), " GiB (", r.gpu.name(), ")"));
+  }
+  if (r.num_gpu_blocks_override <= 0) return absl::OkStatus();
+  const EnginePersonality& p = d.personality;
+  if (p.rule() != VLLM_PROFILE) {
+    if (r.num_gpu_blocks_override <= computed_blocks) return absl::OkStatus();
+    // SGLang's --max-total-tokens and TensorRT-LLM's max_tokens, which the flag stands for there,
+    // only lower the count: a larger one would be ignored.
+    const char* cap = p.rule() == SGLANG_STATIC_FRACTION ? "--max-total-tokens" : "max_tokens";
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--num-gpu-blocks-override=", r.num_gpu_blocks_override, " is more than the ", computed_blocks, " blocks ",
+        p.engine(), "@", p.version(), " computes; its cap (", cap, ") only lowers the count, so give at most ",
+        computed_blocks));
+  }
+  int64_t widest = 0;  // bytes per token of the stage that holds the most
+  for (const StagePlan& stage : d.stages) widest = std::max(widest, stage.kv_bytes_per_token);
+  const double bytes = static_cast<double>(r.num_gpu_blocks_override) * d.plan.block_size * static_cast<double>(widest);
+  if (bytes > total) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--num-gpu-blocks-override=", r.num_gpu_blocks_override, ": that many blocks of ", d.plan.block_size,
+        " tokens x ", widest, " B take ", Gib(bytes), " GiB per GPU, more than the GPU's ", Gib(total), " GiB (",
+        r.gpu.name(), ")"));
+  }
+  return absl::OkStatus();
+}
+
 // Whole blocks per stage, the overrides, and the stage with the fewest blocks.
 absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   const EnginePersonality& p = d->personality;
@@ -468,6 +511,7 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
     }
   }
   d->computed_num_blocks = fewest;
+  if (absl::Status s = CheckKvOverrides(r, *d, fewest); !s.ok()) return s;
   if (r.kv_cache_memory_bytes > 0) {
     d->notes.push_back(absl::StrCat("--kv-cache-memory: ", memory_plan_internal::Gib(r.kv_cache_memory_bytes),
                                     " GiB of KV per GPU as given; the profiled terms are shown for reference"));

@@ -20,6 +20,14 @@
 
 namespace infergrid {
 
+// The range of each engine flag, one per flag: the command line (sim/app/cli) and
+// ExplainEngineMemory check the same bounds and say them the same way ("--flag=V is out of range
+// (min..max)").
+inline constexpr int64_t kMaxEngineCount = (int64_t{1} << 31) - 1;  // --max-num-batched-tokens, --max-num-seqs,
+                                                                    // --max-model-len, --num-gpu-blocks-override
+inline constexpr int kMaxBlockSize = 4096;                          // --block-size (0: the engine's)
+inline constexpr int kMaxParallelSize = 1024;                       // --tensor- and --pipeline-parallel-size
+
 struct MemoryPlanRequest {
   ModelSpec model;
   GpuSpec gpu;
