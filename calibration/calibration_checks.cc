@@ -25,9 +25,9 @@ constexpr int kMaxTileSide = 4096;
 // One collective of the measured tables taking an hour is no interconnect.
 constexpr double kMaxCollectiveS = 3600;
 // The fitted kernel-class rates are medians of measurements that can sit a fraction of a
-// percent above the datasheet: the a100-80gb and l40s residual_add fits (and the classes
-// borrowing them) reach 100.16% of it, as FitKernelClass bounds bandwidth_fraction by 3, not by
-// the datasheet. 1% more is noise; a profile claiming more prices kernels the GPU cannot run.
+// percent above the datasheet: the a100-80gb residual_add fit (and the classes borrowing it, and
+// the profiles extrapolated from it: a100-40gb, l40s, l4) reaches 100.16% of it, as
+// FitKernelClass bounds bandwidth_fraction by 3, not by the datasheet. 1% more is noise; a profile claiming more prices kernels the GPU cannot run.
 constexpr double kHbmPeakMargin = 1.01;
 
 constexpr absl::string_view kBeatsPeak = "a kernel cannot beat the GPU's datasheet peak";
