@@ -13,10 +13,10 @@
 #include "base/atomic_file.h"
 #include "base/embedded_file.h"
 #include "base/textproto.h"
+#include "calibration/calibration_checks.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "hardware/gpu_catalog.h"
-#include "hardware/resource_model.h"
 
 namespace infergrid {
 namespace calibration_profiles {
@@ -48,9 +48,7 @@ absl::Status Check(const GpuSpec& gpu, const Calibration& profile, absl::string_
     return absl::InvalidArgumentError(absl::StrCat(where, ": profile is for GPU '", profile.gpu(),
                                                    "', not '", gpu.name(), "'"));
   }
-  absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(profile));
-  if (!model.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.status().message()));
-  return absl::OkStatus();
+  return ValidateCalibration(profile, gpu, where);
 }
 
 // A bundled profile measured the catalog's GPU of that name: a spec file that keeps the name

@@ -22,8 +22,8 @@ std::vector<std::string> BundledProfileNames();
 // `path` empty: the bundled profile for `gpu` (NotFound naming the bundled ones and how to
 // extrapolate when there is none, or when `gpu` keeps a catalog name but differs from the
 // catalog's spec: the profile measured the catalog GPU). Otherwise the file at `path` (errors: path:line:col for
-// syntax, path: for content). The profile is checked against `gpu` (name and a ResourceModel
-// built from it).
+// syntax, path: for content). The profile is checked against `gpu`: its name, then
+// ValidateCalibration (calibration/calibration_checks.h: numbers, structure, ranges, datasheet).
 absl::StatusOr<Calibration> ResolveCalibration(const GpuSpec& gpu, absl::string_view path);
 
 // The profile as a textproto file with a header naming the message and the regenerating

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/median.h"
+#include "calibration/calibration_checks.h"
 #include "calibration/extrapolate.h"
 #include "calibration/measurements_fit.h"
 #include "calibration/nelder_mead.h"
@@ -253,6 +254,8 @@ absl::Status AddScaledCollectives(const GpuSpec& gpu, const Calibration& other, 
                                   Calibration* profile) {
   absl::StatusOr<GpuSpec> other_gpu = ResolveGpu(other.gpu());
   if (!other_gpu.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", other_gpu.status().message()));
+  // Checked as any profile given by file is (its collective tables are all this reads of it).
+  if (absl::Status s = ValidateCalibration(other, *other_gpu, path); !s.ok()) return s;
   absl::StatusOr<Calibration> scaled = ExtrapolateProfile(other, *other_gpu, gpu, "");
   if (!scaled.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", scaled.status().message()));
   for (const CollectiveTable& t : scaled->collectives()) {

@@ -23,5 +23,5 @@ run() {
   return "${PIPESTATUS[0]}"
 }
 run trace_reader_fuzzer -max_len=65536 build-fuzz/corpus/trace fuzz/corpus/trace
-run textproto_fuzzer -max_len=16384 build-fuzz/corpus/textproto models/catalog hardware/catalog traces/presets
+run textproto_fuzzer -max_len=16384 build-fuzz/corpus/textproto fuzz/corpus/textproto models/catalog hardware/catalog traces/presets
 run json_reader_fuzzer -max_len=65536 build-fuzz/corpus/json fuzz/corpus/json
