@@ -131,7 +131,7 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
   absl::StrAppend(&out, "\n");
   const IterationSummary& it = s.iterations();
   absl::StrAppend(&out, "iterations   ", Grouped(it.iterations()), " (", Grouped(it.prefill_iterations()),
-                  " with prefill), mean batch ", Fixed(it.mean_batch_size(), 1), ", GPU busy ",
+                  " with prefill), mean batch ", Fixed(it.mean_batch_size(), 1), ", engine busy ",
                   Percent(it.utilization()), "\n");
   std::string binding;
   for (const ResourceShare& share : s.binding()) {
