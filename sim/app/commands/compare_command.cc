@@ -275,7 +275,8 @@ absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream
 const Command& CompareCommand() {
   static const Command* command = new Command{
       "compare", "A/B differences of two simulate configurations (common random numbers, 95% CI)",
-      cli::CommandFlags().TakeAll(cli::SimulationFlags(), {"out"}).Take(CompareFlagGroup()), &RunCompare};
+      cli::CommandFlags().TakeAll(cli::SimulationFlags(), cli::SimulationFileFlags()).Take(CompareFlagGroup()),
+      &RunCompare};
   return *command;
 }
 
