@@ -45,7 +45,7 @@ def test_values_convert_as_the_parser_expects():
     config = result["summary"]["config"]
     assert config["rate"] == 2.5
     assert config["enable_cuda_graphs"] is False
-    assert config["seed"] == "7"  # uint64: a JSON string, as the proto3 mapping prescribes
+    assert config["seed"] == 7  # uint64: an int (the JSON prints a string; docs/python.md#types)
     assert "--noenable-cuda-graphs" in config["command_line"] or "--enable-cuda-graphs=false" in config["command_line"]
 
 

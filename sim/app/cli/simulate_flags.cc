@@ -198,13 +198,10 @@ const CommandFlags& SimulationFlags() {
     // TensorRT-LLM's spellings (trtllm-serve, trtllm-build, Triton's engine): the build's
     // max_batch_size is --max-num-seqs, its max_num_tokens --max-num-batched-tokens.
     taken->Alias({"max_batch_size", "max_num_seqs"}).Alias({"max_num_tokens", "max_num_batched_tokens"});
-    // The engine group's help speaks of `memory --engine`'s plan; here the engine runs.
+    // What the engine is for here: it runs (memory's prints its plan).
     taken->Help("engine",
                 "serving engine to simulate: vllm-v1, vllm-v0, sglang or trtllm, optionally @version "
-                "(vllm-v1@0.19, sglang@0.4.1, trtllm@cpp); its personality sets the defaults below")
-        .Help("max_num_batched_tokens",
-              "tokens one iteration may schedule, prompt chunks and decodes together (TensorRT-LLM "
-              "max_num_tokens; 0: engine default)");
+                "(vllm-v1@0.19, sglang@0.4.1, trtllm@cpp); its personality sets the defaults below");
     return taken;
   }();
   return *flags;
