@@ -40,7 +40,7 @@ def flags(command):
 def memory(**flags):
     """`infergrid memory --format=json`: weights and KV accounting, or with engine=... the
     engine's KV-cache plan. Returns the MemoryReport (or EngineMemoryReport) as a dict."""
-    message = "EngineMemoryReport" if flags.get("engine") is not None else "MemoryReport"
+    message = "EngineMemoryReport" if flags.get("engine") else "MemoryReport"  # as the command chooses
     return _json_command("memory", [], flags, message)
 
 
