@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -82,6 +83,30 @@ TEST(RunClaims, CompareHonoursASeedOfEachSidesOwn) {
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(ClaimJson(same)["b_seeds"], nlohmann::json::array());
   EXPECT_EQ(ClaimJson(same)["a_runs"][0]["ttft"], ClaimJson(same)["b_runs"][0]["ttft"]);
+}
+
+TEST(RunClaims, CompareTableInSimulatesUnitsNamingEachSide) {
+  // Latencies in ms as simulate prints them (comparison.json keeps seconds), and each side's
+  // model and GPU in the header.
+  const std::string args = absl::StrCat("compare ", kClaimRun, " --a=\"--gpu=h100-sxm\" --b=\"--gpu=h200-sxm\"");
+  const testing::CommandResult json = RunInfergrid(args + " --format=json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const testing::CommandResult table = RunInfergrid(args);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("\n  A: llama-3-8b on h100-sxm, 1 replica x TP 1, "));
+  EXPECT_THAT(table.out, HasSubstr("\n  B: llama-3-8b on h200-sxm, 1 replica x TP 1, "));
+  EXPECT_THAT(table.out, HasSubstr("latencies in ms"));
+  const nlohmann::json d = ClaimJson(json)["differences"][0];
+  ASSERT_EQ(d["metric"], "ttft.mean");
+  std::vector<std::string> row;
+  for (absl::string_view line : absl::StrSplit(table.out, '\n')) {
+    if (absl::StartsWith(line, "ttft.mean ")) row = absl::StrSplit(line, ' ', absl::SkipEmpty());
+  }
+  ASSERT_GE(row.size(), 5u) << table.out;
+  EXPECT_EQ(row[1], "ms");
+  double a_ms = 0;
+  ASSERT_TRUE(absl::SimpleAtod(row[2], &a_ms)) << row[2];
+  EXPECT_NEAR(a_ms, d["a_mean"].get<double>() * 1e3, 0.006);
 }
 
 TEST(RunClaims, ReplicationsDrawNoiseOfTheirOwn) {

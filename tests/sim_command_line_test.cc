@@ -279,6 +279,25 @@ TEST(CommandLine, EachCommandHasItsOwnFlags) {
   EXPECT_EQ(BenchCommandFlags().FindAlias("tp")->canonical, "tensor_parallel_size");
 }
 
+// --help shows each command the flags it takes, with help written for it: a flag shared from
+// another command's group says what it does here, and the flags about simulate's files are not
+// offered where no simulation writes them.
+TEST(CommandLine, EachCommandsHelpFitsTheCommand) {
+  EXPECT_THAT(SimulateCommand().flags.Find("engine")->help, HasSubstr("serving engine to simulate"));
+  EXPECT_THAT(MemoryCommand().flags.Find("engine")->help, HasSubstr("serving engine's KV-cache plan"));
+  EXPECT_THAT(PlanCommand().flags.Find("rate")->help, HasSubstr("not taken: plan searches the arrival rate"));
+  for (const Command* command : {&CompareCommand(), &PlanCommand()}) {
+    for (const char* name : {"outputs", "timeline_format", "compress", "timeline_max_iterations"}) {
+      EXPECT_EQ(command->flags.Find(name), nullptr) << command->name << " --" << name;
+    }
+  }
+  EXPECT_NE(SimulateCommand().flags.Find("compress"), nullptr);
+  // The rewritten help is this command's only: the group keeps its own.
+  EXPECT_THAT(EngineFlagGroup().Find("engine")->help, HasSubstr("serving engine: vllm-v1"));
+  const std::string help = FlagHelp(CommandFlags().Take(ExampleFlagGroup()).Help("count", "how many here"));
+  EXPECT_THAT(help, HasSubstr("  --count=3\n      how many here\n"));
+}
+
 TEST(CommandLineDeathTest, AFlagDeclaredTwiceInOneCommandAborts) {
   EXPECT_DEATH(CommandFlags().Take(ExampleFlagGroup()).Take(ExampleFlagGroup(), {"rate"}), "--rate declared twice");
   EXPECT_DEATH(CommandFlags().Take(ExampleFlagGroup()).Alias({"rate", "count"}), "--rate declared twice");

@@ -538,12 +538,15 @@ TEST(Admission, TruncatesRejectsAndKeysPrefixBlocks) {
   EXPECT_EQ(AdmitRequest(r, policy, 8, &too_long), nullptr);
   EXPECT_EQ(too_long.outcome, RequestOutcome::kRejected);
   EXPECT_FALSE(too_long.truncated);  // rejected, not also counted as truncated
+  EXPECT_EQ(too_long.reject_reason, RejectReason::kPromptTooLong);
+  EXPECT_EQ(record.reject_reason, RejectReason::kNone);
   policy.reserve_output = true;
   policy.usable_blocks = 50;
   r.input_tokens = 700;
   r.output_tokens = 200;
   RequestRecord reserved;
   EXPECT_EQ(AdmitRequest(r, policy, 9, &reserved), nullptr);  // 57 blocks > 50
+  EXPECT_EQ(reserved.reject_reason, RejectReason::kKvCacheTooSmall);
 }
 
 TEST(Routers, LeastOutstandingAndLeastKvUsePublishedLoads) {

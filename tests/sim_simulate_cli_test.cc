@@ -65,12 +65,13 @@ TEST(SimulateCli, MetricsFollowTheirDefinitions) {
   ASSERT_EQ(rows.size(), 41u);
   EXPECT_EQ(rows[0],
             "id,replica,status,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,"
-            "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s");
+            "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s,reject_reason");
   double ttft_sum = 0, tpot_max = 0, e2e_max = 0;
   for (size_t i = 1; i < rows.size(); ++i) {
     const std::vector<std::string> f = absl::StrSplit(rows[i], ',');
-    ASSERT_EQ(f.size(), 16u);
+    ASSERT_EQ(f.size(), 17u);
     EXPECT_EQ(f[2], "finished");
+    EXPECT_EQ(f[16], "");  // reject_reason: none
     const double arrival = std::stod(f[3]), first = std::stod(f[5]), finish = std::stod(f[6]);
     const int out_tokens = std::stoi(f[8]);
     // The CSV rounds to nanoseconds.
@@ -463,15 +464,15 @@ TEST(SimulateCli, PrefillDecodeDisaggregation) {
   std::ifstream csv(dir / "requests.csv");
   std::string line;
   ASSERT_TRUE(std::getline(csv, line));
-  EXPECT_TRUE(absl::EndsWith(line, ",e2e_s,prefill_replica,kv_transfer_s")) << line;
+  EXPECT_TRUE(absl::EndsWith(line, ",e2e_s,reject_reason,prefill_replica,kv_transfer_s")) << line;
   int rows = 0;
   while (std::getline(csv, line)) {
     const std::vector<std::string> f = absl::StrSplit(line, ',');
-    ASSERT_EQ(f.size(), 18u) << line;
+    ASSERT_EQ(f.size(), 19u) << line;
     ++rows;
-    EXPECT_EQ(f[16], "0") << line;  // the one prefill replica
+    EXPECT_EQ(f[17], "0") << line;  // the one prefill replica
     EXPECT_GE(std::stoi(f[1]), 1) << line;
-    const double transfer = std::stod(f[17]), ttft = std::stod(f[13]);
+    const double transfer = std::stod(f[18]), ttft = std::stod(f[13]);
     EXPECT_GT(transfer, 0) << line;
     EXPECT_LT(transfer, ttft) << line;
   }

@@ -1,7 +1,8 @@
 // `simulate`'s simple workloads as users give them: lengths from flags (fixed, vLLM's range
 // ratio, a spec, a length table resampled), arrival processes (Poisson, gamma, constant), a
 // length table given as --trace taking the arrival process and naming it, and the flags that
-// would change nothing refused (--cv without gamma, lengths beside a trace).
+// would change nothing refused (--cv without gamma, lengths beside a trace), and a request the
+// engine refuses named with its reason.
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -29,6 +30,35 @@ std::vector<std::vector<std::string>> RequestRows(const fs::path& dir) {
   const std::vector<std::string> lines = absl::StrSplit(ReadAll(dir / "requests.csv"), '\n', absl::SkipEmpty());
   for (size_t i = 1; i < lines.size(); ++i) rows.push_back(absl::StrSplit(lines[i], ','));
   return rows;
+}
+
+TEST(SimulateWorkload, RejectedRequestsSayWhy) {
+  // A prompt longer than --max-model-len is refused, and the reason is in the table,
+  // summary.json's `rejections` and requests.csv's last column (empty for the served ones).
+  const fs::path dir = testing::TestDir() / "rejected";
+  const std::string trace = testing::WriteFile(testing::TestDir() / "too_long.csv",
+                                               "arrival_s,input_tokens,output_tokens\n0,100,10\n0.1,3000,10\n0.2,200,10\n");
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("simulate --max-model-len=2048 --trace=", trace, " --out=", dir.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("completed (1 rejected, 0 truncated)"));
+  EXPECT_THAT(r.out, HasSubstr("\nrejected     1 prompt longer than max_model_len (2,048 tokens)\n"));
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(dir / "summary.json"));
+  EXPECT_EQ(j["rejected"], 1);
+  EXPECT_EQ(j["rejections"], nlohmann::json::parse(R"([{"reason": "prompt_too_long", "requests": 1}])"));
+  const std::vector<std::string> lines = absl::StrSplit(ReadAll(dir / "requests.csv"), '\n', absl::SkipEmpty());
+  EXPECT_THAT(lines[0], ::testing::EndsWith(",e2e_s,reject_reason"));
+  const std::vector<std::vector<std::string>> rows = RequestRows(dir);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1][2], "rejected");
+  EXPECT_EQ(rows[1].back(), "prompt_too_long");
+  EXPECT_EQ(rows[0].back(), "");
+  EXPECT_EQ(rows[2][2], "finished");
+  EXPECT_EQ(rows[2].back(), "");
+  // Without a rejection the table has no `rejected` line and the list is empty.
+  const testing::CommandResult none = RunInfergrid("simulate --max-requests=5 --format=json --quiet");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(nlohmann::json::parse(none.out)["rejections"], nlohmann::json::array());
 }
 
 TEST(SimulateWorkload, TwoThousandInThreeHundredOutAtTwentyPerSecond) {

@@ -6,7 +6,7 @@ import re
 import pytest
 
 import infergrid
-from conftest import flag_args
+from conftest import flag_args, same
 
 
 def help_flags(run_binary, command):
@@ -28,7 +28,7 @@ def test_keywords_are_exactly_the_commands_flags(run_binary, command):
     {"model": "llama-3-8b", "engine": "vllm-v1", "gpu_memory_utilization": 0.85},
 ])
 def test_memory_equals_the_command(binary_json, flags):
-    assert infergrid.memory(**flags) == binary_json("memory", *flag_args(flags))
+    assert same(infergrid.memory(**flags), binary_json("memory", *flag_args(flags)))
 
 
 @pytest.mark.parametrize("flags", [
@@ -36,7 +36,7 @@ def test_memory_equals_the_command(binary_json, flags):
     {"model": "llama-3-70b", "phase": "prefill", "prompt": 1024},
 ])
 def test_roofline_equals_the_command(binary_json, flags):
-    assert infergrid.roofline(**flags) == binary_json("roofline", *flag_args(flags))
+    assert same(infergrid.roofline(**flags), binary_json("roofline", *flag_args(flags)))
 
 
 def test_values_convert_as_the_parser_expects():
@@ -45,7 +45,7 @@ def test_values_convert_as_the_parser_expects():
     config = result["summary"]["config"]
     assert config["rate"] == 2.5
     assert config["enable_cuda_graphs"] is False
-    assert config["seed"] == "7"  # uint64: a JSON string, as the proto3 mapping prescribes
+    assert config["seed"] == 7  # uint64: an int (the JSON prints a string; docs/python.md#types)
     assert "--noenable-cuda-graphs" in config["command_line"] or "--enable-cuda-graphs=false" in config["command_line"]
 
 
@@ -108,4 +108,4 @@ def test_trace_stats_equals_the_command(tmp_path, binary_json):
                      "2023-11-16 18:15:46.6805900,374,44\n"
                      "2023-11-16 18:15:50.9951690,396,109\n"
                      "2023-11-16 18:15:51.2070000,879,55\n")
-    assert infergrid.trace_stats(trace) == binary_json("trace", "stats", "--trace=%s" % trace)
+    assert same(infergrid.trace_stats(trace), binary_json("trace", "stats", "--trace=%s" % trace))

@@ -53,7 +53,7 @@ const FlagGroup<AccountingFlags>& AccountingFlagGroup() {
 const FlagGroup<EngineFlags>& EngineFlagGroup() {
   static const FlagGroup<EngineFlags>* group = &(*new FlagGroup<EngineFlags>())
       .Add("engine", &EngineFlags::engine,
-           "serving engine whose KV-cache plan to print: vllm-v1, vllm-v0, sglang or trtllm, "
+           "serving engine: vllm-v1, vllm-v0, sglang or trtllm, "
            "optionally @version (vllm-v1@0.19, sglang@0.4.1, trtllm@cpp)")
       .Add("gpu_memory_utilization", &EngineFlags::gpu_memory_utilization,
            "vLLM: share of the whole GPU the engine may use")
@@ -68,7 +68,8 @@ const FlagGroup<EngineFlags>& EngineFlagGroup() {
       .Add("free_gpu_memory_fraction", &EngineFlags::free_gpu_memory_fraction,
            "TensorRT-LLM: share of the memory left after weights and buffers for KV (0: default 0.9)")
       .Add("max_num_batched_tokens", &EngineFlags::max_num_batched_tokens,
-           "tokens of the profile run's batch (TensorRT-LLM max_num_tokens; 0: engine default)")
+           "tokens one iteration may schedule, prompt chunks and decodes together, and the memory "
+           "profile run's batch (TensorRT-LLM max_num_tokens; 0: engine default)")
       .Add("max_num_seqs", &EngineFlags::max_num_seqs,
            "sequences per batch (TensorRT-LLM max_batch_size; 0: engine default)")
       .Add("max_model_len", &EngineFlags::max_model_len,

@@ -54,6 +54,16 @@ CommandFlags& CommandFlags::Alias(FlagAlias alias) {
   return *this;
 }
 
+CommandFlags& CommandFlags::Help(absl::string_view name, absl::string_view help) {
+  auto it = std::find_if(specs_.begin(), specs_.end(), [&](const FlagSpec* spec) { return spec->name == name; });
+  Require(it == specs_.end() ? nullptr : *it, name);
+  auto spec = std::make_shared<FlagSpec>(**it);
+  spec->help = std::string(help);
+  *it = spec.get();
+  rewritten_.push_back(std::move(spec));
+  return *this;
+}
+
 const FlagSpec* CommandFlags::Find(absl::string_view name) const {
   for (const FlagSpec* spec : specs_) {
     if (spec->name == name) return spec;

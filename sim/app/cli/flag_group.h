@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -142,6 +143,10 @@ class CommandFlags {
   // Every flag of `other` but those named in `except`.
   CommandFlags& TakeAll(const CommandFlags& other, const std::vector<absl::string_view>& except = {});
   CommandFlags& Alias(FlagAlias alias);
+  // This command's help for a flag it took (which must be there): a flag shared by commands
+  // whose group's help was written for one of them (memory's --engine "whose KV-cache plan to
+  // print" is the engine simulate runs). The name, default and parsing stay the group's.
+  CommandFlags& Help(absl::string_view name, absl::string_view help);
   // Accept a unique prefix of a flag's or an alias's name as that flag, as Python's argparse
   // does (allow_abbrev): the command mirrors Python tools whose users type abbreviations.
   CommandFlags& AllowAbbreviations() {
@@ -162,6 +167,7 @@ class CommandFlags {
   static const FlagSpec* Require(const FlagSpec* spec, absl::string_view name);
 
   std::vector<const FlagSpec*> specs_;
+  std::vector<std::shared_ptr<const FlagSpec>> rewritten_;  // the specs Help changed (copies share them)
   std::vector<FlagAlias> aliases_;
   bool allow_abbreviations_ = false;
 };

@@ -198,9 +198,19 @@ const CommandFlags& SimulationFlags() {
     // TensorRT-LLM's spellings (trtllm-serve, trtllm-build, Triton's engine): the build's
     // max_batch_size is --max-num-seqs, its max_num_tokens --max-num-batched-tokens.
     taken->Alias({"max_batch_size", "max_num_seqs"}).Alias({"max_num_tokens", "max_num_batched_tokens"});
+    // What the engine is for here: it runs (memory's prints its plan).
+    taken->Help("engine",
+                "serving engine to simulate: vllm-v1, vllm-v0, sglang or trtllm, optionally @version "
+                "(vllm-v1@0.19, sglang@0.4.1, trtllm@cpp); its personality sets the defaults below");
     return taken;
   }();
   return *flags;
+}
+
+const std::vector<absl::string_view>& SimulationFileFlags() {
+  static const std::vector<absl::string_view> names = {"out", "outputs", "timeline_format", "compress",
+                                                       "timeline_max_iterations"};
+  return names;
 }
 
 }  // namespace infergrid::cli

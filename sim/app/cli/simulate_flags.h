@@ -76,6 +76,11 @@ const FlagGroup<SimulateFlags>& SimulateFlagGroup();
 // accounting, engine memory, trace, speculative, SLO and SimulateFlags but --report.
 const CommandFlags& SimulationFlags();
 
+// The SimulationFlags about simulate's files (--out and what it writes there: --outputs,
+// --timeline-format, --compress, --timeline-max-iterations): compare and plan leave them out,
+// since their simulations write no files (their own --out is another flag).
+const std::vector<absl::string_view>& SimulationFileFlags();
+
 }  // namespace infergrid::cli
 
 #endif  // INFERGRID_SIM_APP_CLI_SIMULATE_FLAGS_H_

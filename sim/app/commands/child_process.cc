@@ -22,7 +22,7 @@ namespace infergrid {
 const cli::FlagGroup<JobsFlags>& JobsFlagGroup() {
   static const cli::FlagGroup<JobsFlags>* group = &(*new cli::FlagGroup<JobsFlags>())
       .Add("jobs", &JobsFlags::jobs,
-           "sweep, plan: simulations run at once (0: the CPUs this process may use)");
+           "simulations run at once (0: the CPUs this process may use)");
   return *group;
 }
 

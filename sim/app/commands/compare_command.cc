@@ -12,7 +12,6 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/student_t.h"
 #include "base/textproto.h"
@@ -50,9 +49,15 @@ const cli::FlagGroup<CompareFlags>& CompareFlagGroup() {
   return *group;
 }
 
+// A metric of the comparison: its name in comparison.json (base units: seconds, per second,
+// fractions) and how the table prints it, in the units simulate's table uses (ms for latencies,
+// % for the KV peak).
 struct Metric {
   const char* name;
   std::function<double(const SimulationSummary&)> value;
+  const char* unit = "ms";  // the table's unit
+  double scale = 1e3;       // table value = value x scale
+  int decimals = 2;
 };
 
 const std::vector<Metric>& Metrics() {
@@ -66,13 +71,25 @@ const std::vector<Metric>& Metrics() {
       {"e2e.mean", [](const SimulationSummary& s) { return s.e2e().mean(); }},
       {"e2e.p99", [](const SimulationSummary& s) { return s.e2e().p99(); }},
       {"queueing.mean", [](const SimulationSummary& s) { return s.queueing().mean(); }},
-      {"throughput.requests_per_s", [](const SimulationSummary& s) { return s.throughput().requests_per_s(); }},
-      {"throughput.output_tokens_per_s", [](const SimulationSummary& s) { return s.throughput().output_tokens_per_s(); }},
-      {"goodput.requests_per_s", [](const SimulationSummary& s) { return s.goodput().requests_per_s(); }},
-      {"kv.preemptions", [](const SimulationSummary& s) { return static_cast<double>(s.kv().preemptions()); }},
-      {"kv.peak_fraction", [](const SimulationSummary& s) { return s.kv().peak_fraction(); }},
+      {"throughput.requests_per_s", [](const SimulationSummary& s) { return s.throughput().requests_per_s(); },
+       "req/s", 1, 3},
+      {"throughput.output_tokens_per_s",
+       [](const SimulationSummary& s) { return s.throughput().output_tokens_per_s(); }, "tok/s", 1, 1},
+      {"goodput.requests_per_s", [](const SimulationSummary& s) { return s.goodput().requests_per_s(); }, "req/s",
+       1, 3},
+      {"kv.preemptions", [](const SimulationSummary& s) { return static_cast<double>(s.kv().preemptions()); }, "",
+       1, 1},
+      {"kv.peak_fraction", [](const SimulationSummary& s) { return s.kv().peak_fraction(); }, "% of blocks", 100,
+       1},
   };
   return *metrics;
+}
+
+const Metric* FindMetric(const std::string& name) {
+  for (const Metric& m : Metrics()) {
+    if (name == m.name) return &m;
+  }
+  return nullptr;
 }
 
 void AddDifferences(Comparison& comparison) {
@@ -99,6 +116,13 @@ void AddDifferences(Comparison& comparison) {
   }
 }
 
+// "llama-3-8b on h100-sxm, 1 replica x TP 1: infergrid simulate ..." for one side's header line.
+std::string SideLine(const char* side, const SimulationConfig& c) {
+  return absl::StrCat("  ", side, ": ", c.model(), " on ", c.gpu(), ", ", c.num_replicas(), " replica",
+                      c.num_replicas() == 1 ? "" : "s", " x TP ", c.tensor_parallel_size(), ", ", c.scheduler(),
+                      " scheduler: ", c.command_line(), "\n");
+}
+
 std::string RenderComparison(const Comparison& c) {
   std::string out = absl::StrCat("InferGrid compare: B - A over ", c.replications(), " replication",
                                  c.replications() == 1 ? "" : "s");
@@ -108,18 +132,22 @@ std::string RenderComparison(const Comparison& c) {
   } else if (c.seeds_size() > 0) {
     absl::StrAppend(&out, " (common random numbers: seeds ", c.seeds(0), "..", c.seeds(c.seeds_size() - 1), ")");
   }
-  absl::StrAppend(&out, "\n  A: ", c.a().command_line(), "\n  B: ", c.b().command_line(), "\n\n");
-  format::TextTable table({"metric", "A", "B", "B - A", "95% CI", "relative"});
+  absl::StrAppend(&out, "\n", SideLine("A", c.a()), SideLine("B", c.b()), "\n");
+  format::TextTable table({"metric", "unit", "A", "B", "B - A", "95% CI", "relative"});
   for (const MetricDifference& d : c.differences()) {
-    auto fmt = [](double v) { return absl::StrFormat("%.6g", v); };
+    const Metric* m = FindMetric(d.metric());
+    const double scale = m != nullptr ? m->scale : 1;
+    const int decimals = m != nullptr ? m->decimals : 6;
+    auto fmt = [&](double v) { return format::Fixed(v * scale, decimals); };
     const std::string ci = c.replications() > 1
                                ? absl::StrCat("[", fmt(d.ci95_low()), ", ", fmt(d.ci95_high()), "]")
                                : "-";
-    table.AddRow({d.metric(), fmt(d.a_mean()), fmt(d.b_mean()), fmt(d.difference_mean()), ci,
-                  absl::StrCat(format::Fixed(100 * d.relative(), 1), "%")});
+    table.AddRow({d.metric(), m != nullptr ? m->unit : "", fmt(d.a_mean()), fmt(d.b_mean()), fmt(d.difference_mean()),
+                  ci, absl::StrCat(format::Fixed(100 * d.relative(), 1), "%")});
   }
   absl::StrAppend(&out, table.Render());
-  absl::StrAppend(&out, "latencies in seconds; throughput and goodput per second of simulated time\n");
+  absl::StrAppend(&out, "latencies in ms, as simulate prints them (comparison.json keeps seconds); "
+                        "throughput and goodput per second of simulated time\n");
   return out;
 }
 
@@ -247,7 +275,8 @@ absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream
 const Command& CompareCommand() {
   static const Command* command = new Command{
       "compare", "A/B differences of two simulate configurations (common random numbers, 95% CI)",
-      cli::CommandFlags().TakeAll(cli::SimulationFlags(), {"out"}).Take(CompareFlagGroup()), &RunCompare};
+      cli::CommandFlags().TakeAll(cli::SimulationFlags(), cli::SimulationFileFlags()).Take(CompareFlagGroup()),
+      &RunCompare};
   return *command;
 }
 

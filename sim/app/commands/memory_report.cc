@@ -148,7 +148,10 @@ const Command& MemoryCommand() {
       cli::CommandFlags()
           .Take(cli::AccountingFlagGroup(), cli::AccountingFlagNames())
           .Take(cli::AccountingFlagGroup(), {"context", "batch"})
-          .Take(cli::EngineFlagGroup()),
+          .Take(cli::EngineFlagGroup())
+          .Help("engine",
+                "print this serving engine's KV-cache plan instead of the accounting: vllm-v1, vllm-v0, "
+                "sglang or trtllm, optionally @version (vllm-v1@0.19, sglang@0.4.1, trtllm@cpp)"),
       &RunMemory};
   return *command;
 }

@@ -558,7 +558,12 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
 const Command& PlanCommand() {
   static const Command* command = new Command{
       "plan", "the cheapest deployment that meets an SLO: capacity per candidate, ranked by cost",
-      cli::CommandFlags().TakeAll(cli::SimulationFlags(), {"out"}).Take(PlanFlagGroup()).Take(JobsFlagGroup()),
+      cli::CommandFlags()
+          .TakeAll(cli::SimulationFlags(), cli::SimulationFileFlags())
+          .Help("rate", "not taken: plan searches the arrival rate (--target-rate, or --min-rate and --max-rate)")
+          .Help("num_replicas", "not taken: plan chooses replicas (--replica-counts, or --target-rate)")
+          .Take(PlanFlagGroup())
+          .Take(JobsFlagGroup()),
       &RunPlan};
   return *command;
 }

@@ -23,7 +23,7 @@ absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bo
   if (!file.ok()) return file.status();
   std::string& out = *file->buffer();
   out = "id,replica,status,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,"
-        "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s";
+        "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s,reject_reason";
   out += disaggregated ? ",prefill_replica,kv_transfer_s\n" : "\n";
   const auto& records = log.records();
   for (size_t i = 0; i < records.size(); ++i) {
@@ -47,8 +47,8 @@ absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bo
       Time(row, r.scheduled_s >= 0 ? r.scheduled_s - r.arrival_s : -1);
       Time(row, r.first_token_s >= 0 ? r.first_token_s - r.arrival_s : -1);
       Time(row, finished && r.output_tokens > 1 ? (r.finish_s - r.first_token_s) / (r.output_tokens - 1) : -1);
-      const char last = disaggregated ? ',' : '\n';
-      Time(row, finished ? r.finish_s - r.arrival_s : -1, last);
+      Time(row, finished ? r.finish_s - r.arrival_s : -1);
+      row.Text(RejectReasonName(r.reject_reason), disaggregated ? ',' : '\n');
       if (disaggregated) {
         if (r.prefill_replica >= 0) {
           row.Int(r.prefill_replica);

@@ -2,7 +2,8 @@
 // origin, empty where the event did not happen):
 //   id, replica, status (finished | rejected | unfinished), arrival_s, scheduled_s,
 //   first_token_s, finish_s, input_tokens, output_tokens, truncated, cached_tokens,
-//   preemptions, queueing_s, ttft_s, tpot_s, e2e_s
+//   preemptions, queueing_s, ttft_s, tpot_s, e2e_s, reject_reason (prompt_too_long |
+//   kv_cache_too_small for a rejected request, else empty)
 // and, for a disaggregated run (`disaggregated`), prefill_replica and kv_transfer_s (empty for
 // a request whose KV never moved). kZstd writes the same text as one zstd frame.
 #ifndef INFERGRID_SIM_APP_OUTPUT_REQUESTS_CSV_H_

@@ -207,12 +207,25 @@ void SetSpeculation(const SpeculationPolicy& s, const IterationStats& it, Simula
   spec.set_draft_kv_bytes_per_token(static_cast<double>(s.draft_kv_bytes_per_token));
 }
 
+// `rejected` split by admission's reason, one entry per reason that refused any request.
+void AddRejections(const RequestLog& log, SimulationSummary* summary) {
+  for (RejectReason reason : kRejectReasons) {
+    int32_t n = 0;
+    for (const RequestRecord& r : log.records()) n += r.reject_reason == reason ? 1 : 0;
+    if (n == 0) continue;
+    Rejection& rejection = *summary->add_rejections();
+    rejection.set_reason(RejectReasonName(reason));
+    rejection.set_requests(n);
+  }
+}
+
 // The run's own figures.
 void AddResults(const SimulationResult& result, const SummaryContext& context, SimulationSummary* summary) {
   FinishedRequests f = TallyFinished(result.log, context);  // latencies sorted as they are summarized
   summary->set_requests(static_cast<int32_t>(result.arrivals));
   summary->set_completed(f.completed);
   summary->set_rejected(static_cast<int32_t>(result.rejected));
+  AddRejections(result.log, summary);
   summary->set_truncated(static_cast<int32_t>(result.truncated));
   for (int64_t n : result.requests_per_replica) summary->add_requests_per_replica(static_cast<int32_t>(n));
   SetLatency(ComputeLatencyStats(f.ttft), summary->mutable_ttft());

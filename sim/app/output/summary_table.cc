@@ -75,6 +75,22 @@ std::string RenderSetup(const SimulationSummary& s) {
   return out;
 }
 
+// "rejected     3 prompt longer than max_model_len (2,048 tokens), ..." when any request was refused.
+std::string RenderRejections(const SimulationSummary& s) {
+  if (s.rejections().empty()) return "";
+  std::string reasons;
+  for (const Rejection& r : s.rejections()) {
+    std::string why = r.reason();
+    if (r.reason() == "prompt_too_long") {
+      why = absl::StrCat("prompt longer than max_model_len (", Grouped(s.config().max_model_len()), " tokens)");
+    } else if (r.reason() == "kv_cache_too_small") {
+      why = absl::StrCat("KV larger than a replica's cache (", Grouped(s.memory().kv_tokens()), " tokens)");
+    }
+    absl::StrAppend(&reasons, reasons.empty() ? "" : ", ", Grouped(r.requests()), " ", why);
+  }
+  return absl::StrCat("rejected     ", reasons, "\n");
+}
+
 }  // namespace
 
 std::string RenderSummaryTable(const SimulationSummary& s, const std::string& title) {
@@ -92,6 +108,7 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
   absl::StrAppend(&out, "requests     ", Grouped(s.completed()), " of ", Grouped(s.requests()),
                   " completed (", Grouped(s.rejected()), " rejected, ", Grouped(s.truncated()),
                   " truncated) in ", Fixed(s.simulated_duration_s(), 3), " s simulated\n");
+  absl::StrAppend(&out, RenderRejections(s));
   const Throughput& t = s.throughput();
   absl::StrAppend(&out, "throughput   ", Fixed(t.requests_per_s(), 3), " req/s, ",
                   Grouped(t.input_tokens_per_s()), " input tok/s, ", Grouped(t.output_tokens_per_s()),
@@ -114,7 +131,7 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
   absl::StrAppend(&out, "\n");
   const IterationSummary& it = s.iterations();
   absl::StrAppend(&out, "iterations   ", Grouped(it.iterations()), " (", Grouped(it.prefill_iterations()),
-                  " with prefill), mean batch ", Fixed(it.mean_batch_size(), 1), ", GPU busy ",
+                  " with prefill), mean batch ", Fixed(it.mean_batch_size(), 1), ", engine busy ",
                   Percent(it.utilization()), "\n");
   std::string binding;
   for (const ResourceShare& share : s.binding()) {

@@ -11,6 +11,7 @@
 
 #include "sim/app/cli/command_line.h"
 #include "sim/app/python/command_call.h"
+#include "sim/app/python/typed_json.h"
 
 namespace py = pybind11;
 
@@ -68,4 +69,6 @@ PYBIND11_MODULE(_core, m) {
         "The same in a forked child process (one SimGrid engine per process).");
   m.def("flags", &infergrid::python::Flags, py::arg("command"),
         "The flag names and aliases the command accepts (underscores), as the binary's --help lists them.");
+  m.def("typed_json", &infergrid::python::TypedJson, py::arg("message"), py::arg("json"),
+        "A command's JSON as the proto message `message` (full name) types it: integers as int, doubles as float.");
 }

@@ -39,7 +39,7 @@ const std::vector<RunMetric>& RunMetrics() {
     list->push_back({"KV peak", "% of blocks", [](const SimulationSummary& s) { return 100 * s.kv().peak_fraction(); }});
     list->push_back({"preemptions", "", [](const SimulationSummary& s) { return static_cast<double>(s.kv().preemptions()); }});
     list->push_back({"mean batch", "sequences", [](const SimulationSummary& s) { return s.iterations().mean_batch_size(); }});
-    list->push_back({"GPU busy", "%", [](const SimulationSummary& s) { return 100 * s.iterations().utilization(); }});
+    list->push_back({"engine busy", "%", [](const SimulationSummary& s) { return 100 * s.iterations().utilization(); }});
     return list;
   }();
   return *metrics;

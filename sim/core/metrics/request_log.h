@@ -18,6 +18,21 @@ namespace infergrid {
 
 enum class RequestOutcome : uint8_t { kPending, kFinished, kRejected };
 
+// Why admission refused a request (sim/core/serving/admission.h); kNone unless rejected. These are
+// the only two refusals the engines make: nothing in the model caps the waiting queue.
+enum class RejectReason : uint8_t { kNone, kPromptTooLong, kKvCacheTooSmall };
+inline constexpr RejectReason kRejectReasons[] = {RejectReason::kPromptTooLong, RejectReason::kKvCacheTooSmall};
+
+// The reason's name in requests.csv and summary.json ("" for kNone).
+inline const char* RejectReasonName(RejectReason reason) {
+  switch (reason) {
+    case RejectReason::kPromptTooLong: return "prompt_too_long";
+    case RejectReason::kKvCacheTooSmall: return "kv_cache_too_small";
+    case RejectReason::kNone: break;
+  }
+  return "";
+}
+
 struct RequestRecord {
   double arrival_s = 0;
   double scheduled_s = -1;       // first time any of its tokens entered a batch
@@ -30,6 +45,7 @@ struct RequestRecord {
   int32_t preemptions = 0;
   int32_t replica = -1;
   RequestOutcome outcome = RequestOutcome::kPending;
+  RejectReason reject_reason = RejectReason::kNone;
   bool truncated = false;        // output cut so that prompt + output <= max_model_len
   double kv_transfer_s = -1;     // disaggregation: prefill end -> KV on the decode replica
   int32_t prefill_replica = -1;  // disaggregation: the replica that ran its prefill

@@ -23,6 +23,9 @@ std::unique_ptr<Sequence> AdmitRequest(const Request& request, const AdmissionPo
                                                 : (kv_tokens + policy.block_size - 1) / policy.block_size;
   if (prompt > policy.max_model_len || blocks > policy.usable_blocks) {
     record->outcome = RequestOutcome::kRejected;
+    // The prompt's length is checked first, as vLLM checks it before the KV cache.
+    record->reject_reason =
+        prompt > policy.max_model_len ? RejectReason::kPromptTooLong : RejectReason::kKvCacheTooSmall;
     record->truncated = false;  // a rejected request has no output to cut: counted once, as rejected
     return nullptr;
   }

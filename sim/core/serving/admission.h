@@ -26,7 +26,7 @@ struct AdmissionPolicy {
   bool prefix_caching = false;
 };
 
-// Fills `record` (arrival, tokens, truncated, outcome kRejected when refused) and returns the
+// Fills `record` (arrival, tokens, truncated, outcome kRejected and its reason when refused) and returns the
 // sequence to serve, or null when rejected. `record_index` is the record's index in the log.
 std::unique_ptr<Sequence> AdmitRequest(const Request& request, const AdmissionPolicy& policy,
                                        int64_t record_index, RequestRecord* record);

@@ -3,7 +3,7 @@ stats and report, called with the command's flags as keyword arguments, returnin
 
     import infergrid
     run = infergrid.simulate(model="llama-3-70b", tensor_parallel_size=4, rate=8)
-    run["summary"]["ttft"]["p99"]     # summary.json as a dict (the proto's JSON mapping)
+    run["summary"]["ttft"]["p99"]     # summary.json as a dict (the proto's JSON mapping, typed)
     run["requests"]                   # requests.csv: a pandas DataFrame (a list of dicts without pandas)
     run["iterations"]                 # iterations.csv, likewise
 
@@ -16,11 +16,13 @@ True/False, numbers (NumPy's too), strings, paths, and lists for comma lists
 (outputs=["summary", "requests"]); None leaves the flag at its default. flags("simulate") lists a
 command's keywords.
 
+The dicts have the proto's field names and its types: every integer field is an int (the JSON
+prints 64-bit ones as strings), every double a float, even where the value is whole.
+
 SimGrid runs one engine per process, ever, so simulate() runs each call in a forked child
 process and can be called in a loop. docs/python.md has the details and a worked example.
 """
 import csv
-import json
 import numbers
 import os
 import tempfile
@@ -38,13 +40,14 @@ def flags(command):
 def memory(**flags):
     """`infergrid memory --format=json`: weights and KV accounting, or with engine=... the
     engine's KV-cache plan. Returns the MemoryReport (or EngineMemoryReport) as a dict."""
-    return _json_command("memory", [], flags)
+    message = "EngineMemoryReport" if flags.get("engine") else "MemoryReport"  # as the command chooses
+    return _json_command("memory", [], flags, message)
 
 
 def roofline(**flags):
     """`infergrid roofline --format=json`: FLOPs, bytes and the two lower bounds of one pass,
     with the calibrated prediction. Returns the RooflineReport as a dict."""
-    return _json_command("roofline", [], flags)
+    return _json_command("roofline", [], flags, "RooflineReport")
 
 
 def simulate(*, tables=True, **flags):
@@ -66,7 +69,7 @@ def simulate(*, tables=True, **flags):
         elif tables and flags.get("outputs") is None:
             folder, selected = scratch, ["requests", "iterations"]
             args += ["--out=" + scratch, "--outputs=requests,iterations"]
-        summary = json.loads(_core.run_in_child("simulate", args))
+        summary = _typed("SimulationSummary", _core.run_in_child("simulate", args))
         result = {"summary": summary, "requests": None, "iterations": None}
         if tables and folder is not None:
             for name in ("requests", "iterations"):
@@ -80,13 +83,13 @@ def compare(*summary_files, **flags):
     replications=5, ...) runs both configurations on common random numbers (each simulation in
     a child process); compare("a/summary.json", "b/summary.json") compares two finished runs.
     Returns the Comparison as a dict."""
-    return _json_command("compare", [os.fspath(f) for f in summary_files], flags)
+    return _json_command("compare", [os.fspath(f) for f in summary_files], flags, "Comparison")
 
 
 def trace_stats(trace, **flags):
     """`infergrid trace stats --trace=TRACE --format=json`: what a trace holds (arrival rate,
     burstiness, token lengths, prefix reuse). Returns TraceStats as a dict."""
-    return _json_command("trace", ["stats"], dict(flags, trace=trace))
+    return _json_command("trace", ["stats"], dict(flags, trace=trace), "TraceStats")
 
 
 def report(*folders, out):
@@ -96,9 +99,15 @@ def report(*folders, out):
     return os.fspath(out)
 
 
-def _json_command(command, positional, flags):
+def _json_command(command, positional, flags, message):
     _reject_format(flags)
-    return json.loads(_core.run(command, positional + _command_line(flags) + ["--format=json"]))
+    return _typed(message, _core.run(command, positional + _command_line(flags) + ["--format=json"]))
+
+
+def _typed(message, text):
+    """The command's JSON as the proto message types it (typed_json.h): json.loads would give
+    "0" for an int64 and 4 or 4.5 for a double, depending on the value."""
+    return _core.typed_json("infergrid." + message, text)
 
 
 def _reject_format(flags):
