@@ -27,10 +27,11 @@ using testing::ReadAll;
 using testing::RunInfergrid;
 
 // As aiperf's README profiles a model, with the engine pinned.
+const char kAiperfModel[] = "bench serve --client=aiperf --engine=vllm-v1@0.21 -m meta-llama/Llama-3.1-8B-Instruct ";
 const char kAiperfLine[] =
-    "bench serve --client=aiperf --engine=vllm-v1@0.21 -m meta-llama/Llama-3.1-8B-Instruct --url localhost:8000 "
-    "--endpoint-type chat --streaming --synthetic-input-tokens-mean 512 --synthetic-input-tokens-stddev 0 "
-    "--output-tokens-mean 64 --output-tokens-stddev 0 --random-seed 7 ";
+    "bench serve --client=aiperf --engine=vllm-v1@0.21 -m meta-llama/Llama-3.1-8B-Instruct "
+    "--url localhost:8000 --endpoint-type chat --streaming --synthetic-input-tokens-mean 512 "
+    "--synthetic-input-tokens-stddev 0 --output-tokens-mean 64 --output-tokens-stddev 0 --random-seed 7 ";
 
 nlohmann::json ExportOf(const fs::path& dir) {
   return nlohmann::json::parse(ReadAll(dir / "profile_export_aiperf.json"));
@@ -127,7 +128,7 @@ TEST(BenchAiperf, OtherFlagsAreRefusedInOneLine) {
       {"--request-rate-mode constant", "--request-rate-mode needs --request-rate"},
   };
   for (const auto& [flags, message] : cases) {
-    const testing::CommandResult r = RunInfergrid(absl::StrCat(kAiperfLine, flags));
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(kAiperfModel, flags));
     EXPECT_EQ(r.exit_code, 2) << flags;
     EXPECT_THAT(r.err, HasSubstr(message)) << flags;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

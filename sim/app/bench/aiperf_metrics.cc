@@ -14,9 +14,17 @@ namespace {
 
 constexpr int kAiperfPercentiles[] = {1, 5, 10, 25, 50, 75, 90, 95, 99};
 
+AiperfStat AiperfNamedStat(const char* tag, const char* header, const char* unit) {
+  AiperfStat s;
+  s.tag = tag;
+  s.header = header;
+  s.unit = unit;
+  return s;
+}
+
 AiperfStat AiperfRecordStat(const char* tag, const char* header, const char* unit, std::vector<double> values,
                             bool integral = false) {
-  AiperfStat s{tag, header, unit};
+  AiperfStat s = AiperfNamedStat(tag, header, unit);
   s.integral = integral;
   if (values.empty()) return s;
   std::sort(values.begin(), values.end());
@@ -29,7 +37,7 @@ AiperfStat AiperfRecordStat(const char* tag, const char* header, const char* uni
 }
 
 AiperfStat AiperfRunValue(const char* tag, const char* header, const char* unit, double value) {
-  AiperfStat s{tag, header, unit};
+  AiperfStat s = AiperfNamedStat(tag, header, unit);
   s.per_record = false;
   s.avg = value;
   return s;

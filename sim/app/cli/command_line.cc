@@ -82,7 +82,7 @@ absl::Status Record(const CommandFlags& flags, const NamedFlag& named, const std
   if (const std::string* earlier = values.Given(name)) {
     const std::string first = values.Spelling(name);
     if (flags.appendable(name)) {
-      values.Set(name, absl::StrCat(*earlier, ",", canonical), first);
+      values.Append(name, canonical);
       return absl::OkStatus();
     }
     if (first == spelling) {
