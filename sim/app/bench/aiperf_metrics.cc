@@ -118,19 +118,19 @@ std::string AiperfReportText(const AiperfMetrics& m) {
     }
     return 0.0;
   };
-  std::string out = absl::StrFormat("%72s\n", "NVIDIA AIPerf | LLM Metrics");
-  absl::StrAppend(&out, absl::StrFormat("%46s | %9s | %9s | %9s | %9s | %9s | %9s | %9s\n", "Metric", "avg", "min",
+  std::string out = absl::StrFormat("%76s\n", "NVIDIA AIPerf | LLM Metrics");
+  absl::StrAppend(&out, absl::StrFormat("%50s | %9s | %9s | %9s | %9s | %9s | %9s | %9s\n", "Metric", "avg", "min",
                                         "max", "p99", "p90", "p50", "std"));
   for (const AiperfStat& s : m.stats) {
     if (s.tag == "benchmark_duration") continue;  // NO_CONSOLE in aiperf
     const std::string name = s.unit == "requests" ? s.header : absl::StrCat(s.header, " (", s.unit, ")");
     if (!s.per_record) {
-      absl::StrAppend(&out, absl::StrFormat("%46s | %9s | %9s | %9s | %9s | %9s | %9s | %9s\n", name,
+      absl::StrAppend(&out, absl::StrFormat("%50s | %9s | %9s | %9s | %9s | %9s | %9s | %9s\n", name,
                                             AiperfNumber(s.avg, s.integral), "N/A", "N/A", "N/A", "N/A", "N/A",
                                             "N/A"));
       continue;
     }
-    absl::StrAppend(&out, absl::StrFormat("%46s | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f\n", name,
+    absl::StrAppend(&out, absl::StrFormat("%50s | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f\n", name,
                                           s.avg, s.min, s.max, p(s, 99), p(s, 90), p(s, 50), s.std));
   }
   if (m.failed > 0) absl::StrAppend(&out, absl::StrFormat("failed requests: %d (not in the metrics)\n", m.failed));
