@@ -107,6 +107,21 @@ TEST(BenchAiperf, TheLoadFlagsChangeTheResult) {
   EXPECT_NEAR(slow["request_throughput"]["avg"].get<double>(), 2, 0.1);
 }
 
+// aiperf draws each request's prompt from --num-dataset-entries prompts: a prompt drawn again
+// is found in the prefix cache.
+TEST(BenchAiperf, DatasetEntriesDrawnAgainHitThePrefixCache) {
+  const fs::path base = testing::TestDir();
+  const std::string line = absl::StrCat(kAiperfLine, "--enable-prefix-caching --request-count 20 ");
+  const testing::CommandResult distinct = RunInfergrid(absl::StrCat(line, "--artifact-dir ", (base / "a").string()));
+  const testing::CommandResult reused =
+      RunInfergrid(absl::StrCat(line, "--num-dataset-entries 2 --artifact-dir ", (base / "b").string()));
+  ASSERT_EQ(distinct.exit_code, 0) << distinct.err;
+  ASSERT_EQ(reused.exit_code, 0) << reused.err;
+  EXPECT_THAT(distinct.err, HasSubstr("prefix cache hits: 0 of"));
+  EXPECT_LT(ExportOf(base / "b")["time_to_first_token"]["p50"].get<double>(),
+            ExportOf(base / "a")["time_to_first_token"]["p50"].get<double>());
+}
+
 TEST(BenchAiperf, FlagsWithoutEffectAreNamedInOneNote) {
   const fs::path dir = testing::TestDir() / "a";
   const testing::CommandResult r = RunInfergrid(absl::StrCat(

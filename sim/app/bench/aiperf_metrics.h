@@ -1,5 +1,5 @@
-// NVIDIA aiperf's metrics over a simulated run (`aiperf profile`, github.com/ai-dynamo/aiperf,
-// aiperf/metrics/types/*.py as of 2025-10): the warm-up requests first and unmeasured, then
+// NVIDIA aiperf's metrics over a simulated run (`aiperf profile`, github.com/ai-dynamo/aiperf
+// at db4f6397, 2025-10-10: aiperf/metrics/types/*.py): the warm-up requests first and unmeasured, then
 // --request-count measured requests. Per measured request: request latency, TTFT, time to second
 // token, inter-token latency = (latency - TTFT) / (output tokens - 1), its inverse as output
 // token throughput per user, output and input sequence lengths; each as avg, min, max, std

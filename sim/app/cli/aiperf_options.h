@@ -1,5 +1,6 @@
 // `bench serve --client=aiperf`: NVIDIA aiperf's `aiperf profile` flags read into a bench run
-// (github.com/ai-dynamo/aiperf, docs/cli_options.md and aiperf/common/config/*.py, 2025-10).
+// (github.com/ai-dynamo/aiperf at db4f6397, 2025-10-10: docs/cli_options.md and
+// aiperf/common/config/*.py).
 // Modelled: the load (--concurrency, default 1 when no --request-rate is given, as
 // user_config.py's validate_timing_mode; --request-rate with --request-rate-mode, default
 // poisson; both together: the rate, at most --concurrency in flight), --request-count (default

@@ -92,8 +92,9 @@ void AddServeFlags(FlagGroup<BenchFlags>& group) {
 // Whose client serve mirrors, and genai-perf's measurement.
 void AddClientFlags(FlagGroup<BenchFlags>& group) {
   group.Add("client", &BenchFlags::client,
-           "bench serve: whose benchmark client to mirror: vllm (vllm bench serve) or sglang (python -m "
-           "sglang.bench_serving: its random lengths, Poisson schedule, seed 1 and report)")
+           "bench serve: whose benchmark client to mirror: vllm (vllm bench serve), sglang (python -m "
+           "sglang.bench_serving: its random lengths, Poisson schedule, seed 1 and report), genai-perf "
+           "(perf_analyzer's measurement windows) or aiperf (aiperf profile: its flags and exports)")
       .Add("measurement_interval", &BenchFlags::measurement_interval,
            "bench serve --client=genai-perf: the measurement window, ms (genai-perf's 10,000)")
       .Add("stability_percentage", &BenchFlags::stability_percentage,
@@ -102,10 +103,10 @@ void AddClientFlags(FlagGroup<BenchFlags>& group) {
       .Add("max_trials", &BenchFlags::max_trials,
            "bench serve --client=genai-perf: windows tried for a stable measurement")
       .Add("warmup_request_count", &BenchFlags::warmup_request_count,
-           "bench serve --client=genai-perf: requests sent before measuring")
+           "bench serve --client=genai-perf|aiperf: requests sent before measuring")
       .Add("request_count", &BenchFlags::request_count,
            "bench serve --client=genai-perf: measure exactly this many requests after the warm-up, one window "
-           "(0: time windows)")
+           "(0: time windows); --client=aiperf: the measured requests (aiperf's default 10)")
       .Add("request_distribution", &BenchFlags::request_distribution,
            "bench serve --client=genai-perf with --request-rate: constant or poisson intervals")
       .Add("profile_export_file", &BenchFlags::profile_export_file,
@@ -161,7 +162,8 @@ void AddForeignFlags(FlagGroup<BenchFlags>& group) {
            "--save-result writes vLLM's)");
 }
 
-// NVIDIA aiperf's `aiperf profile` flags, as its docs/cli_options.md names them (2025-10).
+// NVIDIA aiperf's `aiperf profile` flags, as its docs/cli_options.md names them
+// (github.com/ai-dynamo/aiperf at db4f6397, 2025-10-10).
 void AddAiperfFlags(FlagGroup<BenchFlags>& group) {
   group.Add("request_rate_mode", &BenchFlags::request_rate_mode,
            "bench serve --client=aiperf with --request-rate: constant or poisson intervals (aiperf's default poisson)")

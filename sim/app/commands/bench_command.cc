@@ -376,6 +376,40 @@ absl::StatusOr<std::vector<bench::BenchRequest>> AiperfRequests(const BenchOptio
   return requests;
 }
 
+// One phase's send times from its start: all at once (the concurrency releases them) or at
+// the rate, with Poisson or constant gaps.
+void AppendAiperfSchedule(const BenchOptions& o, int64_t n, double start, bench::LegacyRandomState& random,
+                          std::vector<double>& times) {
+  const double rate = o.request_rates[0];
+  double t = start;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0 && !std::isinf(rate)) t += (o.aiperf.poisson ? random.StandardExponential() : 1.0) / rate;
+    times.push_back(t);
+  }
+}
+
+// aiperf's two phases: the warm-up requests, then, once every warm-up response is back
+// (credit_issuing_strategy.py waits for a phase's credits before the next), the measured ones on
+// a schedule of their own. The warm-up's end is found by simulating the warm-up alone.
+absl::StatusOr<std::vector<double>> AiperfSendTimes(const BenchOptions& o, const SimulationPlan& plan,
+                                                    const std::vector<bench::BenchRequest>& requests) {
+  bench::LegacyRandomState random(static_cast<uint32_t>(o.dataset.seed));
+  std::vector<double> times;
+  const int64_t warmup = o.aiperf.warmup_requests;
+  AppendAiperfSchedule(o, warmup, 0, random, times);
+  double profiling_start = 0;
+  if (warmup > 0) {
+    const std::vector<bench::BenchRequest> warmup_requests(requests.begin(), requests.begin() + warmup);
+    absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, warmup_requests, times, 1);
+    if (!run.ok()) return run.status();
+    for (const bench::RequestOutcome& r : Outcomes(*run)) {
+      profiling_start = std::max(profiling_start, r.start_time + r.latency);
+    }
+  }
+  AppendAiperfSchedule(o, o.aiperf.request_count, profiling_start, random, times);
+  return times;
+}
+
 // NVIDIA aiperf's run: --warmup-request-count requests, then --request-count measured ones, at
 // the concurrency or the rate (constant or Poisson gaps); its metrics, console table and
 // profile_export_aiperf.json / .csv in the artifact folder (sim/app/bench/aiperf_metrics.h).
@@ -385,14 +419,9 @@ absl::Status RunAiperf(const BenchOptions& o, const SimulationPlan& plan, Output
   const int64_t count = o.aiperf.warmup_requests + o.aiperf.request_count;
   absl::StatusOr<std::vector<bench::BenchRequest>> requests = AiperfRequests(o, count);
   if (!requests.ok()) return requests.status();
-  std::vector<double> send_times(requests->size(), 0.0);
-  if (!std::isinf(rate)) {
-    bench::LegacyRandomState random(static_cast<uint32_t>(o.dataset.seed));
-    for (size_t i = 1; i < send_times.size(); ++i) {
-      send_times[i] = send_times[i - 1] + (o.aiperf.poisson ? random.StandardExponential() : 1.0) / rate;
-    }
-  }
-  absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, *requests, send_times, 1);
+  absl::StatusOr<std::vector<double>> send_times = AiperfSendTimes(o, plan, *requests);
+  if (!send_times.ok()) return send_times.status();
+  absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, *requests, *send_times, 1);
   if (!run.ok()) return run.status();
   NotePrefixCache(plan, *run);
   const bench::AiperfMetrics metrics = bench::ComputeAiperfMetrics(Outcomes(*run), o.aiperf.warmup_requests);
