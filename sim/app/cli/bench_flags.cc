@@ -92,8 +92,9 @@ void AddServeFlags(FlagGroup<BenchFlags>& group) {
 // Whose client serve mirrors, and genai-perf's measurement.
 void AddClientFlags(FlagGroup<BenchFlags>& group) {
   group.Add("client", &BenchFlags::client,
-           "bench serve: whose benchmark client to mirror: vllm (vllm bench serve) or sglang (python -m "
-           "sglang.bench_serving: its random lengths, Poisson schedule, seed 1 and report)")
+           "bench serve: whose benchmark client to mirror: vllm (vllm bench serve), sglang (python -m "
+           "sglang.bench_serving: its random lengths, Poisson schedule, seed 1 and report), genai-perf "
+           "(perf_analyzer's measurement windows) or aiperf (aiperf profile: its flags and exports)")
       .Add("measurement_interval", &BenchFlags::measurement_interval,
            "bench serve --client=genai-perf: the measurement window, ms (genai-perf's 10,000)")
       .Add("stability_percentage", &BenchFlags::stability_percentage,
@@ -102,10 +103,10 @@ void AddClientFlags(FlagGroup<BenchFlags>& group) {
       .Add("max_trials", &BenchFlags::max_trials,
            "bench serve --client=genai-perf: windows tried for a stable measurement")
       .Add("warmup_request_count", &BenchFlags::warmup_request_count,
-           "bench serve --client=genai-perf: requests sent before measuring")
+           "bench serve --client=genai-perf|aiperf: requests sent before measuring")
       .Add("request_count", &BenchFlags::request_count,
            "bench serve --client=genai-perf: measure exactly this many requests after the warm-up, one window "
-           "(0: time windows)")
+           "(0: time windows); --client=aiperf: the measured requests (aiperf's default 10)")
       .Add("request_distribution", &BenchFlags::request_distribution,
            "bench serve --client=genai-perf with --request-rate: constant or poisson intervals")
       .Add("profile_export_file", &BenchFlags::profile_export_file,
@@ -161,12 +162,46 @@ void AddForeignFlags(FlagGroup<BenchFlags>& group) {
            "--save-result writes vLLM's)");
 }
 
+// NVIDIA aiperf's `aiperf profile` flags, as its docs/cli_options.md names them
+// (github.com/ai-dynamo/aiperf at db4f6397, 2025-10-10).
+void AddAiperfFlags(FlagGroup<BenchFlags>& group) {
+  group.Add("request_rate_mode", &BenchFlags::request_rate_mode,
+           "bench serve --client=aiperf with --request-rate: constant or poisson intervals (aiperf's default poisson)")
+      .Add("artifact_dir", &BenchFlags::artifact_dir,
+           "bench serve --client=aiperf: the folder of profile_export_aiperf.json and .csv (aiperf's default "
+           "artifacts/MODEL-openai-ENDPOINT_TYPE-concurrencyN)")
+      .Add("extra_inputs", &BenchFlags::extra_inputs,
+           "bench serve --client=aiperf: NAME:VALUE items, comma separated; max_tokens:N sets the output length, "
+           "ignore_eos and the sampling settings are accepted without effect")
+      .Add("synthetic_input_tokens_stddev", &BenchFlags::synthetic_input_tokens_stddev,
+           "bench serve --client=aiperf: 0 only (prompts of exactly --synthetic-input-tokens-mean tokens)")
+      .Add("output_tokens_stddev", &BenchFlags::output_tokens_stddev,
+           "bench serve --client=aiperf: 0 only (outputs of exactly --output-tokens-mean tokens)")
+      .Add("conversation_num", &BenchFlags::conversation_num,
+           "bench serve --client=aiperf: distinct prompts, reused in turn when more requests are sent (aiperf's 100)")
+      .Add("benchmark_duration", &BenchFlags::benchmark_duration,
+           "bench serve --client=aiperf: refused (a duration-based run is not simulated; give --request-count)")
+      .Add("request_cancellation_rate", &BenchFlags::request_cancellation_rate,
+           "bench serve --client=aiperf: 0 only (cancelled requests are not simulated)")
+      .Add("ui_type", &BenchFlags::ui_type, "bench serve: accepted without effect (aiperf's UI)")
+      .Add("api_key", &BenchFlags::api_key, "bench serve: accepted without effect (aiperf's API key)")
+      .Add("request_timeout_seconds", &BenchFlags::request_timeout_seconds,
+           "bench serve: accepted without effect (aiperf's request timeout)")
+      .Add("log_level", &BenchFlags::log_level, "bench serve: accepted without effect (aiperf's logging)")
+      .Add("workers_max", &BenchFlags::workers_max, "bench serve: accepted without effect (aiperf's worker processes)")
+      .Add("tokenizer_revision", &BenchFlags::tokenizer_revision,
+           "bench serve: accepted without effect (token counts follow the model's tokenizer family)")
+      .Add("tokenizer_trust_remote_code", &BenchFlags::tokenizer_trust_remote_code,
+           "bench serve: accepted without effect");
+}
+
 }  // namespace
 
 const std::vector<absl::string_view>& BenchInertFlagNames() {
   static const std::vector<absl::string_view>* names = new std::vector<absl::string_view>{
       "endpoint", "base_url", "host", "port", "served_model_name", "temperature", "top_p", "top_k",
-      "endpoint_type", "streaming", "url"};
+      "endpoint_type", "streaming", "url", "ui_type", "api_key", "request_timeout_seconds", "log_level",
+      "workers_max", "tokenizer_revision", "tokenizer_trust_remote_code"};
   return *names;
 }
 
@@ -179,6 +214,7 @@ const FlagGroup<BenchFlags>& BenchFlagGroup() {
     AddClientFlags(*declared);
     AddAcceptedFlags(*declared);
     AddForeignFlags(*declared);
+    AddAiperfFlags(*declared);
     return declared;
   }();
   return *group;
@@ -207,7 +243,16 @@ const std::vector<FlagAlias>& BenchAliases() {
       {"dataset", "dataset_path", {{"dataset_name", "sharegpt"}}},
       {"m", "model"},                                         // genai-perf
       {"synthetic_input_tokens_mean", "random_input_len"},    // genai-perf
-      {"output_tokens_mean", "random_output_len"}};           // genai-perf
+      {"output_tokens_mean", "random_output_len"},            // genai-perf, aiperf
+      // aiperf's other spellings (docs/cli_options.md).
+      {"u", "url"}, {"isl", "random_input_len"}, {"prompt_input_tokens_mean", "random_input_len"},
+      {"osl", "random_output_len"}, {"prompt_output_tokens_mean", "random_output_len"},
+      {"isl_stddev", "synthetic_input_tokens_stddev"}, {"prompt_input_tokens_stddev", "synthetic_input_tokens_stddev"},
+      {"osl_stddev", "output_tokens_stddev"}, {"prompt_output_tokens_stddev", "output_tokens_stddev"},
+      {"num_requests", "request_count"}, {"num_warmup_requests", "warmup_request_count"},
+      {"random_seed", "seed"}, {"output_artifact_dir", "artifact_dir"}, {"num_dataset_entries", "conversation_num"},
+      {"num_conversations", "conversation_num"}, {"num_sessions", "conversation_num"}, {"ui", "ui_type"},
+      {"model_names", "model"}};
   return *aliases;
 }
 
@@ -254,7 +299,11 @@ std::vector<absl::string_view> BenchFlagNames(absl::string_view mode) {
          "percentile_metrics", "metric_percentiles", "save_result", "save_detailed", "append_result", "result_dir",
          "result_filename", "label", "metadata", "num_warmups", "result_date", "ramp_up_strategy",
          "ramp_up_start_rps", "ramp_up_end_rps", "output_file", "m", "synthetic_input_tokens_mean",
-         "output_tokens_mean"});
+         "output_tokens_mean", "request_rate_mode", "artifact_dir", "extra_inputs", "synthetic_input_tokens_stddev",
+         "output_tokens_stddev", "conversation_num", "benchmark_duration", "request_cancellation_rate", "u", "isl",
+         "prompt_input_tokens_mean", "osl", "prompt_output_tokens_mean", "isl_stddev", "prompt_input_tokens_stddev",
+         "osl_stddev", "prompt_output_tokens_stddev", "num_requests", "num_warmup_requests", "random_seed",
+         "output_artifact_dir", "num_dataset_entries", "num_conversations", "num_sessions", "ui", "model_names"});
     add(BenchInertFlagNames());
   }
   return names;
@@ -279,6 +328,7 @@ const CommandFlags& BenchCommandFlags() {
     }
     for (const FlagAlias& alias : BenchAliases()) all->Alias(alias);
     all->AllowAbbreviations();  // argparse's: --random-input is --random-input-len
+    all->Appendable("extra_inputs");  // aiperf's: one NAME:VALUE per --extra-inputs
     return all;
   }();
   return *flags;

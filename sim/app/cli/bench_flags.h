@@ -98,6 +98,23 @@ struct BenchFlags {
   std::string url;
   // SGLang's --output-file: refused with its reason.
   std::string output_file;
+  // NVIDIA aiperf's `profile` flags (bench serve --client=aiperf).
+  std::string request_rate_mode = "poisson";
+  std::string artifact_dir;
+  std::string extra_inputs;
+  double synthetic_input_tokens_stddev = 0;
+  double output_tokens_stddev = 0;
+  int64_t conversation_num = 100;
+  double benchmark_duration = 0;
+  double request_cancellation_rate = 0;
+  // aiperf's flags without effect on a simulation.
+  std::string ui_type;
+  std::string api_key;
+  double request_timeout_seconds = 600;
+  std::string log_level;
+  int64_t workers_max = 0;
+  std::string tokenizer_revision;
+  bool tokenizer_trust_remote_code = false;
 };
 
 // The flags accepted without effect on the simulation (endpoints, hosts, names, sampling

@@ -15,6 +15,7 @@
 #include "base/decimal_number.h"
 #include "sim/app/bench/serve_report.h"
 #include "sim/app/cli/accounting_setup.h"
+#include "sim/app/cli/aiperf_options.h"
 #include "sim/app/cli/bench_flags.h"
 #include "sim/app/cli/number_flags.h"
 #include "sim/app/cli/simulate_flags.h"
@@ -331,16 +332,27 @@ absl::StatusOr<BenchMode> ParseBenchMode(absl::string_view mode) {
 absl::Status ReadClient(BenchMode mode, const FlagValues& flags, BenchOptions& o) {
   const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
   o.client = bench_flags.client;
-  if (o.client != "vllm" && o.client != "sglang" && o.client != "genai-perf") {
-    return UsageError(absl::StrCat("--client: expected vllm, sglang or genai-perf, got '", o.client, "'"));
+  if (o.client != "vllm" && o.client != "sglang" && o.client != "genai-perf" && o.client != "aiperf") {
+    return UsageError(absl::StrCat("--client: expected vllm, sglang, genai-perf or aiperf, got '", o.client, "'"));
   }
   if (o.client != "vllm" && mode != BenchMode::kServe) {
     return UsageError("--client: only bench serve mirrors another engine's client");
   }
-  for (const char* flag : {"measurement_interval", "stability_percentage", "max_trials", "warmup_request_count",
-                           "request_count", "request_distribution", "profile_export_file"}) {
+  for (const char* flag : {"measurement_interval", "stability_percentage", "max_trials", "request_distribution",
+                           "profile_export_file"}) {
     if (flags.IsSet(flag) && o.client != "genai-perf") {
       return UsageError(absl::StrCat(DashedFlag(flag), " is a genai-perf flag (--client=genai-perf)"));
+    }
+  }
+  for (const char* flag : {"warmup_request_count", "request_count"}) {
+    if (flags.IsSet(flag) && o.client != "genai-perf" && o.client != "aiperf") {
+      return UsageError(absl::StrCat(DashedFlag(flags.Spelling(flag)),
+                                     " is a genai-perf and aiperf flag (--client=genai-perf or aiperf)"));
+    }
+  }
+  for (absl::string_view flag : AiperfOnlyFlagNames()) {
+    if (flags.IsSet(flag) && o.client != "aiperf") {
+      return UsageError(absl::StrCat(DashedFlag(flags.Spelling(flag)), " is an aiperf flag (--client=aiperf)"));
     }
   }
   return absl::OkStatus();
@@ -410,6 +422,9 @@ absl::Status ReadServe(const FlagValues& flags, BenchOptions& o) {
   if (absl::Status s = ReadServeReports(flags, o); !s.ok()) return s;
   if (o.client == "genai-perf") {
     if (absl::Status s = ReadGenaiPerf(flags, o); !s.ok()) return s;
+  }
+  if (o.client == "aiperf") {
+    if (absl::Status s = ReadAiperf(flags, o); !s.ok()) return s;
   }
   if (o.request_rates.size() > 1 && o.save_result && !o.result_filename.empty() && !o.append_result) {
     return UsageError("--result-filename with several --request-rate values: add --append-result (one JSON line per rate)");

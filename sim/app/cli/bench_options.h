@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sim/app/bench/aiperf_metrics.h"
 #include "sim/app/bench/bench_dataset.h"
 #include "sim/app/bench/perf_windows.h"
 #include "sim/app/bench/serve_metrics.h"
@@ -63,10 +64,11 @@ struct BenchOptions {
   std::string result_filename;        // serve's saved result; one-batch's JSON lines (appended)
   std::optional<std::string> label;
   std::string backend;
-  std::string client = "vllm";         // --client: vllm, sglang or genai-perf (serve)
+  std::string client = "vllm";         // --client: vllm, sglang, genai-perf or aiperf (serve)
   bench::PerfWindowOptions perf;       // genai-perf's measurement
   bool poisson = false;                // genai-perf --request-distribution=poisson
   std::string profile_export_file;
+  bench::AiperfRunOptions aiperf;      // NVIDIA aiperf's run (--client=aiperf)
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string result_date;             // empty: now
   std::string compare_path;

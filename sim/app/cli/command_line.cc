@@ -81,6 +81,10 @@ absl::Status Record(const CommandFlags& flags, const NamedFlag& named, const std
   const std::string& name = named.spec->name;
   if (const std::string* earlier = values.Given(name)) {
     const std::string first = values.Spelling(name);
+    if (flags.appendable(name)) {
+      values.Append(name, canonical);
+      return absl::OkStatus();
+    }
     if (first == spelling) {
       return UsageError(absl::StrCat("flag ", DashedFlag(spelling), " is given twice (", *earlier, " and ", canonical,
                                      "); give it once"));

@@ -16,6 +16,7 @@
 #ifndef INFERGRID_SIM_APP_CLI_FLAG_GROUP_H_
 #define INFERGRID_SIM_APP_CLI_FLAG_GROUP_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -154,6 +155,16 @@ class CommandFlags {
     return *this;
   }
   bool allow_abbreviations() const { return allow_abbreviations_; }
+  // A text flag that may be given more than once, its values joined with commas, as a Python
+  // tool's list option (aiperf's --extra-inputs max_tokens:64 --extra-inputs ignore_eos:true).
+  // Any other flag given twice is refused.
+  CommandFlags& Appendable(absl::string_view name) {
+    appendable_.emplace_back(name);
+    return *this;
+  }
+  bool appendable(absl::string_view name) const {
+    return std::find(appendable_.begin(), appendable_.end(), name) != appendable_.end();
+  }
 
   const FlagSpec* Find(absl::string_view name) const;
   const FlagAlias* FindAlias(absl::string_view name) const;
@@ -170,6 +181,7 @@ class CommandFlags {
   std::vector<std::shared_ptr<const FlagSpec>> rewritten_;  // the specs Help changed (copies share them)
   std::vector<FlagAlias> aliases_;
   bool allow_abbreviations_ = false;
+  std::vector<std::string> appendable_;
 };
 
 // A flag's name as a user types it: "kv_cache_dtype" -> "--kv-cache-dtype".

@@ -54,4 +54,13 @@ bool FlagValues::Set(const std::string& name, const std::string& canonical, cons
   return true;
 }
 
+void FlagValues::Append(const std::string& name, const std::string& canonical) {
+  auto it = given_.find(name);
+  if (it == given_.end()) {
+    given_.emplace(name, canonical);
+  } else {
+    it->second += "," + canonical;
+  }
+}
+
 }  // namespace infergrid::cli

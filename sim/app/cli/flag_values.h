@@ -39,6 +39,9 @@ class FlagValues {
   // Records a given value (canonical text, checked by the caller); false if `name` was given
   // already. `spelling` is the alias used, if any.
   bool Set(const std::string& name, const std::string& canonical, const std::string& spelling = "");
+  // Adds ",canonical" to a value given already (an appendable flag given again,
+  // CommandFlags::Appendable).
+  void Append(const std::string& name, const std::string& canonical);
   // Declares where the defaults of these values come from.
   void DeclaredBy(const CommandFlags* flags) { declared_.push_back(flags); }
 

@@ -27,6 +27,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/interrupt_cleanup.h"
+#include "sim/app/bench/aiperf_metrics.h"
 #include "sim/app/bench/bench_dataset.h"
 #include "sim/app/bench/compare_result.h"
 #include "sim/app/bench/numpy_random.h"
@@ -355,6 +356,92 @@ absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Out
                                                    bench::kMaxGenaiPerfRequests, ")"));
 }
 
+// aiperf's requests: --num-dataset-entries prompts, each request one drawn at random (its
+// dataset_manager.py's random choice); a prompt drawn again is the same text, so the engine's
+// prefix cache finds it (the whole prompt shared within its entry's prefix group).
+absl::StatusOr<std::vector<bench::BenchRequest>> AiperfRequests(const BenchOptions& o, int64_t count) {
+  bench::DatasetOptions dataset = o.dataset;
+  dataset.num_prompts = std::min(count, o.aiperf.dataset_entries);
+  absl::StatusOr<std::vector<bench::BenchRequest>> entries = bench::SampleDataset(dataset);
+  if (!entries.ok()) return entries.status();
+  if (static_cast<int64_t>(entries->size()) >= count) return entries;  // every request its own prompt
+  for (size_t e = 0; e < entries->size(); ++e) {
+    (*entries)[e].prefix_group = static_cast<int32_t>(e + 1);
+    (*entries)[e].shared_prefix_len = (*entries)[e].prompt_len;
+  }
+  std::vector<bench::BenchRequest> requests;
+  bench::LegacyRandomState random(static_cast<uint32_t>(o.dataset.seed) ^ 0x5eedu);
+  const auto n = static_cast<int64_t>(entries->size());
+  for (int64_t i = 0; i < count; ++i) requests.push_back((*entries)[static_cast<size_t>(random.RandInt(n))]);
+  return requests;
+}
+
+// One phase's send times from its start: all at once (the concurrency releases them) or at
+// the rate, with Poisson or constant gaps.
+void AppendAiperfSchedule(const BenchOptions& o, int64_t n, double start, bench::LegacyRandomState& random,
+                          std::vector<double>& times) {
+  const double rate = o.request_rates[0];
+  double t = start;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0 && !std::isinf(rate)) t += (o.aiperf.poisson ? random.StandardExponential() : 1.0) / rate;
+    times.push_back(t);
+  }
+}
+
+// aiperf's two phases: the warm-up requests, then, once every warm-up response is back
+// (credit_issuing_strategy.py waits for a phase's credits before the next), the measured ones on
+// a schedule of their own. The warm-up's end is found by simulating the warm-up alone.
+absl::StatusOr<std::vector<double>> AiperfSendTimes(const BenchOptions& o, const SimulationPlan& plan,
+                                                    const std::vector<bench::BenchRequest>& requests) {
+  bench::LegacyRandomState random(static_cast<uint32_t>(o.dataset.seed));
+  std::vector<double> times;
+  const int64_t warmup = o.aiperf.warmup_requests;
+  AppendAiperfSchedule(o, warmup, 0, random, times);
+  double profiling_start = 0;
+  if (warmup > 0) {
+    const std::vector<bench::BenchRequest> warmup_requests(requests.begin(), requests.begin() + warmup);
+    absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, warmup_requests, times, 1);
+    if (!run.ok()) return run.status();
+    for (const bench::RequestOutcome& r : Outcomes(*run)) {
+      profiling_start = std::max(profiling_start, r.start_time + r.latency);
+    }
+  }
+  AppendAiperfSchedule(o, o.aiperf.request_count, profiling_start, random, times);
+  return times;
+}
+
+// NVIDIA aiperf's run: --warmup-request-count requests, then --request-count measured ones, at
+// the concurrency or the rate (constant or Poisson gaps); its metrics, console table and
+// profile_export_aiperf.json / .csv in the artifact folder (sim/app/bench/aiperf_metrics.h).
+absl::Status RunAiperf(const BenchOptions& o, const SimulationPlan& plan, Outputs& outputs, std::ostream& out) {
+  out << Header(plan, BenchMode::kServe);
+  const double rate = o.request_rates[0];
+  const int64_t count = o.aiperf.warmup_requests + o.aiperf.request_count;
+  absl::StatusOr<std::vector<bench::BenchRequest>> requests = AiperfRequests(o, count);
+  if (!requests.ok()) return requests.status();
+  absl::StatusOr<std::vector<double>> send_times = AiperfSendTimes(o, plan, *requests);
+  if (!send_times.ok()) return send_times.status();
+  absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, *requests, *send_times, 1);
+  if (!run.ok()) return run.status();
+  NotePrefixCache(plan, *run);
+  const bench::AiperfMetrics metrics = bench::ComputeAiperfMetrics(Outcomes(*run), o.aiperf.warmup_requests);
+  std::string load;
+  if (o.max_concurrency) load = absl::StrCat("concurrency ", *o.max_concurrency);
+  if (!std::isinf(rate)) {
+    absl::StrAppend(&load, load.empty() ? "" : ", ", "request rate ", rate, o.aiperf.poisson ? " (poisson)" : " (constant)");
+  }
+  out << load << ", " << o.aiperf.warmup_requests << " warm-up + " << o.aiperf.request_count
+      << " requests simulated\n"
+      << bench::AiperfReportText(metrics) << "export: " << o.aiperf.artifact_dir << "/profile_export_aiperf.json\n";
+  const std::string dir = o.aiperf.artifact_dir;
+  if (absl::Status s = outputs.Stage(absl::StrCat(dir, "/profile_export_aiperf.json"),
+                                     bench::DumpPythonJson(bench::AiperfJson(metrics), 2), "--artifact-dir");
+      !s.ok()) {
+    return s;
+  }
+  return outputs.Stage(absl::StrCat(dir, "/profile_export_aiperf.csv"), bench::AiperfCsv(metrics), "--artifact-dir");
+}
+
 absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
                       const std::vector<bench::BenchRequest>& requests, const std::vector<nlohmann::json>& real,
                       Outputs& outputs, std::ostream& out) {
@@ -479,6 +566,8 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
     if (!requests.ok()) return requests.status();
     if (o.client == "genai-perf") {
       status = RunGenaiPerf(o, *plan, outputs, out);
+    } else if (o.client == "aiperf") {
+      status = RunAiperf(o, *plan, outputs, out);
     } else {
       status = RunServe(o, *plan, *requests, real, outputs, out);
     }
