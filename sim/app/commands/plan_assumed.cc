@@ -35,27 +35,22 @@ absl::StatusOr<PlanWorkload> AssumedWorkload(const cli::FlagValues& flags) {
 }
 
 void SetAssumedProfile(const CostModelRequest& request, PlanCandidate& candidate) {
-  if (request.kind == CostModelKind::kRoofline) {
-    candidate.set_cost_model("roofline");
-    candidate.set_profile("requested with --cost-model=roofline");
-    return;
-  }
-  absl::StatusOr<Calibration> calibration = ResolveCalibration(request.gpu, request.calibration_path);
-  if (!calibration.ok()) {
+  absl::StatusOr<CostModelSource> source = ChooseCostModelSource(request);
+  if (!source.ok()) {
     // A profile that must load and does not fails the candidate's simulations: no model to name.
-    if (request.kind == CostModelKind::kCalibrated || !request.calibration_path.empty()) {
-      candidate.set_profile(std::string(calibration.status().message()));
-      return;
-    }
-    // --cost-model=auto without a profile: the factory falls back to the roofline model.
-    candidate.set_cost_model("roofline");
-    candidate.set_profile(absl::StrCat("no calibration profile for ", request.gpu.name()));
+    candidate.set_profile(std::string(source.status().message()));
     return;
   }
+  if (source->kind == CostModelKind::kRoofline) {
+    candidate.set_cost_model("roofline");
+    candidate.set_profile(source->reason);
+    return;
+  }
+  const Calibration& calibration = *source->calibration;
   candidate.set_cost_model("calibrated");
-  candidate.set_profile(CalibrationLabel(*calibration));
-  candidate.set_profile_extrapolated(calibration->extrapolated());
-  candidate.set_profile_extrapolated_from(calibration->extrapolated_from());
+  candidate.set_profile(CalibrationLabel(calibration));
+  candidate.set_profile_extrapolated(calibration.extrapolated());
+  candidate.set_profile_extrapolated_from(calibration.extrapolated_from());
 }
 
 }  // namespace infergrid

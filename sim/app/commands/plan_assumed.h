@@ -1,8 +1,9 @@
 // What `plan` assumes besides its candidates, resolved as `simulate` resolves it: the workload
 // every candidate is searched with (read from the shared flags by simulate's own workload
-// reader), and the GPU profile each candidate's cost model runs on (the choice
-// sim/core/cost/cost_model_factory.h makes: the calibrated model on the bundled or given profile,
-// else the roofline model). sim/app/plan/plan_assumptions.h puts them in words.
+// reader), and the GPU profile each candidate's cost model runs on (ChooseCostModelSource in
+// sim/core/cost/cost_model_factory.h, the choice MakeCostModel makes: the calibrated model on the
+// bundled or given profile, else the roofline model). sim/app/plan/plan_assumptions.h puts them
+// in words.
 #ifndef INFERGRID_SIM_APP_COMMANDS_PLAN_ASSUMED_H_
 #define INFERGRID_SIM_APP_COMMANDS_PLAN_ASSUMED_H_
 

@@ -139,57 +139,69 @@ double RooflineAllReduceLatency(int tensor_parallel) {
   return 7e-6 + 8e-6 * (std::log2(static_cast<double>(tensor_parallel)) - 1);
 }
 
+absl::StatusOr<CostModelSource> ChooseCostModelSource(const CostModelRequest& request) {
+  CostModelSource source;
+  if (request.kind == CostModelKind::kRoofline) {
+    source.reason = "requested with --cost-model=roofline";
+    return source;
+  }
+  absl::StatusOr<Calibration> calibration = ResolveCalibration(request.gpu, request.calibration_path);
+  if (calibration.ok()) {
+    source.kind = CostModelKind::kCalibrated;
+    source.reason = absl::StrCat("calibration profile ", CalibrationLabel(*calibration));
+    source.calibration = *std::move(calibration);
+    return source;
+  }
+  // A profile named on the command line must load; a missing bundled one falls back.
+  if (request.kind == CostModelKind::kCalibrated || !request.calibration_path.empty() ||
+      calibration.status().code() != absl::StatusCode::kNotFound) {
+    return calibration.status();
+  }
+  // An edited catalog GPU says so; a GPU without a profile keeps the short reason.
+  const absl::string_view message = calibration.status().message();
+  source.reason = absl::StartsWith(message, "the GPU spec named")
+                      ? std::string(message.substr(0, message.find("; give a profile")))
+                      : absl::StrCat("no calibration profile for ", request.gpu.name());
+  return source;
+}
+
 absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request) {
+  absl::StatusOr<CostModelSource> source = ChooseCostModelSource(request);
+  if (!source.ok()) return source.status();
   CostModelChoice choice;
-  std::string fallback = absl::StrCat("no calibration profile for ", request.gpu.name());
-  if (request.kind != CostModelKind::kRoofline) {
-    absl::StatusOr<Calibration> calibration = ResolveCalibration(request.gpu, request.calibration_path);
-    if (calibration.ok()) {
-      CalibratedCostOptions options;
-      options.kernels.tensor_parallel = request.tensor_parallel;
-      options.kernels.expert_parallel = request.expert_parallel;
-      options.kernels.attention_data_parallel = request.attention_data_parallel;
-      options.kernels.weights = request.weights;
-      options.kernels.kv_dtype = request.kv.dtype;
-      options.kernels.compute_dtype = request.compute_dtype;
-      options.kernels.kv_block_tokens = request.kv.block_size;
-      options.cuda_graphs = request.enable_cuda_graphs;
-      options.custom_all_reduce = CustomAllReduceFor(request);
-      FusionFor(request, &options.kernels.fusion, &options.custom_all_reduce);
-      absl::StatusOr<std::unique_ptr<CalibratedCostModel>> model =
-          CalibratedCostModel::Create(request.model, request.gpu, *calibration, options);
-      if (!model.ok()) return model.status();
-      std::unique_ptr<IterationCostModel> draft;
-      if (request.speculation.has_value() && request.speculation->draft.has_value()) {
-        absl::StatusOr<std::unique_ptr<CalibratedCostModel>> d =
-            CalibratedCostModel::Create(*request.speculation->draft, request.gpu, *calibration, options);
-        if (!d.ok()) return d.status();
-        draft = *std::move(d);
-      }
-      absl::StatusOr<std::unique_ptr<IterationCostModel>> wrapped =
-          WithHostTime(request, WithSpeculation(request, *std::move(model), std::move(draft)));
-      if (!wrapped.ok()) return wrapped.status();
-      choice.kind = CostModelKind::kCalibrated;
-      choice.reason = absl::StrCat("calibration profile ", CalibrationLabel(*calibration));
-      choice.model = *std::move(wrapped);
-      return choice;
+  choice.reason = source->reason;
+  if (source->kind == CostModelKind::kCalibrated) {
+    const Calibration& calibration = *source->calibration;
+    CalibratedCostOptions options;
+    options.kernels.tensor_parallel = request.tensor_parallel;
+    options.kernels.expert_parallel = request.expert_parallel;
+    options.kernels.attention_data_parallel = request.attention_data_parallel;
+    options.kernels.weights = request.weights;
+    options.kernels.kv_dtype = request.kv.dtype;
+    options.kernels.compute_dtype = request.compute_dtype;
+    options.kernels.kv_block_tokens = request.kv.block_size;
+    options.cuda_graphs = request.enable_cuda_graphs;
+    options.custom_all_reduce = CustomAllReduceFor(request);
+    FusionFor(request, &options.kernels.fusion, &options.custom_all_reduce);
+    absl::StatusOr<std::unique_ptr<CalibratedCostModel>> model =
+        CalibratedCostModel::Create(request.model, request.gpu, calibration, options);
+    if (!model.ok()) return model.status();
+    std::unique_ptr<IterationCostModel> draft;
+    if (request.speculation.has_value() && request.speculation->draft.has_value()) {
+      absl::StatusOr<std::unique_ptr<CalibratedCostModel>> d =
+          CalibratedCostModel::Create(*request.speculation->draft, request.gpu, calibration, options);
+      if (!d.ok()) return d.status();
+      draft = *std::move(d);
     }
-    // A profile named on the command line must load; a missing bundled one falls back.
-    if (request.kind == CostModelKind::kCalibrated || !request.calibration_path.empty() ||
-        calibration.status().code() != absl::StatusCode::kNotFound) {
-      return calibration.status();
-    }
-    // An edited catalog GPU says so; a GPU without a profile keeps the short reason.
-    if (absl::StartsWith(calibration.status().message(), "the GPU spec named")) {
-      const absl::string_view message = calibration.status().message();
-      fallback = std::string(message.substr(0, message.find("; give a profile")));
-    }
+    absl::StatusOr<std::unique_ptr<IterationCostModel>> wrapped =
+        WithHostTime(request, WithSpeculation(request, *std::move(model), std::move(draft)));
+    if (!wrapped.ok()) return wrapped.status();
+    choice.kind = CostModelKind::kCalibrated;
+    choice.model = *std::move(wrapped);
+    return choice;
   }
   choice.kind = CostModelKind::kRoofline;
   choice.allreduce_latency_s = RooflineAllReduceLatency(request.tensor_parallel);
-  choice.reason = request.kind == CostModelKind::kRoofline
-                      ? "requested with --cost-model=roofline"
-                      : fallback;
   choice.model = MakeRoofline(request, &choice.overhead_s);
   if (request.speculation.has_value()) {
     std::unique_ptr<IterationCostModel> draft;

@@ -22,6 +22,7 @@
 #include "base/dtype.h"
 #include "base/dtype.pb.h"
 #include "base/enum_names.h"
+#include "calibration/calibration.pb.h"
 #include "hardware/hardware_spec.pb.h"
 #include "models/iteration_kernels.h"
 #include "models/kv_cache_size.h"
@@ -101,6 +102,16 @@ inline constexpr double kRooflineLaunchPerLayerEagerS = 2.22e-3 / 32;
 // (microbenchmarks.csv F41: 7 us at TP2, 23 us at TP8 for small messages), interpolated in
 // log2(TP); 0 without tensor parallelism.
 double RooflineAllReduceLatency(int tensor_parallel);
+
+// Which model MakeCostModel builds for `request`, and from what: the calibration profile it reads
+// (kind kCalibrated), or why it prices with the roofline model (a --cost-model=roofline request, or
+// auto on a GPU without a bundled profile). A profile that must load and does not is the error.
+struct CostModelSource {
+  CostModelKind kind = CostModelKind::kRoofline;
+  std::optional<Calibration> calibration;  // set when kind is kCalibrated
+  std::string reason;  // "calibration profile h100-sxm (measured)", "no calibration profile for X", ...
+};
+absl::StatusOr<CostModelSource> ChooseCostModelSource(const CostModelRequest& request);
 
 absl::StatusOr<CostModelChoice> MakeCostModel(const CostModelRequest& request);
 
