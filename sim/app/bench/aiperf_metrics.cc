@@ -12,8 +12,6 @@
 namespace infergrid::bench {
 namespace {
 
-constexpr int kAiperfPercentiles[] = {1, 5, 10, 25, 50, 75, 90, 95, 99};
-
 AiperfStat AiperfNamedStat(const char* tag, const char* header, const char* unit) {
   AiperfStat s;
   s.tag = tag;
@@ -26,13 +24,7 @@ AiperfStat AiperfRecordStat(const char* tag, const char* header, const char* uni
                             bool integral = false) {
   AiperfStat s = AiperfNamedStat(tag, header, unit);
   s.integral = integral;
-  if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
-  s.avg = NumpyMean(values);
-  s.std = NumpyStd(values);
-  s.min = values.front();
-  s.max = values.back();
-  for (const int p : kAiperfPercentiles) s.percentiles.emplace_back(p, SortedPercentile(values, p));
+  static_cast<NumpySummary&>(s) = SummarizeAsNumpy(std::move(values), {1, 5, 10, 25, 50, 75, 90, 95, 99});
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/app/bench/numpy_stats.h"
 #include "sim/app/bench/python_json.h"
 #include "sim/app/bench/serve_metrics.h"
 
@@ -35,12 +36,12 @@ struct AiperfRunOptions {
   std::string artifact_dir;                            // where the exports go (resolved)
 };
 
-struct AiperfStat {  // one metric: a value per record, or one value (avg) for the run
+// One metric: a value per record (the summary's percentiles 1, 5, 10, 25, 50, 75, 90, 95, 99),
+// or one value (avg) for the run.
+struct AiperfStat : NumpySummary {
   std::string tag, header, unit;
   bool per_record = true;
   bool integral = false;  // token counts: min and max are integers, as NumPy's on an int array
-  double avg = 0, min = 0, max = 0, std = 0;
-  std::vector<std::pair<int, double>> percentiles;  // 1, 5, 10, 25, 50, 75, 90, 95, 99
 };
 
 struct AiperfMetrics {

@@ -78,4 +78,16 @@ double NumpyPercentile(std::vector<double> values, double p) {
   return SortedPercentile(values, p);
 }
 
+NumpySummary SummarizeAsNumpy(std::vector<double> values, std::initializer_list<int> percentiles) {
+  NumpySummary s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  s.avg = NumpyMean(values);
+  s.std = NumpyStd(values);
+  s.min = values.front();
+  s.max = values.back();
+  for (const int p : percentiles) s.percentiles.emplace_back(p, SortedPercentile(values, p));
+  return s;
+}
+
 }  // namespace infergrid::bench

@@ -5,9 +5,20 @@
 #ifndef INFERGRID_SIM_APP_BENCH_NUMPY_STATS_H_
 #define INFERGRID_SIM_APP_BENCH_NUMPY_STATS_H_
 
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 namespace infergrid::bench {
+
+// The statistics the benchmark clients report of one metric, in its unit: np.mean, np.min,
+// np.max, np.std and np.percentile at each requested percentile.
+struct NumpySummary {
+  double avg = 0, min = 0, max = 0, std = 0;
+  std::vector<std::pair<int, double>> percentiles;  // (p, value) in the order asked
+};
+// All zero (and no percentiles) for no values.
+NumpySummary SummarizeAsNumpy(std::vector<double> values, std::initializer_list<int> percentiles);
 
 double NumpySum(const std::vector<double>& values);
 double NumpyMean(const std::vector<double>& values);

@@ -25,17 +25,7 @@ bool WithinPercent(double a, double b, double c, double percent) {
   return lo > 0 && hi / lo <= 1 + percent / 100;
 }
 
-PerfStat Stat(std::vector<double> values) {
-  PerfStat s;
-  if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
-  s.avg = NumpyMean(values);
-  s.std = NumpyStd(values);
-  s.min = values.front();
-  s.max = values.back();
-  for (const int p : {99, 95, 90, 75, 50, 25}) s.percentiles.emplace_back(p, SortedPercentile(values, p));
-  return s;
-}
+PerfStat Stat(std::vector<double> values) { return SummarizeAsNumpy(std::move(values), {99, 95, 90, 75, 50, 25}); }
 
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sim/app/bench/numpy_stats.h"
 #include "sim/app/bench/python_json.h"
 #include "sim/app/bench/serve_metrics.h"
 
@@ -56,10 +57,7 @@ struct PerfMeasurement {
 absl::StatusOr<PerfMeasurement> MeasureWindows(const std::vector<RequestOutcome>& outcomes, double last_send_s,
                                                const PerfWindowOptions& options);
 
-struct PerfStat {  // in the metric's unit
-  double avg = 0, min = 0, max = 0, std = 0;
-  std::vector<std::pair<int, double>> percentiles;  // 99, 95, 90, 75, 50, 25
-};
+using PerfStat = NumpySummary;  // percentiles 99, 95, 90, 75, 50, 25
 
 struct GenaiPerfMetrics {
   PerfStat ttft_ms, itl_ms, request_latency_ms, output_sequence_length, input_sequence_length;
