@@ -17,17 +17,6 @@
 namespace infergrid {
 namespace {
 
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  std::string host(name);
-  // The name is one dot-separated part of the temporary's name: keep it free of dots.
-  for (char& c : host) {
-    if (c == '.' || c == '/') c = '_';
-  }
-  return host;
-}
-
 absl::Status ErrnoError(const std::string& path, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", what, ": ", std::strerror(errno)));
 }
@@ -45,7 +34,7 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view text
 }
 
 absl::Status WriteFileDurably(const std::string& path, absl::string_view text) {
-  const std::string temporary = absl::StrCat(path, ".tmp.", HostName(), ".", getpid());
+  const std::string temporary = absl::StrCat(path, ".tmp.", TemporaryHostName(), ".", getpid());
   const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoError(path, "cannot write");
   size_t done = 0;
@@ -86,7 +75,7 @@ bool IsAbandonedTemporary(absl::string_view filename) {
   // NAME.tmp.HOST.PID: the last three dot-separated parts.
   const std::vector<absl::string_view> parts = absl::StrSplit(filename, '.');
   if (parts.size() < 4 || parts[parts.size() - 3] != "tmp") return false;
-  if (parts[parts.size() - 2] != HostName()) return false;
+  if (parts[parts.size() - 2] != TemporaryHostName()) return false;
   int pid = 0;
   if (!absl::SimpleAtoi(parts.back(), &pid) || pid <= 0) return false;
   if (pid == getpid()) return false;

@@ -50,15 +50,21 @@ std::string Beside(const std::string& target, const std::string& name) {
 
 }  // namespace
 
-std::string RunUniqueName(absl::string_view name, absl::string_view kind) {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) strcpy(host, "localhost");
-  for (char* c = host; *c != '\0'; ++c) {
-    if (*c == '.' || *c == '/') *c = '_';
+std::string TemporaryHostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  std::string host(name);
+  for (char& c : host) {
+    if (c == '.' || c == '/') c = '_';
   }
+  return host;
+}
+
+std::string RunUniqueName(absl::string_view name, absl::string_view kind) {
   std::random_device device;
   const uint32_t random = device();
-  return absl::StrCat(".", name, ".", kind, ".", host, ".", getpid(), ".", absl::StrFormat("%08x", random));
+  return absl::StrCat(".", name, ".", kind, ".", TemporaryHostName(), ".", getpid(), ".",
+                      absl::StrFormat("%08x", random));
 }
 
 absl::StatusOr<OutputPlacement> PlaceOutput(const std::string& path) {

@@ -47,6 +47,10 @@ void DiscardOutput(const OutputPlacement& placement);
 // A name unique to this run for a hidden file beside NAME: ".NAME.<kind>.HOST.PID.RANDOM".
 std::string RunUniqueName(absl::string_view name, absl::string_view kind);
 
+// This host's name as temporaries carry it: one dot-separated part, so '.' and '/' become '_'
+// ("localhost" when the name cannot be read).
+std::string TemporaryHostName();
+
 }  // namespace infergrid
 
 #endif  // INFERGRID_BASE_OUTPUT_FILE_H_

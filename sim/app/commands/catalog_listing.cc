@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "base/dtype.h"
 #include "base/units.h"
 #include "calibration/profile_catalog.h"
@@ -141,28 +141,27 @@ std::string RenderGpus(const GpuListing& listing) {
                       "errors on it (docs/calibration.md).\n");
 }
 
-absl::Status RunModels(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+// One listing command: no arguments, --format picks the table or the JSON message.
+template <typename Listing>
+absl::Status PrintListing(absl::string_view command, const cli::ParsedCommandLine& command_line, std::ostream& out,
+                          absl::StatusOr<Listing> (*list)(), std::string (*render)(const Listing&)) {
   if (!command_line.positional.empty()) {
-    return cli::UsageError(absl::StrCat("models takes no arguments, got '", command_line.positional[0], "'"));
+    return cli::UsageError(absl::StrCat(command, " takes no arguments, got '", command_line.positional[0], "'"));
   }
   absl::StatusOr<bool> json = cli::WantJson(command_line.flags);
   if (!json.ok()) return json.status();
-  absl::StatusOr<ModelListing> listing = ListModels();
+  absl::StatusOr<Listing> listing = list();
   if (!listing.ok()) return listing.status();
-  out << (*json ? format::ToJson(*listing) : RenderModels(*listing));
+  out << (*json ? format::ToJson(*listing) : render(*listing));
   return absl::OkStatus();
 }
 
+absl::Status RunModels(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  return PrintListing<ModelListing>("models", command_line, out, &ListModels, &RenderModels);
+}
+
 absl::Status RunGpus(const cli::ParsedCommandLine& command_line, std::ostream& out) {
-  if (!command_line.positional.empty()) {
-    return cli::UsageError(absl::StrCat("gpus takes no arguments, got '", command_line.positional[0], "'"));
-  }
-  absl::StatusOr<bool> json = cli::WantJson(command_line.flags);
-  if (!json.ok()) return json.status();
-  absl::StatusOr<GpuListing> listing = ListGpus();
-  if (!listing.ok()) return listing.status();
-  out << (*json ? format::ToJson(*listing) : RenderGpus(*listing));
-  return absl::OkStatus();
+  return PrintListing<GpuListing>("gpus", command_line, out, &ListGpus, &RenderGpus);
 }
 
 }  // namespace
