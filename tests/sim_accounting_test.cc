@@ -22,7 +22,7 @@ class AccountingTest : public ::testing::Test {
   // defaults.
   void Set(const std::string& flag, const std::string& value) { flags_[flag] = value; }
 
-  absl::StatusOr<cli::AccountingSetup> Resolve() {
+  absl::StatusOr<AccountingSetup> Resolve() {
     std::vector<std::string> args;
     for (const auto& [flag, value] : flags_) args.push_back("--" + flag + "=" + value);
     absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine(args, MemoryCommand().flags);
@@ -30,11 +30,11 @@ class AccountingTest : public ::testing::Test {
     return cli::ResolveAccountingSetup(parsed->flags);
   }
 
-  cli::AccountingSetup Setup(const std::string& params = "nominal") {
+  AccountingSetup Setup(const std::string& params = "nominal") {
     Set("params", params);
-    absl::StatusOr<cli::AccountingSetup> setup = Resolve();
+    absl::StatusOr<AccountingSetup> setup = Resolve();
     EXPECT_TRUE(setup.ok()) << setup.status();
-    return setup.ok() ? *setup : cli::AccountingSetup();
+    return setup.ok() ? *setup : AccountingSetup();
   }
 
  private:
@@ -92,11 +92,11 @@ TEST_F(AccountingTest, Fp8CheckpointWithEitherKvDtype) {
 // where the GPU has FP4 tensor cores (elsewhere dequantized to bf16, as vLLM's Marlin does).
 TEST_F(AccountingTest, Fp4WeightsCountScalesAndComputeInFp4OnlyOnBlackwell) {
   Set("weight_dtype", "nvfp4");
-  cli::AccountingSetup h100 = Setup("exact");
+  AccountingSetup h100 = Setup("exact");
   EXPECT_DOUBLE_EQ(BuildMemoryReport(h100, 8192, 1).weights().bytes(), 8'030'261'248 * 4.5 / 8);
   EXPECT_EQ(h100.compute_dtype, DType::BF16);
   Set("gpu", "b200");
-  cli::AccountingSetup b200 = Setup("exact");
+  AccountingSetup b200 = Setup("exact");
   EXPECT_EQ(b200.compute_dtype, DType::FP4_E2M1);
   RooflineQuery q;
   q.context_tokens = 8192;
@@ -105,18 +105,18 @@ TEST_F(AccountingTest, Fp4WeightsCountScalesAndComputeInFp4OnlyOnBlackwell) {
   EXPECT_EQ(r.bounds().compute_dtype(), "fp4_e2m1");
   Set("weight_dtype", "");
   Set("quantization", "mxfp4");
-  cli::AccountingSetup mx = Setup("exact");
+  AccountingSetup mx = Setup("exact");
   EXPECT_DOUBLE_EQ(BuildMemoryReport(mx, 8192, 1).weights().bytes(), 8'030'261'248 * 4.25 / 8);
   EXPECT_EQ(mx.compute_dtype, DType::FP4_E2M1);
   Set("quantization", "int3");
-  absl::StatusOr<cli::AccountingSetup> bad = Resolve();
+  absl::StatusOr<AccountingSetup> bad = Resolve();
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("--quantization: unknown method 'int3'"));
 }
 
 TEST_F(AccountingTest, ExactCountIsTheDefaultAndIsLabelled) {
   Set("params", "exact");
-  absl::StatusOr<cli::AccountingSetup> setup = Resolve();
+  absl::StatusOr<AccountingSetup> setup = Resolve();
   ASSERT_TRUE(setup.ok());
   const MemoryReport r = BuildMemoryReport(*setup, 8192, 1);
   EXPECT_EQ(r.parameters().used(), "exact");
@@ -174,7 +174,7 @@ TEST_F(AccountingTest, KvDecisionTableFromTheReports) {
 
 TEST_F(AccountingTest, BadFlagValuesAreUsageErrors) {
   Set("kv_cache_dtype", "fp7");
-  absl::StatusOr<cli::AccountingSetup> setup = Resolve();
+  absl::StatusOr<AccountingSetup> setup = Resolve();
   ASSERT_FALSE(setup.ok());
   EXPECT_THAT(setup.status().message(), HasSubstr("--kv-cache-dtype: unknown dtype 'fp7'"));
   Set("kv_cache_dtype", "auto");

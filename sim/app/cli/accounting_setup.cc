@@ -154,19 +154,6 @@ absl::StatusOr<WeightFormat> ResolveWeightFormat(const FlagValues& flags, const 
   return format;
 }
 
-// The tensor-core math a weight format runs in. FP4 weights run on FP4 tensor cores where the
-// GPU has them (Blackwell); elsewhere they are dequantized inside the GEMM and multiplied in
-// bf16, as vLLM runs NVFP4 and MXFP4 checkpoints on Ampere/Hopper (Marlin's W4A16 kernels).
-DType ComputeDType(const WeightFormat& weights, const GpuSpec& gpu) {
-  switch (weights.dtype) {
-    case DType::FP8_E4M3:
-    case DType::FP8_E5M2: return DType::FP8_E4M3;
-    case DType::FP32: return DType::FP32;
-    case DType::FP4_E2M1: return gpu.tensor_peaks().fp4_flops() > 0 ? DType::FP4_E2M1 : DType::BF16;
-    default: return DType::BF16;
-  }
-}
-
 }  // namespace
 
 const std::vector<absl::string_view>& AccountingFlagNames() {
@@ -438,17 +425,7 @@ absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags) 
   if (mode != "exact" && params.exact() > 0) {
     params.set_active_per_token(params.active_per_token() * params.count() / params.exact());
   }
-  // A checkpoint's bytes are known exactly (packed int4, scales and all); else count x format.
-  // A checkpoint quantizing only its experts holds the rest in its float dtype.
-  const DType float_dtype = setup.model.dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : setup.model.dtype();
-  const double quantized_share = setup.weights.experts_only && params.exact() > 0
-                                     ? static_cast<double>(RoutedExpertParameters(setup.model)) / params.exact()
-                                     : 1.0;
-  setup.weight_bytes =
-      mode == "checkpoint"
-          ? setup.checkpoint_bytes
-          : params.count() * (quantized_share * setup.weights.BytesPerParameter() +
-                              (1 - quantized_share) * BytesPerElement(float_dtype));
+  setup.weight_bytes = WeightBytes(setup);
   return setup;
 }
 

@@ -17,6 +17,7 @@
 #include "sim/app/cli/command_line.h"
 #include "sim/core/memory_plan/memory_plan.h"
 #include "sim/app/results/accounting_reports.pb.h"
+#include "sim/core/simulator/accounting_setup.h"
 
 namespace infergrid::cli {
 
@@ -66,18 +67,6 @@ struct EngineFlags {
 };
 const FlagGroup<EngineFlags>& EngineFlagGroup();
 
-struct AccountingSetup {
-  ModelSpec model;
-  GpuSpec gpu;
-  WeightFormat weights;
-  DType kv_dtype = DType::BF16;
-  // Tensor-core math: fp8 for fp8 weights, fp4 for NVFP4/MXFP4 weights on GPUs with FP4
-  // tensor cores (bf16 elsewhere: dequantized weights), else bf16/fp16.
-  DType compute_dtype = DType::BF16;
-  ParameterReport parameters;         // counts, and which one is used
-  double weight_bytes = 0;
-  double checkpoint_bytes = 0;        // payload bytes in --safetensors (0: none)
-};
 
 // The flags every accounting command takes.
 const std::vector<absl::string_view>& AccountingFlagNames();

@@ -11,7 +11,6 @@
 namespace infergrid::cli {
 namespace {
 
-constexpr absl::string_view kUsagePayload = "infergrid/usage";
 
 // A flag named on the command line: its spec and how it was spelled (an alias, or its name).
 struct NamedFlag {
@@ -111,15 +110,9 @@ size_t TakeListItems(const std::vector<std::string>& args, size_t i, std::string
 
 }  // namespace
 
-absl::Status UsageError(absl::string_view message) {
-  absl::Status status = absl::InvalidArgumentError(message);
-  status.SetPayload(kUsagePayload, absl::Cord("1"));
-  return status;
-}
-
 int ExitCodeFor(const absl::Status& status) {
   if (status.ok()) return kExitOk;
-  return status.GetPayload(kUsagePayload).has_value() ? kExitUsage : kExitBadInput;
+  return IsUsageError(status) ? kExitUsage : kExitBadInput;
 }
 
 absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string>& args, const CommandFlags& flags) {

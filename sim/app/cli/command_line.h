@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/usage_error.h"
 #include "sim/app/cli/flag_group.h"
 #include "sim/app/cli/flag_values.h"
 
@@ -22,8 +23,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;  // a file or its content is wrong
 inline constexpr int kExitUsage = 2;     // the command line is wrong
 
-// A status that means "the command line is wrong" (exit 2); any other error exits 1.
-absl::Status UsageError(absl::string_view message);
+// A status that means "the command line is wrong" (exit 2; base/usage_error.h); any other
+// error exits 1.
+using ::infergrid::UsageError;
 
 int ExitCodeFor(const absl::Status& status);
 

@@ -318,7 +318,7 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
                                    o.num_replicas * gpus_per_replica, " GPUs, more than the ", kMaxSimulatedGpus,
                                    " one simulated deployment may have"));
   }
-  absl::StatusOr<SpeculativeOptions> speculative = ReadSpeculativeOptions(flags, o.setup.model);
+  absl::StatusOr<SpeculativeSettings> speculative = ReadSpeculativeOptions(flags, o.setup.model);
   if (!speculative.ok()) return speculative.status();
   o.speculative = *std::move(speculative);
   if (absl::Status s = ReadOutputs(flags, o); !s.ok()) return s;

@@ -25,9 +25,9 @@ const FlagGroup<SpeculativeFlags>& SpeculativeFlagGroup() {
   return *group;
 }
 
-absl::StatusOr<SpeculativeOptions> ReadSpeculativeOptions(const FlagValues& flags, const ModelSpec& target) {
+absl::StatusOr<SpeculativeSettings> ReadSpeculativeOptions(const FlagValues& flags, const ModelSpec& target) {
   const SpeculativeFlags speculative_flags = SpeculativeFlagGroup().Read(flags);
-  SpeculativeOptions o;
+  SpeculativeSettings o;
   const int k = speculative_flags.num_speculative_tokens;
   if (absl::Status s = CheckRange("num_speculative_tokens", k, 0, 32); !s.ok()) return s;
   std::string model = speculative_flags.speculative_model;

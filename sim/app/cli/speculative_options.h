@@ -19,6 +19,7 @@
 #include "models/model_spec.pb.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/core/serving/speculation.h"
+#include "sim/core/simulator/speculative_settings.h"
 
 
 namespace infergrid::cli {
@@ -32,33 +33,12 @@ struct SpeculativeFlags {
 };
 const FlagGroup<SpeculativeFlags>& SpeculativeFlagGroup();
 
-// The proposer kinds (vLLM's speculative_config "method" names).
-enum class SpeculativeMethod { kDraftModel, kEagle, kMtp, kNgram };
-inline constexpr EnumName<SpeculativeMethod> kSpeculativeMethodNames[] = {{SpeculativeMethod::kDraftModel, "draft_model"},
-                                                                          {SpeculativeMethod::kEagle, "eagle"},
-                                                                          {SpeculativeMethod::kMtp, "mtp"},
-                                                                          {SpeculativeMethod::kNgram, "ngram"}};
-
-// n-gram lookup's host time per decode sequence per step (an assumption: vLLM's numba
-// KMP search over a few thousand token ids takes microseconds).
-inline constexpr double kNgramHostSecondsPerSequence = 10e-6;
-
-struct SpeculativeOptions {
-  int num_speculative_tokens = 0;   // k; 0: no speculation (every other field unused)
-  SpeculativeMethod method = SpeculativeMethod::kDraftModel;
-  // The proposer's model: the draft (draft_model), or the target cut to one decoder layer
-  // (eagle, mtp); unset for ngram.
-  std::optional<ModelSpec> proposer;
-  AcceptanceModel acceptance;
-  std::string acceptance_text;
-  bool enabled() const { return num_speculative_tokens > 0; }
-};
 
 
 // Reads the flags against the target model. Usage errors: k outside [0, 32], a rate outside
 // [0, 1], a proposer without k or k without a proposer, an unknown or unreadable draft model,
 // a draft whose vocabulary differs from the target's.
-absl::StatusOr<SpeculativeOptions> ReadSpeculativeOptions(const FlagValues& flags, const ModelSpec& target);
+absl::StatusOr<SpeculativeSettings> ReadSpeculativeOptions(const FlagValues& flags, const ModelSpec& target);
 
 }  // namespace infergrid::cli
 

@@ -104,7 +104,7 @@ absl::StatusOr<std::string> DetectTraceFormat(const std::string& path, const Tra
 }
 
 // --trace and its rescaling; a length table (no times) is flagged for an arrival process.
-absl::Status ReadTraceWorkload(const FlagValues& flags, const SimulateFlags& f, WorkloadOptions& w) {
+absl::Status ReadTraceWorkload(const FlagValues& flags, const SimulateFlags& f, WorkloadSettings& w) {
   w.trace = TraceFlagGroup().Read(flags).trace;
   absl::StatusOr<TraceOptions> trace_options = ResolveTraceOptions(flags);
   if (!trace_options.ok()) return trace_options.status();
@@ -134,7 +134,7 @@ absl::Status ReadTraceWorkload(const FlagValues& flags, const SimulateFlags& f, 
 
 }  // namespace
 
-absl::Status ReadWorkloadOptions(const FlagValues& flags, WorkloadOptions& w) {
+absl::Status ReadWorkloadOptions(const FlagValues& flags, WorkloadSettings& w) {
   const SimulateFlags f = SimulateFlagGroup().Read(flags);
   if (absl::Status s = CheckDoubleRange("rate", f.rate, 0, 1e9); !s.ok()) return s;
   if (!(f.time_scale > 0) || f.time_scale > 1e9) {

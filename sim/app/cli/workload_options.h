@@ -11,35 +11,17 @@
 
 #include "absl/status/status.h"
 #include "sim/app/cli/flag_values.h"
+#include "sim/core/simulator/workload_settings.h"
 #include "traces/synthetic_workload.h"
 #include "traces/trace_reader.h"
 
 namespace infergrid::cli {
 
-// Where the requests come from: a trace, or a synthetic workload.
-struct WorkloadOptions {
-  std::string trace;                 // empty: the synthetic workload
-  TraceOptions trace_options;
-  // The trace is a length table without times (format lengths): its rows keep their order and
-  // take their arrivals from the synthetic arrival process (synthetic.arrival, rate, cv, seed).
-  bool trace_without_times = false;
-  double time_scale = 1;             // trace arrival times multiplied by this
-  double trace_rate = 0;             // trace rescaled to this mean rate (0: as recorded)
-  int64_t max_requests = 0;          // the trace's first N (0: all)
-  SyntheticWorkloadSpec synthetic;   // preset or lengths, arrivals, rate, count and seed
-};
-
-// Synthetic defaults when --rate / --max-requests are 0.
-inline constexpr double kDefaultSyntheticRate = 5.0;
-inline constexpr int64_t kDefaultSyntheticRequests = 1000;
-// The most requests --max-requests asks of one run: each holds about 130 bytes until the run
-// ends (1.3 GB at the bound) and a million take 5 to 10 s.
-inline constexpr int64_t kMaxSimulatedRequests = 10'000'000;
 
 // Reads and checks the workload flags. Usage errors name the flag: a length flag beside
 // --trace, --cv with an arrival process other than gamma (--cv other than 1 without --arrival
 // means gamma), --arrival or --cv on a trace with its own times, a bad length spec.
-absl::Status ReadWorkloadOptions(const FlagValues& flags, WorkloadOptions& w);
+absl::Status ReadWorkloadOptions(const FlagValues& flags, WorkloadSettings& w);
 
 }  // namespace infergrid::cli
 

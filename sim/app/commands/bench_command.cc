@@ -42,10 +42,10 @@
 #include "sim/app/cli/bench_flags.h"
 #include "sim/app/cli/bench_options.h"
 #include "sim/app/cli/command_line.h"
-#include "sim/app/commands/bench_run.h"
+#include "sim/app/run/bench_run.h"
 #include "sim/app/commands/command.h"
 #include "sim/app/commands/one_batch_plan.h"
-#include "sim/app/commands/simulation_plan.h"
+#include "sim/app/run/simulation_plan.h"
 #include "sim/app/commands/trtllm_bench_settings.h"
 #include "sim/app/report/staged_file.h"
 
@@ -76,9 +76,9 @@ std::string NowDate() {
 }
 
 std::string Header(const SimulationPlan& plan, BenchMode mode) {
-  return absl::StrCat("InferGrid bench ", ModeName(mode), " (simulated): ", plan.title, ", engine ",
-                      plan.personality.engine(), "@", plan.personality.version(),
-                      plan.engine_note.empty() ? "" : absl::StrCat("; ", plan.engine_note), "\n");
+  return absl::StrCat("InferGrid bench ", ModeName(mode), " (simulated): ", plan.setup.title, ", engine ",
+                      plan.setup.personality.engine(), "@", plan.setup.personality.version(),
+                      plan.setup.engine_note.empty() ? "" : absl::StrCat("; ", plan.setup.engine_note), "\n");
 }
 
 // The files of the run, staged, committed once everything else succeeded.
@@ -143,9 +143,9 @@ absl::StatusOr<bench::ClientRun> SimulateFixedBatch(const BenchOptions& o, const
 
 absl::Status RunLatency(const BenchOptions& o, const SimulationPlan& plan, const std::vector<nlohmann::json>& real,
                         Outputs& outputs, std::ostream& out) {
-  if (o.input_len + o.output_len > plan.engine.max_model_len) {
+  if (o.input_len + o.output_len > plan.setup.engine.max_model_len) {
     return cli::UsageError(absl::StrCat("--input-len + --output-len = ", o.input_len + o.output_len,
-                                        " exceeds max_model_len ", plan.engine.max_model_len));
+                                        " exceeds max_model_len ", plan.setup.engine.max_model_len));
   }
   absl::StatusOr<bench::ClientRun> run = SimulateFixedBatch(o, plan, o.n);
   if (!run.ok()) return run.status();
@@ -172,13 +172,13 @@ absl::Status RunOneBatch(const BenchOptions& o, const SimulationPlan& engine_pla
   if (!plan.ok()) return plan.status();
   for (const int64_t input_len : o.input_lens) {
     for (const int64_t output_len : o.output_lens) {
-      if (input_len + output_len > plan->engine.max_model_len) {
+      if (input_len + output_len > plan->setup.engine.max_model_len) {
         return cli::UsageError(absl::StrCat("--input-len + --output-len = ", input_len + output_len,
-                                            " exceeds the context length ", plan->engine.max_model_len));
+                                            " exceeds the context length ", plan->setup.engine.max_model_len));
       }
     }
   }
-  const int64_t max_total_num_tokens = plan->memory_plan.kv_tokens;
+  const int64_t max_total_num_tokens = plan->setup.memory_plan.kv_tokens;
   out << Header(*plan, BenchMode::kOneBatch) << "max_total_num_tokens=" << max_total_num_tokens << "\n";
   out << "Benchmark ...\n";
   std::string lines = o.result_filename.empty() ? "" : ExistingText(o.result_filename);
@@ -238,10 +238,10 @@ absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
                            const TrtllmBenchInfo& trtllm, Outputs& outputs, std::ostream& out) {
   for (size_t i = 0; i < requests.size(); ++i) {
     const bench::BenchRequest& r = requests[i];
-    if (int64_t{r.prompt_len} + r.server_extra + r.output_len > plan.engine.max_model_len) {
+    if (int64_t{r.prompt_len} + r.server_extra + r.output_len > plan.setup.engine.max_model_len) {
       return absl::InvalidArgumentError(absl::StrCat("request ", i, " of the dataset needs ",
                                                      int64_t{r.prompt_len} + r.server_extra + r.output_len,
-                                                     " tokens, more than max_model_len ", plan.engine.max_model_len));
+                                                     " tokens, more than max_model_len ", plan.setup.engine.max_model_len));
     }
   }
   absl::StatusOr<bench::ClientRun> run =
@@ -263,7 +263,7 @@ absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
   out << bench::ThroughputReportText(result);
   PyJson json = bench::ThroughputResultJson(result);
   if (trtllm.trtllm) {
-    const SchedulerLimits& limits = plan.engine.limits;
+    const SchedulerLimits& limits = plan.setup.engine.limits;
     out << "\n"
         << TrtllmRuntimeInfoText(plan.options.memory.tensor_parallel * plan.options.memory.attention_data_parallel,
                                  plan.options.memory.pipeline_parallel,
@@ -550,7 +550,7 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
     trtllm.choice = *std::move(choice);
     absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan(tuned.engine);
     if (!plan.ok()) return plan.status();
-    trtllm.trtllm = plan->personality.engine() == "trtllm";
+    trtllm.trtllm = plan->setup.personality.engine() == "trtllm";
     status = RunThroughput(tuned, *plan, *requests, real, trtllm, outputs, out);
     if (!status.ok()) return status;
     return outputs.Commit();

@@ -19,7 +19,7 @@ namespace infergrid {
 using format::Fixed;
 using format::Grouped;
 
-MemoryReport BuildMemoryReport(const cli::AccountingSetup& setup, int64_t context_tokens,
+MemoryReport BuildMemoryReport(const AccountingSetup& setup, int64_t context_tokens,
                                int64_t batch) {
   MemoryReport report;
   report.set_model(setup.model.name());
@@ -62,7 +62,7 @@ MemoryReport BuildMemoryReport(const cli::AccountingSetup& setup, int64_t contex
   return report;
 }
 
-std::string RenderMemoryTable(const MemoryReport& report, const cli::AccountingSetup& setup) {
+std::string RenderMemoryTable(const MemoryReport& report, const AccountingSetup& setup) {
   const ModelSpec& m = setup.model;
   const KvReport& kv = report.kv_cache();
   std::string out = absl::StrCat("InferGrid memory: ", m.display_name(), " on ",
@@ -100,7 +100,7 @@ namespace {
 
 // `memory --engine=...`: the engine's KV-cache plan instead of the payload accounting. The plan
 // counts weights tensor by tensor from the architecture, as the engines load them.
-absl::Status RunEngineMemory(const cli::FlagValues& flags, const cli::AccountingSetup& setup, bool json,
+absl::Status RunEngineMemory(const cli::FlagValues& flags, const AccountingSetup& setup, bool json,
                              std::ostream& out) {
   absl::StatusOr<MemoryPlanRequest> request = cli::ResolveMemoryPlanRequest(flags, setup);
   if (!request.ok()) return request.status();
@@ -129,7 +129,7 @@ absl::Status RunMemory(const cli::ParsedCommandLine& command_line, std::ostream&
   const int64_t batch = accounting_flags.batch;
   if (absl::Status s = cli::CheckRange("context", context, 0, 100'000'000); !s.ok()) return s;
   if (absl::Status s = cli::CheckRange("batch", batch, 1, 10'000'000); !s.ok()) return s;
-  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
+  absl::StatusOr<AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
   if (!setup.ok()) return setup.status();
   if (!engine_flags.engine.empty()) return RunEngineMemory(flags, *setup, *json, out);
   if (const std::vector<std::string> given = cli::EngineFlagsGiven(flags); !given.empty()) {

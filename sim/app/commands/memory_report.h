@@ -12,9 +12,9 @@
 
 namespace infergrid {
 
-MemoryReport BuildMemoryReport(const cli::AccountingSetup& setup, int64_t context_tokens,
+MemoryReport BuildMemoryReport(const AccountingSetup& setup, int64_t context_tokens,
                                int64_t batch);
-std::string RenderMemoryTable(const MemoryReport& report, const cli::AccountingSetup& setup);
+std::string RenderMemoryTable(const MemoryReport& report, const AccountingSetup& setup);
 
 }  // namespace infergrid
 

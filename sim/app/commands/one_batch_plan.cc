@@ -29,24 +29,24 @@ ExecutionModel OneBatchExecution(const ExecutionModel& engine) {
 }
 
 absl::StatusOr<SimulationPlan> OneBatchPlan(SimulationPlan plan, int64_t batch_size, int64_t input_len) {
-  if (plan.personality.engine() != "sglang") {
+  if (plan.setup.personality.engine() != "sglang") {
     return cli::UsageError(absl::StrCat("bench one-batch is SGLang's bench_one_batch: --engine=sglang[@VERSION], not ",
-                                        PersonalityName(plan.personality)));
+                                        PersonalityName(plan.setup.personality)));
   }
-  if (plan.cost_request.execution.has_value()) {
-    plan.cost_request.execution = OneBatchExecution(*plan.cost_request.execution);
+  if (plan.setup.cost_request.execution.has_value()) {
+    plan.setup.cost_request.execution = OneBatchExecution(*plan.setup.cost_request.execution);
   }
   // One extend of the whole batch, then every sequence decodes together.
-  plan.engine.limits.max_num_seqs = std::max(plan.engine.limits.max_num_seqs, batch_size);
-  plan.engine.limits.max_num_batched_tokens =
-      std::max(plan.engine.limits.max_num_batched_tokens, batch_size * input_len);
-  plan.engine.limits.chunk_size = std::max(plan.engine.limits.chunk_size, batch_size * input_len);
+  plan.setup.engine.limits.max_num_seqs = std::max(plan.setup.engine.limits.max_num_seqs, batch_size);
+  plan.setup.engine.limits.max_num_batched_tokens =
+      std::max(plan.setup.engine.limits.max_num_batched_tokens, batch_size * input_len);
+  plan.setup.engine.limits.chunk_size = std::max(plan.setup.engine.limits.chunk_size, batch_size * input_len);
   // cuda_graph_max_bs = the batch size: the capture list extends up to it.
-  if (plan.engine.execution.has_value()) {
-    std::vector<int64_t>& sizes = plan.engine.execution->graphs.sizes;
+  if (plan.setup.engine.execution.has_value()) {
+    std::vector<int64_t>& sizes = plan.setup.engine.execution->graphs.sizes;
     if (!sizes.empty() && sizes.back() < batch_size) {
       std::vector<SizeRangeSpec> ranges;
-      for (const SizeRange& r : plan.personality.execution().cuda_graphs().sizes()) {
+      for (const SizeRange& r : plan.setup.personality.execution().cuda_graphs().sizes()) {
         ranges.push_back({r.start(), r.end(), r.step()});
       }
       sizes = CaptureSizes(ranges, batch_size);

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "sim/app/commands/simulation_plan.h"
+#include "sim/app/run/simulation_plan.h"
 #include "sim/core/personality/engine_personality.pb.h"
 
 namespace infergrid {

@@ -10,7 +10,7 @@
 namespace infergrid {
 
 absl::StatusOr<PlanWorkload> AssumedWorkload(const cli::FlagValues& flags) {
-  cli::WorkloadOptions w;
+  WorkloadSettings w;
   if (absl::Status s = cli::ReadWorkloadOptions(flags, w); !s.ok()) return s;
   const SyntheticWorkloadSpec& spec = w.synthetic;
   const bool synthetic = w.trace.empty();

@@ -31,11 +31,11 @@
 #include "sim/app/cli/command_line.h"
 #include "sim/app/cli/simulate_flags.h"
 #include "sim/app/cli/simulate_options.h"
-#include "sim/app/commands/child_process.h"
+#include "sim/app/run/child_process.h"
 #include "sim/app/commands/command.h"
 #include "sim/app/commands/plan_assumed.h"
-#include "sim/app/commands/simulation_plan.h"
-#include "sim/app/commands/simulation_run.h"
+#include "sim/app/run/simulation_plan.h"
+#include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
@@ -205,7 +205,7 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
   }
   if (!(s.search.tolerance >= 0.001 && s.search.tolerance <= 1)) return cli::UsageError("--tolerance must be in [0.001, 1]");
   if (absl::Status st = cli::CheckRange("verify_seeds", s.search.verify_seeds, 1, 100); !st.ok()) return st;
-  if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, cli::kMaxSimulatedGpus); !st.ok()) return st;
+  if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, kMaxSimulatedGpus); !st.ok()) return st;
   absl::StatusOr<std::map<std::string, double>> prices = ParsePrices(plan_flags.price);
   if (!prices.ok()) return prices.status();
   s.prices = *std::move(prices);
@@ -321,12 +321,12 @@ absl::StatusOr<cli::FlagValues> CandidateFlags(const PlanSettings& s, const plan
     return absl::Status(plan.status().code(), message);
   }
   out.set_status("pending");
-  out.set_gpu(plan->cost_request.gpu.name());
-  out.set_tensor_parallel_size(plan->cost_request.tensor_parallel);
+  out.set_gpu(plan->setup.cost_request.gpu.name());
+  out.set_tensor_parallel_size(plan->setup.cost_request.tensor_parallel);
   out.set_replicas(replicas);
-  SetAssumedProfile(plan->cost_request, out);
+  SetAssumedProfile(plan->setup.cost_request, out);
   auto price = s.prices.find(out.gpu());
-  out.set_price_usd_per_gpu_hour(price != s.prices.end() ? price->second : plan->cost_request.gpu.price_usd_per_gpu_hour());
+  out.set_price_usd_per_gpu_hour(price != s.prices.end() ? price->second : plan->setup.cost_request.gpu.price_usd_per_gpu_hour());
   return flags;
 }
 
@@ -384,7 +384,7 @@ absl::Status SearchCandidate(const PlanSettings& s, const cli::FlagValues& flags
   }
   // No more replicas than one simulated deployment may have GPUs for.
   plan::SearchOptions capped = s.search;
-  capped.max_replicas = std::min(capped.max_replicas, cli::kMaxSimulatedGpus / std::max(1, c.tensor_parallel_size()));
+  capped.max_replicas = std::min(capped.max_replicas, kMaxSimulatedGpus / std::max(1, c.tensor_parallel_size()));
   absl::StatusOr<plan::SearchResult> found = plan::FewestReplicas(probe, s.target_rate, single->rate, capped);
   if (!found.ok()) return found.status();
   RecordChoice(s.slo, *found, c);

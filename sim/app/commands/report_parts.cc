@@ -5,7 +5,7 @@
 
 namespace infergrid {
 
-WeightReport BuildWeightReport(const cli::AccountingSetup& setup) {
+WeightReport BuildWeightReport(const AccountingSetup& setup) {
   WeightReport weights;
   weights.set_format(setup.parameters.used() == "checkpoint" ? "checkpoint (as stored)"
                                                              : setup.weights.label);
@@ -30,7 +30,7 @@ std::string WeightLine(const WeightReport& w) {
   return line;
 }
 
-void AddParameterNotes(const cli::AccountingSetup& setup,
+void AddParameterNotes(const AccountingSetup& setup,
                        google::protobuf::RepeatedPtrField<std::string>* notes) {
   const ParameterReport& p = setup.parameters;
   if (p.used() == "nominal") {

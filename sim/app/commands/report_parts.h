@@ -10,12 +10,12 @@
 
 namespace infergrid {
 
-WeightReport BuildWeightReport(const cli::AccountingSetup& setup);
+WeightReport BuildWeightReport(const AccountingSetup& setup);
 // "8.00e9 (nominal; exact from the architecture: 8,030,261,248)"
 std::string ParameterLine(const ParameterReport& parameters);
 // "bf16, 2 B/param" (+ "raw 4-bit floor" where it applies)
 std::string WeightLine(const WeightReport& weights);
-void AddParameterNotes(const cli::AccountingSetup& setup,
+void AddParameterNotes(const AccountingSetup& setup,
                        google::protobuf::RepeatedPtrField<std::string>* notes);
 
 }  // namespace infergrid

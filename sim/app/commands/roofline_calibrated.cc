@@ -7,7 +7,7 @@
 
 namespace infergrid {
 
-absl::Status AddCalibratedPrediction(const cli::AccountingSetup& setup, const RooflineQuery& query,
+absl::Status AddCalibratedPrediction(const AccountingSetup& setup, const RooflineQuery& query,
                                      const Calibration& calibration, RooflineReport* report) {
   CalibratedCostOptions options;
   options.kernels.weights = setup.weights;

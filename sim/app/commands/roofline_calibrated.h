@@ -17,7 +17,7 @@ namespace infergrid {
 // Fills report->calibrated: decode = `batch` sequences at `context` tokens each; prefill =
 // `batch` fresh prompts of `prompt` tokens. Errors when the model cannot be laid out as
 // kernels (never for catalog models).
-absl::Status AddCalibratedPrediction(const cli::AccountingSetup& setup, const RooflineQuery& query,
+absl::Status AddCalibratedPrediction(const AccountingSetup& setup, const RooflineQuery& query,
                                      const Calibration& calibration, RooflineReport* report);
 
 // Text lines for the roofline table ("" when the report has no prediction).

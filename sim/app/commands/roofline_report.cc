@@ -35,7 +35,7 @@ const cli::FlagGroup<RooflineFlags>& RooflineFlagGroup() {
 using format::Fixed;
 using format::Grouped;
 
-RooflineReport BuildRooflineReport(const cli::AccountingSetup& setup, const RooflineQuery& query) {
+RooflineReport BuildRooflineReport(const AccountingSetup& setup, const RooflineQuery& query) {
   RooflineReport report;
   report.set_model(setup.model.name());
   report.set_gpu(setup.gpu.name());
@@ -90,7 +90,7 @@ RooflineReport BuildRooflineReport(const cli::AccountingSetup& setup, const Roof
   return report;
 }
 
-std::string RenderRooflineTable(const RooflineReport& r, const cli::AccountingSetup& setup) {
+std::string RenderRooflineTable(const RooflineReport& r, const AccountingSetup& setup) {
   const bool prefill = r.phase() == "prefill";
   std::string out = absl::StrCat("InferGrid roofline: ", setup.model.display_name(), " on ",
                                  setup.gpu.display_name(), ", ",
@@ -190,7 +190,7 @@ absl::Status RunRoofline(const cli::ParsedCommandLine& command_line, std::ostrea
   if (absl::Status s = cli::CheckRange("prompt", query.prompt_tokens, 1, 100'000'000); !s.ok()) return s;
   if (absl::Status s = cli::CheckRange("context", query.context_tokens, 0, 100'000'000); !s.ok()) return s;
   if (absl::Status s = cli::CheckRange("batch", query.batch, 1, 10'000'000); !s.ok()) return s;
-  absl::StatusOr<cli::AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
+  absl::StatusOr<AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
   if (!setup.ok()) return setup.status();
   RooflineReport report = BuildRooflineReport(*setup, query);
   const std::string calibration_path = accounting_flags.calibration;

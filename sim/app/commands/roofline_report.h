@@ -21,8 +21,8 @@ struct RooflineQuery {
   bool causal = false;         // total uses the causal-halved attention term
 };
 
-RooflineReport BuildRooflineReport(const cli::AccountingSetup& setup, const RooflineQuery& query);
-std::string RenderRooflineTable(const RooflineReport& report, const cli::AccountingSetup& setup);
+RooflineReport BuildRooflineReport(const AccountingSetup& setup, const RooflineQuery& query);
+std::string RenderRooflineTable(const RooflineReport& report, const AccountingSetup& setup);
 
 }  // namespace infergrid
 

@@ -11,9 +11,9 @@
 #include "sim/app/cli/simulate_flags.h"
 #include "sim/app/commands/command.h"
 #include "sim/app/cli/simulate_options.h"
-#include "sim/app/commands/simulation_plan.h"
+#include "sim/app/run/simulation_plan.h"
 #include "sim/app/commands/simulation_report.h"
-#include "sim/app/commands/simulation_run.h"
+#include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/output/output_dir.h"
 #include "sim/app/output/summary_table.h"
@@ -57,7 +57,7 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
   if (o.json) {
     out << format::ToJson(*summary);
   } else {
-    out << RenderSummaryTable(*summary, plan->title);
+    out << RenderSummaryTable(*summary, plan->setup.title);
     if (dir) {
       out << "wrote " << o.out_dir << "/{" << o.outputs.FileList() << "}\n";
     }

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "sim/app/commands/simulation_run.h"
+#include "sim/app/run/simulation_run.h"
 #include "sim/app/output/buffered_file.h"
 #include "sim/app/report/report_builder.h"
 #include "sim/app/report/report_inputs.h"

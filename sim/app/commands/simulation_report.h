@@ -11,7 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "sim/app/commands/simulation_plan.h"
+#include "sim/app/run/simulation_plan.h"
 #include "sim/app/output/output_dir.h"
 #include "sim/app/report/staged_file.h"
 #include "sim/app/results/simulation.pb.h"

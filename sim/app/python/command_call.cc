@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/app/cli/command_line.h"
-#include "sim/app/commands/child_process.h"
+#include "sim/app/run/child_process.h"
 
 namespace infergrid::python {
 

@@ -1,4 +1,4 @@
-#include "sim/app/commands/child_process.h"
+#include "sim/app/run/child_process.h"
 
 #include <poll.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-#include "sim/app/commands/sweep_run.h"
+#include "sim/app/run/sweep_run.h"
 
 #include <optional>
 #include <string>
@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/app/cli/simulate_options.h"
-#include "sim/app/commands/child_process.h"
-#include "sim/app/commands/simulation_plan.h"
-#include "sim/app/commands/simulation_run.h"
+#include "sim/app/run/child_process.h"
+#include "sim/app/run/simulation_plan.h"
+#include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/sweep/sweep_progress.h"
 

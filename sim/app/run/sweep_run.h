@@ -3,8 +3,8 @@
 // records each result in the sweep's folder as it arrives (point_store.h). A run that fails is
 // recorded with its error and the others go on. Killed at any moment, it leaves only whole
 // results behind; the next call runs what is missing.
-#ifndef INFERGRID_SIM_APP_COMMANDS_SWEEP_RUN_H_
-#define INFERGRID_SIM_APP_COMMANDS_SWEEP_RUN_H_
+#ifndef INFERGRID_SIM_APP_RUN_SWEEP_RUN_H_
+#define INFERGRID_SIM_APP_RUN_SWEEP_RUN_H_
 
 #include <cstdio>
 
@@ -43,4 +43,4 @@ absl::StatusOr<SweepRunStats> RunSweepRuns(const sweep::SweepPlan& plan, const s
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_SWEEP_RUN_H_
+#endif  // INFERGRID_SIM_APP_RUN_SWEEP_RUN_H_

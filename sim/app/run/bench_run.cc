@@ -1,12 +1,12 @@
-#include "sim/app/commands/bench_run.h"
+#include "sim/app/run/bench_run.h"
 
 #include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "sim/app/commands/child_process.h"
-#include "sim/core/cost/cost_model_factory.h"
+#include "sim/app/run/child_process.h"
 #include "sim/core/engine/simulation.h"
+#include "sim/core/simulator/simulate.h"
 #include "traces/request.h"
 #include "traces/shared_prefix.h"
 
@@ -17,8 +17,8 @@ absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
                                                   const std::vector<bench::BenchRequest>& requests,
                                                   const std::vector<double>& send_times, int64_t copies) {
   bench::ClientRun run;
-  run.set_title(plan.title);
-  const int64_t max_model_len = plan.engine.max_model_len;
+  run.set_title(plan.setup.title);
+  const int64_t max_model_len = plan.setup.engine.max_model_len;
   // Requests the engine serves, in send order, and which outcome each fills.
   std::vector<Request> served;
   std::vector<int> outcome_of;
@@ -49,15 +49,11 @@ absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
   }
   double duration = send_times.empty() ? 0 : *std::max_element(send_times.begin(), send_times.end());
   if (!served.empty()) {
-    absl::StatusOr<CostModelChoice> cost = MakeCostModel(plan.cost_request);
-    if (!cost.ok()) return cost.status();
-    EngineConfig engine = plan.engine;
-    engine.allreduce_latency_s = cost->allreduce_latency_s;
-    engine.record_chunk_times = true;
     VectorRequestSource source(std::move(served));
-    absl::StatusOr<SimulationResult> result =
-        RunSimulation(engine, plan.options.setup.gpu, *cost->model, source, /*sink=*/nullptr);
-    if (!result.ok()) return result.status();
+    absl::StatusOr<SimulationRun> simulated =
+        Simulate(plan.setup, plan.options.workload.synthetic.seed, source, {.record_chunk_times = true});
+    if (!simulated.ok()) return simulated.status();
+    const SimulationResult* result = &simulated->result;
     const std::vector<RequestRecord>& records = result->log.records();
     for (size_t k = 0; k < records.size(); ++k) {
       const RequestRecord& record = records[k];

@@ -6,15 +6,15 @@
 // engine refuses for its length (prompt + max_tokens > max_model_len, vLLM's 400 error) fails
 // at once without entering the engine. Runs the simulation in a child process (one SimGrid
 // engine per process), so a command can run several.
-#ifndef INFERGRID_SIM_APP_COMMANDS_BENCH_RUN_H_
-#define INFERGRID_SIM_APP_COMMANDS_BENCH_RUN_H_
+#ifndef INFERGRID_SIM_APP_RUN_BENCH_RUN_H_
+#define INFERGRID_SIM_APP_RUN_BENCH_RUN_H_
 
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "sim/app/bench/bench_dataset.h"
 #include "sim/app/bench/bench_outcomes.pb.h"
-#include "sim/app/commands/simulation_plan.h"
+#include "sim/app/run/simulation_plan.h"
 
 namespace infergrid {
 
@@ -26,4 +26,4 @@ absl::StatusOr<bench::ClientRun> SimulateClientRun(const SimulationPlan& plan,
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_BENCH_RUN_H_
+#endif  // INFERGRID_SIM_APP_RUN_BENCH_RUN_H_

@@ -1,4 +1,4 @@
-#include "sim/app/commands/simulation_run.h"
+#include "sim/app/run/simulation_run.h"
 
 #include <future>
 #include <memory>
@@ -11,14 +11,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "models/attention_layout.h"
-#include "sim/app/commands/child_process.h"
+#include "sim/app/run/child_process.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/output/background_sink.h"
 #include "sim/app/output/iterations_csv.h"
 #include "sim/app/output/requests_csv.h"
 #include "sim/app/output/summary_builder.h"
 #include "sim/app/output/timeline.h"
-#include "traces/trace_transforms.h"
+#include "sim/core/simulator/simulate.h"
+#include "sim/core/simulator/workload_source.h"
 
 namespace infergrid {
 namespace {
@@ -60,7 +61,7 @@ std::vector<std::string> AttentionNotes(const ModelSpec& model, const MemoryPlan
 // The trace's reading for the summary (null for a synthetic workload). For a length table given
 // as --trace, the reader's "no timestamps" warning becomes what was done about it: the arrival
 // process its rows were given.
-const TraceReadStats* TraceStatsForSummary(const cli::WorkloadOptions& w, uint64_t seed, TraceReadStats& stats) {
+const TraceReadStats* TraceStatsForSummary(const WorkloadSettings& w, uint64_t seed, TraceReadStats& stats) {
   if (w.trace.empty()) return nullptr;
   if (!w.trace_without_times) return &stats;
   for (std::string& warning : stats.warnings) {
@@ -73,56 +74,11 @@ const TraceReadStats* TraceStatsForSummary(const cli::WorkloadOptions& w, uint64
   return &stats;
 }
 
-absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const cli::WorkloadOptions& w, uint64_t seed,
-                                                            TraceReadStats* stats) {
-  if (w.trace.empty()) {
-    SyntheticWorkloadSpec spec = w.synthetic;
-    spec.seed = seed;
-    absl::StatusOr<std::unique_ptr<RequestSource>> synthetic = MakeSyntheticWorkload(spec);
-    if (!synthetic.ok()) return synthetic.status();
-    return BoundArrivals(*std::move(synthetic), absl::StrCat("--rate=", spec.rate_per_s));
-  }
-  absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(w.trace, w.trace_options, stats);
-  if (!source.ok()) return source.status();
-  if (w.max_requests > 0) {
-    source = LimitRequests(*std::move(source), w.max_requests);
-    if (!source.ok()) return source.status();
-  }
-  if (w.trace_without_times) {
-    SyntheticWorkloadSpec spec = w.synthetic;
-    spec.seed = seed;
-    absl::StatusOr<std::unique_ptr<ArrivalProcess>> arrivals = MakeSyntheticArrivals(spec);
-    if (!arrivals.ok()) return arrivals.status();
-    return BoundArrivals(ReplaceArrivals(*std::move(source), *std::move(arrivals)),
-                         absl::StrCat("--rate=", spec.rate_per_s));
-  }
-  if (w.time_scale != 1) {
-    source = ScaleTime(*std::move(source), w.time_scale);
-    if (!source.ok()) return source.status();
-  }
-  if (w.trace_rate > 0) source = ScaleToRate(*std::move(source), w.trace_rate);
-  if (!source.ok()) return source.status();
-  return BoundArrivals(*std::move(source), absl::StrCat("--trace=", w.trace, " with --time-scale=", w.time_scale,
-                                                       w.trace_rate > 0 ? absl::StrCat(" --rate=", w.trace_rate) : ""));
-}
-
-// The plan's engine for a run with `seed`: its speculative acceptances and its noise are the
-// run's own, so replications (compare, sweep) differ in their draws as well as their workload.
-EngineConfig SeededEngine(const SimulationPlan& plan, double allreduce_latency_s, uint64_t seed) {
-  EngineConfig engine = plan.engine;
-  engine.allreduce_latency_s = allreduce_latency_s;
-  if (engine.execution.has_value()) engine.execution->speculation.seed = seed;
-  engine.noise.seed = seed;
-  return engine;
-}
-
 }  // namespace
 
 absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed,
                                                     OutputDir* out) {
   const cli::SimulateOptions& o = plan.options;
-  absl::StatusOr<CostModelChoice> cost = MakeCostModel(plan.cost_request);
-  if (!cost.ok()) return cost.status();
   TraceReadStats trace_stats;
   absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenWorkload(o.workload, seed, &trace_stats);
   if (!source.ok()) return source.status();
@@ -143,22 +99,21 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   if (out != nullptr && o.outputs.timeline) {
     absl::StatusOr<std::unique_ptr<Timeline>> t =
         OpenTimeline(o.outputs.timeline_json ? TimelineFormat::kJson : TimelineFormat::kPerfetto,
-                     out->TempPath(o.outputs.TimelineFile()), plan.engine.ranks(), o.timeline_max_iterations);
+                     out->TempPath(o.outputs.TimelineFile()), plan.setup.engine.ranks(), o.timeline_max_iterations);
     if (!t.ok()) return t.status();
     timeline = *std::move(t);
     iteration_outputs.push_back(timeline.get());
   }
-  const EngineConfig engine = SeededEngine(plan, cost->allreduce_latency_s, seed);
   std::optional<BackgroundSink> writers;
   if (!iteration_outputs.empty()) writers.emplace(std::move(iteration_outputs));
-  absl::StatusOr<SimulationResult> result =
-      RunSimulation(engine, o.setup.gpu, *cost->model, **source, writers ? &*writers : nullptr);
-  if (!result.ok()) return result.status();
+  absl::StatusOr<SimulationRun> run = Simulate(plan.setup, seed, **source, {.sink = writers ? &*writers : nullptr});
+  if (!run.ok()) return run.status();
+  const SimulationResult* result = &run->result;
   // requests.csv is written beside the writers' last records, the closing of the other files
   // and the summary's statistics (all of them only read the result).
   std::future<absl::Status> requests_written;
   if (out != nullptr && o.outputs.requests) {
-    requests_written = std::async(std::launch::async, [&result, path = out->TempPath(o.outputs.RequestsFile()),
+    requests_written = std::async(std::launch::async, [result, path = out->TempPath(o.outputs.RequestsFile()),
                                                        disaggregated = o.prefill_replicas > 0, compression] {
       return WriteRequestsCsv(result->log, path, disaggregated, compression);
     });
@@ -168,15 +123,15 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   SummaryContext context;
   context.config = plan.config;
   context.config.set_seed(seed);
-  context.engine = &plan.engine;
-  context.memory_plan = &plan.memory_plan;
-  context.cost_model = &*cost;
+  context.engine = &plan.setup.engine;
+  context.memory_plan = &plan.setup.memory_plan;
+  context.cost_model = &run->cost;
   context.slo_ttft_s = o.slo_ttft_s;
   context.slo_tpot_s = o.slo_tpot_s;
   context.record_wall_time = o.record_wall_time;
   context.trace_stats = TraceStatsForSummary(o.workload, seed, trace_stats);
-  context.model_notes = AttentionNotes(o.setup.model, plan.memory_plan);
-  context.engine_note = plan.engine_note;
+  context.model_notes = AttentionNotes(o.setup.model, plan.setup.memory_plan);
+  context.engine_note = plan.setup.engine_note;
   if (iterations_csv) {
     if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
   }

@@ -2,8 +2,8 @@
 // one engine per process, ever, so every simulation of `compare`, `bench`, `sweep` and `plan` (and of
 // tests) runs in a child of its own; the parent never starts an engine. A child dies with its
 // parent (PR_SET_PDEATHSIG), so killing a command stops its simulations too.
-#ifndef INFERGRID_SIM_APP_COMMANDS_CHILD_PROCESS_H_
-#define INFERGRID_SIM_APP_COMMANDS_CHILD_PROCESS_H_
+#ifndef INFERGRID_SIM_APP_RUN_CHILD_PROCESS_H_
+#define INFERGRID_SIM_APP_RUN_CHILD_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -72,4 +72,4 @@ absl::StatusOr<int> JobsFromFlags(const cli::FlagValues& flags);
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_CHILD_PROCESS_H_
+#endif  // INFERGRID_SIM_APP_RUN_CHILD_PROCESS_H_

@@ -1,4 +1,4 @@
-#include "sim/app/commands/simulation_plan.h"
+#include "sim/core/simulator/simulation_setup.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include "base/units.h"
 #include "hardware/gpu_catalog.h"
 #include "models/parameter_count.h"
-#include "sim/app/cli/command_line.h"
+#include "base/usage_error.h"
 #include "sim/core/memory_plan/memory_plan_detail.h"
 #include "sim/core/memory_plan/speculative_memory.h"
 #include "sim/core/personality/front_end_model.h"
@@ -21,9 +21,9 @@ namespace {
 
 // Tensor parallelism as simulate models it: one pipeline stage, inside one node or in whole
 // nodes of one NVLink domain (GB200 NVL72), heads divisible.
-absl::Status CheckDeployment(const cli::SimulateOptions& o) {
+absl::Status CheckDeployment(const SimulationSettings& o) {
   if (o.memory.pipeline_parallel != 1) {
-    return cli::UsageError("--pipeline-parallel-size: simulate models tensor parallelism only (use 1)");
+    return UsageError("--pipeline-parallel-size: simulate models tensor parallelism only (use 1)");
   }
   const int tp = o.memory.tensor_parallel;
   const int gpus = tp * o.memory.attention_data_parallel;  // per replica
@@ -33,15 +33,15 @@ absl::Status CheckDeployment(const cli::SimulateOptions& o) {
   const int node = GpusPerNode(o.setup.gpu);
   const int domain = NvlinkDomainGpus(o.setup.gpu);
   if (gpus > domain) {
-    return cli::UsageError(absl::StrCat(what, " does not fit ", o.setup.gpu.name(), "'s NVLink domain of ", domain,
+    return UsageError(absl::StrCat(what, " does not fit ", o.setup.gpu.name(), "'s NVLink domain of ", domain,
                                         " GPUs (a replica stays inside one NVLink domain)"));
   }
   if (gpus > node && gpus % node != 0) {
-    return cli::UsageError(absl::StrCat(what, " spans nodes of ", node, " GPUs on ", o.setup.gpu.name(),
+    return UsageError(absl::StrCat(what, " spans nodes of ", node, " GPUs on ", o.setup.gpu.name(),
                                         ": above one node it must be a multiple of ", node));
   }
   if (o.setup.model.num_attention_heads() % tp != 0) {
-    return cli::UsageError(absl::StrCat("--tensor-parallel-size=", tp, " does not divide the ",
+    return UsageError(absl::StrCat("--tensor-parallel-size=", tp, " does not divide the ",
                                         o.setup.model.num_attention_heads(), " attention heads of ",
                                         o.setup.model.name()));
   }
@@ -70,14 +70,14 @@ struct EngineLimits {
   DraftMemory draft;                  // speculative decoding's proposer (zero without one)
 };
 
-absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const EnginePersonality& p) {
+absl::StatusOr<EngineLimits> PlanEngine(const SimulationSettings& o, const EnginePersonality& p) {
   // Each flag belongs to the engines whose personality has the behaviour it configures.
   if (o.chunked_prefill_size != 0 && p.execution().batch_policy() != PREFILL_FIRST_CHUNKED) {
-    return cli::UsageError(absl::StrCat("--chunked-prefill-size is not a ", PersonalityName(p),
+    return UsageError(absl::StrCat("--chunked-prefill-size is not a ", PersonalityName(p),
                                         " flag (SGLang's; --chunk-size sets any chunked scheduler's chunk)"));
   }
   if (o.guaranteed_no_evict.has_value() && !p.execution().guaranteed_no_evict()) {
-    return cli::UsageError(absl::StrCat("--capacity-scheduler-policy is not a ", PersonalityName(p), " flag"));
+    return UsageError(absl::StrCat("--capacity-scheduler-policy is not a ", PersonalityName(p), " flag"));
   }
   const bool chunked_policy = p.execution().batch_policy() == CHUNKED_PREFILL;
   const bool chunked_prompts = p.execution().batch_policy() == PREFILL_FIRST_CHUNKED;
@@ -104,14 +104,14 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
                                           : chunked_prompts               ? SchedulerKind::kSglang
                                                                           : SchedulerKind::kVllm);
   if (limits.scheduler == SchedulerKind::kSglang && o.preemption == PreemptionMode::kSwap) {
-    return cli::UsageError(
+    return UsageError(
         "--preemption-mode=swap: the sglang scheduler retracts requests to be prefilled again, as SGLang "
         "does (it has no swap)");
   }
   if (limits.scheduler == SchedulerKind::kVllm && limits.max_num_batched_tokens < limits.max_model_len) {
     if (o.memory.max_num_batched_tokens > 0) {
       // vLLM refuses this without chunked prefill: a long prompt could never be scheduled.
-      return cli::UsageError(absl::StrCat(
+      return UsageError(absl::StrCat(
           "--max-num-batched-tokens=", limits.max_num_batched_tokens, " is smaller than --max-model-len=",
           limits.max_model_len, "; without chunked prefill (--scheduler=sarathi) a prompt of max_model_len could never run"));
     }
@@ -128,9 +128,9 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
   limits.guaranteed_no_evict = o.guaranteed_no_evict.value_or(p.execution().guaranteed_no_evict());
   limits.fraction_flag = Dashed(p.fraction_flag());
   limits.memory = std::move(detail->plan);
-  const cli::SpeculativeOptions& s = o.speculative;
+  const SpeculativeSettings& s = o.speculative;
   if (s.enabled() && s.proposer.has_value()) {
-    limits.draft = ComputeDraftMemory(*s.proposer, s.method != cli::SpeculativeMethod::kDraftModel, o.setup.weights,
+    limits.draft = ComputeDraftMemory(*s.proposer, s.method != SpeculativeMethod::kDraftModel, o.setup.weights,
                                       o.memory.kv_dtype, o.memory.tensor_parallel, p);
     if (absl::Status st = AddDraftToPlan(limits.draft, request, limits.memory); !st.ok()) return st;
   }
@@ -138,17 +138,17 @@ absl::StatusOr<EngineLimits> PlanEngine(const cli::SimulateOptions& o, const Eng
 }
 
 // Speculative decoding on the policy; usage errors where the engine model cannot run it.
-absl::Status AddSpeculation(const cli::SimulateOptions& o, const EngineLimits& limits, ExecutionPolicy& policy) {
-  const cli::SpeculativeOptions& s = o.speculative;
+absl::Status AddSpeculation(const SimulationSettings& o, const EngineLimits& limits, ExecutionPolicy& policy) {
+  const SpeculativeSettings& s = o.speculative;
   if (!s.enabled()) return absl::OkStatus();
   if (limits.scheduler != SchedulerKind::kVllm && limits.scheduler != SchedulerKind::kSglang &&
       limits.scheduler != SchedulerKind::kSarathi) {
-    return cli::UsageError(absl::StrCat("--num-speculative-tokens: speculative decoding runs with the vllm, sglang and sarathi "
+    return UsageError(absl::StrCat("--num-speculative-tokens: speculative decoding runs with the vllm, sglang and sarathi "
                                         "schedulers (paged KV with lookahead slots), not --scheduler=",
                                         NameOf(kSchedulerNames, limits.scheduler)));
   }
   if (policy.num_scheduler_steps > 1) {
-    return cli::UsageError("--num-speculative-tokens: vLLM runs speculative decoding without multi-step scheduling "
+    return UsageError("--num-speculative-tokens: vLLM runs speculative decoding without multi-step scheduling "
                            "(--num-scheduler-steps)");
   }
   SpeculationPolicy& p = policy.speculation;
@@ -156,15 +156,15 @@ absl::Status AddSpeculation(const cli::SimulateOptions& o, const EngineLimits& l
   p.acceptance = s.acceptance;
   p.acceptance_text = s.acceptance_text;
   p.seed = o.workload.synthetic.seed;
-  p.method = std::string(NameOf(cli::kSpeculativeMethodNames, s.method));
-  if (s.method == cli::SpeculativeMethod::kDraftModel) p.draft_model = s.proposer->name();
+  p.method = std::string(NameOf(kSpeculativeMethodNames, s.method));
+  if (s.method == SpeculativeMethod::kDraftModel) p.draft_model = s.proposer->name();
   p.draft_weight_bytes = limits.draft.weight_bytes;
   p.draft_kv_bytes_per_token = limits.draft.kv_bytes_per_token;
   return absl::OkStatus();
 }
 
 // CUDA-graph sizes and multi-step scheduling as the personality's execution says.
-absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions& o, const EnginePersonality& p,
+absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const SimulationSettings& o, const EnginePersonality& p,
                                                      const EngineLimits& limits) {
   const ExecutionModel& x = p.execution();
   ExecutionPolicy policy;
@@ -191,13 +191,13 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions&
   }
   policy.num_scheduler_steps = o.num_scheduler_steps > 0 ? o.num_scheduler_steps : std::max(1, x.num_scheduler_steps());
   if (policy.num_scheduler_steps > 1 && !x.supports_multi_step()) {
-    return cli::UsageError(absl::StrCat("--num-scheduler-steps is not a ", PersonalityName(p),
+    return UsageError(absl::StrCat("--num-scheduler-steps is not a ", PersonalityName(p),
                                         " flag (multi-step scheduling is a vLLM 0.6 V0 feature: --engine=vllm-v0@0.6.5)"));
   }
   policy.stream_each_step = o.multi_step_stream_outputs.value_or(x.multi_step_streams_each_step());
   const StreamInterval& stream = x.stream_interval();
   if (o.stream_interval > 0 && stream.rule() == STREAM_INTERVAL_NONE) {
-    return cli::UsageError(absl::StrCat("--stream-interval is not a ", PersonalityName(p),
+    return UsageError(absl::StrCat("--stream-interval is not a ", PersonalityName(p),
                                         " flag (vLLM V1, SGLang and TensorRT-LLM's PyTorch backend have one)"));
   }
   policy.stream.interval = o.stream_interval > 0 ? o.stream_interval : std::max(1, stream.default_interval());
@@ -210,7 +210,7 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions&
   if (absl::Status s = AddSpeculation(o, limits, policy); !s.ok()) return s;
   for (const std::string& flag : o.overlap_disabled_by) {
     if (flag != x.disable_overlap_flag()) {
-      return cli::UsageError(absl::StrCat("--", Dashed(flag), " is not a ", PersonalityName(p), " flag"));
+      return UsageError(absl::StrCat("--", Dashed(flag), " is not a ", PersonalityName(p), " flag"));
     }
   }
   return policy;
@@ -219,7 +219,7 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const cli::SimulateOptions&
 // TensorRT-LLM's pools per window (--max-attention-window) in the block manager: what runs with
 // them (usage errors naming the flag for what does not), and FailedPrecondition when a pool
 // cannot hold one max_model_len request's window.
-absl::Status CheckWindowPools(const cli::SimulateOptions& o, const EngineLimits& limits, const KvCacheLayout& kv) {
+absl::Status CheckWindowPools(const SimulationSettings& o, const EngineLimits& limits, const KvCacheLayout& kv) {
   if (kv.window_pools.empty()) return absl::OkStatus();
   std::string refused;
   if (o.prefix_caching) refused = "--enable-prefix-caching (cyclic window blocks are not reused)";
@@ -227,7 +227,7 @@ absl::Status CheckWindowPools(const cli::SimulateOptions& o, const EngineLimits&
   if (o.prefill_replicas > 0) refused = "--pd (each pool's KV transfer)";
   if (limits.scheduler == SchedulerKind::kSglang) refused = "--scheduler=sglang";
   if (!refused.empty()) {
-    return cli::UsageError(absl::StrCat("--max-attention-window with ", refused, " is not modelled"));
+    return UsageError(absl::StrCat("--max-attention-window with ", refused, " is not modelled"));
   }
   for (size_t i = 1; i < kv.window_pools.size(); ++i) {
     const KvWindowPool& pool = kv.window_pools[i];
@@ -244,7 +244,7 @@ absl::Status CheckWindowPools(const cli::SimulateOptions& o, const EngineLimits&
 
 // The engine's configuration; FailedPrecondition when one max_model_len request cannot fit the
 // blocks above the watermark.
-absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, const EngineLimits& limits,
+absl::StatusOr<EngineConfig> BuildEngineConfig(const SimulationSettings& o, const EngineLimits& limits,
                                                ExecutionPolicy policy) {
   const KvCacheLayout kv = limits.memory.kv();
   EngineConfig e;
@@ -317,7 +317,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const cli::SimulateOptions& o, co
   return e;
 }
 
-CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePersonality& p,
+CostModelRequest BuildCostRequest(const SimulationSettings& o, const EnginePersonality& p,
                                   const MemoryPlan& memory, const DraftMemory& draft) {
   CostModelRequest c;
   c.kind = o.cost_model;
@@ -340,7 +340,7 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
   c.num_scheduler_steps = o.num_scheduler_steps > 0 ? o.num_scheduler_steps : std::max(1, p.execution().num_scheduler_steps());
   c.custom_all_reduce = o.custom_all_reduce;
   c.expert_parallel = o.expert_parallel;
-  const cli::SpeculativeOptions& s = o.speculative;
+  const SpeculativeSettings& s = o.speculative;
   if (s.enabled()) {
     SpeculativeCostRequest spec;
     spec.draft = s.proposer;
@@ -348,102 +348,34 @@ CostModelRequest BuildCostRequest(const cli::SimulateOptions& o, const EnginePer
       spec.draft_weight_bytes_per_gpu = draft.pass_weight_bytes;
       spec.draft_kv_bytes_per_token = draft.kv_bytes_per_token;
       spec.draft_active_parameters = static_cast<double>(ActiveParametersPerToken(*s.proposer));
-      spec.proposer = s.method == cli::SpeculativeMethod::kDraftModel
+      spec.proposer = s.method == SpeculativeMethod::kDraftModel
                           ? absl::StrCat(s.proposer->name(), " draft")
-                          : absl::StrCat(NameOf(cli::kSpeculativeMethodNames, s.method), " head");
+                          : absl::StrCat(NameOf(kSpeculativeMethodNames, s.method), " head");
     } else {
-      spec.ngram_host_s_per_sequence = cli::kNgramHostSecondsPerSequence;
+      spec.ngram_host_s_per_sequence = kNgramHostSecondsPerSequence;
     }
     c.speculation = std::move(spec);
   }
   return c;
 }
 
-// Everything needed to rerun the simulation, as summary.json echoes it.
-// "tokenizer_manager x1 + detokenizer x1", or "off".
-std::string DescribeFrontEnd(const FrontEndSpec& f) {
-  if (!f.enabled()) return "off";
-  std::string out;
-  for (const FrontEndProcess& p : f.processes) {
-    absl::StrAppend(&out, out.empty() ? "" : " + ", p.name, " x", p.servers);
-  }
-  if (f.in_engine_process) absl::StrAppend(&out, " (in the engine's process)");
-  return out;
-}
-
-SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConfig& e) {
-  const cli::WorkloadOptions& w = o.workload;
-  const bool synthetic = w.trace.empty();
-  SimulationConfig k;
-  k.set_command_line(o.command_line);
-  k.set_model(o.setup.model.name());
-  k.set_gpu(o.setup.gpu.name());
-  k.set_weight_dtype(o.setup.weights.label.empty() ? std::string(DTypeName(o.setup.weights.dtype))
-                                                   : o.setup.weights.label);
-  k.set_kv_cache_dtype(std::string(DTypeName(o.setup.kv_dtype)));
-  k.set_num_replicas(o.num_replicas);
-  k.set_tensor_parallel_size(o.memory.tensor_parallel);
-  k.set_attention_data_parallel(o.memory.attention_data_parallel);
-  k.set_router(std::string(NameOf(kRouterNames, o.router)));
-  k.set_scheduler(std::string(NameOf(kSchedulerNames, e.scheduler)));
-  k.set_max_num_seqs(static_cast<int32_t>(e.limits.max_num_seqs));
-  k.set_max_num_batched_tokens(static_cast<int32_t>(e.limits.max_num_batched_tokens));
-  k.set_chunk_size(static_cast<int32_t>(e.limits.chunk_size));
-  k.set_block_size(e.blocks.block_size);
-  k.set_gpu_memory_utilization(o.memory.gpu_memory_utilization);
-  k.set_max_model_len(static_cast<int32_t>(e.max_model_len));
-  k.set_enable_cuda_graphs(o.cuda_graphs);
-  k.set_enable_prefix_caching(o.prefix_caching);
-  k.set_preemption_mode(std::string(NameOf(kPreemptionModeNames, o.preemption)));
-  k.set_swap_space_gib(o.swap_space_gib);
-  k.set_cost_model(std::string(NameOf(kCostModelNames, o.cost_model)));
-  const SyntheticWorkloadSpec& spec = w.synthetic;
-  const bool preset_unused =
-      !spec.lengths_trace.empty() || (!spec.input_lengths.empty() && !spec.output_lengths.empty());
-  k.set_workload(!synthetic ? "trace" : preset_unused ? "lengths" : spec.preset);
-  k.set_trace(w.trace);
-  k.set_trace_format(w.trace_options.format);
-  // A length table given as --trace takes the synthetic arrival process.
-  const bool generated_arrivals = synthetic || w.trace_without_times;
-  k.set_arrival(generated_arrivals ? spec.arrival : "");
-  k.set_rate(generated_arrivals ? spec.rate_per_s : w.trace_rate);
-  k.set_cv(generated_arrivals ? spec.cv : 0);
-  if (synthetic) {
-    k.set_input_lengths(spec.input_lengths);
-    k.set_output_lengths(spec.output_lengths);
-    k.set_lengths(spec.lengths_trace);
-  }
-  k.set_time_scale(w.time_scale);
-  k.set_max_requests(static_cast<int32_t>(synthetic ? w.synthetic.num_requests : w.max_requests));
-  k.set_seed(w.synthetic.seed);
-  k.set_slo_ttft_s(o.slo_ttft_s);
-  k.set_slo_tpot_s(o.slo_tpot_s);
-  k.set_coalesce(o.coalesce);
-  k.set_cost_stride(o.cost_stride);
-  k.set_max_concurrency(static_cast<int32_t>(o.max_concurrency));
-  k.set_front_end(DescribeFrontEnd(e.front_end));
-  k.set_iteration_noise(e.noise.iteration_sigma);
-  k.set_send_jitter_s(e.noise.send_jitter_s);
-  return k;
-}
-
 // The serving front end as the personality describes it, its CPU times scaled by --cpu-speed;
 // none when --front-end=false or for the offline benchmarks.
-absl::StatusOr<FrontEndSpec> BuildFrontEnd(const cli::SimulateOptions& o, const EnginePersonality& p) {
+absl::StatusOr<FrontEndSpec> BuildFrontEnd(const SimulationSettings& o, const EnginePersonality& p) {
   FrontEndModel m = p.execution().front_end();
   if (!o.front_end_file.empty()) {
     absl::StatusOr<FrontEndModel> file = ReadFrontEndModel(o.front_end_file);
-    if (!file.ok()) return cli::UsageError(absl::StrCat("--front-end-file: ", file.status().message()));
+    if (!file.ok()) return UsageError(absl::StrCat("--front-end-file: ", file.status().message()));
     // A file without a process would turn the front end off under a run that says it has one.
     if (file->process_size() == 0) {
-      return cli::UsageError(absl::StrCat("--front-end-file=", o.front_end_file,
+      return UsageError(absl::StrCat("--front-end-file=", o.front_end_file,
                                           ": no process (an empty front end); give its processes, or run with "
                                           "--front-end=false"));
     }
     m = *std::move(file);
   }
   if (o.api_server_count > 0 && m.servers_flag() != "api_server_count") {
-    return cli::UsageError(absl::StrCat("--api-server-count is not a ", PersonalityName(p),
+    return UsageError(absl::StrCat("--api-server-count is not a ", PersonalityName(p),
                                         " flag (vLLM V1's API server processes: --engine=vllm-v1)"));
   }
   FrontEndSpec spec;
@@ -464,7 +396,7 @@ absl::StatusOr<FrontEndSpec> BuildFrontEnd(const cli::SimulateOptions& o, const 
   return spec;
 }
 
-std::string Title(const cli::SimulateOptions& o) {
+std::string Title(const SimulationSettings& o) {
   const int replicas = o.num_replicas;
   const int tp = o.memory.tensor_parallel;
   const int dp = o.memory.attention_data_parallel;
@@ -479,10 +411,10 @@ std::string Title(const cli::SimulateOptions& o) {
 
 }  // namespace
 
-absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions& options) {
+absl::StatusOr<SimulationSetup> ResolveSimulation(const SimulationSettings& options) {
   if (absl::Status s = CheckDeployment(options); !s.ok()) return s;
   absl::StatusOr<ResolvedEngine> resolved = ResolveEngine(options.memory.engine);
-  if (!resolved.ok()) return cli::UsageError(absl::StrCat("--engine: ", resolved.status().message()));
+  if (!resolved.ok()) return UsageError(absl::StrCat("--engine: ", resolved.status().message()));
   const EnginePersonality& personality = resolved->personality;
   absl::StatusOr<EngineLimits> limits = PlanEngine(options, personality);
   if (!limits.ok()) return limits.status();
@@ -498,18 +430,15 @@ absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions&
     engine->noise.send_jitter_s = options.send_jitter_s;
     engine->noise.seed = options.workload.synthetic.seed;
   }
-  SimulationPlan plan;
-  plan.options = options;
-  plan.personality = personality;
-  plan.memory_plan = std::move(limits->memory);
-  plan.engine = *std::move(engine);
-  plan.cost_request = BuildCostRequest(options, plan.personality, plan.memory_plan, limits->draft);
-  plan.config = BuildConfigEcho(options, plan.engine);
-  plan.config.set_engine(PersonalityName(plan.personality));
-  plan.config.set_engine_requested(options.memory.engine);
-  plan.engine_note = std::move(resolved->note);
-  plan.title = Title(options);
-  return plan;
+  SimulationSetup setup;
+  setup.settings = options;
+  setup.personality = personality;
+  setup.memory_plan = std::move(limits->memory);
+  setup.engine = *std::move(engine);
+  setup.cost_request = BuildCostRequest(options, setup.personality, setup.memory_plan, limits->draft);
+  setup.engine_note = std::move(resolved->note);
+  setup.title = Title(options);
+  return setup;
 }
 
 }  // namespace infergrid

@@ -2,13 +2,13 @@
 // synthetic preset seeded for this run), builds the cost model, runs the engine, and writes the
 // files the plan selects. `simulate` runs it once; `compare` once per configuration and seed,
 // each in a child process (one SimGrid engine per process).
-#ifndef INFERGRID_SIM_APP_COMMANDS_SIMULATION_RUN_H_
-#define INFERGRID_SIM_APP_COMMANDS_SIMULATION_RUN_H_
+#ifndef INFERGRID_SIM_APP_RUN_SIMULATION_RUN_H_
+#define INFERGRID_SIM_APP_RUN_SIMULATION_RUN_H_
 
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "sim/app/commands/simulation_plan.h"
+#include "sim/app/run/simulation_plan.h"
 #include "sim/app/output/output_dir.h"
 #include "sim/app/results/simulation.pb.h"
 
@@ -26,4 +26,4 @@ absl::StatusOr<SimulationSummary> ExecuteSimulationInChild(const SimulationPlan&
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_SIMULATION_RUN_H_
+#endif  // INFERGRID_SIM_APP_RUN_SIMULATION_RUN_H_
