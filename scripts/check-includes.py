@@ -30,18 +30,21 @@ LAYERS = [
     ("sim/core/memory_plan", ["sim/core/personality", "hardware"]),
     ("sim/core/serving", ["sim/core/cost", "sim/core/metrics", "traces"]),
     ("sim/core/engine", ["sim/core/serving"]),
+    # The entry point: settings resolved into a setup, the workload opened, Simulate.
+    ("sim/core/simulator", ["sim/core/engine", "sim/core/memory_plan"]),
     # The product surface around it: results, files, reports, clients, plans, sweeps, commands.
-    ("sim/app/results", ["base"]),  # the protobuf messages of every result
+    ("sim/app/results", ["models"]),  # the protobuf messages of every result
     ("sim/app/format", ["base"]),
     ("sim/app/validation", ["base"]),
     ("sim/app/plan", ["sim/app/results", "sim/app/format"]),  # SLOs, candidates, capacity searches (no simulation)
     ("sim/app/report", ["sim/app/results", "sim/app/format", "sim/app/plan"]),  # the HTML report
     ("sim/app/output", ["sim/core/engine", "sim/core/memory_plan", "sim/app/results", "sim/app/format"]),
     ("sim/app/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
-    ("sim/app/cli", ["sim/core/memory_plan", "sim/core/serving", "sim/app/results", "sim/app/bench", "traces"]),
+    ("sim/app/cli", ["sim/core/simulator", "sim/app/results", "sim/app/bench"]),
     ("sim/app/sweep", ["sim/app/cli", "sim/app/results", "sim/app/format"]),  # sweep specs and result folders
-    ("sim/app/commands", ["sim/app/cli", "sim/app/output", "sim/app/validation", "sim/app/report",
-                          "sim/app/plan", "sim/app/sweep"]),
+    # The run service: simulation plans run here or in a child process, bench and sweep runs.
+    ("sim/app/run", ["sim/app/cli", "sim/app/output", "sim/app/sweep"]),
+    ("sim/app/commands", ["sim/app/run", "sim/app/validation", "sim/app/report", "sim/app/plan"]),
     ("sim", ["sim/app/commands"]),  # infergrid_main.cc
     ("sim/app/python", ["sim/app/commands"]),  # the `infergrid` Python module
 ]
