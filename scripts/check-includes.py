@@ -42,8 +42,9 @@ LAYERS = [
     ("sim/app/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
     ("sim/app/cli", ["sim/core/simulator", "sim/app/results", "sim/app/bench"]),
     ("sim/app/sweep", ["sim/app/cli", "sim/app/results", "sim/app/format"]),  # sweep specs and result folders
-    # The run service: simulation plans run here or in a child process, bench and sweep runs.
-    ("sim/app/run", ["sim/app/cli", "sim/app/output", "sim/app/sweep"]),
+    # The run service: simulation plans run here or in a child process, bench and sweep runs,
+    # plan's capacity search.
+    ("sim/app/run", ["sim/app/cli", "sim/app/output", "sim/app/sweep", "sim/app/plan"]),
     ("sim/app/commands", ["sim/app/run", "sim/app/validation", "sim/app/report", "sim/app/plan"]),
     ("sim", ["sim/app/commands"]),  # infergrid_main.cc
     ("sim/app/python", ["sim/app/commands"]),  # the `infergrid` Python module

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "base/decimal_number.h"
 #include "hardware/gpu_catalog.h"
@@ -177,30 +178,12 @@ absl::StatusOr<bool> WantJson(const FlagValues& flags) {
 }
 
 std::vector<std::string> EngineFlagsGiven(const FlagValues& flags) {
-  const EngineFlags engine_flags = EngineFlagGroup().Read(flags);
   std::vector<std::string> given;
-  auto note = [&](bool differs, absl::string_view name) {
-    if (differs) given.emplace_back(name);
-  };
-  note(engine_flags.gpu_memory_utilization != 0.9, "gpu-memory-utilization");
-  note(engine_flags.mem_fraction_static != 0, "mem-fraction-static");
-  note(engine_flags.swa_full_tokens_ratio != 0, "swa-full-tokens-ratio");
-  note(!engine_flags.max_attention_window.empty(), "max-attention-window");
-  note(engine_flags.free_gpu_memory_fraction != 0, "free-gpu-memory-fraction");
-  note(engine_flags.max_num_batched_tokens != 0, "max-num-batched-tokens");
-  note(engine_flags.max_num_seqs != 0, "max-num-seqs");
-  note(engine_flags.max_model_len != 0, "max-model-len");
-  note(engine_flags.block_size != 0, "block-size");
-  note(engine_flags.tensor_parallel_size != 1, "tensor-parallel-size");
-  note(engine_flags.pipeline_parallel_size != 1, "pipeline-parallel-size");
-  note(engine_flags.num_gpu_blocks_override != 0, "num-gpu-blocks-override");
-  note(!engine_flags.kv_cache_memory.empty(), "kv-cache-memory");
-  note(engine_flags.enforce_eager, "enforce-eager");
-  note(engine_flags.enable_expert_parallel, "enable-expert-parallel");
-  note(engine_flags.data_parallel_size != 1, "data-parallel-size");
-  note(engine_flags.enable_attention_dp, "enable-attention-dp");
-  note(engine_flags.enable_dp_attention, "enable-dp-attention");
-  note(engine_flags.dp_size != 1, "dp-size");
+  for (const FlagSpec& spec : EngineFlagGroup().specs()) {
+    if (spec.name == "engine") continue;  // names the engine, not one of its settings
+    const std::string* text = flags.Given(spec.name);
+    if (text != nullptr && *text != spec.default_text) given.push_back(absl::StrReplaceAll(spec.name, {{"_", "-"}}));
+  }
   return given;
 }
 

@@ -42,7 +42,7 @@ const FlagGroup<AccountingFlags>& AccountingFlagGroup();
 // The serving engine's memory and parallelism flags, spelled as the engines spell them.
 struct EngineFlags {
   std::string engine;
-  double gpu_memory_utilization = 0.9;
+  double gpu_memory_utilization = kDefaultGpuMemoryUtilization;
   double mem_fraction_static = 0;
   double swa_full_tokens_ratio = 0;
   std::string max_attention_window;
@@ -82,7 +82,8 @@ absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, 
 absl::StatusOr<bool> WantJson(const FlagValues& flags);
 
 
-// The engine flags that differ from their defaults ("gpu-memory-utilization", ...).
+// The engine flags given with a value other than their default ("gpu-memory-utilization", ...),
+// in declaration order; --engine itself is not one.
 std::vector<std::string> EngineFlagsGiven(const FlagValues& flags);
 
 // The engine flags plus a resolved setup as a memory-plan request; an empty --engine means

@@ -240,6 +240,7 @@ absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
   }
   o.outputs.zstd = compress == "zstd";
   o.progress = !simulate_flags.quiet && isatty(STDERR_FILENO);
+  o.report_path = simulate_flags.report;
   o.record_wall_time = simulate_flags.record_wall_time;
   return absl::OkStatus();
 }

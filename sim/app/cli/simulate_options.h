@@ -48,6 +48,7 @@ struct SimulateOptions : SimulationSettings {
   double slo_tpot_s = 0;
   std::string out_dir;               // empty: no files
   OutputSelection outputs;
+  std::string report_path;           // --report: an HTML report of the run (empty: none)
   bool json = false;                 // --format=json
   int64_t timeline_max_iterations = 200000;
   bool record_wall_time = true;

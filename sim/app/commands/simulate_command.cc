@@ -8,13 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "base/interrupt_cleanup.h"
 #include "sim/app/cli/command_line.h"
-#include "sim/app/cli/simulate_flags.h"
 #include "sim/app/commands/command.h"
 #include "sim/app/cli/simulate_options.h"
 #include "sim/app/run/simulation_plan.h"
 #include "sim/app/commands/simulation_report.h"
 #include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"
+#include "sim/app/cli/simulate_flags.h"
 #include "sim/app/output/output_dir.h"
 #include "sim/app/output/summary_table.h"
 
@@ -22,7 +22,6 @@ namespace infergrid {
 namespace {
 
 absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostream& out) {
-  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(command_line.flags);
   const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
     return cli::UsageError(absl::StrCat("simulate takes no arguments, got '", positional[0], "'"));
@@ -38,7 +37,7 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
     if (!opened.ok()) return opened.status();
     dir.emplace(*std::move(opened));
   }
-  const std::string report_path = simulate_flags.report;
+  const std::string& report_path = o.report_path;
   std::optional<report::StagedFile> report;  // committed after --out's files
   absl::StatusOr<SimulationSummary> summary =
       report_path.empty()

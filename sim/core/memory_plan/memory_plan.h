@@ -23,6 +23,8 @@ namespace infergrid {
 // The range of each engine flag, one per flag: the command line (sim/app/cli) and
 // ExplainEngineMemory check the same bounds and say them the same way ("--flag=V is out of range
 // (min..max)").
+// vLLM's --gpu-memory-utilization default (EngineArgs), the value that means "not given".
+inline constexpr double kDefaultGpuMemoryUtilization = 0.9;
 inline constexpr int64_t kMaxEngineCount = (int64_t{1} << 31) - 1;  // --max-num-batched-tokens, --max-num-seqs,
                                                                     // --max-model-len, --num-gpu-blocks-override
 inline constexpr int kMaxBlockSize = 4096;                          // --block-size (0: the engine's)
@@ -45,7 +47,7 @@ struct MemoryPlanRequest {
   // The plan is one rank's (its tokens are per rank); attention and dense weights are replicated
   // across the ranks.
   int attention_data_parallel = 1;
-  double gpu_memory_utilization = 0.9;  // vLLM only
+  double gpu_memory_utilization = kDefaultGpuMemoryUtilization;  // vLLM only
   double mem_fraction_static = 0;       // SGLang; 0: the engine's default
   double swa_full_tokens_ratio = 0;     // SGLang's hybrid SWA pool; 0: the personality's
   double free_gpu_memory_fraction = 0;  // TensorRT-LLM; 0: the engine's default

@@ -155,7 +155,6 @@ absl::Status AddSpeculation(const SimulationSettings& o, const EngineLimits& lim
   p.num_speculative_tokens = s.num_speculative_tokens;
   p.acceptance = s.acceptance;
   p.acceptance_text = s.acceptance_text;
-  p.seed = o.workload.synthetic.seed;
   p.method = std::string(NameOf(kSpeculativeMethodNames, s.method));
   if (s.method == SpeculativeMethod::kDraftModel) p.draft_model = s.proposer->name();
   p.draft_weight_bytes = limits.draft.weight_bytes;
@@ -428,7 +427,6 @@ absl::StatusOr<SimulationSetup> ResolveSimulation(const SimulationSettings& opti
   if (options.noise) {
     engine->noise.iteration_sigma = options.iteration_noise;
     engine->noise.send_jitter_s = options.send_jitter_s;
-    engine->noise.seed = options.workload.synthetic.seed;
   }
   SimulationSetup setup;
   setup.settings = options;
