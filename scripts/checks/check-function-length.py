@@ -10,10 +10,10 @@ literals (raw strings too) and preprocessor lines are blanked before braces are 
 separators (1'000) are not quotes, and the braces of a constructor's member initializers
 (a_{1}) are not its body. Python 3 standard library only.
 
-Usage: scripts/check-function-length.py [--limit N] [REPO_ROOT]
+Usage: scripts/checks/check-function-length.py [--limit N] [REPO_ROOT]
          prints `N path:line name` for each function over the limit, longest first;
          exit 0: none; 1: some.
-       scripts/check-function-length.py --self-test
+       scripts/checks/check-function-length.py --self-test
          the counting on small inline examples with known answers.
 """
 import os
@@ -221,13 +221,13 @@ def main(argv):
     if len(argv) > 1:
         print(__doc__, file=sys.stderr)
         return 2
-    root = argv[0] if argv else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    root = argv[0] if argv else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     found = long_functions(root, limit)
     for length, where, name in found:
         print(f"{length} {where} {name}")
     if found:
         print(f"{len(found)} function(s) over {limit} lines: split them along their steps "
-              "(scripts/check-function-length.py)", file=sys.stderr)
+              "(scripts/checks/check-function-length.py)", file=sys.stderr)
         return 1
     return 0
 

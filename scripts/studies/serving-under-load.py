@@ -8,7 +8,7 @@ of the version measured and its saved result read back. The split is fixed here,
 by the result: the front end's costs were fitted on the TensorRT-LLM/Triton rows on H100 at
 QPS <= 8 ("fit"); every other row is held out ("held-out"). A check, not a test.
 
-Usage: scripts/serving-under-load.py [--bin build/sim/infergrid] [--rows L001,L002] [--csv FILE]
+Usage: scripts/studies/serving-under-load.py [--bin build/sim/infergrid] [--rows L001,L002] [--csv FILE]
        [-- extra infergrid flags for every run, e.g. --front-end=false]
 """
 import argparse
@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.environ.get("INFERGRID_DATA", os.path.join(ROOT, "..", "shared", "data"))
 
 # metric name in the CSV -> (key in vLLM's saved result, scale to the CSV's unit)

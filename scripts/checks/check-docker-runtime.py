@@ -6,7 +6,7 @@ the built command and Python module load, without Docker: the Debian packages ow
 machine's dpkg records them), or the packages every Debian 12 image has (Essential or
 Priority required). A library that no Debian package owns is an error too.
 
-Usage: scripts/check-docker-runtime.py DOCKERFILE BINARY...   exit 0: covered; 1: one line per
+Usage: scripts/checks/check-docker-runtime.py DOCKERFILE BINARY...   exit 0: covered; 1: one line per
 missing library; --self-test checks the parsing on a small example.
 """
 import os

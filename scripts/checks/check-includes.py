@@ -8,8 +8,8 @@ listed (tests/, fuzz/, scripts/) sit on top and may include anything. A file in 
 folder that includes a folder that is not listed is an error too, so a new folder must be
 placed here before it is used.
 
-Usage: scripts/check-includes.py [REPO_ROOT]   exit 0: clean; 1: violations, one line each.
-       scripts/check-includes.py --self-test    the checker on a scratch tree with known faults.
+Usage: scripts/checks/check-includes.py [REPO_ROOT]   exit 0: clean; 1: violations, one line each.
+       scripts/checks/check-includes.py --self-test    the checker on a scratch tree with known faults.
 """
 import os
 import re
@@ -101,7 +101,7 @@ def violations(root):
                 source_folder = folder_of(os.path.dirname(path), folders)
                 if source_folder is None:
                     errors.append(f"{path}: folder {os.path.dirname(path)} is not in LAYERS "
-                                  "(scripts/check-includes.py)")
+                                  "(scripts/checks/check-includes.py)")
                     continue
                 with open(path, encoding="utf-8", errors="replace") as f:
                     for number, line in enumerate(f, 1):
@@ -114,7 +114,7 @@ def violations(root):
                         target_folder = folder_of(os.path.dirname(target), folders)
                         if target_folder is None:
                             errors.append(f"{path}:{number}: includes {target}, whose folder is "
-                                          "not in LAYERS (scripts/check-includes.py)")
+                                          "not in LAYERS (scripts/checks/check-includes.py)")
                         elif target_folder not in allowed[source_folder]:
                             errors.append(f"{path}:{number}: includes {target}: {source_folder} "
                                           f"may not use {target_folder} (it is not below it)")
@@ -174,12 +174,12 @@ def self_test():
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
     errors = violations(root)
     for error in errors:
         print(error)
     if errors:
-        print(f"{len(errors)} include(s) against the layer order in scripts/check-includes.py",
+        print(f"{len(errors)} include(s) against the layer order in scripts/checks/check-includes.py",
               file=sys.stderr)
         return 1
     return 0

@@ -8,7 +8,7 @@ batch is about N), each configuration at each N:
   - an EAGLE head (one decoder layer of the target), k = 4, acceptance 0.6 (2.31 tokens a step).
 Prints a Markdown table. About 5 s on one core.
 
-Usage: scripts/speculative-study.py [path/to/infergrid]   (default: ./build/sim/infergrid)
+Usage: scripts/studies/speculative-study.py [path/to/infergrid]   (default: ./build/sim/infergrid)
 Environment: REQUESTS (default 1000), CONCURRENCY (default "1,8,32,128,256").
 """
 import json
@@ -36,7 +36,7 @@ def simulate(flags):
 
 
 def main():
-    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     print("| in flight | speculation | mean batch | TPOT mean (ms) | TPOT p99 (ms) | output tok/s | "
           "tokens/step | drafting | KV blocks | preemptions |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -9,11 +9,11 @@
 # roofline model. FULL=1 adds the 1M run with the calibrated model priced at every iteration.
 # Prints wall time, peak resident memory (/usr/bin/time -v), events/s and requests/s of each
 # run. REPEAT=N runs each N times and reports the fastest (the machine's noise).
-# Usage: scripts/bench-simulate.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
+# Usage: scripts/bench/bench-simulate.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 # Needs ../shared/data/traces/splitwise_conv.csv (the Azure conversation trace, re-based).
 
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BIN="${1:-./build/sim/infergrid}"
 TRACE="${TRACE:-../shared/data/traces/splitwise_conv.csv}"
 REQUESTS="${REQUESTS:-1000000}"

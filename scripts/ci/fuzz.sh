@@ -4,7 +4,7 @@
 # from the seed corpus in fuzz/corpus/ (and the catalogs, for the textproto loaders). Fails on
 # any crash, leak or sanitizer report; the reproducer is left in build-fuzz/artifacts/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 INFERGRID_FUZZ_DEPS=1 scripts/install-deps.sh
 seconds="${FUZZ_SECONDS:-45}"
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"

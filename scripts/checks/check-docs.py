@@ -8,7 +8,7 @@ Links to ../shared/... (the reference data, read in place outside the repository
 external links (http, https, mailto) are not fetched. Links inside code spans and fenced code
 blocks are not links.
 
-Usage: scripts/check-docs.py [REPO_ROOT]   exit 0: clean; 1: one line per problem (file:line).
+Usage: scripts/checks/check-docs.py [REPO_ROOT]   exit 0: clean; 1: one line per problem (file:line).
 """
 import os
 import re
@@ -108,7 +108,7 @@ def check_link(root, shared, source, target):
 
 def main():
     root = os.path.realpath(sys.argv[1] if len(sys.argv) > 1
-                            else os.path.join(os.path.dirname(__file__), ".."))
+                            else os.path.join(os.path.dirname(__file__), "..", ".."))
     shared = os.path.normpath(os.path.join(root, "..", "shared"))
     errors = []
     readme = os.path.join(root, "README.md")
@@ -131,7 +131,7 @@ def main():
     for error in errors:
         print(error)
     if errors:
-        print(f"{len(errors)} problem(s) in the documentation (scripts/check-docs.py)", file=sys.stderr)
+        print(f"{len(errors)} problem(s) in the documentation (scripts/checks/check-docs.py)", file=sys.stderr)
         return 1
     return 0
 

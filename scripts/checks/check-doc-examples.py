@@ -31,7 +31,7 @@ and `$B` where the block sets `B=.../infergrid`; synopsis lines continued with `
 too) may name only flags that its command's `--help` lists (`-` and `_` alike): a renamed or
 removed flag fails wherever the docs still spell it, including in examples that cannot run here.
 
-Usage: scripts/check-doc-examples.py [--bin PATH] [--root DIR] [--jobs N] [--list] [FILE.md ...]
+Usage: scripts/checks/check-doc-examples.py [--bin PATH] [--root DIR] [--jobs N] [--list] [FILE.md ...]
   FILE.md ...  the Markdown files to check (default: README.md and docs/*.md under --root)
   --root DIR   the repository root: the commands' working directory and where the default
                files are (default: this script's repository)
@@ -341,7 +341,7 @@ def run(example, binary, root):
 
 def main(argv):
     parser = argparse.ArgumentParser(add_help=True, usage=__doc__.split("Usage: ")[1].split("\n")[0])
-    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     parser.add_argument("--bin")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--list", action="store_true")

@@ -2,9 +2,9 @@
 # Regenerates docs/report-screenshot.png, the picture of the HTML report in README.md and
 # docs/report.md: the default simulation's page (`infergrid simulate --report=FILE`), drawn by
 # headless Chromium as the browser test draws it, scrolled to its latency section.
-#   scripts/report-screenshot.sh [INFERGRID_BINARY]    (default build/sim/infergrid, built if missing)
+#   scripts/docs/report-screenshot.sh [INFERGRID_BINARY]    (default build/sim/infergrid, built if missing)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 binary=${1:-build/sim/infergrid}
 if [[ ! -x $binary && $binary == build/sim/infergrid ]]; then scripts/build.sh infergrid; fi
 command -v chromium >/dev/null || { echo "report-screenshot.sh: needs chromium (apt-get install chromium)" >&2; exit 1; }

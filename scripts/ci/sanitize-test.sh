@@ -3,7 +3,7 @@
 # build-asan, the default compiler) and runs it; any sanitizer report fails the test that
 # triggered it. TESTS=regex limits the ctest run (e.g. TESTS=traces for the trace tests).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 scripts/install-deps.sh
 # Warnings stay warnings here: with -fsanitize, g++ 12 reports -Wuninitialized inside Boost.Graph
 # headers (named_graph.hpp) that the plain build does not; the plain build keeps -Werror.

@@ -2,9 +2,9 @@
 # Regenerates the bundled calibration profiles (calibration/profiles/*.textproto) from the
 # published measurements in ../shared/data (read in place, never copied), then rebuild so the
 # binary embeds them. Each profile records this command line in its header and provenance.
-#   INFERGRID=build-cost/sim/infergrid scripts/calibrate-profiles.sh
+#   INFERGRID=build-cost/sim/infergrid scripts/calibration/calibrate-profiles.sh
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BIN=${INFERGRID:-build/sim/infergrid}
 D=../shared/data/measurements
 P=calibration/profiles

@@ -3,9 +3,9 @@
 # Llama-3-70B in FP8 at TP2 on 8 H100 SXM (four replicas), the Azure LLM 2023 conversation trace
 # replayed at several mean rates (--rate rescales its arrivals), the first REQUESTS requests.
 # Prints one markdown row per (deployment, rate): TTFT and TPOT p50/p99 in ms, output tokens/s.
-# Usage: scripts/pd-study.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
+# Usage: scripts/studies/pd-study.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BIN="${1:-./build/sim/infergrid}"
 TRACE="${TRACE:-../shared/data/traces/splitwise_conv.csv}"
 REQUESTS="${REQUESTS:-4000}"

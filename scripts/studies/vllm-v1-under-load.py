@@ -19,7 +19,7 @@ is "fit" (VU01: Llama-2-7B TP1 at 5 req/s; VU06: Llama-2-70B TP4 at 5 req/s); th
 "held-out". VU04 is an overload run (most requests timed out): reported apart, as whether the
 simulation saturates too (completed requests per second against offered).
 
-Usage: scripts/vllm-v1-under-load.py [--bin build/sim/infergrid] [--engine vllm-v1@0.15.1]
+Usage: scripts/studies/vllm-v1-under-load.py [--bin build/sim/infergrid] [--engine vllm-v1@0.15.1]
        [--runs VU01,VU05] [-- extra infergrid flags for every run]
 """
 import argparse
@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.environ.get("INFERGRID_DATA", os.path.join(ROOT, "..", "shared", "data"))
 CSV = os.path.join(DATA, "measurements", "vllm_v1_under_load.csv")
 

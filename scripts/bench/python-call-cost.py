@@ -2,7 +2,7 @@
 """Measures what a call of the `infergrid` Python module costs, and how much of it is the child
 process simulate() runs in (docs/python.md, "One SimGrid engine per process"): medians of N calls
 with pandas imported, as a notebook would have it.
-  PYTHONPATH=build/sim/app/python /usr/bin/python3 scripts/python-call-cost.py [BINARY] [N]
+  PYTHONPATH=build/sim/app/python /usr/bin/python3 scripts/bench/python-call-cost.py [BINARY] [N]
 BINARY (default build/sim/infergrid) is timed as a process for contrast."""
 import statistics
 import subprocess

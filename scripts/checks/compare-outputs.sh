@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Refactoring check (not a test): runs two `infergrid` binaries on the same set of commands and
 # reports any output that differs byte for byte. Covers every file `simulate --out` writes for
-# the configurations of scripts/bench-simulate.sh (whole Azure conversation trace: calibrated,
+# the configurations of scripts/bench/bench-simulate.sh (whole Azure conversation trace: calibrated,
 # --cost-stride=16, roofline; the 1M-request runs with --outputs=summary) and deployment
 # variants (70B TP4 x 2 replicas, Mixtral TP2 on mooncake-conv, fp8 KV with sarathi, SGLang with
 # swap, TensorRT-LLM's guaranteed_no_evict, gpt-oss's hybrid KV groups, the schedulers, engine
 # memory plans), plus the stdout of the accounting, trace and calibration commands.
 # summary.json is compared with --record-wall-time=false (wall time is the one
 # non-deterministic field).
-# Usage: scripts/compare-outputs.sh OLD_BIN NEW_BIN [WORKDIR]   (FULL=1 adds the 1M runs)
+# Usage: scripts/checks/compare-outputs.sh OLD_BIN NEW_BIN [WORKDIR]   (FULL=1 adds the 1M runs)
 # Needs ../shared/data (the Azure conversation trace).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OLD="$(realpath "${1:?old binary}")"
 NEW="$(realpath "${2:?new binary}")"
 WORK="${3:-$(mktemp -d)}"

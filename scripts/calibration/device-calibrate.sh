@@ -11,11 +11,11 @@
 # CUDA toolkit and cuBLASLt). It changes no GPU setting (no clocks, power or reset).
 #
 # Device call (from the repository root), about 4-6 minutes with the machine's start:
-#   run: bash scripts/device-calibrate.sh      timeout_s: 540
+#   run: bash scripts/calibration/device-calibrate.sh      timeout_s: 540
 # Environment: BUDGET_SECONDS (sweep budget, default 240), GPU_TAG (file name part, default
 # h200), QUICK=1 (the reduced sweep), JOBS (build parallelism).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 BUDGET=${BUDGET_SECONDS:-240}

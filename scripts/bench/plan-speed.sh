@@ -4,9 +4,9 @@
 # Azure-conversation workload (1,000 requests per run, simulate's default), SLO TTFT p99 <= 2 s
 # and TPOT p99 <= 100 ms, the largest sustainable rate of each with 3 verification seeds.
 # Prints the wall time, the simulations run and the best deployment.
-# Usage: scripts/plan-speed.sh [path/to/infergrid] [extra plan flags, e.g. --jobs=1]
+# Usage: scripts/bench/plan-speed.sh [path/to/infergrid] [extra plan flags, e.g. --jobs=1]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BIN="${1:-./build/sim/infergrid}"
 shift || true
 [[ -x "$BIN" ]] || { echo "no binary at $BIN (build with scripts/build.sh infergrid)" >&2; exit 1; }

@@ -5,9 +5,9 @@
 # throughput (vLLM's and trtllm-bench's rows) and one-batch (SGLang's decode-step rows, timed by
 # sglang.bench_latency, now bench_one_batch). Nothing in the model was fitted to these rows but
 # F01 (see docs/engines.md). A check, not a test.
-# Usage: scripts/serving-reference.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
+# Usage: scripts/studies/serving-reference.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BIN="${1:-./build/sim/infergrid}"
 [[ -x "$BIN" ]] || { echo "no binary at $BIN (build with scripts/build.sh infergrid)" >&2; exit 1; }
 DATA="${INFERGRID_DATA:-../shared/data}"

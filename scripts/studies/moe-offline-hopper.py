@@ -15,7 +15,7 @@ The split is fixed here, before looking at any prediction: the rows of three len
 "fit" (128/2048, 1000/1000 and 5000/500: a decode-bound, a balanced and a prefill-bound pair, on
 both models and both GPUs); the other seven pairs are "held-out".
 
-Usage: scripts/moe-offline-hopper.py [--bin build/sim/infergrid] [--runs MO01,MO19]
+Usage: scripts/studies/moe-offline-hopper.py [--bin build/sim/infergrid] [--runs MO01,MO19]
        [--parallel dep|tp] [-- extra infergrid flags for every run]
 """
 import argparse
@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.environ.get("INFERGRID_DATA", os.path.join(ROOT, "..", "shared", "data"))
 CSV = os.path.join(DATA, "measurements", "moe_offline_hopper.csv")
 

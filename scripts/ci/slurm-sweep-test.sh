@@ -7,9 +7,9 @@
 # are stopped at the end whatever happened. Every wait is bounded (TIMEOUT seconds, default 90).
 # Follows ../shared/slurm-notes.md. Needs root and Debian's slurmctld, slurmd, slurm-client and
 # munge (scripts/install-deps.sh); exits 77 (skipped, for ctest) when they are missing.
-# Usage: scripts/slurm-sweep-test.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
+# Usage: scripts/ci/slurm-sweep-test.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BIN="$(realpath "${1:-./build/sim/infergrid}")"
 TIMEOUT="${TIMEOUT:-90}"
 [[ -x "$BIN" ]] || { echo "slurm-sweep-test: no binary at $BIN" >&2; exit 1; }

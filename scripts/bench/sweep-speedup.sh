@@ -4,10 +4,10 @@
 # each point in its own process, so on 2 idle cores 2 jobs should take a little over half the
 # time of 1 (the issue asks for at least 1.8x); the parent only forks, polls and writes files.
 # Prints the wall time of each and the ratio; with MIN_RATIO=1.8, exits 1 below it.
-# Usage: scripts/sweep-speedup.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
+# Usage: scripts/bench/sweep-speedup.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 #   POINTS=8 (grid points, each a 20,000-request synthetic run, about 1.5 s; REQUESTS to change that)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BIN="${1:-./build/sim/infergrid}"
 POINTS="${POINTS:-8}"
 REQUESTS="${REQUESTS:-20000}"
