@@ -9,7 +9,7 @@ external links (http, https, mailto) are not fetched. Links inside code spans an
 blocks are not links.
 
 References too: a repository path written anywhere in README.md and docs/*.md (code spans and
-blocks included), in the comments of .h/.cc/.cu/.proto files, and anywhere in .py, .sh,
+blocks included), in the comments of .h/.cc/.cu/.proto files, and anywhere in .py, .sh, .mjs,
 .textproto, .cmake and CMakeLists.txt files (comments, docstrings, usage lines, the commands a
 script runs) must name an existing file or folder, and an #anchor after a page a heading of it. A
 reference is a path starting at a top-level folder (`sim/core/serving/front_end.h`,
@@ -158,11 +158,13 @@ def referencing_text(path, text):
     C-family sources (the code's strings are data, often paths it builds), all else whole."""
     if not path.endswith(CODE_EXTENSIONS):
         return text
-    chars = list(re.sub(r"[^\n]", " ", text))  # all blank but the line breaks...
+    parts, end = [], 0
     for match in C_TOKEN.finditer(text):
-        if match.group(0).startswith("/"):    # ...and the comments, strings left blank
-            chars[match.start():match.end()] = match.group(0)
-    return "".join(chars)
+        if match.group(0).startswith("/"):  # a comment, kept; code and strings only their line breaks
+            parts += [" ", "\n" * text.count("\n", end, match.start()), " ", match.group(0)]
+            end = match.end()
+    parts.append("\n" * text.count("\n", end))
+    return "".join(parts)
 
 
 def check_references(root, path):
