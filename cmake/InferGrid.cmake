@@ -2,7 +2,7 @@
 
 # infergrid_proto_library(NAME PROTOS a.proto b.proto [DEPS lib...])
 # A static library of the generated code of PROTOS (paths relative to the calling folder).
-# protoc runs from the repository root, so that a file's import path ("models/dtype.proto"),
+# protoc runs from the repository root, so that a file's import path ("base/dtype.proto"),
 # its descriptor name and its generated header ("models/model_spec.pb.h", under the build
 # root) are the same path whichever folder declares it. Generated code is compiled without our
 # warning set.

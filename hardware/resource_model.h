@@ -4,7 +4,7 @@
 // and L2 bytes / calibrated L2 rate(working set), plus the class's calibrated fixed cost
 // (GPU-side ramp and tail). Collectives take their time from the measured NCCL tables.
 //
-// L2 rules (each moves bytes from HBM to L2; tests in tests/cost_model_test.cc):
+// L2 rules (each moves bytes from HBM to L2; tests in tests/resource_model_test.cc):
 //  1. Small working sets: an input the previous kernel just wrote (Kernel::resident_input_bytes)
 //     is read from L2 when it fits in the usable L2 (l2_usable_fraction x l2_bytes); a larger
 //     one has the usable L2's worth (its most recently written part) served from L2.

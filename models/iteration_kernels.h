@@ -160,7 +160,7 @@ struct KernelFusionOptions {
 
 struct IterationKernelOptions {
   int tensor_parallel = 1;
-  // Attention data parallelism (docs/engines.md#attention-data-parallelism): this many ranks of
+  // Attention data parallelism (docs/engines.md#moe-with-attention-data-parallelism): this many ranks of
   // `tensor_parallel` GPUs each run the attention and dense layers on a batch of their own (the
   // batch Build is given is one rank's), while the routed experts span every GPU of the group,
   // tensor_parallel x attention_data_parallel of them, and see every rank's tokens. The ranks are

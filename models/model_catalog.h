@@ -52,7 +52,7 @@ inline constexpr int64_t kMaxModelAttentionHeads = 100'000;
 inline constexpr int64_t kMaxModelVocabSize = 100'000'000;
 
 // Checks that the architecture is self-consistent and within sane bounds; `where` names the
-// source in the error ("config.json", "models/catalog/x.textproto").
+// source in the error ("config.json", "models/catalog/<name>.textproto").
 absl::Status ValidateModelSpec(const ModelSpec& spec, absl::string_view where);
 
 }  // namespace infergrid

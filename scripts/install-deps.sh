@@ -4,15 +4,15 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config
           libsimgrid-dev libboost-graph-dev libprotobuf-dev protobuf-compiler libabsl-dev
           libzstd-dev zstd libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-          python3   # scripts/check-includes.py and the docs link check
+          python3   # scripts/checks/check-includes.py and the docs link check
           python3-numpy  # tests/bench_vllm_check.py: bench serve's golden recomputed as vLLM computes it
           python3-dev python3-pybind11 python3-pytest python3-pandas  # `import infergrid` and its tests
           chromium   # the HTML report's browser test (tests/report_browser_test.cc)
-          slurmctld slurmd slurm-client munge)  # scripts/slurm-sweep-test.sh: a one-node Slurm cluster
+          slurmctld slurmd slurm-client munge)  # scripts/ci/slurm-sweep-test.sh: a one-node Slurm cluster
 # The HTML report's charting libraries come from npm at build time (sim/app/report/web): npm ships
 # with nodejs from most sources; Debian's own packages split them.
 if ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
-# scripts/fuzz.sh also needs clang and its sanitizer and libFuzzer runtimes.
+# scripts/ci/fuzz.sh also needs clang and its sanitizer and libFuzzer runtimes.
 if [[ "${INFERGRID_FUZZ_DEPS:-0}" == 1 ]]; then packages+=(clang-14 libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do

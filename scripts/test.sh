@@ -3,11 +3,11 @@
 # every test in three stages:
 #   1. the suite, built as shipped (g++, Release, CUDA kernels where nvcc is found; warnings are
 #      errors with INFERGRID_WERROR=ON, as .ci/run sets), build/, including the layer check of
-#      every #include (scripts/check-includes.py), the function-length check, the docs link
-#      check and the docs' examples run against the binary (scripts/check-doc-examples.py);
+#      every #include (scripts/checks/check-includes.py), the function-length check, the docs link
+#      check and the docs' examples run against the binary (scripts/checks/check-doc-examples.py);
 #   2. the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, build-asan/
-#      (scripts/sanitize-test.sh);
-#   3. every libFuzzer target for FUZZ_SECONDS each (default 45), build-fuzz/ (scripts/fuzz.sh).
+#      (scripts/ci/sanitize-test.sh);
+#   3. every libFuzzer target for FUZZ_SECONDS each (default 45), build-fuzz/ (scripts/ci/fuzz.sh).
 # Any failing test, sanitizer report, crash, leak or fuzzer timeout fails the script.
 # `scripts/test.sh --quick` runs stage 1 only (the edit-build-test loop); JOBS=N limits the
 # build and ctest parallelism.
@@ -28,8 +28,8 @@ scripts/build.sh
 ((quick)) && exit 0
 
 stage "2/3: ctest under ASan and UBSan"
-scripts/sanitize-test.sh
+scripts/ci/sanitize-test.sh
 
 stage "3/3: libFuzzer, ${FUZZ_SECONDS:-45} s per target"
-scripts/fuzz.sh
+scripts/ci/fuzz.sh
 stage "done"

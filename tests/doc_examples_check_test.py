@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The test of scripts/check-doc-examples.py (ctest doc_examples_self_test): synthetic Markdown
+"""The test of scripts/checks/check-doc-examples.py (ctest doc_examples_self_test): synthetic Markdown
 files with console examples run against the real binary, with the right numbers (pass), a
 drifted number (fail, one line naming it), a number within the tolerance, a block's own
 tolerance, changed text, elided and extra lines, skip markers and failing commands; and the
@@ -16,7 +16,7 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECKER = os.path.join(ROOT, "scripts", "check-doc-examples.py")
+CHECKER = os.path.join(ROOT, "scripts", "checks", "check-doc-examples.py")
 BINARY = os.environ.get("INFERGRID_BIN", os.path.join(ROOT, "build", "sim", "infergrid"))
 
 COMMAND = "$ infergrid bench one-batch --model=meta-llama/Meta-Llama-3-8B --input-len=128 --output-len=8"

@@ -1,6 +1,6 @@
 // Tests of the training-compute, vector-index and SLO-validation calculations, with
 // the figures of the memory-anatomy seed document and where they do not follow from its own
-// formulas (its KV-cache figures are checked in models_test.cc).
+// formulas (its KV-cache figures are checked in kv_cache_size_test.cc).
 #include <cmath>
 #include <random>
 #include <string>

@@ -153,7 +153,7 @@ TEST_F(ReportBrowser, DefaultSimulationDrawsEveryChart) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectEveryChartDrawn(page, 13);
 
-  // A screenshot renders too (scripts/report-screenshot.sh makes the one in docs/ this way).
+  // A screenshot renders too (scripts/docs/report-screenshot.sh makes the one in docs/ this way).
   const fs::path png = dir / "default.png";
   const std::string command = absl::StrCat(Chromium(FindChromium(), dir / "profile"), " --screenshot=", png.string(),
                                            " file://", fs::absolute(page).string(), " >/dev/null 2>&1");

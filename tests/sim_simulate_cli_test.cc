@@ -172,7 +172,7 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
       // One range per flag, said the same way in every command (validate's below).
       {"--slo-ttft=2e6", 2, "--slo-ttft=2e+06 is out of range (0..1e+06)"},
       {"--time-scale=1e10", 2, "--time-scale=1e+10 is outside (0, 1e9]"},
-      // What the engine itself refuses at startup, by version (docs/commands.md#limits).
+      // What the engine itself refuses at startup, by version (docs/commands.md#limits-and-refusals).
       {"--max-model-len=100000", 1, "--max-model-len=100000 is greater than llama-3-8b's max_position_embeddings (8192): "
                                     "vllm-v1@0.21 refuses it at startup"},
       {"--engine=sglang --max-model-len=8193", 1, "sglang@0.4.9 refuses it at startup"},

@@ -57,7 +57,7 @@ struct EngineFlags {
   std::string kv_cache_memory;
   bool enforce_eager = false;
   bool enable_expert_parallel = false;
-  // Attention data parallelism, in each engine's spelling (docs/engines.md#attention-data-parallelism).
+  // Attention data parallelism, in each engine's spelling (docs/engines.md#moe-with-attention-data-parallelism).
   int32_t data_parallel_size = 1;      // vLLM: ranks of --tensor-parallel-size GPUs each
   bool enable_attention_dp = false;    // TensorRT-LLM: --tensor-parallel-size ranks of one GPU
   bool enable_dp_attention = false;    // SGLang, with --dp-size ranks of TP / dp-size GPUs

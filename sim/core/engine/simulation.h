@@ -47,7 +47,7 @@ namespace infergrid {
 struct EngineConfig {
   // replicas, GPUs per replica (tensor parallel x attention_data_parallel), GPUs per node
   PlatformLayout layout;
-  // Attention data parallelism (docs/engines.md#attention-data-parallelism): each replica's GPUs
+  // Attention data parallelism (docs/engines.md#moe-with-attention-data-parallelism): each replica's GPUs
   // serve this many ranks, each with its own scheduler, KV blocks (`blocks` is per rank) and
   // batch; the router picks a rank among all replicas' ranks (rank r of replica g is replica
   // index g x ranks + r in the log). The ranks of a replica step together, as the MoE layers'
