@@ -17,6 +17,7 @@
 #include "base/embedded_file.h"
 #include "base/textproto.h"
 #include "sim/core/personality/front_end_model.h"
+#include "sim/core/personality/personality_inheritance.h"
 
 namespace infergrid::engine_personalities {
 absl::Span<const EmbeddedFile> EmbeddedFiles();
@@ -25,11 +26,25 @@ absl::Span<const EmbeddedFile> EmbeddedFiles();
 namespace infergrid {
 namespace {
 
+// A broken compiled-in personality is a build defect: reported as LoadEmbeddedCatalog does.
+[[noreturn]] void AbortOnBadPersonality(const absl::Status& status) {
+  std::fprintf(stderr, "infergrid: internal engine personality error: %s\n", std::string(status.message()).c_str());
+  std::abort();
+}
+
+// The files are parsed alone, then resolved through their bases (personality_inheritance.h);
+// only a resolved personality is whole enough to validate.
 const std::vector<EnginePersonality>& Catalog() {
   static const std::vector<EnginePersonality>* catalog = [] {
     auto* personalities = new std::vector<EnginePersonality>;
-    for (auto& entry : LoadEmbeddedCatalog<EnginePersonality>(engine_personalities::EmbeddedFiles(),
-                                                               "engine personality", ValidateEnginePersonality)) {
+    absl::StatusOr<std::vector<CatalogEntry<EnginePersonality>>> resolved =
+        ResolvePersonalityBases(LoadEmbeddedCatalog<EnginePersonality>(
+            engine_personalities::EmbeddedFiles(), "engine personality", NoCatalogCheck<EnginePersonality>));
+    if (!resolved.ok()) AbortOnBadPersonality(resolved.status());
+    for (CatalogEntry<EnginePersonality>& entry : *resolved) {
+      if (absl::Status status = ValidateEnginePersonality(entry.message, entry.path); !status.ok()) {
+        AbortOnBadPersonality(status);
+      }
       personalities->push_back(std::move(entry.message));
     }
     std::sort(personalities->begin(), personalities->end(),

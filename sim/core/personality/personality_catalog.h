@@ -5,7 +5,8 @@
 // at or below it, or on the newest one when it is past them all, with a note saying so; versions
 // compare numerically component by component (0.9 < 0.11 < 0.15.1). A version below the oldest
 // personality, of a major version no personality has, or not numeric ("trtllm@pytorch" matches
-// only itself) is refused.
+// only itself) is refused. A file stating its version as changes from a base is resolved on load
+// (personality_inheritance.h): every personality here is whole.
 #ifndef INFERGRID_SIM_CORE_PERSONALITY_PERSONALITY_CATALOG_H_
 #define INFERGRID_SIM_CORE_PERSONALITY_PERSONALITY_CATALOG_H_
 
