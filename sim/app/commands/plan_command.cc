@@ -33,7 +33,7 @@
 #include "sim/app/cli/simulate_options.h"
 #include "sim/app/run/child_process.h"
 #include "sim/app/commands/command.h"
-#include "sim/app/commands/plan_assumed.h"
+#include "sim/app/run/plan_assumed.h"
 #include "sim/app/run/simulation_plan.h"
 #include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"

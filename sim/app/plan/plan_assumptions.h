@@ -1,7 +1,7 @@
 // What a plan's numbers rest on besides its candidates, in words for the table and the report:
 // the workload every candidate was searched with, and whether a candidate's GPU profile was
 // measured on that GPU or extrapolated from another's measurements (docs/plan.md#what-a-plan-assumes).
-// Pure functions of the report message; sim/app/commands/plan_assumed.h fills the fields.
+// Pure functions of the report message; sim/app/run/plan_assumed.h fills the fields.
 #ifndef INFERGRID_SIM_APP_PLAN_PLAN_ASSUMPTIONS_H_
 #define INFERGRID_SIM_APP_PLAN_PLAN_ASSUMPTIONS_H_
 

@@ -1,4 +1,4 @@
-#include "sim/app/commands/plan_assumed.h"
+#include "sim/app/run/plan_assumed.h"
 
 #include <string>
 

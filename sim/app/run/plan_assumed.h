@@ -4,8 +4,8 @@
 // sim/core/cost/cost_model_factory.h, the choice MakeCostModel makes: the calibrated model on the
 // bundled or given profile, else the roofline model). sim/app/plan/plan_assumptions.h puts them
 // in words.
-#ifndef INFERGRID_SIM_APP_COMMANDS_PLAN_ASSUMED_H_
-#define INFERGRID_SIM_APP_COMMANDS_PLAN_ASSUMED_H_
+#ifndef INFERGRID_SIM_APP_RUN_PLAN_ASSUMED_H_
+#define INFERGRID_SIM_APP_RUN_PLAN_ASSUMED_H_
 
 #include "absl/status/statusor.h"
 #include "sim/app/cli/command_line.h"
@@ -24,4 +24,4 @@ void SetAssumedProfile(const CostModelRequest& request, PlanCandidate& candidate
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_PLAN_ASSUMED_H_
+#endif  // INFERGRID_SIM_APP_RUN_PLAN_ASSUMED_H_
