@@ -7,8 +7,8 @@
 #include "gtest/gtest.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/commands/command.h"
-#include "sim/app/commands/memory_report.h"
-#include "sim/app/commands/roofline_report.h"
+#include "sim/app/accounting/memory_report.h"
+#include "sim/app/accounting/roofline_report.h"
 
 namespace infergrid {
 namespace {

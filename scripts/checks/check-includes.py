@@ -35,17 +35,22 @@ LAYERS = [
     # The product surface around it: results, files, reports, clients, plans, sweeps, commands.
     ("sim/app/results", ["models"]),  # the protobuf messages of every result
     ("sim/app/format", ["base"]),
-    ("sim/app/validation", ["base"]),
+    # SLO-miss classification and latency errors, and `validate`'s report of them (a result
+    # message, rendered as a table): the report is the validation's, so it uses results and format.
+    ("sim/app/validation", ["sim/app/results", "sim/app/format"]),
     ("sim/app/plan", ["sim/app/results", "sim/app/format"]),  # SLOs, candidates, capacity searches (no simulation)
     ("sim/app/report", ["sim/app/results", "sim/app/format", "sim/app/plan"]),  # the HTML report
     ("sim/app/output", ["sim/core/engine", "sim/core/memory_plan", "sim/app/results", "sim/app/format"]),
     ("sim/app/bench", ["traces"]),  # the engines' benchmark clients (no simulation)
     ("sim/app/cli", ["sim/core/simulator", "sim/app/results", "sim/app/bench"]),
     ("sim/app/sweep", ["sim/app/cli", "sim/app/results", "sim/app/format"]),  # sweep specs and result folders
-    # The run service: simulation plans run here or in a child process, bench and sweep runs,
-    # plan's capacity search.
-    ("sim/app/run", ["sim/app/cli", "sim/app/output", "sim/app/sweep", "sim/app/plan"]),
-    ("sim/app/commands", ["sim/app/run", "sim/app/validation", "sim/app/report", "sim/app/plan"]),
+    # The accounting reports (memory, roofline, train, vector-index, catalog listings) without
+    # their commands: built from a resolved accounting setup, rendered as tables.
+    ("sim/app/accounting", ["sim/app/cli", "sim/app/format"]),
+    # The run service: simulation plans run here or in a child process (with simulate's HTML
+    # report), bench and sweep runs and the plans they adjust, what `plan` assumes and its capacity search.
+    ("sim/app/run", ["sim/app/cli", "sim/app/output", "sim/app/sweep", "sim/app/report", "sim/app/plan"]),
+    ("sim/app/commands", ["sim/app/run", "sim/app/accounting", "sim/app/validation", "sim/app/report", "sim/app/plan"]),
     ("sim", ["sim/app/commands"]),  # infergrid_main.cc
     ("sim/app/python", ["sim/app/commands"]),  # the `infergrid` Python module
 ]

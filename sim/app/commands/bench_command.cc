@@ -44,9 +44,9 @@
 #include "sim/app/cli/command_line.h"
 #include "sim/app/run/bench_run.h"
 #include "sim/app/commands/command.h"
-#include "sim/app/commands/one_batch_plan.h"
+#include "sim/app/run/one_batch_plan.h"
 #include "sim/app/run/simulation_plan.h"
-#include "sim/app/commands/trtllm_bench_settings.h"
+#include "sim/app/run/trtllm_bench_settings.h"
 #include "sim/app/report/staged_file.h"
 
 namespace infergrid {

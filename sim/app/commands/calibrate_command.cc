@@ -1,10 +1,11 @@
-// `infergrid calibrate fit|report|crossval|extrapolate`: build, check and transfer calibration
-// profiles.
+// `infergrid calibrate fit|report|crossval|extrapolate|host`: build, check and transfer calibration
+// profiles, and fit an engine's host time per iteration.
 //   fit          --gpu=G --in=FILE[,FILE...] --out=PROFILE   fit a profile from measurements
 //   report       --profile=P --measured=CSV                   prediction vs measurement per op
 //   crossval     --gpu=G --in=CSV[,CSV...]                    leave-one-TP-out, leave-shapes-out and
 //                                                             (several models) leave-one-model-out
 //   extrapolate  --profile=P --gpu=G --out=PROFILE            datasheet-ratio transfer to G
+//   host         --in=CPU_OVERHEADS.csv --out=FILE            host time per iteration, fitted
 #include <algorithm>
 #include <array>
 #include <map>
@@ -18,12 +19,13 @@
 #include "base/textproto.h"
 #include "calibration/cross_validation.h"
 #include "calibration/extrapolate.h"
+#include "calibration/host_fit.h"
+#include "calibration/host_profile.h"
 #include "calibration/profile_catalog.h"
 #include "calibration/profile_fit.h"
 #include "hardware/gpu_catalog.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/command_line.h"
-#include "sim/app/commands/calibrate_host.h"
 #include "sim/app/commands/command.h"
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
@@ -361,6 +363,39 @@ absl::Status RunExtrapolate(const cli::FlagValues& flags, std::ostream& out) {
   if (absl::Status s = WriteCalibrationFile(path, *profile); !s.ok()) return s;
   out << absl::StrCat("extrapolated profile for ", target->name(), " written to ", path, "\n");
   for (const std::string& note : profile->notes()) out << absl::StrCat("note: ", note, "\n");
+  return absl::OkStatus();
+}
+
+// `calibrate host --in=CPU_OVERHEADS.csv --out=FILE`: fits an engine's host time per iteration
+// (calibration/host_fit.h) and writes it as a host calibration textproto, printing each phase's
+// fit with its held-in and leave-one-model-out errors. `in` and `path` are --in and --out (usage
+// errors when empty).
+absl::Status RunCalibrateHost(const std::string& in, const std::string& path, std::ostream& out) {
+  if (in.empty()) return cli::UsageError("calibrate host needs --in=FILE (a vidur CPU-overhead CSV)");
+  if (path.empty()) return cli::UsageError("calibrate host needs --out=FILE");
+  std::string contents;
+  if (absl::Status s = ReadFileToString(in, &contents); !s.ok()) return s;
+  absl::StatusOr<std::vector<HostOverheadRow>> rows = ParseHostOverheadsCsv(contents, in);
+  if (!rows.ok()) return rows.status();
+  absl::StatusOr<HostCalibration> host = FitHostCalibration(*rows, in);
+  if (!host.ok()) return host.status();
+  host->mutable_provenance()->set_command(absl::StrCat("infergrid calibrate host --in=", in, " --out=", path));
+  if (absl::Status s = WriteHostCalibrationFile(path, *host); !s.ok()) return s;
+
+  out << absl::StrCat("host calibration ", host->name(), " written to ", path, " (", rows->size(), " rows)\n\n");
+  format::TextTable table({"phase", "base us", "per seq us", "per seq per 100K vocab us", "TP>1 us", "held-in MAPE", "held-out MAPE",
+                           "held-out median |err|"});
+  for (const HostPhase& p : host->phases()) {
+    table.AddRow({p.name(), format::Fixed(p.base_s() * 1e6, 1), format::Fixed(p.per_sequence_s() * 1e6, 2),
+                  format::Fixed(p.per_sequence_vocab_s() * 1e11, 2), format::Fixed(p.tensor_parallel_s() * 1e6, 1),
+                  absl::StrCat(format::Fixed(100 * p.held_in_mape(), 1), "%"),
+                  absl::StrCat(format::Fixed(100 * p.held_out_mape(), 1), "%"),
+                  absl::StrCat(format::Fixed(p.held_out_median_abs_error_s() * 1e6, 1), " us")});
+  }
+  out << table.Render();
+  out << absl::StrCat("\nwhole step (all phases), each model left out: MAPE ",
+                      format::Fixed(100 * host->step_held_out_mape(), 1), "%\n");
+  for (const std::string& note : host->notes()) out << "note: " << note << "\n";
   return absl::OkStatus();
 }
 

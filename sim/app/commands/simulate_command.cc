@@ -11,7 +11,7 @@
 #include "sim/app/commands/command.h"
 #include "sim/app/cli/simulate_options.h"
 #include "sim/app/run/simulation_plan.h"
-#include "sim/app/commands/simulation_report.h"
+#include "sim/app/run/simulation_report.h"
 #include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/cli/simulate_flags.h"

@@ -1,5 +1,6 @@
-#include "sim/app/commands/trace_command.h"
-
+// `infergrid trace stats|convert|sample|fit`: what a trace holds, conversion to InferGrid's own
+// format (optionally sorted), cutting a time window or a request count, and fitting a workload
+// preset. One Command; the first positional argument names the subcommand.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -19,6 +20,7 @@
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
 #include "traces/preset_fit.h"
+#include "traces/trace_stats.pb.h"
 #include "traces/trace_statistics.h"
 #include "traces/trace_writer.h"
 
@@ -66,8 +68,7 @@ void AppendSkipsAndWarnings(const TraceStats& s, std::string* out) {
   for (const std::string& w : s.warnings()) absl::StrAppend(out, "warning: ", w, "\n");
 }
 
-}  // namespace
-
+// The stats as a terminal table.
 std::string RenderTraceStatsTable(const TraceStats& s) {
   std::string out = absl::StrCat("InferGrid trace stats: ", s.path(), " (", s.format(), ")\n");
   absl::StrAppend(&out, "  requests       ", Grouped(static_cast<double>(s.rows())), "\n");
@@ -107,8 +108,6 @@ std::string RenderTraceStatsTable(const TraceStats& s) {
   AppendSkipsAndWarnings(s, &out);
   return out;
 }
-
-namespace {
 
 absl::StatusOr<std::string> TracePath(const cli::FlagValues& flags) {
   const cli::TraceFlags trace_flags = cli::TraceFlagGroup().Read(flags);

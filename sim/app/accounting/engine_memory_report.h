@@ -1,8 +1,8 @@
 // `infergrid memory --engine=...`: the engine's KV-cache plan as a report (EngineMemoryReport
 // in sim/app/results/accounting_reports.proto, bytes and tokens) and as a terminal table, term
 // by term in GiB the way the engine logs it, followed by the predicted startup-log lines.
-#ifndef INFERGRID_SIM_APP_COMMANDS_ENGINE_MEMORY_REPORT_H_
-#define INFERGRID_SIM_APP_COMMANDS_ENGINE_MEMORY_REPORT_H_
+#ifndef INFERGRID_SIM_APP_ACCOUNTING_ENGINE_MEMORY_REPORT_H_
+#define INFERGRID_SIM_APP_ACCOUNTING_ENGINE_MEMORY_REPORT_H_
 
 #include <string>
 
@@ -19,4 +19,4 @@ std::string RenderEngineMemoryTable(const EngineMemoryReport& report, const Mode
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_ENGINE_MEMORY_REPORT_H_
+#endif  // INFERGRID_SIM_APP_ACCOUNTING_ENGINE_MEMORY_REPORT_H_

@@ -3,8 +3,8 @@
 // precision, recall, F1, MCC and accuracy, beside TTFT and TPOT errors (MAPE, median absolute
 // error, p50/p90/p99). SLO misses are rare, so accuracy alone would hide a predictor that
 // never predicts one; MCC does not. CSV columns: see sim/app/validation/request_latency_csv.h.
-#ifndef INFERGRID_SIM_APP_COMMANDS_VALIDATE_REPORT_H_
-#define INFERGRID_SIM_APP_COMMANDS_VALIDATE_REPORT_H_
+#ifndef INFERGRID_SIM_APP_VALIDATION_VALIDATION_REPORT_H_
+#define INFERGRID_SIM_APP_VALIDATION_VALIDATION_REPORT_H_
 
 #include <string>
 
@@ -20,4 +20,4 @@ std::string RenderValidationTable(const ValidationReport& report);
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_VALIDATE_REPORT_H_
+#endif  // INFERGRID_SIM_APP_VALIDATION_VALIDATION_REPORT_H_

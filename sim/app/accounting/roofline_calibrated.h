@@ -1,15 +1,15 @@
 // The calibrated cost model's time for the pass `infergrid roofline` reports, next to the
 // peak-based bounds: the same model, weights and KV dtype on one GPU, timed kernel by kernel
 // from the GPU's calibration profile (bundled, or --calibration=FILE).
-#ifndef INFERGRID_SIM_APP_COMMANDS_ROOFLINE_CALIBRATED_H_
-#define INFERGRID_SIM_APP_COMMANDS_ROOFLINE_CALIBRATED_H_
+#ifndef INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_CALIBRATED_H_
+#define INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_CALIBRATED_H_
 
 #include <string>
 
 #include "absl/status/status.h"
 #include "calibration/calibration.pb.h"
 #include "sim/app/cli/accounting_setup.h"
-#include "sim/app/commands/roofline_report.h"
+#include "sim/app/accounting/roofline_report.h"
 #include "sim/app/results/accounting_reports.pb.h"
 
 namespace infergrid {
@@ -25,4 +25,4 @@ std::string RenderCalibratedLines(const RooflineReport& report);
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_ROOFLINE_CALIBRATED_H_
+#endif  // INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_CALIBRATED_H_

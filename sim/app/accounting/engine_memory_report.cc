@@ -1,4 +1,4 @@
-#include "sim/app/commands/engine_memory_report.h"
+#include "sim/app/accounting/engine_memory_report.h"
 
 #include <algorithm>
 #include <vector>

@@ -3,8 +3,8 @@
 // The report reads requests.csv and iterations.csv whatever --outputs selects, so the run
 // writes its files into a scratch folder under the system's temporary folder, reads them, moves
 // the ones --out asked for into `out`, and removes the scratch folder.
-#ifndef INFERGRID_SIM_APP_COMMANDS_SIMULATION_REPORT_H_
-#define INFERGRID_SIM_APP_COMMANDS_SIMULATION_REPORT_H_
+#ifndef INFERGRID_SIM_APP_RUN_SIMULATION_REPORT_H_
+#define INFERGRID_SIM_APP_RUN_SIMULATION_REPORT_H_
 
 #include <cstdint>
 #include <optional>
@@ -25,4 +25,4 @@ absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPl
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_SIMULATION_REPORT_H_
+#endif  // INFERGRID_SIM_APP_RUN_SIMULATION_REPORT_H_

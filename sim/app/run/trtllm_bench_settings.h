@@ -3,8 +3,8 @@
 // (sim/core/memory_plan/trtllm_bench_tuning.h) become the engine's, so the memory plan and the
 // scheduler run with them; a limit the user gives is kept and only the other is chosen. The
 // report then reads as trtllm-bench's: its log lines of the choice, and its runtime section.
-#ifndef INFERGRID_SIM_APP_COMMANDS_TRTLLM_BENCH_SETTINGS_H_
-#define INFERGRID_SIM_APP_COMMANDS_TRTLLM_BENCH_SETTINGS_H_
+#ifndef INFERGRID_SIM_APP_RUN_TRTLLM_BENCH_SETTINGS_H_
+#define INFERGRID_SIM_APP_RUN_TRTLLM_BENCH_SETTINGS_H_
 
 #include <optional>
 #include <string>
@@ -28,4 +28,4 @@ std::string TrtllmRuntimeInfoText(int tensor_parallel, int pipeline_parallel, in
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_TRTLLM_BENCH_SETTINGS_H_
+#endif  // INFERGRID_SIM_APP_RUN_TRTLLM_BENCH_SETTINGS_H_

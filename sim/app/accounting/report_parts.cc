@@ -1,4 +1,4 @@
-#include "sim/app/commands/report_parts.h"
+#include "sim/app/accounting/report_parts.h"
 
 #include "absl/strings/str_cat.h"
 #include "sim/app/format/units.h"

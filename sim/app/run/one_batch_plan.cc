@@ -1,4 +1,4 @@
-#include "sim/app/commands/one_batch_plan.h"
+#include "sim/app/run/one_batch_plan.h"
 
 #include <algorithm>
 #include <vector>

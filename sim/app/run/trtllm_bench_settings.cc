@@ -1,4 +1,4 @@
-#include "sim/app/commands/trtllm_bench_settings.h"
+#include "sim/app/run/trtllm_bench_settings.h"
 
 #include <algorithm>
 

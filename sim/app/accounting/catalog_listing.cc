@@ -1,27 +1,18 @@
-// `infergrid models` and `infergrid gpus`: the compiled-in model and GPU catalogs as a table or
-// JSON (ModelListing, GpuListing in sim/app/results/catalog_listing.proto), so a user sees
-// which names --model and --gpu take, and which GPUs' cost model is measured or extrapolated.
-#include <ostream>
+#include "sim/app/accounting/catalog_listing.h"
+
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/string_view.h"
 #include "base/dtype.h"
 #include "base/units.h"
 #include "calibration/profile_catalog.h"
 #include "hardware/gpu_catalog.h"
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
-#include "sim/app/cli/accounting_setup.h"
-#include "sim/app/cli/command_line.h"
-#include "sim/app/commands/command.h"
-#include "sim/app/format/json_output.h"
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
-#include "sim/app/results/catalog_listing.pb.h"
 
 namespace infergrid {
 namespace {
@@ -38,6 +29,8 @@ std::string AttentionLabel(const ModelSpec& m) {
   if (m.attention().attention_chunk_size() > 0) absl::StrAppend(&label, " + chunked");
   return label;
 }
+
+}  // namespace
 
 absl::StatusOr<ModelListing> ListModels() {
   ModelListing listing;
@@ -66,11 +59,15 @@ absl::StatusOr<ModelListing> ListModels() {
   return listing;
 }
 
+namespace {
+
 // 8.03, 70.6, 671: three significant digits of billions.
 std::string Billions(double count) {
   const double b = count / 1e9;
   return format::Fixed(b, b < 10 ? 2 : b < 100 ? 1 : 0);
 }
+
+}  // namespace
 
 std::string RenderModels(const ModelListing& listing) {
   format::TextTable table({"model", "params (B)", "active (B)", "layers", "hidden", "heads (KV)", "experts (top-k)",
@@ -139,45 +136,6 @@ std::string RenderGpus(const GpuListing& listing) {
                       table.Render(),
                       "\nAn extrapolated cost model scales the measured profile by datasheet ratios: expect larger "
                       "errors on it (docs/calibration.md).\n");
-}
-
-// One listing command: no arguments, --format picks the table or the JSON message.
-template <typename Listing>
-absl::Status PrintListing(absl::string_view command, const cli::ParsedCommandLine& command_line, std::ostream& out,
-                          absl::StatusOr<Listing> (*list)(), std::string (*render)(const Listing&)) {
-  if (!command_line.positional.empty()) {
-    return cli::UsageError(absl::StrCat(command, " takes no arguments, got '", command_line.positional[0], "'"));
-  }
-  absl::StatusOr<bool> json = cli::WantJson(command_line.flags);
-  if (!json.ok()) return json.status();
-  absl::StatusOr<Listing> listing = list();
-  if (!listing.ok()) return listing.status();
-  out << (*json ? format::ToJson(*listing) : render(*listing));
-  return absl::OkStatus();
-}
-
-absl::Status RunModels(const cli::ParsedCommandLine& command_line, std::ostream& out) {
-  return PrintListing<ModelListing>("models", command_line, out, &ListModels, &RenderModels);
-}
-
-absl::Status RunGpus(const cli::ParsedCommandLine& command_line, std::ostream& out) {
-  return PrintListing<GpuListing>("gpus", command_line, out, &ListGpus, &RenderGpus);
-}
-
-}  // namespace
-
-const Command& ModelsCommand() {
-  static const Command* command = new Command{
-      "models", "the model catalog: the names --model takes, parameters, attention, experts",
-      cli::CommandFlags().Take(cli::AccountingFlagGroup(), {"format"}), &RunModels};
-  return *command;
-}
-
-const Command& GpusCommand() {
-  static const Command* command = new Command{
-      "gpus", "the GPU catalog: memory, datasheet peaks, NVLink, price, measured or extrapolated cost model",
-      cli::CommandFlags().Take(cli::AccountingFlagGroup(), {"format"}), &RunGpus};
-  return *command;
 }
 
 }  // namespace infergrid

@@ -1,6 +1,6 @@
 // Pieces shared by the accounting reports: the parameter and weight sections and their notes.
-#ifndef INFERGRID_SIM_APP_COMMANDS_REPORT_PARTS_H_
-#define INFERGRID_SIM_APP_COMMANDS_REPORT_PARTS_H_
+#ifndef INFERGRID_SIM_APP_ACCOUNTING_REPORT_PARTS_H_
+#define INFERGRID_SIM_APP_ACCOUNTING_REPORT_PARTS_H_
 
 #include <string>
 
@@ -20,4 +20,4 @@ void AddParameterNotes(const AccountingSetup& setup,
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_REPORT_PARTS_H_
+#endif  // INFERGRID_SIM_APP_ACCOUNTING_REPORT_PARTS_H_

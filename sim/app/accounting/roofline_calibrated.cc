@@ -1,4 +1,4 @@
-#include "sim/app/commands/roofline_calibrated.h"
+#include "sim/app/accounting/roofline_calibrated.h"
 
 #include "absl/strings/str_cat.h"
 #include "calibration/profile_catalog.h"

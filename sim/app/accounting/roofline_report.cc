@@ -1,36 +1,15 @@
-#include "sim/app/commands/roofline_report.h"
+#include "sim/app/accounting/roofline_report.h"
 
 #include "absl/strings/str_cat.h"
-#include "calibration/profile_catalog.h"
 #include "hardware/lower_bounds.h"
 #include "models/kv_cache_size.h"
 #include "models/pass_accounting.h"
-#include "sim/app/cli/command_line.h"
-#include "sim/app/commands/command.h"
-#include "sim/app/commands/report_parts.h"
-#include "sim/app/commands/roofline_calibrated.h"
-#include "sim/app/format/json_output.h"
+#include "sim/app/accounting/report_parts.h"
+#include "sim/app/accounting/roofline_calibrated.h"
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
 
 namespace infergrid {
-namespace {
-
-// roofline's own flags.
-struct RooflineFlags {
-  std::string phase = "decode";
-  std::string attention = "full";
-};
-
-const cli::FlagGroup<RooflineFlags>& RooflineFlagGroup() {
-  static const cli::FlagGroup<RooflineFlags>* group = &(*new cli::FlagGroup<RooflineFlags>())
-      .Add("phase", &RooflineFlags::phase, "prefill or decode")
-      .Add("attention", &RooflineFlags::attention,
-           "attention FLOPs in the total: full (the lesson's 2*L*H_q*D*P^2) or causal (halved)");
-  return *group;
-}
-
-}  // namespace
 
 using format::Fixed;
 using format::Grouped;
@@ -159,67 +138,6 @@ std::string RenderRooflineTable(const RooflineReport& r, const AccountingSetup& 
   absl::StrAppend(&out, RenderCalibratedLines(r));
   for (const std::string& note : r.notes()) absl::StrAppend(&out, "note: ", note, "\n");
   return out;
-}
-
-namespace {
-
-absl::Status RunRoofline(const cli::ParsedCommandLine& command_line, std::ostream& out) {
-  const cli::FlagValues& flags = command_line.flags;
-  const RooflineFlags roofline_flags = RooflineFlagGroup().Read(flags);
-  const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
-  const std::vector<std::string>& positional = command_line.positional;
-  if (!positional.empty()) {
-    return cli::UsageError(absl::StrCat("roofline takes no arguments, got '", positional[0], "'"));
-  }
-  absl::StatusOr<bool> json = cli::WantJson(flags);
-  if (!json.ok()) return json.status();
-  RooflineQuery query;
-  const std::string phase = roofline_flags.phase;
-  if (phase != "prefill" && phase != "decode") {
-    return cli::UsageError(absl::StrCat("--phase: expected prefill or decode, got '", phase, "'"));
-  }
-  const std::string attention = roofline_flags.attention;
-  if (attention != "full" && attention != "causal") {
-    return cli::UsageError(absl::StrCat("--attention: expected full or causal, got '", attention, "'"));
-  }
-  query.prefill = phase == "prefill";
-  query.causal = attention == "causal";
-  query.prompt_tokens = accounting_flags.prompt;
-  query.context_tokens = accounting_flags.context;
-  query.batch = accounting_flags.batch;
-  if (absl::Status s = cli::CheckRange("prompt", query.prompt_tokens, 1, 100'000'000); !s.ok()) return s;
-  if (absl::Status s = cli::CheckRange("context", query.context_tokens, 0, 100'000'000); !s.ok()) return s;
-  if (absl::Status s = cli::CheckRange("batch", query.batch, 1, 10'000'000); !s.ok()) return s;
-  absl::StatusOr<AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
-  if (!setup.ok()) return setup.status();
-  RooflineReport report = BuildRooflineReport(*setup, query);
-  const std::string calibration_path = accounting_flags.calibration;
-  absl::StatusOr<Calibration> calibration = ResolveCalibration(setup->gpu, calibration_path);
-  if (calibration.ok()) {
-    if (absl::Status s = AddCalibratedPrediction(*setup, query, *calibration, &report); !s.ok()) return s;
-  } else if (!calibration_path.empty() || !absl::IsNotFound(calibration.status())) {
-    return calibration.status();
-  } else {
-    report.add_notes(absl::StrCat("no calibration profile for ", setup->gpu.name(),
-                                  ": the calibrated prediction is omitted"));
-  }
-  out << (*json ? format::ToJson(report) : RenderRooflineTable(report, *setup));
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-const Command& RooflineCommand() {
-  static const Command* command = new Command{
-      "roofline", "FLOPs, nominal HBM bytes, intensity and peak lower bounds of one pass",
-      cli::CommandFlags()
-          .Take(cli::AccountingFlagGroup(), cli::AccountingFlagNames())
-          .Take(RooflineFlagGroup(), {"phase"})
-          .Take(cli::AccountingFlagGroup(), {"prompt", "context", "batch"})
-          .Take(RooflineFlagGroup(), {"attention"})
-          .Take(cli::AccountingFlagGroup(), {"calibration"}),
-      &RunRoofline};
-  return *command;
 }
 
 }  // namespace infergrid

@@ -6,8 +6,8 @@
 // the forward and sampling after it, all on the critical path; scheduling and output processing
 // are not run. The decode batch replays a CUDA graph (the script raises cuda_graph_max_bs to the
 // batch size) unless graphs are off.
-#ifndef INFERGRID_SIM_APP_COMMANDS_ONE_BATCH_PLAN_H_
-#define INFERGRID_SIM_APP_COMMANDS_ONE_BATCH_PLAN_H_
+#ifndef INFERGRID_SIM_APP_RUN_ONE_BATCH_PLAN_H_
+#define INFERGRID_SIM_APP_RUN_ONE_BATCH_PLAN_H_
 
 #include <cstdint>
 
@@ -26,4 +26,4 @@ absl::StatusOr<SimulationPlan> OneBatchPlan(SimulationPlan plan, int64_t batch_s
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_ONE_BATCH_PLAN_H_
+#endif  // INFERGRID_SIM_APP_RUN_ONE_BATCH_PLAN_H_

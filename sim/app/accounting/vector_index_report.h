@@ -1,8 +1,8 @@
 // `infergrid vector-index`: memory of a vector store, raw vectors plus an HNSW graph (see
 // models/vector_index_memory.h for what is counted), in GB and GiB, and the graph's overhead
 // over the raw vectors as a function of D and M, against the flat "50-65%" often quoted.
-#ifndef INFERGRID_SIM_APP_COMMANDS_VECTOR_INDEX_REPORT_H_
-#define INFERGRID_SIM_APP_COMMANDS_VECTOR_INDEX_REPORT_H_
+#ifndef INFERGRID_SIM_APP_ACCOUNTING_VECTOR_INDEX_REPORT_H_
+#define INFERGRID_SIM_APP_ACCOUNTING_VECTOR_INDEX_REPORT_H_
 
 #include <cstdint>
 #include <string>
@@ -31,4 +31,4 @@ std::string RenderVectorIndexTable(const VectorIndexReport& report);
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_VECTOR_INDEX_REPORT_H_
+#endif  // INFERGRID_SIM_APP_ACCOUNTING_VECTOR_INDEX_REPORT_H_

@@ -2,8 +2,8 @@
 // count (an assumption: ~20 tokens per parameter), and the wall time on G GPUs of a catalog
 // kind at an MFU or an effective per-GPU rate; with --target-days, what one change (GPU count,
 // rate, tokens, FLOPs per parameter-token) would make the run take that long.
-#ifndef INFERGRID_SIM_APP_COMMANDS_TRAIN_REPORT_H_
-#define INFERGRID_SIM_APP_COMMANDS_TRAIN_REPORT_H_
+#ifndef INFERGRID_SIM_APP_ACCOUNTING_TRAIN_REPORT_H_
+#define INFERGRID_SIM_APP_ACCOUNTING_TRAIN_REPORT_H_
 
 #include <string>
 
@@ -34,4 +34,4 @@ std::string RenderTrainingTable(const TrainingReport& report, const GpuSpec& gpu
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_TRAIN_REPORT_H_
+#endif  // INFERGRID_SIM_APP_ACCOUNTING_TRAIN_REPORT_H_

@@ -1,4 +1,4 @@
-#include "sim/app/commands/simulation_report.h"
+#include "sim/app/run/simulation_report.h"
 
 #include <unistd.h>
 

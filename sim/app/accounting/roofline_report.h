@@ -2,8 +2,8 @@
 // (the accounting lesson's formulas), their ratio, and the two lower bounds on time from
 // datasheet peaks, with the larger one named. Bounds, not predictions: a kernel reaches
 // neither ceiling, and which one binds is for measured or calibrated times to settle.
-#ifndef INFERGRID_SIM_APP_COMMANDS_ROOFLINE_REPORT_H_
-#define INFERGRID_SIM_APP_COMMANDS_ROOFLINE_REPORT_H_
+#ifndef INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_REPORT_H_
+#define INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_REPORT_H_
 
 #include <cstdint>
 #include <string>
@@ -26,4 +26,4 @@ std::string RenderRooflineTable(const RooflineReport& report, const AccountingSe
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_ROOFLINE_REPORT_H_
+#endif  // INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_REPORT_H_

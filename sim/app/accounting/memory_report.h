@@ -1,8 +1,8 @@
 // `infergrid memory`: the payload accounting of weights and KV cache against the capacity the
 // device reports, and the arithmetic remainder (an upper bound on everything else, not free
 // memory and not a capacity plan; engine capacity plans are a separate, later step).
-#ifndef INFERGRID_SIM_APP_COMMANDS_MEMORY_REPORT_H_
-#define INFERGRID_SIM_APP_COMMANDS_MEMORY_REPORT_H_
+#ifndef INFERGRID_SIM_APP_ACCOUNTING_MEMORY_REPORT_H_
+#define INFERGRID_SIM_APP_ACCOUNTING_MEMORY_REPORT_H_
 
 #include <cstdint>
 #include <string>
@@ -18,4 +18,4 @@ std::string RenderMemoryTable(const MemoryReport& report, const AccountingSetup&
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_COMMANDS_MEMORY_REPORT_H_
+#endif  // INFERGRID_SIM_APP_ACCOUNTING_MEMORY_REPORT_H_
