@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "models/attention_layout.h"
 #include "sim/app/commands/child_process.h"
+#include "sim/app/commands/progress_line.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/output/background_sink.h"
 #include "sim/app/output/iterations_csv.h"
@@ -148,7 +149,9 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
     timeline = *std::move(t);
     iteration_outputs.push_back(timeline.get());
   }
-  const EngineConfig engine = SeededEngine(plan, cost->allreduce_latency_s, seed);
+  EngineConfig engine = SeededEngine(plan, cost->allreduce_latency_s, seed);
+  std::optional<ProgressLine> progress_line;  // on a terminal, not --quiet
+  if (o.progress) engine.on_progress = progress_line.emplace().Callback();
   std::optional<BackgroundSink> writers;
   if (!iteration_outputs.empty()) writers.emplace(std::move(iteration_outputs));
   absl::StatusOr<SimulationResult> result =

@@ -30,6 +30,7 @@
 #include "hardware/hardware_spec.pb.h"
 #include "sim/core/cost/iteration_cost.h"
 #include "sim/core/engine/platform.h"
+#include "sim/core/engine/run_progress.h"
 #include "sim/core/metrics/iteration_record.h"
 #include "sim/core/metrics/iteration_stats.h"
 #include "sim/core/metrics/request_log.h"
@@ -94,7 +95,8 @@ struct EngineConfig {
   FrontEndSpec front_end;
   // Run-to-run variation (sim/core/serving/run_noise.h): iteration times and client send times.
   RunNoiseSpec noise;
-  bool progress = false;                 // a progress line on stderr
+  // Told how far the run has come (sim/core/engine/run_progress.h); unset: nobody is.
+  ProgressCallback on_progress;
 };
 
 struct SimulationResult {
