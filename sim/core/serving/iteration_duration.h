@@ -10,6 +10,7 @@
 #ifndef INFERGRID_SIM_CORE_SERVING_ITERATION_DURATION_H_
 #define INFERGRID_SIM_CORE_SERVING_ITERATION_DURATION_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include "sim/core/cost/iteration_cost.h"
@@ -48,15 +49,47 @@ struct IterationDuration {
 // Bytes each GPU sends over the ring for an iteration of `new_tokens` (0 without tensor
 // parallelism): 2 (k - 1) / k of each all-reduce's message, two all-reduces per layer, plus the
 // expert all-to-all's.
-double RingBytes(int64_t new_tokens, const CollectiveTiming& collectives);
+// Inline (forced below): decided once per planned iteration, on the engine's hot path, where an
+// out-of-line call measurably cost instructions per iteration (callgrind).
+[[gnu::always_inline]] inline double RingBytes(int64_t new_tokens, const CollectiveTiming& c) {
+  const int tp = c.tensor_parallel;
+  if (tp < 2) return 0;
+  const double message = static_cast<double>(new_tokens) * static_cast<double>(c.hidden_size) * c.activation_bytes;
+  return 2.0 * c.num_layers * 2.0 * (tp - 1) / tp * message +
+         static_cast<double>(new_tokens) * c.all_to_all_bytes_per_token;
+}
 
 // Applies `variation` to `cost` in place (the noise scales its duration, network and host time;
 // the front end's work adds to its duration and host time) and returns the iteration's
 // duration on devices with `collectives`: the measured collective time (cost.network_s) beyond
 // what the ring's bytes take on free links is fixed latency; a model without collectives pays
 // the configured latency per all-reduce.
-IterationDuration DecideIterationDuration(IterationCost& cost, const IterationVariation& variation,
-                                          int64_t new_tokens, const CollectiveTiming& collectives);
+[[gnu::always_inline]] inline IterationDuration DecideIterationDuration(IterationCost& cost,
+                                                                       const IterationVariation& variation,
+                                                                       int64_t new_tokens,
+                                                                       const CollectiveTiming& collectives) {
+  if (variation.noise_factor != 1) {
+    cost.duration_s *= variation.noise_factor;
+    cost.network_s *= variation.noise_factor;
+    cost.host_s *= variation.noise_factor;
+  }
+  if (variation.front_end_work_s != 0) {
+    // A front end in the engine's own thread ran between the steps: the step starts after it.
+    cost.duration_s += variation.front_end_work_s;
+    cost.host_s += variation.front_end_work_s;
+  }
+  IterationDuration d;
+  d.step_s = cost.duration_s;
+  d.ring_bytes = RingBytes(new_tokens, collectives);
+  d.ring_s = d.ring_bytes > 0 ? d.ring_bytes / collectives.ring_bytes_per_s : 0;
+  if (cost.network_s > 0) {
+    d.latency_s = std::max(0.0, cost.network_s - d.ring_s);
+  } else if (collectives.tensor_parallel > 1) {
+    d.latency_s = 2.0 * collectives.num_layers * collectives.allreduce_latency_s;
+  }
+  d.compute_s = cost.duration_s - cost.network_s + d.latency_s;
+  return d;
+}
 
 }  // namespace infergrid
 

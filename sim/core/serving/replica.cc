@@ -134,7 +134,9 @@ bool Replica::Plan(double start_s) {
   IterationVariation variation;
   if (noise_ != nullptr) variation.noise_factor = noise_->IterationFactor();
   if (front_end_ != nullptr) variation.front_end_work_s = front_end_->TakeEngineWork();
-  duration_ = DecideIterationDuration(cost_, variation, shape_.TotalNewTokens(), collectives_);
+  // Only a ring needs the batch's new tokens (summing them is a loop over its prefill chunks).
+  const int64_t ring_tokens = collectives_.tensor_parallel > 1 ? shape_.TotalNewTokens() : 0;
+  duration_ = DecideIterationDuration(cost_, variation, ring_tokens, collectives_);
   RecordPlanned();
   return true;
 }
