@@ -14,12 +14,13 @@ TEST(Routers, LeastOutstandingAndLeastKvUsePublishedLoads) {
   LinearCostModel cost;
   RequestLog log;
   RecordingSink sink;
+  SequencePool sequences;
   std::vector<std::unique_ptr<Replica>> replicas;
   std::vector<Replica*> view;
   for (int i = 0; i < 3; ++i) {
     replicas.push_back(std::make_unique<Replica>(i, MakeScheduler(SchedulerKind::kVllm, {}),
                                                  BlockManagerOptions{.num_gpu_blocks = 100, .block_size = 16},
-                                                 cost, log, sink));
+                                                 cost, log, sink, sequences));
     view.push_back(replicas.back().get());
   }
   auto rr = MakeRouter(RouterKind::kRoundRobin);
@@ -29,8 +30,8 @@ TEST(Routers, LeastOutstandingAndLeastKvUsePublishedLoads) {
   EXPECT_EQ(rr->Route(view), 0);
   auto least = MakeRouter(RouterKind::kLeastOutstanding);
   for (int i = 0; i < 2; ++i) log.Add({});
-  replicas[0]->Enqueue(NewSeq(0, 10, 5));
-  replicas[1]->Enqueue(NewSeq(1, 10, 5));
+  replicas[0]->Enqueue(PooledSeq(sequences, 0, 10, 5));
+  replicas[1]->Enqueue(PooledSeq(sequences, 1, 10, 5));
   EXPECT_EQ(least->Route(view), 2);
   // Replica 1 runs its prefill: 1 block in use, published; least-kv avoids it.
   ASSERT_TRUE(replicas[1]->Plan(0));

@@ -34,6 +34,7 @@
 #include "sim/core/serving/replica.h"
 #include "sim/core/serving/router.h"
 #include "sim/core/serving/scheduler.h"
+#include "sim/core/serving/sequence_pool.h"
 
 namespace infergrid {
 
@@ -69,6 +70,15 @@ inline Sequence* NewSeq(int64_t record, int32_t prompt, int32_t output) {
   seq->prompt_tokens = prompt;
   seq->output_tokens = output;
   return seq;
+}
+
+// A sequence owned by `pool`, for a replica (which gives it back when it finishes).
+inline Sequence* PooledSeq(SequencePool& pool, int64_t record, int32_t prompt, int32_t output) {
+  Sequence seq;
+  seq.record = record;
+  seq.prompt_tokens = prompt;
+  seq.output_tokens = output;
+  return pool.Acquire(std::move(seq));
 }
 
 // ---------------------------------------------------------------- schedulers

@@ -201,16 +201,18 @@ TEST(SpeculativeReplica, RequestsFinishAtTheirOutputLengthWithTokensInBursts) {
   RequestLog log;
   log.KeepChunkTimes();
   CountingSink sink;
+  SequencePool sequences;
   Replica replica(0, MakeScheduler(SchedulerKind::kSarathi, limits),
-                  BlockManagerOptions{.num_gpu_blocks = 1000, .block_size = 16}, *cost.model, log, sink, 1, &policy);
+                  BlockManagerOptions{.num_gpu_blocks = 1000, .block_size = 16}, *cost.model, log, sink, sequences, 1,
+                  &policy);
   const std::vector<int32_t> outputs = {1, 2, 5, 37, 100};
   for (size_t i = 0; i < outputs.size(); ++i) {
     log.Add({});
-    auto* seq = new Sequence;
-    seq->record = static_cast<int64_t>(i);
-    seq->prompt_tokens = 50;
-    seq->output_tokens = outputs[i];
-    replica.Enqueue(seq);
+    Sequence seq;
+    seq.record = static_cast<int64_t>(i);
+    seq.prompt_tokens = 50;
+    seq.output_tokens = outputs[i];
+    replica.Enqueue(sequences.Acquire(std::move(seq)));
   }
   double t = 0;
   int iterations = 0;

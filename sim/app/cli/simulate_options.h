@@ -50,6 +50,7 @@ struct SimulateOptions : SimulationSettings {
   OutputSelection outputs;
   std::string report_path;           // --report: an HTML report of the run (empty: none)
   bool json = false;                 // --format=json
+  bool progress = false;             // a progress line on stderr (a terminal, not --quiet)
   int64_t timeline_max_iterations = 200000;
   bool record_wall_time = true;
   // The flags that differ from their defaults, as a command line that reruns the simulation.

@@ -15,6 +15,7 @@
 #include "sim/app/format/json_output.h"
 #include "sim/app/output/background_sink.h"
 #include "sim/app/output/iterations_csv.h"
+#include "sim/app/output/progress_line.h"
 #include "sim/app/output/requests_csv.h"
 #include "sim/app/output/summary_builder.h"
 #include "sim/app/output/timeline.h"
@@ -106,7 +107,10 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   }
   std::optional<BackgroundSink> writers;
   if (!iteration_outputs.empty()) writers.emplace(std::move(iteration_outputs));
-  absl::StatusOr<SimulationRun> run = Simulate(plan.setup, seed, **source, {.sink = writers ? &*writers : nullptr});
+  std::optional<ProgressLine> progress_line;  // on a terminal, not --quiet
+  RunRecording recording{.sink = writers ? &*writers : nullptr};
+  if (o.progress) recording.on_progress = progress_line.emplace().Callback();
+  absl::StatusOr<SimulationRun> run = Simulate(plan.setup, seed, **source, recording);
   if (!run.ok()) return run.status();
   const SimulationResult* result = &run->result;
   // requests.csv is written beside the writers' last records, the closing of the other files

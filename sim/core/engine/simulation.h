@@ -5,6 +5,12 @@
 // tensor-parallel all-reduce rings over NVLink, KV swaps over PCIe), so transfers that share a
 // link contend. Requests are plain data.
 //
+// The run is split by concern, one unit per file over a shared RunContext (run_context.h): the
+// client and router (client.h), the front ends' queues (front_end_queue.h), disaggregation's KV
+// transfers (kv_transfer.h), the replica workers (replica_worker.h: where run-ahead is decided)
+// and the attention-DP group worker (group_worker.h). Sequences belong to one SequencePool;
+// an iteration's duration is decided once, when it is planned (iteration_duration.h).
+//
 // Iteration granularity: by default a worker runs ahead through the iterations that nothing
 // can interrupt (until the next arrival anywhere, a KV swap, or 65,536 iterations) and executes
 // them as one activity carrying their summed work, recording each iteration and token at its
@@ -30,6 +36,7 @@
 #include "hardware/hardware_spec.pb.h"
 #include "sim/core/cost/iteration_cost.h"
 #include "sim/core/engine/platform.h"
+#include "sim/core/engine/run_progress.h"
 #include "sim/core/metrics/iteration_record.h"
 #include "sim/core/metrics/iteration_stats.h"
 #include "sim/core/metrics/request_log.h"
@@ -94,7 +101,8 @@ struct EngineConfig {
   FrontEndSpec front_end;
   // Run-to-run variation (sim/core/serving/run_noise.h): iteration times and client send times.
   RunNoiseSpec noise;
-  bool progress = false;                 // a progress line on stderr
+  // Told how far the run has come (sim/core/engine/run_progress.h); unset: nobody is.
+  ProgressCallback on_progress;
 };
 
 struct SimulationResult {

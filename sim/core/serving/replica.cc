@@ -8,22 +8,19 @@ namespace infergrid {
 
 Replica::Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
                  const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
-                 int cost_stride, const ExecutionPolicy* policy)
+                 SequencePool& sequences, int cost_stride, const ExecutionPolicy* policy)
     : index_(index),
       scheduler_(std::move(scheduler)),
       blocks_(blocks),
       pricer_(cost_model, cost_stride),
       log_(log),
       sink_(sink),
+      sequences_(sequences),
       policy_(policy) {
   published_ = LiveLoad();
 }
 
-Replica::~Replica() {
-  for (Sequence* seq : queues_.waiting) delete seq;
-  for (Sequence* seq : queues_.running) delete seq;
-  for (Sequence* seq : queues_.swapped) delete seq;
-}
+Replica::~Replica() = default;  // the pool owns the sequences still queued
 
 void Replica::Enqueue(Sequence* seq, double time_s) {
   seq->enqueued_s = time_s;
@@ -134,18 +131,12 @@ bool Replica::Plan(double start_s) {
     shape_.padding_rows = 0;
   }
   cost_ = pricer_.Price(plan_, shape_);
-  if (noise_ != nullptr) {
-    const double factor = noise_->IterationFactor();
-    cost_.duration_s *= factor;
-    cost_.network_s *= factor;
-    cost_.host_s *= factor;
-  }
-  if (front_end_ != nullptr) {
-    // A front end in the engine's own thread ran between the steps: the step starts after it.
-    const double front_end_work = front_end_->TakeEngineWork();
-    cost_.duration_s += front_end_work;
-    cost_.host_s += front_end_work;
-  }
+  IterationVariation variation;
+  if (noise_ != nullptr) variation.noise_factor = noise_->IterationFactor();
+  if (front_end_ != nullptr) variation.front_end_work_s = front_end_->TakeEngineWork();
+  // Only a ring needs the batch's new tokens (summing them is a loop over its prefill chunks).
+  const int64_t ring_tokens = collectives_.tensor_parallel > 1 ? shape_.TotalNewTokens() : 0;
+  duration_ = DecideIterationDuration(cost_, variation, ring_tokens, collectives_);
   RecordPlanned();
   return true;
 }
@@ -236,7 +227,7 @@ void Replica::Complete(double start_s, double end_s, double communication_s) {
     if (handoff_) {
       handoff_(seq, end_s);
     } else {
-      delete seq;
+      sequences_.Release(seq);
     }
   }
   released_.clear();

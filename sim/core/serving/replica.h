@@ -20,10 +20,12 @@
 #include "sim/core/serving/block_manager.h"
 #include "sim/core/serving/execution_policy.h"
 #include "sim/core/serving/front_end.h"
+#include "sim/core/serving/iteration_duration.h"
 #include "sim/core/serving/run_noise.h"
 #include "sim/core/serving/iteration_pricer.h"
 #include "sim/core/serving/scheduler.h"
 #include "sim/core/serving/sequence.h"
+#include "sim/core/serving/sequence_pool.h"
 
 namespace infergrid {
 
@@ -40,10 +42,11 @@ struct ReplicaLoad {
 class Replica {
  public:
   // `cost_stride`: see IterationPricer (1 prices every iteration exactly). `policy` (CUDA
-  // graphs, multi-step) must outlive the replica.
+  // graphs, multi-step) must outlive the replica. `sequences` owns every sequence the replica
+  // is given; a sequence that finishes here goes back to it.
   Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
           const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
-          int cost_stride = 1, const ExecutionPolicy* policy = nullptr);
+          SequencePool& sequences, int cost_stride = 1, const ExecutionPolicy* policy = nullptr);
   ~Replica();
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
@@ -54,20 +57,22 @@ class Replica {
   const Scheduler& scheduler() const { return *scheduler_; }
   const IterationPricer& pricer() const { return pricer_; }
 
-  // Takes ownership of an arriving sequence.
+  // Queues an arriving sequence (from the pool the replica was given).
   // `time_s`: when it reaches the replica (a schedule-ahead engine holds it back from the batch
   // formed while an iteration that started before it runs).
   void Enqueue(Sequence* seq, double time_s = 0);
 
   // Prefill/decode disaggregation: makes this a prefill-only replica. A sequence finishing its
   // prefill here (it runs with output_tokens = 1) delivers no token; it leaves the replica, its
-  // KV blocks freed, and `handoff` takes ownership of it at the iteration's end time.
+  // KV blocks freed, and `handoff` takes it (still the pool's) at the iteration's end time.
   using Handoff = std::function<void(Sequence* seq, double time_s)>;
   void SetPrefillHandoff(Handoff handoff) { handoff_ = std::move(handoff); }
   bool prefill_only() const { return static_cast<bool>(handoff_); }
   // The serving front end this replica's tokens pass on their way to the client (and, for a
   // front end in the engine's process, whose CPU time delays the next step); not owned.
   void SetFrontEnd(FrontEnd* front_end) { front_end_ = front_end; }
+  // The devices' collectives, for the planned iteration's duration (default: none).
+  void SetCollectives(const CollectiveTiming& collectives) { collectives_ = collectives; }
   // Run-to-run variation: every iteration's time times a seeded random factor of mean 1.
   void SetNoise(const RunNoiseSpec& spec) {
     if (spec.iteration_sigma > 0) noise_ = std::make_unique<RunNoise>(spec, "replica" + std::to_string(index_));
@@ -102,7 +107,10 @@ class Replica {
   bool Plan(double start_s);
   const BatchPlan& plan() const { return plan_; }
   const BatchShape& shape() const { return shape_; }
+  // The planned batch's price, varied by the run (noise, front-end work), and its duration
+  // (DecideIterationDuration, decided once in Plan).
   const IterationCost& cost() const { return cost_; }
+  const IterationDuration& duration() const { return duration_; }
   // New tokens of the planned batch (for tensor-parallel all-reduce sizes).
   int64_t planned_tokens() const { return shape_.TotalNewTokens(); }
 
@@ -174,10 +182,13 @@ class Replica {
   IterationPricer pricer_;
   RequestLog& log_;
   IterationSink& sink_;
+  SequencePool& sequences_;
   ReplicaQueues queues_;
   BatchPlan plan_;
   BatchShape shape_;
   IterationCost cost_;
+  IterationDuration duration_;
+  CollectiveTiming collectives_;
   IterationRecord record_;
   std::vector<Sequence*> released_;
   ReplicaLoad published_;

@@ -1,6 +1,7 @@
 // A request while a replica serves it: how many of its tokens have their K/V in the cache,
 // how many output tokens it has produced, and the KV blocks it holds. Plain data owned by the
-// engine; schedulers move pointers to it between a replica's queues.
+// run's SequencePool (sequence_pool.h); schedulers move pointers to it between a replica's
+// queues and nobody else deletes it.
 //
 // One rule covers prefill, chunked prefill, decode and recompute: a sequence knows
 // TotalTokens() = prompt + generated tokens and has `computed` of them cached. An iteration

@@ -12,6 +12,7 @@ absl::StatusOr<SimulationRun> Simulate(const SimulationSetup& setup, uint64_t se
   run.engine = setup.engine;
   run.engine.allreduce_latency_s = cost->allreduce_latency_s;
   run.engine.record_chunk_times = recording.record_chunk_times;
+  run.engine.on_progress = recording.on_progress;
   // The run's own draws: replications (compare, sweep) differ in their acceptances and noise
   // as well as in their workload.
   if (run.engine.execution.has_value()) run.engine.execution->speculation.seed = seed;

@@ -27,10 +27,12 @@ struct SimulationRun {
 
 // What a run records beyond its log and statistics: `sink`, when given, receives every
 // iteration (iterations.csv, the timeline); `record_chunk_times` keeps every request's
-// token chunk times in the log (a benchmark client's inter-token latencies).
+// token chunk times in the log (a benchmark client's inter-token latencies); `on_progress`,
+// when set, receives the run's progress (sim/core/engine/run_progress.h).
 struct RunRecording {
   IterationSink* sink = nullptr;
   bool record_chunk_times = false;
+  ProgressCallback on_progress;
 };
 
 absl::StatusOr<SimulationRun> Simulate(const SimulationSetup& setup, uint64_t seed, RequestSource& source,

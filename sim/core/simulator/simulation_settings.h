@@ -75,7 +75,6 @@ struct SimulationSettings {
   SpeculativeSettings speculative;    // --num-speculative-tokens and its proposer
   WorkloadSettings workload;
   int64_t max_concurrency = 0;       // > 0: a closed-loop client with this many requests in flight
-  bool progress = false;             // a progress line on stderr (a terminal, not --quiet)
 };
 
 }  // namespace infergrid

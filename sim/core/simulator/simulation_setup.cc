@@ -303,7 +303,6 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const SimulationSettings& o, cons
   e.coalesce = o.coalesce;
   e.max_concurrency = o.max_concurrency;
   e.cost_stride = o.cost_stride;
-  e.progress = o.progress;
   e.execution = std::move(policy);
   const int64_t usable = kv.num_blocks - WatermarkBlocks(e.blocks);
   // A sequence at max_model_len still reserves its speculative lookahead slots.

@@ -1,0 +1,65 @@
+// One replica's worker actor: forms batches with the replica's scheduler (Replica::Plan, which
+// also prices the batch and decides its duration, sim/core/serving/iteration_duration.h) and
+// executes them on the replica's devices as SimGrid activities (KV swaps over PCIe, compute on
+// the GPUs and their HBM links, the tensor-parallel ring), then completes them (tokens,
+// finished requests, the iteration's record). Idle, it sleeps until a request reaches its
+// queue (or its front end has one ready).
+//
+// Run-ahead is decided here (MayRunAhead and RunIterations): a replica whose links no other
+// replica's transfers can cross (ReplicaDevices::exclusive), outside disaggregation and a
+// closed-loop client, runs the iterations ending before its next input (NextInput: an arrival
+// anywhere, or a request its front end has ready) as one activity carrying their summed work,
+// completing each at its own time; a KV swap or the 65,536th iteration ends a run. The horizon
+// is the only thing tying a replica to the others, so a replica advancing on its own between
+// interaction points (fleet scale, issue 47) would change NextInput and the wake-ups, not the
+// execution below them.
+#ifndef INFERGRID_SIM_CORE_ENGINE_REPLICA_WORKER_H_
+#define INFERGRID_SIM_CORE_ENGINE_REPLICA_WORKER_H_
+
+#include "sim/core/engine/client.h"
+#include "sim/core/engine/front_end_queue.h"
+#include "sim/core/engine/kv_transfer.h"
+#include "sim/core/engine/run_context.h"
+
+namespace infergrid {
+
+class ReplicaWorker {
+ public:
+  ReplicaWorker(RunContext& ctx, Client& client, FrontEndQueues& front_ends, const KvTransfer& kv, int index);
+  ReplicaWorker(const ReplicaWorker&) = delete;
+  ReplicaWorker& operator=(const ReplicaWorker&) = delete;
+
+  // The actor's body: runs until no request can reach the replica any more, or the run fails
+  // (also when the replica holds requests it can never schedule).
+  void Run();
+
+ private:
+  // Whether the planned iteration may start a run ahead: allowed for this replica and no KV
+  // swap planned (a swap's transfer is timed on its own).
+  bool MayRunAhead() const {
+    return run_ahead_allowed_ && replica_.plan().swap_out_blocks == 0 && replica_.plan().swap_in_blocks == 0;
+  }
+  // Runs ahead from `start` through uninterruptible iterations (or one iteration when running
+  // ahead is not allowed) and executes them.
+  void RunIterations(double start);
+  // Executes the planned iteration, begun at `begin`, as its own activities (KV swaps,
+  // compute, the all-reduce ring) and completes it.
+  void RunOne(double begin);
+  // No request can reach this replica any more.
+  bool InputsDone() const;
+
+  RunContext& ctx_;
+  Client& client_;
+  FrontEndQueues& front_ends_;
+  const KvTransfer& kv_;
+  const int index_;
+  Replica& replica_;
+  ReplicaDevices& devices_;
+  WorkerWake& wake_;
+  double block_bytes_;      // one KV block on one GPU, for swaps
+  bool run_ahead_allowed_;  // coalescing on, exclusive links, no closed loop, no disaggregation
+};
+
+}  // namespace infergrid
+
+#endif  // INFERGRID_SIM_CORE_ENGINE_REPLICA_WORKER_H_
