@@ -1,4 +1,4 @@
-// Attention data parallelism (docs/engines.md#attention-data-parallelism): the one worker actor
+// Attention data parallelism (docs/engines.md#moe-with-attention-data-parallelism): the one worker actor
 // of a replica whose GPUs serve several ranks, each with its own scheduler, KV blocks and batch.
 // The ranks step together, as the MoE layers' exchange synchronises them: each step every rank
 // with work forms and prices its batch, and the step lasts as long as the slowest rank's
