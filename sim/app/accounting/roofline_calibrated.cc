@@ -2,42 +2,28 @@
 
 #include "absl/strings/str_cat.h"
 #include "calibration/profile_catalog.h"
-#include "sim/core/cost/calibrated_cost_model.h"
+#include "sim/core/simulator/one_pass_cost.h"
 #include "sim/app/format/units.h"
 
 namespace infergrid {
 
 absl::Status AddCalibratedPrediction(const AccountingSetup& setup, const RooflineQuery& query,
                                      const Calibration& calibration, RooflineReport* report) {
-  CalibratedCostOptions options;
-  options.kernels.weights = setup.weights;
-  options.kernels.kv_dtype = setup.kv_dtype;
-  options.kernels.compute_dtype = setup.compute_dtype;
-  const DType native = setup.model.dtype();
-  options.kernels.activation_dtype = native == DType::FP16 ? DType::FP16 : DType::BF16;
-  if (setup.compute_dtype == DType::FP16 || setup.compute_dtype == DType::BF16) {
-    options.kernels.activation_dtype = setup.compute_dtype;
-  }
   BatchShape batch;
   if (query.prefill) {
     batch.prefill.assign(static_cast<size_t>(query.batch), PrefillChunk{query.prompt_tokens, 0});
   } else {
     batch.decode_context_tokens.assign(static_cast<size_t>(query.batch), query.context_tokens);
   }
-  absl::StatusOr<std::unique_ptr<CalibratedCostModel>> graphs =
-      CalibratedCostModel::Create(setup.model, setup.gpu, calibration, options);
-  if (!graphs.ok()) return graphs.status();
-  options.cuda_graphs = false;
-  absl::StatusOr<std::unique_ptr<CalibratedCostModel>> eager =
-      CalibratedCostModel::Create(setup.model, setup.gpu, calibration, options);
-  if (!eager.ok()) return eager.status();
-  const IterationCost cost = (*graphs)->Cost(batch);
+  absl::StatusOr<OnePassCost> priced = PriceOnePass(setup, batch, calibration);
+  if (!priced.ok()) return priced.status();
+  const IterationCost& cost = priced->graphs;
   CalibratedPrediction& p = *report->mutable_calibrated();
   p.set_profile(CalibrationLabel(calibration));
   p.set_extrapolated(calibration.extrapolated());
   p.set_extrapolated_from(calibration.extrapolated_from());
   p.set_duration_s(cost.duration_s);
-  p.set_eager_duration_s((*eager)->Cost(batch).duration_s);
+  p.set_eager_duration_s(priced->eager_duration_s);
   p.set_binding(std::string(ResourceName(cost.binding)));
   p.set_hbm_fraction(cost.hbm_fraction());
   p.set_compute_fraction(cost.compute_fraction());
