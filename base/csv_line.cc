@@ -42,8 +42,7 @@ size_t ClosingQuote(absl::string_view line, size_t open, bool* escaped) {
   }
 }
 
-absl::string_view Unescape(absl::string_view inner, std::deque<std::string>* storage,
-                           size_t* used_storage) {
+absl::string_view Unescape(absl::string_view inner, std::deque<std::string>* storage, size_t* used_storage) {
   if (storage->size() <= *used_storage) storage->emplace_back();
   std::string& s = (*storage)[(*used_storage)++];
   s.clear();
@@ -54,8 +53,8 @@ absl::string_view Unescape(absl::string_view inner, std::deque<std::string>* sto
   return s;
 }
 
-bool SplitQuoted(absl::string_view line, std::vector<CsvField>* fields,
-                 std::deque<std::string>* storage, CsvSplitError* error, bool trim) {
+bool SplitQuoted(absl::string_view line, std::vector<CsvField>* fields, std::deque<std::string>* storage,
+                 CsvSplitError* error, bool trim) {
   size_t used_storage = 0;
   size_t at = 0;
   while (true) {
@@ -79,8 +78,7 @@ bool SplitQuoted(absl::string_view line, std::vector<CsvField>* fields,
       if (trim) text = TrimBlanks(text);
       const size_t quote = text.find('"');
       if (quote != absl::string_view::npos) {
-        return Fail(error, static_cast<size_t>(text.data() - line.data()) + quote,
-                    "a quote inside an unquoted field");
+        return Fail(error, static_cast<size_t>(text.data() - line.data()) + quote, "a quote inside an unquoted field");
       }
       fields->push_back({text, static_cast<int>(start) + 1});
       if (comma == absl::string_view::npos) return true;
@@ -96,9 +94,8 @@ bool SplitQuoted(absl::string_view line, std::vector<CsvField>* fields,
 
 }  // namespace
 
-bool SplitCsvLine(absl::string_view line, std::vector<CsvField>* fields,
-                  std::deque<std::string>* storage, CsvSplitError* error,
-                  CsvSplitOptions options) {
+bool SplitCsvLine(absl::string_view line, std::vector<CsvField>* fields, std::deque<std::string>* storage,
+                  CsvSplitError* error, CsvSplitOptions options) {
   fields->clear();
   if (std::memchr(line.data(), '"', line.size()) != nullptr) {
     return SplitQuoted(line, fields, storage, error, options.trim_blanks);
@@ -117,8 +114,7 @@ bool SplitCsvLine(absl::string_view line, std::vector<CsvField>* fields,
   }
 }
 
-absl::StatusOr<std::vector<std::string>> CsvLineFields(absl::string_view line,
-                                                       absl::string_view path, int line_number,
+absl::StatusOr<std::vector<std::string>> CsvLineFields(absl::string_view line, absl::string_view path, int line_number,
                                                        CsvSplitOptions options) {
   std::vector<CsvField> fields;
   std::deque<std::string> storage;

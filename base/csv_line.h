@@ -32,27 +32,24 @@ struct CsvSplitOptions {
 };
 
 struct CsvSplitError {
-  int column = 0;       // where the malformed quote is (1-based byte)
+  int column = 0;  // where the malformed quote is (1-based byte)
   std::string message;  // "unterminated quoted field", "expected ',' after a closing quote",
-                        // "a quote inside an unquoted field"
+      // "a quote inside an unquoted field"
 };
 
 // Replaces `fields` with the fields of `line` (without its '\n'; a trailing '\r' is the
 // caller's to remove). The fields point into `line` or `storage`. False, with `error`, on a
 // malformed quote; `fields` is then unspecified.
-bool SplitCsvLine(absl::string_view line, std::vector<CsvField>* fields,
-                  std::deque<std::string>* storage, CsvSplitError* error,
-                  CsvSplitOptions options = {});
+bool SplitCsvLine(absl::string_view line, std::vector<CsvField>* fields, std::deque<std::string>* storage,
+                  CsvSplitError* error, CsvSplitOptions options = {});
 
 // The fields of `line` as strings, or the error as "path:line:column: message". For the readers
 // of small tables, where a copy per field costs nothing.
-absl::StatusOr<std::vector<std::string>> CsvLineFields(absl::string_view line,
-                                                       absl::string_view path, int line_number,
+absl::StatusOr<std::vector<std::string>> CsvLineFields(absl::string_view line, absl::string_view path, int line_number,
                                                        CsvSplitOptions options = {});
 
 // "path:line: message", or "path:line:column: message" when column > 0: the one error format.
-absl::Status CsvLineError(absl::string_view path, int line, absl::string_view message,
-                          int column = 0);
+absl::Status CsvLineError(absl::string_view path, int line, absl::string_view message, int column = 0);
 
 }  // namespace infergrid
 

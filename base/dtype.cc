@@ -47,8 +47,8 @@ absl::StatusOr<DType> ParseDType(absl::string_view name) {
   if (n == "fp8_e5m2" || n == "float8_e5m2") return DType::FP8_E5M2;
   if (n == "int8") return DType::INT8;
   if (n == "int4") return DType::INT4;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown dtype '", name, "' (expected fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, int8 or int4)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown dtype '", name, "' (expected fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, int8 or int4)"));
 }
 
 double WeightFormat::BytesPerParameter() const {
@@ -92,16 +92,15 @@ absl::StatusOr<WeightFormat> ParseWeightFormat(absl::string_view name) {
   absl::StatusOr<DType> dtype = ParseDType(base);
   if (!dtype.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "unknown weight format '", name,
-        "' (expected a dtype, int4-g<N>, int8-g<N>, awq, gptq, fp8, nvfp4 or mxfp4)"));
+        "unknown weight format '", name, "' (expected a dtype, int4-g<N>, int8-g<N>, awq, gptq, fp8, nvfp4 or mxfp4)"));
   }
   format.dtype = *dtype;
   if (!group.empty()) {
     int size = 0;
-    if ((*dtype != DType::INT4 && *dtype != DType::INT8) || !absl::SimpleAtoi(group, &size) ||
-        size <= 0 || size > (1 << 20)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bad weight format '", name, "': groups apply to int4/int8 as -g<N>, N in 1..1048576"));
+    if ((*dtype != DType::INT4 && *dtype != DType::INT8) || !absl::SimpleAtoi(group, &size) || size <= 0 ||
+        size > (1 << 20)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad weight format '", name, "': groups apply to int4/int8 as -g<N>, N in 1..1048576"));
     }
     format.group_size = size;
     format.metadata_bytes_per_group = 2.0;  // one fp16 scale per group (symmetric)

@@ -27,9 +27,9 @@ absl::StatusOr<DType> ParseDType(absl::string_view name);
 // int4 without groups is the raw payload, a floor that no real checkpoint reaches.
 struct WeightFormat {
   DType dtype = DType::BF16;
-  int group_size = 0;                 // elements sharing one scale; 0: no group metadata
+  int group_size = 0;  // elements sharing one scale; 0: no group metadata
   double metadata_bytes_per_group = 0;  // scale (+ zero point) bytes per group
-  std::string label;                  // as the user named it ("int4-g128", "awq")
+  std::string label;  // as the user named it ("int4-g128", "awq")
   // Only the routed experts' linears are stored in this format; every other linear stays in
   // the model's float dtype (gpt-oss's MXFP4 checkpoints: ModelSpec.checkpoint_quantizes_experts_only).
   bool experts_only = false;

@@ -36,8 +36,8 @@ absl::Status NoCatalogCheck(const Message&, const std::string&) {
 }
 
 template <typename Message, typename Validate>
-std::vector<CatalogEntry<Message>> LoadEmbeddedCatalog(absl::Span<const EmbeddedFile> files,
-                                                       absl::string_view what, Validate validate) {
+std::vector<CatalogEntry<Message>> LoadEmbeddedCatalog(absl::Span<const EmbeddedFile> files, absl::string_view what,
+                                                       Validate validate) {
   std::vector<CatalogEntry<Message>> entries;
   entries.reserve(files.size());
   for (const EmbeddedFile& file : files) {

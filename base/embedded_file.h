@@ -9,7 +9,7 @@
 namespace infergrid {
 
 struct EmbeddedFile {
-  const char* path;       // e.g. "models/catalog/llama-3-8b.textproto"
+  const char* path;  // e.g. "models/catalog/llama-3-8b.textproto"
   absl::string_view text;
 };
 

@@ -25,7 +25,7 @@ std::array<Slot, kSlots> g_slots;
 
 std::array<Slot, kSlots>& Slots() { return g_slots; }
 
-char g_who[256] = {};   // "infergrid simulate"
+char g_who[256] = {};  // "infergrid simulate"
 char g_what[512] = {};  // "; nothing was written"
 std::atomic<int> g_commit_depth{0};
 std::atomic<int> g_pending_signal{0};

@@ -100,9 +100,9 @@ class Guarded {
     return false;
   }
 
-  bool failed = false;     // a parse error
-  bool too_deep = false;   // nesting past kMaxJsonDepth
-  size_t error_byte = 0;   // bytes read: a syntax error's 1-based byte, or just past a number
+  bool failed = false;  // a parse error
+  bool too_deep = false;  // nesting past kMaxJsonDepth
+  size_t error_byte = 0;  // bytes read: a syntax error's 1-based byte, or just past a number
   std::string error_token;
   int error_id = 0;
   std::string error_what;

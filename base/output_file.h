@@ -25,8 +25,8 @@
 namespace infergrid {
 
 struct OutputPlacement {
-  std::string path;       // as the user gave it; errors name it
-  std::string target;     // the path that receives the bytes (symbolic links followed)
+  std::string path;  // as the user gave it; errors name it
+  std::string target;  // the path that receives the bytes (symbolic links followed)
   std::string temporary;  // where the bytes are written first
   bool write_through = false;  // target is a device or a FIFO: written into, never renamed over
 };

@@ -27,8 +27,7 @@ bool NumberOf(const google::protobuf::Message& m, const FieldDescriptor* f, int 
     case FieldDescriptor::CPPTYPE_INT64:
       *value = static_cast<double>(repeated ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f));
       return true;
-    default:
-      return false;  // unsigned and enum fields cannot be negative; strings and bools are not numbers
+    default: return false;  // unsigned and enum fields cannot be negative; strings and bools are not numbers
   }
 }
 
@@ -43,18 +42,21 @@ absl::Status Check(const google::protobuf::Message& m, const std::string& prefix
       const std::string name = f->is_repeated() ? absl::StrCat(prefix, f->name(), "[", k, "]") : prefix + f->name();
       if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
         if (!f->is_repeated() && !r->HasField(m, f)) continue;
-        const google::protobuf::Message& inner = f->is_repeated() ? r->GetRepeatedMessage(m, f, k) : r->GetMessage(m, f);
+        const google::protobuf::Message& inner =
+            f->is_repeated() ? r->GetRepeatedMessage(m, f, k) : r->GetMessage(m, f);
         if (absl::Status s = Check(inner, name + ".", where, rule); !s.ok()) return s;
         continue;
       }
       double value = 0;
       if (!NumberOf(m, f, k, &value)) continue;
       const bool rate = rule.is_rate && rule.is_rate(f->name());
-      if (!std::isfinite(value) || value < 0 || value > rule.maximum || (rate && value > 0 && value < rule.minimum_rate)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": ", name, " is ", value, "; expected ",
-            rate ? absl::StrCat("0 (unknown) or a finite rate in [", rule.minimum_rate, ", ", rule.maximum, "] per second")
-                 : absl::StrCat("a finite number in [0, ", rule.maximum, "]")));
+      if (!std::isfinite(value) || value < 0 || value > rule.maximum ||
+          (rate && value > 0 && value < rule.minimum_rate)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": ", name, " is ", value, "; expected ",
+                         rate ? absl::StrCat("0 (unknown) or a finite rate in [", rule.minimum_rate, ", ", rule.maximum,
+                                             "] per second")
+                              : absl::StrCat("a finite number in [0, ", rule.maximum, "]")));
       }
     }
   }

@@ -14,7 +14,7 @@ double StudentT95(int df);
 
 struct MeanInterval {
   double mean = 0;
-  double low = 0;   // mean -/+ t * s / sqrt(n); both the mean for one value
+  double low = 0;  // mean -/+ t * s / sqrt(n); both the mean for one value
   double high = 0;
 };
 MeanInterval MeanWithInterval95(const std::vector<double>& values);

@@ -14,8 +14,7 @@ namespace {
 // Keeps the first error (the rest usually follow from it) with a 1-based position.
 class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
  public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
     if (!has_error_) {
       has_error_ = true;
       line_ = line + 1;
@@ -37,8 +36,7 @@ class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
 
 }  // namespace
 
-absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
-                            google::protobuf::Message* message,
+absl::Status ParseTextProto(absl::string_view text, absl::string_view path, google::protobuf::Message* message,
                             google::protobuf::TextFormat::ParseInfoTree* locations) {
   google::protobuf::TextFormat::Parser parser;
   if (locations != nullptr) parser.WriteLocationsTo(locations);
@@ -46,8 +44,7 @@ absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
   parser.RecordErrorsTo(&errors);
   if (!parser.ParseFromString(std::string(text), message)) {
     if (errors.has_error()) return absl::InvalidArgumentError(errors.Format(path));
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a valid ",
-                                                   message->GetTypeName(), " textproto"));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a valid ", message->GetTypeName(), " textproto"));
   }
   return absl::OkStatus();
 }
@@ -55,7 +52,8 @@ absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
 absl::Status CheckRegularFile(const std::string& path) {
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
-  if (error || !std::filesystem::exists(status)) return absl::NotFoundError(absl::StrCat(path, ": cannot open file: no such file"));
+  if (error || !std::filesystem::exists(status))
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open file: no such file"));
   if (std::filesystem::is_directory(status)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": is a folder, not a file"));
   }

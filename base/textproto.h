@@ -14,8 +14,7 @@ namespace infergrid {
 
 // Parses `text` into `message`; `path` only names the source in errors
 // ("path:LINE:COL: message"). Unknown fields are errors.
-absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
-                            google::protobuf::Message* message,
+absl::Status ParseTextProto(absl::string_view text, absl::string_view path, google::protobuf::Message* message,
                             google::protobuf::TextFormat::ParseInfoTree* locations = nullptr);
 
 // OK when `path` is a regular file (after links); NotFound when it does not exist, and
@@ -23,8 +22,7 @@ absl::Status ParseTextProto(absl::string_view text, absl::string_view path,
 absl::Status CheckRegularFile(const std::string& path);
 
 // Reads a whole regular file (at most `max_bytes`) into `contents`; errors name the path.
-absl::Status ReadFileToString(const std::string& path, std::string* contents,
-                              size_t max_bytes = size_t{1} << 30);
+absl::Status ReadFileToString(const std::string& path, std::string* contents, size_t max_bytes = size_t{1} << 30);
 
 // Reads and parses a textproto file. With `locations`, records where each field was written
 // (0-based line and column), so checks after parsing can name the line of a bad value.

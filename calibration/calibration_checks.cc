@@ -32,14 +32,13 @@ constexpr double kHbmPeakMargin = 1.01;
 
 constexpr absl::string_view kBeatsPeak = "a kernel cannot beat the GPU's datasheet peak";
 
-absl::Status CalibrationRefusal(absl::string_view where, absl::string_view path, double value,
-                                absl::string_view what) {
+absl::Status CalibrationRefusal(absl::string_view where, absl::string_view path, double value, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", path, " = ", value, " ", what));
 }
 
 // `value` in [lo, hi], else "<where>: <path> = <value> is outside [lo, hi]: <why>".
-absl::Status CalibrationInRange(absl::string_view where, absl::string_view path, double value, double lo,
-                                double hi, absl::string_view why) {
+absl::Status CalibrationInRange(absl::string_view where, absl::string_view path, double value, double lo, double hi,
+                                absl::string_view why) {
   if (value >= lo && value <= hi) return absl::OkStatus();
   return CalibrationRefusal(where, path, value, absl::StrCat("is outside [", lo, ", ", hi, "]: ", why));
 }
@@ -56,7 +55,8 @@ absl::Status CheckGemmRanges(const GemmModel& g, absl::string_view where) {
       {"gemm.fill_drain_k", g.fill_drain_k(), 0, kMaxKElements, "K elements of pipeline fill per kernel"},
       {"gemm.tile_penalty", g.tile_penalty(), 0, kMaxKElements, "a tile's efficiency is 1 / (1 + penalty / intensity)"},
       {"gemm.overlap_penalty", g.overlap_penalty(), 0, 1, "the share of the smaller of tensor and HBM time added"},
-      {"gemm.partial_wave_discount", g.partial_wave_discount(), 0, 1, "the share of a partial wave's idle SMs recovered"},
+      {"gemm.partial_wave_discount", g.partial_wave_discount(), 0, 1,
+       "the share of a partial wave's idle SMs recovered"},
       {"gemm.min_split_k", static_cast<double>(g.min_split_k()), 1, kMaxKElements, "K elements per split"},
   };
   for (const Bound& b : bounds) {
@@ -64,8 +64,8 @@ absl::Status CheckGemmRanges(const GemmModel& g, absl::string_view where) {
   }
   for (int i = 0; i < g.tiles_size(); ++i) {
     for (const auto& [side, value] : {std::pair{"bm", g.tiles(i).bm()}, std::pair{"bn", g.tiles(i).bn()}}) {
-      if (absl::Status s = CalibrationInRange(where, absl::StrCat("gemm.tiles[", i, "].", side), value, 1,
-                                              kMaxTileSide, "a tile side in elements");
+      if (absl::Status s = CalibrationInRange(where, absl::StrCat("gemm.tiles[", i, "].", side), value, 1, kMaxTileSide,
+                                              "a tile side in elements");
           !s.ok()) {
         return s;
       }
@@ -93,12 +93,13 @@ BestTile BestTileOf(const GemmModel& g) {
 // A GEMM's tensor time is at least its FLOPs over (peak x fraction x the best tile's
 // efficiency): the wave and overhead terms only add to it (k_overhead, fill_drain_k >= 0,
 // partial_wave_discount <= 1). So that share of the peak must be at most 1.
-absl::Status CheckTensorShare(absl::string_view where, absl::string_view path, double fraction,
-                              const BestTile& best, absl::string_view peak_name, double peak) {
+absl::Status CheckTensorShare(absl::string_view where, absl::string_view path, double fraction, const BestTile& best,
+                              absl::string_view peak_name, double peak) {
   const double share = fraction * best.efficiency;
   if (share <= 1 && share >= kMinPeakShare) return absl::OkStatus();
-  const std::string tile = absl::StrFormat("the best tile (%dx%d, efficiency %.3g) at %.3g of the datasheet %s = %g FLOP/s",
-                                           best.bm, best.bn, best.efficiency, share, peak_name, peak);
+  const std::string tile =
+      absl::StrFormat("the best tile (%dx%d, efficiency %.3g) at %.3g of the datasheet %s = %g FLOP/s", best.bm,
+                      best.bn, best.efficiency, share, peak_name, peak);
   if (share > 1) return CalibrationRefusal(where, path, fraction, absl::StrCat("prices ", tile, ": ", kBeatsPeak));
   return CalibrationRefusal(where, path, fraction,
                             absl::StrCat("prices ", tile, "; expected at least ", kMinPeakShare));
@@ -125,8 +126,8 @@ absl::Status CheckHbmCurve(const RateTable& hbm, const GpuSpec& gpu, absl::strin
     *curve_max = std::max(*curve_max, rate);
     if (rate > limit) {
       return CalibrationRefusal(where, absl::StrCat("hbm.points[", i, "].bytes_per_s"), rate,
-                                absl::StrCat("is above the datasheet HBM rate (hbm_bytes_per_s = ", gpu.hbm_bytes_per_s(),
-                                             " B/s, +1%): ", kBeatsPeak));
+                                absl::StrCat("is above the datasheet HBM rate (hbm_bytes_per_s = ",
+                                             gpu.hbm_bytes_per_s(), " B/s, +1%): ", kBeatsPeak));
     }
   }
   return absl::OkStatus();
@@ -178,9 +179,9 @@ absl::Status CheckLaunchAndCollectives(const Calibration& p, absl::string_view w
   for (int t = 0; t < p.collectives_size(); ++t) {
     const CollectiveTable& table = p.collectives(t);
     for (int i = 0; i < table.points_size(); ++i) {
-      if (absl::Status s = CalibrationInRange(where, absl::StrCat("collectives[", t, "].points[", i, "].seconds"),
-                                              table.points(i).seconds(), 0, kMaxCollectiveS,
-                                              "seconds of one measured collective");
+      if (absl::Status s =
+              CalibrationInRange(where, absl::StrCat("collectives[", t, "].points[", i, "].seconds"),
+                                 table.points(i).seconds(), 0, kMaxCollectiveS, "seconds of one measured collective");
           !s.ok()) {
         return s;
       }

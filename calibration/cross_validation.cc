@@ -62,8 +62,7 @@ std::string FoldName(const KernelSample& sample, Holdout holdout) {
   return "";
 }
 
-absl::StatusOr<CrossValidation> CrossValidate(const GpuSpec& gpu,
-                                              const std::vector<KernelSample>& samples,
+absl::StatusOr<CrossValidation> CrossValidate(const GpuSpec& gpu, const std::vector<KernelSample>& samples,
                                               Holdout holdout) {
   // Fold order: TP degree, token band, or the order models first appear in.
   std::map<std::pair<int64_t, std::string>, std::string> folds;  // sort key -> name
@@ -87,8 +86,8 @@ absl::StatusOr<CrossValidation> CrossValidate(const GpuSpec& gpu,
     folds[keys.back()] = keys.back().second;
   }
   if (folds.size() < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cross-validation needs at least two folds in the rows (found ", folds.size(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cross-validation needs at least two folds in the rows (found ", folds.size(), ")"));
   }
   CrossValidation result;
   std::vector<SampleError> pooled, pooled_baseline;
@@ -109,7 +108,8 @@ absl::StatusOr<CrossValidation> CrossValidate(const GpuSpec& gpu,
     absl::StatusOr<SamplePredictor> model = SamplePredictor::Create(gpu, profile);
     if (!model.ok()) return model.status();
     absl::StatusOr<RooflineBaseline> baseline = FitRooflineBaseline(gpu, train);
-    if (!baseline.ok()) return absl::InvalidArgumentError(absl::StrCat("fold '", name, "': ", baseline.status().message()));
+    if (!baseline.ok())
+      return absl::InvalidArgumentError(absl::StrCat("fold '", name, "': ", baseline.status().message()));
     // Predictions point into `samples`, which outlives them.
     std::vector<SampleError> errors, baseline_errors;
     for (size_t i = 0; i < samples.size(); ++i) {

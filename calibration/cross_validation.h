@@ -30,12 +30,12 @@ struct GemmComparison {
 };
 
 struct FoldResult {
-  std::string name;   // "tp 4", "tokens 257-1024", "codellama-34b"
+  std::string name;  // "tp 4", "tokens 257-1024", "codellama-34b"
   int train_rows = 0;
   int test_rows = 0;
-  std::vector<OpError> errors;        // the calibrated model, per op, "all GEMMs", "all"
+  std::vector<OpError> errors;  // the calibrated model, per op, "all GEMMs", "all"
   std::vector<GemmComparison> gemms;  // "all" then each TP degree, in increasing order
-  RooflineBaseline baseline;          // fitted to this fold's training GEMM rows
+  RooflineBaseline baseline;  // fitted to this fold's training GEMM rows
 };
 
 struct CrossValidation {
@@ -51,8 +51,7 @@ std::string FoldName(const KernelSample& sample, Holdout holdout);
 // Token bands: [1,16], [17,64], [65,256], [257,1024], [1025,4096], [4097,16384], [16385,65536]
 // (those present). Models: KernelSample::model. Errors when a split leaves fewer than two
 // folds, or a fold's training rows hold no GEMM.
-absl::StatusOr<CrossValidation> CrossValidate(const GpuSpec& gpu,
-                                              const std::vector<KernelSample>& samples,
+absl::StatusOr<CrossValidation> CrossValidate(const GpuSpec& gpu, const std::vector<KernelSample>& samples,
                                               Holdout holdout);
 
 }  // namespace infergrid

@@ -18,17 +18,17 @@ double LinkBytesPerS(const GpuSpec& gpu) {
 absl::StatusOr<Calibration> ExtrapolateProfile(const Calibration& source, const GpuSpec& source_gpu,
                                                const GpuSpec& target, const std::string& command) {
   if (source.extrapolated()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "profile '", source.gpu(), "' is itself extrapolated (from ", source.extrapolated_from(),
-        "); extrapolate from a measured profile"));
+    return absl::InvalidArgumentError(absl::StrCat("profile '", source.gpu(), "' is itself extrapolated (from ",
+                                                   source.extrapolated_from(),
+                                                   "); extrapolate from a measured profile"));
   }
   if (source.gpu() != source_gpu.name()) {
-    return absl::InvalidArgumentError(absl::StrCat("profile is for '", source.gpu(), "', not '",
-                                                   source_gpu.name(), "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("profile is for '", source.gpu(), "', not '", source_gpu.name(), "'"));
   }
   if (target.sm_count() <= 0 || target.hbm_bytes_per_s() <= 0 || source_gpu.sm_count() <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "GPU '", target.name(), "' needs sm_count and hbm_bytes_per_s to extrapolate to"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("GPU '", target.name(), "' needs sm_count and hbm_bytes_per_s to extrapolate to"));
   }
   Calibration out = source;
   out.set_gpu(target.name());
@@ -68,19 +68,17 @@ absl::StatusOr<Calibration> ExtrapolateProfile(const Calibration& source, const 
   for (KernelClassCalibration& c : *out.mutable_kernel_classes()) {
     c.set_fixed_s(c.fixed_s() / clock_ratio);
     c.set_per_item_bytes_per_s(c.per_item_bytes_per_s() * clock_ratio);
-    c.set_source(absl::StrCat("from ", source.gpu(), " (fixed cost and per-item rate scaled by the clock ratio): ",
-                              c.source()));
+    c.set_source(
+        absl::StrCat("from ", source.gpu(), " (fixed cost and per-item rate scaled by the clock ratio): ", c.source()));
   }
   out.add_notes(absl::StrFormat(
       "extrapolated from %s (measured) by datasheet ratios: HBM %.3fx, L2 %.3fx (SMs %d -> %d, "
       "clock %.3fx), interconnect time %.3fx; GEMM and kernel-class efficiencies are %s's, as "
       "shares of %s's own peaks (tensor %.1f TFLOP/s bf16, HBM %.2f TB/s)",
-      source.gpu(), hbm_ratio, l2_ratio, source_gpu.sm_count(), target.sm_count(), clock_ratio,
-      link_ratio, source.gpu(), target.name(), target.tensor_peaks().fp16_flops() / 1e12,
-      target.hbm_bytes_per_s() / 1e12));
+      source.gpu(), hbm_ratio, l2_ratio, source_gpu.sm_count(), target.sm_count(), clock_ratio, link_ratio,
+      source.gpu(), target.name(), target.tensor_peaks().fp16_flops() / 1e12, target.hbm_bytes_per_s() / 1e12));
   if (target.architecture() != source_gpu.architecture()) {
-    out.add_notes(absl::StrCat("architecture differs (", source_gpu.architecture(), " -> ",
-                               target.architecture(),
+    out.add_notes(absl::StrCat("architecture differs (", source_gpu.architecture(), " -> ", target.architecture(),
                                "): tile shapes and efficiencies may not transfer; measure with "
                                "kernels/ when the GPU is available"));
   }
@@ -89,8 +87,8 @@ absl::StatusOr<Calibration> ExtrapolateProfile(const Calibration& source, const 
   p->set_driver("");
   p->set_cuda("");
   p->set_clocks("");
-  p->set_source(absl::StrCat("extrapolated from ", source.gpu(), " (", source.provenance().source(),
-                             ") with ", target.name(), "'s datasheet (", target.source(), ")"));
+  p->set_source(absl::StrCat("extrapolated from ", source.gpu(), " (", source.provenance().source(), ") with ",
+                             target.name(), "'s datasheet (", target.source(), ")"));
   p->set_command(command);
   p->set_tool("infergrid calibrate extrapolate v1");
   return out;

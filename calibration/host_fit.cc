@@ -49,9 +49,12 @@ struct ProfiledVocabulary {
   int64_t vocab_size;
 };
 constexpr ProfiledVocabulary kProfiledVocabularies[] = {
-    {"codellama/CodeLlama-34b-Instruct-hf", 32000}, {"meta-llama/Llama-2-7b-hf", 32000},
-    {"meta-llama/Llama-2-70b-hf", 32000},           {"microsoft/phi-2", 51200},
-    {"internlm/internlm-20b", 103168},              {"Qwen/Qwen-72B", 152064},
+    {"codellama/CodeLlama-34b-Instruct-hf", 32000},
+    {"meta-llama/Llama-2-7b-hf", 32000},
+    {"meta-llama/Llama-2-70b-hf", 32000},
+    {"microsoft/phi-2", 51200},
+    {"internlm/internlm-20b", 103168},
+    {"Qwen/Qwen-72B", 152064},
 };
 
 // The regressors of one row for `phase`: 1, batch, [batch x vocabulary], [TP > 1].
@@ -127,7 +130,7 @@ void SetTerms(const PhaseColumn& p, const std::vector<double>& beta, HostPhase& 
 }  // namespace
 
 absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_view contents,
-                                                                  const std::string& path) {
+                                                                   const std::string& path) {
   std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
   if (lines.empty()) return CsvLineError(path, 1, "empty file");
   absl::StatusOr<std::vector<std::string>> header =
@@ -162,8 +165,11 @@ absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_
     if (row.vocab_size == 0) {
       std::vector<std::string> known;
       for (const ProfiledVocabulary& v : kProfiledVocabularies) known.emplace_back(v.model);
-      return CsvLineError(path, line, absl::StrCat("model '", row.model, "': its vocabulary size is not known (the sample "
-                                                "phase grows with it); known: ", absl::StrJoin(known, ", ")));
+      return CsvLineError(path, line,
+                          absl::StrCat("model '", row.model,
+                                       "': its vocabulary size is not known (the sample "
+                                       "phase grows with it); known: ",
+                                       absl::StrJoin(known, ", ")));
     }
     double batch = 0, tp = 0;
     if (!absl::SimpleAtod(fields[index["batch_size"]], &batch) || batch < 1 || batch != std::floor(batch) ||
@@ -175,8 +181,8 @@ absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_
     for (const PhaseColumn& p : kPhases) {
       double ms = 0;
       if (!absl::SimpleAtod(fields[index[p.column]], &ms) || !(ms >= 0) || ms > 1e6) {
-        return CsvLineError(path, line, absl::StrCat("column '", p.column, "': not a time in ms: '",
-                                                  fields[index[p.column]], "'"));
+        return CsvLineError(path, line,
+                            absl::StrCat("column '", p.column, "': not a time in ms: '", fields[index[p.column]], "'"));
       }
       row.mean_s[p.column] = ms * 1e-3;
     }
@@ -186,8 +192,7 @@ absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_
   return rows;
 }
 
-absl::StatusOr<HostCalibration> FitHostCalibration(const std::vector<HostOverheadRow>& rows,
-                                                   const std::string& path) {
+absl::StatusOr<HostCalibration> FitHostCalibration(const std::vector<HostOverheadRow>& rows, const std::string& path) {
   std::set<std::string> models;
   for (const HostOverheadRow& r : rows) models.insert(r.model);
   if (models.size() < 2) {
@@ -202,8 +207,8 @@ absl::StatusOr<HostCalibration> FitHostCalibration(const std::vector<HostOverhea
   input.set_path(path);
   input.set_kind("vidur-cpu-overheads-csv");
   input.set_rows(static_cast<int32_t>(rows.size()));
-  input.set_description(absl::StrCat("mean host ms per decode step and phase over batch size, TP and ",
-                                     models.size(), " models"));
+  input.set_description(
+      absl::StrCat("mean host ms per decode step and phase over batch size, TP and ", models.size(), " models"));
   prov.set_tool("infergrid calibrate host v2");
   double vocabulary_sum = 0;
   for (const HostOverheadRow& r : rows) vocabulary_sum += static_cast<double>(r.vocab_size);
@@ -244,10 +249,12 @@ absl::StatusOr<HostCalibration> FitHostCalibration(const std::vector<HostOverhea
   double sum = 0;
   for (double e : step_errors) sum += e;
   h.set_step_held_out_mape(sum / static_cast<double>(step_errors.size()));
-  h.add_notes("the engine's Ray RPC time (ray_comm_time_mean, about 6 ms a step at TP >= 2) is not fitted: "
-              "the engines modelled run their workers without Ray");
-  h.add_notes("phases are per decode step and grow with the sequences in the batch; the prompt tokens of a "
-              "prefill are not a term (the table has decode steps only)");
+  h.add_notes(
+      "the engine's Ray RPC time (ray_comm_time_mean, about 6 ms a step at TP >= 2) is not fitted: "
+      "the engines modelled run their workers without Ray");
+  h.add_notes(
+      "phases are per decode step and grow with the sequences in the batch; the prompt tokens of a "
+      "prefill are not a term (the table has decode steps only)");
   return h;
 }
 

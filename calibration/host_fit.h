@@ -31,12 +31,10 @@ struct HostOverheadRow {
 };
 
 // Parses the table's text; errors name `path` and the line.
-absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_view contents,
-                                                                  const std::string& path);
+absl::StatusOr<std::vector<HostOverheadRow>> ParseHostOverheadsCsv(absl::string_view contents, const std::string& path);
 
 // The fitted phases with held-in and held-out errors; `path` goes into the provenance.
-absl::StatusOr<HostCalibration> FitHostCalibration(const std::vector<HostOverheadRow>& rows,
-                                                   const std::string& path);
+absl::StatusOr<HostCalibration> FitHostCalibration(const std::vector<HostOverheadRow>& rows, const std::string& path);
 
 }  // namespace infergrid
 

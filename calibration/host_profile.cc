@@ -24,7 +24,7 @@ const std::map<std::string, HostCalibration>& HostProfiles() {
   static const auto* catalog = [] {
     auto* profiles = new std::map<std::string, HostCalibration>;
     for (auto& entry : LoadEmbeddedCatalog<HostCalibration>(host_profiles::EmbeddedFiles(), "host calibration",
-                                                             NoCatalogCheck<HostCalibration>)) {
+                                                            NoCatalogCheck<HostCalibration>)) {
       const std::string name = entry.message.name();
       (*profiles)[name] = std::move(entry.message);
     }
@@ -44,8 +44,8 @@ std::vector<std::string> BundledHostCalibrationNames() {
 absl::StatusOr<HostCalibration> ResolveHostCalibration(absl::string_view name) {
   auto it = HostProfiles().find(std::string(name));
   if (it == HostProfiles().end()) {
-    return absl::NotFoundError(absl::StrCat("no host calibration '", name, "' (bundled: ",
-                                            absl::StrJoin(BundledHostCalibrationNames(), ", "), ")"));
+    return absl::NotFoundError(absl::StrCat("no host calibration '", name,
+                                            "' (bundled: ", absl::StrJoin(BundledHostCalibrationNames(), ", "), ")"));
   }
   return it->second;
 }
@@ -60,10 +60,10 @@ const HostPhase* FindHostPhase(const HostCalibration& calibration, absl::string_
 absl::Status WriteHostCalibrationFile(const std::string& path, const HostCalibration& calibration) {
   std::string body;
   google::protobuf::TextFormat::PrintToString(calibration, &body);
-  return WriteFileAtomically(path, absl::StrCat("# proto-file: calibration/host_calibration.proto\n",
-                                                "# proto-message: infergrid.HostCalibration\n",
-                                                "# Generated; regenerate with: ",
-                                                calibration.provenance().command(), "\n", body));
+  return WriteFileAtomically(
+      path,
+      absl::StrCat("# proto-file: calibration/host_calibration.proto\n", "# proto-message: infergrid.HostCalibration\n",
+                   "# Generated; regenerate with: ", calibration.provenance().command(), "\n", body));
 }
 
 }  // namespace infergrid

@@ -20,8 +20,8 @@ absl::Status AddGemmSamples(const Measurements& m, const std::string& path, Meas
   for (const GemmSample& g : m.gemm()) {
     ++index;
     if (g.m() <= 0 || g.n() <= 0 || g.k() <= 0 || !(g.timing().median_seconds() > 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": gemm sample ", index,
-                                                     " needs positive m, n, k and median_seconds"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": gemm sample ", index, " needs positive m, n, k and median_seconds"));
     }
     KernelSample s;
     const bool fp8 = g.dtype() == DType::FP8_E4M3 || g.dtype() == DType::FP8_E5M2;
@@ -35,8 +35,7 @@ absl::Status AddGemmSamples(const Measurements& m, const std::string& path, Meas
     k.tensor_dtype = fp8 ? g.dtype() : DType::BF16;
     k.weight_bytes_per_element = fp8 ? 1 : 2;
     k.activation_bytes_per_element = fp8 ? 1 : 2;
-    const double md = static_cast<double>(g.m()), nd = static_cast<double>(g.n()),
-                 kd = static_cast<double>(g.k());
+    const double md = static_cast<double>(g.m()), nd = static_cast<double>(g.n()), kd = static_cast<double>(g.k());
     k.tensor_flops = 2 * md * nd * kd;
     k.hbm_bytes = (md * kd + nd * kd) * k.weight_bytes_per_element + md * nd * 2;
     s.tokens = g.m();
@@ -63,26 +62,24 @@ ModelSpec DecodeAttentionModel(const DecodeAttentionSample& a) {
 }
 
 // Each decode-attention sample as the attention_decode kernel of a one-layer decode batch.
-absl::Status AddDecodeAttentionSamples(const Measurements& m, const std::string& path,
-                                       MeasurementsFit* fit) {
+absl::Status AddDecodeAttentionSamples(const Measurements& m, const std::string& path, MeasurementsFit* fit) {
   int index = 0;
   for (const DecodeAttentionSample& a : m.decode_attention()) {
     ++index;
-    if (a.batch() <= 0 || a.context_tokens() <= 0 || a.q_heads() <= 0 || a.kv_heads() <= 0 ||
-        a.head_dim() <= 0 || !(a.timing().median_seconds() > 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": decode_attention sample ", index,
-          " needs positive batch, context, heads, head_dim and median_seconds"));
+    if (a.batch() <= 0 || a.context_tokens() <= 0 || a.q_heads() <= 0 || a.kv_heads() <= 0 || a.head_dim() <= 0 ||
+        !(a.timing().median_seconds() > 0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": decode_attention sample ", index,
+                       " needs positive batch, context, heads, head_dim and median_seconds"));
     }
     IterationKernelOptions options;
     options.kv_dtype = a.kv_dtype();
     options.activation_dtype = a.query_dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : a.query_dtype();
     options.kv_block_tokens = std::max(1, a.block_size_tokens());
-    absl::StatusOr<IterationKernelBuilder> builder =
-        IterationKernelBuilder::Create(DecodeAttentionModel(a), options);
+    absl::StatusOr<IterationKernelBuilder> builder = IterationKernelBuilder::Create(DecodeAttentionModel(a), options);
     if (!builder.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": decode_attention sample ", index, ": ",
-                                                     builder.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": decode_attention sample ", index, ": ", builder.status().message()));
     }
     BatchShape batch;
     batch.decode_context_tokens.assign(static_cast<size_t>(a.batch()), a.context_tokens() - 1);
@@ -143,11 +140,10 @@ CalibrationProvenance ProvenanceOf(const MeasurementProvenance& mp) {
   CalibrationProvenance p;
   p.set_gpu_reported_name(mp.gpu_name());
   p.set_driver(mp.driver_version());
-  p.set_cuda(absl::StrCat("runtime ", mp.cuda_runtime_version(), ", driver API ",
-                          mp.cuda_driver_api_version(), ", cuBLASLt ", mp.cublaslt_version()));
-  p.set_clocks(absl::StrFormat("SM max %.0f MHz (start %.0f, end %.0f), memory max %.0f MHz",
-                               mp.sm_clock_max_mhz(), mp.sm_clock_start_mhz(), mp.sm_clock_end_mhz(),
-                               mp.memory_clock_max_mhz()));
+  p.set_cuda(absl::StrCat("runtime ", mp.cuda_runtime_version(), ", driver API ", mp.cuda_driver_api_version(),
+                          ", cuBLASLt ", mp.cublaslt_version()));
+  p.set_clocks(absl::StrFormat("SM max %.0f MHz (start %.0f, end %.0f), memory max %.0f MHz", mp.sm_clock_max_mhz(),
+                               mp.sm_clock_start_mhz(), mp.sm_clock_end_mhz(), mp.memory_clock_max_mhz()));
   p.set_date(mp.date_utc());
   p.set_source(absl::StrCat(mp.tool_version(), " on ", mp.host(), " (", mp.command_line(), ")"));
   return p;
@@ -162,10 +158,10 @@ void MeasurementsFit::Apply(Calibration* profile) const {
   if (graph_replay_s > 0) {
     LaunchCalibration* launch = profile->mutable_launch();
     launch->set_graph_s(graph_replay_s);
-    launch->set_source(absl::StrFormat(
-        "graph_s measured (CUDA-graph replay of empty kernels, %.2f us per kernel); eager_s is a "
-        "prior for a Python engine (10 us per kernel), above the measured driver launch of %.2f us",
-        graph_replay_s * 1e6, stream_launch_s * 1e6));
+    launch->set_source(
+        absl::StrFormat("graph_s measured (CUDA-graph replay of empty kernels, %.2f us per kernel); eager_s is a "
+                        "prior for a Python engine (10 us per kernel), above the measured driver launch of %.2f us",
+                        graph_replay_s * 1e6, stream_launch_s * 1e6));
   }
   for (const CollectiveTable& t : collectives) {
     bool replaced = false;
@@ -180,9 +176,9 @@ void MeasurementsFit::Apply(Calibration* profile) const {
   if (hbm_read_peak > 0) {
     double curve_max = 0;
     for (const RatePoint& p : profile->hbm().points()) curve_max = std::max(curve_max, p.bytes_per_s());
-    profile->add_notes(absl::StrFormat(
-        "cross-check: measured streaming peak %.2f TB/s vs the GEMM-fitted curve's %.2f TB/s",
-        hbm_read_peak / 1e12, curve_max / 1e12));
+    profile->add_notes(
+        absl::StrFormat("cross-check: measured streaming peak %.2f TB/s vs the GEMM-fitted curve's %.2f TB/s",
+                        hbm_read_peak / 1e12, curve_max / 1e12));
   }
   CalibrationProvenance* p = profile->mutable_provenance();
   p->set_gpu_reported_name(provenance.gpu_reported_name());
@@ -194,13 +190,11 @@ void MeasurementsFit::Apply(Calibration* profile) const {
   for (const std::string& note : notes) profile->add_notes(note);
 }
 
-absl::StatusOr<MeasurementsFit> MeasurementsForFit(const Measurements& m, const std::string& path,
-                                                   const GpuSpec& gpu) {
+absl::StatusOr<MeasurementsFit> MeasurementsForFit(const Measurements& m, const std::string& path, const GpuSpec& gpu) {
   const MeasurementProvenance& mp = m.provenance();
   if (mp.sm_count() > 0 && gpu.sm_count() > 0 && mp.sm_count() != gpu.sm_count()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": measured on '", mp.gpu_name(), "' with ", mp.sm_count(), " SMs, but GPU '",
-        gpu.name(), "' has ", gpu.sm_count()));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": measured on '", mp.gpu_name(), "' with ", mp.sm_count(),
+                                                   " SMs, but GPU '", gpu.name(), "' has ", gpu.sm_count()));
   }
   if (m.gemm().empty()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": no gemm samples to fit from"));
@@ -215,10 +209,10 @@ absl::StatusOr<MeasurementsFit> MeasurementsForFit(const Measurements& m, const 
   if (absl::Status s = AddGemmSamples(m, path, &fit); !s.ok()) return s;
   if (absl::Status s = AddDecodeAttentionSamples(m, path, &fit); !s.ok()) return s;
   if (!m.prefill_attention().empty()) {
-    fit.notes.push_back(absl::StrCat(
-        path, ": ", m.prefill_attention_size(),
-        " prefill attention samples not fitted: their kernel is a floor, not a flash kernel; the "
-        "prefill compute fraction stays as published or prior"));
+    fit.notes.push_back(
+        absl::StrCat(path, ": ", m.prefill_attention_size(),
+                     " prefill attention samples not fitted: their kernel is a floor, not a flash kernel; the "
+                     "prefill compute fraction stays as published or prior"));
   }
   fit.l2 = L2Table(m, path);
   std::vector<double> graph, stream;
@@ -230,13 +224,12 @@ absl::StatusOr<MeasurementsFit> MeasurementsForFit(const Measurements& m, const 
   fit.stream_launch_s = Median(stream);
   for (const HbmSample& s : m.hbm()) fit.hbm_read_peak = std::max(fit.hbm_read_peak, s.bytes_per_second());
   fit.collectives = BinCollectives(AllReduceRows(m), path);
-  fit.rows = m.gemm_size() + m.decode_attention_size() + m.l2_size() + m.launch_overhead_size() +
-             m.all_reduce_size() + m.hbm_size() + m.prefill_attention_size();
+  fit.rows = m.gemm_size() + m.decode_attention_size() + m.l2_size() + m.launch_overhead_size() + m.all_reduce_size() +
+             m.hbm_size() + m.prefill_attention_size();
   fit.description = absl::StrCat(
-      "raw sweep from kernels/ (", m.gemm_size(), " GEMMs fitted with the GEMM model, ",
-      m.decode_attention_size(), " decode-attention samples fitted as the attention_decode class, ",
-      m.l2_size(), " L2 points as the L2 table, launch overhead, ", m.all_reduce_size(),
-      " all-reduce samples as tables)");
+      "raw sweep from kernels/ (", m.gemm_size(), " GEMMs fitted with the GEMM model, ", m.decode_attention_size(),
+      " decode-attention samples fitted as the attention_decode class, ", m.l2_size(),
+      " L2 points as the L2 table, launch overhead, ", m.all_reduce_size(), " all-reduce samples as tables)");
   fit.provenance = ProvenanceOf(mp);
   return fit;
 }

@@ -22,10 +22,10 @@ struct MeasurementsFit {
   std::string description;
   std::vector<KernelSample> samples;
   std::vector<CollectiveTable> collectives;
-  RateTable l2;                  // empty: not measured
-  double graph_replay_s = 0;     // 0: not measured
+  RateTable l2;  // empty: not measured
+  double graph_replay_s = 0;  // 0: not measured
   double stream_launch_s = 0;
-  double hbm_read_peak = 0;      // largest measured streaming rate (a cross-check)
+  double hbm_read_peak = 0;  // largest measured streaming rate (a cross-check)
   CalibrationProvenance provenance;
   std::vector<std::string> notes;
 
@@ -35,8 +35,7 @@ struct MeasurementsFit {
 
 // Converts `m` (read from `path`, named in errors) for a profile of `gpu`. Errors when the
 // measurements come from a GPU with another SM count, or hold no GEMM samples.
-absl::StatusOr<MeasurementsFit> MeasurementsForFit(const Measurements& m, const std::string& path,
-                                                   const GpuSpec& gpu);
+absl::StatusOr<MeasurementsFit> MeasurementsForFit(const Measurements& m, const std::string& path, const GpuSpec& gpu);
 absl::StatusOr<MeasurementsFit> ReadMeasurementsForFit(const std::string& path, const GpuSpec& gpu);
 
 }  // namespace infergrid

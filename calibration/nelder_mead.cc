@@ -7,9 +7,8 @@
 namespace infergrid {
 namespace {
 
-MinimizeResult Run(const std::function<double(const std::vector<double>&)>& f,
-                   const std::vector<double>& x0, const std::vector<double>& step, int iterations,
-                   double tolerance) {
+MinimizeResult Run(const std::function<double(const std::vector<double>&)>& f, const std::vector<double>& x0,
+                   const std::vector<double>& step, int iterations, double tolerance) {
   const size_t n = x0.size();
   std::vector<std::vector<double>> points(n + 1, x0);
   for (size_t i = 0; i < n; ++i) points[i + 1][i] += step[i];
@@ -72,8 +71,8 @@ MinimizeResult Run(const std::function<double(const std::vector<double>&)>& f,
 }  // namespace
 
 MinimizeResult NelderMead(const std::function<double(const std::vector<double>&)>& objective,
-                          const std::vector<double>& x0, const std::vector<double>& step,
-                          int iterations, double tolerance) {
+                          const std::vector<double>& x0, const std::vector<double>& step, int iterations,
+                          double tolerance) {
   MinimizeResult first = Run(objective, x0, step, iterations, tolerance);
   std::vector<double> smaller(step);
   for (double& s : smaller) s *= 0.5;

@@ -19,8 +19,8 @@ struct MinimizeResult {
 // simplex steps or when the simplex's values agree to `tolerance`. Restarts once from the
 // best point, which recovers from a collapsed simplex. Deterministic.
 MinimizeResult NelderMead(const std::function<double(const std::vector<double>&)>& objective,
-                          const std::vector<double>& x0, const std::vector<double>& step,
-                          int iterations, double tolerance = 1e-9);
+                          const std::vector<double>& x0, const std::vector<double>& step, int iterations,
+                          double tolerance = 1e-9);
 
 }  // namespace infergrid
 

@@ -34,7 +34,7 @@ const std::map<std::string, Bundled>& BundledProfiles() {
   static const auto* catalog = [] {
     auto* profiles = new std::map<std::string, Bundled>;
     for (auto& entry : LoadEmbeddedCatalog<Calibration>(calibration_profiles::EmbeddedFiles(), "calibration profile",
-                                                         NoCatalogCheck<Calibration>)) {
+                                                        NoCatalogCheck<Calibration>)) {
       const std::string name = entry.message.gpu();
       (*profiles)[name] = Bundled{std::move(entry.path), std::move(entry.message)};
     }
@@ -45,8 +45,8 @@ const std::map<std::string, Bundled>& BundledProfiles() {
 
 absl::Status Check(const GpuSpec& gpu, const Calibration& profile, absl::string_view where) {
   if (profile.gpu() != gpu.name()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": profile is for GPU '", profile.gpu(),
-                                                   "', not '", gpu.name(), "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": profile is for GPU '", profile.gpu(), "', not '", gpu.name(), "'"));
   }
   return ValidateCalibration(profile, gpu, where);
 }
@@ -93,12 +93,11 @@ absl::StatusOr<Calibration> ResolveCalibration(const GpuSpec& gpu, absl::string_
   if (path.empty()) {
     auto it = BundledProfiles().find(gpu.name());
     if (it == BundledProfiles().end()) {
-      return absl::NotFoundError(absl::StrCat(
-          "no calibration profile for GPU '", gpu.name(), "' (bundled: ",
-          absl::StrJoin(BundledProfileNames(), ", "),
-          "); extrapolate one with: infergrid calibrate extrapolate "
-          "--profile=calibration/profiles/h100-sxm.textproto --gpu=",
-          gpu.name(), " --out=FILE, then pass --calibration=FILE"));
+      return absl::NotFoundError(absl::StrCat("no calibration profile for GPU '", gpu.name(),
+                                              "' (bundled: ", absl::StrJoin(BundledProfileNames(), ", "),
+                                              "); extrapolate one with: infergrid calibrate extrapolate "
+                                              "--profile=calibration/profiles/h100-sxm.textproto --gpu=",
+                                              gpu.name(), " --out=FILE, then pass --calibration=FILE"));
     }
     if (absl::Status s = SameAsCatalog(gpu); !s.ok()) return s;
     if (absl::Status s = Check(gpu, it->second.profile, it->second.path); !s.ok()) return s;
@@ -114,10 +113,8 @@ absl::StatusOr<Calibration> ResolveCalibration(const GpuSpec& gpu, absl::string_
 std::string CalibrationToText(const Calibration& calibration) {
   std::string body;
   google::protobuf::TextFormat::PrintToString(calibration, &body);
-  return absl::StrCat("# proto-file: calibration/calibration.proto\n",
-                      "# proto-message: infergrid.Calibration\n",
-                      "# Generated; regenerate with: ", calibration.provenance().command(), "\n",
-                      body);
+  return absl::StrCat("# proto-file: calibration/calibration.proto\n", "# proto-message: infergrid.Calibration\n",
+                      "# Generated; regenerate with: ", calibration.provenance().command(), "\n", body);
 }
 
 absl::Status WriteCalibrationFile(const std::string& path, const Calibration& calibration) {
@@ -126,8 +123,8 @@ absl::Status WriteCalibrationFile(const std::string& path, const Calibration& ca
 
 std::string CalibrationLabel(const Calibration& calibration) {
   if (calibration.extrapolated()) {
-    return absl::StrCat(calibration.gpu(), " (extrapolated from ", calibration.extrapolated_from(),
-                        " by ", calibration.extrapolation_method(), ")");
+    return absl::StrCat(calibration.gpu(), " (extrapolated from ", calibration.extrapolated_from(), " by ",
+                        calibration.extrapolation_method(), ")");
   }
   return absl::StrCat(calibration.gpu(), " (measured)");
 }

@@ -101,7 +101,7 @@ double WeightedLogError(const SamplePredictor& predictor, const std::vector<cons
 // instead of peak_fraction (so "no tile beats the datasheet peak" is a bound of its own), rates
 // and sizes in log10, costs in microseconds or K elements.
 struct GemmParams {
-  double best_tile_fraction = 0.8;   // peak_fraction / (1 + tile_penalty / intensity of the largest tile)
+  double best_tile_fraction = 0.8;  // peak_fraction / (1 + tile_penalty / intensity of the largest tile)
   double k_overhead = 128;
   double tile_penalty = 10;
   double overlap = 0.2;
@@ -132,8 +132,8 @@ struct GemmParams {
     return p;
   }
   std::vector<double> Vector() const {
-    std::vector<double> v = {best_tile_fraction, k_overhead, tile_penalty, overlap, log10_per_sm_gbps,
-                             hbm_max, log10_hbm_half_mb, hbm_exponent, fixed_us, discount, fill_drain_k};
+    std::vector<double> v = {best_tile_fraction, k_overhead,   tile_penalty, overlap,  log10_per_sm_gbps, hbm_max,
+                             log10_hbm_half_mb,  hbm_exponent, fixed_us,     discount, fill_drain_k};
     if (fit_zero_input) v.push_back(zero_input_gain);
     return v;
   }
@@ -144,11 +144,11 @@ struct GemmParams {
   }
   bool InBounds() const {
     return best_tile_fraction > 0.2 && best_tile_fraction <= 1.0 && k_overhead >= 0 && k_overhead < 8192 &&
-           tile_penalty >= 0 && tile_penalty < 500 && overlap >= 0 && overlap <= 1 &&
-           log10_per_sm_gbps > 0 && log10_per_sm_gbps < 3 && hbm_max > 0.2 && hbm_max <= 1.0 &&
-           log10_hbm_half_mb > -3 && log10_hbm_half_mb < 4 && hbm_exponent > 0.2 && hbm_exponent < 4 &&
-           fixed_us >= 0 && fixed_us < 50 && discount >= 0 && discount <= 1 && fill_drain_k >= 0 &&
-           fill_drain_k < 8192 && zero_input_gain > -0.5 && zero_input_gain < 1;
+           tile_penalty >= 0 && tile_penalty < 500 && overlap >= 0 && overlap <= 1 && log10_per_sm_gbps > 0 &&
+           log10_per_sm_gbps < 3 && hbm_max > 0.2 && hbm_max <= 1.0 && log10_hbm_half_mb > -3 &&
+           log10_hbm_half_mb < 4 && hbm_exponent > 0.2 && hbm_exponent < 4 && fixed_us >= 0 && fixed_us < 50 &&
+           discount >= 0 && discount <= 1 && fill_drain_k >= 0 && fill_drain_k < 8192 && zero_input_gain > -0.5 &&
+           zero_input_gain < 1;
   }
   // `best_intensity`: bm*bn/(bm+bn) of the largest tile.
   void Apply(const GpuSpec& gpu, double best_intensity, Calibration* profile) const {
@@ -162,8 +162,8 @@ struct GemmParams {
     g->set_fill_drain_k(fill_drain_k);
     profile->set_zero_input_tensor_gain(zero_input_gain);
     const std::string source = profile->hbm().source();
-    *profile->mutable_hbm() = HbmCurve(gpu.hbm_bytes_per_s(), hbm_max,
-                                       std::pow(10.0, log10_hbm_half_mb) * 1e6, hbm_exponent);
+    *profile->mutable_hbm() =
+        HbmCurve(gpu.hbm_bytes_per_s(), hbm_max, std::pow(10.0, log10_hbm_half_mb) * 1e6, hbm_exponent);
     profile->mutable_hbm()->set_source(source);
     FindClass(profile, "gemm")->set_fixed_s(fixed_us * 1e-6);
   }
@@ -183,8 +183,8 @@ bool NumberBefore(absl::string_view text, absl::string_view unit, double* value)
   const size_t at = text.find(unit);
   if (at == absl::string_view::npos) return false;
   size_t start = at;
-  while (start > 0 && (absl::ascii_isdigit(static_cast<unsigned char>(text[start - 1])) ||
-                       text[start - 1] == '.' || text[start - 1] == ' ')) {
+  while (start > 0 && (absl::ascii_isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '.' ||
+                       text[start - 1] == ' ')) {
     --start;
   }
   return absl::SimpleAtod(absl::StripAsciiWhitespace(text.substr(start, at - start)), value);
@@ -193,8 +193,8 @@ bool NumberBefore(absl::string_view text, absl::string_view unit, double* value)
 // Applies the published H100 figures: fp8 GEMM rate relative to bf16 (F26, F27), the
 // FlashAttention-3 forward rate (F32) and the decode-attention bandwidth (F34). Figures for
 // other GPUs are left out (the table's hardware column says which GPU each is).
-void ApplyMicrobenchmarks(const GpuSpec& gpu, const std::vector<Microbenchmark>& rows,
-                          const std::string& path, Calibration* profile) {
+void ApplyMicrobenchmarks(const GpuSpec& gpu, const std::vector<Microbenchmark>& rows, const std::string& path,
+                          Calibration* profile) {
   std::map<std::string, const Microbenchmark*> by_id;
   for (const Microbenchmark& r : rows) {
     if (absl::StrContains(r.hardware, "H100")) by_id[r.id] = &r;
@@ -210,19 +210,19 @@ void ApplyMicrobenchmarks(const GpuSpec& gpu, const std::vector<Microbenchmark>&
     const double bf16_share = bf16 * 1e12 / gpu.tensor_peaks().fp16_flops();
     const double fp8_share = fp8 * 1e12 / gpu.tensor_peaks().fp8_flops();
     profile->mutable_gemm()->set_fp8_peak_fraction(profile->gemm().peak_fraction() * fp8_share / bf16_share);
-    profile->add_notes(absl::StrFormat(
-        "gemm.fp8_peak_fraction = peak_fraction x (fp8 MAMF %.1f%% of peak, F27) / (bf16 MAMF "
-        "%.1f%% of peak, F26) from %s",
-        100 * fp8_share, 100 * bf16_share, path));
+    profile->add_notes(
+        absl::StrFormat("gemm.fp8_peak_fraction = peak_fraction x (fp8 MAMF %.1f%% of peak, F27) / (bf16 MAMF "
+                        "%.1f%% of peak, F26) from %s",
+                        100 * fp8_share, 100 * bf16_share, path));
   }
   double tflops = 0;
   if (by_id.count("F32") && NumberBefore(by_id["F32"]->value, "TFLOPS", &tflops)) {
     KernelClassCalibration* c = FindClass(profile, "attention_prefill");
     c->set_compute_fraction(tflops * 1e12 / gpu.tensor_peaks().fp16_flops());
-    c->set_source(absl::StrFormat(
-        "compute_fraction: FlashAttention-3 forward %.0f TFLOP/s of %.1f (F32 in %s); fixed_s: the "
-        "fitted GEMM fixed cost (no attention timing at small sizes in the inputs)",
-        tflops, gpu.tensor_peaks().fp16_flops() / 1e12, path));
+    c->set_source(
+        absl::StrFormat("compute_fraction: FlashAttention-3 forward %.0f TFLOP/s of %.1f (F32 in %s); fixed_s: the "
+                        "fitted GEMM fixed cost (no attention timing at small sizes in the inputs)",
+                        tflops, gpu.tensor_peaks().fp16_flops() / 1e12, path));
   }
   double percent = 0;
   if (by_id.count("F34") && FirstNumber(by_id["F34"]->value, &percent)) {
@@ -231,19 +231,19 @@ void ApplyMicrobenchmarks(const GpuSpec& gpu, const std::vector<Microbenchmark>&
     const double fraction = std::min(1.0, percent / 100 * gpu.hbm_bytes_per_s() / curve_max);
     KernelClassCalibration* c = FindClass(profile, "attention_decode");
     c->set_bandwidth_fraction(fraction);
-    c->set_source(absl::StrFormat(
-        "bandwidth_fraction: FlashInfer decode attention at ~%.0f%% of HBM peak at long context "
-        "(F34 in %s), capped at the GEMM-fitted streaming curve; fixed_s: the fitted GEMM fixed cost",
-        percent, path));
+    c->set_source(
+        absl::StrFormat("bandwidth_fraction: FlashInfer decode attention at ~%.0f%% of HBM peak at long context "
+                        "(F34 in %s), capped at the GEMM-fitted streaming curve; fixed_s: the fitted GEMM fixed cost",
+                        percent, path));
   }
   double low = 0;
   if (by_id.count("F35") && FirstNumber(by_id["F35"]->value, &low)) {
     double curve_max = 0;
     for (const RatePoint& p : profile->hbm().points()) curve_max = std::max(curve_max, p.bytes_per_s());
-    profile->add_notes(absl::StrFormat(
-        "cross-check: device memcpy %.2f TB/s (F35, read+write counted) vs the GEMM-fitted "
-        "streaming ceiling %.2f TB/s",
-        low / 1000, curve_max / 1e12));
+    profile->add_notes(
+        absl::StrFormat("cross-check: device memcpy %.2f TB/s (F35, read+write counted) vs the GEMM-fitted "
+                        "streaming ceiling %.2f TB/s",
+                        low / 1000, curve_max / 1e12));
   }
 }
 
@@ -304,8 +304,7 @@ void FitGemmModel(const GpuSpec& gpu, const std::vector<const KernelSample*>& ge
           p.fixed_us = x[3];
           return gemm_loss(small, w, p);
         },
-        {params.hbm_max, params.log10_hbm_half_mb, params.hbm_exponent, params.fixed_us},
-        {0.05, 0.5, 0.3, 1.0}, 600);
+        {params.hbm_max, params.log10_hbm_half_mb, params.hbm_exponent, params.fixed_us}, {0.05, 0.5, 0.3, 1.0}, 600);
     params.hbm_max = r.x[0];
     params.log10_hbm_half_mb = r.x[1];
     params.hbm_exponent = r.x[2];
@@ -316,9 +315,8 @@ void FitGemmModel(const GpuSpec& gpu, const std::vector<const KernelSample*>& ge
   // tables' dense large-M rows are most of what a prefill costs).
   std::vector<double> w = OctaveWeights(gemms);
   for (double& x : w) x = 0.5 * x + 0.5 / static_cast<double>(w.size());
-  MinimizeResult r = NelderMead(
-      [&](const std::vector<double>& x) { return gemm_loss(gemms, w, params.With(x)); },
-      params.Vector(), params.Steps(), 1500);
+  MinimizeResult r = NelderMead([&](const std::vector<double>& x) { return gemm_loss(gemms, w, params.With(x)); },
+                                params.Vector(), params.Steps(), 1500);
   params = params.With(r.x);
   params.Apply(gpu, best_intensity, profile);
   profile->mutable_hbm()->set_source(
@@ -329,8 +327,7 @@ void FitGemmModel(const GpuSpec& gpu, const std::vector<const KernelSample*>& ge
 }
 
 // L2: the lowest rate at which every measured GEMM's tile traffic fits in its measured time.
-absl::Status SetL2FromGemms(const GpuSpec& gpu, const std::vector<const KernelSample*>& gemms,
-                            Calibration* profile) {
+absl::Status SetL2FromGemms(const GpuSpec& gpu, const std::vector<const KernelSample*>& gemms, Calibration* profile) {
   absl::StatusOr<ResourceModel> model = ResourceModel::Create(gpu, ResourcesOf(*profile));
   if (!model.ok()) return model.status();
   double implied = 0;
@@ -342,9 +339,9 @@ absl::Status SetL2FromGemms(const GpuSpec& gpu, const std::vector<const KernelSa
   profile->mutable_gemm()->set_l2_bytes_per_s(implied);
   // Without an L2 sweep (a Measurements input replaces this later), the other kernels get
   // the same lower bound.
-  *profile->mutable_l2() = FlatTable(
-      implied, "lower bound from the GEMM rows: the largest tile traffic (X once per N-tile, W "
-               "once per M-tile) per measured second; no input measures L2 directly");
+  *profile->mutable_l2() = FlatTable(implied,
+                                     "lower bound from the GEMM rows: the largest tile traffic (X once per N-tile, W "
+                                     "once per M-tile) per measured second; no input measures L2 directly");
   return absl::OkStatus();
 }
 
@@ -400,8 +397,9 @@ void FillUnmeasuredClasses(const std::map<std::string, std::vector<const KernelS
       c->set_fixed_s(add.fixed_s());
       c->set_bandwidth_fraction(add.bandwidth_fraction());
       c->set_per_item_bytes_per_s(add.per_item_bytes_per_s());
-      c->set_source("prior: the fitted residual_add class (reads and writes activation-sized "
-                    "tensors the same way); no input measures this kernel");
+      c->set_source(
+          "prior: the fitted residual_add class (reads and writes activation-sized "
+          "tensors the same way); no input measures this kernel");
     }
   }
   const double gemm_fixed = FindClass(profile, "gemm")->fixed_s();
@@ -417,8 +415,7 @@ void FillUnmeasuredClasses(const std::map<std::string, std::vector<const KernelS
 }
 
 // The fitted profile's error per op over the rows it was fitted to.
-absl::Status AddFitQuality(const GpuSpec& gpu, const std::vector<KernelSample>& samples,
-                           Calibration* profile) {
+absl::Status AddFitQuality(const GpuSpec& gpu, const std::vector<KernelSample>& samples, Calibration* profile) {
   absl::StatusOr<SamplePredictor> predictor = SamplePredictor::Create(gpu, *profile);
   if (!predictor.ok()) return predictor.status();
   const std::vector<SampleError> errors = Predict(*predictor, samples);
@@ -588,8 +585,7 @@ Calibration PriorProfile(const GpuSpec& gpu) {
   return p;
 }
 
-absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample>& samples,
-                              Calibration* profile) {
+absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample>& samples, Calibration* profile) {
   std::vector<const KernelSample*> gemms, small;
   std::map<std::string, std::vector<const KernelSample*>> by_class;
   for (const KernelSample& s : samples) {
@@ -652,8 +648,7 @@ std::vector<OpError> SummarizeErrors(const std::vector<SampleError>& errors) {
   return out;
 }
 
-std::vector<CollectiveTable> BinCollectives(const std::vector<VidurCollectiveRow>& rows,
-                                            const std::string& source) {
+std::vector<CollectiveTable> BinCollectives(const std::vector<VidurCollectiveRow>& rows, const std::string& source) {
   std::map<int, std::map<int, std::vector<const VidurCollectiveRow*>>> bins;  // ranks -> bin -> rows
   for (const VidurCollectiveRow& r : rows) {
     if (r.collective != "all_reduce") continue;
@@ -732,9 +727,9 @@ absl::StatusOr<Calibration> FitProfile(const GpuSpec& gpu, const std::vector<std
       used += t.points_size();
       *profile.add_collectives() = std::move(t);
     }
-    entry->set_description(absl::StrCat(
-        "NCCL all-reduce kernel medians (ms) by message size and ranks; kept as measured tables (",
-        used, " binned points)"));
+    entry->set_description(
+        absl::StrCat("NCCL all-reduce kernel medians (ms) by message size and ranks; kept as measured tables (", used,
+                     " binned points)"));
   }
   if (absl::Status s = FitKernelSamples(gpu, samples, &profile); !s.ok()) return s;
   for (const ProfileInput& input : *read) {
@@ -760,11 +755,11 @@ absl::StatusOr<Calibration> FitProfile(const GpuSpec& gpu, const std::vector<std
   if (provenance->source().empty()) {
     std::set<std::string> kinds;
     for (const CalibrationInput& i : provenance->inputs()) kinds.insert(i.kind());
-    provenance->set_source(absl::StrCat(
-        "published tables (", absl::StrJoin(kinds, ", "),
-        "): microsoft/vidur data/profiling and the figures' own sources, as listed in "
-        "../shared/data/README.md and microbenchmarks.csv; device name, driver, clocks and date "
-        "not recorded there"));
+    provenance->set_source(
+        absl::StrCat("published tables (", absl::StrJoin(kinds, ", "),
+                     "): microsoft/vidur data/profiling and the figures' own sources, as listed in "
+                     "../shared/data/README.md and microbenchmarks.csv; device name, driver, clocks and date "
+                     "not recorded there"));
     provenance->set_date("not recorded by the source");
   }
   provenance->set_command(command);

@@ -22,16 +22,16 @@ namespace infergrid {
 
 // One measured kernel: its demands as our kernel list states them, and the measured median.
 struct KernelSample {
-  std::string op;           // the source's name ("attn_pre_proj")
+  std::string op;  // the source's name ("attn_pre_proj")
   Kernel kernel;
-  int launches = 1;         // identical launches the measured time covers
+  int launches = 1;  // identical launches the measured time covers
   // The kernel's input was all zeros when measured (see SamplePredictor).
   bool zero_input = false;
   int tensor_parallel = 1;
-  int64_t tokens = 0;       // rows through the op (GEMM M)
+  int64_t tokens = 0;  // rows through the op (GEMM M)
   double measured_s = 0;
-  std::string model;        // the profiled model ("llama-2-7b"); empty when not a vidur table
-  std::string where;        // "file:line"
+  std::string model;  // the profiled model ("llama-2-7b"); empty when not a vidur table
+  std::string where;  // "file:line"
 };
 
 // The resource model as the rows were measured: launches x one kernel's time, and for rows
@@ -71,8 +71,7 @@ Calibration PriorProfile(const GpuSpec& gpu);
 
 // Fits the GEMM model and HBM curve from the GEMM samples and each kernel class present in
 // `samples`; leaves the rest of `profile` as it is. Errors when there are no GEMM samples.
-absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample>& samples,
-                              Calibration* profile);
+absl::Status FitKernelSamples(const GpuSpec& gpu, const std::vector<KernelSample>& samples, Calibration* profile);
 
 // Reads every input (ReadProfileInputs in profile_inputs.h: vidur per-op and collective CSVs,
 // the micro-benchmark CSV, a Measurements .textproto, another GPU's profile), fits, and fills
@@ -85,11 +84,11 @@ absl::StatusOr<Calibration> FitProfile(const GpuSpec& gpu, const std::vector<std
 struct OpError {
   std::string op;
   int rows = 0;
-  double mape = 0;                // mean |pred - meas| / meas
+  double mape = 0;  // mean |pred - meas| / meas
   double median_abs_error_s = 0;
-  double median_ape = 0;          // median |pred - meas| / meas
-  double bias = 0;                // mean (pred - meas) / meas
-  double worst_error = 0;         // (pred - meas) / meas of the row with the largest |error|
+  double median_ape = 0;  // median |pred - meas| / meas
+  double bias = 0;  // mean (pred - meas) / meas
+  double worst_error = 0;  // (pred - meas) / meas of the row with the largest |error|
   const KernelSample* worst = nullptr;  // that row (points into the rows summarized)
 };
 struct SampleError {
@@ -105,8 +104,7 @@ std::vector<OpError> SummarizeErrors(const std::vector<SampleError>& errors);
 // Collective tables from vidur rows: per rank count, medians over log-spaced size bins, made
 // non-decreasing in size (pool-adjacent-violators), so interpolation never predicts a larger
 // message to be faster.
-std::vector<CollectiveTable> BinCollectives(const std::vector<VidurCollectiveRow>& rows,
-                                            const std::string& source);
+std::vector<CollectiveTable> BinCollectives(const std::vector<VidurCollectiveRow>& rows, const std::string& source);
 
 }  // namespace infergrid
 

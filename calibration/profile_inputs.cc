@@ -26,8 +26,7 @@ ProfileInput StartInput(ProfileInputKind kind, const std::string& path, absl::st
   return input;
 }
 
-absl::StatusOr<std::vector<Microbenchmark>> ParseMicrobenchmarks(const std::string& contents,
-                                                                 const std::string& path) {
+absl::StatusOr<std::vector<Microbenchmark>> ParseMicrobenchmarks(const std::string& contents, const std::string& path) {
   std::vector<Microbenchmark> rows;
   std::vector<absl::string_view> lines = absl::StrSplit(contents, '\n');
   for (size_t l = 1; l < lines.size(); ++l) {
@@ -52,8 +51,9 @@ absl::StatusOr<ProfileInput> ReadTextprotoInput(const GpuSpec& gpu, const std::s
   if (ParseTextProto(text, path, &other).ok() && !other.gpu().empty()) {
     ProfileInput input = StartInput(ProfileInputKind::kOtherGpuProfile, path, "calibration-profile");
     input.provenance.set_rows(static_cast<int32_t>(other.collectives_size()));
-    input.provenance.set_description("collective tables only, scaled to this GPU's interconnect, for rank "
-                                     "counts no other input measures");
+    input.provenance.set_description(
+        "collective tables only, scaled to this GPU's interconnect, for rank "
+        "counts no other input measures");
     input.other_gpu_profile = std::move(other);
     return input;
   }
@@ -83,11 +83,11 @@ absl::StatusOr<ProfileInput> ReadCsvInput(const std::string& path) {
     if (!samples.ok()) return samples.status();
     ProfileInput input = StartInput(ProfileInputKind::kVidurOps, path, "vidur-ops-csv");
     input.provenance.set_rows(static_cast<int32_t>(table->rows.size()));
-    input.provenance.set_description(absl::StrCat(
-        "per-op medians (ms) over num_tokens and TP; fitted: GEMM efficiency, HBM curve and the "
-        "fixed cost and bandwidth fraction of norm, rope, activation, residual_add, embedding (",
-        samples->size(), " op timings)",
-        skipped.empty() ? "" : absl::StrCat("; not fitted: ", absl::StrJoin(skipped, "; "))));
+    input.provenance.set_description(
+        absl::StrCat("per-op medians (ms) over num_tokens and TP; fitted: GEMM efficiency, HBM curve and the "
+                     "fixed cost and bandwidth fraction of norm, rope, activation, residual_add, embedding (",
+                     samples->size(), " op timings)",
+                     skipped.empty() ? "" : absl::StrCat("; not fitted: ", absl::StrJoin(skipped, "; "))));
     input.samples = *std::move(samples);
     return input;
   }
@@ -111,15 +111,15 @@ absl::StatusOr<ProfileInput> ReadCsvInput(const std::string& path) {
     input.microbenchmarks = *std::move(rows);
     return input;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      path, ":1: unrecognised input (expected a vidur per-op or collective CSV, the "
-            "micro-benchmark CSV or a Measurements .textproto)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(path,
+                   ":1: unrecognised input (expected a vidur per-op or collective CSV, the "
+                   "micro-benchmark CSV or a Measurements .textproto)"));
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<ProfileInput>> ReadProfileInputs(const GpuSpec& gpu,
-                                                            const std::vector<std::string>& paths) {
+absl::StatusOr<std::vector<ProfileInput>> ReadProfileInputs(const GpuSpec& gpu, const std::vector<std::string>& paths) {
   std::vector<ProfileInput> inputs;
   for (const std::string& path : paths) {
     const bool textproto = absl::EndsWith(path, ".textproto") || absl::EndsWith(path, ".txtpb");

@@ -27,11 +27,11 @@ struct Microbenchmark {
 };
 
 enum class ProfileInputKind {
-  kVidurOps,          // samples
-  kVidurCollective,   // collective_rows
-  kMicrobenchmarks,   // microbenchmarks
-  kMeasurements,      // samples and measurements
-  kOtherGpuProfile,   // other_gpu_profile
+  kVidurOps,  // samples
+  kVidurCollective,  // collective_rows
+  kMicrobenchmarks,  // microbenchmarks
+  kMeasurements,  // samples and measurements
+  kOtherGpuProfile,  // other_gpu_profile
 };
 
 // One input file: its kind, its provenance entry (path, kind, rows and, except for a vidur
@@ -43,14 +43,13 @@ struct ProfileInput {
   std::vector<KernelSample> samples;
   std::vector<VidurCollectiveRow> collective_rows;
   std::vector<Microbenchmark> microbenchmarks;
-  std::optional<MeasurementsFit> measurements;     // its samples moved to `samples`
+  std::optional<MeasurementsFit> measurements;  // its samples moved to `samples`
   std::optional<Calibration> other_gpu_profile;
 };
 
 // Reads `paths` in order for a profile of `gpu`. Errors name the file (and line where the
 // format has lines); an input of no known kind is an error.
-absl::StatusOr<std::vector<ProfileInput>> ReadProfileInputs(const GpuSpec& gpu,
-                                                            const std::vector<std::string>& paths);
+absl::StatusOr<std::vector<ProfileInput>> ReadProfileInputs(const GpuSpec& gpu, const std::vector<std::string>& paths);
 
 }  // namespace infergrid
 

@@ -15,8 +15,7 @@ double RooflineBaseline::Seconds(const GpuSpec& gpu, const Kernel& kernel) const
   return std::max(compute_s, memory_s) + fixed_s;
 }
 
-absl::StatusOr<RooflineBaseline> FitRooflineBaseline(const GpuSpec& gpu,
-                                                     const std::vector<KernelSample>& samples) {
+absl::StatusOr<RooflineBaseline> FitRooflineBaseline(const GpuSpec& gpu, const std::vector<KernelSample>& samples) {
   std::vector<const KernelSample*> rows;
   for (const KernelSample& s : samples) {
     if (s.kernel.kind == KernelKind::kGemm && s.measured_s > 0) rows.push_back(&s);

@@ -17,8 +17,8 @@ namespace infergrid {
 
 struct RooflineBaseline {
   double compute_efficiency = 1;  // e_c: share of the dense tensor peak of the kernel's dtype
-  double memory_efficiency = 1;   // e_m: share of the datasheet HBM peak
-  double fixed_s = 0;             // t0
+  double memory_efficiency = 1;  // e_m: share of the datasheet HBM peak
+  double fixed_s = 0;  // t0
 
   double Seconds(const GpuSpec& gpu, const Kernel& kernel) const;
   double Seconds(const GpuSpec& gpu, const KernelSample& sample) const {
@@ -29,8 +29,7 @@ struct RooflineBaseline {
 // Fits the three parameters to the GEMM rows of `samples` by least mean absolute percentage
 // error (the metric the held-out tables report), from the best point of a coarse grid.
 // Errors when `samples` holds no GEMM row.
-absl::StatusOr<RooflineBaseline> FitRooflineBaseline(const GpuSpec& gpu,
-                                                     const std::vector<KernelSample>& samples);
+absl::StatusOr<RooflineBaseline> FitRooflineBaseline(const GpuSpec& gpu, const std::vector<KernelSample>& samples);
 
 }  // namespace infergrid
 

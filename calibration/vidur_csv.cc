@@ -43,8 +43,8 @@ absl::StatusOr<Columns> IndexHeader(const std::string& path, absl::string_view h
   return columns;
 }
 
-absl::Status ParseNumber(const std::string& path, int line, absl::string_view column,
-                         absl::string_view text, double* value) {
+absl::Status ParseNumber(const std::string& path, int line, absl::string_view column, absl::string_view text,
+                         double* value) {
   if (!absl::SimpleAtod(absl::StripAsciiWhitespace(text), value) || !std::isfinite(*value)) {
     return CsvLineError(path, line, absl::StrCat("column '", column, "': not a number: '", text, "'"));
   }
@@ -113,11 +113,10 @@ absl::StatusOr<VidurOpsTable> ParseVidurOpsCsv(absl::string_view contents, const
       op_columns.emplace_back(name.substr(11, name.size() - 11 - 7), index);
     }
   }
-  std::sort(op_columns.begin(), op_columns.end(),
-            [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::sort(op_columns.begin(), op_columns.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   for (const auto& [op, index] : op_columns) table.ops.push_back(op);
-  const char* shape_names[] = {"n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_size",
-                               "use_gated_mlp", "num_tokens", "num_tensor_parallel_workers"};
+  const char* shape_names[] = {"n_head",     "n_kv_head",     "n_embd",     "n_expanded_embd",
+                               "vocab_size", "use_gated_mlp", "num_tokens", "num_tensor_parallel_workers"};
   size_t shape_index[8];
   for (int i = 0; i < 8; ++i) {
     absl::StatusOr<size_t> index = columns.Find(path, shape_names[i]);
@@ -134,15 +133,16 @@ absl::StatusOr<VidurOpsTable> ParseVidurOpsCsv(absl::string_view contents, const
         return s;
       }
       if (v[i] <= 0 || v[i] != std::floor(v[i])) {
-        return CsvLineError(path, line, absl::StrCat("column '", shape_names[i],
-                                                  "': expected a positive integer, got '",
-                                                  fields[shape_index[i]], "'"));
+        return CsvLineError(path, line,
+                            absl::StrCat("column '", shape_names[i], "': expected a positive integer, got '",
+                                         fields[shape_index[i]], "'"));
       }
     }
     const std::string gated = absl::AsciiStrToLower(absl::StripAsciiWhitespace(fields[shape_index[5]]));
     if (gated != "true" && gated != "false") {
-      return CsvLineError(path, line, absl::StrCat("column 'use_gated_mlp': expected True or False, got '",
-                                                fields[shape_index[5]], "'"));
+      return CsvLineError(
+          path, line,
+          absl::StrCat("column 'use_gated_mlp': expected True or False, got '", fields[shape_index[5]], "'"));
     }
     row.n_head = static_cast<int>(v[0]);
     row.n_kv_head = static_cast<int>(v[1]);
@@ -174,7 +174,7 @@ absl::StatusOr<std::vector<VidurCollectiveRow>> ReadVidurCollectiveCsv(const std
 }
 
 absl::StatusOr<std::vector<VidurCollectiveRow>> ParseVidurCollectiveCsv(absl::string_view contents,
-                                                                         const std::string& path) {
+                                                                        const std::string& path) {
   const std::vector<absl::string_view> lines = Lines(contents);
   if (lines.empty() || !LooksLikeVidurCollective(lines[0])) {
     return CsvLineError(path, 1, "not a vidur collective table (needs num_workers, size and collective columns)");

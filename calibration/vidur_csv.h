@@ -62,7 +62,7 @@ struct VidurCollectiveRow {
 
 absl::StatusOr<std::vector<VidurCollectiveRow>> ReadVidurCollectiveCsv(const std::string& path);
 absl::StatusOr<std::vector<VidurCollectiveRow>> ParseVidurCollectiveCsv(absl::string_view contents,
-                                                                         const std::string& path);
+                                                                        const std::string& path);
 
 }  // namespace infergrid
 

@@ -91,15 +91,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)infergrid::ParseSafetensorsHeader(file, static_cast<int64_t>(file.size()), "fuzz.safetensors");
       break;
     }
-    case 5:
-      Dataset(text, "custom", ".jsonl");
-      break;
-    case 6:
-      Dataset(text, "sharegpt", ".json");
-      break;
-    default:
-      Compare(text);
-      break;
+    case 5: Dataset(text, "custom", ".jsonl"); break;
+    case 6: Dataset(text, "sharegpt", ".json"); break;
+    default: Compare(text); break;
   }
   return 0;
 }

@@ -14,8 +14,7 @@
 
 namespace {
 
-constexpr const char* kFormats[] = {"auto", "azure", "burstgpt", "mooncake",
-                                    "vidur", "lengths", "infergrid"};
+constexpr const char* kFormats[] = {"auto", "azure", "burstgpt", "mooncake", "vidur", "lengths", "infergrid"};
 
 }  // namespace
 

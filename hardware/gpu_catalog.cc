@@ -29,8 +29,7 @@ const std::vector<GpuSpec>& Catalog() {
     for (auto& entry : LoadEmbeddedCatalog<GpuSpec>(gpu_catalog::EmbeddedFiles(), "catalog", ValidateGpuSpec)) {
       gpus->push_back(std::move(entry.message));
     }
-    std::sort(gpus->begin(), gpus->end(),
-              [](const GpuSpec& a, const GpuSpec& b) { return a.name() < b.name(); });
+    std::sort(gpus->begin(), gpus->end(), [](const GpuSpec& a, const GpuSpec& b) { return a.name() < b.name(); });
     return gpus;
   }();
   return *catalog;
@@ -72,8 +71,8 @@ absl::StatusOr<GpuSpec> ResolveGpu(absl::string_view name_or_path) {
   const std::string path(name_or_path);
   std::error_code error;
   if (!std::filesystem::exists(path, error)) {
-    return absl::NotFoundError(absl::StrCat("unknown GPU '", name_or_path, "' (catalog: ",
-                                            absl::StrJoin(GpuCatalogNames(), ", "),
+    return absl::NotFoundError(absl::StrCat("unknown GPU '", name_or_path,
+                                            "' (catalog: ", absl::StrJoin(GpuCatalogNames(), ", "),
                                             "; or give a path to a GpuSpec .textproto)"));
   }
   GpuSpec spec;

@@ -29,9 +29,7 @@ inline double ReportedTotalBytes(const GpuSpec& spec) {
 }
 
 // GPUs per server: the spec's gpus_per_node, or 8 (an HGX/DGX board) when it gives none.
-inline int GpusPerNode(const GpuSpec& spec) {
-  return spec.gpus_per_node() > 0 ? spec.gpus_per_node() : 8;
-}
+inline int GpusPerNode(const GpuSpec& spec) { return spec.gpus_per_node() > 0 ? spec.gpus_per_node() : 8; }
 
 // GPUs of one NVLink domain: the spec's nvlink_domain_gpus, or one node when it gives none or
 // the GPU has no NVLink (PCIe cards talk over PCIe inside their server only).

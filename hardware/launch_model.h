@@ -13,8 +13,8 @@
 namespace infergrid {
 
 struct LaunchCosts {
-  double graph_gap_s = 0;      // between kernels replayed back to back
-  double eager_issue_s = 0;    // host time to launch one kernel or one graph replay
+  double graph_gap_s = 0;  // between kernels replayed back to back
+  double eager_issue_s = 0;  // host time to launch one kernel or one graph replay
 };
 
 // `kernel_seconds[i]` is the GPU time of one launch of kernels.kernels[i].

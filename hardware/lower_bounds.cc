@@ -14,8 +14,7 @@ double PeakTensorFlops(const GpuSpec& gpu, DType compute_dtype) {
   }
 }
 
-LowerBounds ComputeLowerBounds(const GpuSpec& gpu, DType compute_dtype, double flops,
-                               double hbm_bytes) {
+LowerBounds ComputeLowerBounds(const GpuSpec& gpu, DType compute_dtype, double flops, double hbm_bytes) {
   LowerBounds bounds;
   bounds.peak_flops = PeakTensorFlops(gpu, compute_dtype);
   bounds.peak_hbm_bytes_per_s = gpu.hbm_bytes_per_s();

@@ -17,18 +17,17 @@ namespace infergrid {
 double PeakTensorFlops(const GpuSpec& gpu, DType compute_dtype);
 
 struct LowerBounds {
-  double peak_flops = 0;          // FLOP/s
+  double peak_flops = 0;  // FLOP/s
   double peak_hbm_bytes_per_s = 0;
-  double compute_s = 0;           // flops / peak_flops
-  double hbm_s = 0;               // bytes / peak bandwidth
-  double machine_balance = 0;     // peak_flops / peak bandwidth, FLOP per byte
+  double compute_s = 0;  // flops / peak_flops
+  double hbm_s = 0;  // bytes / peak bandwidth
+  double machine_balance = 0;  // peak_flops / peak bandwidth, FLOP per byte
   // "hbm" or "compute": the larger of the two bounds.
   absl::string_view larger() const { return hbm_s >= compute_s ? "hbm" : "compute"; }
   double max_s() const { return hbm_s >= compute_s ? hbm_s : compute_s; }
 };
 
-LowerBounds ComputeLowerBounds(const GpuSpec& gpu, DType compute_dtype, double flops,
-                               double hbm_bytes);
+LowerBounds ComputeLowerBounds(const GpuSpec& gpu, DType compute_dtype, double flops, double hbm_bytes);
 
 }  // namespace infergrid
 

@@ -2,8 +2,7 @@
 
 namespace infergrid {
 
-double PeerAllReduceSeconds(PeerAllReduce algorithm, int world, double bytes, const PeerLink& link,
-                            bool in_graph) {
+double PeerAllReduceSeconds(PeerAllReduce algorithm, int world, double bytes, const PeerLink& link, bool in_graph) {
   if (world < 2 || bytes <= 0 || link.bytes_per_s <= 0) return 0;
   const double w = world;
   double t = 0;

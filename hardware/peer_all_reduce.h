@@ -20,13 +20,12 @@ namespace infergrid {
 enum class PeerAllReduce { kOneShot, kTwoShot, kMultimem };
 
 struct PeerLink {
-  double bytes_per_s = 0;     // one GPU's peer-to-peer read bandwidth
-  double fixed_s = 0;         // one synchronisation + kernel ramp
+  double bytes_per_s = 0;  // one GPU's peer-to-peer read bandwidth
+  double fixed_s = 0;  // one synchronisation + kernel ramp
   double copy_bytes_per_s = 0;  // the eager input copy's rate (device memory)
 };
 
-double PeerAllReduceSeconds(PeerAllReduce algorithm, int world, double bytes, const PeerLink& link,
-                            bool in_graph);
+double PeerAllReduceSeconds(PeerAllReduce algorithm, int world, double bytes, const PeerLink& link, bool in_graph);
 
 }  // namespace infergrid
 

@@ -19,8 +19,7 @@ absl::Status BuildTable(const RateTable& source, absl::string_view what, std::ve
   for (const RatePoint& p : source.points()) {
     if (!(p.bytes() > previous) || !(p.bytes_per_s() > 0)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          what, ": points need increasing positive bytes and positive bytes_per_s (at bytes ",
-          p.bytes(), ")"));
+          what, ": points need increasing positive bytes and positive bytes_per_s (at bytes ", p.bytes(), ")"));
     }
     previous = p.bytes();
     log_x->push_back(std::log(p.bytes()));
@@ -32,8 +31,7 @@ absl::Status BuildTable(const RateTable& source, absl::string_view what, std::ve
 
 }  // namespace
 
-absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
-                                                    const ResourceCalibration& calibration) {
+absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu, const ResourceCalibration& calibration) {
   const std::string where = absl::StrCat("calibration '", calibration.gpu(), "'");
   static std::atomic<uint64_t> next_id{1};
   ResourceModel model;
@@ -41,21 +39,18 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
   model.gpu_ = gpu;
   model.calibration_ = calibration;
   if (gpu.sm_count() <= 0 || gpu.l2_bytes() <= 0 || gpu.hbm_bytes_per_s() <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("GPU '", gpu.name(), "' needs sm_count, l2_bytes and hbm_bytes_per_s for the "
-                     "calibrated cost model"));
+    return absl::InvalidArgumentError(absl::StrCat("GPU '", gpu.name(),
+                                                   "' needs sm_count, l2_bytes and hbm_bytes_per_s for the "
+                                                   "calibrated cost model"));
   }
   model.sms_ = gpu.sm_count();
-  model.cuda_peak_ = gpu.cuda_core_fp32_flops() > 0 ? gpu.cuda_core_fp32_flops()
-                                                     : gpu.tensor_peaks().fp16_flops() / 16;
+  model.cuda_peak_ = gpu.cuda_core_fp32_flops() > 0 ? gpu.cuda_core_fp32_flops() : gpu.tensor_peaks().fp16_flops() / 16;
   if (absl::Status s = model.SetGemmTiles(calibration.gemm(), where); !s.ok()) return s;
-  if (absl::Status s = BuildTable(calibration.hbm(), absl::StrCat(where, ": hbm"),
-                                  &model.hbm_.log_x, &model.hbm_.y);
+  if (absl::Status s = BuildTable(calibration.hbm(), absl::StrCat(where, ": hbm"), &model.hbm_.log_x, &model.hbm_.y);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = BuildTable(calibration.l2(), absl::StrCat(where, ": l2"), &model.l2_.log_x,
-                                  &model.l2_.y);
+  if (absl::Status s = BuildTable(calibration.l2(), absl::StrCat(where, ": l2"), &model.l2_.log_x, &model.l2_.y);
       !s.ok()) {
     return s;
   }
@@ -70,15 +65,15 @@ absl::StatusOr<ResourceModel> ResourceModel::Create(const GpuSpec& gpu,
 }
 
 absl::Status ResourceModel::SetGemmTiles(const GemmModel& g, const std::string& where) {
-  if (!(g.peak_fraction() > 0) || g.tiles().empty() || !(g.per_sm_bytes_per_s() > 0) ||
-      g.min_split_k() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": gemm needs peak_fraction > 0, per_sm_bytes_per_s > 0, min_split_k >= 1 and at "
-               "least one tile"));
+  if (!(g.peak_fraction() > 0) || g.tiles().empty() || !(g.per_sm_bytes_per_s() > 0) || g.min_split_k() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where,
+                     ": gemm needs peak_fraction > 0, per_sm_bytes_per_s > 0, min_split_k >= 1 and at "
+                     "least one tile"));
   }
   if (!(g.partial_wave_discount() >= 0 && g.partial_wave_discount() <= 1) || !(g.fill_drain_k() >= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": gemm needs partial_wave_discount in [0, 1] and fill_drain_k >= 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": gemm needs partial_wave_discount in [0, 1] and fill_drain_k >= 0"));
   }
   for (const GemmTile& t : g.tiles()) {
     if (t.bm() <= 0 || t.bn() <= 0) {
@@ -93,8 +88,7 @@ absl::Status ResourceModel::SetGemmTiles(const GemmModel& g, const std::string& 
   return absl::OkStatus();
 }
 
-absl::Status ResourceModel::SetKernelClasses(const ResourceCalibration& calibration,
-                                             const std::string& where) {
+absl::Status ResourceModel::SetKernelClasses(const ResourceCalibration& calibration, const std::string& where) {
   std::array<bool, kNumKernelKinds> seen{};
   for (const KernelClassCalibration& c : calibration.kernel_classes()) {
     int index = -1;
@@ -102,32 +96,28 @@ absl::Status ResourceModel::SetKernelClasses(const ResourceCalibration& calibrat
       if (KernelKindName(static_cast<KernelKind>(i)) == c.name()) index = i;
     }
     if (index < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": unknown kernel class '", c.name(), "'"));
+    }
+    if (c.fixed_s() < 0 || c.bandwidth_fraction() <= 0 || c.compute_fraction() < 0 || c.per_item_bytes_per_s() < 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": unknown kernel class '", c.name(), "'"));
+          absl::StrCat(where, ": kernel class '", c.name(),
+                       "' needs fixed_s >= 0, bandwidth_fraction > 0 and compute_fraction >= 0"));
     }
-    if (c.fixed_s() < 0 || c.bandwidth_fraction() <= 0 || c.compute_fraction() < 0 ||
-        c.per_item_bytes_per_s() < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": kernel class '", c.name(),
-          "' needs fixed_s >= 0, bandwidth_fraction > 0 and compute_fraction >= 0"));
-    }
-    classes_[static_cast<size_t>(index)] = {c.fixed_s(), c.bandwidth_fraction(),
-                                            c.compute_fraction(), c.per_item_bytes_per_s()};
+    classes_[static_cast<size_t>(index)] = {c.fixed_s(), c.bandwidth_fraction(), c.compute_fraction(),
+                                            c.per_item_bytes_per_s()};
     seen[static_cast<size_t>(index)] = true;
   }
   for (int i = 0; i < kNumKernelKinds; ++i) {
     const KernelKind kind = static_cast<KernelKind>(i);
     if (IsCollective(kind)) continue;
     if (!seen[static_cast<size_t>(i)]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": no kernel class '", KernelKindName(kind), "'"));
+      return absl::InvalidArgumentError(absl::StrCat(where, ": no kernel class '", KernelKindName(kind), "'"));
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status ResourceModel::SetAllReduceTables(const ResourceCalibration& calibration,
-                                               const std::string& where) {
+absl::Status ResourceModel::SetAllReduceTables(const ResourceCalibration& calibration, const std::string& where) {
   for (const CollectiveTable& table : calibration.collectives()) {
     if (table.collective() != "all_reduce") continue;
     Collective c;
@@ -135,17 +125,16 @@ absl::Status ResourceModel::SetAllReduceTables(const ResourceCalibration& calibr
     double previous = -1;
     for (const CollectivePoint& p : table.points()) {
       if (!(p.bytes() > previous) || !(p.seconds() > 0)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": all_reduce table for ", table.ranks(),
-            " ranks needs increasing bytes and positive seconds"));
+        return absl::InvalidArgumentError(absl::StrCat(where, ": all_reduce table for ", table.ranks(),
+                                                       " ranks needs increasing bytes and positive seconds"));
       }
       previous = p.bytes();
       c.bytes.push_back(p.bytes());
       c.seconds.push_back(p.seconds());
     }
     if (c.bytes.size() < 2 || c.ranks < 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": an all_reduce table needs ranks >= 2 and at least two points"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": an all_reduce table needs ranks >= 2 and at least two points"));
     }
     all_reduce_.push_back(std::move(c));
   }
@@ -160,8 +149,8 @@ double ResourceModel::Interpolate(const Table& table, double x) {
   if (lx <= table.log_x[0]) return table.y[0];
   if (lx >= table.log_x[n - 1]) return table.y[n - 1];
   // The first point at or above lx (binary search: asked for every kernel of every iteration).
-  const size_t i = static_cast<size_t>(std::lower_bound(table.log_x.begin() + 1, table.log_x.end(), lx) -
-                                       table.log_x.begin());
+  const size_t i =
+      static_cast<size_t>(std::lower_bound(table.log_x.begin() + 1, table.log_x.end(), lx) - table.log_x.begin());
   const double f = (lx - table.log_x[i - 1]) / (table.log_x[i] - table.log_x[i - 1]);
   return table.y[i - 1] + f * (table.y[i] - table.y[i - 1]);
 }
@@ -231,9 +220,17 @@ struct GemmKey {
 };
 
 GemmKey KeyOf(uint64_t model_id, const Kernel& kernel) {
-  return {model_id, kernel.m, kernel.n, kernel.k, kernel.groups, kernel.tensor_dtype,
-          kernel.weight_bytes_per_element, kernel.activation_bytes_per_element, kernel.hbm_bytes,
-          kernel.resident_input_bytes, kernel.cuda_flops};
+  return {model_id,
+          kernel.m,
+          kernel.n,
+          kernel.k,
+          kernel.groups,
+          kernel.tensor_dtype,
+          kernel.weight_bytes_per_element,
+          kernel.activation_bytes_per_element,
+          kernel.hbm_bytes,
+          kernel.resident_input_bytes,
+          kernel.cuda_flops};
 }
 
 size_t SlotOf(const GemmKey& key, size_t slots) {
@@ -253,11 +250,11 @@ struct GemmCacheEntry {
 // What GemmTime's tile search reads of the GEMM and of the profile: the same for every tile.
 struct GemmInputs {
   double m = 0, n = 0, k = 0, groups = 0;
-  double a = 0, w = 0;         // activation and weight bytes per element
-  double peak_per_sm = 0;      // tensor FLOP/s of one SM at the profile's peak fraction
-  double compulsory = 0;       // HBM bytes of any tiling (less the resident input L2 serves)
+  double a = 0, w = 0;  // activation and weight bytes per element
+  double peak_per_sm = 0;  // tensor FLOP/s of one SM at the profile's peak fraction
+  double compulsory = 0;  // HBM bytes of any tiling (less the resident input L2 serves)
   double cuda_s = 0;
-  double sms = 0, side = 0;    // side: sqrt(sms), the tiles of a square wave along M or N
+  double sms = 0, side = 0;  // side: sqrt(sms), the tiles of a square wave along M or N
   double l2_usable = 0;
   double per_sm_bytes_per_s = 0, discount = 0, k_overhead = 0, fill_drain_k = 0, min_split_k = 0;
   double overlap_penalty = 0;
@@ -320,11 +317,9 @@ TileCost CostOfTile(const GemmInputs& in, double bm, double bn, double efficienc
   // one (stream-K over the leftover tiles), but at least one min_split_k slice of the K loop.
   const double k_per_cta = k / split;
   const double filled = ctas / sms - (waves - 1);
-  const double last_wave =
-      std::max(1.0 - discount * (1.0 - filled), std::min(1.0, min_split_k / k_per_cta));
+  const double last_wave = std::max(1.0 - discount * (1.0 - filled), std::min(1.0, min_split_k / k_per_cta));
   const double tile_flops = 2.0 * bm * bn / (in.peak_per_sm * efficiency);
-  const double tensor_s =
-      tile_flops * ((waves - 1 + last_wave) * (k_per_cta + in.k_overhead) + in.fill_drain_k);
+  const double tensor_s = tile_flops * ((waves - 1 + last_wave) * (k_per_cta + in.k_overhead) + in.fill_drain_k);
   if (in.overlap_penalty >= 0 && std::max(tensor_s, in.cuda_s) >= cannot_beat) {
     TileCost beaten;
     beaten.busy = std::numeric_limits<double>::infinity();
@@ -342,19 +337,17 @@ TileCost CostOfTile(const GemmInputs& in, double bm, double bn, double efficienc
     const double streamed = waves * wave_panels + groups * m * n * a + partials;
     hbm_bytes = std::max(hbm_bytes, std::min(streamed, loads));
   }
-  const double footprint =
-      std::min(operands, std::min(tm, in.side) * bm * k * a + std::min(tn, in.side) * bn * k * w);
+  const double footprint = std::min(operands, std::min(tm, in.side) * bm * k * a + std::min(tn, in.side) * bn * k * w);
   const double hbm_rate = rates.Hbm(hbm_bytes);
   const double l2_rate = rates.L2(footprint);
   // Memory-level parallelism: at most min(ctas, sm_count) SMs stream, each at the per-SM rate.
-  const double stream_rate =
-      ctas > 0 ? std::min(hbm_rate, std::min(ctas, sms) * in.per_sm_bytes_per_s) : hbm_rate;
+  const double stream_rate = ctas > 0 ? std::min(hbm_rate, std::min(ctas, sms) * in.per_sm_bytes_per_s) : hbm_rate;
   TileCost cost;
   cost.tensor_s = tensor_s;
   cost.hbm_s = hbm_bytes / stream_rate;
   cost.l2_s = loads / l2_rate;
-  cost.busy = std::max({tensor_s, cost.hbm_s, cost.l2_s, in.cuda_s}) +
-              in.overlap_penalty * std::min(tensor_s, cost.hbm_s);
+  cost.busy =
+      std::max({tensor_s, cost.hbm_s, cost.l2_s, in.cuda_s}) + in.overlap_penalty * std::min(tensor_s, cost.hbm_s);
   cost.hbm_bytes = hbm_bytes;
   cost.loads = loads;
   cost.split = split;
@@ -379,10 +372,9 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
   const GemmModel& g = calibration_.gemm();
   // FP4 GEMMs (Blackwell) take the fp8 share of their own peak: the nearest low-precision
   // efficiency a profile measures (no FP4 measurement exists yet).
-  const bool low_precision = kernel.tensor_dtype == DType::FP8_E4M3 ||
-                             kernel.tensor_dtype == DType::FP8_E5M2 || kernel.tensor_dtype == DType::FP4_E2M1;
-  const double fraction =
-      low_precision && g.fp8_peak_fraction() > 0 ? g.fp8_peak_fraction() : g.peak_fraction();
+  const bool low_precision = kernel.tensor_dtype == DType::FP8_E4M3 || kernel.tensor_dtype == DType::FP8_E5M2 ||
+                             kernel.tensor_dtype == DType::FP4_E2M1;
+  const double fraction = low_precision && g.fp8_peak_fraction() > 0 ? g.fp8_peak_fraction() : g.peak_fraction();
   GemmInputs in;
   in.peak_per_sm = PeakTensorFlops(gpu_, kernel.tensor_dtype) * fraction / sms_;
   in.m = static_cast<double>(kernel.m);
@@ -446,16 +438,15 @@ KernelTime ResourceModel::Time(const Kernel& kernel) const {
     t.l2_bytes = kernel.hbm_bytes + kernel.reread_bytes;
     double rate = c.bandwidth_fraction * HbmRate(hbm);
     if (kernel.parallel_work_items > 0) {
-      const double per_item = c.per_item_bytes_per_s > 0 ? c.per_item_bytes_per_s
-                                                         : calibration_.gemm().per_sm_bytes_per_s();
+      const double per_item =
+          c.per_item_bytes_per_s > 0 ? c.per_item_bytes_per_s : calibration_.gemm().per_sm_bytes_per_s();
       // Several small blocks share an SM, so the item count is not capped at sm_count here.
       rate = std::min(rate, kernel.parallel_work_items * per_item);
     }
     t.hbm_s = hbm > 0 ? hbm / rate : 0;
     const double working_set = std::max(kernel.reread_footprint_bytes, kernel.hbm_bytes);
     t.l2_s = t.l2_bytes / L2Rate(working_set);
-    const double tensor_fraction =
-        c.compute_fraction > 0 ? c.compute_fraction : best_tile_fraction_;
+    const double tensor_fraction = c.compute_fraction > 0 ? c.compute_fraction : best_tile_fraction_;
     const double peak = PeakTensorFlops(gpu_, kernel.tensor_dtype);
     t.tensor_s = kernel.tensor_flops > 0 && peak > 0 ? kernel.tensor_flops / (peak * tensor_fraction) : 0;
     t.cuda_s = kernel.cuda_flops / cuda_peak_;

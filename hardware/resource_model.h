@@ -38,10 +38,10 @@
 namespace infergrid {
 
 struct KernelTime {
-  double seconds = 0;    // GPU time of one launch: busy_s + fixed_s
+  double seconds = 0;  // GPU time of one launch: busy_s + fixed_s
   double busy_s = 0;
   double fixed_s = 0;
-  double tensor_s = 0;   // demand / calibrated rate, per resource
+  double tensor_s = 0;  // demand / calibrated rate, per resource
   double cuda_s = 0;
   double hbm_s = 0;
   double l2_s = 0;
@@ -64,8 +64,8 @@ class ResourceModel {
 
   KernelTime Time(const Kernel& kernel) const;
 
-  double HbmRate(double bytes) const;         // achieved streaming rate, B/s
-  double L2Rate(double working_set) const;    // achieved L2 read rate, B/s
+  double HbmRate(double bytes) const;  // achieved streaming rate, B/s
+  double L2Rate(double working_set) const;  // achieved L2 read rate, B/s
   double PeakL2Rate() const { return l2_peak_; }
   double UsableL2Bytes() const { return l2_usable_; }
   // Time of a collective of `bytes` per rank over `ranks` GPUs (all-gather: half the

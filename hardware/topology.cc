@@ -22,8 +22,8 @@ void AddEdge(ClusterTopology& t, TopologyVertexId a, TopologyVertexId b, double 
 
 }  // namespace
 
-ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>& gpus_in_node,
-                                     int gpus_per_node, double fabric_bytes_per_s) {
+ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>& gpus_in_node, int gpus_per_node,
+                                     double fabric_bytes_per_s) {
   ClusterTopology t;
   t.gpus_per_node = gpus_per_node;
   // Nodes of one NVLink domain share its switch (GB200 NVL72: 18 trays of 4 GPUs); with the
@@ -59,8 +59,7 @@ ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>&
   return t;
 }
 
-std::vector<RouteHop> ShortestRoute(const ClusterTopology& topology, TopologyVertexId from,
-                                    TopologyVertexId to) {
+std::vector<RouteHop> ShortestRoute(const ClusterTopology& topology, TopologyVertexId from, TopologyVertexId to) {
   const TopologyGraph& g = topology.graph;
   const size_t n = boost::num_vertices(g);
   std::vector<TopologyVertexId> predecessor(n);

@@ -32,12 +32,11 @@ struct TopologyVertex {
 struct TopologyEdge {
   std::string name;
   double bytes_per_s = 0;  // each direction
-  size_t a = 0;            // the endpoints as added: crossing a -> b is the "up" direction
+  size_t a = 0;  // the endpoints as added: crossing a -> b is the "up" direction
   size_t b = 0;
 };
 
-using TopologyGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
-                                            TopologyVertex, TopologyEdge>;
+using TopologyGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, TopologyVertex, TopologyEdge>;
 using TopologyVertexId = TopologyGraph::vertex_descriptor;
 using TopologyEdgeId = TopologyGraph::edge_descriptor;
 
@@ -65,12 +64,11 @@ inline constexpr double kFabricLatencyS = 5e-6;
 
 // Nodes holding gpus_in_node[i] GPUs of type `gpu` each (at most gpus_per_node).
 // `fabric_bytes_per_s`: the inter-node network's bandwidth per GPU, each way (one NIC each).
-ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>& gpus_in_node,
-                                     int gpus_per_node, double fabric_bytes_per_s = kNicBytesPerS);
+ClusterTopology BuildClusterTopology(const GpuSpec& gpu, const std::vector<int>& gpus_in_node, int gpus_per_node,
+                                     double fabric_bytes_per_s = kNicBytesPerS);
 
 // The fastest path (fewest seconds per byte) between two vertices.
-std::vector<RouteHop> ShortestRoute(const ClusterTopology& topology, TopologyVertexId from,
-                                    TopologyVertexId to);
+std::vector<RouteHop> ShortestRoute(const ClusterTopology& topology, TopologyVertexId from, TopologyVertexId to);
 
 // The smallest bandwidth along a route (B/s).
 double Bottleneck(const ClusterTopology& topology, const std::vector<RouteHop>& route);

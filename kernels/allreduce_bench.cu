@@ -14,8 +14,7 @@ namespace infergrid::calib {
 
 #if INFERGRID_HAVE_NCCL
 
-std::vector<AllReduceSample> RunAllReduceSweep(const std::vector<AllReduceConfig>& configs,
-                                               const BenchContext& ctx,
+std::vector<AllReduceSample> RunAllReduceSweep(const std::vector<AllReduceConfig>& configs, const BenchContext& ctx,
                                                std::vector<std::string>* notes) {
   std::vector<AllReduceSample> out;
   if (configs.empty()) return out;
@@ -35,8 +34,8 @@ std::vector<AllReduceSample> RunAllReduceSweep(const std::vector<AllReduceConfig
     CUDA_CHECK(cudaEventCreate(&stops[r]));
     buffers.emplace_back(static_cast<size_t>(max_bytes));
     // Small values: repeated in-place sums of `ranks` copies stay finite in bf16.
-    FillUniform(DType::kBf16, buffers.back().get(), static_cast<size_t>(max_bytes) / 2,
-                ctx.seed + 71 + r, 1e-3f, streams[r]);
+    FillUniform(DType::kBf16, buffers.back().get(), static_cast<size_t>(max_bytes) / 2, ctx.seed + 71 + r, 1e-3f,
+                streams[r]);
     CUDA_CHECK(cudaStreamSynchronize(streams[r]));
   }
 
@@ -60,8 +59,8 @@ std::vector<AllReduceSample> RunAllReduceSweep(const std::vector<AllReduceConfig
     auto all_reduce = [&] {
       NCCL_CHECK(ncclGroupStart());
       for (int r = 0; r < c.ranks; ++r) {
-        NCCL_CHECK(ncclAllReduce(buffers[r].get(), buffers[r].get(), count, ncclBfloat16, ncclSum,
-                                 comms[r], streams[r]));
+        NCCL_CHECK(
+            ncclAllReduce(buffers[r].get(), buffers[r].get(), count, ncclBfloat16, ncclSum, comms[r], streams[r]));
       }
       NCCL_CHECK(ncclGroupEnd());
     };
@@ -97,8 +96,7 @@ std::vector<AllReduceSample> RunAllReduceSweep(const std::vector<AllReduceConfig
     s.dtype = DType::kBf16;
     s.timing = Summarize(std::move(seconds), false);
     s.algorithm_bytes_per_second = static_cast<double>(c.buffer_bytes) / s.timing.median_seconds;
-    s.bus_bytes_per_second =
-        s.algorithm_bytes_per_second * 2.0 * (c.ranks - 1) / static_cast<double>(c.ranks);
+    s.bus_bytes_per_second = s.algorithm_bytes_per_second * 2.0 * (c.ranks - 1) / static_cast<double>(c.ranks);
     out.push_back(s);
   }
   for (ncclComm_t comm : comms) NCCL_CHECK(ncclCommDestroy(comm));
@@ -120,8 +118,7 @@ bool HaveNccl() { return true; }
 
 #else  // !INFERGRID_HAVE_NCCL
 
-std::vector<AllReduceSample> RunAllReduceSweep(const std::vector<AllReduceConfig>& configs,
-                                               const BenchContext&,
+std::vector<AllReduceSample> RunAllReduceSweep(const std::vector<AllReduceConfig>& configs, const BenchContext&,
                                                std::vector<std::string>* notes) {
   if (!configs.empty()) notes->push_back("allreduce: built without NCCL, not measured");
   return {};

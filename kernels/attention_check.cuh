@@ -21,7 +21,7 @@ namespace infergrid::calib {
 struct AttentionTensors {
   DType q_dtype = DType::kBf16;
   DType kv_dtype = DType::kBf16;
-  size_t q_elems = 0;   // of Q, and of the output
+  size_t q_elems = 0;  // of Q, and of the output
   size_t kv_elems = 0;  // of K, and of V
   void* q = nullptr;
   void* k = nullptr;
@@ -35,13 +35,11 @@ CorrectnessCheck NewAttentionCheck(std::string name);
 // Enqueues on `stream`: Q = uniform[-1, 1) from `seed`, K and V = kv_value_scale *
 // uniform[-1, 1) from seed + 1 and seed + 2, and the output all 0xFF bytes (NaN), so that an
 // element the kernel does not write fails the check.
-void FillCheckInputs(const AttentionTensors& t, uint64_t seed, float kv_value_scale,
-                     cudaStream_t stream);
+void FillCheckInputs(const AttentionTensors& t, uint64_t seed, float kv_value_scale, cudaStream_t stream);
 
 // Reads the kernel's output back (after the caller synchronized) and sets
 // check->relative_error against `expected`, the CPU reference, and check->passed.
-void CompareWithReference(const AttentionTensors& t, const std::vector<double>& expected,
-                          CorrectnessCheck* check);
+void CompareWithReference(const AttentionTensors& t, const std::vector<double>& expected, CorrectnessCheck* check);
 
 }  // namespace infergrid::calib
 

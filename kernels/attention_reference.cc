@@ -10,8 +10,7 @@ namespace {
 
 // softmax(scores) . values for one query; values(j) returns a pointer to key j's value row.
 template <typename ValueRow>
-void SoftmaxCombine(const std::vector<double>& scores, ValueRow values, int head_dim,
-                    double* out) {
+void SoftmaxCombine(const std::vector<double>& scores, ValueRow values, int head_dim, double* out) {
   const double max_score = *std::max_element(scores.begin(), scores.end());
   double sum = 0;
   std::fill(out, out + head_dim, 0.0);
@@ -34,11 +33,8 @@ std::vector<double> PagedDecodeAttentionReference(const PagedDecodeProblem& p) {
   const int hd = p.head_dim;
   std::vector<double> out(static_cast<size_t>(p.batch) * p.q_heads * hd);
   auto kv_row = [&](const std::vector<float>& cache, int seq, int kvh, int token) {
-    const int32_t block = p.block_table[static_cast<size_t>(seq) * p.max_blocks_per_seq +
-                                        token / p.block_size];
-    const size_t offset =
-        ((static_cast<size_t>(block) * p.kv_heads + kvh) * p.block_size + token % p.block_size) *
-        hd;
+    const int32_t block = p.block_table[static_cast<size_t>(seq) * p.max_blocks_per_seq + token / p.block_size];
+    const size_t offset = ((static_cast<size_t>(block) * p.kv_heads + kvh) * p.block_size + token % p.block_size) * hd;
     return cache.data() + offset;
   };
   for (int s = 0; s < p.batch; ++s) {
@@ -74,8 +70,7 @@ std::vector<double> PrefillAttentionReference(const PrefillProblem& p) {
       const int visible = p.causal ? p.context_tokens + i + 1 : keys;
       for (int h = 0; h < p.q_heads; ++h) {
         const int kvh = h / group;
-        const float* q =
-            p.q.data() + ((static_cast<size_t>(b) * p.query_tokens + i) * p.q_heads + h) * hd;
+        const float* q = p.q.data() + ((static_cast<size_t>(b) * p.query_tokens + i) * p.q_heads + h) * hd;
         auto row = [&](const std::vector<float>& t, size_t j) {
           return t.data() + ((static_cast<size_t>(b) * keys + j) * p.kv_heads + kvh) * hd;
         };

@@ -15,8 +15,7 @@
 namespace infergrid::calib {
 
 inline double NowSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // What every sweep needs to know about the device and its section of the plan.
@@ -27,7 +26,7 @@ struct BenchContext {
   int64_t flush_bytes = 0;  // size of the L2 flush buffer
   int warmup = 0;
   int iterations = 0;
-  double deadline = 0;      // NowSeconds() after which the sweep stops
+  double deadline = 0;  // NowSeconds() after which the sweep stops
   uint64_t seed = 1;
 };
 
@@ -42,37 +41,32 @@ int VisibleDeviceCount();
 bool HaveNccl();
 
 // hbm_bench.cu
-std::vector<HbmSample> RunHbmSweep(const std::vector<HbmConfig>& configs,
-                                   const BenchContext& ctx, std::vector<std::string>* notes);
+std::vector<HbmSample> RunHbmSweep(const std::vector<HbmConfig>& configs, const BenchContext& ctx,
+                                   std::vector<std::string>* notes);
 std::vector<L2Sample> RunL2Sweep(const std::vector<L2Config>& configs, const BenchContext& ctx,
                                  std::vector<std::string>* notes);
 
 // gemm_bench.cu
 CorrectnessCheck CheckGemm(DType dtype, const BenchContext& ctx);
-std::vector<GemmSample> RunGemmSweep(const std::vector<GemmConfig>& configs,
-                                     const BenchContext& ctx, std::vector<std::string>* notes);
+std::vector<GemmSample> RunGemmSweep(const std::vector<GemmConfig>& configs, const BenchContext& ctx,
+                                     std::vector<std::string>* notes);
 
 // decode_attention.cu
-CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads,
-                                      const BenchContext& ctx);
-std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig>& configs,
-                                                  const BenchContext& ctx,
+CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads, const BenchContext& ctx);
+std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig>& configs, const BenchContext& ctx,
                                                   std::vector<std::string>* notes);
 
 // prefill_attention.cu
 CorrectnessCheck CheckPrefillAttention(DType dtype, const BenchContext& ctx);
-std::vector<PrefillAttentionSample> RunPrefillSweep(const std::vector<PrefillConfig>& configs,
-                                                    const BenchContext& ctx,
+std::vector<PrefillAttentionSample> RunPrefillSweep(const std::vector<PrefillConfig>& configs, const BenchContext& ctx,
                                                     std::vector<std::string>* notes);
 
 // launch_bench.cu
-std::vector<LaunchOverheadSample> RunLaunchSweep(const std::vector<LaunchConfig>& configs,
-                                                 const BenchContext& ctx,
+std::vector<LaunchOverheadSample> RunLaunchSweep(const std::vector<LaunchConfig>& configs, const BenchContext& ctx,
                                                  std::vector<std::string>* notes);
 
 // allreduce_bench.cu (returns nothing, with a note, when built without NCCL)
-std::vector<AllReduceSample> RunAllReduceSweep(const std::vector<AllReduceConfig>& configs,
-                                               const BenchContext& ctx,
+std::vector<AllReduceSample> RunAllReduceSweep(const std::vector<AllReduceConfig>& configs, const BenchContext& ctx,
                                                std::vector<std::string>* notes);
 
 }  // namespace infergrid::calib

@@ -87,8 +87,7 @@ Flags ParseFlags(int argc, char** argv) {
       size_t start = 0;
       while (start <= value.size()) {
         const size_t comma = value.find(',', start);
-        const std::string section =
-            value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::string section = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (!section.empty()) flags.sections.push_back(section);
         if (comma == std::string::npos) break;
         start = comma + 1;
@@ -128,8 +127,8 @@ std::string HostName() {
 }
 
 void PrintCheck(const CorrectnessCheck& c) {
-  std::printf("check %-4s rel.err %.2e (tol %.0e)  %s\n", c.passed ? "ok" : "FAIL",
-              c.relative_error, c.tolerance, c.name.c_str());
+  std::printf("check %-4s rel.err %.2e (tol %.0e)  %s\n", c.passed ? "ok" : "FAIL", c.relative_error, c.tolerance,
+              c.name.c_str());
 }
 
 // One line per section after it ran: what it found, in the units people quote.
@@ -141,14 +140,13 @@ void PrintHeadline(const std::string& section, const MeasurementSet& m, double s
       if (s.kind == LaunchKind::kStreamLaunch) stream = s.seconds_per_kernel;
       if (s.kind == LaunchKind::kGraphReplay) graph = s.seconds_per_kernel;  // the largest graph
     }
-    std::snprintf(line, sizeof(line), "launch: %.2f us/kernel on a stream, %.2f us in a graph",
-                  stream * 1e6, graph * 1e6);
+    std::snprintf(line, sizeof(line), "launch: %.2f us/kernel on a stream, %.2f us in a graph", stream * 1e6,
+                  graph * 1e6);
   } else if (section == "hbm" && !m.hbm.empty()) {
     std::map<HbmKind, double> best;
     for (const auto& s : m.hbm) best[s.kind] = std::max(best[s.kind], s.bytes_per_second);
     std::snprintf(line, sizeof(line), "hbm: copy %.0f GB/s, read %.0f GB/s, write %.0f GB/s (best)",
-                  best[HbmKind::kCopy] / 1e9, best[HbmKind::kRead] / 1e9,
-                  best[HbmKind::kWrite] / 1e9);
+                  best[HbmKind::kCopy] / 1e9, best[HbmKind::kRead] / 1e9, best[HbmKind::kWrite] / 1e9);
   } else if (section == "l2" && !m.l2.empty()) {
     double best = 0;
     for (const auto& s : m.l2) best = std::max(best, s.read_bytes_per_second);
@@ -161,8 +159,8 @@ void PrintHeadline(const std::string& section, const MeasurementSet& m, double s
       double& best = s.dtype == DType::kFp8E4M3 ? fp8 : bf16;
       best = std::max(best, s.flops_per_second);
     }
-    std::snprintf(line, sizeof(line), "gemm: best bf16 %.0f TFLOP/s, fp8 %.0f TFLOP/s (%zu shapes)",
-                  bf16 / 1e12, fp8 / 1e12, m.gemm.size());
+    std::snprintf(line, sizeof(line), "gemm: best bf16 %.0f TFLOP/s, fp8 %.0f TFLOP/s (%zu shapes)", bf16 / 1e12,
+                  fp8 / 1e12, m.gemm.size());
   } else if (section == "decode" && !m.decode_attention.empty()) {
     double best = 0;
     for (const auto& s : m.decode_attention) best = std::max(best, s.bytes_per_second);
@@ -171,8 +169,8 @@ void PrintHeadline(const std::string& section, const MeasurementSet& m, double s
   } else if (section == "prefill" && !m.prefill_attention.empty()) {
     double best = 0;
     for (const auto& s : m.prefill_attention) best = std::max(best, s.flops_per_second);
-    std::snprintf(line, sizeof(line), "prefill: best %.0f TFLOP/s (%zu configurations)",
-                  best / 1e12, m.prefill_attention.size());
+    std::snprintf(line, sizeof(line), "prefill: best %.0f TFLOP/s (%zu configurations)", best / 1e12,
+                  m.prefill_attention.size());
   } else if (section == "allreduce" && !m.all_reduce.empty()) {
     double best = 0;
     for (const auto& s : m.all_reduce) best = std::max(best, s.bus_bytes_per_second);
@@ -195,13 +193,13 @@ int Run(const Flags& flags) {
     m.provenance = ReadProvenance(flags.device);
     assumptions.l2_bytes = m.provenance.l2_bytes;
     assumptions.gpu_count = m.provenance.gpu_count;
-    std::printf("device %d: %s, %d SMs, %lld MiB, L2 %lld MiB, CUDA %d (driver API %d), "
-                "driver %s\n",
-                flags.device, m.provenance.gpu_name.c_str(), m.provenance.sm_count,
-                static_cast<long long>(m.provenance.memory_total_mib),
-                static_cast<long long>(m.provenance.l2_bytes >> 20),
-                m.provenance.cuda_runtime_version, m.provenance.cuda_driver_api_version,
-                m.provenance.driver_version.empty() ? "?" : m.provenance.driver_version.c_str());
+    std::printf(
+        "device %d: %s, %d SMs, %lld MiB, L2 %lld MiB, CUDA %d (driver API %d), "
+        "driver %s\n",
+        flags.device, m.provenance.gpu_name.c_str(), m.provenance.sm_count,
+        static_cast<long long>(m.provenance.memory_total_mib), static_cast<long long>(m.provenance.l2_bytes >> 20),
+        m.provenance.cuda_runtime_version, m.provenance.cuda_driver_api_version,
+        m.provenance.driver_version.empty() ? "?" : m.provenance.driver_version.c_str());
   }
   SweepOptions options;
   options.quick = flags.quick;
@@ -237,7 +235,7 @@ int Run(const Flags& flags) {
       record("decode", CheckDecodeAttention(dtype, 8, 2, base));
     }
     record("decode", CheckDecodeAttention(DType::kBf16, 14, 2, base));  // GQA 7
-    record("decode", CheckDecodeAttention(DType::kBf16, 8, 1, base));   // GQA 8
+    record("decode", CheckDecodeAttention(DType::kBf16, 8, 1, base));  // GQA 8
   }
   if (plan.Section("prefill") != nullptr) {
     record("prefill", CheckPrefillAttention(DType::kBf16, base));
@@ -254,8 +252,7 @@ int Run(const Flags& flags) {
     ctx.iterations = section.iterations;
     // Each section may run until its share of the budget, counted from the start, is spent;
     // time a section leaves unused passes to the next.
-    ctx.deadline = start + flags.budget_seconds * cumulative /
-                               std::max(plan.estimated_seconds, 1e-9);
+    ctx.deadline = start + flags.budget_seconds * cumulative / std::max(plan.estimated_seconds, 1e-9);
     if (failed.count(section.name) != 0) {
       notes.push_back(section.name + ": correctness check failed; not timed");
       std::printf("%s: correctness check failed, not timed\n", section.name.c_str());
@@ -291,8 +288,7 @@ int Run(const Flags& flags) {
   for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
   std::printf("wrote %s (%.1f s)\n", flags.out.c_str(), p.wall_seconds);
   if (!failed.empty()) {
-    std::fprintf(stderr, "infergrid-calibrate: %zu section(s) failed their correctness check\n",
-                 failed.size());
+    std::fprintf(stderr, "infergrid-calibrate: %zu section(s) failed their correctness check\n", failed.size());
     return 3;
   }
   return 0;
@@ -301,6 +297,4 @@ int Run(const Flags& flags) {
 }  // namespace
 }  // namespace infergrid::calib
 
-int main(int argc, char** argv) {
-  return infergrid::calib::Run(infergrid::calib::ParseFlags(argc, argv));
-}
+int main(int argc, char** argv) { return infergrid::calib::Run(infergrid::calib::ParseFlags(argc, argv)); }

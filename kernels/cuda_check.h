@@ -29,41 +29,38 @@ const char* CublasStatusName(Status status) {
 }
 }  // namespace infergrid::calib
 
-#define CUDA_CHECK(call)                                                              \
-  do {                                                                                \
-    const cudaError_t infergrid_err_ = (call);                                        \
-    if (infergrid_err_ != cudaSuccess) {                                              \
-      std::fprintf(stderr, "%s:%d: CUDA error %s (%s) in %s\n", __FILE__, __LINE__,   \
-                   cudaGetErrorName(infergrid_err_), cudaGetErrorString(infergrid_err_), \
-                   #call);                                                            \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CUDA_CHECK(call)                                                                                              \
+  do {                                                                                                                \
+    const cudaError_t infergrid_err_ = (call);                                                                        \
+    if (infergrid_err_ != cudaSuccess) {                                                                              \
+      std::fprintf(stderr, "%s:%d: CUDA error %s (%s) in %s\n", __FILE__, __LINE__, cudaGetErrorName(infergrid_err_), \
+                   cudaGetErrorString(infergrid_err_), #call);                                                        \
+      std::exit(1);                                                                                                   \
+    }                                                                                                                 \
   } while (0)
 
 // After a <<<...>>> launch: launch-configuration errors now, execution errors at the next
 // synchronizing call (also checked).
 #define CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
-#define CUBLAS_CHECK(call)                                                            \
-  do {                                                                                \
-    const cublasStatus_t infergrid_st_ = (call);                                      \
-    if (infergrid_st_ != CUBLAS_STATUS_SUCCESS) {                                     \
-      std::fprintf(stderr, "%s:%d: cuBLAS error %d (%s) in %s\n", __FILE__, __LINE__, \
-                   static_cast<int>(infergrid_st_), ::infergrid::calib::CublasStatusName(infergrid_st_), \
-                   #call);                                                            \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CUBLAS_CHECK(call)                                                                                             \
+  do {                                                                                                                 \
+    const cublasStatus_t infergrid_st_ = (call);                                                                       \
+    if (infergrid_st_ != CUBLAS_STATUS_SUCCESS) {                                                                      \
+      std::fprintf(stderr, "%s:%d: cuBLAS error %d (%s) in %s\n", __FILE__, __LINE__, static_cast<int>(infergrid_st_), \
+                   ::infergrid::calib::CublasStatusName(infergrid_st_), #call);                                        \
+      std::exit(1);                                                                                                    \
+    }                                                                                                                  \
   } while (0)
 
-#define NCCL_CHECK(call)                                                              \
-  do {                                                                                \
-    const ncclResult_t infergrid_nr_ = (call);                                        \
-    if (infergrid_nr_ != ncclSuccess) {                                               \
-      std::fprintf(stderr, "%s:%d: NCCL error %d (%s) in %s\n", __FILE__, __LINE__,   \
-                   static_cast<int>(infergrid_nr_), ncclGetErrorString(infergrid_nr_), \
-                   #call);                                                            \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define NCCL_CHECK(call)                                                                                             \
+  do {                                                                                                               \
+    const ncclResult_t infergrid_nr_ = (call);                                                                       \
+    if (infergrid_nr_ != ncclSuccess) {                                                                              \
+      std::fprintf(stderr, "%s:%d: NCCL error %d (%s) in %s\n", __FILE__, __LINE__, static_cast<int>(infergrid_nr_), \
+                   ncclGetErrorString(infergrid_nr_), #call);                                                        \
+      std::exit(1);                                                                                                  \
+    }                                                                                                                \
   } while (0)
 
 #endif  // INFERGRID_KERNELS_CUDA_CHECK_H_

@@ -27,13 +27,13 @@ namespace infergrid::calib {
 namespace {
 
 constexpr int kHeadDim = 128;
-constexpr int kMaxGroup = 8;           // query heads per KV head (GQA group) supported
+constexpr int kMaxGroup = 8;  // query heads per KV head (GQA group) supported
 constexpr int kPartitionTokens = 512;
-constexpr int kThreads = 256;          // 8 warps, 16 half-warps
-constexpr int kLanesPerToken = 16;     // a half-warp reads one token's 128-element row
+constexpr int kThreads = 256;  // 8 warps, 16 half-warps
+constexpr int kLanesPerToken = 16;  // a half-warp reads one token's 128-element row
 constexpr int kElems = kHeadDim / kLanesPerToken;  // 8 elements per lane
 constexpr int kTokensPerStep = kThreads / kLanesPerToken;  // 16
-constexpr int kUnroll = 4;             // token steps whose loads are in flight together
+constexpr int kUnroll = 4;  // token steps whose loads are in flight together
 constexpr const char* kKernelName = "infergrid-paged-split512-v1";
 
 static_assert(kMaxGroup <= kThreads / 32, "one warp per query head in the softmax");
@@ -77,32 +77,30 @@ struct DecodeParams {
   const int32_t* block_table;
   const int32_t* context_lens;
   void* out;
-  float* part_acc;   // [batch][q_heads][max_parts][128], unnormalized, V scale applied
-  float* part_max;   // [batch][q_heads][max_parts]
-  float* part_sum;   // [batch][q_heads][max_parts]
+  float* part_acc;  // [batch][q_heads][max_parts][128], unnormalized, V scale applied
+  float* part_max;  // [batch][q_heads][max_parts]
+  float* part_sum;  // [batch][q_heads][max_parts]
   int q_heads;
   int kv_heads;
-  int block_shift;   // log2(block size)
+  int block_shift;  // log2(block size)
   int max_blocks_per_seq;
   int max_parts;
-  float qk_scale;    // softmax scale * k_scale
+  float qk_scale;  // softmax scale * k_scale
   float v_scale;
 };
 
 template <typename KvT>
-__device__ __forceinline__ const KvT* KvRow(const KvT* cache, const int32_t* table,
-                                            const DecodeParams& p, int kvh, int token,
-                                            int lane16) {
+__device__ __forceinline__ const KvT* KvRow(const KvT* cache, const int32_t* table, const DecodeParams& p, int kvh,
+                                            int token, int lane16) {
   const int32_t block = table[token >> p.block_shift];
   const int offset = token & ((1 << p.block_shift) - 1);
-  const size_t row = (static_cast<size_t>(block) * p.kv_heads + kvh) * (size_t{1} << p.block_shift) +
-                     static_cast<size_t>(offset);
+  const size_t row =
+      (static_cast<size_t>(block) * p.kv_heads + kvh) * (size_t{1} << p.block_shift) + static_cast<size_t>(offset);
   return cache + row * kHeadDim + lane16 * kElems;
 }
 
 template <typename KvT, typename QT>
-__global__ void __launch_bounds__(kThreads)
-    DecodePartitionKernel(const DecodeParams p) {
+__global__ void __launch_bounds__(kThreads) DecodePartitionKernel(const DecodeParams p) {
   using Traits = KvTraits<KvT>;
   using Raw = typename Traits::Raw;
   const int part = blockIdx.x;
@@ -136,13 +134,11 @@ __global__ void __launch_bounds__(kThreads)
   const KvT* v_cache = static_cast<const KvT*>(p.v_cache);
   // The raw rows of kUnroll token steps from `cache` (zeros past the partition's end), loaded
   // together so that all of them are in flight at once.
-  auto load_rows = [&](const KvT* cache, int base, Raw (&raw)[kUnroll]) {
+  auto load_rows = [&](const KvT* cache, int base, Raw(&raw)[kUnroll]) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int t = base + u * kTokensPerStep + hw;
-      raw[u] = t < n_tok ? *reinterpret_cast<const Raw*>(
-                               KvRow(cache, table, p, kvh, t_begin + t, lane16))
-                         : Raw{};
+      raw[u] = t < n_tok ? *reinterpret_cast<const Raw*>(KvRow(cache, table, p, kvh, t_begin + t, lane16)) : Raw{};
     }
   };
 
@@ -289,14 +285,11 @@ __global__ void __launch_bounds__(kHeadDim) DecodeReduceKernel(const DecodeParam
   out[threadIdx.x] = FromFloat1<QT>(acc / total);
 }
 
-DType QueryType(DType kv_dtype) {
-  return kv_dtype == DType::kFp16 ? DType::kFp16 : DType::kBf16;
-}
+DType QueryType(DType kv_dtype) { return kv_dtype == DType::kFp16 ? DType::kFp16 : DType::kBf16; }
 
 template <typename KvT, typename QT>
 void LaunchTyped(const DecodeParams& p, int batch, cudaStream_t stream) {
-  const dim3 grid(static_cast<unsigned>(p.max_parts), static_cast<unsigned>(p.kv_heads),
-                  static_cast<unsigned>(batch));
+  const dim3 grid(static_cast<unsigned>(p.max_parts), static_cast<unsigned>(p.kv_heads), static_cast<unsigned>(batch));
   DecodePartitionKernel<KvT, QT><<<grid, kThreads, 0, stream>>>(p);
   CHECK_LAUNCH();
   const dim3 reduce_grid(static_cast<unsigned>(p.q_heads), static_cast<unsigned>(batch));
@@ -324,8 +317,7 @@ int Log2(int x) {
 // permutation of physical blocks (UploadTable), so consecutive logical blocks are not adjacent
 // in memory (as in a real paged cache after some churn).
 struct DecodeBuffers {
-  DecodeBuffers(size_t q_bytes, size_t kv_bytes, size_t table_entries, size_t sequences,
-                size_t slots)
+  DecodeBuffers(size_t q_bytes, size_t kv_bytes, size_t table_entries, size_t sequences, size_t slots)
       : q(q_bytes),
         out(q_bytes),
         k(kv_bytes),
@@ -338,8 +330,8 @@ struct DecodeBuffers {
   DeviceBuffer q, out, k, v, table, lens, part_acc, part_max, part_sum;
 };
 
-void UploadTable(const std::vector<int32_t>& contexts, int block_size, int max_blocks_per_seq,
-                 int64_t num_blocks, uint64_t seed, DeviceBuffer& table, DeviceBuffer& lens) {
+void UploadTable(const std::vector<int32_t>& contexts, int block_size, int max_blocks_per_seq, int64_t num_blocks,
+                 uint64_t seed, DeviceBuffer& table, DeviceBuffer& lens) {
   std::vector<int32_t> physical(static_cast<size_t>(num_blocks));
   std::iota(physical.begin(), physical.end(), 0);
   std::mt19937_64 rng(seed);
@@ -352,10 +344,8 @@ void UploadTable(const std::vector<int32_t>& contexts, int block_size, int max_b
       host[s * static_cast<size_t>(max_blocks_per_seq) + static_cast<size_t>(b)] = physical[next++];
     }
   }
-  CUDA_CHECK(cudaMemcpy(table.get(), host.data(), host.size() * sizeof(int32_t),
-                        cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(lens.get(), contexts.data(), contexts.size() * sizeof(int32_t),
-                        cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(table.get(), host.data(), host.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(lens.get(), contexts.data(), contexts.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
 }
 
 float SoftmaxScale() { return 1.0f / std::sqrt(static_cast<float>(kHeadDim)); }
@@ -365,8 +355,8 @@ float SoftmaxScale() { return 1.0f / std::sqrt(static_cast<float>(kHeadDim)); }
 float KvValueScale(DType kv_dtype) { return kv_dtype == DType::kFp8E4M3 ? 4.0f : 1.0f; }
 float KvScale(DType kv_dtype) { return kv_dtype == DType::kFp8E4M3 ? 0.25f : 1.0f; }
 
-DecodeParams MakeParams(const DecodeBuffers& b, int q_heads, int kv_heads, int block_size,
-                        int max_blocks_per_seq, int max_parts, float kv_scale) {
+DecodeParams MakeParams(const DecodeBuffers& b, int q_heads, int kv_heads, int block_size, int max_blocks_per_seq,
+                        int max_parts, float kv_scale) {
   DecodeParams p{};
   p.q = b.q.get();
   p.k_cache = b.k.get();
@@ -389,8 +379,7 @@ DecodeParams MakeParams(const DecodeBuffers& b, int q_heads, int kv_heads, int b
 
 }  // namespace
 
-CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads,
-                                      const BenchContext& ctx) {
+CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads, const BenchContext& ctx) {
   // Three sequences of 1, 700 and 1500 tokens: one, two and three partitions, partial last
   // blocks and partitions; KV blocks shuffled.
   const std::vector<int32_t> contexts = {1, 700, 1500};
@@ -406,10 +395,9 @@ CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads,
   const size_t q_elems = static_cast<size_t>(batch) * q_heads * kHeadDim;
   const size_t slots = static_cast<size_t>(batch) * q_heads * max_parts;
 
-  CorrectnessCheck check = NewAttentionCheck(
-      std::string("decode attention ") + DTypeName(kv_dtype) + " KV, " +
-      std::to_string(q_heads) + "/" + std::to_string(kv_heads) +
-      " heads, contexts 1/700/1500, block 16");
+  CorrectnessCheck check =
+      NewAttentionCheck(std::string("decode attention ") + DTypeName(kv_dtype) + " KV, " + std::to_string(q_heads) +
+                        "/" + std::to_string(kv_heads) + " heads, contexts 1/700/1500, block 16");
   if (q_heads % kv_heads != 0 || q_heads / kv_heads > kMaxGroup) {
     check.name += " (unsupported GQA group)";
     return check;
@@ -418,14 +406,11 @@ CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads,
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   DecodeBuffers b(q_elems * 2, kv_elems * static_cast<size_t>(DTypeBytes(kv_dtype)),
                   static_cast<size_t>(batch) * max_blocks, static_cast<size_t>(batch), slots);
-  const AttentionTensors t{q_dtype, kv_dtype, q_elems, kv_elems,
-                           b.q.get(), b.k.get(), b.v.get(), b.out.get()};
+  const AttentionTensors t{q_dtype, kv_dtype, q_elems, kv_elems, b.q.get(), b.k.get(), b.v.get(), b.out.get()};
   FillCheckInputs(t, ctx.seed + 31, KvValueScale(kv_dtype), stream);
   UploadTable(contexts, block_size, max_blocks, num_blocks, ctx.seed + 34, b.table, b.lens);
   const float kv_scale = KvScale(kv_dtype);
-  LaunchDecode(kv_dtype,
-               MakeParams(b, q_heads, kv_heads, block_size, max_blocks, max_parts, kv_scale),
-               batch, stream);
+  LaunchDecode(kv_dtype, MakeParams(b, q_heads, kv_heads, block_size, max_blocks, max_parts, kv_scale), batch, stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   PagedDecodeProblem ref;
@@ -442,16 +427,15 @@ CorrectnessCheck CheckDecodeAttention(DType kv_dtype, int q_heads, int kv_heads,
   for (float& x : ref.k_cache) x *= kv_scale;
   for (float& x : ref.v_cache) x *= kv_scale;
   ref.block_table.resize(static_cast<size_t>(batch) * max_blocks);
-  CUDA_CHECK(cudaMemcpy(ref.block_table.data(), b.table.get(),
-                        ref.block_table.size() * sizeof(int32_t), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(ref.block_table.data(), b.table.get(), ref.block_table.size() * sizeof(int32_t),
+                        cudaMemcpyDeviceToHost));
   ref.context_lens = contexts;
   CompareWithReference(t, PagedDecodeAttentionReference(ref), &check);
   CUDA_CHECK(cudaStreamDestroy(stream));
   return check;
 }
 
-std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig>& configs,
-                                                  const BenchContext& ctx,
+std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig>& configs, const BenchContext& ctx,
                                                   std::vector<std::string>* notes) {
   std::vector<DecodeAttentionSample> out;
   if (configs.empty()) return out;
@@ -460,8 +444,8 @@ std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig
   int max_batch = 0;
   for (const DecodeConfig& c : configs) {
     const int64_t blocks_per_seq = (c.context_tokens + c.block_size_tokens - 1) / c.block_size_tokens;
-    const size_t kv_elems = static_cast<size_t>(c.batch) * blocks_per_seq * c.kv_heads *
-                            c.block_size_tokens * c.head_dim;
+    const size_t kv_elems =
+        static_cast<size_t>(c.batch) * blocks_per_seq * c.kv_heads * c.block_size_tokens * c.head_dim;
     max_kv = std::max(max_kv, kv_elems * static_cast<size_t>(DTypeBytes(c.kv_dtype)));
     max_q = std::max(max_q, static_cast<size_t>(c.batch) * c.q_heads * c.head_dim * 2);
     max_table = std::max(max_table, static_cast<size_t>(c.batch * blocks_per_seq));
@@ -475,12 +459,12 @@ std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig
   L2Flusher flusher(ctx.flush_bytes, ctx.sm_count);
 
   FilledDType filled;
-  ForEachConfigUntilDeadline("decode", configs, ctx.deadline, notes,
-                             [&](size_t i, const DecodeConfig& c) {
-    if (c.head_dim != kHeadDim || c.q_heads % c.kv_heads != 0 ||
-        c.q_heads / c.kv_heads > kMaxGroup || (c.block_size_tokens & (c.block_size_tokens - 1))) {
-      notes->push_back("decode: configuration outside the kernel (head_dim 128, GQA group <= 8, "
-                       "power-of-two blocks) skipped");
+  ForEachConfigUntilDeadline("decode", configs, ctx.deadline, notes, [&](size_t i, const DecodeConfig& c) {
+    if (c.head_dim != kHeadDim || c.q_heads % c.kv_heads != 0 || c.q_heads / c.kv_heads > kMaxGroup ||
+        (c.block_size_tokens & (c.block_size_tokens - 1))) {
+      notes->push_back(
+          "decode: configuration outside the kernel (head_dim 128, GQA group <= 8, "
+          "power-of-two blocks) skipped");
       return;
     }
     const DType q_dtype = QueryType(c.kv_dtype);
@@ -491,16 +475,13 @@ std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig
       FillUniform(c.kv_dtype, b.v.get(), elems, ctx.seed + 42, value_scale, stream);
       FillUniform(q_dtype, b.q.get(), max_q / 2, ctx.seed + 43, 1.0f, stream);
     }
-    const int blocks_per_seq =
-        static_cast<int>((c.context_tokens + c.block_size_tokens - 1) / c.block_size_tokens);
-    const std::vector<int32_t> contexts(static_cast<size_t>(c.batch),
-                                        static_cast<int32_t>(c.context_tokens));
-    UploadTable(contexts, c.block_size_tokens, blocks_per_seq,
-                static_cast<int64_t>(c.batch) * blocks_per_seq, ctx.seed + i, b.table, b.lens);
-    const int parts =
-        static_cast<int>((c.context_tokens + kPartitionTokens - 1) / kPartitionTokens);
-    const DecodeParams p = MakeParams(b, c.q_heads, c.kv_heads, c.block_size_tokens,
-                                      blocks_per_seq, parts, KvScale(c.kv_dtype));
+    const int blocks_per_seq = static_cast<int>((c.context_tokens + c.block_size_tokens - 1) / c.block_size_tokens);
+    const std::vector<int32_t> contexts(static_cast<size_t>(c.batch), static_cast<int32_t>(c.context_tokens));
+    UploadTable(contexts, c.block_size_tokens, blocks_per_seq, static_cast<int64_t>(c.batch) * blocks_per_seq,
+                ctx.seed + i, b.table, b.lens);
+    const int parts = static_cast<int>((c.context_tokens + kPartitionTokens - 1) / kPartitionTokens);
+    const DecodeParams p =
+        MakeParams(b, c.q_heads, c.kv_heads, c.block_size_tokens, blocks_per_seq, parts, KvScale(c.kv_dtype));
     auto run = [&] { LaunchDecode(c.kv_dtype, p, c.batch, stream); };
 
     DecodeAttentionSample s;
@@ -514,8 +495,8 @@ std::vector<DecodeAttentionSample> RunDecodeSweep(const std::vector<DecodeConfig
     s.block_size_tokens = c.block_size_tokens;
     s.timing = TimeRuns(stream, ctx.warmup, ctx.iterations, &flusher, run);
     s.kv_bytes = DecodeKvBytes(c);
-    s.moved_bytes = s.kv_bytes + 2 * int64_t{c.batch} * c.q_heads * c.head_dim * 2 +
-                    int64_t{c.batch} * blocks_per_seq * 4;
+    s.moved_bytes =
+        s.kv_bytes + 2 * int64_t{c.batch} * c.q_heads * c.head_dim * 2 + int64_t{c.batch} * blocks_per_seq * 4;
     s.bytes_per_second = static_cast<double>(s.moved_bytes) / s.timing.median_seconds;
     s.flops = 4.0 * c.batch * c.q_heads * static_cast<double>(c.context_tokens) * c.head_dim;
     s.kernel = kKernelName;

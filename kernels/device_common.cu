@@ -50,11 +50,9 @@ __global__ void __launch_bounds__(kStreamThreads)
   if (acc == sentinel) *sink = acc;
 }
 
-__global__ void __launch_bounds__(kStreamThreads)
-    WriteKernel(uint4* __restrict__ dst, size_t n, uint32_t seed) {
+__global__ void __launch_bounds__(kStreamThreads) WriteKernel(uint4* __restrict__ dst, size_t n, uint32_t seed) {
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const uint32_t x = static_cast<uint32_t>(i) * 2654435761u + seed;
     dst[i] = make_uint4(x, x ^ 0x55555555u, x + seed, ~x);
   }
@@ -63,8 +61,7 @@ __global__ void __launch_bounds__(kStreamThreads)
 // Reads element e = (tid + j * stride) mod n for j = 0 .. passes * n / stride: `passes` full
 // sweeps of the buffer. stride <= n (the grid is sized so), so one subtraction wraps.
 __global__ void __launch_bounds__(kStreamThreads)
-    ReadPassesKernel(const uint4* __restrict__ buf, size_t n, size_t total, uint32_t sentinel,
-                     uint32_t* sink) {
+    ReadPassesKernel(const uint4* __restrict__ buf, size_t n, size_t total, uint32_t sentinel, uint32_t* sink) {
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   const size_t tid = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   size_t e = tid;
@@ -103,8 +100,7 @@ __global__ void SpinKernel(uint64_t nanoseconds) {
 template <typename T>
 __global__ void FillKernel(T* __restrict__ out, size_t n, uint64_t seed, float scale) {
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     out[i] = FromFloat1<T>(scale * UniformFromHash(HashIndex(seed, i)));
   }
 }
@@ -136,17 +132,16 @@ void LaunchFill(T* ptr, size_t count, uint64_t seed, float scale, cudaStream_t s
 void LaunchCopy(const void* src, void* dst, size_t bytes, int sm_count, cudaStream_t stream) {
   static const int blocks_per_sm = BlocksPerSm(CopyKernel);
   const size_t n = bytes / sizeof(uint4);
-  CopyKernel<<<StreamGrid(n, sm_count, blocks_per_sm), kStreamThreads, 0, stream>>>(
-      static_cast<const uint4*>(src), static_cast<uint4*>(dst), n);
+  CopyKernel<<<StreamGrid(n, sm_count, blocks_per_sm), kStreamThreads, 0, stream>>>(static_cast<const uint4*>(src),
+                                                                                    static_cast<uint4*>(dst), n);
   CHECK_LAUNCH();
 }
 
-void LaunchRead(const void* src, size_t bytes, uint32_t* sink, int sm_count,
-                cudaStream_t stream) {
+void LaunchRead(const void* src, size_t bytes, uint32_t* sink, int sm_count, cudaStream_t stream) {
   static const int blocks_per_sm = BlocksPerSm(ReadKernel);
   const size_t n = bytes / sizeof(uint4);
-  ReadKernel<<<StreamGrid(n, sm_count, blocks_per_sm), kStreamThreads, 0, stream>>>(
-      static_cast<const uint4*>(src), n, 0x9E3779B9u, sink);
+  ReadKernel<<<StreamGrid(n, sm_count, blocks_per_sm), kStreamThreads, 0, stream>>>(static_cast<const uint4*>(src), n,
+                                                                                    0x9E3779B9u, sink);
   CHECK_LAUNCH();
 }
 
@@ -154,13 +149,11 @@ void LaunchWrite(void* dst, size_t bytes, uint32_t seed, int sm_count, cudaStrea
   static const int blocks_per_sm = BlocksPerSm(WriteKernel);
   const size_t n = bytes / sizeof(uint4);
   // The write loop has no unroll; kUnroll in StreamGrid only thins the grid for small sizes.
-  WriteKernel<<<StreamGrid(n, sm_count, blocks_per_sm), kStreamThreads, 0, stream>>>(
-      static_cast<uint4*>(dst), n, seed);
+  WriteKernel<<<StreamGrid(n, sm_count, blocks_per_sm), kStreamThreads, 0, stream>>>(static_cast<uint4*>(dst), n, seed);
   CHECK_LAUNCH();
 }
 
-void LaunchReadPasses(const void* buf, size_t bytes, int passes, uint32_t* sink, int sm_count,
-                      cudaStream_t stream) {
+void LaunchReadPasses(const void* buf, size_t bytes, int passes, uint32_t* sink, int sm_count, cudaStream_t stream) {
   static const int blocks_per_sm = BlocksPerSm(ReadPassesKernel);
   const size_t n = bytes / sizeof(uint4);
   // stride = grid * threads must not exceed n (see the kernel).
@@ -212,23 +205,15 @@ TimingStats TimeRuns(cudaStream_t stream, int warmup, int iterations, L2Flusher*
   return Summarize(std::move(seconds), flusher != nullptr);
 }
 
-void FillUniform(DType dtype, void* ptr, size_t count, uint64_t seed, float scale,
-                 cudaStream_t stream) {
+void FillUniform(DType dtype, void* ptr, size_t count, uint64_t seed, float scale, cudaStream_t stream) {
   switch (dtype) {
-    case DType::kFp16:
-      LaunchFill(static_cast<__half*>(ptr), count, seed, scale, stream);
-      break;
-    case DType::kBf16:
-      LaunchFill(static_cast<__nv_bfloat16*>(ptr), count, seed, scale, stream);
-      break;
-    case DType::kFp8E4M3:
-      LaunchFill(static_cast<__nv_fp8_e4m3*>(ptr), count, seed, scale, stream);
-      break;
+    case DType::kFp16: LaunchFill(static_cast<__half*>(ptr), count, seed, scale, stream); break;
+    case DType::kBf16: LaunchFill(static_cast<__nv_bfloat16*>(ptr), count, seed, scale, stream); break;
+    case DType::kFp8E4M3: LaunchFill(static_cast<__nv_fp8_e4m3*>(ptr), count, seed, scale, stream); break;
   }
 }
 
-void FillUniformFloat(float* ptr, size_t count, uint64_t seed, float scale,
-                      cudaStream_t stream) {
+void FillUniformFloat(float* ptr, size_t count, uint64_t seed, float scale, cudaStream_t stream) {
   LaunchFill(ptr, count, seed, scale, stream);
 }
 
@@ -250,8 +235,8 @@ std::vector<float> DownloadAsFloat(DType dtype, const void* ptr, size_t count) {
 }
 
 std::string DeadlineNote(const char* section, size_t done, size_t total) {
-  return std::string(section) + ": budget deadline reached after " + std::to_string(done) +
-         " of " + std::to_string(total) + " configurations; the rest were not measured";
+  return std::string(section) + ": budget deadline reached after " + std::to_string(done) + " of " +
+         std::to_string(total) + " configurations; the rest were not measured";
 }
 
 }  // namespace infergrid::calib

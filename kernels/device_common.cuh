@@ -45,7 +45,9 @@ class DeviceBuffer {
     return *this;
   }
   template <typename T = void>
-  T* get() const { return static_cast<T*>(ptr_); }
+  T* get() const {
+    return static_cast<T*>(ptr_);
+  }
   size_t bytes() const { return bytes_; }
 
  private:
@@ -56,12 +58,10 @@ class DeviceBuffer {
 // Streaming kernels over 16-byte vectors; grids sized from the occupancy of each kernel so a
 // large buffer keeps every SM full, and never more blocks than there is work.
 void LaunchCopy(const void* src, void* dst, size_t bytes, int sm_count, cudaStream_t stream);
-void LaunchRead(const void* src, size_t bytes, uint32_t* sink, int sm_count,
-                cudaStream_t stream);
+void LaunchRead(const void* src, size_t bytes, uint32_t* sink, int sm_count, cudaStream_t stream);
 void LaunchWrite(void* dst, size_t bytes, uint32_t seed, int sm_count, cudaStream_t stream);
 // `passes` reads of [buf, buf + bytes) in one launch, through L2 only (ld.global.cg).
-void LaunchReadPasses(const void* buf, size_t bytes, int passes, uint32_t* sink, int sm_count,
-                      cudaStream_t stream);
+void LaunchReadPasses(const void* buf, size_t bytes, int passes, uint32_t* sink, int sm_count, cudaStream_t stream);
 
 // Evicts the L2: writes, then reads, a buffer several times its size, so that the timed
 // kernel starts with neither its data in L2 nor dirty lines waiting to be written back.
@@ -87,8 +87,7 @@ TimingStats TimeRuns(cudaStream_t stream, int warmup, int iterations, L2Flusher*
                      const std::function<void()>& run);
 
 // Fills `count` elements of `dtype` with scale * uniform[-1, 1) from HashIndex(seed, i).
-void FillUniform(DType dtype, void* ptr, size_t count, uint64_t seed, float scale,
-                 cudaStream_t stream);
+void FillUniform(DType dtype, void* ptr, size_t count, uint64_t seed, float scale, cudaStream_t stream);
 void FillUniformFloat(float* ptr, size_t count, uint64_t seed, float scale, cudaStream_t stream);
 
 // Copies `count` elements of `dtype` back and decodes them to float (for CPU references).
@@ -100,9 +99,8 @@ std::string DeadlineNote(const char* section, size_t done, size_t total);
 // Calls measure(i, configs[i]) for each configuration in order until NowSeconds() passes
 // `deadline`; then notes (DeadlineNote) how far `section` got and measures no more.
 template <typename Config, typename Measure>
-void ForEachConfigUntilDeadline(const char* section, const std::vector<Config>& configs,
-                                double deadline, std::vector<std::string>* notes,
-                                Measure&& measure) {
+void ForEachConfigUntilDeadline(const char* section, const std::vector<Config>& configs, double deadline,
+                                std::vector<std::string>* notes, Measure&& measure) {
   for (size_t i = 0; i < configs.size(); ++i) {
     if (NowSeconds() > deadline) {
       notes->push_back(DeadlineNote(section, i, configs.size()));

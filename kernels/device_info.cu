@@ -46,11 +46,9 @@ struct Nvml {
     if (n.lib == nullptr) return n;
     auto init = reinterpret_cast<NvmlInit>(dlsym(n.lib, "nvmlInit_v2"));
     n.driver_version = reinterpret_cast<NvmlDriverVersion>(dlsym(n.lib, "nvmlSystemGetDriverVersion"));
-    n.handle_by_pci =
-        reinterpret_cast<NvmlHandleByPci>(dlsym(n.lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+    n.handle_by_pci = reinterpret_cast<NvmlHandleByPci>(dlsym(n.lib, "nvmlDeviceGetHandleByPciBusId_v2"));
     n.clock_info = reinterpret_cast<NvmlClockInfo>(dlsym(n.lib, "nvmlDeviceGetClockInfo"));
-    n.power_limit =
-        reinterpret_cast<NvmlPowerLimit>(dlsym(n.lib, "nvmlDeviceGetEnforcedPowerLimit"));
+    n.power_limit = reinterpret_cast<NvmlPowerLimit>(dlsym(n.lib, "nvmlDeviceGetEnforcedPowerLimit"));
     if (init == nullptr || init() != kNvmlSuccess) {
       n.driver_version = nullptr;
       n.handle_by_pci = nullptr;
@@ -72,8 +70,7 @@ struct Nvml {
   double ClockMhz(int device, int clock) const {
     NvmlDevice handle = Device(device);
     unsigned mhz = 0;
-    if (handle == nullptr || clock_info == nullptr ||
-        clock_info(handle, clock, &mhz) != kNvmlSuccess) {
+    if (handle == nullptr || clock_info == nullptr || clock_info(handle, clock, &mhz) != kNvmlSuccess) {
       return 0;
     }
     return mhz;
@@ -117,8 +114,7 @@ Provenance ReadProvenance(int device) {
     std::exit(1);
   }
   if (device >= p.gpu_count) {
-    std::fprintf(stderr, "infergrid-calibrate: --device=%d but only %d device(s) visible\n",
-                 device, p.gpu_count);
+    std::fprintf(stderr, "infergrid-calibrate: --device=%d but only %d device(s) visible\n", device, p.gpu_count);
     std::exit(2);
   }
   CUDA_CHECK(cudaSetDevice(device));
@@ -134,7 +130,7 @@ Provenance ReadProvenance(int device) {
   p.l2_bytes = Attribute(cudaDevAttrL2CacheSize, device);
   p.shared_memory_per_sm_bytes = Attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
   p.memory_bus_width_bits = Attribute(cudaDevAttrGlobalMemoryBusWidth, device);
-  p.sm_clock_max_mhz = Attribute(cudaDevAttrClockRate, device) / 1000.0;          // kHz
+  p.sm_clock_max_mhz = Attribute(cudaDevAttrClockRate, device) / 1000.0;  // kHz
   p.memory_clock_max_mhz = Attribute(cudaDevAttrMemoryClockRate, device) / 1000.0;  // kHz
   CUDA_CHECK(cudaDriverGetVersion(&p.cuda_driver_api_version));
   CUDA_CHECK(cudaRuntimeGetVersion(&p.cuda_runtime_version));
@@ -154,8 +150,7 @@ Provenance ReadProvenance(int device) {
   p.memory_clock_start_mhz = nvml.ClockMhz(device, kNvmlClockMem);
   NvmlDevice handle = nvml.Device(device);
   unsigned milliwatts = 0;
-  if (handle != nullptr && nvml.power_limit != nullptr &&
-      nvml.power_limit(handle, &milliwatts) == kNvmlSuccess) {
+  if (handle != nullptr && nvml.power_limit != nullptr && nvml.power_limit(handle, &milliwatts) == kNvmlSuccess) {
     p.power_limit_watts = milliwatts / 1000.0;
   }
   return p;

@@ -14,7 +14,9 @@ namespace infergrid::calib {
 template <typename T>
 __device__ __forceinline__ float ToFloat1(T x);
 template <>
-__device__ __forceinline__ float ToFloat1<__half>(__half x) { return __half2float(x); }
+__device__ __forceinline__ float ToFloat1<__half>(__half x) {
+  return __half2float(x);
+}
 template <>
 __device__ __forceinline__ float ToFloat1<__nv_bfloat16>(__nv_bfloat16 x) {
   return __bfloat162float(x);
@@ -23,7 +25,9 @@ __device__ __forceinline__ float ToFloat1<__nv_bfloat16>(__nv_bfloat16 x) {
 template <typename T>
 __device__ __forceinline__ T FromFloat1(float x);
 template <>
-__device__ __forceinline__ __half FromFloat1<__half>(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ __half FromFloat1<__half>(float x) {
+  return __float2half_rn(x);
+}
 template <>
 __device__ __forceinline__ __nv_bfloat16 FromFloat1<__nv_bfloat16>(float x) {
   return __float2bfloat16_rn(x);
@@ -33,7 +37,9 @@ __device__ __forceinline__ __nv_fp8_e4m3 FromFloat1<__nv_fp8_e4m3>(float x) {
   return __nv_fp8_e4m3(x);  // round to nearest even, saturating to +-448
 }
 template <>
-__device__ __forceinline__ float FromFloat1<float>(float x) { return x; }
+__device__ __forceinline__ float FromFloat1<float>(float x) {
+  return x;
+}
 
 // The packed two-element type of a 16-bit type (__half2, __nv_bfloat162), and its conversion
 // to two floats: vector loads read pairs.

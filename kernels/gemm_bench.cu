@@ -31,43 +31,36 @@ cudaDataType_t CudaType(DType dtype) {
 // One problem's descriptors; `ok` is false when cuBLASLt offers no algorithm for it.
 class LtProblem {
  public:
-  LtProblem(cublasLtHandle_t handle, int64_t m, int64_t n, int64_t k, DType dtype,
-            const float* a_scale, const float* b_scale, size_t workspace_bytes)
+  LtProblem(cublasLtHandle_t handle, int64_t m, int64_t n, int64_t k, DType dtype, const float* a_scale,
+            const float* b_scale, size_t workspace_bytes)
       : handle_(handle), dtype_(dtype) {
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasOperation_t trans_a = CUBLAS_OP_T;
     const cublasOperation_t trans_b = CUBLAS_OP_N;
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
-                                                sizeof(trans_a)));
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
-                                                sizeof(trans_b)));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof(trans_a)));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof(trans_b)));
     if (dtype == DType::kFp8E4M3) {
-      CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                                  &a_scale, sizeof(a_scale)));
-      CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                                  &b_scale, sizeof(b_scale)));
+      CUBLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof(a_scale)));
+      CUBLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof(b_scale)));
       const int8_t fast_accum = 1;  // as inference engines run fp8 GEMMs
-      CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
-                                                  &fast_accum, sizeof(fast_accum)));
+      CUBLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum, sizeof(fast_accum)));
     }
     // cuBLASLt is column-major: A = W as K x N (ld K, op T), B = X as K x M (ld K, op N),
     // C = D as N x M (ld N).
     const cudaDataType_t in = CudaType(dtype);
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, in, static_cast<uint64_t>(k),
-                                            static_cast<uint64_t>(n), k));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, in, static_cast<uint64_t>(k),
-                                            static_cast<uint64_t>(m), k));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, CUDA_R_16BF, static_cast<uint64_t>(n),
-                                            static_cast<uint64_t>(m), n));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, in, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, in, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, CUDA_R_16BF, static_cast<uint64_t>(n), static_cast<uint64_t>(m), n));
     cublasLtMatmulPreference_t pref;
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     const uint64_t ws = workspace_bytes;
-    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
     int count = 0;
     // NOT_SUPPORTED here means no algorithm for this shape/type: a note, not a failure.
-    status_ = cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_, b_, c_, c_, pref, 1, &result_,
-                                             &count);
+    status_ = cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_, b_, c_, c_, pref, 1, &result_, &count);
     ok_ = status_ == CUBLAS_STATUS_SUCCESS && count > 0 && result_.state == CUBLAS_STATUS_SUCCESS;
     if (status_ != CUBLAS_STATUS_SUCCESS && status_ != CUBLAS_STATUS_NOT_SUPPORTED) {
       CUBLAS_CHECK(status_);
@@ -88,20 +81,18 @@ class LtProblem {
   size_t workspace_bytes() const { return result_.workspaceSize; }
   bool fp8() const { return dtype_ == DType::kFp8E4M3; }
 
-  void Run(const void* w, const void* x, void* d, void* workspace, size_t workspace_size,
-           cudaStream_t stream) const {
+  void Run(const void* w, const void* x, void* d, void* workspace, size_t workspace_size, cudaStream_t stream) const {
     const float alpha = 1.0f;
     const float beta = 0.0f;
-    CUBLAS_CHECK(cublasLtMatmul(handle_, desc_, &alpha, w, a_, x, b_, &beta, d, c_, d, c_,
-                                &result_.algo, workspace, workspace_size, stream));
+    CUBLAS_CHECK(cublasLtMatmul(handle_, desc_, &alpha, w, a_, x, b_, &beta, d, c_, d, c_, &result_.algo, workspace,
+                                workspace_size, stream));
   }
 
   template <typename T>
   T AlgoConfig(cublasLtMatmulAlgoConfigAttributes_t attr) const {
     T value{};
     size_t written = 0;
-    CUBLAS_CHECK(
-        cublasLtMatmulAlgoConfigGetAttribute(&result_.algo, attr, &value, sizeof(value), &written));
+    CUBLAS_CHECK(cublasLtMatmulAlgoConfigGetAttribute(&result_.algo, attr, &value, sizeof(value), &written));
     return value;
   }
 
@@ -116,8 +107,7 @@ class LtProblem {
 };
 
 std::string ShapeName(int64_t m, int64_t n, int64_t k, DType dtype) {
-  return "M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k) +
-         " " + DTypeName(dtype);
+  return "M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k) + " " + DTypeName(dtype);
 }
 
 }  // namespace
@@ -142,8 +132,7 @@ CorrectnessCheck CheckGemm(DType dtype, const BenchContext& ctx) {
   FillUniform(dtype, x.get(), m * k, ctx.seed + 11, value_scale, stream);
   FillUniform(dtype, w.get(), n * k, ctx.seed + 12, value_scale, stream);
   CUDA_CHECK(cudaMemsetAsync(d.get(), 0xFF, d.bytes(), stream));  // NaN: unwritten shows
-  LtProblem problem(handle, m, n, k, dtype, scales.get<float>(), scales.get<float>() + 1,
-                    kWorkspaceBytes);
+  LtProblem problem(handle, m, n, k, dtype, scales.get<float>(), scales.get<float>() + 1, kWorkspaceBytes);
   if (!problem.ok()) {
     check.passed = false;
     check.relative_error = INFINITY;
@@ -173,8 +162,8 @@ CorrectnessCheck CheckGemm(DType dtype, const BenchContext& ctx) {
   return check;
 }
 
-std::vector<GemmSample> RunGemmSweep(const std::vector<GemmConfig>& configs,
-                                     const BenchContext& ctx, std::vector<std::string>* notes) {
+std::vector<GemmSample> RunGemmSweep(const std::vector<GemmConfig>& configs, const BenchContext& ctx,
+                                     std::vector<std::string>* notes) {
   std::vector<GemmSample> out;
   if (configs.empty()) return out;
   size_t max_x = 0, max_w = 0, max_d = 0;
@@ -213,12 +202,11 @@ std::vector<GemmSample> RunGemmSweep(const std::vector<GemmConfig>& configs,
       filled = true;
       filled_dtype = c.dtype;
     }
-    LtProblem problem(handle, c.m, c.n, c.k, c.dtype, scales.get<float>(),
-                      scales.get<float>() + 1, kWorkspaceBytes);
+    LtProblem problem(handle, c.m, c.n, c.k, c.dtype, scales.get<float>(), scales.get<float>() + 1, kWorkspaceBytes);
     if (!problem.ok()) {
       if (unsupported++ < 20) {
-        notes->push_back("gemm: no cuBLASLt algorithm for " + ShapeName(c.m, c.n, c.k, c.dtype) +
-                         " (" + CublasStatusName(problem.status()) + ")");
+        notes->push_back("gemm: no cuBLASLt algorithm for " + ShapeName(c.m, c.n, c.k, c.dtype) + " (" +
+                         CublasStatusName(problem.status()) + ")");
       }
       continue;
     }
@@ -235,8 +223,7 @@ std::vector<GemmSample> RunGemmSweep(const std::vector<GemmConfig>& configs,
     s.flops_per_second = s.flops / s.timing.median_seconds;
     s.algorithm_id = problem.AlgoConfig<int32_t>(CUBLASLT_ALGO_CONFIG_ID);
     s.tile_id = static_cast<int32_t>(problem.AlgoConfig<uint32_t>(CUBLASLT_ALGO_CONFIG_TILE_ID));
-    s.stages_id =
-        static_cast<int32_t>(problem.AlgoConfig<uint32_t>(CUBLASLT_ALGO_CONFIG_STAGES_ID));
+    s.stages_id = static_cast<int32_t>(problem.AlgoConfig<uint32_t>(CUBLASLT_ALGO_CONFIG_STAGES_ID));
     s.splitk = problem.AlgoConfig<int32_t>(CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
     s.workspace_bytes = static_cast<int64_t>(problem.workspace_bytes());
     s.fp8_fast_accum = problem.fp8();

@@ -10,12 +10,9 @@ const std::vector<ModelDims>& CalibrationModels() {
   // name, hidden, heads, kv heads, head dim, ffn (per expert), vocab. Copied from the catalog
   // textprotos; tests/kernels_test.cc compares each row with the catalog file.
   static const std::vector<ModelDims> kModels = {
-      {"llama-3-8b", 4096, 32, 8, 128, 14336, 128256},
-      {"llama-3-70b", 8192, 64, 8, 128, 28672, 128256},
-      {"mistral-7b", 4096, 32, 8, 128, 14336, 32000},
-      {"mixtral-8x7b", 4096, 32, 8, 128, 14336, 32000},
-      {"qwen2.5-7b", 3584, 28, 4, 128, 18944, 152064},
-      {"qwen2.5-72b", 8192, 64, 8, 128, 29568, 152064},
+      {"llama-3-8b", 4096, 32, 8, 128, 14336, 128256}, {"llama-3-70b", 8192, 64, 8, 128, 28672, 128256},
+      {"mistral-7b", 4096, 32, 8, 128, 14336, 32000},  {"mixtral-8x7b", 4096, 32, 8, 128, 14336, 32000},
+      {"qwen2.5-7b", 3584, 28, 4, 128, 18944, 152064}, {"qwen2.5-72b", 8192, 64, 8, 128, 29568, 152064},
   };
   return kModels;
 }
@@ -32,15 +29,12 @@ std::vector<ProjectionShape> ModelProjections(const ModelDims& m, int tp) {
   // GEMMs have the dense shapes with fewer tokens each; the router (N = num_experts) is tiny
   // and left out.
   std::vector<ProjectionShape> out;
-  if (tp < 1 || m.num_attention_heads % tp != 0 || m.ffn_dim % tp != 0 ||
-      m.vocab_size % tp != 0) {
+  if (tp < 1 || m.num_attention_heads % tp != 0 || m.ffn_dim % tp != 0 || m.vocab_size % tp != 0) {
     return out;
   }
   const int64_t q_heads = m.num_attention_heads / tp;
   const int64_t kv_heads = std::max<int64_t>(m.num_kv_heads / tp, 1);
-  auto add = [&](const char* projection, int64_t n, int64_t k) {
-    out.push_back({m.name, projection, tp, n, k});
-  };
+  auto add = [&](const char* projection, int64_t n, int64_t k) { out.push_back({m.name, projection, tp, n, k}); };
   add("qkv", (q_heads + 2 * kv_heads) * m.head_dim, m.hidden_size);
   add("o", m.hidden_size, q_heads * m.head_dim);
   add("gate_up", 2 * m.ffn_dim / tp, m.hidden_size);
@@ -54,8 +48,7 @@ std::vector<GemmShape> CalibrationGemmShapes() {
   for (const ModelDims& model : CalibrationModels()) {
     for (int tp : {1, 2, 4, 8}) {
       for (const ProjectionShape& p : ModelProjections(model, tp)) {
-        by_shape[{p.n, p.k}].push_back(p.model + " " + p.projection + " tp" +
-                                       std::to_string(p.tp));
+        by_shape[{p.n, p.k}].push_back(p.model + " " + p.projection + " tp" + std::to_string(p.tp));
       }
     }
   }

@@ -19,7 +19,7 @@ struct ModelDims {
   int64_t num_attention_heads;
   int64_t num_kv_heads;
   int64_t head_dim;
-  int64_t ffn_dim;      // per expert for MoE models
+  int64_t ffn_dim;  // per expert for MoE models
   int64_t vocab_size;
 };
 

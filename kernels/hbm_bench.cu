@@ -7,8 +7,8 @@
 
 namespace infergrid::calib {
 
-std::vector<HbmSample> RunHbmSweep(const std::vector<HbmConfig>& configs,
-                                   const BenchContext& ctx, std::vector<std::string>* notes) {
+std::vector<HbmSample> RunHbmSweep(const std::vector<HbmConfig>& configs, const BenchContext& ctx,
+                                   std::vector<std::string>* notes) {
   std::vector<HbmSample> out;
   if (configs.empty()) return out;
   int64_t max_bytes = 0;
@@ -35,15 +35,11 @@ std::vector<HbmSample> RunHbmSweep(const std::vector<HbmConfig>& configs,
     uint32_t seed = 7;
     std::function<void()> run;
     switch (c.kind) {
-      case HbmKind::kCopy:
-        run = [&] { LaunchCopy(src.get(), dst.get(), bytes, ctx.sm_count, stream); };
-        break;
+      case HbmKind::kCopy: run = [&] { LaunchCopy(src.get(), dst.get(), bytes, ctx.sm_count, stream); }; break;
       case HbmKind::kRead:
         run = [&] { LaunchRead(src.get(), bytes, sink.get<uint32_t>(), ctx.sm_count, stream); };
         break;
-      case HbmKind::kWrite:
-        run = [&] { LaunchWrite(dst.get(), bytes, seed++, ctx.sm_count, stream); };
-        break;
+      case HbmKind::kWrite: run = [&] { LaunchWrite(dst.get(), bytes, seed++, ctx.sm_count, stream); }; break;
     }
     HbmSample s;
     s.kind = c.kind;
@@ -77,8 +73,8 @@ std::vector<L2Sample> RunL2Sweep(const std::vector<L2Config>& configs, const Ben
     }
     const L2Config& c = configs[i];
     auto run = [&] {
-      LaunchReadPasses(buf.get(), static_cast<size_t>(c.footprint_bytes), c.passes,
-                       sink.get<uint32_t>(), ctx.sm_count, stream);
+      LaunchReadPasses(buf.get(), static_cast<size_t>(c.footprint_bytes), c.passes, sink.get<uint32_t>(), ctx.sm_count,
+                       stream);
     };
     L2Sample s;
     s.footprint_bytes = c.footprint_bytes;

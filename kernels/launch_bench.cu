@@ -19,8 +19,7 @@ void LaunchEmpty(cudaStream_t stream) {
 
 }  // namespace
 
-std::vector<LaunchOverheadSample> RunLaunchSweep(const std::vector<LaunchConfig>& configs,
-                                                 const BenchContext& ctx,
+std::vector<LaunchOverheadSample> RunLaunchSweep(const std::vector<LaunchConfig>& configs, const BenchContext& ctx,
                                                  std::vector<std::string>* notes) {
   std::vector<LaunchOverheadSample> out;
   cudaStream_t stream;
@@ -54,8 +53,7 @@ std::vector<LaunchOverheadSample> RunLaunchSweep(const std::vector<LaunchConfig>
             LaunchEmpty(stream);
             CUDA_CHECK(cudaStreamSynchronize(stream));
           }
-          seconds.push_back(
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+          seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
         s.timing = Summarize(std::move(seconds), false);
         break;
@@ -68,8 +66,8 @@ std::vector<LaunchOverheadSample> RunLaunchSweep(const std::vector<LaunchConfig>
         CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
         CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
         CUDA_CHECK(cudaGraphUpload(exec, stream));
-        s.timing = TimeRuns(stream, ctx.warmup, ctx.iterations, nullptr,
-                            [&] { CUDA_CHECK(cudaGraphLaunch(exec, stream)); });
+        s.timing =
+            TimeRuns(stream, ctx.warmup, ctx.iterations, nullptr, [&] { CUDA_CHECK(cudaGraphLaunch(exec, stream)); });
         CUDA_CHECK(cudaGraphExecDestroy(exec));
         CUDA_CHECK(cudaGraphDestroy(graph));
         break;

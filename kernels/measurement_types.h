@@ -14,8 +14,8 @@ namespace infergrid::calib {
 
 // The subset of infergrid.DType (base/dtype.proto) the kernels use; written by name.
 enum class DType { kFp16, kBf16, kFp8E4M3 };
-const char* DTypeName(DType dtype);          // "FP16", "BF16", "FP8_E4M3"
-int DTypeBytes(DType dtype);                 // 2, 2, 1
+const char* DTypeName(DType dtype);  // "FP16", "BF16", "FP8_E4M3"
+int DTypeBytes(DType dtype);  // 2, 2, 1
 
 struct Provenance {
   std::string gpu_name;

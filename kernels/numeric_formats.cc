@@ -27,7 +27,7 @@ double RoundToFormat(double magnitude, int mantissa_bits, int min_exp) {
   if (magnitude == 0) return 0;
   int exp;
   std::frexp(magnitude, &exp);  // magnitude = f * 2^exp, f in [0.5, 1)
-  int e = exp - 1;              // magnitude = 1.x * 2^e
+  int e = exp - 1;  // magnitude = 1.x * 2^e
   if (e < min_exp) e = min_exp;
   const double step = std::ldexp(1.0, e - mantissa_bits);
   return std::nearbyint(magnitude / step) * step;  // default rounding mode: nearest even

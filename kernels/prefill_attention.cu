@@ -28,16 +28,16 @@ namespace wmma = nvcuda::wmma;
 constexpr int kHeadDim = 128;
 constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
-constexpr int kRows = 16;                  // query rows per warp
-constexpr int kQTile = kWarps * kRows;     // 64
+constexpr int kRows = 16;  // query rows per warp
+constexpr int kQTile = kWarps * kRows;  // 64
 constexpr int kKTile = 64;
-constexpr int kLdT = kHeadDim + 8;         // 16-bit smem rows (Q, K, V): 272 bytes
-constexpr int kLdS = kKTile + 4;           // fp32 score scratch
-constexpr int kLdO = kHeadDim + 4;         // fp32 PV scratch
-constexpr int kLdP = kKTile + 8;           // 16-bit probabilities
-constexpr int kTileBytes = kQTile * kLdT * 2;                       // 17408
+constexpr int kLdT = kHeadDim + 8;  // 16-bit smem rows (Q, K, V): 272 bytes
+constexpr int kLdS = kKTile + 4;  // fp32 score scratch
+constexpr int kLdO = kHeadDim + 4;  // fp32 PV scratch
+constexpr int kLdP = kKTile + 8;  // 16-bit probabilities
+constexpr int kTileBytes = kQTile * kLdT * 2;  // 17408
 constexpr int kScratchBytes = kRows * (kLdO > kLdS ? kLdO : kLdS) * 4;  // 8448 per warp
-constexpr int kPBytes = kRows * kLdP * 2;                            // 2304 per warp
+constexpr int kPBytes = kRows * kLdP * 2;  // 2304 per warp
 constexpr int kSmemBytes = 3 * kTileBytes + kWarps * (kScratchBytes + kPBytes);
 constexpr const char* kKernelName = "infergrid-wmma-fa2-v1";
 
@@ -203,8 +203,7 @@ __global__ void __launch_bounds__(kThreads) PrefillKernel(const PrefillParams p)
 
   const int i_row = q_start + warp * kRows + row;
   if (i_row < n) {
-    T* out = static_cast<T*>(p.out) +
-             ((static_cast<size_t>(b) * n + i_row) * p.q_heads + head) * kHeadDim +
+    T* out = static_cast<T*>(p.out) + ((static_cast<size_t>(b) * n + i_row) * p.q_heads + head) * kHeadDim +
              half * (kHeadDim / 2);
     const float inv = 1.0f / l_run;
 #pragma unroll
@@ -221,13 +220,12 @@ __global__ void __launch_bounds__(kThreads) PrefillKernel(const PrefillParams p)
 template <typename T>
 void LaunchTyped(const PrefillParams& p, int batch, cudaStream_t stream) {
   static const bool configured = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(PrefillKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemBytes));
+    CUDA_CHECK(cudaFuncSetAttribute(PrefillKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
-  const dim3 grid(static_cast<unsigned>((p.query_tokens + kQTile - 1) / kQTile),
-                  static_cast<unsigned>(p.q_heads), static_cast<unsigned>(batch));
+  const dim3 grid(static_cast<unsigned>((p.query_tokens + kQTile - 1) / kQTile), static_cast<unsigned>(p.q_heads),
+                  static_cast<unsigned>(batch));
   PrefillKernel<T><<<grid, kThreads, kSmemBytes, stream>>>(p);
   CHECK_LAUNCH();
 }
@@ -240,8 +238,8 @@ void LaunchPrefill(DType dtype, const PrefillParams& p, int batch, cudaStream_t 
   }
 }
 
-PrefillParams MakeParams(const void* q, const void* k, const void* v, void* out, int64_t n,
-                         int64_t context, int q_heads, int kv_heads, bool causal) {
+PrefillParams MakeParams(const void* q, const void* k, const void* v, void* out, int64_t n, int64_t context,
+                         int q_heads, int kv_heads, bool causal) {
   PrefillParams p{};
   p.q = q;
   p.k = k;
@@ -264,17 +262,15 @@ CorrectnessCheck CheckPrefillAttention(DType dtype, const BenchContext& ctx) {
   const int keys = context + n;
   const size_t q_elems = static_cast<size_t>(batch) * n * q_heads * kHeadDim;
   const size_t kv_elems = static_cast<size_t>(batch) * keys * kv_heads * kHeadDim;
-  CorrectnessCheck check = NewAttentionCheck(std::string("prefill attention ") +
-                                             DTypeName(dtype) +
+  CorrectnessCheck check = NewAttentionCheck(std::string("prefill attention ") + DTypeName(dtype) +
                                              ", 150 tokens after 37, 4/2 heads, causal");
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   DeviceBuffer q(q_elems * 2), k(kv_elems * 2), v(kv_elems * 2), out(q_elems * 2);
   const AttentionTensors t{dtype, dtype, q_elems, kv_elems, q.get(), k.get(), v.get(), out.get()};
   FillCheckInputs(t, ctx.seed + 51, 1.0f, stream);
-  LaunchPrefill(dtype, MakeParams(q.get(), k.get(), v.get(), out.get(), n, context, q_heads,
-                                  kv_heads, true),
-                batch, stream);
+  LaunchPrefill(dtype, MakeParams(q.get(), k.get(), v.get(), out.get(), n, context, q_heads, kv_heads, true), batch,
+                stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   PrefillProblem ref;
@@ -294,27 +290,26 @@ CorrectnessCheck CheckPrefillAttention(DType dtype, const BenchContext& ctx) {
   return check;
 }
 
-std::vector<PrefillAttentionSample> RunPrefillSweep(const std::vector<PrefillConfig>& configs,
-                                                    const BenchContext& ctx,
+std::vector<PrefillAttentionSample> RunPrefillSweep(const std::vector<PrefillConfig>& configs, const BenchContext& ctx,
                                                     std::vector<std::string>* notes) {
   std::vector<PrefillAttentionSample> out;
   if (configs.empty()) return out;
   size_t max_q = 0, max_kv = 0;
   for (const PrefillConfig& c : configs) {
     max_q = std::max(max_q, static_cast<size_t>(c.batch * c.query_tokens) * c.q_heads * c.head_dim);
-    max_kv = std::max(max_kv, static_cast<size_t>(c.batch * (c.context_tokens + c.query_tokens)) *
-                                  c.kv_heads * c.head_dim);
+    max_kv =
+        std::max(max_kv, static_cast<size_t>(c.batch * (c.context_tokens + c.query_tokens)) * c.kv_heads * c.head_dim);
   }
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   DeviceBuffer q(max_q * 2), k(max_kv * 2), v(max_kv * 2), o(max_q * 2);
   L2Flusher flusher(ctx.flush_bytes, ctx.sm_count);
   FilledDType filled;
-  ForEachConfigUntilDeadline("prefill", configs, ctx.deadline, notes,
-                             [&](size_t, const PrefillConfig& c) {
+  ForEachConfigUntilDeadline("prefill", configs, ctx.deadline, notes, [&](size_t, const PrefillConfig& c) {
     if (c.head_dim != kHeadDim || c.q_heads % c.kv_heads != 0 || c.dtype == DType::kFp8E4M3) {
-      notes->push_back("prefill: configuration outside the kernel (head_dim 128, fp16/bf16) "
-                       "skipped");
+      notes->push_back(
+          "prefill: configuration outside the kernel (head_dim 128, fp16/bf16) "
+          "skipped");
       return;
     }
     if (filled.NeedsFill(c.dtype)) {
@@ -322,8 +317,8 @@ std::vector<PrefillAttentionSample> RunPrefillSweep(const std::vector<PrefillCon
       FillUniform(c.dtype, k.get(), max_kv, ctx.seed + 62, 1.0f, stream);
       FillUniform(c.dtype, v.get(), max_kv, ctx.seed + 63, 1.0f, stream);
     }
-    const PrefillParams p = MakeParams(q.get(), k.get(), v.get(), o.get(), c.query_tokens,
-                                       c.context_tokens, c.q_heads, c.kv_heads, c.causal);
+    const PrefillParams p = MakeParams(q.get(), k.get(), v.get(), o.get(), c.query_tokens, c.context_tokens, c.q_heads,
+                                       c.kv_heads, c.causal);
     auto run = [&] { LaunchPrefill(c.dtype, p, c.batch, stream); };
     PrefillAttentionSample s;
     s.batch = c.batch;
@@ -335,13 +330,11 @@ std::vector<PrefillAttentionSample> RunPrefillSweep(const std::vector<PrefillCon
     s.causal = c.causal;
     s.dtype = c.dtype;
     s.timing = TimeRuns(stream, ctx.warmup, ctx.iterations, &flusher, run);
-    s.flops = 4.0 * c.head_dim * c.q_heads * c.batch *
-              AttendedPairs(c.query_tokens, c.context_tokens, c.causal);
+    s.flops = 4.0 * c.head_dim * c.q_heads * c.batch * AttendedPairs(c.query_tokens, c.context_tokens, c.causal);
     s.flops_per_second = s.flops / s.timing.median_seconds;
     const int64_t elem = DTypeBytes(c.dtype);
     s.moved_bytes = elem * c.batch * c.head_dim *
-                    (2 * c.query_tokens * c.q_heads +
-                     2 * (c.context_tokens + c.query_tokens) * c.kv_heads);
+                    (2 * c.query_tokens * c.q_heads + 2 * (c.context_tokens + c.query_tokens) * c.kv_heads);
     s.kernel = kKernelName;
     out.push_back(s);
   });

@@ -17,8 +17,7 @@ constexpr int64_t kGiB = 1024 * kMiB;
 
 bool Selected(const SweepOptions& options, const std::string& name) {
   return options.sections.empty() ||
-         std::find(options.sections.begin(), options.sections.end(), name) !=
-             options.sections.end();
+         std::find(options.sections.begin(), options.sections.end(), name) != options.sections.end();
 }
 
 double FlushSeconds(int64_t flush_bytes, const DeviceAssumptions& d) {
@@ -48,13 +47,11 @@ void BuildHbm(bool quick, SweepPlan& plan) {
 void BuildL2(bool quick, int64_t l2_bytes, SweepPlan& plan) {
   // Footprints as fractions of the L2 size (eighths around it, where the rate falls off),
   // rounded to 64 KiB; passes so that each launch reads about 4 GiB.
-  const std::vector<double> full = {1.0 / 64, 1.0 / 32, 1.0 / 16, 1.0 / 8, 0.25, 0.375, 0.5,
-                                    0.625,    0.75,     0.875,    1.0,       1.125, 1.25,  1.5,
-                                    2.0,      3.0,      4.0,      8.0};
+  const std::vector<double> full = {1.0 / 64, 1.0 / 32, 1.0 / 16, 1.0 / 8, 0.25, 0.375, 0.5, 0.625, 0.75,
+                                    0.875,    1.0,      1.125,    1.25,    1.5,  2.0,   3.0, 4.0,   8.0};
   const std::vector<double> brief = {1.0 / 32, 0.125, 0.25, 0.5, 0.75, 1.0, 1.25, 2.0, 4.0};
   for (double f : quick ? brief : full) {
-    int64_t footprint = static_cast<int64_t>(f * static_cast<double>(l2_bytes)) / (64 * kKiB) *
-                        (64 * kKiB);
+    int64_t footprint = static_cast<int64_t>(f * static_cast<double>(l2_bytes)) / (64 * kKiB) * (64 * kKiB);
     footprint = std::max<int64_t>(footprint, 64 * kKiB);
     const int64_t passes = std::clamp<int64_t>(4 * kGiB / footprint, 4, 4096);
     plan.l2.push_back({footprint, static_cast<int32_t>(passes)});
@@ -71,12 +68,14 @@ void BuildGemm(bool quick, SweepPlan& plan) {
 }
 
 void BuildDecode(bool quick, SweepPlan& plan) {
-  const std::vector<int64_t> contexts =
-      quick ? std::vector<int64_t>{128, 2048, 32768, 131072}
-            : std::vector<int64_t>{128, 512, 2048, 8192, 32768, 131072};
+  const std::vector<int64_t> contexts = quick ? std::vector<int64_t>{128, 2048, 32768, 131072}
+                                              : std::vector<int64_t>{128, 512, 2048, 8192, 32768, 131072};
   const std::vector<int32_t> batches =
       quick ? std::vector<int32_t>{1, 16, 256} : std::vector<int32_t>{1, 4, 16, 64, 256};
-  struct Heads { int32_t q, kv; bool all_dtypes; };
+  struct Heads {
+    int32_t q, kv;
+    bool all_dtypes;
+  };
   // Per-GPU heads: llama-3-8b / mistral at TP1 (32/8, GQA 4) in every KV dtype; llama-3-70b
   // at TP1 (64/8, GQA 8) and TP8 (8/1), and qwen2.5-7b at TP1 (28/4, GQA 7) in bf16.
   const std::vector<Heads> heads =
@@ -102,14 +101,11 @@ void BuildPrefill(bool quick, SweepPlan& plan) {
     plan.prefill.push_back({batch, n, ctx, q, kv, 128, true, dtype});
   };
   const std::vector<int64_t> lengths =
-      quick ? std::vector<int64_t>{512, 2048, 8192}
-            : std::vector<int64_t>{256, 512, 1024, 2048, 4096, 8192, 16384};
+      quick ? std::vector<int64_t>{512, 2048, 8192} : std::vector<int64_t>{256, 512, 1024, 2048, 4096, 8192, 16384};
   for (int64_t n : lengths) add(1, n, 0, 32, 8, DType::kBf16);
   // Chunked prefill: a chunk of new tokens after a cached prefix.
-  const std::vector<int64_t> chunk = quick ? std::vector<int64_t>{2048}
-                                           : std::vector<int64_t>{512, 2048};
-  const std::vector<int64_t> prefix = quick ? std::vector<int64_t>{8192}
-                                            : std::vector<int64_t>{2048, 8192, 32768};
+  const std::vector<int64_t> chunk = quick ? std::vector<int64_t>{2048} : std::vector<int64_t>{512, 2048};
+  const std::vector<int64_t> prefix = quick ? std::vector<int64_t>{8192} : std::vector<int64_t>{2048, 8192, 32768};
   for (int64_t n : chunk) {
     for (int64_t ctx : prefix) add(1, n, ctx, 32, 8, DType::kBf16);
   }
@@ -152,50 +148,42 @@ const SectionPlan* SweepPlan::Section(const std::string& name) const {
 }
 
 const std::vector<std::string>& AllSectionNames() {
-  static const std::vector<std::string> kNames = {"launch", "hbm",     "l2",       "gemm",
-                                                  "decode", "prefill", "allreduce"};
+  static const std::vector<std::string> kNames = {"launch", "hbm", "l2", "gemm", "decode", "prefill", "allreduce"};
   return kNames;
 }
 
 int64_t DecodeKvBytes(const DecodeConfig& c) {
-  return 2 * int64_t{c.batch} * c.context_tokens * c.kv_heads * c.head_dim *
-         DTypeBytes(c.kv_dtype);
+  return 2 * int64_t{c.batch} * c.context_tokens * c.kv_heads * c.head_dim * DTypeBytes(c.kv_dtype);
 }
 
-double EstimateGemmRunSeconds(const GemmConfig& c, const DeviceAssumptions& d, bool flushed,
-                              int64_t flush_bytes) {
+double EstimateGemmRunSeconds(const GemmConfig& c, const DeviceAssumptions& d, bool flushed, int64_t flush_bytes) {
   const double flops = 2.0 * static_cast<double>(c.m) * c.n * c.k;
   const double elem = DTypeBytes(c.dtype);
-  const double bytes = elem * (static_cast<double>(c.m) * c.k + static_cast<double>(c.n) * c.k) +
-                       2.0 * static_cast<double>(c.m) * c.n;
+  const double bytes =
+      elem * (static_cast<double>(c.m) * c.k + static_cast<double>(c.n) * c.k) + 2.0 * static_cast<double>(c.m) * c.n;
   const double peak = c.dtype == DType::kFp8E4M3 ? d.fp8_flops : d.bf16_flops;
   return std::max(flops / peak, bytes / d.hbm_bytes_per_s) + d.launch_s + d.run_overhead_s +
          (flushed ? FlushSeconds(flush_bytes, d) : 0.0);
 }
 
-double EstimateDecodeRunSeconds(const DecodeConfig& c, const DeviceAssumptions& d,
-                                int64_t flush_bytes) {
+double EstimateDecodeRunSeconds(const DecodeConfig& c, const DeviceAssumptions& d, int64_t flush_bytes) {
   // Two kernels (partitions, then their reduction); KV bytes at the HBM rate.
-  return static_cast<double>(DecodeKvBytes(c)) / d.hbm_bytes_per_s + 2 * d.launch_s +
-         d.run_overhead_s + FlushSeconds(flush_bytes, d);
-}
-
-double EstimatePrefillRunSeconds(const PrefillConfig& c, const DeviceAssumptions& d,
-                                 int64_t flush_bytes) {
-  const double flops = 4.0 * c.head_dim * c.q_heads * c.batch *
-                       AttendedPairs(c.query_tokens, c.context_tokens, c.causal);
-  return flops / d.attention_flops + d.launch_s + d.run_overhead_s +
+  return static_cast<double>(DecodeKvBytes(c)) / d.hbm_bytes_per_s + 2 * d.launch_s + d.run_overhead_s +
          FlushSeconds(flush_bytes, d);
 }
 
-SweepPlan MakeSweepPlan(const SweepOptions& options, const DeviceAssumptions& d,
-                        std::string* error) {
+double EstimatePrefillRunSeconds(const PrefillConfig& c, const DeviceAssumptions& d, int64_t flush_bytes) {
+  const double flops =
+      4.0 * c.head_dim * c.q_heads * c.batch * AttendedPairs(c.query_tokens, c.context_tokens, c.causal);
+  return flops / d.attention_flops + d.launch_s + d.run_overhead_s + FlushSeconds(flush_bytes, d);
+}
+
+SweepPlan MakeSweepPlan(const SweepOptions& options, const DeviceAssumptions& d, std::string* error) {
   SweepPlan plan;
   for (const std::string& name : options.sections) {
     const auto& all = AllSectionNames();
     if (std::find(all.begin(), all.end(), name) == all.end()) {
-      *error = "unknown section '" + name + "' (known: launch, hbm, l2, gemm, decode, " +
-               "prefill, allreduce)";
+      *error = "unknown section '" + name + "' (known: launch, hbm, l2, gemm, decode, " + "prefill, allreduce)";
       return plan;
     }
   }
@@ -211,63 +199,45 @@ SweepPlan MakeSweepPlan(const SweepOptions& options, const DeviceAssumptions& d,
   if (Selected(options, "allreduce")) {
     BuildAllReduce(quick, d, plan);
     if (plan.all_reduce.empty()) {
-      plan.notes.push_back(d.gpu_count < 2
-                               ? "allreduce: one GPU visible, NCCL all-reduce not measured"
-                               : "allreduce: built without NCCL, all-reduce not measured");
+      plan.notes.push_back(d.gpu_count < 2 ? "allreduce: one GPU visible, NCCL all-reduce not measured"
+                                           : "allreduce: built without NCCL, all-reduce not measured");
     }
   }
 
   const int64_t flush = plan.flush_bytes;
   std::vector<SectionSpec> specs;
-  specs.push_back({"launch", static_cast<int>(plan.launch.size()), 3, quick ? 10 : 20, 5,
-                   [&plan, &d](int i) {
+  specs.push_back({"launch", static_cast<int>(plan.launch.size()), 3, quick ? 10 : 20, 5, [&plan, &d](int i) {
                      const LaunchConfig& c = plan.launch[i];
                      // The sync round trip is measured 100 times per iteration.
-                     const int launches = c.kind == LaunchKind::kSyncLaunch
-                                              ? 100
-                                              : c.kernels_per_measurement;
+                     const int launches = c.kind == LaunchKind::kSyncLaunch ? 100 : c.kernels_per_measurement;
                      return launches * 5e-6 + d.run_overhead_s;
                    }});
-  specs.push_back({"hbm", static_cast<int>(plan.hbm.size()), 3, quick ? 10 : 20, 5,
-                   [&plan, &d, flush](int i) {
+  specs.push_back({"hbm", static_cast<int>(plan.hbm.size()), 3, quick ? 10 : 20, 5, [&plan, &d, flush](int i) {
                      const HbmConfig& c = plan.hbm[i];
-                     const double moved = (c.kind == HbmKind::kCopy ? 2.0 : 1.0) *
-                                          static_cast<double>(c.buffer_bytes);
-                     return moved / d.hbm_bytes_per_s + d.launch_s + d.run_overhead_s +
-                            FlushSeconds(flush, d);
+                     const double moved = (c.kind == HbmKind::kCopy ? 2.0 : 1.0) * static_cast<double>(c.buffer_bytes);
+                     return moved / d.hbm_bytes_per_s + d.launch_s + d.run_overhead_s + FlushSeconds(flush, d);
                    }});
-  specs.push_back({"l2", static_cast<int>(plan.l2.size()), 2, quick ? 5 : 10, 3,
-                   [&plan, &d](int i) {
+  specs.push_back({"l2", static_cast<int>(plan.l2.size()), 2, quick ? 5 : 10, 3, [&plan, &d](int i) {
                      const L2Config& c = plan.l2[i];
-                     const double rate = c.footprint_bytes <= d.l2_bytes ? d.l2_bytes_per_s
-                                                                         : d.hbm_bytes_per_s;
-                     return static_cast<double>(c.footprint_bytes) * c.passes / rate +
-                            d.launch_s + d.run_overhead_s;
+                     const double rate = c.footprint_bytes <= d.l2_bytes ? d.l2_bytes_per_s : d.hbm_bytes_per_s;
+                     return static_cast<double>(c.footprint_bytes) * c.passes / rate + d.launch_s + d.run_overhead_s;
                    }});
   specs.push_back({"gemm", static_cast<int>(plan.gemm.size()), quick ? 1 : 2, quick ? 5 : 10, 3,
-                   [&plan, &d, flush](int i) {
-                     return EstimateGemmRunSeconds(plan.gemm[i], d, true, flush);
-                   }});
-  specs.push_back({"decode", static_cast<int>(plan.decode.size()), quick ? 1 : 2,
-                   quick ? 5 : 10, 3, [&plan, &d, flush](int i) {
-                     return EstimateDecodeRunSeconds(plan.decode[i], d, flush);
-                   }});
-  specs.push_back({"prefill", static_cast<int>(plan.prefill.size()), quick ? 1 : 2,
-                   quick ? 5 : 10, 3, [&plan, &d, flush](int i) {
-                     return EstimatePrefillRunSeconds(plan.prefill[i], d, flush);
-                   }});
-  specs.push_back({"allreduce", static_cast<int>(plan.all_reduce.size()), 5, quick ? 10 : 20, 5,
-                   [&plan, &d](int i) {
+                   [&plan, &d, flush](int i) { return EstimateGemmRunSeconds(plan.gemm[i], d, true, flush); }});
+  specs.push_back({"decode", static_cast<int>(plan.decode.size()), quick ? 1 : 2, quick ? 5 : 10, 3,
+                   [&plan, &d, flush](int i) { return EstimateDecodeRunSeconds(plan.decode[i], d, flush); }});
+  specs.push_back({"prefill", static_cast<int>(plan.prefill.size()), quick ? 1 : 2, quick ? 5 : 10, 3,
+                   [&plan, &d, flush](int i) { return EstimatePrefillRunSeconds(plan.prefill[i], d, flush); }});
+  specs.push_back({"allreduce", static_cast<int>(plan.all_reduce.size()), 5, quick ? 10 : 20, 5, [&plan, &d](int i) {
                      // Ring all-reduce moves 2(n-1)/n of the buffer per rank at ~150 GB/s.
                      const AllReduceConfig& c = plan.all_reduce[i];
-                     return 2.0 * static_cast<double>(c.buffer_bytes) / 150e9 + 20e-6 +
-                            d.run_overhead_s;
+                     return 2.0 * static_cast<double>(c.buffer_bytes) / 150e9 + 20e-6 + d.run_overhead_s;
                    }});
 
   // Start-up (context, cuBLASLt handle), correctness checks, buffer fills, one cuBLASLt
   // heuristic query per GEMM configuration, NCCL communicator set-up.
-  plan.fixed_overhead_seconds = 15.0 + 1e-3 * static_cast<double>(plan.gemm.size()) +
-                                (plan.all_reduce.empty() ? 0.0 : 10.0);
+  plan.fixed_overhead_seconds =
+      15.0 + 1e-3 * static_cast<double>(plan.gemm.size()) + (plan.all_reduce.empty() ? 0.0 : 10.0);
 
   auto estimate = [&](const SectionSpec& s, int iterations) {
     double one_each = 0;
@@ -280,8 +250,7 @@ SweepPlan MakeSweepPlan(const SweepOptions& options, const DeviceAssumptions& d,
   }
   double scale = 1.0;
   if (total > options.budget_seconds && total > plan.fixed_overhead_seconds) {
-    scale = std::max(0.0, options.budget_seconds - plan.fixed_overhead_seconds) /
-            (total - plan.fixed_overhead_seconds);
+    scale = std::max(0.0, options.budget_seconds - plan.fixed_overhead_seconds) / (total - plan.fixed_overhead_seconds);
   }
   plan.estimated_seconds = plan.fixed_overhead_seconds;
   for (const SectionSpec& s : specs) {
@@ -320,12 +289,11 @@ std::string FormatPlan(const SweepPlan& plan, double budget_seconds) {
   std::string out = "section     configs  warm-up  timed  estimate\n";
   char line[160];
   for (const SectionPlan& s : plan.sections) {
-    std::snprintf(line, sizeof(line), "%-10s %8d %8d %6d %8.1f s\n", s.name.c_str(), s.configs,
-                  s.warmup, s.iterations, s.estimated_seconds);
+    std::snprintf(line, sizeof(line), "%-10s %8d %8d %6d %8.1f s\n", s.name.c_str(), s.configs, s.warmup, s.iterations,
+                  s.estimated_seconds);
     out += line;
   }
-  std::snprintf(line, sizeof(line), "%-10s %8s %8s %6s %8.1f s\n", "fixed", "", "", "",
-                plan.fixed_overhead_seconds);
+  std::snprintf(line, sizeof(line), "%-10s %8s %8s %6s %8.1f s\n", "fixed", "", "", "", plan.fixed_overhead_seconds);
   out += line;
   std::snprintf(line, sizeof(line), "total estimate %.1f s of a %.0f s budget (L2 flush %.0f MiB)\n",
                 plan.estimated_seconds, budget_seconds,

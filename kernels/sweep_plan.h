@@ -19,9 +19,9 @@ struct DeviceAssumptions {
   double l2_bytes_per_s = 8.0e12;
   double bf16_flops = 6.5e14;
   double fp8_flops = 1.1e15;
-  double attention_flops = 1.2e14;   // our wmma prefill kernel, well under FlashAttention-3
-  double run_overhead_s = 40e-6;      // host synchronization and event readout per timed run
-  double launch_s = 6e-6;             // fixed cost added to each kernel estimate
+  double attention_flops = 1.2e14;  // our wmma prefill kernel, well under FlashAttention-3
+  double run_overhead_s = 40e-6;  // host synchronization and event readout per timed run
+  double launch_s = 6e-6;  // fixed cost added to each kernel estimate
   int64_t l2_bytes = 60 * (int64_t{1} << 20);
   int gpu_count = 1;
   bool have_nccl = false;
@@ -34,8 +34,14 @@ struct SweepOptions {
   std::vector<std::string> sections;
 };
 
-struct HbmConfig { HbmKind kind; int64_t buffer_bytes; };
-struct L2Config { int64_t footprint_bytes; int32_t passes; };
+struct HbmConfig {
+  HbmKind kind;
+  int64_t buffer_bytes;
+};
+struct L2Config {
+  int64_t footprint_bytes;
+  int32_t passes;
+};
 struct GemmConfig {
   int64_t m, n, k;
   DType dtype;
@@ -55,8 +61,14 @@ struct PrefillConfig {
   bool causal;
   DType dtype;
 };
-struct LaunchConfig { LaunchKind kind; int32_t kernels_per_measurement; };
-struct AllReduceConfig { int64_t buffer_bytes; int32_t ranks; };
+struct LaunchConfig {
+  LaunchKind kind;
+  int32_t kernels_per_measurement;
+};
+struct AllReduceConfig {
+  int64_t buffer_bytes;
+  int32_t ranks;
+};
 
 // Warm-up and timed runs per configuration of one section, and its estimated duration.
 struct SectionPlan {
@@ -76,10 +88,10 @@ struct SweepPlan {
   std::vector<LaunchConfig> launch;
   std::vector<AllReduceConfig> all_reduce;
   std::vector<SectionPlan> sections;  // in run order, only the selected ones
-  int64_t flush_bytes = 0;            // L2 flush buffer: max(4 x L2, 256 MiB)
-  int64_t max_kv_cache_bytes = 0;     // decode configs above this are left out
+  int64_t flush_bytes = 0;  // L2 flush buffer: max(4 x L2, 256 MiB)
+  int64_t max_kv_cache_bytes = 0;  // decode configs above this are left out
   double fixed_overhead_seconds = 0;  // start-up, allocation, checks, heuristics
-  double estimated_seconds = 0;       // sections + fixed overhead
+  double estimated_seconds = 0;  // sections + fixed overhead
   std::vector<std::string> notes;
 
   const SectionPlan* Section(const std::string& name) const;
@@ -91,16 +103,12 @@ const std::vector<std::string>& AllSectionNames();
 // Builds the plan; iterations are scaled down (never under the section minimum) when the
 // estimate exceeds the budget, and a note says so. Returns an error message in *error for an
 // unknown section name.
-SweepPlan MakeSweepPlan(const SweepOptions& options, const DeviceAssumptions& device,
-                        std::string* error);
+SweepPlan MakeSweepPlan(const SweepOptions& options, const DeviceAssumptions& device, std::string* error);
 
 // Estimated seconds of one timed or warm-up run of each kind (kernel + flush + overhead).
-double EstimateGemmRunSeconds(const GemmConfig& c, const DeviceAssumptions& d, bool flushed,
-                              int64_t flush_bytes);
-double EstimateDecodeRunSeconds(const DecodeConfig& c, const DeviceAssumptions& d,
-                                int64_t flush_bytes);
-double EstimatePrefillRunSeconds(const PrefillConfig& c, const DeviceAssumptions& d,
-                                 int64_t flush_bytes);
+double EstimateGemmRunSeconds(const GemmConfig& c, const DeviceAssumptions& d, bool flushed, int64_t flush_bytes);
+double EstimateDecodeRunSeconds(const DecodeConfig& c, const DeviceAssumptions& d, int64_t flush_bytes);
+double EstimatePrefillRunSeconds(const PrefillConfig& c, const DeviceAssumptions& d, int64_t flush_bytes);
 
 // Bytes of K and V a decode config reads: 2 * batch * context * kv_heads * head_dim * size.
 int64_t DecodeKvBytes(const DecodeConfig& c);

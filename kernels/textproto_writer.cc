@@ -213,9 +213,7 @@ void WriteMessage(TextOut& t, const char* name, const Message& message) {
   t.Close();
 }
 
-void TextOut::Field(const char* name, const TimingStats& timing) {
-  WriteMessage(*this, name, timing);
-}
+void TextOut::Field(const char* name, const TimingStats& timing) { WriteMessage(*this, name, timing); }
 
 }  // namespace
 

@@ -89,13 +89,14 @@ absl::Status ValidateAttentionLayout(const ModelSpec& spec, absl::string_view wh
   }
   const LinearAttention& linear = spec.linear_attention();
   // Bounds keep the state and parameter products of 10,000 layers far from overflow.
-  if (counts.linear > 0 && (linear.num_key_heads() < 1 || linear.num_value_heads() < 1 || linear.key_head_dim() < 1 ||
-                            linear.value_head_dim() < 1 || linear.conv_kernel() < 1 ||
-                            linear.num_value_heads() > 1024 || linear.key_head_dim() > 4096 ||
-                            linear.value_head_dim() > 4096 || linear.conv_kernel() > 64 ||
-                            linear.num_key_heads() > 1024)) {
-    return error("LINEAR_ATTENTION layers need linear_attention's heads in 1..1024, head sizes in 1..4096 and "
-                 "conv_kernel in 1..64");
+  if (counts.linear > 0 &&
+      (linear.num_key_heads() < 1 || linear.num_value_heads() < 1 || linear.key_head_dim() < 1 ||
+       linear.value_head_dim() < 1 || linear.conv_kernel() < 1 || linear.num_value_heads() > 1024 ||
+       linear.key_head_dim() > 4096 || linear.value_head_dim() > 4096 || linear.conv_kernel() > 64 ||
+       linear.num_key_heads() > 1024)) {
+    return error(
+        "LINEAR_ATTENTION layers need linear_attention's heads in 1..1024, head sizes in 1..4096 and "
+        "conv_kernel in 1..64");
   }
   if (counts.attention() == 0) return error("layer_pattern leaves no attention layer");
   if (!(a.attn_logit_softcapping() >= 0) || !std::isfinite(a.attn_logit_softcapping())) {
@@ -108,7 +109,8 @@ std::string DescribeAttentionLayout(const ModelSpec& spec) {
   const AttentionLayerCounts counts = CountAttentionLayers(spec);
   std::string text;
   if (counts.window > 0) {
-    text = absl::StrCat(counts.window, " of ", spec.num_layers(), " layers sliding window ", spec.attention().sliding_window());
+    text = absl::StrCat(counts.window, " of ", spec.num_layers(), " layers sliding window ",
+                        spec.attention().sliding_window());
   }
   if (counts.chunked > 0) {
     absl::StrAppend(&text, text.empty() ? "" : ", ", counts.chunked, " of ", spec.num_layers(),

@@ -22,7 +22,7 @@ struct AttentionLayerCounts {
   int full = 0;
   int window = 0;
   int chunked = 0;
-  int linear = 0;   // linear-attention (state-space) layers: no KV cache
+  int linear = 0;  // linear-attention (state-space) layers: no KV cache
   int attention() const { return full + window + chunked; }
 };
 AttentionLayerCounts CountAttentionLayers(const ModelSpec& spec, int first, int count);

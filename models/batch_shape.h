@@ -43,9 +43,7 @@ struct BatchShape {
   // verification scores all k + 1 positions of each verified sequence (k extra each).
   int64_t extra_sampled_rows = 0;
 
-  int64_t sequences() const {
-    return static_cast<int64_t>(prefill.size() + decode_context_tokens.size());
-  }
+  int64_t sequences() const { return static_cast<int64_t>(prefill.size() + decode_context_tokens.size()); }
   int64_t TotalNewTokens() const {
     int64_t total = static_cast<int64_t>(decode_context_tokens.size());
     for (const PrefillChunk& c : prefill) total += c.new_tokens;

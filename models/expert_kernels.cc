@@ -54,8 +54,7 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
   // Top-k softmax over the router logits and the permutation of token rows by expert.
   const double own_rows = t * static_cast<double>(top_k);
   AddElementwise(out, KernelKind::kMoeRouting, "moe_route", layers,
-                 t * static_cast<double>(experts) * kLogitBytes + t * d * act_bytes_,
-                 own_rows * d * act_bytes_,
+                 t * static_cast<double>(experts) * kLogitBytes + t * d * act_bytes_, own_rows * d * act_bytes_,
                  kSoftmaxFlopsPerScore * t * static_cast<double>(experts), t * d * act_bytes_, t);
   // The send buffer of each GPU: its tokens' k copies of the hidden state. An all-to-all ends
   // with its slowest GPU: the busiest one receives `imbalance` times the mean in the dispatch
@@ -69,9 +68,9 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
 
   // Rows the (busiest) GPU runs through its experts, and the distinct experts they hit.
   double routed_rows = static_cast<double>(tokens) * static_cast<double>(top_k);
-  double hit = static_cast<double>(experts) *
-               (1.0 - std::pow(1.0 - static_cast<double>(top_k) / static_cast<double>(experts),
-                               static_cast<double>(tokens)));
+  double hit =
+      static_cast<double>(experts) *
+      (1.0 - std::pow(1.0 - static_cast<double>(top_k) / static_cast<double>(experts), static_cast<double>(tokens)));
   int64_t rows_whole = tokens * top_k;
   if (ep.enabled()) {
     routed_rows = std::ceil(routed_rows / static_cast<double>(ranks) * ep.imbalance);
@@ -82,27 +81,24 @@ void IterationKernelBuilder::AddExperts(IterationKernels* out, int64_t tokens) c
   const int32_t groups = static_cast<int32_t>(
       std::clamp<int64_t>(std::llround(hit), 1, std::max<int64_t>(1, std::min<int64_t>(local_experts_, rows_whole))));
   const int64_t rows_per_expert = std::max<int64_t>(1, CeilDiv(rows_whole, groups));
-  AddGemm(out, model_.gated_mlp() ? "expert_gate_up_proj" : "expert_up_proj", layers,
-          rows_per_expert, gate * expert_ffn_, d_, groups, GemmWeights::kRoutedExpert);
+  AddGemm(out, model_.gated_mlp() ? "expert_gate_up_proj" : "expert_up_proj", layers, rows_per_expert,
+          gate * expert_ffn_, d_, groups, GemmWeights::kRoutedExpert);
   // Exact FLOPs: the routed rows, not the rounded rows_per_expert * groups.
   Kernel& up = out->kernels[static_cast<size_t>(out->size - 1)];
   up.tensor_flops = 2.0 * routed_rows * static_cast<double>(gate * expert_ffn_) * d;
   const double in = routed_rows * static_cast<double>(gate * expert_ffn_) * act_bytes_;
   AddElementwise(out, KernelKind::kActivation, "expert_act", layers, in,
                  routed_rows * static_cast<double>(expert_ffn_) * act_bytes_,
-                 kActivationFlopsPerElement * routed_rows * static_cast<double>(expert_ffn_), in,
-                 routed_rows);
-  AddGemm(out, "expert_down_proj", layers, rows_per_expert, d_, expert_ffn_, groups,
-          GemmWeights::kRoutedExpert);
+                 kActivationFlopsPerElement * routed_rows * static_cast<double>(expert_ffn_), in, routed_rows);
+  AddGemm(out, "expert_down_proj", layers, rows_per_expert, d_, expert_ffn_, groups, GemmWeights::kRoutedExpert);
   Kernel& down = out->kernels[static_cast<size_t>(out->size - 1)];
   down.tensor_flops = 2.0 * routed_rows * d * static_cast<double>(expert_ffn_);
   if (all_to_all) AddCollective(out, KernelKind::kAllToAll, "moe_combine_all_to_all", layers, dispatch_bytes, ranks);
   if (gather) AddCollective(out, KernelKind::kAllGather, "moe_reduce_scatter", layers, rank_bytes, ranks);
   // Weighted sum of each token's k expert outputs (on this GPU: the rows it holds).
   const double combined_rows = all_to_all ? own_rows : routed_rows;
-  AddElementwise(out, KernelKind::kMoeRouting, "moe_combine", layers,
-                 combined_rows * d * act_bytes_, t * d * act_bytes_, 2.0 * combined_rows * d,
-                 combined_rows * d * act_bytes_, t);
+  AddElementwise(out, KernelKind::kMoeRouting, "moe_combine", layers, combined_rows * d * act_bytes_,
+                 t * d * act_bytes_, 2.0 * combined_rows * d, combined_rows * d * act_bytes_, t);
   if (shared_ffn_ > 0) AddSharedExperts(out, rank_tokens);  // per rank, on its own tokens
 }
 

@@ -28,8 +28,9 @@ using namespace hf_config_fields;  // NOLINT: the config readers shared with hf_
 // dense or routed-expert MLP in every layer (DeepSeek: after the first few dense ones), and
 // shared experts as Qwen-MoE and DeepSeek declare them.
 constexpr const char* kSupportedModelTypes[] = {
-    "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-    "gemma3_text", "gpt2", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text", "qwen3_next", "glm4_moe", "deepseek_v32"};
+    "llama",   "mistral",     "mixtral",     "qwen2",    "qwen2_moe",   "qwen3",       "qwen3_moe",
+    "gemma",   "gemma2",      "gemma3_text", "gpt2",     "phi3",        "deepseek_v2", "deepseek_v3",
+    "gpt_oss", "llama4_text", "qwen3_next",  "glm4_moe", "deepseek_v32"};
 
 // Keys of architectures whose attention or layer layout InferGrid does not price, each with
 // what it declares: refused by name rather than priced as something else.
@@ -46,8 +47,7 @@ constexpr struct {
 
 // Latent-attention fields: all four must be present together (q_lora_rank may be null, a
 // full-rank query as in DeepSeek-V2-Lite).
-constexpr const char* kLatentAttentionFields[] = {"kv_lora_rank", "qk_nope_head_dim",
-                                                 "qk_rope_head_dim", "v_head_dim"};
+constexpr const char* kLatentAttentionFields[] = {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
 
 // A config that declares something ModelSpec cannot represent is refused, never guessed.
 absl::Status CheckRepresentable(const json& config, absl::string_view path, const std::string& model_type) {
@@ -55,9 +55,9 @@ absl::Status CheckRepresentable(const json& config, absl::string_view path, cons
   // decoder_sparse_step and mlp_only_layers) are not modelled: only leading dense layers are.
   for (const char* key : {"moe_layer_freq", "decoder_sparse_step"}) {
     if (auto it = config.find(key); it != config.end() && it->is_number() && it->get<double>() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": field \"", key, "\" = ", it->dump(),
-          " (expert layers only every few layers) is not modelled; only 1 is"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": field \"", key, "\" = ", it->dump(),
+                       " (expert layers only every few layers) is not modelled; only 1 is"));
     }
   }
   for (const auto& [key, what] : kUnmodelledKeys) {
@@ -74,8 +74,8 @@ absl::Status CheckRepresentable(const json& config, absl::string_view path, cons
     }
   }
   if (auto it = config.find("mlp_only_layers"); it != config.end() && it->is_array() && !it->empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": field \"mlp_only_layers\" (dense layers among the expert layers) is not modelled"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": field \"mlp_only_layers\" (dense layers among the expert layers) is not modelled"));
   }
   // Latent attention is read only whole: a lone field would price another model.
   int latent = 0;
@@ -83,9 +83,11 @@ absl::Status CheckRepresentable(const json& config, absl::string_view path, cons
   if (latent != 0 && latent != 4) {
     for (const char* key : kLatentAttentionFields) {
       if (!Present(config, key)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ": multi-head latent attention (MLA) needs kv_lora_rank, qk_nope_head_dim, "
-                  "qk_rope_head_dim and v_head_dim together; field \"", key, "\" is missing"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(path,
+                         ": multi-head latent attention (MLA) needs kv_lora_rank, qk_nope_head_dim, "
+                         "qk_rope_head_dim and v_head_dim together; field \"",
+                         key, "\" is missing"));
       }
     }
   }
@@ -97,10 +99,10 @@ absl::Status CheckRepresentable(const json& config, absl::string_view path, cons
   for (const char* supported : kSupportedModelTypes) {
     if (model_type == supported) return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      path, ": model_type \"", model_type, "\" is not supported (supported: ",
-      absl::StrJoin(kSupportedModelTypes, ", "),
-      "); write a ModelSpec textproto (models/catalog/) to describe another architecture"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": model_type \"", model_type,
+                   "\" is not supported (supported: ", absl::StrJoin(kSupportedModelTypes, ", "),
+                   "); write a ModelSpec textproto (models/catalog/) to describe another architecture"));
 }
 
 // Reads the latent-attention fields (CheckRepresentable has made sure all four are present).
@@ -109,15 +111,16 @@ absl::Status ReadLatentAttention(const json& config, absl::string_view path, Lat
   for (int i = 0; i < 4; ++i) {
     if (absl::Status s = RequireInt(config, {kLatentAttentionFields[i]}, path, &values[i]); !s.ok()) return s;
     if (values[i] < 1 || values[i] > 100000) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": field \"", kLatentAttentionFields[i], "\" must be in 1..100000, got ", values[i]));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": field \"", kLatentAttentionFields[i], "\" must be in 1..100000, got ", values[i]));
     }
   }
   int64_t q_lora = 0;
   bool found = false;
   if (absl::Status s = ReadInt(config, {"q_lora_rank"}, path, &q_lora, &found); !s.ok()) return s;
   if (q_lora > 1000000) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": field \"q_lora_rank\" is ", q_lora, "; expected 0..1000000"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": field \"q_lora_rank\" is ", q_lora, "; expected 0..1000000"));
   }
   mla->set_kv_lora_rank(static_cast<int32_t>(values[0]));
   mla->set_qk_nope_head_dim(static_cast<int32_t>(values[1]));
@@ -158,8 +161,10 @@ absl::Status CheckSizes(absl::string_view path, int64_t layers, int64_t hidden, 
     const char* key;
     int64_t value;
     int64_t maximum;
-  } sizes[] = {{"num_hidden_layers", layers, kMaxModelLayers}, {"hidden_size", hidden, kMaxModelHiddenSize},
-               {"num_attention_heads", heads, kMaxModelAttentionHeads}, {"vocab_size", vocab, kMaxModelVocabSize}};
+  } sizes[] = {{"num_hidden_layers", layers, kMaxModelLayers},
+               {"hidden_size", hidden, kMaxModelHiddenSize},
+               {"num_attention_heads", heads, kMaxModelAttentionHeads},
+               {"vocab_size", vocab, kMaxModelVocabSize}};
   for (const auto& size : sizes) {
     if (size.value < 1 || size.value > size.maximum) {
       return absl::InvalidArgumentError(
@@ -198,8 +203,7 @@ bool GatedMlp(const json& config, absl::string_view model_type, bool gpt_style) 
     }
   }
   // Gated MLPs (gate, up, down): SiLU/SwiGLU families and Gemma's GeGLU.
-  return !gpt_style &&
-         (act == "silu" || act == "swiglu" || act == "geglu" || absl::StartsWith(model_type, "gemma"));
+  return !gpt_style && (act == "silu" || act == "swiglu" || act == "geglu" || absl::StartsWith(model_type, "gemma"));
 }
 
 // The stored weights' dtype (torch_dtype; bf16 when absent) and a quantized checkpoint's format.
@@ -208,8 +212,7 @@ absl::Status ReadWeightFormat(const json& config, absl::string_view path, ModelS
   if (auto it = config.find("torch_dtype"); it != config.end() && it->is_string()) {
     absl::StatusOr<DType> dtype = ParseDType(it->get<std::string>());
     if (!dtype.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"torch_dtype\": ",
-                                                     dtype.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"torch_dtype\": ", dtype.status().message()));
     }
     spec->set_dtype(*dtype);
   }
@@ -225,24 +228,27 @@ absl::Status ReadWeightFormat(const json& config, absl::string_view path, ModelS
 absl::Status ReadExperts(const json& config, absl::string_view path, int64_t layers, ModelSpec* spec) {
   int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0, shared_count = 0, dense_first = 0;
   bool found = false;
-  if (absl::Status s = ReadInt(config, {"num_local_experts", "num_experts", "n_routed_experts"}, path, &experts, &found); !s.ok()) return s;
+  if (absl::Status s =
+          ReadInt(config, {"num_local_experts", "num_experts", "n_routed_experts"}, path, &experts, &found);
+      !s.ok())
+    return s;
   if (found && experts > 0) {
     if (absl::Status s = RequireInt(config, {"num_experts_per_tok", "moe_top_k"}, path, &top_k); !s.ok()) return s;
     if (absl::Status s = ReadInt(config, {"moe_intermediate_size"}, path, &expert_ffn, &found); !s.ok()) return s;
-    if (absl::Status s = ReadInt(config, {"shared_expert_intermediate_size"}, path, &shared_ffn, &found); !s.ok()) return s;
+    if (absl::Status s = ReadInt(config, {"shared_expert_intermediate_size"}, path, &shared_ffn, &found); !s.ok())
+      return s;
     if (absl::Status s = ReadInt(config, {"n_shared_experts"}, path, &shared_count, &found); !s.ok()) return s;
     if (absl::Status s = ReadInt(config, {"first_k_dense_replace"}, path, &dense_first, &found); !s.ok()) return s;
     if (experts > 100000) {
       return absl::InvalidArgumentError(absl::StrCat(path, ": ", experts, " routed experts; expected 1..100000"));
     }
     if (top_k < 1 || top_k > experts) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": num_experts_per_tok (", top_k, ") must be in 1..", experts, " experts"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": num_experts_per_tok (", top_k, ") must be in 1..", experts, " experts"));
     }
     if (dense_first >= layers || shared_count > 100000) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": first_k_dense_replace (", dense_first, ") must leave expert layers among the ",
-          layers, " layers"));
+      return absl::InvalidArgumentError(absl::StrCat(path, ": first_k_dense_replace (", dense_first,
+                                                     ") must leave expert layers among the ", layers, " layers"));
     }
     MixtureOfExperts* moe = spec->mutable_moe();
     moe->set_num_experts(static_cast<int32_t>(experts));
@@ -316,7 +322,9 @@ std::string InConfigKeys(absl::string_view message, const json& config, absl::st
   // ModelSpec's message names, as a config says them.
   names["moe"] = "the experts";
   names["mla"] = "latent attention";
-  const auto is_name = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  const auto is_name = [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  };
   std::string out;
   for (size_t i = 0; i < message.size();) {
     if (!is_name(message[i])) {
@@ -349,6 +357,28 @@ absl::Status ValidateInConfigKeys(const ModelSpec& spec, const json& config, boo
   return absl::InvalidArgumentError(absl::StrCat(where, InConfigKeys(what, config, nested ? "text_config." : "")));
 }
 
+// The family conventions a config may leave implicit: tied embeddings, QKV biases, a gated MLP.
+struct Conventions {
+  bool tied = false;
+  bool bias = false;
+  bool gated = false;
+};
+
+absl::StatusOr<Conventions> ReadConventions(const json& config, absl::string_view path, const std::string& model_type) {
+  // Llama-family configs default to untied embeddings; GPT-2-style and Gemma ones tie them.
+  const bool gpt_style = model_type == "gpt2" || config.contains("n_embd");
+  absl::StatusOr<bool> tied =
+      ReadBool(config, "tie_word_embeddings", path, gpt_style || absl::StartsWith(model_type, "gemma"));
+  if (!tied.ok()) return tied.status();
+  // Qwen2 always carries QKV biases; Llama-style configs say so in attention_bias.
+  absl::StatusOr<bool> bias =
+      ReadBool(config, "attention_bias", path, model_type == "qwen2" || model_type == "qwen2_moe");
+  if (!bias.ok()) return bias.status();
+
+  const bool gated = GatedMlp(config, model_type, gpt_style);
+  return Conventions{.tied = *tied, .bias = *bias, .gated = gated};
+}
+
 }  // namespace
 
 absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::string_view path) {
@@ -358,8 +388,8 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
     return absl::InvalidArgumentError(absl::StrCat(path, ": config.json must be a JSON object"));
   }
   const json* config = &*parsed;
-  const bool has_layers = config->contains("num_hidden_layers") || config->contains("n_layer") ||
-                          config->contains("num_layers");
+  const bool has_layers =
+      config->contains("num_hidden_layers") || config->contains("n_layer") || config->contains("num_layers");
   if (!has_layers && config->contains("text_config") && (*config)["text_config"].is_object()) {
     config = &(*config)["text_config"];
   }
@@ -367,7 +397,8 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   ModelSpec spec = NamedAfter(*config, path);
 
   int64_t layers = 0, hidden = 0, heads = 0, vocab = 0;
-  if (absl::Status s = RequireInt(*config, {"num_hidden_layers", "n_layer", "num_layers"}, path, &layers); !s.ok()) return s;
+  if (absl::Status s = RequireInt(*config, {"num_hidden_layers", "n_layer", "num_layers"}, path, &layers); !s.ok())
+    return s;
   if (absl::Status s = RequireInt(*config, {"hidden_size", "n_embd", "d_model"}, path, &hidden); !s.ok()) return s;
   if (absl::Status s = RequireInt(*config, {"num_attention_heads", "n_head"}, path, &heads); !s.ok()) return s;
   if (absl::Status s = RequireInt(*config, {"vocab_size"}, path, &vocab); !s.ok()) return s;
@@ -380,7 +411,8 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
 
   int64_t kv_heads = heads, head_dim = 0, ffn = 0, max_positions = 0;
   bool found = false;
-  if (absl::Status s = ReadInt(*config, {"num_key_value_heads", "num_kv_heads"}, path, &kv_heads, &found); !s.ok()) return s;
+  if (absl::Status s = ReadInt(*config, {"num_key_value_heads", "num_kv_heads"}, path, &kv_heads, &found); !s.ok())
+    return s;
   if (!found) kv_heads = heads;
   if (absl::Status s = ReadInt(*config, {"head_dim"}, path, &head_dim, &found); !s.ok()) return s;
   if (Present(*config, "kv_lora_rank")) {
@@ -391,26 +423,21 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
     kv_heads = 1;
   } else if (!found) {
     if (hidden % heads != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": no \"head_dim\" and hidden_size ", hidden, " is not a multiple of ", heads, " heads"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": no \"head_dim\" and hidden_size ", hidden, " is not a multiple of ", heads, " heads"));
     }
     head_dim = hidden / heads;
   }
-  if (absl::Status s = ReadInt(*config, {"intermediate_size", "n_inner", "ffn_dim"}, path, &ffn, &found); !s.ok()) return s;
+  if (absl::Status s = ReadInt(*config, {"intermediate_size", "n_inner", "ffn_dim"}, path, &ffn, &found); !s.ok())
+    return s;
   if (!found) ffn = 4 * hidden;  // GPT-2 convention when n_inner is null
-  if (absl::Status s = ReadInt(*config, {"max_position_embeddings", "n_positions", "seq_length"}, path, &max_positions, &found); !s.ok()) return s;
+  if (absl::Status s =
+          ReadInt(*config, {"max_position_embeddings", "n_positions", "seq_length"}, path, &max_positions, &found);
+      !s.ok())
+    return s;
 
-  // Llama-family configs default to untied embeddings; GPT-2-style and Gemma ones tie them.
-  const bool gpt_style = model_type == "gpt2" || config->contains("n_embd");
-  absl::StatusOr<bool> tied =
-      ReadBool(*config, "tie_word_embeddings", path, gpt_style || absl::StartsWith(model_type, "gemma"));
-  if (!tied.ok()) return tied.status();
-  // Qwen2 always carries QKV biases; Llama-style configs say so in attention_bias.
-  absl::StatusOr<bool> bias = ReadBool(*config, "attention_bias", path,
-                                       model_type == "qwen2" || model_type == "qwen2_moe");
-  if (!bias.ok()) return bias.status();
-
-  const bool gated = GatedMlp(*config, model_type, gpt_style);
+  absl::StatusOr<Conventions> conventions = ReadConventions(*config, path, model_type);
+  if (!conventions.ok()) return conventions.status();
 
   spec.set_num_layers(static_cast<int32_t>(layers));
   spec.set_hidden_size(hidden);
@@ -419,9 +446,9 @@ absl::StatusOr<ModelSpec> ImportHfConfig(absl::string_view json_text, absl::stri
   spec.set_num_kv_heads(static_cast<int32_t>(std::min<int64_t>(kv_heads, 1 << 30)));
   spec.set_head_dim(static_cast<int32_t>(std::min<int64_t>(head_dim, 1 << 30)));
   spec.set_vocab_size(vocab);
-  spec.set_tie_word_embeddings(*tied);
-  spec.set_gated_mlp(gated);
-  spec.set_attention_bias(*bias);
+  spec.set_tie_word_embeddings(conventions->tied);
+  spec.set_gated_mlp(conventions->gated);
+  spec.set_attention_bias(conventions->bias);
   spec.set_max_position_embeddings(max_positions);
   if (absl::Status s = ReadWeightFormat(*config, path, &spec); !s.ok()) return s;
   if (absl::Status s = ReadExperts(*config, path, layers, &spec); !s.ok()) return s;

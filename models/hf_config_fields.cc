@@ -11,21 +11,19 @@ namespace infergrid::hf_config_fields {
 
 // Reads the first present key among `keys` as a positive integer; `*found` tells whether any
 // key was present. Errors name the file and the key.
-absl::Status ReadInt(const json& config, std::initializer_list<const char*> keys,
-                     absl::string_view path, int64_t* value, bool* found) {
+absl::Status ReadInt(const json& config, std::initializer_list<const char*> keys, absl::string_view path,
+                     int64_t* value, bool* found) {
   *found = false;
   for (const char* key : keys) {
     auto it = config.find(key);
     if (it == config.end() || it->is_null()) continue;
-    if (!it->is_number_integer() && !(it->is_number_float() &&
-                                      std::floor(it->get<double>()) == it->get<double>())) {
+    if (!it->is_number_integer() && !(it->is_number_float() && std::floor(it->get<double>()) == it->get<double>())) {
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": field \"", key, "\" must be an integer, got ", it->dump()));
     }
     const double v = it->get<double>();
     if (v < 0 || v > 9.0e15) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": field \"", key, "\" is out of range: ", it->dump()));
+      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"", key, "\" is out of range: ", it->dump()));
     }
     *value = it->get<int64_t>();
     *found = true;
@@ -34,20 +32,18 @@ absl::Status ReadInt(const json& config, std::initializer_list<const char*> keys
   return absl::OkStatus();
 }
 
-absl::Status RequireInt(const json& config, std::initializer_list<const char*> keys,
-                        absl::string_view path, int64_t* value) {
+absl::Status RequireInt(const json& config, std::initializer_list<const char*> keys, absl::string_view path,
+                        int64_t* value) {
   bool found = false;
   if (absl::Status s = ReadInt(config, keys, path, value, &found); !s.ok()) return s;
   if (!found) {
     std::vector<std::string> names(keys.begin(), keys.end());
-    return absl::InvalidArgumentError(absl::StrCat(path, ": missing field \"",
-                                                   absl::StrJoin(names, "\" or \""), "\""));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": missing field \"", absl::StrJoin(names, "\" or \""), "\""));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_view path,
-                              bool default_value) {
+absl::StatusOr<bool> ReadBool(const json& config, const char* key, absl::string_view path, bool default_value) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return default_value;
   if (!it->is_boolean()) {

@@ -17,8 +17,8 @@ namespace {
 absl::Status ReadLayerTypes(const json& types, absl::string_view path, int64_t layers, AttentionLayout* layout,
                             bool allow_linear = false) {
   if (!types.is_array() || static_cast<int64_t>(types.size()) != layers) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": field \"layer_types\" must list one kind per layer (", layers, " layers)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": field \"layer_types\" must list one kind per layer (", layers, " layers)"));
   }
   for (const json& type : types) {
     const std::string kind = type.is_string() ? type.get<std::string>() : type.dump();
@@ -29,9 +29,9 @@ absl::Status ReadLayerTypes(const json& types, absl::string_view path, int64_t l
     } else if (kind == "linear_attention" && allow_linear) {
       layout->add_layer_pattern(LINEAR_ATTENTION);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": layer_types holds \"", kind, "\", an attention kind InferGrid does not model "
-          "(full_attention and sliding_attention are)"));
+      return absl::InvalidArgumentError(absl::StrCat(path, ": layer_types holds \"", kind,
+                                                     "\", an attention kind InferGrid does not model "
+                                                     "(full_attention and sliding_attention are)"));
     }
   }
   return absl::OkStatus();
@@ -68,9 +68,11 @@ absl::Status ReadQwen3Next(const json& config, absl::string_view path, int64_t l
   bool found = false;
   if (absl::Status s = ReadInt(config, {"full_attention_interval"}, path, &interval, &found); !s.ok()) return s;
   if (!found || interval < 1 || interval > layers) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": a Qwen3-Next config needs layer_types or full_attention_interval in 1..", layers));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": a Qwen3-Next config needs layer_types or full_attention_interval in 1..", layers));
   }
-  for (int64_t i = 0; i < layers; ++i) layout->add_layer_pattern((i + 1) % interval == 0 ? FULL_ATTENTION : LINEAR_ATTENTION);
+  for (int64_t i = 0; i < layers; ++i)
+    layout->add_layer_pattern((i + 1) % interval == 0 ? FULL_ATTENTION : LINEAR_ATTENTION);
   return absl::OkStatus();
 }
 
@@ -100,12 +102,15 @@ absl::Status ReadAttentionLayout(const json& config, absl::string_view path, abs
     if (absl::Status s = ReadInt(config, {"sliding_window_pattern"}, path, &pattern, &found); !s.ok()) return s;
     if (!found) pattern = 6;
     if (pattern < 1 || pattern > layers) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": field \"sliding_window_pattern\" must be in 1..", layers));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": field \"sliding_window_pattern\" must be in 1..", layers));
     }
-    for (int64_t i = 0; i < layers; ++i) layout->add_layer_pattern((i + 1) % pattern != 0 ? SLIDING_WINDOW : FULL_ATTENTION);
+    for (int64_t i = 0; i < layers; ++i)
+      layout->add_layer_pattern((i + 1) % pattern != 0 ? SLIDING_WINDOW : FULL_ATTENTION);
   } else if (qwen) {
     if (absl::Status s = ReadInt(config, {"max_window_layers"}, path, &first_windowed, &found); !s.ok()) return s;
-    for (int64_t i = 0; i < layers; ++i) layout->add_layer_pattern(i >= first_windowed ? SLIDING_WINDOW : FULL_ATTENTION);
+    for (int64_t i = 0; i < layers; ++i)
+      layout->add_layer_pattern(i >= first_windowed ? SLIDING_WINDOW : FULL_ATTENTION);
   }
   if (CountAttentionLayers(*spec).window == 0) spec->clear_attention();
   return absl::OkStatus();
@@ -123,9 +128,9 @@ absl::Status ReadLlama4(const json& config, absl::string_view path, int64_t laye
   if (absl::Status s = ReadInt(config, {"interleave_moe_layer_step"}, path, &step, &found); !s.ok()) return s;
   if (absl::Status s = RequireInt(config, {"attention_chunk_size"}, path, &chunk); !s.ok()) return s;
   if (!spec->has_moe() || step > layers || chunk < 1 || chunk > (int64_t{1} << 31)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": a Llama-4 config needs experts, interleave_moe_layer_step in 0..", layers,
-        " and a positive attention_chunk_size"));
+    return absl::InvalidArgumentError(absl::StrCat(path,
+                                                   ": a Llama-4 config needs experts, interleave_moe_layer_step in 0..",
+                                                   layers, " and a positive attention_chunk_size"));
   }
   spec->set_ffn_dim(dense_ffn);
   MixtureOfExperts* moe = spec->mutable_moe();
@@ -149,7 +154,8 @@ absl::Status ReadLlama4(const json& config, absl::string_view path, int64_t laye
 // What else of a family's layer decides its size or time: gpt-oss's sinks, output and expert
 // biases and experts-only MXFP4; Gemma's four norms a layer, soft-capping and tied embeddings;
 // the per-head query and key norms of Qwen3 and Gemma-3.
-absl::Status ReadFamilyExtras(const json& config, absl::string_view path, absl::string_view model_type, ModelSpec* spec) {
+absl::Status ReadFamilyExtras(const json& config, absl::string_view path, absl::string_view model_type,
+                              ModelSpec* spec) {
   if (model_type == "gpt_oss") {
     spec->mutable_attention()->set_attention_sinks(true);
     spec->set_attention_output_bias(spec->attention_bias());
@@ -182,7 +188,8 @@ absl::Status ReadSparseAttention(const json& config, absl::string_view path, Mod
     }
   }
   if (!spec->has_mla()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": sparse attention (index_topk) without latent attention is not modelled"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": sparse attention (index_topk) without latent attention is not modelled"));
   }
   SparseAttention* sparse = spec->mutable_sparse_attention();
   sparse->set_index_heads(static_cast<int32_t>(values[0]));

@@ -25,31 +25,30 @@ int PowerOfTwoShift(int64_t n) {
 absl::Status CheckBuilderInputs(const ModelSpec& model, const IterationKernelOptions& options) {
   const std::string where = absl::StrCat("model '", model.name(), "'");
   if (model.num_layers() <= 0 || model.hidden_size() <= 0 || model.num_attention_heads() <= 0 ||
-      model.num_kv_heads() <= 0 || model.head_dim() <= 0 || model.vocab_size() <= 0 ||
-      model.ffn_dim() <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": layers, hidden size, heads, KV heads, head dim, FFN dim and vocabulary must "
-               "all be positive"));
+      model.num_kv_heads() <= 0 || model.head_dim() <= 0 || model.vocab_size() <= 0 || model.ffn_dim() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where,
+                     ": layers, hidden size, heads, KV heads, head dim, FFN dim and vocabulary must "
+                     "all be positive"));
   }
   const int tp = options.tensor_parallel;
   if (tp < 1) return absl::InvalidArgumentError(absl::StrCat("tensor parallel must be >= 1, got ", tp));
   if (model.num_attention_heads() % tp != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.num_attention_heads(),
-                                                   " attention heads do not split over TP ", tp));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", model.num_attention_heads(), " attention heads do not split over TP ", tp));
   }
   if (model.num_kv_heads() % tp != 0 && tp % model.num_kv_heads() != 0) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.num_kv_heads(),
                                                    " KV heads neither split over nor replicate "
-                                                   "evenly across TP ", tp));
+                                                   "evenly across TP ",
+                                                   tp));
   }
-  if (options.kv_block_tokens < 1 || options.attention_query_tile < 1 ||
-      options.decode_kv_split_tokens < 1) {
+  if (options.kv_block_tokens < 1 || options.attention_query_tile < 1 || options.decode_kv_split_tokens < 1) {
     return absl::InvalidArgumentError("KV block, query tile and split sizes must be positive");
   }
   if (model.has_moe() && (model.moe().num_experts() < 1 || model.moe().experts_per_token() < 1 ||
                           model.moe().experts_per_token() > model.moe().num_experts())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": MoE needs 1 <= experts_per_token <= num_experts"));
+    return absl::InvalidArgumentError(absl::StrCat(where, ": MoE needs 1 <= experts_per_token <= num_experts"));
   }
   const ExpertParallelism& ep = options.expert_parallel;
   const int dp = options.attention_data_parallel;
@@ -61,19 +60,20 @@ absl::Status CheckBuilderInputs(const ModelSpec& model, const IterationKernelOpt
         "all-reduce");
   }
   if (dp == 1 && ep.dispatch == ExpertParallelism::Dispatch::kAllGather) {
-    return absl::InvalidArgumentError("all-gather dispatch gathers attention data-parallel ranks' tokens: it needs ranks");
+    return absl::InvalidArgumentError(
+        "all-gather dispatch gathers attention data-parallel ranks' tokens: it needs ranks");
   }
   if (ep.enabled()) {
     if (!model.has_moe()) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": expert parallelism needs a mixture-of-experts model"));
     }
     if (model.moe().num_experts() % world != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": ", model.moe().num_experts(),
-                                                     " experts do not split evenly over ", world, " GPUs"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", model.moe().num_experts(), " experts do not split evenly over ", world, " GPUs"));
     }
     if (!(ep.imbalance >= 1) || ep.imbalance > world) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expert load imbalance must be in 1..", world, " (the busiest GPU's rows over the mean), got ", ep.imbalance));
+      return absl::InvalidArgumentError(absl::StrCat("expert load imbalance must be in 1..", world,
+                                                     " (the busiest GPU's rows over the mean), got ", ep.imbalance));
     }
   }
   return absl::OkStatus();
@@ -103,8 +103,8 @@ absl::string_view KernelKindName(KernelKind kind) {
   return "unknown";
 }
 
-absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
-    const ModelSpec& model, const IterationKernelOptions& options) {
+absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(const ModelSpec& model,
+                                                                      const IterationKernelOptions& options) {
   if (absl::Status s = CheckBuilderInputs(model, options); !s.ok()) return s;
   const int tp = options.tensor_parallel;
   const ExpertParallelism& ep = options.expert_parallel;
@@ -125,9 +125,9 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   if (attention.linear > 0) {
     const LinearAttention& l = model.linear_attention();
     if (l.num_key_heads() % tp != 0 || l.num_value_heads() % tp != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("model '", model.name(), "': ", l.num_key_heads(), " key and ",
-                                                     l.num_value_heads(), " value heads of the linear-attention layers "
-                                                     "do not split over TP ", tp));
+      return absl::InvalidArgumentError(
+          absl::StrCat("model '", model.name(), "': ", l.num_key_heads(), " key and ", l.num_value_heads(),
+                       " value heads of the linear-attention layers do not split over TP ", tp));
     }
     b.linear_key_heads_ = l.num_key_heads() / tp;
     b.linear_value_heads_ = l.num_value_heads() / tp;
@@ -147,8 +147,7 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   b.head_dim_ = model.head_dim();
   b.ffn_ = CeilDiv(model.ffn_dim(), tp);
   if (model.has_moe()) {
-    const int64_t expert_ffn =
-        model.moe().expert_ffn_dim() > 0 ? model.moe().expert_ffn_dim() : model.ffn_dim();
+    const int64_t expert_ffn = model.moe().expert_ffn_dim() > 0 ? model.moe().expert_ffn_dim() : model.ffn_dim();
     const int world = tp * options.attention_data_parallel;  // the GPUs the routed experts span
     b.expert_ffn_ = ep.enabled() ? expert_ffn : CeilDiv(expert_ffn, world);
     b.local_experts_ = ep.enabled() ? model.moe().num_experts() / world : model.moe().num_experts();
@@ -184,9 +183,8 @@ absl::StatusOr<IterationKernelBuilder> IterationKernelBuilder::Create(
   return b;
 }
 
-void IterationKernelBuilder::AddGemm(IterationKernels* out, const char* name, int32_t repeat,
-                                     int64_t m, int64_t n, int64_t k, int32_t groups,
-                                     GemmWeights role) const {
+void IterationKernelBuilder::AddGemm(IterationKernels* out, const char* name, int32_t repeat, int64_t m, int64_t n,
+                                     int64_t k, int32_t groups, GemmWeights role) const {
   // Embedding-shaped matrices (LM head, router) stay in the activation dtype under weight
   // quantization, as vLLM, AWQ and GPTQ checkpoints keep them; so does every linear but the
   // routed experts' when the checkpoint quantizes only those.
@@ -213,9 +211,8 @@ void IterationKernelBuilder::AddGemm(IterationKernels* out, const char* name, in
   g.resident_input_bytes = x_bytes;
 }
 
-void IterationKernelBuilder::AddElementwise(IterationKernels* out, KernelKind kind,
-                                            const char* name, int32_t repeat, double read_bytes,
-                                            double write_bytes, double cuda_flops,
+void IterationKernelBuilder::AddElementwise(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
+                                            double read_bytes, double write_bytes, double cuda_flops,
                                             double resident_input_bytes, double work_items) const {
   Kernel& e = out->Add();
   e = Kernel{};
@@ -229,15 +226,14 @@ void IterationKernelBuilder::AddElementwise(IterationKernels* out, KernelKind ki
   e.parallel_work_items = work_items;
 }
 
-Kernel& IterationKernelBuilder::AddAttentionKernel(IterationKernels* out, KernelKind kind,
-                                                   const char* name, int32_t repeat) const {
+Kernel& IterationKernelBuilder::AddAttentionKernel(IterationKernels* out, KernelKind kind, const char* name,
+                                                   int32_t repeat) const {
   Kernel& a = out->Add();
   InitAttentionKernel(a, kind, name, repeat);
   return a;
 }
 
-void IterationKernelBuilder::InitAttentionKernel(Kernel& a, KernelKind kind, const char* name,
-                                                 int32_t repeat) const {
+void IterationKernelBuilder::InitAttentionKernel(Kernel& a, KernelKind kind, const char* name, int32_t repeat) const {
   a = Kernel{};
   a.kind = kind;
   a.name = name;
@@ -246,8 +242,8 @@ void IterationKernelBuilder::InitAttentionKernel(Kernel& a, KernelKind kind, con
   a.tensor_dtype = options_.activation_dtype;
 }
 
-void IterationKernelBuilder::AddCollective(IterationKernels* out, KernelKind kind,
-                                           const char* name, int32_t repeat, double bytes, int ranks) const {
+void IterationKernelBuilder::AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
+                                           double bytes, int ranks) const {
   Kernel& c = out->Add();
   c = Kernel{};
   c.kind = kind;
@@ -257,14 +253,13 @@ void IterationKernelBuilder::AddCollective(IterationKernels* out, KernelKind kin
   c.ranks = ranks > 0 ? ranks : options_.tensor_parallel;
 }
 
-void IterationKernelBuilder::AddNorm(IterationKernels* out, const char* name, int32_t repeat,
-                                     double tokens) const {
+void IterationKernelBuilder::AddNorm(IterationKernels* out, const char* name, int32_t repeat, double tokens) const {
   const double hidden_bytes = tokens * static_cast<double>(d_) * act_bytes_;
   const double weight_bytes = static_cast<double>(d_) * act_bytes_;
   const double flops = kNormFlopsPerElement * tokens * static_cast<double>(d_);
   if (!options_.fusion.add_rms_norm) {
-    AddElementwise(out, KernelKind::kNorm, name, repeat, hidden_bytes + weight_bytes, hidden_bytes, flops,
-                   hidden_bytes, tokens);
+    AddElementwise(out, KernelKind::kNorm, name, repeat, hidden_bytes + weight_bytes, hidden_bytes, flops, hidden_bytes,
+                   tokens);
     return;
   }
   // Fused add + RMSNorm: the residual is read and written beside the hidden state.
@@ -299,8 +294,7 @@ void IterationKernelBuilder::AddKvCacheWrite(IterationKernels* out, int64_t real
   const double kv_in = kv_tokens * elements_per_token * act_bytes_;
   AddElementwise(out, KernelKind::kKvCacheWrite, "kv_cache_write", attention_layers_, kv_in,
                  kv_tokens * kv_bytes_per_token_layer_,
-                 kv_elem_bytes_ < act_bytes_ ? kDequantFlopsPerElement * kv_in / act_bytes_ : 0,
-                 kv_in, kv_tokens);
+                 kv_elem_bytes_ < act_bytes_ ? kDequantFlopsPerElement * kv_in / act_bytes_ : 0, kv_in, kv_tokens);
 }
 
 void IterationKernelBuilder::AddMlp(IterationKernels* out, int64_t tokens) const {
@@ -310,16 +304,15 @@ void IterationKernelBuilder::AddMlp(IterationKernels* out, int64_t tokens) const
     const int32_t dense = dense_mlp_layers_;
     AddGemm(out, model_.gated_mlp() ? "gate_up_proj" : "up_proj", dense, tokens, gate * ffn_, d_, 1);
     const double in = t * static_cast<double>(gate * ffn_) * act_bytes_;
-    AddElementwise(out, KernelKind::kActivation, "act", dense, in,
-                   t * static_cast<double>(ffn_) * act_bytes_,
+    AddElementwise(out, KernelKind::kActivation, "act", dense, in, t * static_cast<double>(ffn_) * act_bytes_,
                    kActivationFlopsPerElement * t * static_cast<double>(ffn_), in, t);
     AddGemm(out, "down_proj", dense, tokens, d_, ffn_, 1);
   }
   if (expert_mlp_layers_ > 0) AddExperts(out, tokens);
 }
 
-IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(
-    const BatchShape& batch, Reach reach) const {
+IterationKernelBuilder::DecodeKeyCounts IterationKernelBuilder::CountDecodeKeys(const BatchShape& batch,
+                                                                                Reach reach) const {
   // Exact integer sums (every count is far below 2^53, so they convert to double exactly).
   // This loop runs over every decode sequence of every iteration: with the vLLM sizes
   // (powers of two) the ceiling divisions are shifts, which keeps it a few cycles a sequence.
@@ -359,12 +352,14 @@ void IterationKernelBuilder::AddAttention(const BatchShape& batch, IterationKern
   const Reach window = KindReach(1);
   const Reach chunk = KindReach(2);
   if (!batch.prefill.empty()) {
-    if (full_attention_layers_ > 0) AddPrefillAttention(batch, out, full_attention_layers_, Reach{}, "attention_prefill");
+    if (full_attention_layers_ > 0)
+      AddPrefillAttention(batch, out, full_attention_layers_, Reach{}, "attention_prefill");
     if (window_layers_ > 0) AddPrefillAttention(batch, out, window_layers_, window, "attention_prefill_window");
     if (chunked_layers_ > 0) AddPrefillAttention(batch, out, chunked_layers_, chunk, "attention_prefill_chunked");
   }
   if (!batch.decode_context_tokens.empty()) {
-    if (full_attention_layers_ > 0) AddDecodeAttention(batch, out, full_attention_layers_, Reach{}, "attention_decode", 0);
+    if (full_attention_layers_ > 0)
+      AddDecodeAttention(batch, out, full_attention_layers_, Reach{}, "attention_decode", 0);
     if (window_layers_ > 0) AddDecodeAttention(batch, out, window_layers_, window, "attention_decode_window", 1);
     if (chunked_layers_ > 0) AddDecodeAttention(batch, out, chunked_layers_, chunk, "attention_decode_chunked", 2);
   }
@@ -402,8 +397,8 @@ double PrefillKeysRead(int64_t new_tokens, int64_t context, int64_t tile, int64_
 
 }  // namespace
 
-void IterationKernelBuilder::AddPrefillAttention(const BatchShape& batch, IterationKernels* out,
-                                                 int32_t repeat, Reach reach, const char* name) const {
+void IterationKernelBuilder::AddPrefillAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat,
+                                                 Reach reach, const char* name) const {
   const int64_t window = reach.window, chunk_tokens = reach.chunk;
   const double q_heads = static_cast<double>(q_heads_);
   const double head_dim = static_cast<double>(head_dim_);
@@ -442,8 +437,8 @@ void IterationKernelBuilder::AddPrefillAttention(const BatchShape& batch, Iterat
   a.parallel_work_items = work;
 }
 
-void IterationKernelBuilder::AddDecodeAttention(const BatchShape& batch, IterationKernels* out,
-                                                int32_t repeat, Reach reach, const char* name, int which) const {
+void IterationKernelBuilder::AddDecodeAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat,
+                                                Reach reach, const char* name, int which) const {
   out->decode_attention_slot[static_cast<size_t>(which)] = out->size;
   FillDecodeAttention(batch, reach, AddAttentionKernel(out, KernelKind::kAttentionDecode, name, repeat));
 }
@@ -536,8 +531,7 @@ void IterationKernelBuilder::Build(const BatchShape& batch, IterationKernels* ou
   AddGemm(out, "lm_head", 1, sampled, vocab_, d_, 1, GemmWeights::kUnquantized);
   const double s = static_cast<double>(sampled);
   if (tp) {
-    AddCollective(out, KernelKind::kAllGather, "logits_all_gather", 1,
-                  s * static_cast<double>(vocab_) * act_bytes_);
+    AddCollective(out, KernelKind::kAllGather, "logits_all_gather", 1, s * static_cast<double>(vocab_) * act_bytes_);
   }
   const double vocab = static_cast<double>(model_.vocab_size());
   // Softmax and sampling over fp32 logits: two passes over [sampled, vocab].

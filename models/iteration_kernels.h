@@ -63,7 +63,7 @@ absl::string_view KernelKindName(KernelKind kind);  // "gemm", "attention_decode
 struct Kernel {
   KernelKind kind = KernelKind::kGemm;
   const char* name = "";  // static literal: "qkv_proj", "attention_decode", ...
-  int32_t repeat = 1;     // identical launches per iteration (layers)
+  int32_t repeat = 1;  // identical launches per iteration (layers)
 
   // GEMM shape: D[m, n] = X[m, k] * W[n, k]^T, `groups` independent GEMMs of this shape
   // (MoE experts hit by at least one token), `weight_bytes_per_element` for W (int4 with
@@ -77,7 +77,7 @@ struct Kernel {
 
   DType tensor_dtype = DType::BF16;  // the tensor-core math format
   double tensor_flops = 0;
-  double cuda_flops = 0;            // softmax, norms, activation, dequantization (fp32 CUDA cores)
+  double cuda_flops = 0;  // softmax, norms, activation, dequantization (fp32 CUDA cores)
   // Compulsory HBM traffic: every byte the kernel must read or write once.
   double hbm_bytes = 0;
   // Of hbm_bytes, the input the previous kernel just wrote (an activation): served from L2
@@ -110,8 +110,8 @@ inline constexpr int kMaxIterationKernels = 48;
 struct IterationKernels {
   std::array<Kernel, kMaxIterationKernels> kernels;
   int size = 0;
-  int64_t new_tokens = 0;      // rows through the linear layers
-  int64_t sampled_rows = 0;    // rows through the LM head
+  int64_t new_tokens = 0;  // rows through the linear layers
+  int64_t sampled_rows = 0;  // rows through the LM head
   // Slots of the decode attention kernels of the full-attention, sliding-window and chunked
   // layers (-1: none), which IterationKernelBuilder::RebuildDecodeAttention recomputes.
   std::array<int, 3> decode_attention_slot{-1, -1, -1};
@@ -119,7 +119,8 @@ struct IterationKernels {
   const Kernel* end() const { return kernels.data() + size; }
   // A fresh kernel (a reused IterationKernels keeps its array; only the slots used are reset).
   Kernel& Add() {
-    if (size >= kMaxIterationKernels) [[unlikely]] std::abort();  // a new kernel kind needs a larger array
+    if (size >= kMaxIterationKernels) [[unlikely]]
+      std::abort();  // a new kernel kind needs a larger array
     Kernel& k = kernels[static_cast<size_t>(size++)];
     k = Kernel{};
     return k;
@@ -167,19 +168,19 @@ struct IterationKernelOptions {
   // taken to hold as many tokens each (the engine prices each rank's step and waits for the
   // slowest). 1: no data parallelism.
   int attention_data_parallel = 1;
-  WeightFormat weights;                  // dtype + bytes per parameter (group scales included)
+  WeightFormat weights;  // dtype + bytes per parameter (group scales included)
   DType activation_dtype = DType::BF16;  // X, D, Q/O and the residual stream
   DType kv_dtype = DType::BF16;
   // Tensor-core math of the GEMMs: fp8 for fp8 weights, else the activation dtype (weights
   // in int4/int8 are dequantized to it, which adds CUDA-core work).
   DType compute_dtype = DType::BF16;
-  int kv_block_tokens = 16;              // block-table granularity of the paged KV cache
+  int kv_block_tokens = 16;  // block-table granularity of the paged KV cache
   // true: the decode kernel loads each KV head once for all the query heads that share it
   // (FlashInfer, FlashAttention, SGLang's grouped Triton kernel); false: one pass per query
   // head (vLLM's original PagedAttention), whose repeats are L2 re-reads.
   bool decode_groups_query_heads = true;
-  int attention_query_tile = 128;        // rows of Q per flash-attention tile (prefill)
-  int decode_kv_split_tokens = 256;      // split-KV chunk of the decode kernel (flash-decoding)
+  int attention_query_tile = 128;  // rows of Q per flash-attention tile (prefill)
+  int decode_kv_split_tokens = 256;  // split-KV chunk of the decode kernel (flash-decoding)
   ExpertParallelism expert_parallel;
   KernelFusionOptions fusion;
 };
@@ -187,8 +188,7 @@ struct IterationKernelOptions {
 // Per-GPU dimensions after tensor parallelism, validated once.
 class IterationKernelBuilder {
  public:
-  static absl::StatusOr<IterationKernelBuilder> Create(const ModelSpec& model,
-                                                       const IterationKernelOptions& options);
+  static absl::StatusOr<IterationKernelBuilder> Create(const ModelSpec& model, const IterationKernelOptions& options);
 
   // Fills `out` (previous contents dropped). O(prefill chunks + decode sequences).
   void Build(const BatchShape& batch, IterationKernels* out) const;
@@ -211,17 +211,16 @@ class IterationKernelBuilder {
   // expert's (in the weight format even when only experts are quantized), or an
   // embedding-shaped matrix's (LM head, router: always the activation dtype).
   enum class GemmWeights : uint8_t { kLinear, kRoutedExpert, kUnquantized };
-  void AddGemm(IterationKernels* out, const char* name, int32_t repeat, int64_t m, int64_t n,
-               int64_t k, int32_t groups, GemmWeights role = GemmWeights::kLinear) const;
-  void AddElementwise(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
-                      double read_bytes, double write_bytes, double cuda_flops,
-                      double resident_input_bytes, double work_items) const;
+  void AddGemm(IterationKernels* out, const char* name, int32_t repeat, int64_t m, int64_t n, int64_t k, int32_t groups,
+               GemmWeights role = GemmWeights::kLinear) const;
+  void AddElementwise(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat, double read_bytes,
+                      double write_bytes, double cuda_flops, double resident_input_bytes, double work_items) const;
   // An attention kernel of `repeat` layers, in the activation dtype; the caller fills its demands.
   Kernel& AddAttentionKernel(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat) const;
   void InitAttentionKernel(Kernel& a, KernelKind kind, const char* name, int32_t repeat) const;
   // A collective over the tensor-parallel group, or over `ranks` GPUs (0: the TP group).
-  void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat,
-                     double bytes, int ranks = 0) const;
+  void AddCollective(IterationKernels* out, KernelKind kind, const char* name, int32_t repeat, double bytes,
+                     int ranks = 0) const;
   // The GPUs the routed experts span: the tensor-parallel group times the attention-DP ranks.
   int expert_world() const { return options_.tensor_parallel * options_.attention_data_parallel; }
   // Whether the all-reduce of a `hidden_bytes` message takes the add and the norm after it.
@@ -257,8 +256,8 @@ class IterationKernelBuilder {
   void AddPrefillAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat, Reach reach,
                            const char* name) const;
   // `which`: 0 full, 1 sliding-window, 2 chunked layers (its slot in decode_attention_slot).
-  void AddDecodeAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat, Reach reach,
-                          const char* name, int which) const;
+  void AddDecodeAttention(const BatchShape& batch, IterationKernels* out, int32_t repeat, Reach reach, const char* name,
+                          int which) const;
   // The demands of a decode attention kernel `a` (initialised by InitAttentionKernel).
   void FillDecodeAttention(const BatchShape& batch, Reach reach, Kernel& a) const;
   // What kind `which` (as above) reaches, for its prefill and decode kernels alike.
@@ -289,31 +288,31 @@ class IterationKernelBuilder {
   IterationKernelOptions options_;
   int32_t layers_ = 0;
   int32_t full_attention_layers_ = 0;
-  int32_t window_layers_ = 0;     // sliding-window layers (models/attention_layout.h)
+  int32_t window_layers_ = 0;  // sliding-window layers (models/attention_layout.h)
   int64_t window_tokens_ = 0;
-  int32_t chunked_layers_ = 0;    // chunked local attention layers (Llama-4)
+  int32_t chunked_layers_ = 0;  // chunked local attention layers (Llama-4)
   int64_t chunk_tokens_ = 0;
   int32_t attention_layers_ = 0;  // layers with attention and a KV cache (all but the linear ones)
-  int32_t linear_layers_ = 0;     // linear-attention layers (Qwen3-Next's Gated DeltaNet)
+  int32_t linear_layers_ = 0;  // linear-attention layers (Qwen3-Next's Gated DeltaNet)
   // Per GPU: key and value heads and sizes of the linear layers, the convolution's width, and
   // one sequence's state bytes per layer.
   int64_t linear_key_heads_ = 0, linear_value_heads_ = 0, linear_key_dim_ = 0, linear_value_dim_ = 0;
   int64_t conv_kernel_ = 0;
   double linear_state_bytes_ = 0;
-  int64_t q_gate_width_ = 0;      // the query-sized output gate (gated_attention_output), per GPU
+  int64_t q_gate_width_ = 0;  // the query-sized output gate (gated_attention_output), per GPU
   bool quantize_linears_ = true;  // false: only the routed experts are in the weight format
   double extra_scores_per_query_ = 0;  // attention sinks: one more logit per query and head
-  double cuda_flops_per_score_ = 0;    // softmax, plus the soft cap where the model has one
+  double cuda_flops_per_score_ = 0;  // softmax, plus the soft cap where the model has one
   int64_t d_ = 0;
-  int64_t q_heads_ = 0;       // per GPU
-  int64_t kv_heads_ = 0;      // per GPU (replicated when TP exceeds the KV heads)
+  int64_t q_heads_ = 0;  // per GPU
+  int64_t kv_heads_ = 0;  // per GPU (replicated when TP exceeds the KV heads)
   int64_t head_dim_ = 0;
-  int64_t ffn_ = 0;           // dense MLP width per GPU
-  int64_t expert_ffn_ = 0;    // one expert's width per GPU (whole under expert parallelism)
-  int64_t local_experts_ = 0; // experts one GPU holds (all, or num_experts / TP under EP)
-  int64_t shared_ffn_ = 0;    // shared experts' total width per GPU
-  int64_t vocab_ = 0;         // per GPU (vocabulary-parallel LM head)
-  int32_t dense_mlp_layers_ = 0;   // layers with the dense MLP (all, or MoE's leading ones)
+  int64_t ffn_ = 0;  // dense MLP width per GPU
+  int64_t expert_ffn_ = 0;  // one expert's width per GPU (whole under expert parallelism)
+  int64_t local_experts_ = 0;  // experts one GPU holds (all, or num_experts / TP under EP)
+  int64_t shared_ffn_ = 0;  // shared experts' total width per GPU
+  int64_t vocab_ = 0;  // per GPU (vocabulary-parallel LM head)
+  int32_t dense_mlp_layers_ = 0;  // layers with the dense MLP (all, or MoE's leading ones)
   int32_t expert_mlp_layers_ = 0;  // layers with routed experts
   // Latent attention (0 without): widths of the query latent, the KV latent, the rotary and
   // non-rotary query/key parts and the value head.
@@ -324,8 +323,8 @@ class IterationKernelBuilder {
   double kv_elem_bytes_ = 2;
   double kv_bytes_per_token_layer_ = 0;
   bool dequant_weights_ = false;  // int4/int8 weights multiplied in compute_dtype
-  int block_shift_ = -1;          // log2(kv_block_tokens) when a power of two, else -1
-  int split_shift_ = -1;          // log2(decode_kv_split_tokens) likewise
+  int block_shift_ = -1;  // log2(kv_block_tokens) when a power of two, else -1
+  int split_shift_ = -1;  // log2(decode_kv_split_tokens) likewise
 };
 
 }  // namespace infergrid

@@ -19,7 +19,7 @@ constexpr double kSoftmaxFlopsPerScore = 4;
 // Logit soft-capping (Gemma-2) per score: divide, tanh, multiply (tanh counted once).
 constexpr double kSoftcapFlopsPerScore = 3;
 constexpr double kDequantFlopsPerElement = 2;  // convert + scale (fp8 / int KV and weights)
-constexpr double kLogitBytes = 4;              // logits are sampled in fp32
+constexpr double kLogitBytes = 4;  // logits are sampled in fp32
 
 }  // namespace infergrid::kernel_constants
 

@@ -20,26 +20,22 @@
 namespace infergrid {
 
 struct KvCacheGroups {
-  int layers_per_group = 1;     // layer slots one pool block spans (vLLM's group size)
-  int full_groups = 1;          // groups keeping every token
-  int window_groups = 0;        // groups keeping the last window_tokens tokens
+  int layers_per_group = 1;  // layer slots one pool block spans (vLLM's group size)
+  int full_groups = 1;  // groups keeping every token
+  int window_groups = 0;  // groups keeping the last window_tokens tokens
   int64_t window_tokens = 0;
-  int state_groups = 0;         // linear-attention groups: one block of state per sequence
-  int padded_slots = 0;         // slots of partial groups that hold no layer (memory wasted)
+  int state_groups = 0;  // linear-attention groups: one block of state per sequence
+  int padded_slots = 0;  // slots of partial groups that hold no layer (memory wasted)
 
   bool hybrid() const { return window_groups > 0 || state_groups > 0; }
   int groups() const { return full_groups + window_groups + state_groups; }
   // The tokens a pool of `blocks` blocks holds, as vLLM counts them ("GPU KV cache size: N
   // tokens"): a token takes a block slot in every group, so floor(blocks / groups) x B (blocks x B
   // with one group). Every command prints this one figure.
-  int64_t CapacityTokens(int64_t blocks, int block_size) const {
-    return blocks / std::max(1, groups()) * block_size;
-  }
+  int64_t CapacityTokens(int64_t blocks, int block_size) const { return blocks / std::max(1, groups()) * block_size; }
   // Blocks a window group holds at most: the window's tokens can straddle one more block than
   // they fill, so ceil((W - 1) / B) + 1.
-  int64_t WindowBlocks(int block_size) const {
-    return (window_tokens - 1 + block_size - 1) / block_size + 1;
-  }
+  int64_t WindowBlocks(int block_size) const { return (window_tokens - 1 + block_size - 1) / block_size + 1; }
   // Pool blocks a sequence holds with `tokens` tokens cached: ceil(tokens / B) in every full
   // group, at most WindowBlocks in every window group (the blocks the window has left are
   // freed), one in every state group whatever the length. Monotone in `tokens`.
@@ -67,9 +63,9 @@ inline constexpr int kMaxKvWindowPools = 8;
 
 struct KvWindowPool {
   int64_t window_tokens = 0;
-  int layers = 0;                 // this GPU's layers with that window
-  int64_t bytes_per_token = 0;    // K and V of those layers, one GPU
-  double share = 0;               // of the KV budget
+  int layers = 0;  // this GPU's layers with that window
+  int64_t bytes_per_token = 0;  // K and V of those layers, one GPU
+  double share = 0;  // of the KV budget
   int64_t num_blocks = 0;
   // Blocks a sequence holds at most: ceil(window / B).
   int64_t WindowBlocks(int block_size) const { return (window_tokens + block_size - 1) / block_size; }

@@ -17,7 +17,8 @@ int KvHeadsPerGpu(const ModelSpec& spec, int tensor_parallel) {
 }
 
 int64_t KvBytesPerTokenLayer(const ModelSpec& spec, DType kv_dtype, int tensor_parallel) {
-  return KvElementsPerTokenLayer(spec, tensor_parallel) * BitsPerElement(kv_dtype) / 8 + IndexerBytesPerTokenLayer(spec);
+  return KvElementsPerTokenLayer(spec, tensor_parallel) * BitsPerElement(kv_dtype) / 8 +
+         IndexerBytesPerTokenLayer(spec);
 }
 
 int64_t IndexerBytesPerTokenLayer(const ModelSpec& spec) {
@@ -32,7 +33,8 @@ double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t se
                       static_cast<double>(layers.window) *
                           static_cast<double>(std::min<int64_t>(tokens, spec.attention().sliding_window()));
   const double states = static_cast<double>(layers.linear) * static_cast<double>(LinearStateBytesPerLayer(spec, 1));
-  return (static_cast<double>(KvBytesPerTokenLayer(spec, kv_dtype, 1)) * kept + states) * static_cast<double>(sequences);
+  return (static_cast<double>(KvBytesPerTokenLayer(spec, kv_dtype, 1)) * kept + states) *
+         static_cast<double>(sequences);
 }
 
 LinearStateElements LinearStateElementsPerLayer(const ModelSpec& spec, int tensor_parallel) {

@@ -58,16 +58,14 @@ double KvBytes(const ModelSpec& spec, DType kv_dtype, int64_t tokens, int64_t se
 // tensor-parallel group holds the same number of blocks, of its own heads).
 struct KvCacheLayout {
   DType dtype = DType::BF16;
-  int block_size = 16;            // tokens per block
-  int64_t bytes_per_token = 0;    // on one GPU, over the layers one block spans (one group's)
+  int block_size = 16;  // tokens per block
+  int64_t bytes_per_token = 0;  // on one GPU, over the layers one block spans (one group's)
   int64_t num_blocks = 0;
-  KvCacheGroups groups{};           // how a sequence's tokens take blocks (one group: every layer)
+  KvCacheGroups groups{};  // how a sequence's tokens take blocks (one group: every layer)
   // TensorRT-LLM with max_attention_window: a pool per window, the largest first (its blocks
   // are num_blocks); empty for one pool.
   std::vector<KvWindowPool> window_pools{};
-  double BlockBytes() const {
-    return static_cast<double>(block_size) * static_cast<double>(bytes_per_token);
-  }
+  double BlockBytes() const { return static_cast<double>(block_size) * static_cast<double>(bytes_per_token); }
 };
 
 }  // namespace infergrid

@@ -22,8 +22,7 @@ namespace infergrid {
 
 using namespace kernel_constants;  // NOLINT: the kernel list's shared constants
 
-void IterationKernelBuilder::AddLatentProjections(IterationKernels* out, int64_t tokens,
-                                                  int64_t real_tokens) const {
+void IterationKernelBuilder::AddLatentProjections(IterationKernels* out, int64_t tokens, int64_t real_tokens) const {
   const double t = static_cast<double>(tokens);
   const int64_t qk = nope_dim_ + rope_dim_;
   const int64_t latent = kv_lora_ + rope_dim_;
@@ -162,8 +161,7 @@ void IterationKernelBuilder::AddSparseLatentAttention(const BatchShape& batch, i
   a.resident_input_bytes = queries * heads * latent * act_bytes_;
   a.reread_footprint_bytes = static_cast<double>(index_topk_) * kv_tl;
   a.parallel_work_items = queries * std::ceil(heads / 64.0);
-  AddGemm(out, "v_absorb", layers_, rows, v_dim_, kv_lora_, static_cast<int32_t>(q_heads_),
-          GemmWeights::kUnquantized);
+  AddGemm(out, "v_absorb", layers_, rows, v_dim_, kv_lora_, static_cast<int32_t>(q_heads_), GemmWeights::kUnquantized);
 }
 
 }  // namespace infergrid

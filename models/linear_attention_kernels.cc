@@ -22,8 +22,8 @@ namespace infergrid {
 using namespace kernel_constants;  // NOLINT: the kernel list's shared constants
 
 namespace {
-constexpr double kDeltaRuleChunk = 64;      // fla's chunk_gated_delta_rule chunk size
-constexpr double kDeltaRuleProducts = 3;    // state update, delta correction, read-out
+constexpr double kDeltaRuleChunk = 64;  // fla's chunk_gated_delta_rule chunk size
+constexpr double kDeltaRuleProducts = 3;  // state update, delta correction, read-out
 }  // namespace
 
 void IterationKernelBuilder::AddLinearAttention(const BatchShape& batch, int64_t tokens, IterationKernels* out) const {

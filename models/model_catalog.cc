@@ -63,7 +63,7 @@ HfModelId ParseHfModelId(absl::string_view id) {
   // format each names, longest first. An 8-bit GPTQ or a w8a8 checkpoint has none here, so its
   // id matches no entry rather than loading as a 4-bit one.
   static constexpr std::pair<absl::string_view, absl::string_view> kQuantized[] = {
-      {"-fp8-dynamic", "fp8"}, {"-fp8", "fp8"},       {"-awq-int4", "awq"}, {"-awq", "awq"},
+      {"-fp8-dynamic", "fp8"}, {"-fp8", "fp8"},     {"-awq-int4", "awq"}, {"-awq", "awq"},
       {"-gptq-int4", "gptq"},  {"-nvfp4", "nvfp4"}, {"-fp4", "nvfp4"}};
   // Words of tuned variants that share the base model's architecture.
   static constexpr absl::string_view kVariantWords[] = {"instruct", "chat", "hf", "it", "base"};
@@ -121,8 +121,8 @@ absl::StatusOr<ModelSpec> FindCatalogModel(absl::string_view name) {
     if (by_repository == nullptr && spec.name() == id.repository) by_repository = &spec;
   }
   if (by_repository != nullptr) return AsNamed(*by_repository, id);
-  return absl::NotFoundError(absl::StrCat("unknown model '", name, "' (catalog: ",
-                                          absl::StrJoin(ModelCatalogNames(), ", "),
+  return absl::NotFoundError(absl::StrCat("unknown model '", name,
+                                          "' (catalog: ", absl::StrJoin(ModelCatalogNames(), ", "),
                                           "; or give a path to a config.json)"));
 }
 
@@ -206,17 +206,19 @@ Checks LatentChecks(const ModelSpec& spec) {
   }
   if (!spec.has_mla()) return checks;
   const LatentAttention& mla = spec.mla();
-  checks.insert(checks.end(), {
-      {!spec.has_attention(), "mla with an attention layout (windows over latent attention) is not modelled"},
-      {mla.kv_lora_rank() >= 1 && mla.kv_lora_rank() <= 100000, "mla.kv_lora_rank must be in 1..100000"},
-      {mla.q_lora_rank() >= 0 && mla.q_lora_rank() <= 1000000, "mla.q_lora_rank must be in 0..1e6"},
-      {mla.qk_nope_head_dim() >= 1 && mla.qk_nope_head_dim() <= 100000 && mla.qk_rope_head_dim() >= 1 &&
-           mla.qk_rope_head_dim() <= 100000 && mla.v_head_dim() >= 1 && mla.v_head_dim() <= 100000,
-       "mla head sizes must be in 1..100000"},
-      {spec.head_dim() == mla.qk_nope_head_dim() + mla.qk_rope_head_dim(),
-       "with mla, head_dim must equal qk_nope_head_dim + qk_rope_head_dim"},
-      {spec.num_kv_heads() == 1, "with mla, num_kv_heads must be 1 (the one shared latent)"},
-  });
+  checks.insert(
+      checks.end(),
+      {
+          {!spec.has_attention(), "mla with an attention layout (windows over latent attention) is not modelled"},
+          {mla.kv_lora_rank() >= 1 && mla.kv_lora_rank() <= 100000, "mla.kv_lora_rank must be in 1..100000"},
+          {mla.q_lora_rank() >= 0 && mla.q_lora_rank() <= 1000000, "mla.q_lora_rank must be in 0..1e6"},
+          {mla.qk_nope_head_dim() >= 1 && mla.qk_nope_head_dim() <= 100000 && mla.qk_rope_head_dim() >= 1 &&
+               mla.qk_rope_head_dim() <= 100000 && mla.v_head_dim() >= 1 && mla.v_head_dim() <= 100000,
+           "mla head sizes must be in 1..100000"},
+          {spec.head_dim() == mla.qk_nope_head_dim() + mla.qk_rope_head_dim(),
+           "with mla, head_dim must equal qk_nope_head_dim + qk_rope_head_dim"},
+          {spec.num_kv_heads() == 1, "with mla, num_kv_heads must be 1 (the one shared latent)"},
+      });
   return checks;
 }
 

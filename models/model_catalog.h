@@ -27,7 +27,7 @@ struct HfModelId {
   std::string organisation;  // "" when the id has no "org/"
   std::string repository;
   std::string quantization;  // "" when the name gives none
-  bool tuned = false;        // a variant word ("instruct", "chat", "it") was dropped
+  bool tuned = false;  // a variant word ("instruct", "chat", "it") was dropped
 };
 HfModelId ParseHfModelId(absl::string_view id);
 

@@ -10,12 +10,12 @@
 namespace infergrid {
 
 struct ParameterBreakdown {
-  int64_t embedding = 0;   // token embedding matrix (vocab x d_model)
-  int64_t attention = 0;   // Q, K, V, O projections (+ QKV biases; latent projections) over all layers
-  int64_t mlp = 0;         // dense MLP or all experts (routed + shared) over all layers
-  int64_t router = 0;      // MoE gate matrices
-  int64_t norms = 0;       // RMSNorm weights (two per layer, two more with MLA, + final)
-  int64_t lm_head = 0;     // 0 when tied to the embedding
+  int64_t embedding = 0;  // token embedding matrix (vocab x d_model)
+  int64_t attention = 0;  // Q, K, V, O projections (+ QKV biases; latent projections) over all layers
+  int64_t mlp = 0;  // dense MLP or all experts (routed + shared) over all layers
+  int64_t router = 0;  // MoE gate matrices
+  int64_t norms = 0;  // RMSNorm weights (two per layer, two more with MLA, + final)
+  int64_t lm_head = 0;  // 0 when tied to the embedding
   int64_t Total() const { return embedding + attention + mlp + router + norms + lm_head; }
 };
 

@@ -60,8 +60,7 @@ double AttentionFlopsPerPair(const ModelSpec& spec, bool decode) {
   return 2.0 * heads * width;
 }
 
-PassAccounting PrefillPass(const ModelSpec& spec, const PassInputs& inputs, int64_t prompt,
-                           int64_t batch) {
+PassAccounting PrefillPass(const ModelSpec& spec, const PassInputs& inputs, int64_t prompt, int64_t batch) {
   const double p = static_cast<double>(prompt);
   const double b = static_cast<double>(batch);
   PassAccounting pass;
@@ -69,20 +68,19 @@ PassAccounting PrefillPass(const ModelSpec& spec, const PassInputs& inputs, int6
   // The lesson's 2*L*H_q*D*P^2, layer by layer: full layers P^2, windowed and chunked ones
   // what their reach leaves, linear-attention ones their state work.
   const AttentionReach reach = ReachOf(spec);
-  pass.attention_flops = AllFull(reach) ? AttentionFlopsPerPair(spec, false) / 2.0 * p * p * b
-                                        : AttentionFlopsPerPair(spec, false) / reach.layers / 2.0 *
-                                                  PrefillLayerPairs(reach, prompt) * b +
-                                              2 * ExtraFlopsPerToken(spec, reach, p / 2) * p * b;
+  pass.attention_flops =
+      AllFull(reach) ? AttentionFlopsPerPair(spec, false) / 2.0 * p * p * b
+                     : AttentionFlopsPerPair(spec, false) / reach.layers / 2.0 * PrefillLayerPairs(reach, prompt) * b +
+                           2 * ExtraFlopsPerToken(spec, reach, p / 2) * p * b;
   pass.attention_flops_causal = pass.attention_flops / 2.0;
   pass.weight_bytes = inputs.weight_bytes;
   pass.kv_write_bytes = static_cast<double>(inputs.kv_bytes_per_token) * p * b +
-                       reach.linear * static_cast<double>(LinearStateBytesPerLayer(spec, 1)) * b;
+                        reach.linear * static_cast<double>(LinearStateBytesPerLayer(spec, 1)) * b;
   pass.payload_bytes = pass.weight_bytes + pass.kv_write_bytes;
   return pass;
 }
 
-PassAccounting DecodeStep(const ModelSpec& spec, const PassInputs& inputs, int64_t context,
-                          int64_t batch) {
+PassAccounting DecodeStep(const ModelSpec& spec, const PassInputs& inputs, int64_t context, int64_t batch) {
   const double s = static_cast<double>(context);
   const double b = static_cast<double>(batch);
   PassAccounting pass;
@@ -91,8 +89,9 @@ PassAccounting DecodeStep(const ModelSpec& spec, const PassInputs& inputs, int64
   const AttentionReach reach = ReachOf(spec);
   const double layer_keys = DecodeLayerKeys(reach, context);
   pass.attention_flops =
-      AllFull(reach) ? AttentionFlopsPerPair(spec, true) * s * b
-                     : (AttentionFlopsPerPair(spec, true) / reach.layers * layer_keys + ExtraFlopsPerToken(spec, reach, s)) * b;
+      AllFull(reach)
+          ? AttentionFlopsPerPair(spec, true) * s * b
+          : (AttentionFlopsPerPair(spec, true) / reach.layers * layer_keys + ExtraFlopsPerToken(spec, reach, s)) * b;
   pass.attention_flops_causal = pass.attention_flops;
   pass.weight_bytes = inputs.weight_bytes;
   // KV read: each attention layer's reach (the indexer's keys over all S tokens); linear
@@ -100,10 +99,11 @@ PassAccounting DecodeStep(const ModelSpec& spec, const PassInputs& inputs, int64
   const double attention_layers = std::max(1.0, reach.full + reach.window + reach.chunked);
   const double per_layer_token = static_cast<double>(inputs.kv_bytes_per_token) / attention_layers;
   const double indexer = static_cast<double>(IndexerBytesPerTokenLayer(spec));
-  pass.kv_read_bytes =
-      AllFull(reach) ? static_cast<double>(inputs.kv_bytes_per_token) * s * b
-                     : (per_layer_token * layer_keys + reach.full * indexer * (s - std::min(s, static_cast<double>(reach.topk))) +
-                        2 * reach.linear * static_cast<double>(LinearStateBytesPerLayer(spec, 1))) * b;
+  pass.kv_read_bytes = AllFull(reach) ? static_cast<double>(inputs.kv_bytes_per_token) * s * b
+                                      : (per_layer_token * layer_keys +
+                                         reach.full * indexer * (s - std::min(s, static_cast<double>(reach.topk))) +
+                                         2 * reach.linear * static_cast<double>(LinearStateBytesPerLayer(spec, 1))) *
+                                            b;
   pass.kv_write_bytes = static_cast<double>(inputs.kv_bytes_per_token) * b;
   pass.payload_bytes = pass.weight_bytes + pass.kv_read_bytes;
   return pass;

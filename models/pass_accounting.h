@@ -29,21 +29,19 @@ double AttentionFlopsPerPair(const ModelSpec& spec, bool decode);
 
 struct PassInputs {
   double flop_parameters = 0;  // N in 2*N per token (active parameters for MoE)
-  double weight_bytes = 0;     // bytes of all weights, read once per pass
+  double weight_bytes = 0;  // bytes of all weights, read once per pass
   int64_t kv_bytes_per_token = 0;
 };
 
 struct PassAccounting {
   double linear_flops = 0;
-  double attention_flops = 0;         // the lesson's formula, without causal halving
+  double attention_flops = 0;  // the lesson's formula, without causal halving
   double attention_flops_causal = 0;  // with the causal mask's halving (prefill only)
   double weight_bytes = 0;
   double kv_read_bytes = 0;
   double kv_write_bytes = 0;
 
-  double TotalFlops(bool causal) const {
-    return linear_flops + (causal ? attention_flops_causal : attention_flops);
-  }
+  double TotalFlops(bool causal) const { return linear_flops + (causal ? attention_flops_causal : attention_flops); }
   // The lesson's nominal payload: prefill = weights + KV written for the prompt; decode =
   // weights + KV read (section 6.3: "~17.07 GB + a small write"; section 8's 20.29 GB at
   // batch 4 leaves the one-token write out too). The write is kept in kv_write_bytes.
@@ -55,12 +53,10 @@ struct PassAccounting {
 };
 
 // Prefill of `batch` prompts of `prompt` tokens each, with no prior context.
-PassAccounting PrefillPass(const ModelSpec& spec, const PassInputs& inputs, int64_t prompt,
-                           int64_t batch);
+PassAccounting PrefillPass(const ModelSpec& spec, const PassInputs& inputs, int64_t prompt, int64_t batch);
 
 // One decode step of `batch` sequences, each attending to `context` cached tokens.
-PassAccounting DecodeStep(const ModelSpec& spec, const PassInputs& inputs, int64_t context,
-                          int64_t batch);
+PassAccounting DecodeStep(const ModelSpec& spec, const PassInputs& inputs, int64_t context, int64_t batch);
 
 }  // namespace infergrid
 

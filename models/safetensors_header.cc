@@ -17,9 +17,8 @@ constexpr int64_t kMaxHeaderBytes = int64_t{100} << 20;  // the safetensors libr
 // Bytes per element of each safetensors dtype; 0 for an unknown name.
 int DTypeSize(absl::string_view dtype) {
   static const std::pair<absl::string_view, int> kSizes[] = {
-      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F8_E4M3", 1}, {"F8_E5M2", 1},
-      {"F8_E8M0", 1}, {"I64", 8}, {"I32", 4}, {"I16", 2}, {"I8", 1}, {"U64", 8}, {"U32", 4},
-      {"U16", 2}, {"U8", 1}, {"BOOL", 1}};
+      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"F8_E8M0", 1}, {"I64", 8},
+      {"I32", 4}, {"I16", 2}, {"I8", 1},  {"U64", 8},  {"U32", 4},     {"U16", 2},     {"U8", 1},      {"BOOL", 1}};
   for (const auto& [name, size] : kSizes) {
     if (name == dtype) return size;
   }
@@ -27,25 +26,22 @@ int DTypeSize(absl::string_view dtype) {
 }
 
 absl::Status Bad(absl::string_view path, absl::string_view tensor, absl::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(path, ": tensor \"", tensor, "\": ", what));
+  return absl::InvalidArgumentError(absl::StrCat(path, ": tensor \"", tensor, "\": ", what));
 }
 
 }  // namespace
 
-absl::StatusOr<SafetensorsSummary> ParseSafetensorsHeader(absl::string_view file_prefix,
-                                                          int64_t file_size, absl::string_view path) {
+absl::StatusOr<SafetensorsSummary> ParseSafetensorsHeader(absl::string_view file_prefix, int64_t file_size,
+                                                          absl::string_view path) {
   if (file_size < 8 || file_prefix.size() < 8) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": not a safetensors file (shorter than its 8-byte header length)"));
   }
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | static_cast<uint8_t>(file_prefix[i]);
-  if (header_len > static_cast<uint64_t>(kMaxHeaderBytes) ||
-      static_cast<int64_t>(header_len) > file_size - 8) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": header length ", header_len, " exceeds the file (", file_size,
-        " bytes) or the 100 MiB limit"));
+  if (header_len > static_cast<uint64_t>(kMaxHeaderBytes) || static_cast<int64_t>(header_len) > file_size - 8) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": header length ", header_len, " exceeds the file (",
+                                                   file_size, " bytes) or the 100 MiB limit"));
   }
   if (file_prefix.size() < 8 + header_len) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": truncated header"));
@@ -87,12 +83,13 @@ absl::StatusOr<SafetensorsSummary> ParseSafetensorsHeader(absl::string_view file
     const uint64_t end = (*offsets_it)[1].get<uint64_t>();
     const int64_t bytes = elements * size;
     if (end < begin || end > static_cast<uint64_t>(data_size)) {
-      return Bad(path, name, absl::StrCat("data_offsets [", begin, ", ", end,
-                                          "] fall outside the ", data_size, "-byte data section"));
+      return Bad(
+          path, name,
+          absl::StrCat("data_offsets [", begin, ", ", end, "] fall outside the ", data_size, "-byte data section"));
     }
     if (end - begin != static_cast<uint64_t>(bytes)) {
-      return Bad(path, name, absl::StrCat("data_offsets span ", end - begin, " bytes but shape x ",
-                                          dtype, " needs ", bytes));
+      return Bad(path, name,
+                 absl::StrCat("data_offsets span ", end - begin, " bytes but shape x ", dtype, " needs ", bytes));
     }
     SafetensorsSummary::DTypeTotals& totals = summary.by_dtype[dtype];
     totals.tensors += 1;
@@ -143,8 +140,7 @@ absl::StatusOr<SafetensorsSummary> ReadSafetensorsHeader(const std::string& path
   }
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | static_cast<uint8_t>(prefix[i]);
-  if (header_len <= static_cast<uint64_t>(kMaxHeaderBytes) &&
-      static_cast<int64_t>(header_len) <= file_size - 8) {
+  if (header_len <= static_cast<uint64_t>(kMaxHeaderBytes) && static_cast<int64_t>(header_len) <= file_size - 8) {
     prefix.resize(8 + header_len);
     if (!in.read(prefix.data() + 8, static_cast<std::streamsize>(header_len))) {
       return absl::DataLossError(absl::StrCat(path, ": read of the header failed"));

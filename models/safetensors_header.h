@@ -22,12 +22,12 @@ struct SafetensorsSummary {
   std::map<std::string, DTypeTotals> by_dtype;  // keyed by safetensors dtype ("BF16", "F8_E4M3")
   int64_t tensors = 0;
   int64_t elements = 0;  // parameters as stored (packed int4 counts its containers)
-  int64_t bytes = 0;     // payload bytes of all tensors
+  int64_t bytes = 0;  // payload bytes of all tensors
 };
 
 // Parses a header given as the file's bytes; `path` names the source in errors.
-absl::StatusOr<SafetensorsSummary> ParseSafetensorsHeader(absl::string_view file_prefix,
-                                                          int64_t file_size, absl::string_view path);
+absl::StatusOr<SafetensorsSummary> ParseSafetensorsHeader(absl::string_view file_prefix, int64_t file_size,
+                                                          absl::string_view path);
 
 // Reads only the header of the file at `path`. A directory sums every *.safetensors in it.
 absl::StatusOr<SafetensorsSummary> ReadSafetensorsHeader(const std::string& path);

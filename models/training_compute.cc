@@ -4,9 +4,7 @@
 
 namespace infergrid {
 
-double TrainingFlops(double parameters, double tokens) {
-  return kTrainingFlopsPerParameterToken * parameters * tokens;
-}
+double TrainingFlops(double parameters, double tokens) { return kTrainingFlopsPerParameterToken * parameters * tokens; }
 
 double ComputeOptimalTokens(double parameters, double tokens_per_parameter) {
   return tokens_per_parameter * parameters;
@@ -19,18 +17,17 @@ ParameterTokenSplit ComputeOptimalSplit(double flops, double tokens_per_paramete
   return split;
 }
 
-double AttentionTrainingFlopsPerToken(int64_t layers, int64_t heads, int64_t head_dim,
-                                      int64_t sequence_length) {
-  return 12.0 * static_cast<double>(layers) * static_cast<double>(heads) *
-         static_cast<double>(head_dim) * static_cast<double>(sequence_length);
+double AttentionTrainingFlopsPerToken(int64_t layers, int64_t heads, int64_t head_dim, int64_t sequence_length) {
+  return 12.0 * static_cast<double>(layers) * static_cast<double>(heads) * static_cast<double>(head_dim) *
+         static_cast<double>(sequence_length);
 }
 
 double TrainingSeconds(double flops, double num_gpus, double flops_per_gpu) {
   return flops / (num_gpus * flops_per_gpu);
 }
 
-TrainingTimeSolution SolveForTrainingSeconds(double parameters, double tokens, double num_gpus,
-                                             double flops_per_gpu, double seconds) {
+TrainingTimeSolution SolveForTrainingSeconds(double parameters, double tokens, double num_gpus, double flops_per_gpu,
+                                             double seconds) {
   const double flops = TrainingFlops(parameters, tokens);
   const double cluster_flops_in_time = num_gpus * flops_per_gpu * seconds;
   TrainingTimeSolution solution;

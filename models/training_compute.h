@@ -36,8 +36,7 @@ ParameterTokenSplit ComputeOptimalSplit(double flops, double tokens_per_paramete
 // Attention-score FLOPs of training per token that 6*N leaves out, as PaLM (Chowdhery et al.
 // 2022, appendix B) counts them: 12 * L * H * Q * T for L layers, H query heads of width Q and
 // sequence length T (forward and backward, the causal mask's skipped half included).
-double AttentionTrainingFlopsPerToken(int64_t layers, int64_t heads, int64_t head_dim,
-                                      int64_t sequence_length);
+double AttentionTrainingFlopsPerToken(int64_t layers, int64_t heads, int64_t head_dim, int64_t sequence_length);
 
 // Seconds to execute `flops` on `num_gpus` GPUs of `flops_per_gpu` achieved FLOP/s each,
 // uninterrupted and at a constant rate.
@@ -52,8 +51,8 @@ struct TrainingTimeSolution {
   double tokens = 0;
   double flops_per_parameter_token = 0;
 };
-TrainingTimeSolution SolveForTrainingSeconds(double parameters, double tokens, double num_gpus,
-                                             double flops_per_gpu, double seconds);
+TrainingTimeSolution SolveForTrainingSeconds(double parameters, double tokens, double num_gpus, double flops_per_gpu,
+                                             double seconds);
 
 }  // namespace infergrid
 

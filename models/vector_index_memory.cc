@@ -15,8 +15,8 @@ absl::StatusOr<VectorElement> ParseVectorElement(absl::string_view name) {
   if (lower == "fp16" || lower == "float16" || lower == "half") return VectorElement::kFp16;
   if (lower == "int8") return VectorElement::kInt8;
   if (lower == "binary" || lower == "bit") return VectorElement::kBinary;
-  return absl::InvalidArgumentError(absl::StrCat("unknown vector element type '", name,
-                                                 "' (expected fp32, fp16, int8 or binary)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown vector element type '", name, "' (expected fp32, fp16, int8 or binary)"));
 }
 
 absl::string_view VectorElementName(VectorElement element) {
@@ -63,8 +63,7 @@ double HnswOverhead(int64_t dim, VectorElement element, const HnswLayout& layout
   return HnswBytesPerNode(layout).Total() / VectorBytes(element, dim);
 }
 
-DimRange DimsWithOverheadBetween(double low, double high, VectorElement element,
-                                 const HnswLayout& layout) {
+DimRange DimsWithOverheadBetween(double low, double high, VectorElement element, const HnswLayout& layout) {
   // Overhead is non-increasing in D. Start from the continuous solution (bits per element b:
   // overhead = graph / (D b / 8)) and step to the exact integer edges, which matter for the
   // per-vector byte rounding of binary vectors.

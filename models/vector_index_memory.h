@@ -29,10 +29,10 @@ absl::string_view VectorElementName(VectorElement element);
 double VectorBytes(VectorElement element, int64_t dim);
 
 struct HnswLayout {
-  int64_t m = 16;                // links per node on the upper layers
-  int64_t id_bytes = 4;          // width of a neighbour id (hnswlib: 4)
+  int64_t m = 16;  // links per node on the upper layers
+  int64_t id_bytes = 4;  // width of a neighbour id (hnswlib: 4)
   int64_t count_header_bytes = 4;  // link-count word in front of every list (hnswlib: 4)
-  int64_t level_bytes = 4;       // the node's top level (hnswlib: an int per element)
+  int64_t level_bytes = 4;  // the node's top level (hnswlib: an int per element)
   int64_t m0() const { return 2 * m; }  // layer-0 capacity, as in hnswlib
 };
 
@@ -41,14 +41,14 @@ double ExpectedUpperLayersPerNode(int64_t m);
 
 struct HnswNodeBytes {
   double layer0 = 0;  // count header + M0 ids
-  double upper = 0;   // expected: (count header + M ids) / (M-1)
+  double upper = 0;  // expected: (count header + M ids) / (M-1)
   double level = 0;
   double Total() const { return layer0 + upper + level; }
 };
 HnswNodeBytes HnswBytesPerNode(const HnswLayout& layout);
 
 struct VectorIndexMemory {
-  double raw_bytes = 0;    // N x vector bytes
+  double raw_bytes = 0;  // N x vector bytes
   double graph_bytes = 0;  // N x expected graph bytes per node
   double Total() const { return raw_bytes + graph_bytes; }
   double Overhead() const { return graph_bytes / raw_bytes; }  // over raw storage
@@ -66,8 +66,7 @@ struct DimRange {
   int64_t max_dim = -1;
   bool Empty() const { return min_dim > max_dim; }
 };
-DimRange DimsWithOverheadBetween(double low, double high, VectorElement element,
-                                 const HnswLayout& layout);
+DimRange DimsWithOverheadBetween(double low, double high, VectorElement element, const HnswLayout& layout);
 
 }  // namespace infergrid
 

@@ -5,6 +5,7 @@ packages=(cmake ninja-build g++ pkg-config
           libsimgrid-dev libboost-graph-dev libprotobuf-dev protobuf-compiler libabsl-dev
           libzstd-dev zstd libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
           python3   # scripts/checks/check-includes.py and the docs link check
+          clang-format  # scripts/checks/check-format.sh: the sources as .clang-format says
           python3-numpy  # tests/bench_vllm_check.py: bench serve's golden recomputed as vLLM computes it
           python3-dev python3-pybind11 python3-pytest python3-pandas  # `import infergrid` and its tests
           chromium   # the HTML report's browser test (tests/report_browser_test.cc)

@@ -16,14 +16,11 @@ namespace infergrid {
 namespace {
 
 const std::vector<const Command*>& Commands() {
-  static const std::vector<const Command*> commands = {&MemoryCommand(), &RooflineCommand(),
-                                                       &TrainCommand(), &VectorIndexCommand(),
-                                                       &ValidateCommand(),
-                                                       &KernelsCommand(), &CalibrateCommand(),
-                                                       &SimulateCommand(), &CompareCommand(),
-                                                       &TraceCommand(), &ReportCommand(), &BenchCommand(),
-                                                       &PlanCommand(), &SweepCommand(),
-                                                       &ModelsCommand(), &GpusCommand()};
+  static const std::vector<const Command*> commands = {
+      &MemoryCommand(),   &RooflineCommand(), &TrainCommand(),     &VectorIndexCommand(),
+      &ValidateCommand(), &KernelsCommand(),  &CalibrateCommand(), &SimulateCommand(),
+      &CompareCommand(),  &TraceCommand(),    &ReportCommand(),    &BenchCommand(),
+      &PlanCommand(),     &SweepCommand(),    &ModelsCommand(),    &GpusCommand()};
   return commands;
 }
 
@@ -33,8 +30,7 @@ std::string Usage() {
       "       infergrid <command> --help\n\ncommands:\n";
   for (const Command* command : Commands()) {
     const size_t pad = command->name.size() < 14 ? 14 - command->name.size() : 2;
-    absl::StrAppend(&usage, "  ", command->name, std::string(pad, ' '),
-                    command->summary, "\n");
+    absl::StrAppend(&usage, "  ", command->name, std::string(pad, ' '), command->summary, "\n");
   }
   return usage;
 }
@@ -67,7 +63,8 @@ int Main(int argc, char** argv) {
   absl::Status status = parsed.status();
   if (status.ok() && parsed->help) {
     std::cout << "usage: infergrid " << command->name << " [--flag=value ...]\n"
-              << command->summary << "\n\nflags:\n" << cli::FlagHelp(command->flags);
+              << command->summary << "\n\nflags:\n"
+              << cli::FlagHelp(command->flags);
     return cli::kExitOk;
   }
   std::ostringstream out;

@@ -13,8 +13,7 @@ using ::testing::HasSubstr;
 // ---------------------------------------------------------------- admission and routing
 
 TEST(Admission, TruncatesRejectsAndKeysPrefixBlocks) {
-  AdmissionPolicy policy{.max_model_len = 2048, .block_size = 16, .usable_blocks = 1000,
-                         .prefix_caching = true};
+  AdmissionPolicy policy{.max_model_len = 2048, .block_size = 16, .usable_blocks = 1000, .prefix_caching = true};
   Request r;
   r.input_tokens = 1500;
   r.output_tokens = 1000;

@@ -462,8 +462,7 @@ TEST(LinearAttention, VllmAlignsTheBlockToTheState) {
   EXPECT_EQ(plan->plan.block_size, 544);
   EXPECT_EQ(plan->plan.kv_bytes_per_token, 12 * 2048);
   EXPECT_EQ(plan->plan.kv_groups.state_groups, 3);
-  EXPECT_EQ(plan->plan.num_blocks,
-            static_cast<int64_t>(plan->plan.kv_cache_bytes / (544.0 * 12 * 2048)));
+  EXPECT_EQ(plan->plan.num_blocks, static_cast<int64_t>(plan->plan.kv_cache_bytes / (544.0 * 12 * 2048)));
   for (const char* engine : {"sglang@0.4.9", "trtllm"}) {
     r.engine = engine;
     EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("not modelled")) << engine;
@@ -525,7 +524,8 @@ TEST(LinearAttention, Qwen3NextCountsAndImport) {
       "mlp_only_layers": [], "decoder_sparse_step": 1, "moe_intermediate_size": 512,
       "num_attention_heads": 16, "num_experts": 512, "num_experts_per_tok": 10, "num_hidden_layers": 48,
       "num_key_value_heads": 2, "shared_expert_intermediate_size": 512, "tie_word_embeddings": false,
-      "torch_dtype": "bfloat16", "use_sliding_window": false, "vocab_size": 151936})", "next/config.json");
+      "torch_dtype": "bfloat16", "use_sliding_window": false, "vocab_size": 151936})",
+                                                      "next/config.json");
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(CountParameters(*imported).Total(), p.Total());
   EXPECT_EQ(CountAttentionLayers(*imported).linear, 36);
@@ -567,7 +567,8 @@ TEST(SparseAttention, IndexerCostsAndTopKReads) {
       "num_key_value_heads": 128, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
       "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 129280, "max_position_embeddings": 163840,
       "index_n_heads": 64, "index_head_dim": 128, "index_topk": 2048, "tie_word_embeddings": false,
-      "quantization_config": {"quant_method": "fp8"}})", "v32/config.json");
+      "quantization_config": {"quant_method": "fp8"}})",
+                                                      "v32/config.json");
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(CountParameters(*imported).Total(), CountParameters(v32).Total());
   EXPECT_EQ(imported->sparse_attention().index_topk(), 2048);
@@ -605,7 +606,8 @@ TEST(HfConfig, FamilyWindowRules) {
   // Gemma-2 without layer_types: even layers windowed.
   absl::StatusOr<ModelSpec> gemma2 = ImportHfConfig(R"({"model_type": "gemma2", "num_hidden_layers": 4,
       "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
-      "sliding_window": 32, "attn_logit_softcapping": 50.0})", "g/config.json");
+      "sliding_window": 32, "attn_logit_softcapping": 50.0})",
+                                                    "g/config.json");
   ASSERT_TRUE(gemma2.ok()) << gemma2.status();
   EXPECT_EQ(LayerAttentionKind(*gemma2, 0), SLIDING_WINDOW);
   EXPECT_EQ(LayerAttentionKind(*gemma2, 1), FULL_ATTENTION);
@@ -615,7 +617,8 @@ TEST(HfConfig, FamilyWindowRules) {
   // Qwen2 declares a window it does not use (use_sliding_window false): full attention.
   absl::StatusOr<ModelSpec> qwen = ImportHfConfig(R"({"model_type": "qwen2", "num_hidden_layers": 4,
       "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
-      "sliding_window": 131072, "use_sliding_window": false, "max_window_layers": 2})", "q/config.json");
+      "sliding_window": 131072, "use_sliding_window": false, "max_window_layers": 2})",
+                                                  "q/config.json");
   ASSERT_TRUE(qwen.ok()) << qwen.status();
   EXPECT_FALSE(qwen->has_attention());
 }

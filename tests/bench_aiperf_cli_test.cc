@@ -39,9 +39,8 @@ nlohmann::json ExportOf(const fs::path& dir) {
 
 TEST(BenchAiperf, APastedLineRunsAndExportsAiperfsMetrics) {
   const fs::path dir = testing::TestDir() / "artifacts";
-  const testing::CommandResult r = RunInfergrid(
-      absl::StrCat(kAiperfLine, "--concurrency 8 --request-count 64 --warmup-request-count 8 --artifact-dir ",
-                   dir.string()));
+  const testing::CommandResult r = RunInfergrid(absl::StrCat(
+      kAiperfLine, "--concurrency 8 --request-count 64 --warmup-request-count 8 --artifact-dir ", dir.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("NVIDIA AIPerf | LLM Metrics"));
   EXPECT_THAT(r.out, HasSubstr("concurrency 8, 8 warm-up + 64 requests simulated"));
@@ -58,8 +57,8 @@ TEST(BenchAiperf, APastedLineRunsAndExportsAiperfsMetrics) {
   EXPECT_EQ(j["output_token_throughput"]["unit"], "tokens/sec");
   EXPECT_EQ(j["request_throughput"]["unit"], "requests/sec");
   // Output tokens over the benchmark duration, as aiperf derives it.
-  EXPECT_NEAR(j["output_token_throughput"]["avg"].get<double>(),
-              64 * 64 / j["benchmark_duration"]["avg"].get<double>(), 1e-6);
+  EXPECT_NEAR(j["output_token_throughput"]["avg"].get<double>(), 64 * 64 / j["benchmark_duration"]["avg"].get<double>(),
+              1e-6);
   EXPECT_FALSE(j["was_cancelled"].get<bool>());
   const std::string csv = ReadAll(dir / "profile_export_aiperf.csv");
   EXPECT_THAT(csv, HasSubstr("Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\r\n"));
@@ -75,15 +74,15 @@ TEST(BenchAiperf, TheExportsKeysAreAiperfs) {
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(ReadAll(dir / "profile_export_aiperf.json"));
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
-  EXPECT_THAT(keys, ::testing::ElementsAre("request_throughput", "request_latency", "request_count",
-                                           "time_to_first_token", "time_to_second_token", "inter_token_latency",
-                                           "output_token_throughput", "output_token_throughput_per_user",
-                                           "output_sequence_length", "input_sequence_length", "benchmark_duration",
-                                           "was_cancelled"));
+  EXPECT_THAT(keys,
+              ::testing::ElementsAre("request_throughput", "request_latency", "request_count", "time_to_first_token",
+                                     "time_to_second_token", "inter_token_latency", "output_token_throughput",
+                                     "output_token_throughput_per_user", "output_sequence_length",
+                                     "input_sequence_length", "benchmark_duration", "was_cancelled"));
   std::vector<std::string> stats;
   for (const auto& [key, value] : j["request_latency"].items()) stats.push_back(key);
-  EXPECT_THAT(stats, ::testing::ElementsAre("unit", "avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95",
-                                            "p99", "min", "max", "std"));
+  EXPECT_THAT(stats, ::testing::ElementsAre("unit", "avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99",
+                                            "min", "max", "std"));
   EXPECT_EQ(j["output_token_throughput_per_user"]["unit"], "tokens/sec/user");
   // aiperf's default --request-count is 10 and its default load concurrency 1.
   EXPECT_EQ(j["request_count"]["avg"].get<int64_t>(), 10);
@@ -155,8 +154,8 @@ TEST(BenchAiperf, OtherFlagsAreRefusedInOneLine) {
 // Without --artifact-dir the exports go where aiperf puts them, below ./artifacts.
 TEST(BenchAiperf, TheDefaultArtifactFolderIsAiperfs) {
   const fs::path dir = testing::TestDir();
-  const std::string command = absl::StrCat("cd ", dir.string(), " && ", INFERGRID_BIN, " ", kAiperfLine,
-                                           "--concurrency 4 >/dev/null 2>&1");
+  const std::string command =
+      absl::StrCat("cd ", dir.string(), " && ", INFERGRID_BIN, " ", kAiperfLine, "--concurrency 4 >/dev/null 2>&1");
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_TRUE(fs::exists(dir / "artifacts/meta-llama_Llama-3.1-8B-Instruct-openai-chat-concurrency4/"
                                "profile_export_aiperf.json"));

@@ -79,7 +79,8 @@ TEST(BenchCli, TrtllmBenchChoosesItsLimitsWhenNoneAreGiven) {
   EXPECT_EQ(j["world_info"]["max_batch_size"], 384);
   EXPECT_EQ(j["world_info"]["max_num_tokens"], 2048);
   // Limits the user gives are the engine's: nothing is estimated.
-  const testing::CommandResult given = RunInfergrid(absl::StrCat(engine, " --max_batch_size=100 --max_num_tokens=4096"));
+  const testing::CommandResult given =
+      RunInfergrid(absl::StrCat(engine, " --max_batch_size=100 --max_num_tokens=4096"));
   ASSERT_EQ(given.exit_code, 0) << given.err;
   EXPECT_THAT(given.out, ::testing::Not(HasSubstr("Estimated")));
   EXPECT_THAT(given.out, HasSubstr("Max Runtime Batch Size: 100\nMax Runtime Tokens:     4096\n"));
@@ -96,9 +97,14 @@ TEST(BenchCli, TrtllmBenchChoosesItsLimitsWhenNoneAreGiven) {
 TEST(BenchCli, ServedTrtllmTakesTheBuildsLimitsInItsOwnSpelling) {
   const fs::path dir = testing::TestDir();
   ASSERT_EQ(RunInfergrid(absl::StrCat("simulate --quiet --max-requests=10 --engine=trtllm@cpp --max_batch_size=64 "
-                                      "--max_num_tokens=4096 --out=", (dir / "given").string())).exit_code, 0);
+                                      "--max_num_tokens=4096 --out=",
+                                      (dir / "given").string()))
+                .exit_code,
+            0);
   ASSERT_EQ(RunInfergrid(absl::StrCat("simulate --quiet --max-requests=10 --engine=trtllm@cpp --out=",
-                                      (dir / "default").string())).exit_code, 0);
+                                      (dir / "default").string()))
+                .exit_code,
+            0);
   const nlohmann::json given = nlohmann::json::parse(ReadAll(dir / "given/summary.json"));
   const nlohmann::json fallback = nlohmann::json::parse(ReadAll(dir / "default/summary.json"));
   EXPECT_EQ(given["config"]["max_num_seqs"], 64);
@@ -150,15 +156,15 @@ TEST(BenchCli, OneBatchTimesTheModelRunnerWithoutTheScheduler) {
 
   const std::string trace =
       testing::WriteFile(dir / "one_request.csv", "arrival_s,input_tokens,output_tokens\n0,128,8\n");
-  const testing::CommandResult served = RunInfergrid(absl::StrCat(
-      "simulate --quiet --format=json --record-wall-time=false --engine=sglang --disable-overlap-schedule "
-      "--model=llama-3-8b --trace=",
-      trace));
+  const testing::CommandResult served = RunInfergrid(
+      absl::StrCat("simulate --quiet --format=json --record-wall-time=false --engine=sglang --disable-overlap-schedule "
+                   "--model=llama-3-8b --trace=",
+                   trace));
   ASSERT_EQ(served.exit_code, 0) << served.err;
   const double tpot = nlohmann::json::parse(served.out)["tpot"]["mean"].get<double>();
   const HostCalibration host = *ResolveHostCalibration("vllm-legacy-a100");
-  const double not_run =
-      HostPhaseSeconds(*FindHostPhase(host, "schedule"), 1, 1, 0) + HostPhaseSeconds(*FindHostPhase(host, "process_outputs"), 1, 1, 0);
+  const double not_run = HostPhaseSeconds(*FindHostPhase(host, "schedule"), 1, 1, 0) +
+                         HostPhaseSeconds(*FindHostPhase(host, "process_outputs"), 1, 1, 0);
   EXPECT_NEAR(tpot - step, not_run, 2e-6);
   EXPECT_GT(not_run, 150e-6);
 
@@ -204,9 +210,9 @@ TEST(BenchCli, OneBatchRunsSglangsListsInProductOrder) {
                 .exit_code,
             0);
   EXPECT_EQ(ReadAll(alone), saved[3] + "\n");
-  for (const char* command : {"bench latency --model=llama-3-8b --batch-size 8 16",
-                              "bench one-batch --model=llama-3-8b --run-name a b",
-                              "bench one-batch --model=llama-3-8b --batch-size 1 x"}) {
+  for (const char* command :
+       {"bench latency --model=llama-3-8b --batch-size 8 16", "bench one-batch --model=llama-3-8b --run-name a b",
+        "bench one-batch --model=llama-3-8b --batch-size 1 x"}) {
     const testing::CommandResult bad = RunInfergrid(command);
     EXPECT_EQ(bad.exit_code, 2) << command;
     EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
@@ -262,9 +268,9 @@ TEST(BenchCli, ServeReportAndSavedResultGolden) {
 
 TEST(BenchCli, DefaultResultNameAndShortResult) {
   const fs::path dir = testing::TestDir();
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(
-      "bench serve ", kModel, " --num-prompts=10 --random-input-len=128 --random-output-len=16 ",
-      "--max-concurrency=4 --save-result --result-date=20261201-000000 --result-dir=", dir.string()));
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat("bench serve ", kModel, " --num-prompts=10 --random-input-len=128 --random-output-len=16 ",
+                   "--max-concurrency=4 --save-result --result-date=20261201-000000 --result-dir=", dir.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // vLLM's name: {label or backend}-{rate}qps-concurrency{N}-{model}-{date}.json
   const fs::path file = dir / "openai-infqps-concurrency4-Llama-3.1-8B-Instruct-20261201-000000.json";
@@ -290,8 +296,8 @@ TEST(BenchCli, CompareReportsTheRelativeErrors) {
       R"("total_token_throughput": 3525.0, "mean_ttft_ms": 40.0, "median_ttft_ms": 35.0, "std_ttft_ms": 9.0, )"
       R"("p99_ttft_ms": 80.0, "mean_tpot_ms": 9.0, "median_tpot_ms": 9.0, "std_tpot_ms": 1.0, "p99_tpot_ms": 12.0})");
   const fs::path predicted = dir / "predicted.json";
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(kServe, " --compare=", real, " --save-result --result-filename=",
-                                                             predicted.string()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat(kServe, " --compare=", real, " --save-result --result-filename=", predicted.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(absl::StrCat("Predicted vs measured (", real, ", vllm bench serve)")));
   const nlohmann::json p = nlohmann::json::parse(ReadAll(predicted));
@@ -299,12 +305,13 @@ TEST(BenchCli, CompareReportsTheRelativeErrors) {
   for (const auto& [key, measured] : std::vector<std::pair<std::string, double>>{
            {"request_throughput", 5.0}, {"mean_ttft_ms", 40.0}, {"p99_tpot_ms", 12.0}, {"duration", 8.0}}) {
     const double value = p[key].get<double>();
-    const std::string row = absl::StrFormat("%-36s %14.4f %14.4f %+8.1f%%", key, value, measured,
-                                            100 * (value - measured) / measured);
+    const std::string row =
+        absl::StrFormat("%-36s %14.4f %14.4f %+8.1f%%", key, value, measured, 100 * (value - measured) / measured);
     EXPECT_THAT(r.out, HasSubstr(row)) << key;
   }
   // A metric the real result lacks is shown without an error.
-  EXPECT_THAT(r.out, HasSubstr(absl::StrFormat("%-36s %14.4f %14s", "mean_itl_ms", p["mean_itl_ms"].get<double>(), "-")));
+  EXPECT_THAT(r.out,
+              HasSubstr(absl::StrFormat("%-36s %14.4f %14s", "mean_itl_ms", p["mean_itl_ms"].get<double>(), "-")));
   EXPECT_THAT(r.out, HasSubstr("mean absolute error over "));
 }
 
@@ -316,7 +323,8 @@ TEST(BenchCli, ClosedLoopKeepsAtMostNInFlightAndSaturates) {
     const std::string file = absl::StrCat("c", n, ".json");
     const testing::CommandResult r = RunInfergrid(absl::StrCat(
         "bench serve ", kModel, " --max-num-seqs=16 --num-prompts=120 --random-input-len=256 --random-output-len=64 ",
-        "--max-concurrency=", n, " --save-result --save-detailed --result-dir=", dir.string(), " --result-filename=", file));
+        "--max-concurrency=", n, " --save-result --save-detailed --result-dir=", dir.string(),
+        " --result-filename=", file));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(ReadAll(dir / file));
     // Never more than n requests between their send and their last token.
@@ -407,14 +415,15 @@ TEST(BenchCli, BadInputIsOneLineAndNoFiles) {
 }
 
 TEST(BenchCli, SglangAndTrtllmSpellingsMeanTheSame) {
-  const std::string base = absl::StrCat("bench serve ", kModel, " --num-prompts=20 --random-input-len=128 "
+  const std::string base = absl::StrCat("bench serve ", kModel,
+                                        " --num-prompts=20 --random-input-len=128 "
                                         "--random-output-len=16 --result-date=20261201-000000 ");
   const testing::CommandResult a = RunInfergrid(base + "--max-concurrency=4 --max-num-seqs=8 --tensor-parallel-size=1");
   const testing::CommandResult b = RunInfergrid(base + "--concurrency=4 --max_batch_size=8 --tp-size=1");
-  const testing::CommandResult c = RunInfergrid(absl::StrCat(
-      "bench serve --model-path meta-llama/Llama-3.1-8B-Instruct --engine=vllm-v1@0.21 --num-prompts=20 "
-      "--random-input-len=128 --random-output-len=16 --result-date=20261201-000000 --max-concurrency=4 "
-      "--max-num-seqs=8 --tp 1"));
+  const testing::CommandResult c = RunInfergrid(
+      absl::StrCat("bench serve --model-path meta-llama/Llama-3.1-8B-Instruct --engine=vllm-v1@0.21 --num-prompts=20 "
+                   "--random-input-len=128 --random-output-len=16 --result-date=20261201-000000 --max-concurrency=4 "
+                   "--max-num-seqs=8 --tp 1"));
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;
   ASSERT_EQ(c.exit_code, 0) << c.err;
@@ -459,14 +468,15 @@ TEST(BenchCli, EnginesCommandLinesWithHuggingFaceIdsAndShortFlags) {
   ASSERT_EQ(new_flags.exit_code, 0) << new_flags.err;
   EXPECT_EQ(old_flag.out, new_flags.out);
   EXPECT_THAT(old_flag.out, HasSubstr("Total num prompt tokens:  130"));
-  const std::string serve = absl::StrCat("bench serve ", kModel, " --num-prompts=10 --random-input-len=64 "
+  const std::string serve = absl::StrCat("bench serve ", kModel,
+                                         " --num-prompts=10 --random-input-len=64 "
                                          "--random-output-len=8 --request-rate=4 --result-date=20261201-000000 ");
-  const testing::CommandResult served = RunInfergrid(serve + "--disable_log_stats --disable_log_requests --swap_space 16");
+  const testing::CommandResult served =
+      RunInfergrid(serve + "--disable_log_stats --disable_log_requests --swap_space 16");
   const testing::CommandResult plain = RunInfergrid(serve);
   ASSERT_EQ(served.exit_code, 0) << served.err;
   EXPECT_EQ(served.out, plain.out);
 }
-
 
 // A served benchmark varies from run to run (--noise, on by default for serve): the same seed
 // gives the same bytes, another seed other numbers, --noise=false the deterministic engine.
@@ -516,7 +526,8 @@ TEST(BenchCli, SglangClientDrawsAndReportsAsBenchServing) {
   EXPECT_THAT(r.out, HasSubstr("Total generated tokens:                  160347"));
   EXPECT_THAT(r.out, HasSubstr("P95 ITL (ms):"));
   EXPECT_THAT(r.out, HasSubstr("Concurrency:"));
-  EXPECT_THAT(RunInfergrid("bench serve --client=sglang --burstiness=2 --num-prompts=5").err, HasSubstr("--burstiness"));
+  EXPECT_THAT(RunInfergrid("bench serve --client=sglang --burstiness=2 --num-prompts=5").err,
+              HasSubstr("--burstiness"));
   EXPECT_THAT(RunInfergrid("bench latency --client=sglang").err, HasSubstr("only bench serve"));
 }
 
@@ -524,10 +535,11 @@ TEST(BenchCli, SglangClientDrawsAndReportsAsBenchServing) {
 TEST(BenchCli, GenaiPerfMeasuresWindowsOfAClosedLoop) {
   const fs::path dir = testing::TestDir();
   const std::string json = (dir / "profile_export_genai_perf.json").string();
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(
-      "bench serve --client=genai-perf ", kModel,
-      " --random-input-len=512 --random-output-len=64 --concurrency=16 --measurement-interval=2000 "
-      "--profile-export-file=", json));
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat("bench serve --client=genai-perf ", kModel,
+                   " --random-input-len=512 --random-output-len=64 --concurrency=16 --measurement-interval=2000 "
+                   "--profile-export-file=",
+                   json));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Time to first token (ms)"));
   EXPECT_THAT(r.out, HasSubstr("(stable after 3 windows)"));
@@ -563,7 +575,8 @@ TEST(BenchCli, CountsAreBoundedByName) {
       {genai + "--warmup-request-count=100000 --request-count=1000000", 2,
        "make 1100000 requests, more than the 1000000 one genai-perf run may simulate"},
       {genai + "--request-count=1000001", 2, "--request-count=1000001 is out of range (0..1000000)"},
-      {absl::StrCat("bench serve ", kModel, " --num-prompts=1000001"), 2, "--num-prompts=1000001 is out of range (1..1000000)"},
+      {absl::StrCat("bench serve ", kModel, " --num-prompts=1000001"), 2,
+       "--num-prompts=1000001 is out of range (1..1000000)"},
       {serve + "--input-len=3000000000", 2, "--input-len=3000000000 is out of range (0..10000000)"},
       {serve + "--output-len=-1", 2, "--output-len=-1 is out of range (0..10000000)"},
       {absl::StrCat("bench latency ", kModel, " --input-len=-5"), 2, "--input-len=-5 is out of range (0..10000000)"},

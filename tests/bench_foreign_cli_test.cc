@@ -38,9 +38,10 @@ int CountOccurrences(const std::string& text, const std::string& part) {
 TEST(BenchForeignFlags, EndpointsHostsNamesAndSamplingAreAcceptedInOneNote) {
   const testing::CommandResult plain = RunInfergrid(kPastedServe);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  const testing::CommandResult pasted = RunInfergrid(absl::StrCat(
-      kPastedServe, "--endpoint=/v1/completions --base-url=http://10.0.0.1:8000 --host=10.0.0.1 --port=8000 "
-              "--served-model-name=llama --temperature=0.7"));
+  const testing::CommandResult pasted = RunInfergrid(
+      absl::StrCat(kPastedServe,
+                   "--endpoint=/v1/completions --base-url=http://10.0.0.1:8000 --host=10.0.0.1 --port=8000 "
+                   "--served-model-name=llama --temperature=0.7"));
   ASSERT_EQ(pasted.exit_code, 0) << pasted.err;
   EXPECT_EQ(pasted.out, plain.out);
   EXPECT_EQ(CountOccurrences(pasted.err, "note:"), 1) << pasted.err;
@@ -58,17 +59,20 @@ TEST(BenchForeignFlags, ArgparseAbbreviationsResolveAsPythonResolvesThem) {
   ASSERT_EQ(sglang.exit_code, 0) << sglang.err;
   EXPECT_EQ(sglang.out, full.out);
   // A prefix of several flags is refused, naming them, as argparse does.
-  testing::ExpectOneLineError({"bench serve --random-=5", 2, "ambiguous option: --random- could match --random-input-len"});
-  testing::ExpectOneLineError({"bench serve --save=true", 2, "ambiguous option: --save could match --save-result, --save-detailed"});
+  testing::ExpectOneLineError(
+      {"bench serve --random-=5", 2, "ambiguous option: --random- could match --random-input-len"});
+  testing::ExpectOneLineError(
+      {"bench serve --save=true", 2, "ambiguous option: --save could match --save-result, --save-detailed"});
   // Abbreviations are bench's (the Python tools'): simulate takes whole names.
   testing::ExpectOneLineError({"simulate --max-req=5", 2, "unknown flag --max-req"});
 }
 
 TEST(BenchForeignFlags, GenaiPerfSpellings) {
   const std::string tail = " --concurrency=4 --measurement-interval=2000 --request-count=40";
-  const testing::CommandResult ours = RunInfergrid(absl::StrCat(
-      "bench serve --client=genai-perf --model=meta-llama/Llama-3.1-8B-Instruct --engine=vllm-v1@0.21 "
-      "--random-input-len=256 --random-output-len=32", tail));
+  const testing::CommandResult ours = RunInfergrid(
+      absl::StrCat("bench serve --client=genai-perf --model=meta-llama/Llama-3.1-8B-Instruct --engine=vllm-v1@0.21 "
+                   "--random-input-len=256 --random-output-len=32",
+                   tail));
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
   const testing::CommandResult theirs = RunInfergrid(absl::StrCat(
       "bench serve --client=genai-perf -m meta-llama/Llama-3.1-8B-Instruct --engine=vllm-v1@0.21 "
@@ -86,7 +90,7 @@ TEST(BenchForeignFlags, RampUpSendsAtVllmsGrowingRate) {
   EXPECT_DOUBLE_EQ(linear[0], 1.0);
   EXPECT_DOUBLE_EQ(linear[4], 1.0 + 1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5);
   const std::vector<double> exponential = bench::RampUpSendTimes(3, true, 1, 4, INFINITY, 0);
-  EXPECT_DOUBLE_EQ(exponential[1] - exponential[0], 0.5);   // 1 * 4^(1/2) = 2 req/s
+  EXPECT_DOUBLE_EQ(exponential[1] - exponential[0], 0.5);  // 1 * 4^(1/2) = 2 req/s
   EXPECT_DOUBLE_EQ(exponential[2] - exponential[1], 0.25);  // 4 req/s
   // Gamma draws: the same stream as a fixed rate, not rescaled to n / rate.
   const std::vector<double> flat = bench::RampUpSendTimes(50, false, 4, 4, 1.0, 7);
@@ -134,7 +138,8 @@ TEST(BenchForeignFlags, ThroughputModelsTheRandomLengths) {
   const fs::path json = testing::TestDir() / "throughput.json";
   const testing::CommandResult r = RunInfergrid(absl::StrCat(
       "bench throughput --model=meta-llama/Llama-3.1-8B-Instruct --engine=vllm-v1@0.21 --random-input-len=200 "
-      "--random-output-len=50 --num-prompts=20 --output-json=", json.string()));
+      "--random-output-len=50 --num-prompts=20 --output-json=",
+      json.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(ReadAll(json));
   EXPECT_EQ(j["total_num_tokens"], 20 * (200 + 50));  // 199 sampled + the server's BOS
@@ -192,8 +197,8 @@ TEST(BenchPrefixCache, SglangsGeneratedSharedPrefixGroupsHitTheirSystemPrompt) {
   const double prompt = 1024 + 128 + 1;  // and the server's BOS
   EXPECT_GT(rate, 0.9 * 28 * 1024 / (32 * prompt)) << r.err;
   EXPECT_LE(rate, 28 * 1024 / (32 * prompt) + 1e-9) << r.err;
-  testing::ExpectOneLineError({"bench serve --gsp-num-groups=4", 2,
-                               "--gsp-num-groups is the generated-shared-prefix dataset's"});
+  testing::ExpectOneLineError(
+      {"bench serve --gsp-num-groups=4", 2, "--gsp-num-groups is the generated-shared-prefix dataset's"});
 }
 
 }  // namespace

@@ -193,8 +193,8 @@ TEST(GenaiPerfWindows, AStableMeasurementExcludesTheWarmUpBurst) {
     r.prompt_len = 100;
     outcomes.push_back(r);
   };
-  for (int i = 0; i < 50; ++i) add(0, 9.0);                // the burst: all end at 9 s
-  for (int i = 0; i < 600; ++i) add(9.0 + i * 0.1, 2.0);   // then one every 100 ms, 2 s each
+  for (int i = 0; i < 50; ++i) add(0, 9.0);  // the burst: all end at 9 s
+  for (int i = 0; i < 600; ++i) add(9.0 + i * 0.1, 2.0);  // then one every 100 ms, 2 s each
   PerfWindowOptions options;
   options.interval_s = 10;
   options.stability_percent = 10;
@@ -298,7 +298,8 @@ TEST(BenchDataset, ShareGptShufflesFiltersAndCountsAsVllm) {
 
 TEST(BenchDataset, BadFilesNameTheFileAndLine) {
   const auto dir = testing::TestDir();
-  const std::string broken = testing::WriteFile(dir / "broken.json", "[\n  {\"conversations\": [\n    {\"value\": }\n]");
+  const std::string broken =
+      testing::WriteFile(dir / "broken.json", "[\n  {\"conversations\": [\n    {\"value\": }\n]");
   absl::StatusOr<std::vector<BenchRequest>> r = SampleDataset(Options("sharegpt", broken));
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr(broken + ":3:"));
@@ -306,7 +307,8 @@ TEST(BenchDataset, BadFilesNameTheFileAndLine) {
   r = SampleDataset(Options("sharegpt", not_list));
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("not a JSON list of conversations"));
-  const std::string jsonl = testing::WriteFile(dir / "custom.jsonl", "{\"prompt\": \"hi\"}\n{\"text\": \"no prompt\"}\n");
+  const std::string jsonl =
+      testing::WriteFile(dir / "custom.jsonl", "{\"prompt\": \"hi\"}\n{\"text\": \"no prompt\"}\n");
   r = SampleDataset(Options("custom", jsonl));
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr(jsonl + ":2: a line must be an object with a \"prompt\""));
@@ -348,11 +350,11 @@ TEST(BenchDataset, CustomSonnetBurstGptAndTrace) {
   EXPECT_GT((*r)[0].shared_prefix_len, 150);
   EXPECT_LE((*r)[0].shared_prefix_len, 200);
 
-  const std::string burst = testing::WriteFile(
-      dir / "burst.csv",
-      "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
-      "1,ChatGPT,10,20,30,Conversation log\n2,GPT-4,11,21,32,Conversation log\n"
-      "3,GPT-4,12,0,12,Conversation log\n4,GPT-4,13,23,36,API log\n5,GPT-4,14,24,38,API log\n");
+  const std::string burst =
+      testing::WriteFile(dir / "burst.csv",
+                         "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                         "1,ChatGPT,10,20,30,Conversation log\n2,GPT-4,11,21,32,Conversation log\n"
+                         "3,GPT-4,12,0,12,Conversation log\n4,GPT-4,13,23,36,API log\n5,GPT-4,14,24,38,API log\n");
   DatasetOptions b = Options("burstgpt", burst);
   b.num_prompts = 3;
   r = SampleDataset(b);
@@ -364,7 +366,8 @@ TEST(BenchDataset, CustomSonnetBurstGptAndTrace) {
   const int expected[] = {11, 13, 14};
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ((*r)[i].prompt_len, expected[perm[i]]);
 
-  DatasetOptions t = Options("trace", testing::WriteFile(dir / "t.csv", "arrival_s,input_tokens,output_tokens\n0,5,6\n0.5,7,8\n"));
+  DatasetOptions t =
+      Options("trace", testing::WriteFile(dir / "t.csv", "arrival_s,input_tokens,output_tokens\n0,5,6\n0.5,7,8\n"));
   t.num_prompts = 10;
   r = SampleDataset(t);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -482,8 +485,8 @@ TEST(CompareResult, ReadsVllmAndSglangResults) {
   predicted["mean_ttft_ms"] = 90.0;
   predicted["mean_e2el_ms"] = 1200.0;
   predicted["total_token_throughput"] = 5000.0;
-  const std::string vllm = testing::WriteFile(dir / "vllm.json",
-                                              R"({"request_rate": "inf", "request_throughput": 10.0, "mean_ttft_ms": 100.0})");
+  const std::string vllm = testing::WriteFile(
+      dir / "vllm.json", R"({"request_rate": "inf", "request_throughput": 10.0, "mean_ttft_ms": 100.0})");
   absl::StatusOr<std::vector<nlohmann::json>> docs = ReadSavedResults(vllm);
   ASSERT_TRUE(docs.ok()) << docs.status();
   absl::StatusOr<Comparison> c = CompareResults(predicted, *docs, vllm);
@@ -522,7 +525,8 @@ TEST(CompareResult, ReadsVllmAndSglangResults) {
   EXPECT_THAT(std::string(CompareResults(predicted, *ReadSavedResults(text_metric), text_metric).status().message()),
               HasSubstr("\"request_throughput\" is not a number"));
   // A measured value below zero is refused, naming the file and the field.
-  const std::string negative = testing::WriteFile(dir / "n.json", R"({"request_throughput": 2.0, "mean_ttft_ms": -3.5})");
+  const std::string negative =
+      testing::WriteFile(dir / "n.json", R"({"request_throughput": 2.0, "mean_ttft_ms": -3.5})");
   EXPECT_EQ(std::string(CompareResults(predicted, *ReadSavedResults(negative), negative).status().message()),
             negative + ": \"mean_ttft_ms\" is -3.5; a measured time, rate or count is a finite number, not negative");
   const std::string unknown = testing::WriteFile(dir / "u.json", R"({"hello": 1})");

@@ -61,8 +61,8 @@ TEST(CalibratedCostModel, MemoGivesExactlyTheFreshPrice) {
   ASSERT_TRUE(p.ok());
   std::vector<BatchShape> batches;
   for (int step = 0; step < 4; ++step) batches.push_back(DecodeOf({100 + step, 4000 + step, 17 + step}));
-  batches.push_back(DecodeOf({104, 4004, 21}, 5));                      // same count, graph padding
-  batches.push_back(DecodeOf({105, 4005, 22}, 5, LaunchMode::kEager));   // same count, eager
+  batches.push_back(DecodeOf({104, 4004, 21}, 5));  // same count, graph padding
+  batches.push_back(DecodeOf({105, 4005, 22}, 5, LaunchMode::kEager));  // same count, eager
   batches.push_back(DecodeOf({106, 4006, 23}, 5, LaunchMode::kEager));
   BatchShape mixed = DecodeOf({107, 4007}, 0, LaunchMode::kPiecewise);
   mixed.prefill = {{300, 0}, {64, 512}};
@@ -86,11 +86,11 @@ TEST(CalibratedCostModel, MemoGivesExactlyTheFreshPrice) {
       const IterationCost fresh = (*model)->Cost(batches[i]);
       const IterationCost& memo = consecutive[i];
       // Every field, bit for bit.
-      const double memo_fields[] = {memo.duration_s, memo.flops, memo.tensor_flops, memo.cuda_flops, memo.hbm_bytes,
-                                    memo.l2_bytes, memo.hbm_bound_s, memo.compute_bound_s, memo.l2_bound_s,
-                                    memo.network_s, memo.overhead_s};
-      const double fresh_fields[] = {fresh.duration_s, fresh.flops, fresh.tensor_flops, fresh.cuda_flops,
-                                     fresh.hbm_bytes, fresh.l2_bytes, fresh.hbm_bound_s, fresh.compute_bound_s,
+      const double memo_fields[] = {memo.duration_s, memo.flops,     memo.tensor_flops, memo.cuda_flops,
+                                    memo.hbm_bytes,  memo.l2_bytes,  memo.hbm_bound_s,  memo.compute_bound_s,
+                                    memo.l2_bound_s, memo.network_s, memo.overhead_s};
+      const double fresh_fields[] = {fresh.duration_s, fresh.flops,     fresh.tensor_flops, fresh.cuda_flops,
+                                     fresh.hbm_bytes,  fresh.l2_bytes,  fresh.hbm_bound_s,  fresh.compute_bound_s,
                                      fresh.l2_bound_s, fresh.network_s, fresh.overhead_s};
       for (size_t f = 0; f < std::size(memo_fields); ++f) EXPECT_EQ(memo_fields[f], fresh_fields[f]) << i << " " << f;
       EXPECT_EQ(memo.kernel_launches, fresh.kernel_launches) << i;

@@ -178,22 +178,24 @@ TEST(CalibrationChecksCli, BadProfileByFlagStopsWithOneLineAndNoOutput) {
   const std::filesystem::path dir = testing::TestDir();
   const std::filesystem::path out = dir / "out";
   const std::string fast = ProfileFile(dir, "peak_fraction: 2.6156686714542974", "peak_fraction: 4");
-  testing::ExpectOneLineError({absl::StrCat("simulate --quiet --max-requests=3 --calibration=", fast, " --out=", out.string()),
-                               1, "myprofile.textproto: gemm.peak_fraction = 4 prices the best tile"});
+  testing::ExpectOneLineError(
+      {absl::StrCat("simulate --quiet --max-requests=3 --calibration=", fast, " --out=", out.string()), 1,
+       "myprofile.textproto: gemm.peak_fraction = 4 prices the best tile"});
   EXPECT_FALSE(std::filesystem::exists(out));
   testing::ExpectOneLineError({absl::StrCat("kernels --gpu=h100-sxm --calibration=", fast), 1,
                                "a kernel cannot beat the GPU's datasheet peak"});
 
   const std::string slow = ProfileFile(dir, "bandwidth_fraction: 0.36566048805008572", "bandwidth_fraction: 1e-300");
-  testing::ExpectOneLineError({absl::StrCat("simulate --quiet --max-requests=3 --calibration=", slow, " --out=", out.string()),
-                               1, "myprofile.textproto: kernel_classes[3] (norm).bandwidth_fraction = 1e-300 is below"});
+  testing::ExpectOneLineError(
+      {absl::StrCat("simulate --quiet --max-requests=3 --calibration=", slow, " --out=", out.string()), 1,
+       "myprofile.textproto: kernel_classes[3] (norm).bandwidth_fraction = 1e-300 is below"});
   EXPECT_FALSE(std::filesystem::exists(out));
 
   const std::string endless = ProfileFile(dir, "eager_s: 1e-05", "eager_s: inf");
-  testing::ExpectOneLineError({absl::StrCat("roofline --calibration=", endless), 1,
-                               "myprofile.textproto: launch.eager_s is inf"});
-  testing::ExpectOneLineError({absl::StrCat("calibrate extrapolate --profile=", endless, " --gpu=h200-sxm --out=",
-                                            (dir / "h200.textproto").string()),
+  testing::ExpectOneLineError(
+      {absl::StrCat("roofline --calibration=", endless), 1, "myprofile.textproto: launch.eager_s is inf"});
+  testing::ExpectOneLineError({absl::StrCat("calibrate extrapolate --profile=", endless,
+                                            " --gpu=h200-sxm --out=", (dir / "h200.textproto").string()),
                                1, "myprofile.textproto: launch.eager_s is inf"});
   EXPECT_FALSE(std::filesystem::exists(dir / "h200.textproto"));
 }

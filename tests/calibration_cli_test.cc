@@ -16,12 +16,11 @@ using ::testing::HasSubstr;
 testing::CommandResult RunWithInput(const std::string& args, const std::string& input) {
   static int calls = 0;
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    ("cost_model_run." + std::to_string(getpid()) + "." +
-                                     std::to_string(++calls));
+                                    ("cost_model_run." + std::to_string(getpid()) + "." + std::to_string(++calls));
   std::filesystem::create_directories(dir);
   const std::string in = testing::WriteFile(dir / "stdin", input);
-  const std::string command = std::string(INFERGRID_BIN) + " " + args + " <" + in + " >" +
-                              (dir / "out").string() + " 2>" + (dir / "err").string();
+  const std::string command = std::string(INFERGRID_BIN) + " " + args + " <" + in + " >" + (dir / "out").string() +
+                              " 2>" + (dir / "err").string();
   const int status = std::system(command.c_str());
   testing::CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -31,8 +30,9 @@ testing::CommandResult RunWithInput(const std::string& args, const std::string& 
 }
 
 TEST(KernelsCommand, OneLinePerKernelWithTheInputFieldsFirst) {
-  const testing::CommandResult r = RunWithInput(
-      "kernels --gpu=h100-sxm", "gemm 1 4096 4096 bf16\n\n# a comment\ngemm  4096 22016 4096 bf16\ngemm 64 4096 4096 fp8\n");
+  const testing::CommandResult r =
+      RunWithInput("kernels --gpu=h100-sxm",
+                   "gemm 1 4096 4096 bf16\n\n# a comment\ngemm  4096 22016 4096 bf16\ngemm 64 4096 4096 fp8\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 3u) << r.out;
@@ -74,7 +74,8 @@ TEST(KernelsCommand, BadInputNamesTheLineAndPrintsNothing) {
 
 TEST(KernelsCommand, MalformedProfileNamesFileAndLine) {
   const std::filesystem::path dir = testing::TestDir();
-  const std::string bad = testing::WriteFile(dir / "bad.textproto", "gpu: \"h100-sxm\"\ngemm {\n  peak_fraction: oops\n}\n");
+  const std::string bad =
+      testing::WriteFile(dir / "bad.textproto", "gpu: \"h100-sxm\"\ngemm {\n  peak_fraction: oops\n}\n");
   testing::CommandResult r = RunWithInput("kernels --gpu=h100-sxm --calibration=" + bad, "gemm 1 2 3 bf16\n");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("bad.textproto:3:"));
@@ -140,7 +141,7 @@ TEST(CalibrateCommand, ExtrapolateThenReport) {
     if (f[0] == "attn_pre_proj") {
       ++gemms;
       EXPECT_GT(std::stoi(f[7]), 0) << line;  // the tile the model chose
-      EXPECT_EQ(f[3], f[4]) << line;          // GEMM M is the row's tokens
+      EXPECT_EQ(f[3], f[4]) << line;  // GEMM M is the row's tokens
     }
   }
   EXPECT_EQ(lines, timings);

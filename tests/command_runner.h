@@ -38,13 +38,12 @@ inline CommandResult RunInfergrid(const std::string& args) {
   // One folder per process and call: ctest runs tests in parallel processes.
   static int calls = 0;
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                    ("infergrid_run." + std::to_string(getpid()) + "." +
-                                     std::to_string(++calls));
+                                    ("infergrid_run." + std::to_string(getpid()) + "." + std::to_string(++calls));
   std::filesystem::create_directories(dir);
   const std::filesystem::path out = dir / "stdout";
   const std::filesystem::path err = dir / "stderr";
-  const std::string command = std::string(bin) + " " + args + " >" + out.string() +
-                              " 2>" + err.string() + " </dev/null";
+  const std::string command =
+      std::string(bin) + " " + args + " >" + out.string() + " 2>" + err.string() + " </dev/null";
   const int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -17,8 +17,8 @@ std::unique_ptr<CalibratedCostModel> Llama3OnH100(int tensor_parallel) {
   const GpuSpec gpu = *ResolveGpu("h100-sxm");
   CalibratedCostOptions options;
   options.kernels.tensor_parallel = tensor_parallel;
-  return std::move(*CalibratedCostModel::Create(*ResolveModel("llama-3-8b"), gpu,
-                                                *ResolveCalibration(gpu, ""), options));
+  return std::move(
+      *CalibratedCostModel::Create(*ResolveModel("llama-3-8b"), gpu, *ResolveCalibration(gpu, ""), options));
 }
 
 void BM_Decode256(benchmark::State& state) {

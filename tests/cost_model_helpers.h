@@ -107,25 +107,27 @@ inline BatchShape DecodeOf(std::vector<int64_t> contexts, int64_t padding = 0, L
 // A vidur per-op table of one layer shape, as the profiler writes it (every op vidur times for
 // that block; a parallel block has no post-attention norm), with times from `time_s`.
 inline std::string VidurTable(int heads, int kv_heads, int64_t hidden, int64_t ffn, int64_t vocab, bool gated,
-                       const std::vector<int>& tps, const std::vector<int64_t>& tokens,
-                       const std::function<double(const std::string& op, int tp, int64_t m)>& time_s) {
+                              const std::vector<int>& tps, const std::vector<int64_t>& tokens,
+                              const std::function<double(const std::string& op, int tp, int64_t m)>& time_s) {
   std::vector<std::string> ops = {"emb", "input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj"};
   if (gated) ops.push_back("post_attention_layernorm");
   for (const char* op : {"mlp_up_proj", "mlp_act", "mlp_down_proj", "add"}) ops.push_back(op);
   std::string csv;
   for (const std::string& op : ops) {
-    for (const char* stat : {"min", "max", "mean", "median", "std"}) absl::StrAppend(&csv, "time_stats.", op, ".", stat, ",");
+    for (const char* stat : {"min", "max", "mean", "median", "std"})
+      absl::StrAppend(&csv, "time_stats.", op, ".", stat, ",");
   }
-  absl::StrAppend(&csv, "n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens,"
-                        "num_tensor_parallel_workers\n");
+  absl::StrAppend(&csv,
+                  "n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens,"
+                  "num_tensor_parallel_workers\n");
   for (int tp : tps) {
     for (int64_t m : tokens) {
       for (const std::string& op : ops) {
         const double ms = time_s(op, tp, m) * 1e3;
         absl::StrAppend(&csv, ms, ",", ms, ",", ms, ",", ms, ",0,");
       }
-      absl::StrAppend(&csv, heads, ",", kv_heads, ",", hidden, ",", ffn, ",", vocab, ",",
-                      gated ? "True" : "False", ",", m, ",", tp, "\n");
+      absl::StrAppend(&csv, heads, ",", kv_heads, ",", hidden, ",", ffn, ",", vocab, ",", gated ? "True" : "False", ",",
+                      m, ",", tp, "\n");
     }
   }
   return csv;

@@ -17,10 +17,16 @@ TEST(CrossValidation, HeldOutByModelSplitsOnTheTables) {
   const ResourceModel truth = Resources(h100, *ResolveCalibration(h100, ""));
   const std::filesystem::path dir = testing::TestDir();
   std::vector<KernelSample> samples;
-  struct Layout { const char* name; int heads, kv; int64_t hidden, ffn; bool gated; std::vector<int> tps; };
-  for (const Layout& l : {Layout{"small-gqa", 32, 8, 4096, 14336, true, {1, 2}},
-                          Layout{"wide-mha", 40, 40, 5120, 13824, true, {1, 2}},
-                          Layout{"plain-gelu", 32, 32, 2560, 10240, false, {1}}}) {
+  struct Layout {
+    const char* name;
+    int heads, kv;
+    int64_t hidden, ffn;
+    bool gated;
+    std::vector<int> tps;
+  };
+  for (const Layout& l :
+       {Layout{"small-gqa", 32, 8, 4096, 14336, true, {1, 2}}, Layout{"wide-mha", 40, 40, 5120, 13824, true, {1, 2}},
+        Layout{"plain-gelu", 32, 32, 2560, 10240, false, {1}}}) {
     // Times from the bundled profile, so that the folds fit in a few iterations.
     VidurOpsTable shape;
     VidurOpsRow row;
@@ -40,9 +46,9 @@ TEST(CrossValidation, HeldOutByModelSplitsOnTheTables) {
       absl::StatusOr<std::vector<KernelSample>> one = SamplesFromVidurOps(shape);
       return one.ok() && !one->empty() ? truth.Time(one->front().kernel).seconds : 1e-5;
     };
-    const std::string path = testing::WriteFile(dir / (std::string(l.name) + "_mlp_ops.csv"),
-                                                VidurTable(l.heads, l.kv, l.hidden, l.ffn, 32000, l.gated, l.tps,
-                                                           {1, 16, 256, 2048}, time));
+    const std::string path =
+        testing::WriteFile(dir / (std::string(l.name) + "_mlp_ops.csv"),
+                           VidurTable(l.heads, l.kv, l.hidden, l.ffn, 32000, l.gated, l.tps, {1, 16, 256, 2048}, time));
     absl::StatusOr<VidurOpsTable> table = ReadVidurOpsCsv(path);
     ASSERT_TRUE(table.ok()) << table.status();
     absl::StatusOr<std::vector<KernelSample>> rows = SamplesFromVidurOps(*table);

@@ -84,8 +84,8 @@ std::string ReadOutputsDoc() {
 
 // Every field of `message` and of the messages it holds, as "Message.field" for each one that
 // has no row under a heading naming `Message` in backticks.
-void CollectUndocumented(const OutputsDoc& doc, const Descriptor* message,
-                         std::set<std::string>* visited, std::vector<std::string>* missing) {
+void CollectUndocumented(const OutputsDoc& doc, const Descriptor* message, std::set<std::string>* visited,
+                         std::vector<std::string>* missing) {
   if (!visited->insert(message->full_name()).second) return;
   const std::string name(message->name());
   const std::set<std::string>* rows = doc.Section("`" + name + "`");
@@ -110,9 +110,7 @@ void ExpectAllFieldsDocumented(const Descriptor* top) {
                                << "under the message's heading):\n  " << Join(missing, "\n  ");
 }
 
-TEST(docs, SummaryJsonFieldsAreDocumented) {
-  ExpectAllFieldsDocumented(SimulationSummary::descriptor());
-}
+TEST(docs, SummaryJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(SimulationSummary::descriptor()); }
 
 TEST(docs, CompareJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(Comparison::descriptor()); }
 
@@ -120,13 +118,9 @@ TEST(docs, PlanJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(PlanReport::
 
 TEST(docs, MemoryJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(MemoryReport::descriptor()); }
 
-TEST(docs, RooflineJsonFieldsAreDocumented) {
-  ExpectAllFieldsDocumented(RooflineReport::descriptor());
-}
+TEST(docs, RooflineJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(RooflineReport::descriptor()); }
 
-TEST(docs, EngineMemoryJsonFieldsAreDocumented) {
-  ExpectAllFieldsDocumented(EngineMemoryReport::descriptor());
-}
+TEST(docs, EngineMemoryJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(EngineMemoryReport::descriptor()); }
 
 TEST(docs, TrainVectorIndexValidateJsonFieldsAreDocumented) {
   ExpectAllFieldsDocumented(TrainingReport::descriptor());
@@ -184,8 +178,7 @@ TEST(docs, CsvColumnsAreDocumented) {
       for (const std::string& column : columns) {
         if (rows->count(column) == 0) missing.push_back(column);
       }
-      EXPECT_TRUE(missing.empty()) << file << " columns missing from " << kOutputsDoc << ": "
-                                   << Join(missing, ", ");
+      EXPECT_TRUE(missing.empty()) << file << " columns missing from " << kOutputsDoc << ": " << Join(missing, ", ");
     }
   }
 }

@@ -29,7 +29,8 @@ TEST(EmbeddedCatalog, LoadsInFileOrderAndStopsOnABrokenEntry) {
   const ModelSpec llama = *ResolveModel("llama-3-8b");
   const std::string text = llama.DebugString();
   const EmbeddedFile good[] = {{"catalog/b.textproto", text}, {"catalog/a.textproto", text}};
-  const std::vector<CatalogEntry<ModelSpec>> entries = LoadEmbeddedCatalog<ModelSpec>(good, "catalog", ValidateModelSpec);
+  const std::vector<CatalogEntry<ModelSpec>> entries =
+      LoadEmbeddedCatalog<ModelSpec>(good, "catalog", ValidateModelSpec);
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[0].path, "catalog/b.textproto");
   EXPECT_EQ(entries[1].path, "catalog/a.textproto");

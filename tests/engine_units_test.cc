@@ -95,7 +95,7 @@ TEST(IterationDuration, NoiseAndFrontEndWorkVaryThePriceAndTheRingIsSplitOff) {
       DecideIterationDuration(cost, {.noise_factor = 1.1, .front_end_work_s = 0.0005}, 100, FourWayRing());
   EXPECT_DOUBLE_EQ(cost.duration_s, 0.0115);  // 0.010 x 1.1 + 0.0005
   EXPECT_DOUBLE_EQ(cost.network_s, 0.0022);
-  EXPECT_DOUBLE_EQ(cost.host_s, 0.0016);      // 0.001 x 1.1 + 0.0005
+  EXPECT_DOUBLE_EQ(cost.host_s, 0.0016);  // 0.001 x 1.1 + 0.0005
   EXPECT_DOUBLE_EQ(d.step_s, 0.0115);
   EXPECT_DOUBLE_EQ(d.ring_bytes, 78643200);
   EXPECT_DOUBLE_EQ(d.ring_s, 7.86432e-4);

@@ -237,8 +237,8 @@ TEST(KernelFusion, DecodeStepAtTp4UsesTheAllReduceTheVersionSelects) {
     absl::StatusOr<CostModelChoice> new_choice = MakeCostModel(request("vllm-v1@0.21"));
     ASSERT_TRUE(old_choice.ok()) << old_choice.status();
     ASSERT_TRUE(new_choice.ok()) << new_choice.status();
-    const double custom = PeerAllReduceSeconds(sequences == 22 ? PeerAllReduce::kOneShot : PeerAllReduce::kTwoShot,
-                                               4, bytes, link, true);
+    const double custom =
+        PeerAllReduceSeconds(sequences == 22 ? PeerAllReduce::kOneShot : PeerAllReduce::kTwoShot, 4, bytes, link, true);
     const double old_network = old_choice->model->Cost(b).network_s;
     const double new_network = new_choice->model->Cost(b).network_s;
     if (sequences == 22) {
@@ -312,7 +312,11 @@ TEST(AllReduce, SymmetricMemoryTakesTheMessagesBetweenTheCustomKernelAndNccl) {
 // (the second an attention kernel), one after; 3 layers.
 TEST(LaunchModel, KernelsWaitForTheirLaunch) {
   IterationKernels k;
-  const auto add = [&](KernelKind kind, int32_t repeat) { Kernel& x = k.Add(); x.kind = kind; x.repeat = repeat; };
+  const auto add = [&](KernelKind kind, int32_t repeat) {
+    Kernel& x = k.Add();
+    x.kind = kind;
+    x.repeat = repeat;
+  };
   add(KernelKind::kEmbedding, 1);
   add(KernelKind::kGemm, 3);
   add(KernelKind::kAttentionDecode, 3);
@@ -379,7 +383,8 @@ TEST(LaunchModel, EqualsTheKernelByKernelWalk) {
       x.repeat = i >= before && i < before + layer ? layers : 1;
       seconds.push_back(std::ldexp(static_cast<double>(rng() % 1000 + 1), -20 - static_cast<int>(rng() % 8)));
     }
-    const LaunchCosts costs{std::ldexp(static_cast<double>(rng() % 100), -30), std::ldexp(static_cast<double>(rng() % 100 + 1), -22)};
+    const LaunchCosts costs{std::ldexp(static_cast<double>(rng() % 100), -30),
+                            std::ldexp(static_cast<double>(rng() % 100 + 1), -22)};
     for (const LaunchMode mode : {LaunchMode::kEager, LaunchMode::kPiecewise}) {
       ASSERT_EQ(LaunchedSeconds(k, seconds.data(), mode, costs),
                 LaunchedSecondsKernelByKernel(k, seconds.data(), mode, costs))
@@ -404,8 +409,11 @@ TEST(PeerAllReduce, OneShotAndTwoShotCosts) {
 HostCalibration Calibration() {
   HostCalibration h;
   h.set_name("test");
-  const std::pair<const char*, double> phases[] = {
-      {"schedule", 100e-6}, {"prepare_inputs", 200e-6}, {"launch", 50e-6}, {"sample", 300e-6}, {"process_outputs", 400e-6}};
+  const std::pair<const char*, double> phases[] = {{"schedule", 100e-6},
+                                                   {"prepare_inputs", 200e-6},
+                                                   {"launch", 50e-6},
+                                                   {"sample", 300e-6},
+                                                   {"process_outputs", 400e-6}};
   for (const auto& [name, base] : phases) {
     HostPhase& p = *h.add_phases();
     p.set_name(name);

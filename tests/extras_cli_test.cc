@@ -177,8 +177,7 @@ TEST(ValidateCli, NeverPredictingAMissScoresHighAccuracyAndZeroMcc) {
     absl::StrAppend(&observed, "q", i, ",", miss ? "3.5" : "0.5", ",0.03\n");
     absl::StrAppend(&predicted, "q", i, ",0.6,0.03\n");
   }
-  const std::string args = "validate --slo-ttft=2 --predicted=" +
-                           testing::WriteFile(dir / "p.csv", predicted) +
+  const std::string args = "validate --slo-ttft=2 --predicted=" + testing::WriteFile(dir / "p.csv", predicted) +
                            " --observed=" + testing::WriteFile(dir / "o.csv", observed);
   const testing::CommandResult r = RunInfergrid(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -195,15 +194,16 @@ TEST(ValidateCli, NeverPredictingAMissScoresHighAccuracyAndZeroMcc) {
 TEST(ValidateCli, AllNegativeData) {
   const std::filesystem::path dir = testing::TestDir();
   const std::string csv = "id,ttft_s,tpot_s\na,0.5,0.03\nb,0.7,0.04\n";
-  const nlohmann::json j = RunJson("validate --slo-ttft=2 --slo-tpot=0.1 --predicted=" +
-                                   testing::WriteFile(dir / "p.csv", csv) +
-                                   " --observed=" + testing::WriteFile(dir / "o.csv", csv));
+  const nlohmann::json j =
+      RunJson("validate --slo-ttft=2 --slo-tpot=0.1 --predicted=" + testing::WriteFile(dir / "p.csv", csv) +
+              " --observed=" + testing::WriteFile(dir / "o.csv", csv));
   EXPECT_DOUBLE_EQ(j["classification"]["accuracy"].get<double>(), 1);
   EXPECT_EQ(j["classification"]["recall_defined"], false);
   EXPECT_EQ(j["classification"]["mcc_defined"], false);
   EXPECT_EQ(j["latency"][0]["mape"], 0);
   bool noted = false;
-  for (const auto& note : j["notes"]) noted = noted || note.get<std::string>().find("recall is undefined") != std::string::npos;
+  for (const auto& note : j["notes"])
+    noted = noted || note.get<std::string>().find("recall is undefined") != std::string::npos;
   EXPECT_TRUE(noted) << j["notes"];
 }
 
@@ -235,7 +235,8 @@ TEST(ExtrasCli, BadInputGivesOneLineAndNoOutput) {
       {"validate --predicted=" + good + " --observed=" + good, 2, "validate needs an SLO"},
       {"validate --slo-ttft=-1 --predicted=" + good + " --observed=" + good, 2, "--slo-ttft=-1 is out of range"},
       // The range simulate says for the same flag (SimulateCli.BadInputNamesTheProblemAndWritesNothing).
-      {"validate --slo-ttft=2e6 --predicted=" + good + " --observed=" + good, 2, "--slo-ttft=2e+06 is out of range (0..1e+06)"},
+      {"validate --slo-ttft=2e6 --predicted=" + good + " --observed=" + good, 2,
+       "--slo-ttft=2e+06 is out of range (0..1e+06)"},
       {"validate --slo-ttft=2 --predicted=" + bad + " --observed=" + good, 1, "bad.csv:3: ttft_s: 'soon'"},
       {"validate --slo-ttft=2 --predicted=" + good + " --observed=" + other, 1,
        "other.csv:3: request 'b' has no prediction in"},

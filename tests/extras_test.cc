@@ -40,9 +40,9 @@ TEST(TrainingCompute, TheDocumentsExampleTakes178DaysNot45) {
 
 TEST(TrainingCompute, WhatWouldTake45Days) {
   const TrainingTimeSolution s = SolveForTrainingSeconds(70e9, 15e12, 1024, 400e12, 45 * kSecondsPerDay);
-  EXPECT_NEAR(s.num_gpus, 4050.93, 0.01);               // ~4,096 GPUs, not 1,024
-  EXPECT_NEAR(s.flops_per_gpu / 1e12, 1582.39, 0.01);   // above the 989.4 bf16 dense peak
-  EXPECT_NEAR(s.tokens / 1e12, 3.7917, 0.0001);         // ~3.8T tokens, not 15T
+  EXPECT_NEAR(s.num_gpus, 4050.93, 0.01);  // ~4,096 GPUs, not 1,024
+  EXPECT_NEAR(s.flops_per_gpu / 1e12, 1582.39, 0.01);  // above the 989.4 bf16 dense peak
+  EXPECT_NEAR(s.tokens / 1e12, 3.7917, 0.0001);  // ~3.8T tokens, not 15T
   EXPECT_NEAR(s.flops_per_parameter_token, 1.5167, 0.0001);  // less than a forward pass
   // Each solution really gives 45 days.
   EXPECT_NEAR(TrainingSeconds(TrainingFlops(70e9, 15e12), s.num_gpus, 400e12) / kSecondsPerDay, 45, 1e-9);
@@ -61,8 +61,8 @@ TEST(TrainingCompute, ComputeOptimalSplitOfABudget) {
 TEST(TrainingCompute, AttentionAddOnForLlama3At8k) {
   const absl::StatusOr<ModelSpec> model = FindCatalogModel("llama-3-70b");
   ASSERT_TRUE(model.ok());
-  const double per_token = AttentionTrainingFlopsPerToken(model->num_layers(), model->num_attention_heads(),
-                                                          model->head_dim(), 8192);
+  const double per_token =
+      AttentionTrainingFlopsPerToken(model->num_layers(), model->num_attention_heads(), model->head_dim(), 8192);
   EXPECT_DOUBLE_EQ(per_token, 64424509440.0);  // 12 x 80 x 64 x 128 x 8192
   EXPECT_NEAR(per_token / (6 * 70e9), 0.153, 0.001) << "+15% over 6N at 8k context";
 }
@@ -132,7 +132,7 @@ TEST(VectorIndex, TheFlat50To65PercentHoldsOnlyForSmallDims) {
   EXPECT_GT(HnswOverhead(1024, VectorElement::kBinary, {.m = 16}), 1.0);
   const DimRange binary = DimsWithOverheadBetween(0.50, 0.65, VectorElement::kBinary, {.m = 16});
   EXPECT_EQ(binary.min_dim, 8 * 216 + 1);  // 217 B vectors: 64.8%
-  EXPECT_EQ(binary.max_dim, 8 * 281);      // 281 B vectors: 50.0%
+  EXPECT_EQ(binary.max_dim, 8 * 281);  // 281 B vectors: 50.0%
   for (int64_t d = binary.min_dim; d <= binary.max_dim; d += 17) {
     const double overhead = HnswOverhead(d, VectorElement::kBinary, {.m = 16});
     EXPECT_TRUE(overhead >= 0.50 && overhead <= 0.65) << d;
@@ -315,10 +315,10 @@ TEST(SloValidation, JoinsByIdInAnyOrder) {
   const absl::StatusOr<SloValidation> v = ValidateSloPredictions(predicted, observed, {2.0, 0.1}, false);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->joined, 3);
-  EXPECT_EQ(v->confusion.true_positives, 1);   // c
+  EXPECT_EQ(v->confusion.true_positives, 1);  // c
   EXPECT_EQ(v->confusion.false_positives, 1);  // b (TPOT)
   EXPECT_EQ(v->confusion.false_negatives, 0);
-  EXPECT_EQ(v->confusion.true_negatives, 1);   // a
+  EXPECT_EQ(v->confusion.true_negatives, 1);  // a
   EXPECT_EQ(v->ttft.pairs, 3);
   EXPECT_EQ(v->tpot.pairs, 2) << "c has no observed TPOT";
   EXPECT_NEAR(v->ttft.mape, (0.25 + 0.2 + 0.2) / 3, 1e-12);

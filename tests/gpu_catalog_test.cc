@@ -25,7 +25,7 @@ TEST(GpuCatalog, CapacityIsWhatTheDeviceReportsNotTheLabel) {
   EXPECT_EQ(h100->reported_total_mib(), 81559);
   const double bytes = ReportedTotalBytes(*h100);
   EXPECT_NEAR(bytes / 1073741824.0, 79.65, 0.005);  // GiB
-  EXPECT_NEAR(bytes / 1e9, 85.52, 0.005);           // GB
+  EXPECT_NEAR(bytes / 1e9, 85.52, 0.005);  // GB
   EXPECT_GT(bytes, 80e9);  // more than the "80 GB" on the label, which is 74.5 GiB
   absl::StatusOr<GpuSpec> h200 = ResolveGpu("H200-SXM");
   ASSERT_TRUE(h200.ok());
@@ -36,12 +36,20 @@ TEST(GpuCatalog, CapacityIsWhatTheDeviceReportsNotTheLabel) {
 // What users type for --gpu: the name the device reports (nvidia-smi, torch), with or without
 // "NVIDIA ", or the family alone where the catalog holds one entry of it.
 TEST(GpuCatalog, DeviceAndFamilyNamesResolveToTheirEntry) {
-  const std::pair<const char*, const char*> cases[] = {
-      {"NVIDIA H100 80GB HBM3", "h100-sxm"}, {"H100 80GB HBM3", "h100-sxm"}, {"H100", "h100-sxm"},
-      {"nvidia h200", "h200-sxm"},           {"h200", "h200-sxm"},           {"NVIDIA A100-SXM4-80GB", "a100-80gb"},
-      {"A100", "a100-80gb"},                 {" L40S ", "l40s"},             {"H20", "h20"},
-      {"NVIDIA H100 PCIe", "h100-pcie"},     {"H100 NVL", "h100-nvl"},       {"NVIDIA A100-SXM4-40GB", "a100-40gb"},
-      {"NVIDIA L4", "l4"},                   {"l4", "l4"}};
+  const std::pair<const char*, const char*> cases[] = {{"NVIDIA H100 80GB HBM3", "h100-sxm"},
+                                                       {"H100 80GB HBM3", "h100-sxm"},
+                                                       {"H100", "h100-sxm"},
+                                                       {"nvidia h200", "h200-sxm"},
+                                                       {"h200", "h200-sxm"},
+                                                       {"NVIDIA A100-SXM4-80GB", "a100-80gb"},
+                                                       {"A100", "a100-80gb"},
+                                                       {" L40S ", "l40s"},
+                                                       {"H20", "h20"},
+                                                       {"NVIDIA H100 PCIe", "h100-pcie"},
+                                                       {"H100 NVL", "h100-nvl"},
+                                                       {"NVIDIA A100-SXM4-40GB", "a100-40gb"},
+                                                       {"NVIDIA L4", "l4"},
+                                                       {"l4", "l4"}};
   for (const auto& [given, entry] : cases) {
     absl::StatusOr<GpuSpec> gpu = ResolveGpu(given);
     ASSERT_TRUE(gpu.ok()) << given << ": " << gpu.status();
@@ -64,7 +72,8 @@ TEST(GpuCatalog, EveryFamilyOfSeveralEntriesHasOneDefault) {
   }
   EXPECT_GE(families["h100"].size(), 3u);
   for (const auto& [family, members] : families) {
-    const auto defaults = std::count_if(members.begin(), members.end(), [](const GpuSpec& g) { return g.family_default(); });
+    const auto defaults =
+        std::count_if(members.begin(), members.end(), [](const GpuSpec& g) { return g.family_default(); });
     EXPECT_EQ(defaults, members.size() > 1 ? 1 : 0) << family;
     absl::StatusOr<GpuSpec> resolved = ResolveGpu(family);
     ASSERT_TRUE(resolved.ok()) << family << ": " << resolved.status();
@@ -77,8 +86,8 @@ TEST(GpuCatalog, UnknownNameAndBadFiles) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(unknown.status().message(), HasSubstr("unknown GPU 'h900'"));
   EXPECT_THAT(unknown.status().message(), HasSubstr("h100-sxm"));
-  const std::string path = testing::WriteFile(testing::TestDir() / "g.textproto",
-                                              "name: \"g\"\nreported_total_mib: 0\n");
+  const std::string path =
+      testing::WriteFile(testing::TestDir() / "g.textproto", "name: \"g\"\nreported_total_mib: 0\n");
   absl::StatusOr<GpuSpec> bad = ResolveGpu(path);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("reported_total_mib must be positive"));
@@ -99,8 +108,7 @@ TEST(GpuCatalog, NonFiniteAndVanishingRatesAreRefusedByName) {
       {"tensor_peaks { fp16_flops: 9.9e14 } price_usd_per_gpu_hour: 1e300", "price_usd_per_gpu_hour is 1e+300"},
   };
   for (const auto& c : cases) {
-    const std::string path =
-        testing::WriteFile(testing::TestDir() / "g.textproto", absl::StrCat(base, c.line, "\n"));
+    const std::string path = testing::WriteFile(testing::TestDir() / "g.textproto", absl::StrCat(base, c.line, "\n"));
     absl::StatusOr<GpuSpec> bad = ResolveGpu(path);
     ASSERT_FALSE(bad.ok()) << c.line;
     EXPECT_THAT(bad.status().message(), HasSubstr(c.expected)) << c.line;
@@ -138,10 +146,10 @@ TEST(GpuCatalog, BlackwellAndH20EntriesWithTheirDatasheetPeaks) {
 }
 
 TEST(GpuCatalog, NvlinkDomainMustHoldWholeNodes) {
-  const std::string path = testing::WriteFile(
-      testing::TestDir() / "d.textproto",
-      "name: \"d\" reported_total_mib: 1000 tensor_peaks { fp16_flops: 1e12 } hbm_bytes_per_s: 1e12 "
-      "nvlink_bytes_per_s: 1e11 gpus_per_node: 4 nvlink_domain_gpus: 10\n");
+  const std::string path =
+      testing::WriteFile(testing::TestDir() / "d.textproto",
+                         "name: \"d\" reported_total_mib: 1000 tensor_peaks { fp16_flops: 1e12 } hbm_bytes_per_s: 1e12 "
+                         "nvlink_bytes_per_s: 1e11 gpus_per_node: 4 nvlink_domain_gpus: 10\n");
   absl::StatusOr<GpuSpec> bad = ResolveGpu(path);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("nvlink_domain_gpus must be 0 or a multiple of gpus_per_node"));

@@ -44,13 +44,15 @@ TEST(HfConfig, ImportsMixtralAndQwen2) {
   absl::StatusOr<ModelSpec> mixtral = ImportHfConfig(R"({"model_type": "mixtral",
     "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
     "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 32000,
-    "num_local_experts": 8, "num_experts_per_tok": 2, "hidden_act": "silu"})", "mixtral.json");
+    "num_local_experts": 8, "num_experts_per_tok": 2, "hidden_act": "silu"})",
+                                                     "mixtral.json");
   ASSERT_TRUE(mixtral.ok()) << mixtral.status();
   EXPECT_EQ(CountParameters(*mixtral).Total(), 46'702'792'704);
   absl::StatusOr<ModelSpec> qwen = ImportHfConfig(R"({"model_type": "qwen2",
     "hidden_size": 3584, "intermediate_size": 18944, "num_attention_heads": 28,
     "num_hidden_layers": 28, "num_key_value_heads": 4, "vocab_size": 152064,
-    "tie_word_embeddings": false, "hidden_act": "silu"})", "qwen.json");
+    "tie_word_embeddings": false, "hidden_act": "silu"})",
+                                                  "qwen.json");
   ASSERT_TRUE(qwen.ok()) << qwen.status();
   EXPECT_TRUE(qwen->attention_bias());
   EXPECT_EQ(CountParameters(*qwen).Total(), 7'615'616'512);
@@ -66,16 +68,14 @@ TEST(HfConfig, ErrorsNameTheFileLineAndField) {
   EXPECT_THAT(missing.status().message(), HasSubstr("c.json: missing field \"num_hidden_layers\""));
 
   absl::StatusOr<ModelSpec> not_int = ImportHfConfig(
-      R"({"num_hidden_layers": "32", "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 10})",
-      "c.json");
+      R"({"num_hidden_layers": "32", "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 10})", "c.json");
   ASSERT_FALSE(not_int.ok());
   EXPECT_THAT(not_int.status().message(), HasSubstr("\"num_hidden_layers\" must be an integer"));
 
   EXPECT_FALSE(ImportHfConfig("[1, 2]", "c.json").ok());
   EXPECT_FALSE(ImportHfConfig("", "c.json").ok());
   absl::StatusOr<ModelSpec> negative = ImportHfConfig(
-      R"({"num_hidden_layers": -3, "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 10})",
-      "c.json");
+      R"({"num_hidden_layers": -3, "hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 10})", "c.json");
   ASSERT_FALSE(negative.ok());
   EXPECT_THAT(negative.status().message(), HasSubstr("out of range"));
 }
@@ -197,35 +197,40 @@ TEST(HfConfig, WhatItCannotReadIsRefusedNotGuessed) {
   absl::StatusOr<ModelSpec> freq = ImportHfConfig(base + R"(, "moe_layer_freq": 2})", "c.json");
   ASSERT_FALSE(freq.ok());
   EXPECT_THAT(freq.status().message(), HasSubstr("c.json: field \"moe_layer_freq\" = 2"));
-  absl::StatusOr<ModelSpec> bnb = ImportHfConfig(
-      base + R"(, "quantization_config": {"quant_method": "bitsandbytes"}})", "c.json");
+  absl::StatusOr<ModelSpec> bnb =
+      ImportHfConfig(base + R"(, "quantization_config": {"quant_method": "bitsandbytes"}})", "c.json");
   ASSERT_FALSE(bnb.ok());
-  EXPECT_THAT(bnb.status().message(), HasSubstr("c.json: quantization_config quant_method \"bitsandbytes\" is not modelled"));
-  absl::StatusOr<ModelSpec> gptq8 = ImportHfConfig(
-      base + R"(, "quantization_config": {"quant_method": "gptq", "bits": 8}})", "c.json");
+  EXPECT_THAT(bnb.status().message(),
+              HasSubstr("c.json: quantization_config quant_method \"bitsandbytes\" is not modelled"));
+  absl::StatusOr<ModelSpec> gptq8 =
+      ImportHfConfig(base + R"(, "quantization_config": {"quant_method": "gptq", "bits": 8}})", "c.json");
   EXPECT_FALSE(gptq8.ok());
-  absl::StatusOr<ModelSpec> awq = ImportHfConfig(
-      base + R"(, "quantization_config": {"quant_method": "awq", "bits": 4}})", "c.json");
+  absl::StatusOr<ModelSpec> awq =
+      ImportHfConfig(base + R"(, "quantization_config": {"quant_method": "awq", "bits": 4}})", "c.json");
   ASSERT_TRUE(awq.ok()) << awq.status();
   EXPECT_EQ(awq->checkpoint_quantization(), "awq");
   // Dense layers must leave some expert layers.
   EXPECT_FALSE(ImportHfConfig(base + R"(, "first_k_dense_replace": 4})", "c.json").ok());
   // The same layer shapes under null latent fields are a plain Llama.
   EXPECT_TRUE(ImportHfConfig(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
-      "num_attention_heads": 4, "vocab_size": 100, "kv_lora_rank": null})", "c.json").ok());
+      "num_attention_heads": 4, "vocab_size": 100, "kv_lora_rank": null})",
+                             "c.json")
+                  .ok());
 }
 
 TEST(HfConfig, UnknownModelTypesAndDenseLayersAmongExpertsAreRefused) {
   absl::StatusOr<ModelSpec> mamba = ImportHfConfig(R"({"model_type": "jamba", "num_hidden_layers": 2,
-      "hidden_size": 256, "num_attention_heads": 4, "vocab_size": 100})", "j.json");
+      "hidden_size": 256, "num_attention_heads": 4, "vocab_size": 100})",
+                                                   "j.json");
   ASSERT_FALSE(mamba.ok());
   EXPECT_THAT(mamba.status().message(), HasSubstr("j.json: model_type \"jamba\" is not supported (supported: llama,"));
   const char* qwen3_moe = R"({"model_type": "qwen3_moe", "num_hidden_layers": 4, "hidden_size": 256,
       "num_attention_heads": 4, "vocab_size": 100, "num_experts": 8, "num_experts_per_tok": 2,
       "moe_intermediate_size": 64)";
-  EXPECT_TRUE(ImportHfConfig(absl::StrCat(qwen3_moe, R"(, "decoder_sparse_step": 1, "mlp_only_layers": []})"),
-                             "q.json").ok());
-  absl::StatusOr<ModelSpec> sparse = ImportHfConfig(absl::StrCat(qwen3_moe, R"(, "decoder_sparse_step": 2})"), "q.json");
+  EXPECT_TRUE(
+      ImportHfConfig(absl::StrCat(qwen3_moe, R"(, "decoder_sparse_step": 1, "mlp_only_layers": []})"), "q.json").ok());
+  absl::StatusOr<ModelSpec> sparse =
+      ImportHfConfig(absl::StrCat(qwen3_moe, R"(, "decoder_sparse_step": 2})"), "q.json");
   ASSERT_FALSE(sparse.ok());
   EXPECT_THAT(sparse.status().message(), HasSubstr("q.json: field \"decoder_sparse_step\" = 2"));
   absl::StatusOr<ModelSpec> dense = ImportHfConfig(absl::StrCat(qwen3_moe, R"(, "mlp_only_layers": [0]})"), "q.json");
@@ -235,7 +240,7 @@ TEST(HfConfig, UnknownModelTypesAndDenseLayersAmongExpertsAreRefused) {
 
 TEST(HfConfig, InconsistentHeadsAreRejectedByValidation) {
   const std::string path = testing::WriteFile(testing::TestDir() / "m/config.json",
-      R"({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 8,
+                                              R"({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 8,
           "num_key_value_heads": 3, "vocab_size": 100, "intermediate_size": 128})");
   absl::StatusOr<ModelSpec> spec = ResolveModel(path);
   ASSERT_FALSE(spec.ok());

@@ -50,8 +50,7 @@ TEST(IterationKernels, DecodeAttentionReadsEachSequenceAtItsOwnLength) {
   // Plus Q and O (3 x 32 heads x 128 x 2 bytes each), the block table (4 bytes per 16-token
   // block: 1 + 63 + 1876 blocks) and the split-KV partials of the sequences longer than one
   // 256-token chunk (4 + 118 chunks x 32 heads x (128 + 2) fp32 values, written and read).
-  EXPECT_DOUBLE_EQ(a->hbm_bytes, kv + 2.0 * 3 * 32 * 128 * 2 + 4.0 * (1 + 63 + 1876) +
-                                     2.0 * (4 + 118) * 32 * 130 * 4);
+  EXPECT_DOUBLE_EQ(a->hbm_bytes, kv + 2.0 * 3 * 32 * 128 * 2 + 4.0 * (1 + 63 + 1876) + 2.0 * (4 + 118) * 32 * 130 * 4);
   // Not a mean: three sequences of the mean length give the same FLOPs but fewer split
   // chunks of work than the 30000-token sequence alone.
   EXPECT_DOUBLE_EQ(a->parallel_work_items, 8.0 * (1 + 4 + 118));
@@ -98,8 +97,7 @@ TEST(IterationKernels, PrefillAttentionIsCausalWithPriorContext) {
   fresh.prefill = {{2048, 0}};
   const IterationKernels fresh_kernels = Build(llama, fresh);
   const Kernel* f = Find(fresh_kernels, "attention_prefill");
-  EXPECT_DOUBLE_EQ(f->repeat * f->tensor_flops - 2.0 * 32 * 32 * 128 * 2048.0 * 2048,
-                   2.0 * 32 * 32 * 128 * 2048);
+  EXPECT_DOUBLE_EQ(f->repeat * f->tensor_flops - 2.0 * 32 * 32 * 128 * 2048.0 * 2048, 2.0 * 32 * 32 * 128 * 2048);
 }
 
 TEST(IterationKernels, LmHeadRunsOnSampledRowsOnly) {
@@ -154,8 +152,7 @@ TEST(IterationKernels, TensorParallelDividesShapesAndAddsAllReduces) {
   }
   EXPECT_EQ(all_reduces, 2 * 32 + 1);  // attention + MLP per layer, and the embedding
   ASSERT_NE(Find(four, "logits_all_gather"), nullptr);
-  EXPECT_DOUBLE_EQ(Sum(four, KernelKind::kGemm, &Kernel::tensor_flops) -
-                       2.0 * 8 * 4096 * (128256 / 4),
+  EXPECT_DOUBLE_EQ(Sum(four, KernelKind::kGemm, &Kernel::tensor_flops) - 2.0 * 8 * 4096 * (128256 / 4),
                    (Sum(one, KernelKind::kGemm, &Kernel::tensor_flops) - 2.0 * 8 * 4096 * 128256) / 4);
   // TP 16 replicates the 8 KV heads: one per GPU.
   IterationKernelOptions tp16;
@@ -183,7 +180,7 @@ TEST(IterationKernels, MixtralReadsOnlyTheExpertsItsTokensHit) {
   EXPECT_EQ(many_up->m, 16);
   EXPECT_DOUBLE_EQ(many_up->tensor_flops, 2.0 * 64 * 2 * (2 * 14336) * 4096);
   EXPECT_GT(many_up->hbm_bytes, 3.9 * up->hbm_bytes);  // four times the experts' weights
-  EXPECT_EQ(Find(many, "gate_up_proj"), nullptr);      // no dense MLP
+  EXPECT_EQ(Find(many, "gate_up_proj"), nullptr);  // no dense MLP
 }
 
 // DeepSeek-V3 at TP8 (16 heads a GPU): decode attends in the latent space, reading each
@@ -366,7 +363,7 @@ TEST(IterationKernels, KvPrecisionCostsCapacityBandwidthAndDequantization) {
   const Kernel* a8 = Find(quarter, "attention_decode");
   const double kv16 = 4.0 * 8193 * 2 * 8 * 128 * 2;
   EXPECT_NEAR(a16->hbm_bytes - a8->hbm_bytes, kv16 / 2, kv16 * 1e-3);
-  EXPECT_EQ(a16->cuda_flops, 4.0 * 32 * 4 * 8193);                // softmax only
+  EXPECT_EQ(a16->cuda_flops, 4.0 * 32 * 4 * 8193);  // softmax only
   EXPECT_DOUBLE_EQ(a8->cuda_flops - a16->cuda_flops, 2.0 * 4 * 8193 * 2 * 8 * 128);  // dequant
   // Capacity: bytes per token per layer halve.
   absl::StatusOr<IterationKernelBuilder> b = IterationKernelBuilder::Create(llama, fp8);

@@ -34,7 +34,8 @@ std::string DeepObjects(int depth) {
 }
 
 std::string Bench(const std::string& args) {
-  return absl::StrCat("bench serve --model=llama-3-8b --num-prompts=4 --random-input-len=64 --random-output-len=8 ", args);
+  return absl::StrCat("bench serve --model=llama-3-8b --num-prompts=4 --random-input-len=64 --random-output-len=8 ",
+                      args);
 }
 
 TEST(JsonReadersCli, NumbersOutOfRangeAreOneLineErrors) {
@@ -42,7 +43,8 @@ TEST(JsonReadersCli, NumbersOutOfRangeAreOneLineErrors) {
   const std::string config = testing::WriteFile(dir / "config.json", absl::StrCat(kConfig, "1e400}\n"));
   const std::string compare =
       testing::WriteFile(dir / "result.json", "{\"request_rate\": \"inf\",\n \"mean_ttft_ms\": -1e400}");
-  const std::string custom = testing::WriteFile(dir / "prompts.jsonl", "{\"prompt\": \"hi\"}\n{\"prompt\": \"x\", \"w\": 2e308}\n");
+  const std::string custom =
+      testing::WriteFile(dir / "prompts.jsonl", "{\"prompt\": \"hi\"}\n{\"prompt\": \"x\", \"w\": 2e308}\n");
   const std::string summary = testing::WriteFile(dir / "s" / "summary.json", "{\"requests\": 1e999}");
   const std::string other = testing::WriteFile(dir / "other.json", "{\"requests\": 10}");
   const testing::CliErrorCase cases[] = {
@@ -64,15 +66,21 @@ TEST(JsonReadersCli, DeepNestingIsAnErrorNotAStackOverflow) {
   const std::string too_deep = absl::StrCat(": JSON nested deeper than ", kMaxJsonDepth);
   const std::string config = testing::WriteFile(dir / "config.json", Deep(100000));
   const std::string compare = testing::WriteFile(dir / "result.json", DeepObjects(100000));
-  const std::string custom = testing::WriteFile(dir / "prompts.jsonl", absl::StrCat("{\"prompt\": ", Deep(100000), "}\n"));
-  const std::string sharegpt = testing::WriteFile(dir / "sharegpt.json", absl::StrCat("[{\"conversations\": ", Deep(100000), "}]"));
-  const std::string summary = testing::WriteFile(dir / "s" / "summary.json", absl::StrCat("{\"x\": ", Deep(100000), "}"));
+  const std::string custom =
+      testing::WriteFile(dir / "prompts.jsonl", absl::StrCat("{\"prompt\": ", Deep(100000), "}\n"));
+  const std::string sharegpt =
+      testing::WriteFile(dir / "sharegpt.json", absl::StrCat("[{\"conversations\": ", Deep(100000), "}]"));
+  const std::string summary =
+      testing::WriteFile(dir / "s" / "summary.json", absl::StrCat("{\"x\": ", Deep(100000), "}"));
   const testing::CliErrorCase cases[] = {
       {"memory --model=" + config, 1, absl::StrCat("config.json:1:", kMaxJsonDepth + 1, too_deep)},
       {Bench("--compare=" + compare), 1, absl::StrCat("result.json:1:", 6 * kMaxJsonDepth + 1, too_deep)},
-      {Bench("--dataset-name=custom --dataset-path=" + custom), 1, absl::StrCat("prompts.jsonl:1:", kMaxJsonDepth + 11, too_deep)},
-      {Bench("--dataset-name=sharegpt --dataset-path=" + sharegpt), 1, absl::StrCat("sharegpt.json:1:", kMaxJsonDepth + 18, too_deep)},
-      {absl::StrCat("compare ", summary, " ", summary), 1, absl::StrCat("summary.json:1:", kMaxJsonDepth + 6, too_deep)},
+      {Bench("--dataset-name=custom --dataset-path=" + custom), 1,
+       absl::StrCat("prompts.jsonl:1:", kMaxJsonDepth + 11, too_deep)},
+      {Bench("--dataset-name=sharegpt --dataset-path=" + sharegpt), 1,
+       absl::StrCat("sharegpt.json:1:", kMaxJsonDepth + 18, too_deep)},
+      {absl::StrCat("compare ", summary, " ", summary), 1,
+       absl::StrCat("summary.json:1:", kMaxJsonDepth + 6, too_deep)},
       {absl::StrCat("report ", (dir / "s").string(), " --out=", (dir / "r.html").string()), 1, too_deep},
   };
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);

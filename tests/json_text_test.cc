@@ -29,8 +29,7 @@ TEST(JsonText, NumbersOutOfADoublesRangeAreErrorsAtTheirColumn) {
     const std::string text = absl::StrCat("{\n  \"a\": [1, ", number, "]\n}");
     const absl::StatusOr<nlohmann::json> parsed = ParseJson(text, "f.json");
     ASSERT_FALSE(parsed.ok()) << number;
-    EXPECT_THAT(parsed.status().message(),
-                HasSubstr(absl::StrCat("f.json:2:12: number ", number, " is out of range")));
+    EXPECT_THAT(parsed.status().message(), HasSubstr(absl::StrCat("f.json:2:12: number ", number, " is out of range")));
     ExpectOneLine(parsed.status());
   }
   // Within range, the extremes and an integer too long for 64 bits (read as a double) parse.
@@ -67,7 +66,8 @@ TEST(JsonText, JsonLinesNameTheFilesLineOnce) {
   ASSERT_FALSE(syntax.ok());
   EXPECT_THAT(syntax.status().message(), HasSubstr("d.jsonl:7:7: invalid JSON: "));
   ModelSpec spec;
-  const absl::Status message = ParseJsonMessage("{\"num_layers\": \"x\"}", JsonSource{"d.jsonl", 7, true}, "model", &spec);
+  const absl::Status message =
+      ParseJsonMessage("{\"num_layers\": \"x\"}", JsonSource{"d.jsonl", 7, true}, "model", &spec);
   EXPECT_THAT(message.message(), HasSubstr("d.jsonl:7: not a model: "));
 }
 
@@ -77,9 +77,9 @@ TEST(JsonText, MessagesGetTheSameContractAsDocuments) {
   EXPECT_EQ(spec.num_layers(), 32);
   EXPECT_THAT(ParseJsonMessage("{\"nominal_parameters\": 1e400}", JsonSource{"m.json"}, "model", &spec).message(),
               HasSubstr("m.json:1:24: number 1e400 is out of range"));
-  EXPECT_THAT(ParseJsonMessage(absl::StrCat("{\"x\": ", Nested(100000), "}"), JsonSource{"m.json"}, "model", &spec)
-                  .message(),
-              HasSubstr("m.json:1:70: JSON nested deeper than"));
+  EXPECT_THAT(
+      ParseJsonMessage(absl::StrCat("{\"x\": ", Nested(100000), "}"), JsonSource{"m.json"}, "model", &spec).message(),
+      HasSubstr("m.json:1:70: JSON nested deeper than"));
 }
 
 // A reader that stops on its own gets CancelledError (its reason is its own); a parse error is

@@ -37,16 +37,14 @@ TEST(GemmShapes, ModelTableMatchesTheCatalog) {
   for (const ModelDims& m : CalibrationModels()) {
     SCOPED_TRACE(m.name);
     ModelSpec spec;
-    const std::string path =
-        std::string(INFERGRID_SOURCE_DIR) + "/models/catalog/" + m.name + ".textproto";
+    const std::string path = std::string(INFERGRID_SOURCE_DIR) + "/models/catalog/" + m.name + ".textproto";
     ASSERT_TRUE(ReadTextProtoFile(path, &spec).ok()) << path;
     EXPECT_EQ(m.hidden_size, spec.hidden_size());
     EXPECT_EQ(m.num_attention_heads, spec.num_attention_heads());
     EXPECT_EQ(m.num_kv_heads, spec.num_kv_heads());
     EXPECT_EQ(m.head_dim, spec.head_dim());
-    const int64_t ffn = spec.has_moe() && spec.moe().expert_ffn_dim() > 0
-                            ? spec.moe().expert_ffn_dim()
-                            : spec.ffn_dim();
+    const int64_t ffn =
+        spec.has_moe() && spec.moe().expert_ffn_dim() > 0 ? spec.moe().expert_ffn_dim() : spec.ffn_dim();
     EXPECT_EQ(m.ffn_dim, ffn);
     EXPECT_EQ(m.vocab_size, spec.vocab_size());
   }
@@ -113,8 +111,7 @@ TEST(GemmShapes, DistinctShapesWithTheirSources) {
 }
 
 TEST(GemmShapes, MValues) {
-  EXPECT_THAT(GemmMValues(false), ElementsAre(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
-                                              4096, 8192));
+  EXPECT_THAT(GemmMValues(false), ElementsAre(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192));
   EXPECT_THAT(GemmMValues(true), ElementsAre(1, 4, 16, 64, 256, 1024, 4096, 8192));
 }
 
@@ -221,7 +218,7 @@ TEST(Summarize, MedianMinMax) {
 TEST(NumericFormats, Bf16RoundsToNearestEven) {
   EXPECT_EQ(FloatToBf16(1.0f), 0x3F80);
   EXPECT_EQ(FloatToBf16(-2.0f), 0xC000);
-  EXPECT_EQ(FloatToBf16(1.0f + std::ldexp(1.0f, -8)), 0x3F80);      // tie -> even
+  EXPECT_EQ(FloatToBf16(1.0f + std::ldexp(1.0f, -8)), 0x3F80);  // tie -> even
   EXPECT_EQ(FloatToBf16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3F82);  // tie -> even (up)
   EXPECT_FLOAT_EQ(Bf16ToFloat(0x3FC0), 1.5f);
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
@@ -236,7 +233,7 @@ TEST(NumericFormats, Fp16) {
   EXPECT_EQ(FloatToFp16(1.0f), 0x3C00);
   EXPECT_EQ(FloatToFp16(65504.0f), 0x7BFF);
   EXPECT_EQ(FloatToFp16(70000.0f), 0x7C00);  // overflow -> infinity
-  EXPECT_EQ(FloatToFp16(1e-7f), 0x0002);     // subnormal: 1e-7 / 2^-24 = 1.68 -> 2
+  EXPECT_EQ(FloatToFp16(1e-7f), 0x0002);  // subnormal: 1e-7 / 2^-24 = 1.68 -> 2
   EXPECT_EQ(FloatToFp16(-0.0f), 0x8000);
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
     const float f = Fp16ToFloat(static_cast<uint16_t>(bits));
@@ -251,7 +248,7 @@ TEST(NumericFormats, Fp8E4M3SaturatesAndRounds) {
   EXPECT_EQ(FloatToFp8E4M3(-2.0f), 0xC0);
   EXPECT_EQ(FloatToFp8E4M3(448.0f), 0x7E);
   EXPECT_EQ(FloatToFp8E4M3(1000.0f), 0x7E);  // saturates: E4M3FN has no infinity
-  EXPECT_EQ(FloatToFp8E4M3(0.3f), 0x2A);     // 0.3 -> 1.25 * 2^-2 = 0.3125
+  EXPECT_EQ(FloatToFp8E4M3(0.3f), 0x2A);  // 0.3 -> 1.25 * 2^-2 = 0.3125
   EXPECT_EQ(FloatToFp8E4M3(std::ldexp(1.0f, -9)), 0x01);  // smallest subnormal
   EXPECT_FLOAT_EQ(Fp8E4M3ToFloat(0x7E), 448.0f);
   EXPECT_TRUE(std::isnan(Fp8E4M3ToFloat(0x7F)));
@@ -660,7 +657,7 @@ MeasurementSet FullSet() {
 // The exact text, written by the field-by-field writer before its messages shared helpers:
 // any change to the output (order, omitted zeros, number or string format) shows here.
 TEST(TextprotoWriter, EveryFieldByteForByte) {
-  const std::string expected = R"pb(# proto-file: calibration/measurements.proto
+  const std::string expected = R"text(# proto-file: calibration/measurements.proto
 # proto-message: infergrid.Measurements
 # Written by infergrid-calibrate (kernels/). Raw samples; see the proto for units.
 provenance {
@@ -860,7 +857,7 @@ all_reduce {
   timing {
   }
 }
-)pb";
+)text";
   EXPECT_EQ(ToTextProto(FullSet()), expected);
   Measurements parsed;
   EXPECT_TRUE(ParseTextProto(expected, "full.textproto", &parsed).ok());

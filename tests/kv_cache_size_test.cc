@@ -60,10 +60,10 @@ TEST(KvCacheSize, AnatomyDocumentKvFiguresDoNotFollowFromTheFormula) {
   ModelSpec llama70 = testing::CatalogModel("llama-3-70b");
   const double gqa = KvBytes(llama70, DType::FP16, 8192, 4);
   EXPECT_DOUBLE_EQ(gqa, 10'737'418'240.0);  // 10.74 GB = 10.00 GiB, not ~20 GB
-  llama70.set_num_kv_heads(64);              // the MHA variant
+  llama70.set_num_kv_heads(64);  // the MHA variant
   const double mha = KvBytes(llama70, DType::FP16, 8192, 4);
-  EXPECT_DOUBLE_EQ(mha, 85'899'345'920.0);   // 85.90 GB = 80 GiB, not "over 160 GB"
-  EXPECT_DOUBLE_EQ(mha / gqa, 8.0);          // the 8x reduction itself is right
+  EXPECT_DOUBLE_EQ(mha, 85'899'345'920.0);  // 85.90 GB = 80 GiB, not "over 160 GB"
+  EXPECT_DOUBLE_EQ(mha / gqa, 8.0);  // the 8x reduction itself is right
 }
 
 // MLA caches (kv_lora_rank + qk_rope_head_dim) x layers x bytes per token, on every GPU of a

@@ -93,21 +93,24 @@ struct ReferenceCase {
   const char* model;
   const char* weights;
   DType kv_dtype;
-  double total_gib;        // the total the engine read (its GPU); 0: the H100 catalog entry
+  double total_gib;  // the total the engine read (its GPU); 0: the H100 catalog entry
   int tp;
   double fraction;
-  int64_t max_model_len;   // 0: the model's
+  int64_t max_model_len;  // 0: the model's
   int block_size;
-  double logged_tokens;    // V0-01 logs GiB only: 53.29 GiB / 131,072 B
+  double logged_tokens;  // V0-01 logs GiB only: 53.29 GiB / 131,072 B
   double logged_weights_gib;
   double logged_activation_gib;  // < 0: not logged
   double logged_kv_gib;
 };
 
 const ReferenceCase kReference[] = {
-    {"V19-01", "vllm-v1@0.19", "llama-3.1-8b", "bf16", DType::BF16, 79.19, 1, 0.95, 8192, 16, 476016, 14.99, 1.89, 58.11},
-    {"V19-14", "vllm-v1@0.19", "llama-3.3-70b", "fp8", DType::BF16, 79.19, 2, 0.95, 8192, 16, 244304, 33.88, 1.96, 37.28},
-    {"V0-01", "vllm-v0@0.6.5", "llama-3-8b", "bf16", DType::BF16, 79.22, 1, 0.90, 8192, 16, 53.29 * 8192, 14.96, 1.26, 53.29},
+    {"V19-01", "vllm-v1@0.19", "llama-3.1-8b", "bf16", DType::BF16, 79.19, 1, 0.95, 8192, 16, 476016, 14.99, 1.89,
+     58.11},
+    {"V19-14", "vllm-v1@0.19", "llama-3.3-70b", "fp8", DType::BF16, 79.19, 2, 0.95, 8192, 16, 244304, 33.88, 1.96,
+     37.28},
+    {"V0-01", "vllm-v0@0.6.5", "llama-3-8b", "bf16", DType::BF16, 79.22, 1, 0.90, 8192, 16, 53.29 * 8192, 14.96, 1.26,
+     53.29},
     // SGLang's GPU is not printed: the H100 total is assumed (78.81 GiB free at load = 79.19 - 0.38).
     {"SG-01", "sglang@0.4.1", "llama-3.1-8b", "bf16", DType::BF16, 0, 1, 0.88, 131072, 1, 444500, 15.09, -1, 54.26},
     {"TRT-02", "trtllm@pytorch", "llama-3.1-8b", "fp8", DType::FP8_E4M3, 31.84, 1, 0.90, 0, 32, 263008, -1, -1, 16.05},
@@ -175,8 +178,8 @@ TEST(ReferenceLogs, SglangAndTensorRtTermsAsLogged) {
 
   const MemoryPlanDetail trt = Explain(ReferenceRequest(kReference[4]));
   EXPECT_NEAR(trt.stages[0].available_bytes / kGiB, 17.83, 0.015);  // "available: 17.83 GiB"
-  EXPECT_NEAR(static_cast<double>(trt.plan.num_blocks), 8219, 10);   // "primary pool: 8219"
-  EXPECT_EQ(trt.plan.kv_bytes_per_token, 65536);                     // fp8 KV
+  EXPECT_NEAR(static_cast<double>(trt.plan.num_blocks), 8219, 10);  // "primary pool: 8219"
+  EXPECT_EQ(trt.plan.kv_bytes_per_token, 65536);  // fp8 KV
   EXPECT_EQ(trt.plan.block_size, 32);
   EXPECT_EQ(trt.max_num_batched_tokens, 8192);
   EXPECT_EQ(trt.max_num_seqs, 2048);
@@ -234,9 +237,9 @@ TEST(ReferenceLogs, SharedReferenceFileWithinOnePercent) {
   ASSERT_GE(rows.size(), 6u);
   std::map<std::string, size_t> column;
   for (size_t i = 0; i < rows[0].size(); ++i) column[rows[0][i]] = i;
-  for (const char* name : {"case_id", "engine", "model_hf_id", "weight_dtype_quant", "kv_cache_dtype", "gpu_model",
-                           "tp", "mem_param_value", "max_model_len", "block_size", "kv_cache_tokens",
-                           "kv_cache_gib", "total_gpu_mem_gib"}) {
+  for (const char* name :
+       {"case_id", "engine", "model_hf_id", "weight_dtype_quant", "kv_cache_dtype", "gpu_model", "tp",
+        "mem_param_value", "max_model_len", "block_size", "kv_cache_tokens", "kv_cache_gib", "total_gpu_mem_gib"}) {
     ASSERT_TRUE(column.count(name)) << "column " << name << " missing";
   }
   int checked = 0;
@@ -245,15 +248,16 @@ TEST(ReferenceLogs, SharedReferenceFileWithinOnePercent) {
     auto cell = [&](const char* name) { return row[column[name]]; };
     SCOPED_TRACE(cell("case_id"));
     const std::string engine_cell = cell("engine");
-    const std::string engine = absl::StrContains(engine_cell, "V1") ? "vllm-v1@0.19"
-                               : absl::StrContains(engine_cell, "V0") ? "vllm-v0@0.6.5"
+    const std::string engine = absl::StrContains(engine_cell, "V1")       ? "vllm-v1@0.19"
+                               : absl::StrContains(engine_cell, "V0")     ? "vllm-v0@0.6.5"
                                : absl::StrContains(engine_cell, "SGLang") ? "sglang@0.4.1"
                                                                           : "trtllm@pytorch";
     const std::string hf = cell("model_hf_id");
-    const std::string model = absl::StrContains(hf, "70B") ? "llama-3.3-70b"
+    const std::string model = absl::StrContains(hf, "70B")   ? "llama-3.3-70b"
                               : absl::StrContains(hf, "3.1") ? "llama-3.1-8b"
                                                              : "llama-3-8b";
-    const std::string weights = absl::StrContains(absl::AsciiStrToLower(cell("weight_dtype_quant")), "fp8") ? "fp8" : "bf16";
+    const std::string weights =
+        absl::StrContains(absl::AsciiStrToLower(cell("weight_dtype_quant")), "fp8") ? "fp8" : "bf16";
     const bool rtx = absl::StrContains(cell("gpu_model"), "5090");
     GpuSpec gpu = rtx ? Rtx5090() : Gpu("h100-sxm");
     // SGLang's total column is the memory free at load, not the device total: keep the catalog's.
@@ -270,8 +274,8 @@ TEST(ReferenceLogs, SharedReferenceFileWithinOnePercent) {
     ASSERT_TRUE(plan.ok()) << plan.status();
     // V0-01 logs the KV cache in GiB only.
     const std::optional<double> tokens = LeadingNumber(cell("kv_cache_tokens"));
-    const double logged = tokens ? *tokens : *LeadingNumber(cell("kv_cache_gib")) * kGiB /
-                                                 static_cast<double>(plan->kv_bytes_per_token);
+    const double logged =
+        tokens ? *tokens : *LeadingNumber(cell("kv_cache_gib")) * kGiB / static_cast<double>(plan->kv_bytes_per_token);
     EXPECT_NEAR(static_cast<double>(plan->kv_tokens), logged, 0.01 * logged);
     ++checked;
   }
@@ -362,8 +366,8 @@ TEST(EngineWeights, LatentAttentionAndDenseLeadingLayers) {
   r.pipeline_parallel = 2;
   const MemoryPlanDetail pp = Explain(r);
   ASSERT_EQ(pp.stages.size(), 2u);
-  const double attention4 = d * 1536 + 1536 * 32 * 192 + d * 576 + 512 * 32 * 256 + 32 * 128 * d +
-                            4 * (1536 + 32 * 192 + 576 + 32 * 256 + d);
+  const double attention4 =
+      d * 1536 + 1536 * 32 * 192 + d * 576 + 512 * 32 * 256 + 32 * 128 * d + 4 * (1536 + 32 * 192 + 576 + 32 * 256 + d);
   const double dense4 = 3 * d * 18432 / 4 + 4 * (2 * 18432 / 4 + d);
   const double experts4 = 257 * 3 * d * 2048 / 4 + 4 * 257 * (2 * 2048 / 4 + d);
   EXPECT_NEAR(pp.stages[0].weights.linear, 31 * attention4 + 3 * dense4 + 28 * experts4, 1);
@@ -389,7 +393,8 @@ TEST(EngineWeights, ExpertParallelPlacesWholeExperts) {
   r.weights = Weights("bf16");
   absl::StatusOr<MemoryPlanDetail> uneven = ExplainEngineMemory(r);
   ASSERT_FALSE(uneven.ok());
-  EXPECT_THAT(uneven.status().message(), HasSubstr("--enable-expert-parallel: the 8 experts of mixtral-8x7b do not split evenly"));
+  EXPECT_THAT(uneven.status().message(),
+              HasSubstr("--enable-expert-parallel: the 8 experts of mixtral-8x7b do not split evenly"));
 }
 
 // Attention data parallelism over 4 GPUs (TensorRT-LLM's enable_attention_dp at TP4): each GPU
@@ -581,7 +586,8 @@ TEST(EngineFractions, TensorRtFractionAppliesToWhatRemains) {
   // ...whereas vLLM's is a share of the whole card: halving it loses more than half.
   MemoryPlanRequest v = Request("vllm-v1", "llama-3.1-8b", "bf16", Gpu("h100-sxm"));
   v.gpu_memory_utilization = 0.45;
-  EXPECT_LT(Explain(v).plan.kv_cache_bytes, Explain(Request("vllm-v1", "llama-3.1-8b", "bf16", Gpu("h100-sxm"))).plan.kv_cache_bytes / 2);
+  EXPECT_LT(Explain(v).plan.kv_cache_bytes,
+            Explain(Request("vllm-v1", "llama-3.1-8b", "bf16", Gpu("h100-sxm"))).plan.kv_cache_bytes / 2);
 }
 
 TEST(EngineOverrides, BlocksAndKvMemory) {
@@ -649,15 +655,15 @@ TEST(EnginePersonalities, WatermarkMustBeASmallFraction) {
   EXPECT_TRUE(ValidateEnginePersonality(p, "x").ok());
   for (double bad : {-0.01, 0.5, std::nan("")}) {
     p.set_watermark_fraction(bad);
-    EXPECT_THAT(ValidateEnginePersonality(p, "x.textproto").message(),
-                HasSubstr("x.textproto: watermark_fraction")) << bad;
+    EXPECT_THAT(ValidateEnginePersonality(p, "x.textproto").message(), HasSubstr("x.textproto: watermark_fraction"))
+        << bad;
   }
 }
 
 TEST(EnginePersonalities, VersionsResolve) {
   EXPECT_THAT(EnginePersonalityNames(),
-              ::testing::IsSupersetOf({"vllm-v1@0.11", "vllm-v1@0.19", "vllm-v1@0.21", "vllm-v0@0.6.5",
-                                       "sglang@0.4.1", "sglang@0.4.9", "sglang@0.5.3", "trtllm@pytorch", "trtllm@cpp"}));
+              ::testing::IsSupersetOf({"vllm-v1@0.11", "vllm-v1@0.19", "vllm-v1@0.21", "vllm-v0@0.6.5", "sglang@0.4.1",
+                                       "sglang@0.4.9", "sglang@0.5.3", "trtllm@pytorch", "trtllm@cpp"}));
   EXPECT_EQ(PersonalityName(*ResolveEnginePersonality("vllm-v1")), "vllm-v1@0.21");
   EXPECT_EQ(PersonalityName(*ResolveEnginePersonality("VLLM-V0")), "vllm-v0@0.6.5");
   EXPECT_EQ(PersonalityName(*ResolveEnginePersonality("sglang")), "sglang@0.4.9");
@@ -690,10 +696,12 @@ TEST(EnginePersonalities, AVersionBetweenPersonalitiesRunsOnTheNewestBelowIt) {
            "vllm-v1@0.20.1 runs on personality vllm-v1@0.19 (the newest at or below 0.20.1)");
   resolves("VLLM-V0@0.6.4", "vllm-v0@0.6.3",
            "vllm-v0@0.6.4 runs on personality vllm-v0@0.6.3 (the newest at or below 0.6.4)");
-  resolves("sglang@0.5.0", "sglang@0.4.9", "sglang@0.5.0 runs on personality sglang@0.4.9 (the newest at or below 0.5.0)");
+  resolves("sglang@0.5.0", "sglang@0.4.9",
+           "sglang@0.5.0 runs on personality sglang@0.4.9 (the newest at or below 0.5.0)");
   // Past the newest: the newest.
-  resolves("vllm-v1@0.99", "vllm-v1@0.21", "vllm-v1@0.99 runs on personality vllm-v1@0.21 (the newest vllm-v1 "
-                                           "personality; 0.99 is past it)");
+  resolves("vllm-v1@0.99", "vllm-v1@0.21",
+           "vllm-v1@0.99 runs on personality vllm-v1@0.21 (the newest vllm-v1 "
+           "personality; 0.99 is past it)");
   // Named versions, spelled with or without a trailing .0, and names without one: no note.
   resolves("vllm-v1@0.19", "vllm-v1@0.19", "");
   resolves("vllm-v1@0.19.0", "vllm-v1@0.19", "");
@@ -761,8 +769,7 @@ TEST(EngineErrors, ModelThatDoesNotFitSaysByHowMuch) {
   absl::StatusOr<MemoryPlanDetail> d = ExplainEngineMemory(r);
   ASSERT_EQ(d.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(d.status().message(), HasSubstr("does not fit"));
-  const double weights_gib =
-      (static_cast<double>(CountParameters(r.model).Total()) * 2 + 131072.0 * 128 * 2) / kGiB;
+  const double weights_gib = (static_cast<double>(CountParameters(r.model).Total()) * 2 + 131072.0 * 128 * 2) / kGiB;
   EXPECT_THAT(d.status().message(), HasSubstr(absl::StrFormat("%.2f GiB more than", weights_gib - 0.9 * 79.19)));
   for (const char* engine : {"sglang", "trtllm", "vllm-v0"}) {
     r.engine = engine;
@@ -893,38 +900,46 @@ TEST(MemoryEngineCli, CapacitiesPastInt32AreExact) {
 }
 
 TEST(MemoryEngineCli, EachEngineWithItsOwnFlags) {
-  testing::CommandResult r = RunInfergrid(
-      "memory --engine=sglang@0.4.1 --model=llama-3.1-8b --mem-fraction-static=0.88 --format=json");
+  testing::CommandResult r =
+      RunInfergrid("memory --engine=sglang@0.4.1 --model=llama-3.1-8b --mem-fraction-static=0.88 --format=json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NEAR(nlohmann::json::parse(r.out)["kv_cache"]["tokens"].get<double>(), 444500, 4445);
 
   const std::string gpu = testing::WriteFile(testing::TestDir() / "rtx-5090.textproto", R"(
 name: "rtx-5090" display_name: "NVIDIA GeForce RTX 5090" reported_total_mib: 32607
 framework_total_gib: 31.84 tensor_peaks { fp16_flops: 209.5e12 } hbm_bytes_per_s: 1.792e12)");
-  r = RunInfergrid("memory --engine=trtllm --model=llama-3.1-8b --quantization=fp8 --kv-cache-dtype=fp8 "
-                   "--block-size=32 --free-gpu-memory-fraction=0.9 --gpu=" + gpu);
+  r = RunInfergrid(
+      "memory --engine=trtllm --model=llama-3.1-8b --quantization=fp8 --kv-cache-dtype=fp8 "
+      "--block-size=32 --free-gpu-memory-fraction=0.9 --gpu=" +
+      gpu);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("Memory usage when calculating max tokens in paged kv cache: total: 31.84 GiB, available: 17.8"));
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("Memory usage when calculating max tokens in paged kv cache: total: 31.84 GiB, available: 17.8"));
   EXPECT_THAT(r.out, HasSubstr("Number of tokens per block: 32."));
 
-  r = RunInfergrid("memory --engine=vllm-v0 --model=llama-3-8b --tensor-parallel-size=2 --max-num-seqs=128 "
-                   "--kv-cache-dtype=fp8 --format=json");
+  r = RunInfergrid(
+      "memory --engine=vllm-v0 --model=llama-3-8b --tensor-parallel-size=2 --max-num-seqs=128 "
+      "--kv-cache-dtype=fp8 --format=json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["tensor_parallel"], 2);
   EXPECT_EQ(j["max_num_seqs"], 128);
   EXPECT_DOUBLE_EQ(j["kv_cache"]["bytes_per_token"].get<double>(), 32 * 2 * 4 * 128 * 1);
 
-  r = RunInfergrid("memory --engine=vllm-v1 --model=llama-3.1-8b --kv-cache-memory=10GiB --max-model-len=8192 --format=json");
+  r = RunInfergrid(
+      "memory --engine=vllm-v1 --model=llama-3.1-8b --kv-cache-memory=10GiB --max-model-len=8192 --format=json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["kv_cache"]["tokens"], 81920);
 
-  r = RunInfergrid("memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=2048 --max-model-len=8192 --format=json");
+  r = RunInfergrid(
+      "memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=2048 --max-model-len=8192 --format=json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["kv_cache"]["blocks"], 2048);
 
-  r = RunInfergrid("memory --engine=vllm-v1 --model=llama-3.3-70b --quantization=fp8 --pipeline-parallel-size=2 "
-                   "--tensor-parallel-size=2 --max-model-len=8192");
+  r = RunInfergrid(
+      "memory --engine=vllm-v1 --model=llama-3.3-70b --quantization=fp8 --pipeline-parallel-size=2 "
+      "--tensor-parallel-size=2 --max-model-len=8192");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("pipeline stages (layers: blocks): 40: "));
 }
@@ -935,8 +950,10 @@ TEST(MemoryEngineCli, BadInputIsAClearError) {
       {"memory --engine=vllm-v1 --gpu-memory-utilization=0", 2, "--gpu-memory-utilization=0 is outside (0, 1]"},
       {"memory --engine=sglang --mem-fraction-static=2", 2, "--mem-fraction-static=2 is outside (0, 1]"},
       {"memory --engine=trtllm --free-gpu-memory-fraction=-1", 2, "--free-gpu-memory-fraction=-1 is outside (0, 1]"},
-      {"memory --engine=vllm-v1 --mem-fraction-static=0.8", 2, "not a vllm-v1 flag; its fraction is --gpu-memory-utilization"},
-      {"memory --engine=vllm-v1 --model=llama-3.1-8b --tensor-parallel-size=3", 2, "does not divide the 32 attention heads"},
+      {"memory --engine=vllm-v1 --mem-fraction-static=0.8", 2,
+       "not a vllm-v1 flag; its fraction is --gpu-memory-utilization"},
+      {"memory --engine=vllm-v1 --model=llama-3.1-8b --tensor-parallel-size=3", 2,
+       "does not divide the 32 attention heads"},
       {"memory --engine=vllm-v1 --model=llama-3.1-8b --pipeline-parallel-size=33", 2, "--pipeline-parallel-size=33"},
       {"memory --engine=vllm-v2", 2, "--engine: unknown engine 'vllm-v2'"},
       {"memory --engine=vllm-v1 --kv-cache-memory=lots", 2, "--kv-cache-memory"},
@@ -955,7 +972,8 @@ TEST(MemoryEngineCli, BadInputIsAClearError) {
        "--kv-cache-memory=931322.57 GiB is more than the GPU's 79.19 GiB"},
       {"memory --engine=sglang --model=llama-3.1-8b --num-gpu-blocks-override=1000000000", 2,
        "blocks sglang@0.4.9 computes; its cap (--max-total-tokens) only lowers the count"},
-      {"simulate --engine=trtllm --num-gpu-blocks-override=1000000000", 1, "its cap (max_tokens) only lowers the count"},
+      {"simulate --engine=trtllm --num-gpu-blocks-override=1000000000", 1,
+       "its cap (max_tokens) only lowers the count"},
       // One range per flag: the command line's, however far past it the value is.
       {"memory --engine=vllm-v1 --model=llama-3.1-8b --pipeline-parallel-size=2000", 2,
        "--pipeline-parallel-size=2000 is out of range (1..1024)"},

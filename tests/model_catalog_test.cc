@@ -25,8 +25,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(ModelCatalog, HasTheRequiredModels) {
-  for (const char* name : {"llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mistral-7b",
-                           "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b", "deepseek-v3", "qwen3-30b-a3b"}) {
+  for (const char* name : {"llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b",
+                           "qwen2.5-72b", "deepseek-v3", "qwen3-30b-a3b"}) {
     EXPECT_TRUE(FindCatalogModel(name).ok()) << name;
   }
   EXPECT_TRUE(FindCatalogModel("Llama-3-8B").ok()) << "names are case-insensitive";
@@ -56,7 +56,7 @@ TEST(ModelCatalog, HuggingFaceIdsNameTheirArchitecture) {
       {"Qwen/Qwen3-8B", "qwen3-8b", ""},
       {"deepseek-ai/DeepSeek-R1", "deepseek-v3", "fp8"},
       {"Llama-3.1-8B-Instruct", "llama-3.1-8b", ""},  // no organisation
-      {"llama-3-8b-instruct", "llama-3-8b", ""},      // a catalog name with a variant word
+      {"llama-3-8b-instruct", "llama-3-8b", ""},  // a catalog name with a variant word
       {"nvidia/Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b", "fp8"},
       {"neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b", "fp8"},
       {"RedHatAI/Meta-Llama-3.1-70B-Instruct-FP8-dynamic", "llama-3.1-70b", "fp8"},
@@ -94,9 +94,10 @@ TEST(ModelCatalog, UnknownNameListsTheCatalog) {
 
 TEST(ResolveModel, TextprotoFileAndValidation) {
   const auto dir = testing::TestDir();
-  const std::string good = testing::WriteFile(dir / "tiny.textproto",
-      "num_layers: 2 hidden_size: 64 ffn_dim: 128 num_attention_heads: 4 num_kv_heads: 2 "
-      "head_dim: 16 vocab_size: 100 gated_mlp: true dtype: BF16");
+  const std::string good =
+      testing::WriteFile(dir / "tiny.textproto",
+                         "num_layers: 2 hidden_size: 64 ffn_dim: 128 num_attention_heads: 4 num_kv_heads: 2 "
+                         "head_dim: 16 vocab_size: 100 gated_mlp: true dtype: BF16");
   absl::StatusOr<ModelSpec> spec = ResolveModel(good);
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->name(), "tiny");

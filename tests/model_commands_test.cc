@@ -15,8 +15,8 @@ using testing::RunInfergrid;
 
 struct Deployment {
   const char* model;
-  const char* flags;     // GPU, parallelism, context
-  const char* attention; // what the summary's attention note says ("" for full attention)
+  const char* flags;  // GPU, parallelism, context
+  const char* attention;  // what the summary's attention note says ("" for full attention)
 };
 
 constexpr Deployment kDeployments[] = {
@@ -45,7 +45,8 @@ TEST(ModelCommands, EveryNewArchitectureRunsMemoryRooflineAndSimulate) {
         RunInfergrid(std::string("roofline --model=") + d.model + " --gpu=h200-sxm --context=32768 --batch=8");
     EXPECT_EQ(roofline.exit_code, 0) << d.model << "\n" << roofline.err;
     const std::string out = ::testing::TempDir() + "/model_commands_" + d.model;
-    const testing::CommandResult run = RunInfergrid("simulate " + base + " --max-requests=30 --rate=2 --outputs=summary --out=" + out);
+    const testing::CommandResult run =
+        RunInfergrid("simulate " + base + " --max-requests=30 --rate=2 --outputs=summary --out=" + out);
     ASSERT_EQ(run.exit_code, 0) << d.model << "\n" << run.err;
     const std::string summary = testing::ReadAll(out + "/summary.json");
     EXPECT_THAT(summary, HasSubstr("\"completed\": 30")) << d.model;
@@ -114,10 +115,12 @@ TEST(ModelCommands, TrtllmWindowPoolsForGptOss) {
   const std::string summary = testing::ReadAll(out + "/summary.json");
   EXPECT_THAT(summary, HasSubstr("\"completed\": 400"));
   EXPECT_THAT(summary, HasSubstr("1114 blocks for the 12 layers of window 128"));
-  const testing::CommandResult vllm = RunInfergrid("memory --engine=vllm-v1 --model=gpt-oss-20b --gpu=h100-sxm" + pools);
+  const testing::CommandResult vllm =
+      RunInfergrid("memory --engine=vllm-v1 --model=gpt-oss-20b --gpu=h100-sxm" + pools);
   EXPECT_EQ(vllm.exit_code, 2);
   EXPECT_THAT(vllm.err, HasSubstr("--engine=vllm-v1@0.21 has no such setting"));
-  const testing::CommandResult cached = RunInfergrid("simulate " + base + pools + " --enable-prefix-caching --max-requests=5");
+  const testing::CommandResult cached =
+      RunInfergrid("simulate " + base + pools + " --enable-prefix-caching --max-requests=5");
   EXPECT_EQ(cached.exit_code, 2);
   EXPECT_THAT(cached.err, HasSubstr("--max-attention-window with --enable-prefix-caching"));
   const testing::CommandResult bad = RunInfergrid("memory " + base + " --max-attention-window=128,x");
@@ -126,8 +129,8 @@ TEST(ModelCommands, TrtllmWindowPoolsForGptOss) {
 }
 
 TEST(ModelCommands, GptOssBenchAndPlan) {
-  const testing::CommandResult bench =
-      RunInfergrid("bench latency --model=openai/gpt-oss-20b --gpu=h100-sxm --input-len=512 --output-len=32 --batch-size=4");
+  const testing::CommandResult bench = RunInfergrid(
+      "bench latency --model=openai/gpt-oss-20b --gpu=h100-sxm --input-len=512 --output-len=32 --batch-size=4");
   EXPECT_EQ(bench.exit_code, 0) << bench.err;
   EXPECT_THAT(bench.out, HasSubstr("Avg latency"));
   const testing::CommandResult plan = RunInfergrid(

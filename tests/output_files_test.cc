@@ -56,15 +56,17 @@ TEST(OutputFiles, DevicesAreWrittenThroughNeverReplaced) {
   const testing::CommandResult null_run = RunInfergrid(absl::StrCat(kOutputRun, " --report=/dev/null"));
   EXPECT_EQ(null_run.exit_code, 0) << null_run.err;
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
-  testing::ExpectOneLineError({absl::StrCat(kOutputRun, " --report=/dev/full"), 1,
-                               "/dev/full: write failed: No space left on device"});
+  testing::ExpectOneLineError(
+      {absl::StrCat(kOutputRun, " --report=/dev/full"), 1, "/dev/full: write failed: No space left on device"});
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
-  testing::ExpectOneLineError({absl::StrCat(kOutputRun, " --out=/dev/null"), 1, "--out=/dev/null: exists and is not a directory"});
+  testing::ExpectOneLineError(
+      {absl::StrCat(kOutputRun, " --out=/dev/null"), 1, "--out=/dev/null: exists and is not a directory"});
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
   // The trace writer (trace convert --output) and whole-file writes (trace fit --output) too.
   const fs::path trace = testing::TestDir() / "t.csv";
   Write(trace, "arrived_at,num_prefill_tokens,num_decode_tokens\n1,2,3\n2,3,4\n");
-  const testing::CommandResult converted = RunInfergrid(absl::StrCat("trace convert --trace=", trace.string(), " --output=/dev/null"));
+  const testing::CommandResult converted =
+      RunInfergrid(absl::StrCat("trace convert --trace=", trace.string(), " --output=/dev/null"));
   EXPECT_EQ(converted.exit_code, 0) << converted.err;
   testing::ExpectOneLineError({absl::StrCat("trace convert --trace=", trace.string(), " --output=/dev/full"), 1,
                                "/dev/full: write failed: No space left on device"});
@@ -126,13 +128,17 @@ TEST(OutputFiles, OneRunPerFolderAtATime) {
 TEST(OutputFiles, ARerunLeavesNoFileOfThePreviousRun) {
   const fs::path dir = testing::TestDir() / "run";
   ASSERT_EQ(RunInfergrid(absl::StrCat(kOutputRun, " --out=", dir.string())).exit_code, 0);
-  EXPECT_EQ(Names(dir), (std::vector<std::string>{"iterations.csv", "requests.csv", "summary.json", "timeline.pftrace"}));
+  EXPECT_EQ(Names(dir),
+            (std::vector<std::string>{"iterations.csv", "requests.csv", "summary.json", "timeline.pftrace"}));
   Write(dir / "notes.txt", "the user's own");
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(kOutputRun, " --seed=2 --outputs=summary --out=", dir.string()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat(kOutputRun, " --seed=2 --outputs=summary --out=", dir.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Names(dir), (std::vector<std::string>{"notes.txt", "summary.json"}));
   // So report draws this run only, never its summary beside the other run's requests.
-  EXPECT_EQ(RunInfergrid(absl::StrCat("report ", dir.string(), " --out=", (dir.parent_path() / "r.html").string())).exit_code, 0);
+  EXPECT_EQ(
+      RunInfergrid(absl::StrCat("report ", dir.string(), " --out=", (dir.parent_path() / "r.html").string())).exit_code,
+      0);
 }
 
 TEST(OutputFiles, AFailedCommitLeavesThePreviousRunWhole) {
@@ -186,7 +192,8 @@ testing::CommandResult Interrupt(const fs::path& dir, const std::string& args, i
 
 TEST(OutputFiles, AnInterruptedRunRemovesItsTemporariesAndSaysSo) {
   const fs::path dir = testing::TestDir();
-  const std::string args = absl::StrCat("simulate --max-requests=2000000 --rate=100 --quiet --out=", (dir / "run").string());
+  const std::string args =
+      absl::StrCat("simulate --max-requests=2000000 --rate=100 --quiet --out=", (dir / "run").string());
   const testing::CommandResult interrupted = Interrupt(dir, args, SIGINT);
   EXPECT_EQ(interrupted.exit_code, 130);
   EXPECT_EQ(interrupted.err, "infergrid simulate: interrupted by SIGINT; nothing was written\n");
@@ -197,7 +204,8 @@ TEST(OutputFiles, AnInterruptedRunRemovesItsTemporariesAndSaysSo) {
   const testing::CommandResult terminated = Interrupt(dir, args, SIGTERM);
   EXPECT_EQ(terminated.exit_code, 143);
   EXPECT_EQ(terminated.err, "infergrid simulate: interrupted by SIGTERM; nothing was written\n");
-  EXPECT_EQ(Names(dir / "run"), (std::vector<std::string>{"iterations.csv", "requests.csv", "summary.json", "timeline.pftrace"}));
+  EXPECT_EQ(Names(dir / "run"),
+            (std::vector<std::string>{"iterations.csv", "requests.csv", "summary.json", "timeline.pftrace"}));
   EXPECT_EQ(ReadAll(dir / "run" / "summary.json"), summary);
 }
 

@@ -26,18 +26,29 @@ using ::testing::HasSubstr;
 // The element counts of the published checkpoints.
 TEST(ParameterCount, MatchesPublishedCheckpoints) {
   const std::pair<const char*, int64_t> expected[] = {
-      {"llama-2-7b", 6'738'415'616},     {"llama-3-8b", 8'030'261'248},
-      {"llama-3-70b", 70'553'706'496},   {"llama-3.1-405b", 405'853'388'800},
-      {"mistral-7b", 7'241'732'096},     {"mixtral-8x7b", 46'702'792'704},
-      {"qwen2.5-0.5b", 494'032'768},     {"qwen2.5-7b", 7'615'616'512},
-      {"qwen2.5-72b", 72'706'203'648},   {"llama-3.1-70b", 70'553'706'496},
-      {"llama-3.2-1b", 1'235'814'400},   {"llama-3.2-3b", 3'212'749'824},
-      {"llama-2-13b", 13'015'864'320},   {"llama-2-70b", 68'976'648'192},
-      {"codellama-34b", 33'743'970'304}, {"mistral-7b-v0.3", 7'248'023'552},
-      {"qwen2.5-1.5b", 1'543'714'304},   {"qwen2.5-3b", 3'085'938'688},
-      {"qwen2.5-14b", 14'770'033'664},   {"qwen2.5-32b", 32'763'876'352},
+      {"llama-2-7b", 6'738'415'616},
+      {"llama-3-8b", 8'030'261'248},
+      {"llama-3-70b", 70'553'706'496},
+      {"llama-3.1-405b", 405'853'388'800},
+      {"mistral-7b", 7'241'732'096},
+      {"mixtral-8x7b", 46'702'792'704},
+      {"qwen2.5-0.5b", 494'032'768},
+      {"qwen2.5-7b", 7'615'616'512},
+      {"qwen2.5-72b", 72'706'203'648},
+      {"llama-3.1-70b", 70'553'706'496},
+      {"llama-3.2-1b", 1'235'814'400},
+      {"llama-3.2-3b", 3'212'749'824},
+      {"llama-2-13b", 13'015'864'320},
+      {"llama-2-70b", 68'976'648'192},
+      {"codellama-34b", 33'743'970'304},
+      {"mistral-7b-v0.3", 7'248'023'552},
+      {"qwen2.5-1.5b", 1'543'714'304},
+      {"qwen2.5-3b", 3'085'938'688},
+      {"qwen2.5-14b", 14'770'033'664},
+      {"qwen2.5-32b", 32'763'876'352},
       // Qwen3's counts include its per-head query and key RMSNorms (qk_norm, 2 x 128 a layer).
-      {"qwen3-8b", 8'190'735'360},     {"qwen3-14b", 14'768'307'200},
+      {"qwen3-8b", 8'190'735'360},
+      {"qwen3-14b", 14'768'307'200},
       {"qwen3-32b", 32'762'123'264}};
   for (const auto& [name, count] : expected) {
     EXPECT_EQ(CountParameters(testing::CatalogModel(name)).Total(), count) << name;
@@ -69,8 +80,8 @@ TEST(ParameterCount, MixtralActivePerTokenUsesTopTwoExperts) {
 // the final one. The technical report gives 671B total and 37B activated.
 TEST(ParameterCount, DeepSeekV3LatentAttentionAndExperts) {
   const int64_t d = 7168, heads = 128, layers = 61, dense = 3, moe_layers = layers - dense;
-  const int64_t attention = d * 1536 + 1536 * heads * 192 + d * (512 + 64) + 512 * heads * (128 + 128) +
-                            heads * 128 * d;
+  const int64_t attention =
+      d * 1536 + 1536 * heads * 192 + d * (512 + 64) + 512 * heads * (128 + 128) + heads * 128 * d;
   const int64_t expert = 3 * d * 2048;
   const ParameterBreakdown p = CountParameters(testing::CatalogModel("deepseek-v3"));
   EXPECT_EQ(p.embedding, 129280 * d);
@@ -87,7 +98,8 @@ TEST(ParameterCount, DeepSeekV3LatentAttentionAndExperts) {
   // Qwen3-30B-A3B: 30.5B total, 3.3B activated (model card).
   const ParameterBreakdown q = CountParameters(testing::CatalogModel("qwen3-30b-a3b"));
   EXPECT_NEAR(static_cast<double>(q.Total()), 30.5e9, 0.005 * 30.5e9);
-  EXPECT_NEAR(static_cast<double>(ActiveParametersPerToken(testing::CatalogModel("qwen3-30b-a3b"))), 3.3e9, 0.02 * 3.3e9);
+  EXPECT_NEAR(static_cast<double>(ActiveParametersPerToken(testing::CatalogModel("qwen3-30b-a3b"))), 3.3e9,
+              0.02 * 3.3e9);
 }
 
 }  // namespace

@@ -23,16 +23,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-PassInputs Nominal8B(const ModelSpec& m, DType kv) {
-  return PassInputs{8e9, 16e9, KvBytesPerToken(m, kv)};
-}
+PassInputs Nominal8B(const ModelSpec& m, DType kv) { return PassInputs{8e9, 16e9, KvBytesPerToken(m, kv)}; }
 
 // Lesson section 6.2 table.
 TEST(PassAccounting, PrefillTable) {
   const ModelSpec m = testing::CatalogModel("llama-3-8b");
   const PassAccounting p256 = PrefillPass(m, Nominal8B(m, DType::FP16), 256, 1);
   EXPECT_EQ(std::round(p256.attention_flops / 1e9), 17.0);  // 0.017 TFLOP
-  EXPECT_DOUBLE_EQ(p256.linear_flops, 4.096e12);            // 4.10 TFLOP
+  EXPECT_DOUBLE_EQ(p256.linear_flops, 4.096e12);  // 4.10 TFLOP
   EXPECT_NEAR(p256.TotalFlops(false) / 1e12, 4.11, 0.005);
   EXPECT_NEAR(100 * p256.attention_flops / p256.TotalFlops(false), 0.4, 0.05);
   const PassAccounting p2048 = PrefillPass(m, Nominal8B(m, DType::FP16), 2048, 1);

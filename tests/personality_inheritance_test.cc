@@ -25,26 +25,42 @@ EnginePersonality Parse(const std::string& text) {
 }
 
 const char kBase[] = R"pb(
-  engine: "e" version: "1" covers: "one" is_default: true source: "base's"
-  default_block_size: 16 lacks_mla: true
-  batch_defaults { min_total_gib: 70 max_num_seqs: 1024 } batch_defaults { max_num_seqs: 256 }
-  notes: "a" notes: "b"
+  engine: "e"
+  version: "1"
+  covers: "one"
+  is_default: true
+  source: "base's"
+  default_block_size: 16
+  lacks_mla: true
+  batch_defaults { min_total_gib: 70 max_num_seqs: 1024 }
+  batch_defaults { max_num_seqs: 256 }
+  notes: "a"
+  notes: "b"
   activation { ffn_factor: 4.76 logits_factor: 9.6 }
   execution {
-    host { phase: "schedule" placement: BEFORE_GPU } host { phase: "sample" placement: AFTER_GPU }
-    cuda_graphs { sizes { start: 1 end: 8 step: 1 } max_size: 256 pad: true }
+    host { phase: "schedule" placement: BEFORE_GPU }
+    host { phase: "sample" placement: AFTER_GPU }
+    cuda_graphs {
+      sizes { start: 1 end: 8 step: 1 }
+      max_size: 256
+      pad: true
+    }
   })pb";
 
-CatalogEntry<EnginePersonality> Entry(const std::string& path, const std::string& text) {
-  return {path, Parse(text)};
-}
+CatalogEntry<EnginePersonality> Entry(const std::string& path, const std::string& text) { return {path, Parse(text)}; }
 
 TEST(PersonalityInheritance, RepeatedFieldsReplaceScalarsOverrideMessagesMerge) {
   absl::StatusOr<EnginePersonality> p = ApplyPersonalityChange(Parse(kBase), Parse(R"pb(
-    engine: "e" version: "2" base: "e@1" covers: "two"
-    batch_defaults { max_num_seqs: 512 }
-    activation { logits_factor: 3.735 }
-    execution { host { phase: "schedule" placement: UNDER_GPU } cuda_graphs { max_size: 512 } })pb"),
+                                                                 engine: "e"
+                                                                 version: "2"
+                                                                 base: "e@1"
+                                                                 covers: "two"
+                                                                 batch_defaults { max_num_seqs: 512 }
+                                                                 activation { logits_factor: 3.735 }
+                                                                 execution {
+                                                                   host { phase: "schedule" placement: UNDER_GPU }
+                                                                   cuda_graphs { max_size: 512 }
+                                                                 })pb"),
                                                                "two.textproto");
   ASSERT_TRUE(p.ok()) << p.status();
   ASSERT_EQ(p->batch_defaults_size(), 1);  // replaced, not appended to the base's two
@@ -52,7 +68,7 @@ TEST(PersonalityInheritance, RepeatedFieldsReplaceScalarsOverrideMessagesMerge) 
   ASSERT_EQ(p->execution().host_size(), 1);  // nested repeated: replaced too
   EXPECT_EQ(p->execution().host(0).placement(), UNDER_GPU);
   EXPECT_EQ(p->activation().logits_factor(), 3.735);  // overridden
-  EXPECT_EQ(p->activation().ffn_factor(), 4.76);      // the rest of the message inherited
+  EXPECT_EQ(p->activation().ffn_factor(), 4.76);  // the rest of the message inherited
   EXPECT_EQ(p->execution().cuda_graphs().max_size(), 512);
   ASSERT_EQ(p->execution().cuda_graphs().sizes_size(), 1);  // a list the change does not give stays
   EXPECT_TRUE(p->execution().cuda_graphs().pad());
@@ -74,11 +90,13 @@ TEST(PersonalityInheritance, CoversAndIsDefaultAreTheFilesOwn) {
 }
 
 TEST(PersonalityInheritance, ClearUnsetsScalarsMessagesAndLists) {
-  absl::StatusOr<EnginePersonality> p = ApplyPersonalityChange(Parse(kBase), Parse(R"pb(
-    engine: "e" version: "2"
-    clear: [ "lacks_mla", "execution.cuda_graphs.max_size", "activation", "notes" ]
-    notes: "c")pb"),
-                                                               "two.textproto");
+  absl::StatusOr<EnginePersonality> p =
+      ApplyPersonalityChange(Parse(kBase), Parse(R"pb(
+                               engine: "e"
+                               version: "2"
+                               clear: [ "lacks_mla", "execution.cuda_graphs.max_size", "activation", "notes" ]
+                               notes: "c")pb"),
+                             "two.textproto");
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_FALSE(p->lacks_mla());
   EXPECT_EQ(p->execution().cuda_graphs().max_size(), 0);
@@ -101,7 +119,10 @@ TEST(PersonalityInheritance, BadClearPathIsRefusedNamingTheFile) {
 TEST(PersonalityInheritance, ChainsResolveInAnyFileOrder) {
   std::vector<CatalogEntry<EnginePersonality>> entries = {
       Entry("three.textproto", R"pb(engine: "e" version: "3" base: "e@2" default_block_size: 64)pb"),
-      Entry("two.textproto", R"pb(engine: "e" version: "2" base: "e@1" activation { logits_factor: 1 })pb"),
+      Entry("two.textproto", R"pb(engine: "e"
+                                  version: "2"
+                                  base: "e@1"
+                                  activation { logits_factor: 1 })pb"),
       Entry("one.textproto", kBase)};
   absl::StatusOr<std::vector<CatalogEntry<EnginePersonality>>> resolved = ResolvePersonalityBases(entries);
   ASSERT_TRUE(resolved.ok()) << resolved.status();
@@ -109,8 +130,8 @@ TEST(PersonalityInheritance, ChainsResolveInAnyFileOrder) {
   const EnginePersonality& three = (*resolved)[0].message;
   EXPECT_EQ((*resolved)[0].path, "three.textproto");
   EXPECT_EQ(three.default_block_size(), 64);
-  EXPECT_EQ(three.activation().logits_factor(), 1);   // from 2
-  EXPECT_EQ(three.activation().ffn_factor(), 4.76);   // from 1 through 2
+  EXPECT_EQ(three.activation().logits_factor(), 1);  // from 2
+  EXPECT_EQ(three.activation().ffn_factor(), 4.76);  // from 1 through 2
   EXPECT_EQ(three.batch_defaults_size(), 2);
   EXPECT_TRUE((*resolved)[2].message.is_default());  // a root stays as written
 }
@@ -122,11 +143,13 @@ std::string ResolveError(std::vector<CatalogEntry<EnginePersonality>> entries) {
 }
 
 TEST(PersonalityInheritance, UnknownBaseAnotherEnginesBaseAndCyclesAreRefused) {
-  EXPECT_EQ(ResolveError({Entry("one.textproto", kBase),
-                          Entry("two.textproto", R"pb(engine: "e" version: "2" base: "e@0.9")pb")}),
+  EXPECT_EQ(ResolveError({Entry("one.textproto", kBase), Entry("two.textproto", R"pb(engine: "e"
+                                                                                     version: "2"
+                                                                                     base: "e@0.9")pb")}),
             "two.textproto: base 'e@0.9' names no engine personality");
-  EXPECT_THAT(ResolveError({Entry("one.textproto", kBase),
-                            Entry("other.textproto", R"pb(engine: "f" version: "2" base: "e@1")pb")}),
+  EXPECT_THAT(ResolveError({Entry("one.textproto", kBase), Entry("other.textproto", R"pb(engine: "f"
+                                                                                         version: "2"
+                                                                                         base: "e@1")pb")}),
               HasSubstr("other.textproto: base 'e@1' is another engine's"));
   EXPECT_EQ(ResolveError({Entry("a.textproto", R"pb(engine: "e" version: "a" base: "e@b")pb"),
                           Entry("b.textproto", R"pb(engine: "e" version: "b" base: "e@a")pb")}),
@@ -147,8 +170,8 @@ EnginePersonality Catalog(const char* name) {
 }
 
 TEST(PersonalityInheritance, VllmV1ChainKeepsEachVersionsValues) {
-  const EnginePersonality v11 = Catalog("vllm-v1@0.11"), v15 = Catalog("vllm-v1@0.15"),
-                          v19 = Catalog("vllm-v1@0.19"), v21 = Catalog("vllm-v1@0.21");
+  const EnginePersonality v11 = Catalog("vllm-v1@0.11"), v15 = Catalog("vllm-v1@0.15"), v19 = Catalog("vllm-v1@0.19"),
+                          v21 = Catalog("vllm-v1@0.21");
   EXPECT_EQ(v15.activation().logits_factor(), 9.6);  // 0.11's memory rule
   EXPECT_EQ(v15.execution().host(0).placement(), UNDER_GPU);  // 0.19's execution
   EXPECT_EQ(v11.execution().host(0).placement(), BEFORE_GPU);
@@ -159,9 +182,9 @@ TEST(PersonalityInheritance, VllmV1ChainKeepsEachVersionsValues) {
   EXPECT_EQ(v15.notes_size(), 2);
   EXPECT_FALSE(v19.cuda_graph().subtracted());
   EXPECT_TRUE(v21.cuda_graph().subtracted());
-  EXPECT_EQ(v21.activation().logits_factor(), 3.735);         // from 0.19
-  EXPECT_TRUE(v21.execution().schedules_ahead());             // from 0.15
-  EXPECT_EQ(v21.activation().ffn_factor(), 4.76);             // from 0.11
+  EXPECT_EQ(v21.activation().logits_factor(), 3.735);  // from 0.19
+  EXPECT_TRUE(v21.execution().schedules_ahead());  // from 0.15
+  EXPECT_EQ(v21.activation().ffn_factor(), 4.76);  // from 0.11
   EXPECT_EQ(v21.batch_defaults_size(), 2);
   EXPECT_EQ(v21.execution().custom_all_reduce().symmetric_memory_size(), 8);
   EXPECT_TRUE(v21.is_default());

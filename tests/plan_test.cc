@@ -25,13 +25,14 @@ namespace infergrid {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 using testing::CliErrorCase;
 using testing::ExpectOneLineError;
+using ::testing::HasSubstr;
 using testing::RunInfergrid;
 
 TEST(Slo, ParsesTermsWithUnits) {
-  absl::StatusOr<std::vector<SloTerm>> slo = plan::ParseSlo("ttft_p99<=2s, tpot_p99<100ms,e2e_p90<=20s,itl_p99_9<=250us", "slo");
+  absl::StatusOr<std::vector<SloTerm>> slo =
+      plan::ParseSlo("ttft_p99<=2s, tpot_p99<100ms,e2e_p90<=20s,itl_p99_9<=250us", "slo");
   ASSERT_TRUE(slo.ok()) << slo.status();
   ASSERT_EQ(slo->size(), 4u);
   EXPECT_EQ((*slo)[0].metric(), "ttft");
@@ -50,7 +51,7 @@ TEST(Slo, ParsesTermsWithUnits) {
   EXPECT_DOUBLE_EQ(plan::SloValueIn(s, (*slo)[2]), 20.5);
   EXPECT_FALSE(plan::MeetsSlo(s, *slo));  // e2e p90 over, itl p99.9 0 <= 250 us
   s.mutable_e2e()->set_p90(19);
-  EXPECT_TRUE(plan::MeetsSlo(s, *slo));   // the limit itself is within
+  EXPECT_TRUE(plan::MeetsSlo(s, *slo));  // the limit itself is within
   s.set_rejected(1);
   EXPECT_FALSE(plan::MeetsSlo(s, *slo));  // a request turned away
   s.set_rejected(0);
@@ -59,16 +60,16 @@ TEST(Slo, ParsesTermsWithUnits) {
 }
 
 TEST(Slo, ErrorsNameTheFlagAndTheTerm) {
-  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
-           {"", "--slo is required"},
-           {"ttft_p99", "'ttft_p99': expected METRIC_STAT<=LIMIT"},
-           {"ttft<=2s", "'ttft<=2s': expected METRIC_STAT"},
-           {"latency_p99<=2s", "unknown metric"},
-           {"ttft_p98<=2s", "unknown statistic"},
-           {"ttft_p99<=2", "needs a positive number and a unit"},
-           {"ttft_p99<=-2s", "needs a positive number"},
-           {"ttft_p99<=2h", "needs a positive number and a unit"},
-           {"ttft_p99<=1s,ttft_p99<=2s", "given twice"}}) {
+  for (const auto& [text, message] :
+       std::vector<std::pair<std::string, std::string>>{{"", "--slo is required"},
+                                                        {"ttft_p99", "'ttft_p99': expected METRIC_STAT<=LIMIT"},
+                                                        {"ttft<=2s", "'ttft<=2s': expected METRIC_STAT"},
+                                                        {"latency_p99<=2s", "unknown metric"},
+                                                        {"ttft_p98<=2s", "unknown statistic"},
+                                                        {"ttft_p99<=2", "needs a positive number and a unit"},
+                                                        {"ttft_p99<=-2s", "needs a positive number"},
+                                                        {"ttft_p99<=2h", "needs a positive number and a unit"},
+                                                        {"ttft_p99<=1s,ttft_p99<=2s", "given twice"}}) {
     absl::StatusOr<std::vector<SloTerm>> slo = plan::ParseSlo(text, "slo");
     ASSERT_FALSE(slo.ok()) << text;
     EXPECT_THAT(slo.status().message(), HasSubstr(message)) << text;
@@ -99,7 +100,8 @@ TEST(Candidates, AreTheProductOfTheListedAxes) {
   EXPECT_FALSE(plan::ExpandCandidates(axes, 11).ok());
   EXPECT_THAT(plan::ParseList("a,,b", "gpus").status().message(), HasSubstr("--gpus: empty value"));
   EXPECT_THAT(plan::ParseList("a,b,a", "gpus").status().message(), HasSubstr("'a' listed twice"));
-  EXPECT_THAT(plan::ParsePositiveInts("1,0", "tp-sizes").status().message(), HasSubstr("'0' is not a positive integer"));
+  EXPECT_THAT(plan::ParsePositiveInts("1,0", "tp-sizes").status().message(),
+              HasSubstr("'0' is not a positive integer"));
   // A positive number past int32 is out of range, not "not positive" (an int32 read refused it so).
   for (const char* big : {"3000000000", "99999999999999999999"}) {
     EXPECT_THAT(plan::ParsePositiveInts(absl::StrCat("1,", big), "tp-sizes").status().message(),
@@ -245,21 +247,24 @@ TEST(PlanAssumptions, TheWorkloadLineNamesSourceLengthsArrivalsRequestsAndSeed) 
   w.set_arrival("poisson");
   w.set_max_requests(500);
   w.set_seed(3);
-  EXPECT_EQ(plan::WorkloadLine(w), "synthetic preset azure-code (its fitted lengths), poisson arrivals at each rate "
-                                   "searched, 500 requests a run at first, seed 3");
+  EXPECT_EQ(plan::WorkloadLine(w),
+            "synthetic preset azure-code (its fitted lengths), poisson arrivals at each rate "
+            "searched, 500 requests a run at first, seed 3");
   w.set_source("lengths");
   w.set_arrival("gamma");
   w.set_cv(4);
   w.set_input_lengths("fixed:2000");
   w.set_output_lengths("uniform:100:200");
-  EXPECT_EQ(plan::WorkloadLine(w), "synthetic (input fixed:2000, output uniform:100:200), gamma arrivals (cv 4) at "
-                                   "each rate searched, 500 requests a run at first, seed 3");
+  EXPECT_EQ(plan::WorkloadLine(w),
+            "synthetic (input fixed:2000, output uniform:100:200), gamma arrivals (cv 4) at "
+            "each rate searched, 500 requests a run at first, seed 3");
   PlanWorkload trace;
   trace.set_source("trace");
   trace.set_trace("conv.csv");
   trace.set_arrival("trace");
-  EXPECT_EQ(plan::WorkloadLine(trace), "trace conv.csv (its lengths), its arrival times rescaled to each rate "
-                                       "searched, all its requests a run at first, seed 0");
+  EXPECT_EQ(plan::WorkloadLine(trace),
+            "trace conv.csv (its lengths), its arrival times rescaled to each rate "
+            "searched, all its requests a run at first, seed 0");
 }
 
 TEST(PlanAssumptions, ProfileMarksAndTheNoteNameWhatIsExtrapolated) {
@@ -321,9 +326,8 @@ bool PassesBySimulate(double rate) {
 }
 
 TEST(PlanCli, FindsTheBoundaryABruteForceScanFinds) {
-  const testing::CommandResult r =
-      RunInfergrid(absl::StrCat("plan --quiet --format=json --verify-seeds=1 --tolerance=0.02 ", kWorkload,
-                                " --slo=", kSlo));
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat("plan --quiet --format=json --verify-seeds=1 --tolerance=0.02 ", kWorkload, " --slo=", kSlo));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["candidates"].size(), 1u);
@@ -368,8 +372,7 @@ TEST(PlanCli, RanksByCostWithCatalogOrGivenPrices) {
   // Make the first one's GPU ten times dearer: the order flips, the capacities do not change.
   const std::string first = j["candidates"][0]["gpu"];
   const double first_price = j["candidates"][0]["price_usd_per_gpu_hour"];
-  const testing::CommandResult flipped =
-      RunInfergrid(absl::StrCat(base, " --price=", first, "=", 10 * first_price));
+  const testing::CommandResult flipped = RunInfergrid(absl::StrCat(base, " --price=", first, "=", 10 * first_price));
   ASSERT_EQ(flipped.exit_code, 0) << flipped.err;
   const nlohmann::json k = nlohmann::json::parse(flipped.out);
   EXPECT_NE(k["candidates"][0]["gpu"], first);
@@ -384,15 +387,16 @@ TEST(PlanCli, TheCapacityDoesNotMoveWithTheRunLength) {
   for (const int requests : {100, 1000}) {
     const testing::CommandResult r = RunInfergrid(absl::StrCat(
         "plan --quiet --format=json --verify-seeds=1 --tolerance=0.05 --cost-model=roofline --workload=azure-conv "
-        "--max-requests=", requests, " --slo=", kSlo));
+        "--max-requests=",
+        requests, " --slo=", kSlo));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     found.push_back(nlohmann::json::parse(r.out)["candidates"][0]);
     ASSERT_EQ(found.back()["status"], "ok") << found.back().dump();
   }
   EXPECT_NEAR(found[0]["rate"].get<double>() / found[1]["rate"].get<double>(), 1, 0.06);
-  EXPECT_NEAR(found[0]["usd_per_million_output_tokens"].get<double>() /
-                  found[1]["usd_per_million_output_tokens"].get<double>(),
-              1, 0.08);
+  EXPECT_NEAR(
+      found[0]["usd_per_million_output_tokens"].get<double>() / found[1]["usd_per_million_output_tokens"].get<double>(),
+      1, 0.08);
 }
 
 // A target no run can show (1e9 req/s: the burst is over before it starts) is not met.
@@ -402,8 +406,9 @@ TEST(PlanCli, ATargetTheRunsNeverReachIsNotMet) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json c = nlohmann::json::parse(r.out)["candidates"][0];
   EXPECT_EQ(c["status"], "infeasible") << c.dump();
-  EXPECT_THAT(c["error"].get<std::string>(), HasSubstr("does not reach 1e+09 req/s even with --max-replicas=4: its runs "
-                                                      "at that rate end before they can show it"));
+  EXPECT_THAT(c["error"].get<std::string>(),
+              HasSubstr("does not reach 1e+09 req/s even with --max-replicas=4: its runs "
+                        "at that rate end before they can show it"));
 }
 
 TEST(PlanCli, TargetRateGivesTheFewestReplicasAndATableAndPlanJson) {
@@ -428,9 +433,9 @@ TEST(PlanCli, TargetRateGivesTheFewestReplicasAndATableAndPlanJson) {
 }
 
 TEST(PlanCli, AModelThatDoesNotFitIsInfeasibleNotAnError) {
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(
-      "plan --quiet --format=json --verify-seeds=1 --tolerance=0.2 --model=llama-3-70b ", kWorkload, " --slo=", kSlo,
-      " --tp-sizes=1,4"));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("plan --quiet --format=json --verify-seeds=1 --tolerance=0.2 --model=llama-3-70b ",
+                                kWorkload, " --slo=", kSlo, " --tp-sizes=1,4"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["candidates"].size(), 2u);
@@ -450,7 +455,8 @@ TEST(PlanCli, MarksExtrapolatedProfilesAndNamesTheWorkload) {
   const fs::path dir = root / "plan-profiles";
   const testing::CommandResult r = RunInfergrid(absl::StrCat(
       "plan --quiet --verify-seeds=1 --tolerance=0.25 --max-rate=4 --max-requests=40 --workload=azure-conv --seed=7 "
-      "--slo='ttft_p99<=2s,tpot_p99<=100ms' --gpus=h100-sxm,h200-sxm --out=", dir.string()));
+      "--slo='ttft_p99<=2s,tpot_p99<=100ms' --gpus=h100-sxm,h200-sxm --out=",
+      dir.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  workload: synthetic preset azure-conv (its fitted lengths), poisson arrivals at "
                                "each rate searched, 40 requests a run at first, seed 7\n  flags: "));

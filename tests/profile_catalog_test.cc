@@ -51,8 +51,9 @@ TEST(BundledProfiles, AnEditedCatalogGpuIsNotPricedWithItsMeasuredProfile) {
   const absl::StatusOr<Calibration> p = ResolveCalibration(edited, "");
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(p.status().message(),
-              ::testing::HasSubstr("the GPU spec named 'h100-sxm' differs from the catalog's (modified: hbm_bytes_per_s"));
+  EXPECT_THAT(
+      p.status().message(),
+      ::testing::HasSubstr("the GPU spec named 'h100-sxm' differs from the catalog's (modified: hbm_bytes_per_s"));
 }
 
 }  // namespace

@@ -19,8 +19,9 @@ TEST(Fitting, RecoversTimesOfASyntheticVidurTable) {
   std::string csv;
   const char* ops[] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj", "add"};
   for (const char* op : ops) absl::StrAppend(&csv, "time_stats.", op, ".median,");
-  absl::StrAppend(&csv, "n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens,"
-                        "num_tensor_parallel_workers\n");
+  absl::StrAppend(&csv,
+                  "n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens,"
+                  "num_tensor_parallel_workers\n");
   VidurOpsTable table;
   for (int tp : {1, 2, 4}) {
     for (int64_t m : {1, 4, 16, 64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096}) {

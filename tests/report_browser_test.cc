@@ -52,9 +52,9 @@ size_t Count(const std::string& text, const std::string& what) {
 // What the dumped DOM shows of each chart.
 struct DrawnChart {
   std::string id;
-  int svgs = 0;          // <svg class="marks">: vega-embed drew the chart
-  int marks = 0;         // data marks: lines, points, areas, bars, rules, ticks, texts of the data
-  int mark_groups = 0;   // one per layer of the chart
+  int svgs = 0;  // <svg class="marks">: vega-embed drew the chart
+  int marks = 0;  // data marks: lines, points, areas, bars, rules, ticks, texts of the data
+  int mark_groups = 0;  // one per layer of the chart
   int empty_groups = 0;  // layers that drew nothing
 };
 
@@ -95,9 +95,9 @@ std::vector<DrawnChart> DrawnCharts(const std::string& dom) {
 std::string LoadInChromium(const fs::path& page) {
   const fs::path dir = page.parent_path();
   const fs::path dom_path = dir / (page.stem().string() + ".dom.html");
-  const std::string command = absl::StrCat(Chromium(FindChromium(), dir / "profile"), " --dump-dom file://",
-                                           fs::absolute(page).string(), " >", dom_path.string(), " 2>",
-                                           (dir / "chromium.log").string());
+  const std::string command =
+      absl::StrCat(Chromium(FindChromium(), dir / "profile"), " --dump-dom file://", fs::absolute(page).string(), " >",
+                   dom_path.string(), " 2>", (dir / "chromium.log").string());
   EXPECT_EQ(std::system(command.c_str()), 0) << command << "\n" << ReadAll(dir / "chromium.log");
   const std::string dom = ReadAll(dom_path);
   EXPECT_FALSE(dom.empty()) << ReadAll(dir / "chromium.log");
@@ -186,13 +186,13 @@ TEST_F(ReportBrowser, ABrokenChartIsReported) {
 TEST_F(ReportBrowser, TwoRunsSideBySideDrawEveryChart) {
   const fs::path dir = testing::TestDir();
   for (const char* scheduler : {"vllm", "sarathi"}) {
-    const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --quiet --max-requests=300 --rate=8 --scheduler=",
-                                                               scheduler, " --out=", (dir / scheduler).string()));
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(
+        "simulate --quiet --max-requests=300 --rate=8 --scheduler=", scheduler, " --out=", (dir / scheduler).string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   const fs::path page = dir / "two.html";
-  const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", (dir / "vllm").string(), " ",
-                                                             (dir / "sarathi").string(), " --out=", page.string()));
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat("report ", (dir / "vllm").string(), " ", (dir / "sarathi").string(), " --out=", page.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectEveryChartDrawn(page, 4 + 2 * 9);
 }
@@ -210,21 +210,23 @@ grid { flag: "tensor-parallel-size" values: ["1", "2"] }
       RunInfergrid(absl::StrCat("sweep --quiet --jobs=2 --spec=", spec, " --out=", (dir / "sweep").string()));
   ASSERT_EQ(s.exit_code, 0) << s.err;
   const fs::path page = dir / "sweep.html";
-  const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", (dir / "sweep").string(), " --out=", page.string()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("report ", (dir / "sweep").string(), " --out=", page.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectEveryChartDrawn(page, 4);
 }
-
 
 // A plan folder: capacity and cost bars and the SLO frontier, an extrapolated candidate among them.
 TEST_F(ReportBrowser, APlanFolderDrawsEveryChart) {
   const fs::path dir = testing::TestDir();
   const testing::CommandResult p = RunInfergrid(absl::StrCat(
       "plan --quiet --verify-seeds=1 --tolerance=0.25 --max-rate=4 --max-requests=40 --workload=azure-conv "
-      "--slo='ttft_p99<=2s,tpot_p99<=100ms' --gpus=h100-sxm,h200-sxm --out=", (dir / "plan").string()));
+      "--slo='ttft_p99<=2s,tpot_p99<=100ms' --gpus=h100-sxm,h200-sxm --out=",
+      (dir / "plan").string()));
   ASSERT_EQ(p.exit_code, 0) << p.err;
   const fs::path page = dir / "plan.html";
-  const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", (dir / "plan").string(), " --out=", page.string()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("report ", (dir / "plan").string(), " --out=", page.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectEveryChartDrawn(page, 3);
 }

@@ -68,8 +68,7 @@ TEST(ReportCsv, ReadsNamedColumnsInAnyOrder) {
 }
 
 TEST(ReportCsv, QuotedFieldsAreOneField) {
-  const std::string path =
-      testing::WriteFile(testing::TestDir() / "q.csv", "id,n\n\"a,b\",1\n\"say \"\"hi\"\"\",2\n");
+  const std::string path = testing::WriteFile(testing::TestDir() / "q.csv", "id,n\n\"a,b\",1\n\"say \"\"hi\"\"\",2\n");
   std::vector<std::string> ids;
   std::vector<double> n;
   absl::Status s = report::ReadCsvColumns(path, {{"n"}, {"id"}}, [&](const report::CsvRow& row) {
@@ -92,9 +91,9 @@ TEST(ReportCsv, ErrorsNameFileLineAndColumn) {
   EXPECT_THAT(error("a,b\n1,2\nx1,2\n", {{"a"}, {}}), HasSubstr("t.csv:3: column 'a': 'x1' is not a number"));
   EXPECT_THAT(error("a,b\n\"1,2\n", {{"a"}, {}}), HasSubstr("t.csv:2:1: unterminated quoted field"));
   EXPECT_THAT(error("", {{"a"}, {}}), HasSubstr("empty"));
-  EXPECT_THAT(std::string(report::ReadCsvColumns((dir / "missing.csv").string(), {}, [](const report::CsvRow&) {})
-                              .message()),
-              HasSubstr("missing.csv: cannot open"));
+  EXPECT_THAT(
+      std::string(report::ReadCsvColumns((dir / "missing.csv").string(), {}, [](const report::CsvRow&) {}).message()),
+      HasSubstr("missing.csv: cannot open"));
   // A requests.csv that is a FIFO or a device would block or never end: refused by what it is.
   const std::string fifo = (dir / "fifo.csv").string();
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
@@ -112,7 +111,7 @@ TEST(ReportBins, TimesFallInEqualBinsClampedAtTheEnds) {
   EXPECT_EQ(axis.BinOf(0), 0);
   EXPECT_EQ(axis.BinOf(2.49), 0);
   EXPECT_EQ(axis.BinOf(2.5), 1);
-  EXPECT_EQ(axis.BinOf(10), 3);   // the last arrival's bin
+  EXPECT_EQ(axis.BinOf(10), 3);  // the last arrival's bin
   EXPECT_EQ(axis.BinOf(99), 3);
   EXPECT_EQ(axis.BinOf(-1), 0);
   EXPECT_THAT(report::BinRule(axis, "x"), HasSubstr("2.500 s (the run cut into 4 equal bins)"));
@@ -123,12 +122,12 @@ TEST(ReportBins, IterationsReduceToPerBinStatistics) {
       "replica,iteration,start_s,end_s,compute_s,communication_s,host_s,host_hidden_s,batch_size,prefill_seqs,"
       "prefill_tokens,decode_seqs,padding_seqs,kv_blocks_used,kv_fraction,waiting,running,swapped,preempted,"
       "swap_out_blocks,swap_in_blocks,binding,hbm_fraction,compute_fraction\n";
-  const std::string path = testing::WriteFile(
-      testing::TestDir() / "iterations.csv",
-      header +
-          "0,0,0.0,1.0,1,0,0.25,0,4,1,100,3,0,10,0.1,2,4,0,0,0,0,compute,0.2,0.8\n"
-          "0,1,1.0,2.0,1,0,0.25,0.5,6,0,0,6,0,12,0.3,0,6,0,1,0,0,hbm,0.9,0.1\n"
-          "0,2,3.0,4.0,1,0,0,0,8,0,0,8,0,14,0.5,0,8,0,0,0,0,hbm,0.8,0.1\n");
+  const std::string path =
+      testing::WriteFile(testing::TestDir() / "iterations.csv",
+                         header +
+                             "0,0,0.0,1.0,1,0,0.25,0,4,1,100,3,0,10,0.1,2,4,0,0,0,0,compute,0.2,0.8\n"
+                             "0,1,1.0,2.0,1,0,0.25,0.5,6,0,0,6,0,12,0.3,0,6,0,1,0,0,hbm,0.9,0.1\n"
+                             "0,2,3.0,4.0,1,0,0,0,8,0,0,8,0,14,0.5,0,8,0,0,0,0,hbm,0.8,0.1\n");
   absl::StatusOr<report::IterationBins> bins = report::IterationBins::Read(path, 4, 2);
   ASSERT_TRUE(bins.ok()) << bins.status();
   ASSERT_EQ(bins->bins().size(), 2u);
@@ -250,14 +249,14 @@ TEST(ReportSweep, PointsAreMeansOfOkReplicationsAndTheFrontIsTheNonDominated) {
   // Rate 2: (1, 5), (2, 3), (2, 3), (4, 1): all on the front (two equal points are both on it).
   // Pooled, rate 2's (1, 5) would dominate rate 1's (1, 10): the fronts are per load.
   sweep.results = {SweepRunResult(0, 1, 1, 8), SweepRunResult(0, 1, 1, 12), SweepRunResult(0, 1, 1, 99, "failed"),
-                   SweepRunResult(1, 2, 1, 5),  SweepRunResult(2, 1, 2, 3),  SweepRunResult(3, 2, 2, 3),
-                   SweepRunResult(4, 1, 3, 4),  SweepRunResult(5, 2, 4, 1),  SweepRunResult(6, 2, 2, 3),
+                   SweepRunResult(1, 2, 1, 5), SweepRunResult(2, 1, 2, 3),  SweepRunResult(3, 2, 2, 3),
+                   SweepRunResult(4, 1, 3, 4), SweepRunResult(5, 2, 4, 1),  SweepRunResult(6, 2, 2, 3),
                    SweepRunResult(7, 1, 3, 3)};
   std::string axis;
   const std::vector<report::SweepPoint> points = report::SweepPoints(sweep, {{"g", 2.0}}, &axis);
   EXPECT_EQ(axis, "rate");
   ASSERT_EQ(points.size(), 8u);
-  EXPECT_EQ(points[0].replications_ok, 2);    // the failed run is left out
+  EXPECT_EQ(points[0].replications_ok, 2);  // the failed run is left out
   EXPECT_DOUBLE_EQ(points[0].ttft_p99_s, 10);  // mean of 8 and 12
   EXPECT_EQ(points[0].configuration, "tensor_parallel_size=1");
   EXPECT_EQ(*points[0].x, 1);
@@ -307,7 +306,8 @@ TEST(ReportAssets, BundlesAreCompiledInWithTheirLicenses) {
     // Inlined into <script>: "</script" would end the element early.
     EXPECT_FALSE(absl::StrContains(absl::AsciiStrToLower(code), "</script"));
   }
-  EXPECT_THAT(report::ChartLibraryVersions(), ::testing::MatchesRegex("vega 5[.0-9]+, vega-embed [.0-9]+, vega-lite [.0-9]+"));
+  EXPECT_THAT(report::ChartLibraryVersions(),
+              ::testing::MatchesRegex("vega 5[.0-9]+, vega-embed [.0-9]+, vega-lite [.0-9]+"));
   EXPECT_THAT(std::string(a.licenses), HasSubstr("University of Washington Interactive Data Lab"));
   // The committed notice file is the one the build generated from the installed packages.
   EXPECT_EQ(std::string(a.licenses), ReadAll(testing::SourcePath("sim/app/report/web/THIRD_PARTY_LICENSES.txt")))
@@ -331,7 +331,8 @@ class ReportCommand : public ::testing::Test {
 
 TEST_F(ReportCommand, WritesOnePageFromARunFolder) {
   const fs::path page = testing::TestDir() / "r.html";
-  const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", RunFolder().string(), " --out=", page.string()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("report ", RunFolder().string(), " --out=", page.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("wrote " + page.string()));
   EXPECT_EQ(r.err, "");
@@ -364,7 +365,8 @@ TEST_F(ReportCommand, FoldersMissingTheirTablesSayWhatIsLeftOut) {
   const fs::path dir = testing::TestDir();
   const fs::path run = dir / "summary-only";
   ASSERT_EQ(RunInfergrid(absl::StrCat(kSmallRun, " --outputs=summary --out=", run.string())).exit_code, 0);
-  const testing::CommandResult r = RunInfergrid(absl::StrCat("report ", run.string(), " --out=", (dir / "p.html").string()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("report ", run.string(), " --out=", (dir / "p.html").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string html = ReadAll(dir / "p.html");
   EXPECT_THAT(html, HasSubstr("has no requests.csv"));
@@ -380,8 +382,8 @@ TEST_F(ReportCommand, ReadsACompareFolder) {
       "--record-wall-time=false --out=",
       (dir / "cmp").string()));
   ASSERT_EQ(c.exit_code, 0) << c.err;
-  const testing::CommandResult r = RunInfergrid(
-      absl::StrCat("report ", (dir / "cmp").string(), " --out=", (dir / "c.html").string()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("report ", (dir / "cmp").string(), " --out=", (dir / "c.html").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string html = ReadAll(dir / "c.html");
   EXPECT_THAT(html, HasSubstr("Comparison: cmp"));
@@ -417,7 +419,8 @@ TEST_F(ReportCommand, ReadsASweepFolder) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string html = ReadAll(dir / "s.html");
   EXPECT_THAT(html, HasSubstr("Sweep: sw"));
-  EXPECT_THAT(html, HasSubstr("4 points x 2 replications over rate, tensor_parallel_size; 8 of 8 runs have results, 0 failed"));
+  EXPECT_THAT(
+      html, HasSubstr("4 points x 2 replications over rate, tensor_parallel_size; 8 of 8 runs have results, 0 failed"));
   EXPECT_EQ(Count(html, "<figure class=\"chart\""), 4u);
   const nlohmann::json specs = PageSpecs(html);
   ASSERT_EQ(specs.size(), 4u);
@@ -530,7 +533,8 @@ TEST_F(ReportCommand, BadInputIsOneLineAndNoPage) {
   testing::WriteFile(negative / "summary.json", counts);
   const std::vector<testing::CliErrorCase> cases = {
       {absl::StrCat("report ", (dir / "nope").string(), " --out=", page), 1, "nope: no such folder"},
-      {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "no summary.json, comparison.json, sweep.json or plan.json"},
+      {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1,
+       "no summary.json, comparison.json, sweep.json or plan.json"},
       {absl::StrCat("report ", broken.string(), " --out=", page), 1, "iterations.csv:"},
       {absl::StrCat("report ", not_json.string(), " --out=", page), 1, "summary.json:1:10: invalid JSON: "},
       {absl::StrCat("report ", cut.string(), " --out=", page), 1, "rows, but summary.json counts"},
@@ -578,8 +582,9 @@ TEST_F(ReportCommand, TablesCutShortAreRefused) {
 
 TEST_F(ReportCommand, SimulateWritesTheReportWithItsOtherOutputs) {
   const fs::path dir = testing::TestDir();
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(kSmallRun, " --outputs=summary --out=", (dir / "run").string(),
-                                                             " --report=", (dir / "pages" / "run.html").string()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat(kSmallRun, " --outputs=summary --out=", (dir / "run").string(),
+                                " --report=", (dir / "pages" / "run.html").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("wrote " + (dir / "pages" / "run.html").string()));
   // --outputs is respected: the report's tables went through a scratch folder.
@@ -592,7 +597,9 @@ TEST_F(ReportCommand, SimulateWritesTheReportWithItsOtherOutputs) {
   const std::string html = ReadAll(dir / "pages" / "run.html");
   EXPECT_EQ(Count(html, "<figure class=\"chart\""), 13u);
   // The same charts as `report` draws from a folder holding all of the same run's files.
-  ASSERT_EQ(RunInfergrid(absl::StrCat("report ", RunFolder().string(), " --out=", (dir / "again.html").string())).exit_code, 0);
+  ASSERT_EQ(
+      RunInfergrid(absl::StrCat("report ", RunFolder().string(), " --out=", (dir / "again.html").string())).exit_code,
+      0);
   const std::string again = ReadAll(dir / "again.html");
   for (const char* field : {"\"ms\":", "\"mean\":", "\"share\":", "\"preempted\":"}) {
     EXPECT_EQ(Count(again, field), Count(html, field)) << field;
@@ -604,14 +611,13 @@ TEST_F(ReportCommand, SimulateWithoutOutAndAFailedRunLeaveNothingBehind) {
   const testing::CommandResult ok = RunInfergrid(absl::StrCat(kSmallRun, " --report=", (dir / "a.html").string()));
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_TRUE(fs::exists(dir / "a.html"));
-  testing::ExpectOneLineError({absl::StrCat(kSmallRun, " --trace=", (dir / "missing.csv").string(), " --report=",
-                                            (dir / "new" / "b.html").string()),
+  testing::ExpectOneLineError({absl::StrCat(kSmallRun, " --trace=", (dir / "missing.csv").string(),
+                                            " --report=", (dir / "new" / "b.html").string()),
                                1, "missing.csv"});
   EXPECT_FALSE(fs::exists(dir / "new"));
   testing::ExpectOneLineError({absl::StrCat("compare --a=--rate=1 --b=--rate=2 --report=", (dir / "c.html").string()),
                                2, "unknown flag --report"});
 }
-
 
 // A plan by hand: h100-sxm (measured) and h200-sxm (extrapolated) ok and priced, an a100 one ok
 // but dominated (dearer per hour than h100 at a lower rate), and one infeasible.
@@ -705,8 +711,9 @@ TEST_F(ReportCommand, DrawsAPlanFolder) {
   ASSERT_EQ(marked.size(), 3u);
   std::map<std::string, std::string> on_front;
   for (const nlohmann::json& p : marked) on_front[p["candidate"]] = p["front"];
-  EXPECT_EQ(on_front, (std::map<std::string, std::string>{
-                          {"h100-sxm tp1", "on the front"}, {"h200-sxm tp1", "on the front"}, {"a100-80gb tp2", "dominated"}}));
+  EXPECT_EQ(on_front,
+            (std::map<std::string, std::string>{
+                {"h100-sxm tp1", "on the front"}, {"h200-sxm tp1", "on the front"}, {"a100-80gb tp2", "dominated"}}));
   ASSERT_EQ(front.size(), 2u);
   EXPECT_EQ(front[0]["usd_per_hour"], 2.69);
   EXPECT_EQ(front[1]["usd_per_hour"], 3.59);
@@ -728,9 +735,9 @@ TEST(ReportPlan, ATargetDrawsGpusAndCostPerHour) {
   EXPECT_EQ(points[2].capacity, 2);
   EXPECT_EQ(points[2].cost, 2.78);
   EXPECT_DOUBLE_EQ(points[2].frontier_x, 0.1);
-  EXPECT_TRUE(points[0].on_front);   // the cheapest
+  EXPECT_TRUE(points[0].on_front);  // the cheapest
   EXPECT_FALSE(points[1].on_front);  // dearer than h100 with the same headroom
-  EXPECT_TRUE(points[2].on_front);   // dearer than h100, but further from the limit
+  EXPECT_TRUE(points[2].on_front);  // dearer than h100, but further from the limit
   const std::vector<report::Chart> charts = report::PlanCharts(plan, points);
   ASSERT_EQ(charts.size(), 3u);
   EXPECT_EQ(charts[0].spec["layer"][0]["encoding"]["x"]["title"], "GPUs needed (replicas x tensor-parallel size)");
@@ -749,7 +756,8 @@ TEST_F(ReportCommand, BadPlanFilesAreOneLineAndNoPage) {
   testing::WriteFile(dir / "weird" / "plan.json", PlanJson(weird));
   testing::WriteFile(dir / "negative" / "plan.json", PlanJson(negative));
   const std::vector<testing::CliErrorCase> cases = {
-      {absl::StrCat("report ", (dir / "not-json").string(), " --out=", page), 1, "not-json/plan.json:1:17: invalid JSON"},
+      {absl::StrCat("report ", (dir / "not-json").string(), " --out=", page), 1,
+       "not-json/plan.json:1:17: invalid JSON"},
       {absl::StrCat("report ", (dir / "empty").string(), " --out=", page), 1, "empty/plan.json: not a plan.json"},
       {absl::StrCat("report ", (dir / "weird" / "plan.json").string(), " --out=", page), 1,
        "plan.json: candidate 2 ('h200-sxm tp1'): status 'pending' is not ok, infeasible or error"},

@@ -44,7 +44,7 @@ TEST(RequestLog, TokensOfOneChunkAddOneGap) {
   log.Add(RequestRecord{});
   for (int i = 0; i < 4; ++i) log.OnToken(0, 0.5);  // first chunk: 4 tokens
   for (int i = 0; i < 3; ++i) log.OnToken(0, 0.8);  // a chunk of 3, 0.3 s later
-  log.OnToken(0, 0.9);                              // and one of 1
+  log.OnToken(0, 0.9);  // and one of 1
   EXPECT_EQ(log.itl().count(), 2);
   EXPECT_NEAR(log.itl().sum(), 0.4, 1e-12);
   EXPECT_EQ(log.at(0).first_token_s, 0.5);

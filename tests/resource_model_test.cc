@@ -120,7 +120,7 @@ TEST(ResourceModel, GemmTileRereadsHitL2WhenTheWaveFits) {
   EXPECT_EQ(tb.waves, 4);
   EXPECT_NEAR(tb.hbm_bytes, 4 * wave_panels + 4096.0 * 4096 * 2, 1.0);
   EXPECT_GT(tb.hbm_bytes, big.hbm_bytes);  // more than the compulsory bytes
-  EXPECT_LT(tb.hbm_bytes, tb.l2_bytes);    // far less than every tile load
+  EXPECT_LT(tb.hbm_bytes, tb.l2_bytes);  // far less than every tile load
 }
 
 // GEMM times are cached per thread: a hit must be exactly what the model computes, for this
@@ -236,8 +236,7 @@ TEST(ResourceModel, GqaQueryHeadsShareTheirKvHeadThroughL2) {
   const double kv_long = 2.0 * 32768 * 2 * 8 * 128 * 2;
   const double footprint = 32768.0 * 2 * 8 * 128 * 2;
   EXPECT_NEAR(tl.hbm_bytes,
-              longer->hbm_bytes - longer->resident_input_bytes + 3 * kv_long * (1 - 0.5 * 52428800 / footprint),
-              1.0);
+              longer->hbm_bytes - longer->resident_input_bytes + 3 * kv_long * (1 - 0.5 * 52428800 / footprint), 1.0);
   // Grouped kernels (the default) load each KV head once for its query heads: no re-reads.
   const IterationKernels grouped = Build(llama, Decode(16, 4095));
   EXPECT_EQ(Find(grouped, "attention_decode")->reread_bytes, 0);

@@ -19,8 +19,8 @@ TEST(Routers, LeastOutstandingAndLeastKvUsePublishedLoads) {
   std::vector<Replica*> view;
   for (int i = 0; i < 3; ++i) {
     replicas.push_back(std::make_unique<Replica>(i, MakeScheduler(SchedulerKind::kVllm, {}),
-                                                 BlockManagerOptions{.num_gpu_blocks = 100, .block_size = 16},
-                                                 cost, log, sink, sequences));
+                                                 BlockManagerOptions{.num_gpu_blocks = 100, .block_size = 16}, cost,
+                                                 log, sink, sequences));
     view.push_back(replicas.back().get());
   }
   auto rr = MakeRouter(RouterKind::kRoundRobin);

@@ -52,7 +52,8 @@ double ColumnMax(const std::string& csv, const std::string& column) {
 
 TEST(RunClaims, DurationEndsAtTheLastResponse) {
   const fs::path dir = testing::TestDir() / "run";
-  const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --format=json --out=", dir.string()));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --format=json --out=", dir.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json summary = ClaimJson(r);
   const double duration = summary["simulated_duration_s"].get<double>();
@@ -76,10 +77,12 @@ TEST(RunClaims, CompareHonoursASeedOfEachSidesOwn) {
   EXPECT_EQ(c["b_runs"][0]["config"]["seed"], "2");
   // Other workloads: other latencies (one seed for both printed 0.0% everywhere).
   EXPECT_NE(c["a_runs"][0]["ttft"]["mean"], c["b_runs"][0]["ttft"]["mean"]);
-  const testing::CommandResult table = RunInfergrid(absl::StrCat("compare ", kClaimRun, " --a=\"--seed=1\" --b=\"--seed=2\""));
+  const testing::CommandResult table =
+      RunInfergrid(absl::StrCat("compare ", kClaimRun, " --a=\"--seed=1\" --b=\"--seed=2\""));
   EXPECT_THAT(table.out, HasSubstr("(seeds: A 1..1, B 2..2; not common random numbers)"));
   // One seed for both sides: common random numbers, no difference between equal configurations.
-  const testing::CommandResult same = RunInfergrid(absl::StrCat("compare ", kClaimRun, " --a=\"--seed=3\" --b=\"--seed=3\" --format=json"));
+  const testing::CommandResult same =
+      RunInfergrid(absl::StrCat("compare ", kClaimRun, " --a=\"--seed=3\" --b=\"--seed=3\" --format=json"));
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(ClaimJson(same)["b_seeds"], nlohmann::json::array());
   EXPECT_EQ(ClaimJson(same)["a_runs"][0]["ttft"], ClaimJson(same)["b_runs"][0]["ttft"]);
@@ -115,9 +118,10 @@ TEST(RunClaims, ReplicationsDrawNoiseOfTheirOwn) {
   std::string rows = "arrived_at,num_prefill_tokens,num_decode_tokens\n";
   for (int i = 0; i < 30; ++i) absl::StrAppend(&rows, 0.05 * i, ",", 200 + 10 * i, ",", 40 + i, "\n");
   std::ofstream(trace) << rows;
-  const testing::CommandResult r = RunInfergrid(absl::StrCat("compare --trace=", trace.string(),
-                                                            " --noise --replications=2 --record-wall-time=false --quiet "
-                                                            "--a=\"--max-num-seqs=64\" --b=\"--max-num-seqs=32\" --format=json"));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("compare --trace=", trace.string(),
+                                " --noise --replications=2 --record-wall-time=false --quiet "
+                                "--a=\"--max-num-seqs=64\" --b=\"--max-num-seqs=32\" --format=json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json c = ClaimJson(r);
   EXPECT_EQ(c["a_runs"][0]["config"]["seed"], "0");
@@ -127,11 +131,13 @@ TEST(RunClaims, ReplicationsDrawNoiseOfTheirOwn) {
 
 TEST(RunClaims, ANoiseSizeTurnsTheNoiseOn) {
   const nlohmann::json plain = ClaimJson(RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --format=json")));
-  const testing::CommandResult sized = RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --iteration-noise=0.2 --format=json"));
+  const testing::CommandResult sized =
+      RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --iteration-noise=0.2 --format=json"));
   ASSERT_EQ(sized.exit_code, 0) << sized.err;
   EXPECT_NE(plain["e2e"]["mean"], ClaimJson(sized)["e2e"]["mean"]);
   // The same as asking for the noise and its size.
-  const testing::CommandResult both = RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --noise --iteration-noise=0.2 --format=json"));
+  const testing::CommandResult both =
+      RunInfergrid(absl::StrCat("simulate ", kClaimRun, " --noise --iteration-noise=0.2 --format=json"));
   EXPECT_EQ(ClaimJson(both)["e2e"], ClaimJson(sized)["e2e"]);
   testing::ExpectOneLineError({absl::StrCat("simulate ", kClaimRun, " --noise=false --iteration-noise=0.2"), 2,
                                "--iteration-noise with --noise=false"});
@@ -148,7 +154,8 @@ TEST(RunClaims, AFrontEndFileWithoutAProcessIsRefused) {
 TEST(RunClaims, FlagsForFilesNotWrittenAreRefused) {
   const std::string out = (testing::TestDir() / "never").string();
   const std::vector<testing::CliErrorCase> cases = {
-      {absl::StrCat("simulate ", kClaimRun, " --timeline-max-iterations=10"), 2, "--timeline-max-iterations needs --out=DIR"},
+      {absl::StrCat("simulate ", kClaimRun, " --timeline-max-iterations=10"), 2,
+       "--timeline-max-iterations needs --out=DIR"},
       {absl::StrCat("simulate ", kClaimRun, " --out=", out, " --outputs=summary --compress=zstd"), 2,
        "--compress with --outputs=summary: the file it applies to is not written"},
       {absl::StrCat("simulate ", kClaimRun, " --out=", out, " --outputs=summary,requests --timeline-format=json"), 2,
@@ -173,7 +180,8 @@ TEST(RunClaims, OneKvCapacityPerDeploymentAcrossCommands) {
     const testing::CommandResult memory = RunInfergrid(absl::StrCat("memory ", deployment, " --format=json"));
     ASSERT_EQ(memory.exit_code, 0) << memory.err;
     const nlohmann::json kv = ClaimJson(memory)["kv_cache"];
-    const testing::CommandResult run = RunInfergrid(absl::StrCat("simulate ", deployment, " ", kClaimRun, " --format=json"));
+    const testing::CommandResult run =
+        RunInfergrid(absl::StrCat("simulate ", deployment, " ", kClaimRun, " --format=json"));
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const nlohmann::json plan = ClaimJson(run)["memory"];
     const int64_t blocks = kv["blocks"].get<int64_t>();

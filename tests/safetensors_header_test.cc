@@ -37,8 +37,7 @@ TEST(Safetensors, CountsParametersPerDtypeFromTheHeader) {
           "embed.weight": {"dtype": "BF16", "shape": [10, 4], "data_offsets": [0, 80]},
           "layer.weight": {"dtype": "F8_E4M3", "shape": [4, 4], "data_offsets": [80, 96]},
           "layer.scale": {"dtype": "F32", "shape": [], "data_offsets": [96, 100]}})";
-  const std::string path = testing::WriteFile(testing::TestDir() / "model.safetensors",
-                                              Safetensors(header, 100));
+  const std::string path = testing::WriteFile(testing::TestDir() / "model.safetensors", Safetensors(header, 100));
   absl::StatusOr<SafetensorsSummary> s = ReadSafetensorsHeader(path);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->tensors, 3);
@@ -52,9 +51,9 @@ TEST(Safetensors, CountsParametersPerDtypeFromTheHeader) {
 TEST(Safetensors, FolderSumsItsShards) {
   const auto dir = testing::TestDir();
   testing::WriteFile(dir / "a.safetensors",
-      Safetensors(R"({"x": {"dtype": "F16", "shape": [3], "data_offsets": [0, 6]}})", 6));
+                     Safetensors(R"({"x": {"dtype": "F16", "shape": [3], "data_offsets": [0, 6]}})", 6));
   testing::WriteFile(dir / "b.safetensors",
-      Safetensors(R"({"y": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]}})", 8));
+                     Safetensors(R"({"y": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]}})", 8));
   absl::StatusOr<SafetensorsSummary> s = ReadSafetensorsHeader(dir.string());
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->elements, 7);
@@ -62,7 +61,11 @@ TEST(Safetensors, FolderSumsItsShards) {
 
 TEST(Safetensors, RejectsMalformedHeaders) {
   const auto dir = testing::TestDir();
-  struct Case { const char* name; std::string contents; const char* error; };
+  struct Case {
+    const char* name;
+    std::string contents;
+    const char* error;
+  };
   const Case cases[] = {
       {"short", std::string("\x05\x00", 2), "shorter than its 8-byte header length"},
       {"huge_length", std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + "{}", "exceeds the file"},
@@ -70,10 +73,13 @@ TEST(Safetensors, RejectsMalformedHeaders) {
       {"array", Safetensors("[1]", 0), "not a JSON object"},
       {"no_dtype", Safetensors(R"({"t": {"shape": [1], "data_offsets": [0, 2]}})", 2), "missing \"dtype\""},
       {"bad_dtype", Safetensors(R"({"t": {"dtype": "Q3", "shape": [1], "data_offsets": [0, 2]}})", 2), "unknown dtype"},
-      {"negative_dim", Safetensors(R"({"t": {"dtype": "F16", "shape": [-1], "data_offsets": [0, 2]}})", 2), "non-negative"},
+      {"negative_dim", Safetensors(R"({"t": {"dtype": "F16", "shape": [-1], "data_offsets": [0, 2]}})", 2),
+       "non-negative"},
       {"span_mismatch", Safetensors(R"({"t": {"dtype": "F16", "shape": [4], "data_offsets": [0, 2]}})", 2), "needs 8"},
       {"past_end", Safetensors(R"({"t": {"dtype": "F16", "shape": [4], "data_offsets": [0, 8]}})", 2), "fall outside"},
-      {"overflow", Safetensors(R"({"t": {"dtype": "F16", "shape": [4294967296, 4294967296], "data_offsets": [0, 8]}})", 8), "overflows"},
+      {"overflow",
+       Safetensors(R"({"t": {"dtype": "F16", "shape": [4294967296, 4294967296], "data_offsets": [0, 8]}})", 8),
+       "overflows"},
   };
   for (const Case& c : cases) {
     const std::string path = testing::WriteFile(dir / (std::string(c.name) + ".safetensors"), c.contents);

@@ -30,8 +30,9 @@ TEST(SarathiScheduler, GuaranteedNoEvictAdmitsOnlyWhatCanRunToCompletion) {
   // length. Paged, both start and one is preempted later; with GUARANTEED_NO_EVICT the second
   // waits until the first is done, and nothing is preempted.
   for (const bool no_evict : {false, true}) {
-    SchedulerFixture f("sarathi", 20, {.max_num_seqs = 8, .max_num_batched_tokens = 1000, .chunk_size = 1000,
-                                       .guaranteed_no_evict = no_evict});
+    SchedulerFixture f(
+        "sarathi", 20,
+        {.max_num_seqs = 8, .max_num_batched_tokens = 1000, .chunk_size = 1000, .guaranteed_no_evict = no_evict});
     f.queues.waiting.push_back(NewSeq(0, 64, 100));
     f.queues.waiting.push_back(NewSeq(1, 64, 100));
     const BatchPlan first = f.Step();

@@ -84,12 +84,13 @@ inline Sequence* PooledSeq(SequencePool& pool, int64_t record, int32_t prompt, i
 // ---------------------------------------------------------------- schedulers
 
 struct SchedulerFixture {
-  explicit SchedulerFixture(const std::string& name, int64_t blocks = 1000,
-                            SchedulerLimits limits = SchedulerLimits{}, int64_t cpu_blocks = 0, int block_size = 16)
+  explicit SchedulerFixture(const std::string& name, int64_t blocks = 1000, SchedulerLimits limits = SchedulerLimits{},
+                            int64_t cpu_blocks = 0, int block_size = 16)
       : manager({.num_gpu_blocks = blocks, .block_size = block_size, .watermark = 0.01, .num_cpu_blocks = cpu_blocks}),
         scheduler(MakeScheduler(*ParseEnumName(kSchedulerNames, name), limits)) {}
   ~SchedulerFixture() {
-    for (auto* q : {&queues.waiting, &queues.swapped}) for (Sequence* s : *q) delete s;
+    for (auto* q : {&queues.waiting, &queues.swapped})
+      for (Sequence* s : *q) delete s;
     for (Sequence* s : queues.running) delete s;
   }
   // Plans, then applies the planned tokens as the replica does.

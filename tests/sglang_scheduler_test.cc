@@ -75,9 +75,11 @@ TEST(SglangScheduler, ADecayingRatioAdmitsTheWaitingPromptBeforeTheRunningOneEnd
 TEST(SglangScheduler, RetractsTheFewestOutputsFirstUntilTwentyStepsFit) {
   // SGLang's token pool (blocks of 1), 199 tokens. Four requests decode, admitted in this
   // order, holding 49 + 34 + 44 + 69 = 196 tokens: the next step needs 4 and 3 are free.
-  SchedulerFixture f("sglang", 199, {.max_num_seqs = 8, .max_num_batched_tokens = 8192, .chunk_size = 8192},
-                     0, /*block_size=*/1);
-  struct Running { int32_t prompt, generated; };
+  SchedulerFixture f("sglang", 199, {.max_num_seqs = 8, .max_num_batched_tokens = 8192, .chunk_size = 8192}, 0,
+                     /*block_size=*/1);
+  struct Running {
+    int32_t prompt, generated;
+  };
   const Running held[] = {{20, 30}, {30, 5}, {40, 5}, {10, 60}};
   for (int i = 0; i < 4; ++i) {
     Sequence* seq = NewSeq(i, held[i].prompt, 1000);

@@ -64,7 +64,7 @@ TEST(InfergridCli, VllmSpellingsAreAccepted) {
 
 TEST(InfergridCli, ConfigJsonWorksWhereACatalogNameDoes) {
   const std::string path = testing::WriteFile(testing::TestDir() / "tiny/config.json",
-      R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
+                                              R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256,
           "intermediate_size": 512, "num_attention_heads": 4, "num_key_value_heads": 2,
           "vocab_size": 1000, "torch_dtype": "float16"})");
   const testing::CommandResult r = RunInfergrid("memory --format=json --context=100 --model=" + path);
@@ -78,8 +78,9 @@ TEST(InfergridCli, ConfigJsonWorksWhereACatalogNameDoes) {
 }
 
 TEST(InfergridCli, ALatentAttentionConfigIsPricedAsLatentAttention) {
-  const std::string path = testing::WriteFile(testing::TestDir() / "deepseek-v3/config.json",
-      R"({"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
+  const std::string path =
+      testing::WriteFile(testing::TestDir() / "deepseek-v3/config.json",
+                         R"({"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
           "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
           "intermediate_size": 18432, "moe_intermediate_size": 2048, "n_routed_experts": 256,
           "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
@@ -94,8 +95,9 @@ TEST(InfergridCli, ALatentAttentionConfigIsPricedAsLatentAttention) {
   EXPECT_DOUBLE_EQ(j["parameters"]["exact"].get<double>(), 671026404352);
   EXPECT_EQ(j["weights"]["format"], "fp8");
   // A partial latent layout is refused with no output.
-  const std::string partial = testing::WriteFile(testing::TestDir() / "partial/config.json",
-      R"({"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
+  const std::string partial =
+      testing::WriteFile(testing::TestDir() / "partial/config.json",
+                         R"({"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
           "num_attention_heads": 128, "vocab_size": 129280, "kv_lora_rank": 512})");
   const testing::CommandResult bad = RunInfergrid("memory --format=json --model=" + partial);
   EXPECT_NE(bad.exit_code, 0);
@@ -110,8 +112,7 @@ TEST(InfergridCli, SafetensorsCheckpointCount) {
   file[0] = static_cast<char>(header.size());
   file += header + std::string(6000, '\0');
   const std::string path = testing::WriteFile(testing::TestDir() / "m.safetensors", file);
-  const testing::CommandResult r =
-      RunInfergrid("memory --params=checkpoint --format=json --safetensors=" + path);
+  const testing::CommandResult r = RunInfergrid("memory --params=checkpoint --format=json --safetensors=" + path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["parameters"]["used"], "checkpoint");

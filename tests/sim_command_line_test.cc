@@ -32,8 +32,8 @@ FlagValues Parse(const std::vector<std::string>& args) {
 SimulateFlags Simulate(const FlagValues& flags) { return SimulateFlagGroup().Read(flags); }
 
 TEST(CommandLine, GroupsReadTypedValuesOverTheirStructsDefaults) {
-  const FlagValues flags = Parse({"--model=llama-3-70b", "--tensor_parallel_size", "4",
-                                  "--gpu-memory-utilization=0.80", "--enforce-eager", "--noenable-cuda-graphs"});
+  const FlagValues flags = Parse({"--model=llama-3-70b", "--tensor_parallel_size", "4", "--gpu-memory-utilization=0.80",
+                                  "--enforce-eager", "--noenable-cuda-graphs"});
   const EngineFlags engine = EngineFlagGroup().Read(flags);
   EXPECT_EQ(AccountingFlagGroup().Read(flags).model, "llama-3-70b");
   EXPECT_EQ(engine.tensor_parallel_size, 4);
@@ -113,12 +113,12 @@ TEST(CommandLine, EveryDecimalDoubleRoundTripsAndNoOtherSpellingIsRead) {
     char decimal[64], hexadecimal[64];
     std::snprintf(decimal, sizeof decimal, "%.17g", value);
     std::snprintf(hexadecimal, sizeof hexadecimal, "%a", value);
-    const absl::StatusOr<ParsedCommandLine> read = ParseCommandLine({absl::StrCat("--time-scale=", decimal)},
-                                                                   SimulationFlags());
+    const absl::StatusOr<ParsedCommandLine> read =
+        ParseCommandLine({absl::StrCat("--time-scale=", decimal)}, SimulationFlags());
     ASSERT_TRUE(read.ok()) << decimal << ": " << read.status();
     EXPECT_EQ(Simulate(read->flags).time_scale, value) << decimal;
-    const absl::StatusOr<ParsedCommandLine> hex = ParseCommandLine({absl::StrCat("--time-scale=", hexadecimal)},
-                                                                  SimulationFlags());
+    const absl::StatusOr<ParsedCommandLine> hex =
+        ParseCommandLine({absl::StrCat("--time-scale=", hexadecimal)}, SimulationFlags());
     ASSERT_FALSE(hex.ok()) << hexadecimal;
     EXPECT_THAT(hex.status().message(), HasSubstr("flag --time-scale: Illegal value"));
   }
@@ -139,8 +139,8 @@ TEST(CommandLine, DecimalsOutOfADoublesRangeAreRefusedNamingTheFlag) {
     const bool large = i % 2 == 0;
     const std::string value = absl::StrCat(i % 4 < 2 ? "" : "-", digits, large ? "e" : "e-",
                                            large ? 309 + random() % 100000 : 331 + random() % 100000);
-    const absl::StatusOr<ParsedCommandLine> read = ParseCommandLine({absl::StrCat("--time-scale=", value)},
-                                                                   SimulationFlags());
+    const absl::StatusOr<ParsedCommandLine> read =
+        ParseCommandLine({absl::StrCat("--time-scale=", value)}, SimulationFlags());
     ASSERT_FALSE(read.ok()) << value;
     EXPECT_THAT(read.status().message(),
                 HasSubstr(absl::StrCat("flag --time-scale: Illegal value '", value, "'; out of range")));
@@ -183,11 +183,11 @@ struct ExampleFlags {
 
 const FlagGroup<ExampleFlags>& ExampleFlagGroup() {
   static const FlagGroup<ExampleFlags>* group = &(*new FlagGroup<ExampleFlags>())
-      .Add("verbose", &ExampleFlags::verbose, "talk")
-      .Add("count", &ExampleFlags::count, "how many")
-      .Add("rate", &ExampleFlags::rate, "how fast")
-      .Add("name", &ExampleFlags::name, "what")
-      .AddList("sizes", &ExampleFlags::sizes, "one or more sizes");
+                                                     .Add("verbose", &ExampleFlags::verbose, "talk")
+                                                     .Add("count", &ExampleFlags::count, "how many")
+                                                     .Add("rate", &ExampleFlags::rate, "how fast")
+                                                     .Add("name", &ExampleFlags::name, "what")
+                                                     .AddList("sizes", &ExampleFlags::sizes, "one or more sizes");
   return *group;
 }
 
@@ -245,10 +245,10 @@ TEST(CommandLine, AliasesAreAnotherSpellingOfTheirFlag) {
   parsed = ParseCommandLine({"--label=y", "--rate=4"}, ExampleCommandFlags());
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_DOUBLE_EQ(ExampleFlagGroup().Read(parsed->flags).rate, 4);  // given, so not implied
-  for (const auto& [args, message] :
-       {std::pair<std::vector<std::string>, std::string>{{"--count=1", "--n=2"}, "--n and --count are the same setting"},
-        {{"--howmany=1", "--n=2"}, "--n and --howmany are the same setting"},
-        {{"--n=x"}, "flag --n: Illegal value 'x'"}}) {
+  for (const auto& [args, message] : {std::pair<std::vector<std::string>, std::string>{
+                                          {"--count=1", "--n=2"}, "--n and --count are the same setting"},
+                                      {{"--howmany=1", "--n=2"}, "--n and --howmany are the same setting"},
+                                      {{"--n=x"}, "flag --n: Illegal value 'x'"}}) {
     parsed = ParseCommandLine(args, ExampleCommandFlags());
     ASSERT_FALSE(parsed.ok()) << args[0];
     EXPECT_THAT(parsed.status().message(), HasSubstr(message));

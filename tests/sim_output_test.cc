@@ -28,10 +28,21 @@ TEST(CsvAppend, FixedMatchesPrintfEverywhere) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
   std::uniform_int_distribution<int> exponent(-12, 40);
-  std::vector<double> values = {0.0, -0.0, 0.5e-9, 1.5e-9, 2.5e-9, 0.0000000005, 1e300, -1e300,
-                                std::numeric_limits<double>::max(), std::numeric_limits<double>::min(),
-                                std::numeric_limits<double>::denorm_min(), 1.0 / 3, 2.0 / 3,
-                                204.11312345678951, std::numeric_limits<double>::infinity(),
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                0.5e-9,
+                                1.5e-9,
+                                2.5e-9,
+                                0.0000000005,
+                                1e300,
+                                -1e300,
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::min(),
+                                std::numeric_limits<double>::denorm_min(),
+                                1.0 / 3,
+                                2.0 / 3,
+                                204.11312345678951,
+                                std::numeric_limits<double>::infinity(),
                                 -std::numeric_limits<double>::infinity(),
                                 std::numeric_limits<double>::quiet_NaN()};
   for (int i = 0; i < 100000; ++i) values.push_back(std::ldexp(mantissa(rng), exponent(rng)));
@@ -55,8 +66,14 @@ TEST(CsvAppend, FixedMatchesPrintfEverywhere) {
 }
 
 TEST(CsvAppend, IntCharsMatchesToChars) {
-  std::vector<int64_t> values = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
-                                 99999, 100000, 123456789, 99999999, 100000000, 100000001};
+  std::vector<int64_t> values = {std::numeric_limits<int64_t>::min(),
+                                 std::numeric_limits<int64_t>::max(),
+                                 99999,
+                                 100000,
+                                 123456789,
+                                 99999999,
+                                 100000000,
+                                 100000001};
   for (int64_t v = -1000; v <= 20000; ++v) values.push_back(v);  // every fast-path digit count
   // Below 10^8 (the second fast path): each power of ten and its neighbours, and random values.
   for (int64_t p = 10000; p <= 100000000; p *= 10) {
@@ -69,7 +86,9 @@ TEST(CsvAppend, IntCharsMatchesToChars) {
     char reference[24];
     const char* const fast_end = IntChars(fast, v);
     const char* reference_end = std::to_chars(reference, reference + sizeof(reference), v).ptr;
-    ASSERT_EQ(std::string(static_cast<const char*>(fast), fast_end), std::string(static_cast<const char*>(reference), reference_end)) << v;
+    ASSERT_EQ(std::string(static_cast<const char*>(fast), fast_end),
+              std::string(static_cast<const char*>(reference), reference_end))
+        << v;
   }
 }
 
@@ -123,8 +142,9 @@ TEST(CsvAppend, TextRowWritesWhatTheAppendersWrite) {
 // past a value the fast path did not take.
 TEST(CsvAppend, FixedThroughAMemoWritesWhatFixedWrites) {
   std::mt19937_64 rng(5);
-  const double pool[] = {0.0, -0.0, 1.5e-9, 0.007271634, 0.0072716341, 13.849230475, 0.9999999995,
-                         -1.5, 1e300, std::numeric_limits<double>::quiet_NaN(), 0.5e-6, 2.5};
+  const double pool[] = {0.0,          -0.0,         1.5e-9, 0.007271634, 0.0072716341,
+                         13.849230475, 0.9999999995, -1.5,   1e300,       std::numeric_limits<double>::quiet_NaN(),
+                         0.5e-6,       2.5};
   std::string memoized, plain;
   FixedMemo memos[3];
   for (int line = 0; line < 20000; ++line) {
@@ -132,7 +152,8 @@ TEST(CsvAppend, FixedThroughAMemoWritesWhatFixedWrites) {
     TextRow without(&plain);
     for (int f = 0; f < 3; ++f) {
       // Mostly the value before (as iterations.csv's columns), else another from the pool.
-      const double v = pool[rng() % 4 == 0 ? rng() % std::size(pool) : static_cast<size_t>(line / 7 + f) % std::size(pool)];
+      const double v =
+          pool[rng() % 4 == 0 ? rng() % std::size(pool) : static_cast<size_t>(line / 7 + f) % std::size(pool)];
       const int precision = f == 1 ? 6 : 9;
       const char separator = f == 2 ? '\n' : ',';
       with_memo.Fixed(v, precision, memos[f], separator);
@@ -155,7 +176,8 @@ TEST(WireFields, EncodeAsTheLibrarySerializes) {
   arg->set_name_iid(11);
   arg->set_string_value("network");
   uint8_t bytes[128];
-  uint8_t* p = wire::Varint<perfetto::protos::TrackEvent::kTypeFieldNumber>(bytes, perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN);
+  uint8_t* p = wire::Varint<perfetto::protos::TrackEvent::kTypeFieldNumber>(
+      bytes, perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN);
   p = wire::Varint<perfetto::protos::TrackEvent::kTrackUuidFieldNumber>(p, uint64_t{1} << 40);
   p = wire::Varint<perfetto::protos::TrackEvent::kExtraCounterTrackUuidsFieldNumber>(p, 18);
   p = wire::Varint<perfetto::protos::TrackEvent::kExtraCounterValuesFieldNumber>(p, static_cast<uint64_t>(int64_t{-3}));
@@ -236,7 +258,8 @@ class SlowSink final : public IterationSink {
 // Hands `sink` n records (several laps of the ring and a last partial chunk that only Finish()
 // publishes), then checks that each target got every record in order, all on one thread that
 // is not this one; returns each target's thread.
-std::vector<std::thread::id> HandOverAndCheck(BackgroundSink& sink, const std::vector<const ThreadRecordingSink*>& targets) {
+std::vector<std::thread::id> HandOverAndCheck(BackgroundSink& sink,
+                                              const std::vector<const ThreadRecordingSink*>& targets) {
   const auto n = static_cast<int64_t>(BackgroundSink::kRingRecords * 5 + BackgroundSink::kPublishRecords / 2 + 3);
   for (int64_t i = 0; i < n; ++i) {
     IterationRecord r;

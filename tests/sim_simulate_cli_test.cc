@@ -28,14 +28,11 @@ using testing::ReadAll;
 using testing::RunInfergrid;
 
 // A small deterministic run: 40 requests at 4 req/s on Llama-3-8B / H100, memory plan pinned.
-const char kSmall[] =
-    "simulate --engine=vllm-v1@0.19 --max-requests=40 --rate=4 --record-wall-time=false --quiet";
+const char kSmall[] = "simulate --engine=vllm-v1@0.19 --max-requests=40 --rate=4 --record-wall-time=false --quiet";
 
 nlohmann::json Json(const testing::CommandResult& r) { return nlohmann::json::parse(r.out); }
 
-std::vector<std::string> Lines(const std::string& text) {
-  return absl::StrSplit(text, '\n', absl::SkipEmpty());
-}
+std::vector<std::string> Lines(const std::string& text) { return absl::StrSplit(text, '\n', absl::SkipEmpty()); }
 
 TEST(SimulateCli, TableGolden) {
   const testing::CommandResult r = RunInfergrid(kSmall);
@@ -136,9 +133,9 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
   const fs::path dir = testing::TestDir();
   const fs::path out = dir / "out";
   const std::string bad_trace = testing::WriteFile(dir / "bad.csv",
-      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-      "2023-11-16 18:15:46.6805900,374,44\n"
-      "2023-11-16 18:15:47.0000000,abc,10\n");
+                                                   "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                                   "2023-11-16 18:15:46.6805900,374,44\n"
+                                                   "2023-11-16 18:15:47.0000000,abc,10\n");
   const std::vector<testing::CliErrorCase> cases = {
       {"--scheduler=fifo", 2, "--scheduler"},
       {"--router=random --num-replicas=2", 2, "--router"},
@@ -152,20 +149,23 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
       {absl::StrCat("--trace=", bad_trace), 1, "bad.csv:3"},
       {absl::StrCat("--trace=", (dir / "missing.csv").string()), 1, "missing.csv"},
       // Arrivals past 2^32 s, however they got there, stop the run before anything is written.
-      {"--rate=1e-300 --max-requests=3", 1, "arrives at 1.29456e+300 s, beyond 2^32 s (136 years), where seconds as "
-                                            "doubles no longer resolve a microsecond (--rate=1e-300)"},
+      {"--rate=1e-300 --max-requests=3", 1,
+       "arrives at 1.29456e+300 s, beyond 2^32 s (136 years), where seconds as "
+       "doubles no longer resolve a microsecond (--rate=1e-300)"},
       {absl::StrCat("--time-scale=1e9 --trace=", testing::WriteFile(dir / "long.csv",
-                                                                   "arrival_s,input_tokens,output_tokens\n0,10,10\n"
-                                                                   "1000000,10,10\n")),
+                                                                    "arrival_s,input_tokens,output_tokens\n0,10,10\n"
+                                                                    "1000000,10,10\n")),
        1, "request 1 arrives at 1e+15 s, beyond 2^32 s"},
       {"--rate=5 --rate=6", 2, "flag --rate is given twice (5 and 6); give it once"},
       // One parse for every decimal: 1e309 kept the default rate while the summary said inf.
-      {"--rate=1e309", 2, "flag --rate: Illegal value '1e309'; out of range (a double holds magnitudes from 4.9e-324 to 1.8e308)"},
+      {"--rate=1e309", 2,
+       "flag --rate: Illegal value '1e309'; out of range (a double holds magnitudes from 4.9e-324 to 1.8e308)"},
       {"--rate=1e-400", 2, "flag --rate: Illegal value '1e-400'; out of range"},
       // Counts within what one run can hold (4,096 replicas took 25 minutes to start).
       {"--num-replicas=2000", 2, "--num-replicas=2000 is out of range (1..1024)"},
       {"--num-replicas=200 --tensor-parallel-size=8", 2,
-       "--num-replicas=200 x --tensor-parallel-size=8 is 1600 GPUs, more than the 1024 one simulated deployment may have"},
+       "--num-replicas=200 x --tensor-parallel-size=8 is 1600 GPUs, more than the 1024 one simulated deployment may "
+       "have"},
       {"--max-requests=20000000", 2, "--max-requests=20000000 is out of range (0..10000000)"},
       {"--pd=800P800D", 2, "--pd=800P800D makes 1600 replicas (the range of --num-replicas is 1..1024)"},
       {"--pd=3000000000P1D", 2, "--pd=3000000000P1D makes more than 1024 replicas"},
@@ -173,8 +173,9 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
       {"--slo-ttft=2e6", 2, "--slo-ttft=2e+06 is out of range (0..1e+06)"},
       {"--time-scale=1e10", 2, "--time-scale=1e+10 is outside (0, 1e9]"},
       // What the engine itself refuses at startup, by version (docs/commands.md#limits-and-refusals).
-      {"--max-model-len=100000", 1, "--max-model-len=100000 is greater than llama-3-8b's max_position_embeddings (8192): "
-                                    "vllm-v1@0.21 refuses it at startup"},
+      {"--max-model-len=100000", 1,
+       "--max-model-len=100000 is greater than llama-3-8b's max_position_embeddings (8192): "
+       "vllm-v1@0.21 refuses it at startup"},
       {"--engine=sglang --max-model-len=8193", 1, "sglang@0.4.9 refuses it at startup"},
       {"--max-num-batched-tokens=1", 1, "--max-num-batched-tokens=1 is smaller than --max-num-seqs=1024"},
       {"--block-size=7", 1, "--block-size=7: vllm-v1@0.21 accepts 1, 8, 16, 32, 64, 128"},
@@ -190,11 +191,11 @@ TEST(SimulateCli, BadInputNamesTheProblemAndWritesNothing) {
 TEST(SimulateCli, TraceWithTimeScaleAndMaxRequests) {
   const fs::path dir = testing::TestDir();
   const std::string trace = testing::WriteFile(dir / "azure.csv",
-      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-      "2023-11-16 18:15:46.0000000,374,44\n"
-      "2023-11-16 18:15:48.0000000,396,109\n"
-      "2023-11-16 18:15:50.0000000,879,52\n"
-      "2023-11-16 18:15:56.0000000,91,16\n");
+                                               "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                               "2023-11-16 18:15:46.0000000,374,44\n"
+                                               "2023-11-16 18:15:48.0000000,396,109\n"
+                                               "2023-11-16 18:15:50.0000000,879,52\n"
+                                               "2023-11-16 18:15:56.0000000,91,16\n");
   const fs::path out = dir / "out";
   const testing::CommandResult r = RunInfergrid(absl::StrCat(
       "simulate --quiet --format=json --time-scale=0.5 --max-requests=3 --trace=", trace, " --out=", out.string()));
@@ -245,8 +246,8 @@ TEST(SimulateCli, TensorParallelReplicasOfLlama70b) {
 
 TEST(SimulateCli, SchedulersDiffer) {
   auto run = [](const std::string& scheduler) {
-    const testing::CommandResult r = RunInfergrid(absl::StrCat(
-        "simulate --quiet --format=json --max-requests=200 --rate=12 --scheduler=", scheduler));
+    const testing::CommandResult r = RunInfergrid(
+        absl::StrCat("simulate --quiet --format=json --max-requests=200 --rate=12 --scheduler=", scheduler));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return Json(r);
   };
@@ -265,9 +266,10 @@ TEST(SimulateCli, SchedulersDiffer) {
 TEST(SimulateCli, PreemptionUnderMemoryPressure) {
   // A tiny KV cache (--num-gpu-blocks-override) forces preemption; both modes finish everything.
   for (const char* mode : {"recompute", "swap"}) {
-    const testing::CommandResult r = RunInfergrid(absl::StrCat(
-        "simulate --quiet --format=json --max-requests=60 --rate=20 --max-model-len=2048 "
-        "--num-gpu-blocks-override=400 --preemption-mode=", mode));
+    const testing::CommandResult r =
+        RunInfergrid(absl::StrCat("simulate --quiet --format=json --max-requests=60 --rate=20 --max-model-len=2048 "
+                                  "--num-gpu-blocks-override=400 --preemption-mode=",
+                                  mode));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = Json(r);
     // Prompts longer than --max-model-len are refused; every other request finishes.
@@ -291,8 +293,8 @@ TEST(SimulateCli, PrefixCacheReusesSharedBlocks) {
                     "\"hash_ids\": [1, 2, ", 100 + i, "]}\n");
   }
   const std::string trace = testing::WriteFile(testing::TestDir() / "mooncake.jsonl", rows);
-  const testing::CommandResult on = RunInfergrid(absl::StrCat(
-      "simulate --quiet --format=json --enable-prefix-caching --trace=", trace));
+  const testing::CommandResult on =
+      RunInfergrid(absl::StrCat("simulate --quiet --format=json --enable-prefix-caching --trace=", trace));
   ASSERT_EQ(on.exit_code, 0) << on.err;
   const nlohmann::json j = Json(on);
   // 19 later requests each find 1,024 cached tokens.
@@ -337,7 +339,7 @@ TEST(CompareCli, ConfigurationsOverlayTheSharedFlagsIndependently) {
   EXPECT_EQ(j["a"]["max_num_seqs"], 8);
   EXPECT_EQ(j["a"]["scheduler"], "sarathi");  // the default engine's (vLLM V1: chunked prefill)
   EXPECT_EQ(j["b"]["kv_cache_dtype"], "fp16");
-  EXPECT_EQ(j["b"]["max_num_seqs"], 1024);    // vLLM V1's default on an H100
+  EXPECT_EQ(j["b"]["max_num_seqs"], 1024);  // vLLM V1's default on an H100
   EXPECT_EQ(j["b"]["scheduler"], "vllm");
   EXPECT_THAT(j["a"]["command_line"].get<std::string>(), HasSubstr("--kv-cache-dtype=fp8 "));
   EXPECT_THAT(j["b"]["command_line"].get<std::string>(), HasSubstr("--kv-cache-dtype=fp16 "));
@@ -354,7 +356,8 @@ TEST(SimulateCli, ExpertParallelDispatchAndImbalance) {
   const auto run = [](const std::string& flags) {
     const testing::CommandResult r = RunInfergrid(
         "simulate --quiet --format=json --max-requests=40 --rate=4 --model=deepseek-v3 --gpu=h200-sxm "
-        "--tensor-parallel-size=8 --max-model-len=8192 " + flags);
+        "--tensor-parallel-size=8 --max-model-len=8192 " +
+        flags);
     EXPECT_EQ(r.exit_code, 0) << flags << ": " << r.err;
     return r.exit_code == 0 ? Json(r) : nlohmann::json();
   };
@@ -402,7 +405,8 @@ TEST(SimulateCli, AttentionDataParallelRanksStepTogether) {
   EXPECT_EQ(j["config"]["tensor_parallel_size"], 1);
   const std::vector<int> per_rank = j["requests_per_replica"].get<std::vector<int>>();
   ASSERT_EQ(per_rank.size(), 4u);
-  EXPECT_LE(*std::max_element(per_rank.begin(), per_rank.end()) - *std::min_element(per_rank.begin(), per_rank.end()), 1);
+  EXPECT_LE(*std::max_element(per_rank.begin(), per_rank.end()) - *std::min_element(per_rank.begin(), per_rank.end()),
+            1);
   const int admitted = j["requests"].get<int>() - j["rejected"].get<int>();
   EXPECT_EQ(per_rank[0] + per_rank[1] + per_rank[2] + per_rank[3], admitted);
   EXPECT_EQ(j["completed"].get<int>(), admitted);
@@ -423,7 +427,8 @@ TEST(SimulateCli, AttentionDataParallelRanksStepTogether) {
   EXPECT_EQ(ranks, (std::set<int>{0, 1, 2, 3}));
   EXPECT_GT(shared, 0);
   for (const auto& [start, step] : steps) {
-    EXPECT_NEAR(std::stod(step.first) - std::stod(start), step.second, 2e-9) << "the slowest rank decides, at " << start;
+    EXPECT_NEAR(std::stod(step.first) - std::stod(start), step.second, 2e-9)
+        << "the slowest rank decides, at " << start;
   }
   const std::pair<std::string, std::string> refusals[] = {
       {"--model=qwen3-30b-a3b --data-parallel-size=2 --enable-attention-dp", "three engines' spellings"},
@@ -442,8 +447,8 @@ TEST(SimulateCli, AttentionDataParallelRanksStepTogether) {
 // Disaggregation from the command line: the summary names the pools and the transfers, every
 // request finishes, TTFT holds the transfer; misuse is one usage error and no output.
 TEST(SimulateCli, PrefillDecodeDisaggregation) {
-  const testing::CommandResult r =
-      RunInfergrid("simulate --quiet --format=json --max-requests=60 --rate=10 --pd=1P3D --decode-router=least-outstanding");
+  const testing::CommandResult r = RunInfergrid(
+      "simulate --quiet --format=json --max-requests=60 --rate=10 --pd=1P3D --decode-router=least-outstanding");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = Json(r);
   EXPECT_EQ(j["completed"], 60);
@@ -456,8 +461,7 @@ TEST(SimulateCli, PrefillDecodeDisaggregation) {
   EXPECT_GT(pd["kv_transfer"]["mean"].get<double>(), 0);
   EXPECT_LT(pd["kv_transfer"]["mean"].get<double>(), j["ttft"]["mean"].get<double>());
   // Llama-3-8B's 131,072 B per token: the mean prompt's KV per GPU.
-  EXPECT_NEAR(pd["kv_bytes_per_gpu"].get<double>(),
-              j["input_tokens"].get<double>() / 60 * 131072, 1);
+  EXPECT_NEAR(pd["kv_bytes_per_gpu"].get<double>(), j["input_tokens"].get<double>() / 60 * 131072, 1);
   // requests.csv: the prefill replica and the transfer of every request, inside its TTFT.
   const fs::path dir = testing::TestDir() / "pd";
   ASSERT_EQ(RunInfergrid("simulate --quiet --max-requests=20 --pd=1P3D --out=" + dir.string()).exit_code, 0);
@@ -480,10 +484,10 @@ TEST(SimulateCli, PrefillDecodeDisaggregation) {
   const testing::CommandResult table = RunInfergrid("simulate --max-requests=20 --pd=1P1D");
   EXPECT_THAT(table.out, HasSubstr("disaggregated 1 prefill + 1 decode replicas (least-kv): KV transfer mean"));
   EXPECT_FALSE(Json(RunInfergrid("simulate --quiet --format=json --max-requests=5")).contains("disaggregation"));
-  for (const std::string bad : {"--pd=2P", "--pd=0P2D", "--pd=1P1D --num-replicas=3", "--decode-router=least-kv",
-                                "--pd=1P1D --decode-router=random", "--kv-transfer-latency=0.001",
-                                "--pd=1P1D --kv-transfer-latency=-1", "--pd=1P1D --fabric-bandwidth=0",
-                                "--pd=1P1D --fabric-latency=-1e-6"}) {
+  for (const std::string bad :
+       {"--pd=2P", "--pd=0P2D", "--pd=1P1D --num-replicas=3", "--decode-router=least-kv",
+        "--pd=1P1D --decode-router=random", "--kv-transfer-latency=0.001", "--pd=1P1D --kv-transfer-latency=-1",
+        "--pd=1P1D --fabric-bandwidth=0", "--pd=1P1D --fabric-latency=-1e-6"}) {
     const testing::CommandResult e = RunInfergrid("simulate --quiet --max-requests=5 " + bad);
     EXPECT_EQ(e.exit_code, 2) << bad;
     EXPECT_EQ(e.out, "") << bad;
@@ -552,7 +556,7 @@ TEST(SimulateCli, ClosedLoopClientKeepsAtMostNInFlight) {
     EXPECT_EQ(peak, std::min(n, 300)) << "the client keeps every slot busy while requests remain";
   }
   for (size_t i = 1; i < throughput.size(); ++i) EXPECT_GE(throughput[i], throughput[i - 1] * 0.99);
-  EXPECT_GT(throughput[2], 4 * throughput[0]);   // far from saturated: more in flight, more tokens
+  EXPECT_GT(throughput[2], 4 * throughput[0]);  // far from saturated: more in flight, more tokens
   EXPECT_LT(throughput[4], 1.3 * throughput[3]);  // saturated: 256 in flight gain little over 64
 }
 
@@ -572,9 +576,9 @@ struct StreamedRun {
 
 StreamedRun RunOneRequest(const std::string& name, const std::string& flags) {
   const fs::path out = testing::TestDir() / name;
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(
-      "simulate --quiet --format=json --front-end=false --trace=", FixedBatchTrace(1, 32, 129), " --out=", out.string(),
-      " ", flags));
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat("simulate --quiet --format=json --front-end=false --trace=", FixedBatchTrace(1, 32, 129),
+                   " --out=", out.string(), " ", flags));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   if (r.exit_code != 0) return {};
   StreamedRun run{Json(r)};
@@ -623,8 +627,8 @@ TEST(SimulateCli, MultiStepItlIsNStepsAsTheClientMeasuresIt) {
   std::string rows = "arrival_s,input_tokens,output_tokens\n";
   for (int i = 0; i < 24; ++i) absl::StrAppend(&rows, "0,64,", 3 + i, "\n");
   const std::string varied = testing::WriteFile(testing::TestDir() / "varied.csv", rows);
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(
-      "simulate --quiet --format=json --engine=vllm-v0@0.6.5 --num-scheduler-steps=8 --trace=", varied));
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat("simulate --quiet --format=json --engine=vllm-v0@0.6.5 --num-scheduler-steps=8 --trace=", varied));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Json(r)["completed"], 24);
   EXPECT_LT(groups.summary["iterations"]["host_s"].get<double>(), single.summary["iterations"]["host_s"].get<double>());
@@ -661,8 +665,9 @@ TEST(SimulateCli, AsyncSchedulingAdmitsAnArrivalOneStepLater) {
       testing::WriteFile(dir / "two.csv", "arrival_s,input_tokens,output_tokens\n0,100,50\n0.0405,100,5\n");
   const auto scheduled_after = [&](const std::string& flags) -> int {
     const std::filesystem::path out = dir / (flags.empty() ? "async" : "sync");
-    const testing::CommandResult r = RunInfergrid(absl::StrCat("simulate --quiet --front-end=false --engine=vllm-v1@0.21 --trace=", trace,
-                                                               " --out=", out.string(), " ", flags));
+    const testing::CommandResult r =
+        RunInfergrid(absl::StrCat("simulate --quiet --front-end=false --engine=vllm-v1@0.21 --trace=", trace,
+                                  " --out=", out.string(), " ", flags));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const std::vector<std::string> requests = Lines(ReadAll(out / "requests.csv"));
     if (requests.size() < 3) return -1;
@@ -689,9 +694,9 @@ TEST(SimulateCli, SglangChunksALongPromptIntoPrefillIterations) {
       testing::WriteFile(dir / "long.csv", "arrival_s,input_tokens,output_tokens\n0,20000,4\n0,100,4\n");
   const auto prefill_tokens = [&](const std::string& flags) {
     const std::filesystem::path out = dir / absl::StrCat("sglang", flags.size());
-    const testing::CommandResult r =
-        RunInfergrid(absl::StrCat("simulate --quiet --front-end=false --engine=sglang --model=meta-llama/Llama-3.1-8B-Instruct --trace=",
-                                  trace, " --out=", out.string(), " ", flags));
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(
+        "simulate --quiet --front-end=false --engine=sglang --model=meta-llama/Llama-3.1-8B-Instruct --trace=", trace,
+        " --out=", out.string(), " ", flags));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<int64_t> tokens;
     for (const std::string& row : Lines(ReadAll(out / "iterations.csv"))) {
@@ -714,9 +719,10 @@ TEST(SimulateCli, SglangChunksALongPromptIntoPrefillIterations) {
 // MAX_UTILIZATION (paged) preempt, a request starts only when its whole length fits.
 TEST(SimulateCli, TrtllmNeverPreemptsUnderKvPressure) {
   const auto run = [](const std::string& flags) {
-    const testing::CommandResult r =
-        RunInfergrid("simulate --quiet --format=json --engine=trtllm@pytorch --free-gpu-memory-fraction=0.02 "
-                     "--max-model-len=2048 --rate=50 --max-requests=400 " + flags);
+    const testing::CommandResult r = RunInfergrid(
+        "simulate --quiet --format=json --engine=trtllm@pytorch --free-gpu-memory-fraction=0.02 "
+        "--max-model-len=2048 --rate=50 --max-requests=400 " +
+        flags);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return Json(r);
   };
@@ -736,8 +742,10 @@ TEST(SimulateCli, EngineFlagsBelongToTheirEngine) {
       {"--disable-overlap-schedule", "--disable-overlap-schedule is not a vllm-v1@0.21 flag"},
       {"--engine=sglang --disable-async-output-proc", "--disable-async-output-proc is not a sglang@0.4.9 flag"},
       {"--chunked-prefill-size=4096", "--chunked-prefill-size is not a vllm-v1@0.21 flag"},
-      {"--engine=sglang --capacity-scheduler-policy=max_utilization", "--capacity-scheduler-policy is not a sglang@0.4.9 flag"},
-      {"--engine=trtllm --capacity-scheduler-policy=fcfs", "--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization"},
+      {"--engine=sglang --capacity-scheduler-policy=max_utilization",
+       "--capacity-scheduler-policy is not a sglang@0.4.9 flag"},
+      {"--engine=trtllm --capacity-scheduler-policy=fcfs",
+       "--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization"},
       {"--engine=sglang --preemption-mode=swap", "--preemption-mode=swap: the sglang scheduler retracts requests"},
       {"--scheduler=sglang --preemption-mode=swap", "--preemption-mode=swap: the sglang scheduler retracts requests"},
       {"--engine=vllm-v0@0.6.5 --stream-interval=4", "--stream-interval is not a vllm-v0@0.6.5 flag"},
@@ -766,19 +774,21 @@ TEST(SimulateCli, AVersionBetweenPersonalitiesRunsOnTheOneBelowWithANote) {
   EXPECT_EQ(j["config"]["engine_requested"], "vllm-v1@0.13.2");
   EXPECT_THAT(j["notes"].dump(), HasSubstr(kNote));
   // The same run as the personality named: the same numbers.
-  const testing::CommandResult named = RunInfergrid("simulate --quiet --format=json --max-requests=5 --engine=vllm-v1@0.11");
+  const testing::CommandResult named =
+      RunInfergrid("simulate --quiet --format=json --max-requests=5 --engine=vllm-v1@0.11");
   ASSERT_EQ(named.exit_code, 0) << named.err;
   EXPECT_EQ(Json(named)["e2e"], j["e2e"]);
   EXPECT_EQ(Json(named)["notes"].dump().find("runs on personality"), std::string::npos);
-  testing::ExpectOneLineError({"simulate --quiet --engine=vllm-v1@0.9",
-                               2, "--engine: engine 'vllm-v1@0.9' is older than the oldest vllm-v1 personality, vllm-v1@0.11"});
+  testing::ExpectOneLineError(
+      {"simulate --quiet --engine=vllm-v1@0.9", 2,
+       "--engine: engine 'vllm-v1@0.9' is older than the oldest vllm-v1 personality, vllm-v1@0.11"});
   testing::ExpectOneLineError({"simulate --quiet --engine=vllm-v1@2.0", 2, "no personality of major version 2"});
 }
 
 // A slow host binds a synchronous engine: the GPU waits for scheduling and output processing.
 TEST(SimulateCli, ASlowHostBindsTheSynchronousEngine) {
-  const testing::CommandResult r = RunInfergrid(
-      "simulate --quiet --format=json --max-requests=30 --engine=vllm-v0@0.5.3 --cpu-speed=0.1");
+  const testing::CommandResult r =
+      RunInfergrid("simulate --quiet --format=json --max-requests=30 --engine=vllm-v0@0.5.3 --cpu-speed=0.1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = Json(r);
   EXPECT_GT(j["iterations"]["host_share"].get<double>(), 0.5);
@@ -804,8 +814,8 @@ TEST(SimulateCli, TensorParallelismStaysInsideTheGpuSpecsNode) {
   std::string spec = ReadAll(testing::SourcePath("hardware/catalog/h100-sxm.textproto"));
   spec.replace(spec.find("gpus_per_node: 8"), 16, "gpus_per_node: 4");
   const std::string path = testing::WriteFile(testing::TestDir() / "h100-4.textproto", spec);
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(
-      "simulate --quiet --model=llama-3-70b --tensor-parallel-size=8 --gpu=", path));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat("simulate --quiet --model=llama-3-70b --tensor-parallel-size=8 --gpu=", path));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("does not fit h100-sxm's NVLink domain of 4 GPUs"));
 }
@@ -813,13 +823,17 @@ TEST(SimulateCli, TensorParallelismStaysInsideTheGpuSpecsNode) {
 TEST(CompareCli, TwoSummaryFiles) {
   const fs::path dir = testing::TestDir();
   ASSERT_EQ(RunInfergrid(absl::StrCat("simulate --quiet --max-requests=30 --out=", (dir / "a").string())).exit_code, 0);
-  ASSERT_EQ(RunInfergrid(absl::StrCat("simulate --quiet --max-requests=30 --max-num-seqs=4 --out=", (dir / "b").string())).exit_code, 0);
+  ASSERT_EQ(
+      RunInfergrid(absl::StrCat("simulate --quiet --max-requests=30 --max-num-seqs=4 --out=", (dir / "b").string()))
+          .exit_code,
+      0);
   const testing::CommandResult r = RunInfergrid(absl::StrCat(
       "compare --format=json ", (dir / "a/summary.json").string(), " ", (dir / "b/summary.json").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = Json(r);
   EXPECT_EQ(j["b"]["max_num_seqs"], 4);
-  const testing::CommandResult missing = RunInfergrid(absl::StrCat("compare ", (dir / "a/summary.json").string(), " nowhere.json"));
+  const testing::CommandResult missing =
+      RunInfergrid(absl::StrCat("compare ", (dir / "a/summary.json").string(), " nowhere.json"));
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("nowhere.json"));
 }

@@ -36,8 +36,8 @@ TEST(SimulateWorkload, RejectedRequestsSayWhy) {
   // A prompt longer than --max-model-len is refused, and the reason is in the table,
   // summary.json's `rejections` and requests.csv's last column (empty for the served ones).
   const fs::path dir = testing::TestDir() / "rejected";
-  const std::string trace = testing::WriteFile(testing::TestDir() / "too_long.csv",
-                                               "arrival_s,input_tokens,output_tokens\n0,100,10\n0.1,3000,10\n0.2,200,10\n");
+  const std::string trace = testing::WriteFile(
+      testing::TestDir() / "too_long.csv", "arrival_s,input_tokens,output_tokens\n0,100,10\n0.1,3000,10\n0.2,200,10\n");
   const testing::CommandResult r =
       RunInfergrid(absl::StrCat("simulate --max-model-len=2048 --trace=", trace, " --out=", dir.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -64,8 +64,9 @@ TEST(SimulateWorkload, RejectedRequestsSayWhy) {
 TEST(SimulateWorkload, TwoThousandInThreeHundredOutAtTwentyPerSecond) {
   const testing::CommandResult table = RunInfergrid("simulate --input-len=2000 --output-len=300 --rate=20");
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_THAT(table.out,
-              HasSubstr("workload     input fixed:2000, output fixed:300 tokens, poisson arrivals at 20.00 req/s, seed 0"));
+  EXPECT_THAT(
+      table.out,
+      HasSubstr("workload     input fixed:2000, output fixed:300 tokens, poisson arrivals at 20.00 req/s, seed 0"));
   const testing::CommandResult r =
       RunInfergrid("simulate --input-len=2000 --output-len=300 --rate=20 --max-requests=50 --format=json --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -134,8 +135,8 @@ TEST(SimulateWorkload, LengthTableAsTraceTakesTheArrivalProcessAndNamesIt) {
   const std::string table =
       testing::WriteFile(test_dir / "lengths.csv", "num_prefill_tokens,num_decode_tokens\n100,20\n2000,300\n500,50\n");
   const fs::path dir = test_dir / "table";
-  const testing::CommandResult r =
-      RunInfergrid(absl::StrCat("simulate --trace=", table, " --rate=2 --out=", dir.string(), " --outputs=summary,requests"));
+  const testing::CommandResult r = RunInfergrid(
+      absl::StrCat("simulate --trace=", table, " --rate=2 --out=", dir.string(), " --outputs=summary,requests"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(absl::StrCat("workload     trace ", table,
                                             " (lengths only, no times): poisson arrivals at 2.00 req/s, seed 0")));
@@ -148,8 +149,8 @@ TEST(SimulateWorkload, LengthTableAsTraceTakesTheArrivalProcessAndNamesIt) {
   EXPECT_GT(std::stod(rows[2][3]), std::stod(rows[1][3]));
   EXPECT_NE(std::stod(rows[1][3]), 0.5);
   // --lengths resamples the same table's pairs, here at 1000 requests.
-  const testing::CommandResult resampled = RunInfergrid(absl::StrCat(
-      "simulate --quiet --format=json --lengths=", table, " --max-requests=1000 --rate=50"));
+  const testing::CommandResult resampled =
+      RunInfergrid(absl::StrCat("simulate --quiet --format=json --lengths=", table, " --max-requests=1000 --rate=50"));
   ASSERT_EQ(resampled.exit_code, 0) << resampled.err;
   const nlohmann::json j = nlohmann::json::parse(resampled.out);
   EXPECT_EQ(j["config"]["lengths"], table);
@@ -161,8 +162,8 @@ TEST(SimulateWorkload, LengthTableAsTraceTakesTheArrivalProcessAndNamesIt) {
 }
 
 TEST(SimulateWorkload, FlagsThatWouldChangeNothingAreRefused) {
-  const std::string trace = testing::WriteFile(testing::TestDir() / "timed.csv",
-                                               "arrival_s,input_tokens,output_tokens\n0,10,10\n1,10,10\n");
+  const std::string trace =
+      testing::WriteFile(testing::TestDir() / "timed.csv", "arrival_s,input_tokens,output_tokens\n0,10,10\n1,10,10\n");
   struct Case {
     std::string args;
     std::string message;

@@ -89,12 +89,12 @@ std::string RunAndDescribe(const EngineConfig& config, const std::vector<Request
   RecordingSink sink;
   absl::StatusOr<SimulationResult> result = RunSimulation(config, gpu, cost, source, &sink);
   if (!result.ok()) return absl::StrCat("error: ", result.status().message());
-  std::string out = absl::StrCat("iterations ", result->stats.iterations, " preemptions ",
-                                 result->stats.preemptions, " swap_out ", result->stats.swap_out_blocks,
-                                 " duration ", absl::StrFormat("%.12f", result->duration_s), "\n");
+  std::string out =
+      absl::StrCat("iterations ", result->stats.iterations, " preemptions ", result->stats.preemptions, " swap_out ",
+                   result->stats.swap_out_blocks, " duration ", absl::StrFormat("%.12f", result->duration_s), "\n");
   for (const RequestRecord& r : result->log.records()) {
-    absl::StrAppendFormat(&out, "%d %d %.12f %.12f %.12f %d\n", r.replica, static_cast<int>(r.outcome),
-                          r.scheduled_s, r.first_token_s, r.finish_s, r.preemptions);
+    absl::StrAppendFormat(&out, "%d %d %.12f %.12f %.12f %d\n", r.replica, static_cast<int>(r.outcome), r.scheduled_s,
+                          r.first_token_s, r.finish_s, r.preemptions);
   }
   for (const RequestRecord& r : result->log.records()) {
     if (r.kv_transfer_s >= 0) absl::StrAppendFormat(&out, "transfer %d %.12f\n", r.replica, r.kv_transfer_s);
@@ -108,9 +108,7 @@ std::string RunAndDescribe(const EngineConfig& config, const std::vector<Request
 }
 
 TEST(Engine, OneRequestTakesThePricedIterations) {
-  const std::string out = InChild([] {
-    return RunAndDescribe(TestConfig(), {OneRequest(2.5, 100, 4)});
-  });
+  const std::string out = InChild([] { return RunAndDescribe(TestConfig(), {OneRequest(2.5, 100, 4)}); });
   const std::vector<std::string> lines = absl::StrSplit(out, '\n');
   ASSERT_GE(lines.size(), 3u) << out;
   EXPECT_THAT(lines[0], HasSubstr("iterations 4 "));
@@ -120,8 +118,10 @@ TEST(Engine, OneRequestTakesThePricedIterations) {
   for (int c = 100; c < 103; ++c) finish += LinearCostModel::Seconds(1, c);
   double scheduled, first, end;
   int replica, outcome, preemptions;
-  ASSERT_EQ(std::sscanf(lines[1].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &scheduled,
-                        &first, &end, &preemptions), 6) << out;
+  ASSERT_EQ(
+      std::sscanf(lines[1].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &scheduled, &first, &end, &preemptions),
+      6)
+      << out;
   EXPECT_DOUBLE_EQ(scheduled, 2.5);
   EXPECT_NEAR(first, 2.5 + prefill, 1e-12);
   EXPECT_NEAR(end, finish, 1e-12);
@@ -168,7 +168,8 @@ TEST(Engine, InlineArrivalsGiveTheSameTimesAsIterationByIteration) {
   for (const int variant : {0, 1, 2}) {
     SCOPED_TRACE(variant);
     EngineConfig config = TestConfig();
-    if (variant != 1) config.front_end.processes = {{.name = "api", .request_s = 2e-3, .prompt_token_s = 1e-6, .output_token_s = 1e-4}};
+    if (variant != 1)
+      config.front_end.processes = {{.name = "api", .request_s = 2e-3, .prompt_token_s = 1e-6, .output_token_s = 1e-4}};
     if (variant != 0) {
       config.execution = ExecutionPolicy{};
       config.execution->schedules_ahead = true;
@@ -196,7 +197,8 @@ TEST(Engine, ScheduleAheadEnginesAdmitAnArrivalOneIterationLater) {
     for (size_t i = 1; i <= 3 && i < lines.size(); ++i) {
       double s = 0, first = 0, end = 0;
       int replica = 0, outcome = 0, preemptions = 0;
-      if (std::sscanf(lines[i].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &s, &first, &end, &preemptions) == 6) {
+      if (std::sscanf(lines[i].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &s, &first, &end, &preemptions) ==
+          6) {
         times.push_back(s);
       }
     }
@@ -240,15 +242,13 @@ TEST(Engine, TensorParallelAddsAllReducesOverNvlink) {
   EngineConfig config = TestConfig();
   config.layout.tensor_parallel = 2;
   config.allreduce_latency_s = 7e-6;
-  const std::string out = InChild([&] {
-    return RunAndDescribe(config, {OneRequest(0, 1000, 2)});
-  });
+  const std::string out = InChild([&] { return RunAndDescribe(config, {OneRequest(0, 1000, 2)}); });
   // Prefill of 1,000 tokens: 2 x 32 all-reduces of 1000 x 4096 x 2 B; a ring of two sends half
   // of each message both ways at 450 GB/s, plus 64 x 7 us latency.
   const double ring_bytes = 2.0 * 32 * 2.0 * 1 / 2 * 1000 * 4096 * 2;
   const double communication = 64 * 7e-6 + ring_bytes / 450e9;
-  const std::string expected_end = absl::StrFormat(
-      "first_iteration %.12f %.12f %.12f", 0.0, LinearCostModel::Seconds(1000, 0) + communication, communication);
+  const std::string expected_end = absl::StrFormat("first_iteration %.12f %.12f %.12f", 0.0,
+                                                   LinearCostModel::Seconds(1000, 0) + communication, communication);
   EXPECT_THAT(out, HasSubstr(expected_end)) << out;
 }
 
@@ -293,8 +293,10 @@ TEST(Engine, DisaggregatedPrefillHandsItsKvToADecodeReplica) {
   ASSERT_GE(lines.size(), 3u) << out;
   int replica = 0, outcome = 0, preemptions = 0;
   double scheduled = 0, first = 0, finish = 0;
-  ASSERT_EQ(std::sscanf(lines[1].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &scheduled, &first,
-                        &finish, &preemptions), 6) << out;
+  ASSERT_EQ(std::sscanf(lines[1].c_str(), "%d %d %lf %lf %lf %d", &replica, &outcome, &scheduled, &first, &finish,
+                        &preemptions),
+            6)
+      << out;
   const double transfer = 1000.0 * 131072 / (ResolveGpu("h100-sxm")->nvlink_bytes_per_s() / 2);
   const double prefill = LinearCostModel::Seconds(1000, 0);
   EXPECT_EQ(replica, 1);
@@ -384,8 +386,8 @@ TEST(Engine, SwapPreemptionMovesKvOverPcie) {
   const std::string out = InChild([&] { return RunAndDescribe(config, Requests(6, 0.001, 150, 150)); });
   ASSERT_THAT(out, HasSubstr("iterations")) << out;
   int iterations = 0, preemptions = 0, swap_out = 0;
-  ASSERT_EQ(std::sscanf(out.c_str(), "iterations %d preemptions %d swap_out %d", &iterations,
-                        &preemptions, &swap_out), 3);
+  ASSERT_EQ(std::sscanf(out.c_str(), "iterations %d preemptions %d swap_out %d", &iterations, &preemptions, &swap_out),
+            3);
   EXPECT_GT(preemptions, 0);
   EXPECT_GT(swap_out, 0);
   // Every request finishes (outcome 1) despite the preemptions.
@@ -442,7 +444,8 @@ TEST(Engine, FrontEndCostAppearsInTheFirstTokenAtLowLoad) {
   EXPECT_NEAR(t[0].scheduled, reaches_engine, 1e-9);
   EXPECT_NEAR(t[0].first, reaches_engine + LinearCostModel::Seconds(100, 0) + 2e-4, 1e-9);
   // Off: the engine sees the request when it is sent.
-  const std::vector<Times> off = ParseTimes(InChild([&] { return RunAndDescribe(TestConfig(), {OneRequest(1.0, 100, 4)}); }));
+  const std::vector<Times> off =
+      ParseTimes(InChild([&] { return RunAndDescribe(TestConfig(), {OneRequest(1.0, 100, 4)}); }));
   ASSERT_EQ(off.size(), 1u);
   EXPECT_NEAR(t[0].first - off[0].first, 3e-3 + 100 * 1e-6 + 2e-4, 1e-9);
 }

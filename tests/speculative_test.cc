@@ -75,7 +75,8 @@ TEST(Speculation, PerRequestRatesFollowTheBetaDistributionReproducibly) {
   const double a = 8, b = 2;
   const double sd = std::sqrt(a * b / ((a + b) * (a + b) * (a + b + 1)) / kRequests);
   EXPECT_NEAR(sum / kRequests, 0.8, 5 * sd);
-  uint64_t s1 = SpeculationStream::Seed(3, 11), s2 = SpeculationStream::Seed(3, 11), s3 = SpeculationStream::Seed(4, 11);
+  uint64_t s1 = SpeculationStream::Seed(3, 11), s2 = SpeculationStream::Seed(3, 11),
+           s3 = SpeculationStream::Seed(4, 11);
   const double r1 = SpeculationStream::DrawRate(m, s1);
   EXPECT_EQ(r1, SpeculationStream::DrawRate(m, s2));
   EXPECT_NE(r1, SpeculationStream::DrawRate(m, s3));
@@ -138,7 +139,8 @@ TEST(SpeculativeCost, StepIsKDraftPassesPlusTheVerificationOfKPlusOneTokens) {
   EXPECT_NEAR(c.duration_s, draft_s + v.duration_s, 1e-12);
   EXPECT_GT(c.flops, v.flops);  // the draft's FLOPs are in the step's demands
   // k = 0 is the target's plain price.
-  EXPECT_EQ(spec.model->Cost(DecodeBatch(4, 1000, 0)).duration_s, plain.model->Cost(DecodeBatch(4, 1000, 0)).duration_s);
+  EXPECT_EQ(spec.model->Cost(DecodeBatch(4, 1000, 0)).duration_s,
+            plain.model->Cost(DecodeBatch(4, 1000, 0)).duration_s);
 
   // n-gram lookup: no GPU work beyond the verification, 10 us of host per sequence.
   const CostModelChoice ngram = *MakeCostModel(RooflineRequest("llama-3-70b", "", /*ngram=*/true));
@@ -234,7 +236,8 @@ TEST(SpeculativeReplica, RequestsFinishAtTheirOutputLengthWithTokensInBursts) {
   // One inter-token gap per chunk the client receives (a step's accepted drafts ride with its
   // token), as the benchmark client counts them.
   int64_t gaps = 0;
-  for (size_t i = 0; i < outputs.size(); ++i) gaps += static_cast<int64_t>(log.chunk_times(static_cast<int64_t>(i)).size()) - 1;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    gaps += static_cast<int64_t>(log.chunk_times(static_cast<int64_t>(i)).size()) - 1;
   EXPECT_EQ(log.itl().count(), gaps);
   EXPECT_LT(log.itl().count(), total - static_cast<int64_t>(outputs.size()));
   // The 100-token request got its tokens in fewer chunks than tokens (bursts of up to 5),
@@ -254,8 +257,8 @@ TEST(SpeculativeMemory, DraftWeightsLeaveTheBudgetAndItsKvJoinsEveryBlock) {
   plan.kv_bytes_per_token = 131072;
   plan.kv_cache_bytes = 10.0 * (1 << 30);
   plan.weight_bytes = 16e9;
-  const DraftMemory draft{.weight_bytes = 1.0 * (1 << 30), .pass_weight_bytes = 1.0 * (1 << 30),
-                          .kv_bytes_per_token = 32768};
+  const DraftMemory draft{
+      .weight_bytes = 1.0 * (1 << 30), .pass_weight_bytes = 1.0 * (1 << 30), .kv_bytes_per_token = 32768};
   const MemoryPlanRequest request;
   ASSERT_TRUE(AddDraftToPlan(draft, request, plan).ok());
   EXPECT_EQ(plan.kv_cache_bytes, 9.0 * (1 << 30));
@@ -282,7 +285,8 @@ TEST(SpeculativeScheduling, DecodesReserveLookaheadSlots) {
     blocks.Grow(seq, 1);
     queues.running.push_back(&seq);
     BatchPlan plan;
-    const int64_t tokens = scheduling::ScheduleDecodes(queues, blocks, PreemptionMode::kRecompute, 100, plan, lookahead);
+    const int64_t tokens =
+        scheduling::ScheduleDecodes(queues, blocks, PreemptionMode::kRecompute, 100, plan, lookahead);
     EXPECT_EQ(tokens, 1 + lookahead);
     EXPECT_EQ(seq.gpu_blocks, lookahead == 0 ? 1 : 2) << lookahead;  // 16 or 20 tokens of 16-token blocks
     blocks.Release(seq);
@@ -294,8 +298,8 @@ TEST(SpeculativeScheduling, DecodesReserveLookaheadSlots) {
 // `flags` on top of 40 requests at 4 req/s (a --max-requests of its own replaces the 40).
 nlohmann::json Simulate(const std::string& flags) {
   const std::string count = absl::StrContains(flags, "--max-requests=") ? "" : "--max-requests=40 ";
-  const testing::CommandResult r = testing::RunInfergrid(
-      "simulate --format=json --record-wall-time=false --rate=4 --quiet " + count + flags);
+  const testing::CommandResult r =
+      testing::RunInfergrid("simulate --format=json --record-wall-time=false --rate=4 --quiet " + count + flags);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out);
 }
@@ -303,7 +307,8 @@ nlohmann::json Simulate(const std::string& flags) {
 TEST(SpeculativeCli, SummaryReportsTheAcceptanceSeenAndOffIsUnchanged) {
   const nlohmann::json off = Simulate("");
   EXPECT_FALSE(off.contains("speculation"));
-  const nlohmann::json eagle = Simulate("--speculative-method=eagle --num-speculative-tokens=4 --speculative-acceptance=0.8");
+  const nlohmann::json eagle =
+      Simulate("--speculative-method=eagle --num-speculative-tokens=4 --speculative-acceptance=0.8");
   const nlohmann::json& s = eagle["speculation"];
   EXPECT_EQ(s["method"], "eagle");
   EXPECT_NEAR(s["expected_tokens_per_step"].get<double>(), 3.3616, 1e-9);
@@ -314,14 +319,16 @@ TEST(SpeculativeCli, SummaryReportsTheAcceptanceSeenAndOffIsUnchanged) {
   EXPECT_LT(eagle["iterations"]["iterations"].get<int>(), off["iterations"]["iterations"].get<int>());
   EXPECT_GT(s["draft_weight_bytes"].get<double>(), 0);  // one layer's weights, from the KV budget
   EXPECT_LT(eagle["memory"]["num_gpu_blocks"].get<int>(), off["memory"]["num_gpu_blocks"].get<int>());
-  const nlohmann::json ngram = Simulate("--speculative-model=[ngram] --num-speculative-tokens=3 --speculative-acceptance=0.5");
+  const nlohmann::json ngram =
+      Simulate("--speculative-model=[ngram] --num-speculative-tokens=3 --speculative-acceptance=0.5");
   EXPECT_EQ(ngram["speculation"]["method"], "ngram");
   EXPECT_EQ(ngram["speculation"]["draft_weight_bytes"], 0);
 }
 
 // A draft from a Hugging Face config.json (Llama-3.2-1B's architecture, Llama-3's vocabulary).
 TEST(SpeculativeCli, ADraftModelFromConfigJson) {
-  const std::string path = testing::WriteFile(testing::TestDir() / "llama-3.2-1b/config.json",
+  const std::string path = testing::WriteFile(
+      testing::TestDir() / "llama-3.2-1b/config.json",
       R"({"model_type": "llama", "num_hidden_layers": 16, "hidden_size": 2048, "intermediate_size": 8192,
           "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
           "tie_word_embeddings": true, "torch_dtype": "bfloat16"})");
@@ -336,7 +343,8 @@ TEST(SpeculativeCli, ADraftModelFromConfigJson) {
 TEST(SpeculativeCli, BadValuesAreOneErrorNamingTheFlagAndNoOutput) {
   const std::string out = (std::filesystem::path(::testing::TempDir()) / "spec_bad_values").string();
   const std::vector<testing::CliErrorCase> cases = {
-      {"simulate --num-speculative-tokens=-1 --speculative-method=ngram --out=" + out, 2, "--num-speculative-tokens=-1"},
+      {"simulate --num-speculative-tokens=-1 --speculative-method=ngram --out=" + out, 2,
+       "--num-speculative-tokens=-1"},
       {"simulate --num-speculative-tokens=3 --speculative-method=ngram --speculative-acceptance=1.5 --out=" + out, 2,
        "--speculative-acceptance=1.5"},
       {"simulate --num-speculative-tokens=3 --speculative-model=no-such-model --out=" + out, 2,

@@ -39,9 +39,7 @@ replications: 2
 )";
 constexpr int kRuns = 8;
 
-std::vector<std::string> Lines(const std::string& text) {
-  return absl::StrSplit(text, '\n', absl::SkipEmpty());
-}
+std::vector<std::string> Lines(const std::string& text) { return absl::StrSplit(text, '\n', absl::SkipEmpty()); }
 
 std::set<std::string> Folders(const fs::path& dir) {
   std::set<std::string> names;
@@ -78,8 +76,8 @@ TEST(SweepCli, RunsEveryPointAndWritesResults) {
     EXPECT_TRUE(fs::exists(out / "points" / hash / "point.json")) << hash;
   }
   // A run's summary.json is simulate's for the same flags (point 0, replication 0: seed 0).
-  const testing::CommandResult one =
-      RunInfergrid("simulate --quiet --format=json --max-requests=20 --record-wall-time=false --rate=4 --scheduler=vllm");
+  const testing::CommandResult one = RunInfergrid(
+      "simulate --quiet --format=json --max-requests=20 --record-wall-time=false --rate=4 --scheduler=vllm");
   ASSERT_EQ(one.exit_code, 0) << one.err;
   const std::string hash = csv[1].substr(csv[1].rfind(',') + 1);
   const std::string summary = testing::ReadAll(out / "points" / hash / "summary.json");
@@ -118,9 +116,11 @@ TEST(SweepCli, ADamagedPointIsRedoneAndAnotherSpecNeverKeepsTheOldResults) {
 
   // Spec B, whose every run fails as it runs (a trace with a bad row): the folder holds B's
   // sweep.json and B's results (each run marked failed), nothing of A's.
-  const std::string trace = testing::WriteFile(dir / "bad.csv", "arrival_s,input_tokens,output_tokens\n0,10,10\n1,x,3\n");
-  const std::string other = testing::WriteFile(
-      dir / "other.textproto", absl::StrCat("base: \"--trace=", trace, "\"\ngrid { flag: \"rate\" values: [\"3\"] }\n"));
+  const std::string trace =
+      testing::WriteFile(dir / "bad.csv", "arrival_s,input_tokens,output_tokens\n0,10,10\n1,x,3\n");
+  const std::string other =
+      testing::WriteFile(dir / "other.textproto",
+                         absl::StrCat("base: \"--trace=", trace, "\"\ngrid { flag: \"rate\" values: [\"3\"] }\n"));
   const testing::CommandResult b = RunInfergrid(Sweep(other, out));
   EXPECT_EQ(b.exit_code, 1) << b.err;
   EXPECT_THAT(testing::ReadAll(out / "sweep.json"), HasSubstr("other.textproto"));
@@ -132,15 +132,15 @@ TEST(SweepCli, ADamagedPointIsRedoneAndAnotherSpecNeverKeepsTheOldResults) {
 TEST(SweepCli, AFailedRunIsRecordedAndTheOthersGoOn) {
   const fs::path dir = testing::TestDir();
   const std::string good = testing::WriteFile(dir / "good.csv",
-      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-      "2023-11-16 18:15:46.0000000,374,44\n"
-      "2023-11-16 18:15:47.0000000,396,10\n");
+                                              "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                              "2023-11-16 18:15:46.0000000,374,44\n"
+                                              "2023-11-16 18:15:47.0000000,396,10\n");
   const std::string bad = testing::WriteFile(dir / "bad.csv",
-      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-      "2023-11-16 18:15:46.0000000,374,44\n"
-      "2023-11-16 18:15:47.0000000,abc,10\n");
-  const std::string spec = testing::WriteFile(dir / "sweep.textproto",
-      absl::StrCat("grid { flag: \"trace\" values: [\"", good, "\", \"", bad, "\"] }\n"));
+                                             "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                             "2023-11-16 18:15:46.0000000,374,44\n"
+                                             "2023-11-16 18:15:47.0000000,abc,10\n");
+  const std::string spec = testing::WriteFile(
+      dir / "sweep.textproto", absl::StrCat("grid { flag: \"trace\" values: [\"", good, "\", \"", bad, "\"] }\n"));
   const fs::path out = dir / "out";
   const testing::CommandResult r = RunInfergrid(Sweep(spec, out, "--jobs=2"));
   EXPECT_EQ(r.exit_code, 1);
@@ -165,12 +165,14 @@ TEST(SweepCli, BadSpecsAreRejectedBeforeAnythingIsWritten) {
   const fs::path dir = testing::TestDir();
   const fs::path out = dir / "out";
   const std::vector<std::pair<std::string, std::string>> specs = {
-      {"base: \"--max-requests=20\"\ngrid { flag: \"rate\" values: [] }\n", "sweep.textproto:2: grid axis --rate: empty axis"},
+      {"base: \"--max-requests=20\"\ngrid { flag: \"rate\" values: [] }\n",
+       "sweep.textproto:2: grid axis --rate: empty axis"},
       {"zip {\n  axis { flag: \"rate\" values: [\"1\", \"2\"] }\n  axis { flag: \"cv\" values: [\"1\"] }\n}\n",
        "sweep.textproto:3: zip axis --cv"},
       {"base: \"--bogus=1\"\n", "sweep.textproto:1: base: unknown flag --bogus"},
       // Rejected by the plan simulate resolves: 140 GB of weights on one 80 GB GPU.
-      {"base: \"--max-requests=20\"\ngrid {\n  flag: \"model\"\n  values: [\"llama-3-8b\"]\n  values: [\"llama-3-70b\"]\n}\n",
+      {"base: \"--max-requests=20\"\ngrid {\n  flag: \"model\"\n  values: [\"llama-3-8b\"]\n  values: "
+       "[\"llama-3-70b\"]\n}\n",
        "sweep.textproto:5: point 1 (model=llama-3-70b)"},
   };
   for (const auto& [text, message] : specs) {
@@ -232,8 +234,8 @@ TEST(SweepCli, ShardsAreDisjointAndMergeEqualsTheUnshardedSweep) {
   // Another spec's folder does not merge.
   const std::string other = testing::WriteFile(dir / "other.textproto", "base: \"--max-requests=5\"\n");
   ASSERT_EQ(RunInfergrid(Sweep(other, dir / "other")).exit_code, 0);
-  testing::ExpectOneLineError({absl::StrCat("sweep merge ", a.string(), " ", (dir / "other").string()), 1,
-                               "another sweep"});
+  testing::ExpectOneLineError(
+      {absl::StrCat("sweep merge ", a.string(), " ", (dir / "other").string()), 1, "another sweep"});
 }
 
 // Starts `infergrid args...` with stdout and stderr discarded.
@@ -309,7 +311,8 @@ TEST(SweepCli, KilledAtRandomMomentsAndRerunCompletesEveryRunExactlyOnce) {
   EXPECT_EQ(folders, Folders(dir / "timing"));
   for (const std::string& hash : folders) {
     std::set<std::string> files;
-    for (const auto& entry : fs::directory_iterator(out / "points" / hash)) files.insert(entry.path().filename().string());
+    for (const auto& entry : fs::directory_iterator(out / "points" / hash))
+      files.insert(entry.path().filename().string());
     EXPECT_EQ(files, (std::set<std::string>{"point.json", "summary.json"})) << hash;
     EXPECT_THAT(testing::ReadAll(out / "points" / hash / "summary.json"), HasSubstr("\"simulated_duration_s\""));
   }

@@ -135,7 +135,7 @@ TEST(SweepSpec, NoDimensionsIsOnePointWithReplications) {
 TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
   struct Case {
     std::string spec;
-    std::string where;    // "sweep.textproto:LINE"
+    std::string where;  // "sweep.textproto:LINE"
     std::string message;  // a piece of the message
   };
   const std::vector<Case> cases = {
@@ -145,7 +145,8 @@ TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
       {"base: \"--rate=4\"\nbase: \"--rate=5\"\n", "sweep.textproto:2", "--rate is set twice (lines 1 and 2)"},
       {"base: \"--out=/tmp/x\"\n", "sweep.textproto:1", "--out is the sweep's own"},
       {"base: \"--max-requests=20\"\ngrid { flag: \"rate\" }\n", "sweep.textproto:2", "grid axis --rate: empty axis"},
-      {"grid {\n  flag: \"no-such-flag\"\n  values: \"1\"\n}\n", "sweep.textproto:2", "unknown simulate flag --no-such-flag"},
+      {"grid {\n  flag: \"no-such-flag\"\n  values: \"1\"\n}\n", "sweep.textproto:2",
+       "unknown simulate flag --no-such-flag"},
       {"grid {\n  flag: \"rate\"\n  values: \"2\"\n  values: \"fast\"\n}\n", "sweep.textproto:4", "--rate"},
       {"zip {\n  axis { flag: \"rate\" values: [\"1\", \"2\"] }\n  axis { flag: \"cv\" values: [\"1\"] }\n}\n",
        "sweep.textproto:3", "zip axis --cv: 1 values, but --rate has 2"},
@@ -154,8 +155,8 @@ TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
        "--rate is varied twice"},
       {"random {\n  samples: 0\n  axis { flag: \"rate\" range { min: 1 max: 2 } }\n}\n", "sweep.textproto:2",
        "samples must be 1..100000 (the runs a sweep may have), got 0"},
-      {"random {\n  samples: 2\n  axis { flag: \"max_num_seqs\" range { min: 1 max: 2 } }\n}\n",
-       "sweep.textproto:3", "set `integer: true`"},
+      {"random {\n  samples: 2\n  axis { flag: \"max_num_seqs\" range { min: 1 max: 2 } }\n}\n", "sweep.textproto:3",
+       "set `integer: true`"},
       {"random {\n  samples: 2\n  axis { flag: \"scheduler\" range { min: 1 max: 2 } }\n}\n", "sweep.textproto:3",
        "not a numeric flag"},
       {"random {\n  samples: 2\n  axis { flag: \"rate\" }\n}\n", "sweep.textproto:3", "either a range or choices"},
@@ -190,8 +191,8 @@ TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
 TEST(SweepSpec, TooManyRunsAreRefusedBeforeExpanding) {
   std::string values;
   for (int i = 1; i <= 400; ++i) absl::StrAppend(&values, i == 1 ? "" : ", ", "\"", i, "\"");
-  absl::StatusOr<SweepPlan> plan = Expand(absl::StrCat("grid { flag: \"rate\" values: [", values,
-                                                       "] }\ngrid { flag: \"cv\" values: [", values, "] }\n"));
+  absl::StatusOr<SweepPlan> plan = Expand(
+      absl::StrCat("grid { flag: \"rate\" values: [", values, "] }\ngrid { flag: \"cv\" values: [", values, "] }\n"));
   ASSERT_FALSE(plan.ok());
   EXPECT_THAT(plan.status().message(), HasSubstr("sweep.textproto:2: the sweep has more than 100000 runs"));
 }
@@ -218,7 +219,8 @@ TEST(PointHash, SameConfigurationSameHashWhateverTheSpelling) {
   EXPECT_EQ(a->runs[0].run.hash(), b->runs[0].run.hash());
   EXPECT_EQ(a->runs[0].run.command_line(), b->runs[0].run.command_line());
   // A value equal to the default is the default.
-  absl::StatusOr<SweepPlan> c = Expand("base: \"--max-requests=20\"\nbase: \"--cv=1\"\ngrid { flag: \"rate\" values: \"4\" }\n");
+  absl::StatusOr<SweepPlan> c =
+      Expand("base: \"--max-requests=20\"\nbase: \"--cv=1\"\ngrid { flag: \"rate\" values: \"4\" }\n");
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->runs[0].run.hash(), a->runs[0].run.hash());
   // Another value, another hash; 16 hex digits.
@@ -273,8 +275,8 @@ TEST(SweepShard, FromSlurmOrKubernetesEnvironment) {
   absl::StatusOr<Shard> no_count = ShardFromEnvironment(env({{"JOB_COMPLETION_INDEX", "0"}}));
   ASSERT_FALSE(no_count.ok());
   EXPECT_THAT(no_count.status().message(), HasSubstr("JOB_COMPLETIONS"));
-  absl::StatusOr<Shard> outside = ShardFromEnvironment(
-      env({{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}));
+  absl::StatusOr<Shard> outside =
+      ShardFromEnvironment(env({{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}));
   ASSERT_FALSE(outside.ok());
   EXPECT_THAT(outside.status().message(), HasSubstr("SLURM_ARRAY_TASK_ID=4"));
 }

@@ -15,8 +15,8 @@ namespace infergrid::testing {
 // A fresh folder under the test temp dir, named after the running test.
 inline std::filesystem::path TestDir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                              (std::string(info->test_suite_name()) + "." + info->name());
+  std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / (std::string(info->test_suite_name()) + "." + info->name());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

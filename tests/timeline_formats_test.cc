@@ -56,14 +56,17 @@ Timeline FromJson(const std::string& text) {
       s.dur_ns = std::llround(e["dur"].get<double>() * 1e3);
       s.name = e["name"].get<std::string>();
       for (const auto& [key, value] : e["args"].items()) {
-        if (value.is_string()) s.binding = value.get<std::string>();
-        else s.numbers[key] = value.get<double>();
+        if (value.is_string())
+          s.binding = value.get<std::string>();
+        else
+          s.numbers[key] = value.get<double>();
       }
       t.slices[replica].push_back(s);
     } else if (e["ph"] == "C") {
       const int64_t ts = std::llround(e["ts"].get<double>() * 1e3);
       for (const auto& [key, value] : e["args"].items()) {
-        t.counters[{replica, absl::StrCat(e["name"].get<std::string>(), " ", key)}].emplace_back(ts, value.get<double>());
+        t.counters[{replica, absl::StrCat(e["name"].get<std::string>(), " ", key)}].emplace_back(ts,
+                                                                                                 value.get<double>());
       }
     }
   }
@@ -74,10 +77,10 @@ Timeline FromPerfetto(const std::string& bytes) {
   perfetto::protos::Trace trace;
   EXPECT_TRUE(trace.ParseFromString(bytes));
   Timeline t;
-  std::map<uint64_t, int> replica_of_process;                      // process uuid -> replica
-  std::map<uint64_t, std::pair<int, std::string>> track;           // uuid -> replica, name
+  std::map<uint64_t, int> replica_of_process;  // process uuid -> replica
+  std::map<uint64_t, std::pair<int, std::string>> track;  // uuid -> replica, name
   std::map<uint64_t, std::string> event_names, annotation_names;
-  std::map<uint64_t, int64_t> last_ts;                             // per track
+  std::map<uint64_t, int64_t> last_ts;  // per track
   std::map<int, bool> open;
   bool cleared = false;
   for (const perfetto::protos::TracePacket& p : trace.packet()) {
@@ -136,21 +139,25 @@ Timeline FromPerfetto(const std::string& bytes) {
     for (const perfetto::protos::DebugAnnotation& a : e.debug_annotations()) {
       EXPECT_TRUE(annotation_names.count(a.name_iid()));
       const std::string& key = annotation_names[a.name_iid()];
-      if (a.has_string_value()) s.binding = a.string_value();
-      else s.numbers[key] = a.has_int_value() ? static_cast<double>(a.int_value()) : a.double_value();
+      if (a.has_string_value())
+        s.binding = a.string_value();
+      else
+        s.numbers[key] = a.has_int_value() ? static_cast<double>(a.int_value()) : a.double_value();
     }
     t.slices[replica].push_back(s);
     EXPECT_EQ(e.extra_counter_values_size(), e.extra_counter_track_uuids_size());
     EXPECT_EQ(e.extra_double_counter_values_size(), e.extra_double_counter_track_uuids_size());
     EXPECT_LE(e.extra_counter_values_size() + e.extra_double_counter_values_size(), 8);  // trace_processor's limit
     for (int i = 0; i < e.extra_counter_values_size(); ++i) {
-      t.counters[track.at(e.extra_counter_track_uuids(i))].emplace_back(ts, static_cast<double>(e.extra_counter_values(i)));
+      t.counters[track.at(e.extra_counter_track_uuids(i))].emplace_back(ts,
+                                                                        static_cast<double>(e.extra_counter_values(i)));
     }
     for (int i = 0; i < e.extra_double_counter_values_size(); ++i) {
       t.counters[track.at(e.extra_double_counter_track_uuids(i))].emplace_back(ts, e.extra_double_counter_values(i));
     }
   }
-  for (const auto& [replica, is_open] : open) EXPECT_FALSE(is_open) << "replica " << replica << " has a slice never ended";
+  for (const auto& [replica, is_open] : open)
+    EXPECT_FALSE(is_open) << "replica " << replica << " has a slice never ended";
   return t;
 }
 
@@ -158,7 +165,8 @@ TEST(TimelineFormats, PerfettoTraceHoldsTheJsonTimelinesEvents) {
   const fs::path base = testing::TestDir();  // (each call empties the folder)
   const fs::path json_dir = base / "json";
   const fs::path proto_dir = base / "proto";
-  const testing::CommandResult j = RunInfergrid(absl::StrCat(kRun, " --timeline-format=json --out=", json_dir.string()));
+  const testing::CommandResult j =
+      RunInfergrid(absl::StrCat(kRun, " --timeline-format=json --out=", json_dir.string()));
   ASSERT_EQ(j.exit_code, 0) << j.err;
   const testing::CommandResult p = RunInfergrid(absl::StrCat(kRun, " --out=", proto_dir.string()));
   ASSERT_EQ(p.exit_code, 0) << p.err;
@@ -176,7 +184,8 @@ TEST(TimelineFormats, PerfettoTraceHoldsTheJsonTimelinesEvents) {
 
   const Timeline from_json = FromJson(ReadAll(json_dir / "timeline.json"));
   const Timeline from_proto = FromPerfetto(ReadAll(proto_dir / "timeline.pftrace"));
-  const int iterations = nlohmann::json::parse(ReadAll(proto_dir / "summary.json"))["iterations"]["iterations"].get<int>();
+  const int iterations =
+      nlohmann::json::parse(ReadAll(proto_dir / "summary.json"))["iterations"]["iterations"].get<int>();
   ASSERT_EQ(from_proto.slices.size(), 2u);
   ASSERT_EQ(from_json.slices.size(), 2u);
   size_t slices = 0, mixed = 0;
@@ -193,7 +202,8 @@ TEST(TimelineFormats, PerfettoTraceHoldsTheJsonTimelinesEvents) {
       EXPECT_NEAR(static_cast<double>(a.dur_ns), static_cast<double>(b.dur_ns), 2) << a.name;
       EXPECT_EQ(a.binding, b.binding);
       ASSERT_EQ(a.numbers.size(), b.numbers.size());
-      for (const auto& [key, value] : a.numbers) EXPECT_NEAR(value, b.numbers.at(key), 5e-7) << key;  // JSON: 6 decimals
+      for (const auto& [key, value] : a.numbers)
+        EXPECT_NEAR(value, b.numbers.at(key), 5e-7) << key;  // JSON: 6 decimals
     }
   }
   EXPECT_EQ(static_cast<int>(slices), iterations);
@@ -222,7 +232,8 @@ TEST(TimelineFormats, TruncatedTimelineIsNamedInTheNote) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, ::testing::HasSubstr("timeline.pftrace holds the first 5 iterations"));
   EXPECT_EQ(FromPerfetto(ReadAll(dir / "timeline.pftrace")).slices.at(0).size() +
-                FromPerfetto(ReadAll(dir / "timeline.pftrace")).slices.at(1).size(), 5u);
+                FromPerfetto(ReadAll(dir / "timeline.pftrace")).slices.at(1).size(),
+            5u);
 }
 
 TEST(TimelineFormats, CompressedTablesDecompressToThePlainBytes) {
@@ -238,7 +249,8 @@ TEST(TimelineFormats, CompressedTablesDecompressToThePlainBytes) {
     EXPECT_FALSE(fs::exists(packed / name)) << name;
     const fs::path compressed = packed / absl::StrCat(name, ".zst");
     const fs::path restored = base / absl::StrCat(name, ".restored");
-    ASSERT_EQ(std::system(absl::StrCat("zstd -q -d -f -o ", restored.string(), " ", compressed.string()).c_str()), 0) << name;
+    ASSERT_EQ(std::system(absl::StrCat("zstd -q -d -f -o ", restored.string(), " ", compressed.string()).c_str()), 0)
+        << name;
     const std::string original = ReadAll(plain / name);
     EXPECT_EQ(ReadAll(restored), original) << name;
     EXPECT_LT(fs::file_size(compressed) * 2, original.size()) << name;
@@ -248,7 +260,8 @@ TEST(TimelineFormats, CompressedTablesDecompressToThePlainBytes) {
   const testing::CommandResult report =
       RunInfergrid(absl::StrCat("report ", packed.string(), " --out=", (base / "page.html").string()));
   EXPECT_NE(report.exit_code, 0);
-  EXPECT_THAT(report.err, ::testing::HasSubstr("requests.csv.zst: report reads the plain table; restore it with `zstd -d"));
+  EXPECT_THAT(report.err,
+              ::testing::HasSubstr("requests.csv.zst: report reads the plain table; restore it with `zstd -d"));
   EXPECT_FALSE(fs::exists(base / "page.html"));
   // simulate --report with --compress draws from the plain tables and writes the compressed ones.
   const fs::path both = base / "both";
@@ -259,15 +272,19 @@ TEST(TimelineFormats, CompressedTablesDecompressToThePlainBytes) {
   for (const char* name : {"requests.csv", "iterations.csv"}) {
     EXPECT_FALSE(fs::exists(both / name)) << name;
     const fs::path restored = base / absl::StrCat(name, ".from-report-run");
-    ASSERT_EQ(std::system(absl::StrCat("zstd -q -d -f -o ", restored.string(), " ", (both / name).string(), ".zst").c_str()), 0);
+    ASSERT_EQ(
+        std::system(absl::StrCat("zstd -q -d -f -o ", restored.string(), " ", (both / name).string(), ".zst").c_str()),
+        0);
     EXPECT_EQ(ReadAll(restored), ReadAll(plain / name)) << name;
   }
 }
 
 TEST(TimelineFormats, FormatFlagsAreCheckedAndNeedOut) {
   for (const testing::CliErrorCase& c : std::vector<testing::CliErrorCase>{
-           {"simulate --max-requests=5 --out=never-written --timeline-format=chrome", 2, "--timeline-format: unknown format 'chrome'"},
-           {"simulate --max-requests=5 --out=never-written --compress=gzip", 2, "--compress: unknown compression 'gzip'"},
+           {"simulate --max-requests=5 --out=never-written --timeline-format=chrome", 2,
+            "--timeline-format: unknown format 'chrome'"},
+           {"simulate --max-requests=5 --out=never-written --compress=gzip", 2,
+            "--compress: unknown compression 'gzip'"},
            {"simulate --max-requests=5 --compress=zstd", 2, "--compress needs --out=DIR"},
            {"simulate --max-requests=5 --timeline-format=json", 2, "--timeline-format needs --out=DIR"}}) {
     testing::ExpectOneLineError(c);

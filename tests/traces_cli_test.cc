@@ -15,8 +15,8 @@
 namespace infergrid {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::CommandResult;
+using ::testing::HasSubstr;
 using testing::ReadAll;
 using testing::RunInfergrid;
 using testing::TestDir;
@@ -89,8 +89,7 @@ TEST(TraceCli, ConvertRoundTripsAndSorts) {
   EXPECT_THAT(rejected.err, HasSubstr("u.csv:3:1: timestamp earlier than the previous row's"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/s.csv"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/s.csv.tmp"));
-  const CommandResult sorted =
-      RunInfergrid("trace convert --sort --trace=" + unsorted + " --output=" + dir + "/s.csv");
+  const CommandResult sorted = RunInfergrid("trace convert --sort --trace=" + unsorted + " --output=" + dir + "/s.csv");
   ASSERT_EQ(sorted.exit_code, 0) << sorted.err;
   EXPECT_THAT(sorted.out, HasSubstr("warning: sorted by arrival: 2 requests moved"));
   EXPECT_EQ(ReadAll(dir + "/s.csv"),
@@ -107,12 +106,10 @@ TEST(TraceCli, SampleCutsAWindowAndACount) {
   EXPECT_EQ(ReadAll(dir + "/w.csv"),
             "arrival_s,input_tokens,output_tokens,priority,session,model,log_type,block_hashes\n"
             "0,1500,20,0,,,,1 2 3\n0.4,600,30,0,,,,4 5\n");
-  const CommandResult count =
-      RunInfergrid("trace sample --trace=" + in + " --requests=1 --output=" + dir + "/c.csv");
+  const CommandResult count = RunInfergrid("trace sample --trace=" + in + " --requests=1 --output=" + dir + "/c.csv");
   ASSERT_EQ(count.exit_code, 0) << count.err;
   EXPECT_EQ(count.out, "wrote 1 requests (mooncake) to " + dir + "/c.csv\n");
-  const CommandResult empty =
-      RunInfergrid("trace sample --trace=" + in + " --start-s=10 --output=" + dir + "/e.csv");
+  const CommandResult empty = RunInfergrid("trace sample --trace=" + in + " --start-s=10 --output=" + dir + "/e.csv");
   EXPECT_EQ(empty.exit_code, 1);
   EXPECT_THAT(empty.err, HasSubstr("no request falls in the window [10, end) s"));
 }
@@ -151,7 +148,8 @@ TEST(TraceCli, UsageAndInputErrors) {
       {"trace stats --trace=" + ok + " --trace-format=azure", 1,
        "m.jsonl:1:1: the first line is a JSON object, not a header of the azure format"},
       // Past 2^32 s an arrival minus a one-second window is the arrival itself: refused by row.
-      {"trace stats --trace=" + WriteFile(dir + "/far.csv", "arrival_s,input_tokens,output_tokens\n0,10,10\n1e17,10,10\n"),
+      {"trace stats --trace=" +
+           WriteFile(dir + "/far.csv", "arrival_s,input_tokens,output_tokens\n0,10,10\n1e17,10,10\n"),
        1, "far.csv:3:1: timestamp 1e+17 s is beyond 2^32 s (136 years)"},
       {"trace fit --trace=" + dir + "/far.csv", 1, "far.csv:3:1: timestamp 1e+17 s is beyond 2^32 s"},
       // Special files: a FIFO waits for a writer, /dev/zero is one endless line, a folder is not a file.

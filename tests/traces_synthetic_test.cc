@@ -86,8 +86,8 @@ TEST(Arrivals, ConstantIsEvenlySpacedAndReplacesATablesZeros) {
   // A length table keeps its rows, in order, and takes the process's times.
   std::vector<Request> rows(3);
   for (int i = 0; i < 3; ++i) rows[static_cast<size_t>(i)].input_tokens = 100 * (i + 1);
-  std::unique_ptr<RequestSource> source = ReplaceArrivals(
-      std::make_unique<VectorRequestSource>(rows), *MakeConstantArrivals(2));
+  std::unique_ptr<RequestSource> source =
+      ReplaceArrivals(std::make_unique<VectorRequestSource>(rows), *MakeConstantArrivals(2));
   Request r;
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(*source->Next(&r));
@@ -184,8 +184,8 @@ TEST(Lengths, MarginalsMatchTheirDefinitions) {
 }
 
 TEST(Lengths, EmpiricalResamplesPairsOfTheTrace) {
-  const std::string path = WriteFile(TestDir() / "l.csv",
-                                     "num_prefill_tokens,num_decode_tokens\n100,1\n200,2\n300,3\n");
+  const std::string path =
+      WriteFile(TestDir() / "l.csv", "num_prefill_tokens,num_decode_tokens\n100,1\n200,2\n300,3\n");
   auto sampler = MakeEmpiricalLengths(path, TraceOptions{});
   ASSERT_TRUE(sampler.ok()) << sampler.status();
   RandomStream random(2, "lengths");
@@ -327,12 +327,9 @@ std::pair<std::vector<double>, std::vector<double>> PresetSample(const std::stri
   return columns;
 }
 
-void ExpectWithin5Percent(const LengthSummary& fit, const LengthSummary& source,
-                          const std::string& what) {
-  for (auto [label, a, b] : {std::tuple{"mean", fit.mean(), source.mean()},
-                             std::tuple{"p50", fit.p50(), source.p50()},
-                             std::tuple{"p90", fit.p90(), source.p90()},
-                             std::tuple{"p99", fit.p99(), source.p99()}}) {
+void ExpectWithin5Percent(const LengthSummary& fit, const LengthSummary& source, const std::string& what) {
+  for (auto [label, a, b] : {std::tuple{"mean", fit.mean(), source.mean()}, std::tuple{"p50", fit.p50(), source.p50()},
+                             std::tuple{"p90", fit.p90(), source.p90()}, std::tuple{"p99", fit.p99(), source.p99()}}) {
     EXPECT_NEAR(a, b, 0.05 * b) << what << " " << label;
     std::cout << "  " << what << " " << label << ": preset " << a << ", source " << b << " ("
               << (b != 0 ? 100 * (a - b) / b : 0) << "%)\n";
@@ -342,8 +339,7 @@ void ExpectWithin5Percent(const LengthSummary& fit, const LengthSummary& source,
 TEST(Presets, EveryNamedPresetIsCompiledIn) {
   std::vector<std::string> names = WorkloadPresetNames();
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"arxiv", "azure-code", "azure-conv", "mooncake-conv",
-                                             "sharegpt"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"arxiv", "azure-code", "azure-conv", "mooncake-conv", "sharegpt"}));
 }
 
 TEST(Presets, MatchTheRecordedStatisticsOfTheirSources) {
@@ -387,8 +383,7 @@ TEST(Presets, PassATwoSampleKsTestAgainstTheirSourceTraces) {
     const double critical = 1.358 * std::sqrt((n + m) / (n * m));
     const double d_in = KsStatistic(real_in, fit_in);
     const double d_out = KsStatistic(real_out, fit_out);
-    std::cout << c.name << ": KS D input " << d_in << ", output " << d_out << " (critical "
-              << critical << ")\n";
+    std::cout << c.name << ": KS D input " << d_in << ", output " << d_out << " (critical " << critical << ")\n";
     EXPECT_LT(d_in, critical);
     EXPECT_LT(d_out, critical);
   }

@@ -47,10 +47,8 @@ absl::StatusOr<ReadResult> ReadAllRequests(const std::string& path, TraceOptions
   return result;
 }
 
-
 // Reads a fixture and expects it to fail with all of `parts` in the message.
-void ExpectError(const std::string& path, const std::vector<std::string>& parts,
-                 TraceOptions options = {}) {
+void ExpectError(const std::string& path, const std::vector<std::string>& parts, TraceOptions options = {}) {
   absl::StatusOr<ReadResult> r = ReadAllRequests(path, options);
   ASSERT_FALSE(r.ok()) << path << " read " << r->requests.size() << " requests";
   for (const std::string& part : parts) {
@@ -70,14 +68,13 @@ ReadResult ReadSkipping(const std::string& path) {
 constexpr char kAzureHeader[] = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
 
 TEST(Azure, Reads2023And2024TimestampsMixedInOneFile) {
-  const std::string path = WriteFile(
-      TestDir() / "a.csv",
-      absl::StrCat(kAzureHeader,
-                   "2024-05-10 00:00:00.000000+00:00,100,10\n"
-                   "2024-05-10 00:00:01.5+00:00,200,20\n"
-                   "2024-05-10 00:00:02.2500000,300,30\n"      // 2023 style, no zone: UTC
-                   "2024-05-10 01:00:03.0000001+01:00,400,40\n"  // 00:00:03 UTC + 100 ns
-                   "2024-05-10T00:01:00Z,500,50\n"));
+  const std::string path =
+      WriteFile(TestDir() / "a.csv", absl::StrCat(kAzureHeader,
+                                                  "2024-05-10 00:00:00.000000+00:00,100,10\n"
+                                                  "2024-05-10 00:00:01.5+00:00,200,20\n"
+                                                  "2024-05-10 00:00:02.2500000,300,30\n"  // 2023 style, no zone: UTC
+                                                  "2024-05-10 01:00:03.0000001+01:00,400,40\n"  // 00:00:03 UTC + 100 ns
+                                                  "2024-05-10T00:01:00Z,500,50\n"));
   absl::StatusOr<ReadResult> r = ReadAllRequests(path);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->requests.size(), 5u);
@@ -92,10 +89,9 @@ TEST(Azure, Reads2023And2024TimestampsMixedInOneFile) {
 }
 
 TEST(Azure, SevenDigitFractionsKeepTheirPrecision) {
-  const std::string path = WriteFile(TestDir() / "a.csv",
-                                     absl::StrCat(kAzureHeader,
-                                                  "2023-11-16 18:15:46.6805900,374,44\n"
-                                                  "2023-11-16 18:15:50.9951690,396,109\n"));
+  const std::string path = WriteFile(TestDir() / "a.csv", absl::StrCat(kAzureHeader,
+                                                                       "2023-11-16 18:15:46.6805900,374,44\n"
+                                                                       "2023-11-16 18:15:50.9951690,396,109\n"));
   absl::StatusOr<ReadResult> r = ReadAllRequests(path);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_NEAR(r->requests[1].arrival_s, 4.314579, 1e-12);
@@ -123,8 +119,7 @@ TEST(HostileInput, EmptyFileAndBomOnly) {
 }
 
 TEST(HostileInput, HeaderOnly) {
-  ExpectError(WriteFile(TestDir() / "h.csv", kAzureHeader),
-              {"h.csv: no requests in this azure trace", "no data rows"});
+  ExpectError(WriteFile(TestDir() / "h.csv", kAzureHeader), {"h.csv: no requests in this azure trace", "no data rows"});
 }
 
 TEST(HostileInput, WrongHeaderAndNoHeader) {
@@ -145,11 +140,10 @@ TEST(HostileInput, WrongHeaderAndNoHeader) {
 
 TEST(HostileInput, MissingAndExtraColumns) {
   const std::string dir = TestDir();
-  const std::string missing = WriteFile(
-      dir + "/m.csv", absl::StrCat(kAzureHeader, "2023-11-16 18:15:46,1,1\n2023-11-16 18:15:47,5\n"));
+  const std::string missing =
+      WriteFile(dir + "/m.csv", absl::StrCat(kAzureHeader, "2023-11-16 18:15:46,1,1\n2023-11-16 18:15:47,5\n"));
   ExpectError(missing, {"m.csv:3: expected 3 fields (TIMESTAMP,ContextTokens,GeneratedTokens), got 2"});
-  const std::string extra = WriteFile(
-      dir + "/e.csv", absl::StrCat(kAzureHeader, "2023-11-16 18:15:46,1,1,9\n"));
+  const std::string extra = WriteFile(dir + "/e.csv", absl::StrCat(kAzureHeader, "2023-11-16 18:15:46,1,1,9\n"));
   ExpectError(extra, {"e.csv:2:25: expected 3 fields", "got 4"});
   const ReadResult skipped = ReadSkipping(missing);
   EXPECT_EQ(skipped.requests.size(), 1u);
@@ -182,8 +176,7 @@ TEST(HostileInput, NonNumericNegativeNonFiniteAndOverflow) {
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    const std::string path = WriteFile(dir + "/c" + std::to_string(i) + ".csv",
-                                       header + c.row + "\n0,7,7\n");
+    const std::string path = WriteFile(dir + "/c" + std::to_string(i) + ".csv", header + c.row + "\n0,7,7\n");
     SCOPED_TRACE(c.row);
     ExpectError(path, {"c" + std::to_string(i) + ".csv" + c.where, c.message});
     const ReadResult skipped = ReadSkipping(path);
@@ -198,8 +191,7 @@ TEST(HostileInput, OutOfOrderTimestampsAreRejectedOrSkippedAndCounted) {
   const std::string path = WriteFile(TestDir() / "o.csv",
                                      "arrived_at,num_prefill_tokens,num_decode_tokens\n"
                                      "1.0,10,1\n2.0,20,2\n1.5,30,3\n3.0,40,4\n");
-  ExpectError(path, {"o.csv:4:1: timestamp earlier than the previous row's (1.5 < 2 s)",
-                     "trace convert --sort"});
+  ExpectError(path, {"o.csv:4:1: timestamp earlier than the previous row's (1.5 < 2 s)", "trace convert --sort"});
   const ReadResult r = ReadSkipping(path);
   ASSERT_EQ(r.requests.size(), 3u);
   EXPECT_EQ(r.requests[2].input_tokens, 40);
@@ -225,11 +217,10 @@ TEST(HostileInput, DuplicateTimestampsKeepFileOrder) {
 }
 
 TEST(HostileInput, CrlfBomAndBlankLines) {
-  const std::string path =
-      WriteFile(TestDir() / "w.csv",
-                "\xEF\xBB\xBFTIMESTAMP,ContextTokens,GeneratedTokens\r\n"
-                "2023-11-16 18:15:46.6805900,374,44\r\n\r\n"
-                "2023-11-16 18:15:50.9951690,396,109\r\n");
+  const std::string path = WriteFile(TestDir() / "w.csv",
+                                     "\xEF\xBB\xBFTIMESTAMP,ContextTokens,GeneratedTokens\r\n"
+                                     "2023-11-16 18:15:46.6805900,374,44\r\n\r\n"
+                                     "2023-11-16 18:15:50.9951690,396,109\r\n");
   absl::StatusOr<ReadResult> r = ReadAllRequests(path);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->requests.size(), 2u);
@@ -238,8 +229,7 @@ TEST(HostileInput, CrlfBomAndBlankLines) {
 }
 
 TEST(HostileInput, Utf16IsRefused) {
-  ExpectError(WriteFile(TestDir() / "u.csv", std::string("\xFF\xFET\0I\0", 6)),
-              {"u.csv:1:1: the file is UTF-16"});
+  ExpectError(WriteFile(TestDir() / "u.csv", std::string("\xFF\xFET\0I\0", 6)), {"u.csv:1:1: the file is UTF-16"});
 }
 
 TEST(HostileInput, TruncatedLastLine) {
@@ -269,8 +259,8 @@ TEST(HostileInput, InvalidUtf8InTextFields) {
 }
 
 // A line of 1 GiB that is never in memory: the file is sparse (NUL bytes, no newline).
-std::string WriteHugeLineFile(const std::filesystem::path& path, int64_t line_bytes,
-                              const std::string& header, const std::string& after) {
+std::string WriteHugeLineFile(const std::filesystem::path& path, int64_t line_bytes, const std::string& header,
+                              const std::string& after) {
   {
     std::ofstream out(path, std::ios::binary);
     out << header;
@@ -291,13 +281,11 @@ TEST(HostileInput, OneGigabyteLineIsCappedNotAllocated) {
   const int64_t kGiB = int64_t{1} << 30;
   const std::string header = "arrived_at,num_prefill_tokens,num_decode_tokens\n";
   const int64_t rss_before = MaxRssBytes();
-  const std::string huge =
-      WriteHugeLineFile(TestDir() / "huge.csv", kGiB, header + "0,5,5\n", "1,7,7\n");
+  const std::string huge = WriteHugeLineFile(TestDir() / "huge.csv", kGiB, header + "0,5,5\n", "1,7,7\n");
   ExpectError(huge, {"huge.csv:3: line longer than 1048576 bytes (the line-length cap)"});
   // Skipping streams past the line (64 MiB here, to keep the test fast): the next row is read
   // and memory stays far below the line's size.
-  const std::string long_line =
-      WriteHugeLineFile(TestDir() / "long.csv", 64 << 20, header + "0,5,5\n", "1,7,7\n");
+  const std::string long_line = WriteHugeLineFile(TestDir() / "long.csv", 64 << 20, header + "0,5,5\n", "1,7,7\n");
   const ReadResult r = ReadSkipping(long_line);
   ASSERT_EQ(r.requests.size(), 2u);
   EXPECT_EQ(r.requests[1].input_tokens, 7);
@@ -308,9 +296,8 @@ TEST(HostileInput, OneGigabyteLineIsCappedNotAllocated) {
 }
 
 TEST(HostileInput, LineCapIsConfigurable) {
-  const std::string path = WriteFile(
-      TestDir() / "l.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n" +
-                               std::string(3 << 20, '9') + ",1,1\n0,2,2\n");
+  const std::string path = WriteFile(TestDir() / "l.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n" +
+                                                              std::string(3 << 20, '9') + ",1,1\n0,2,2\n");
   TraceOptions options;
   options.max_line_bytes = 64 << 10;
   ExpectError(path, {"l.csv:2: line longer than 65536 bytes"}, options);
@@ -333,7 +320,8 @@ TEST(Mooncake, ReadsRowsAndKeepsHashIds) {
       TestDir() / "m.jsonl",
       absl::StrCat("{\"timestamp\": 27000, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [46, 48]}\n",
                    kMooncakeRow, "\n",
-                   "{\"hash_ids\":[],\"output_length\":1,\"input_length\":1,\"timestamp\":27482.5,\"extra\":{\"a\":[1,{\"b\":null}]}}\n"));
+                   "{\"hash_ids\":[],\"output_length\":1,\"input_length\":1,\"timestamp\":27482.5,\"extra\":{\"a\":[1,{"
+                   "\"b\":null}]}}\n"));
   absl::StatusOr<ReadResult> r = ReadAllRequests(path);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->requests.size(), 3u);
@@ -367,23 +355,21 @@ TEST(Mooncake, HostileJson) {
        ":2:15: timestamp: expected a number, got a string", "wrong_type"},
       {"{\"timestamp\": NaN, \"input_length\": 5, \"output_length\": 1}",
        ":2:15: timestamp: expected a finite number, got 'NaN'", "not_finite"},
-      {"{\"timestamp\": 1, \"input_length\": 5}", ":2: the object has no \"output_length\" key",
-       "missing_key"},
+      {"{\"timestamp\": 1, \"input_length\": 5}", ":2: the object has no \"output_length\" key", "missing_key"},
       {"{\"timestamp\": 1, \"timestamp\": 2, \"input_length\": 5, \"output_length\": 1}",
        ":2:18: key \"timestamp\" appears twice", "duplicate_key"},
-      {"{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 1} x",
-       ":2:57: text after the end of the object", "json_syntax"},
-      {"{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 1",
-       ":2:55: expected ',' or '}', got end of line", "json_syntax"},
+      {"{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 1} x", ":2:57: text after the end of the object",
+       "json_syntax"},
+      {"{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 1", ":2:55: expected ',' or '}', got end of line",
+       "json_syntax"},
       {"{\"timestamp\": 1, \"input_length\": -5, \"output_length\": 1}",
        ":2:34: input_length: expected at least 0, got -5", "negative"},
       {"{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": [18446744073709551616]}",
-       ":2:70: hash_ids element: '18446744073709551616' overflows a 64-bit unsigned integer",
-       "overflow"},
+       ":2:70: hash_ids element: '18446744073709551616' overflows a 64-bit unsigned integer", "overflow"},
       {"{\"timestamp\": 1, \"input_length\": 1e3, \"output_length\": 1}",
        ":2:34: input_length: expected an integer, got '1e3'", "not_an_integer"},
-      {"{\"timestamp\": 01, \"input_length\": 5, \"output_length\": 1}",
-       ":2:15: a number with a leading zero", "json_syntax"},
+      {"{\"timestamp\": 01, \"input_length\": 5, \"output_length\": 1}", ":2:15: a number with a leading zero",
+       "json_syntax"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
@@ -403,13 +389,12 @@ TEST(Mooncake, HostileJson) {
 constexpr char kBurstHeader[] = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n";
 
 TEST(BurstGpt, FailedRowsAreDroppedAndCountedAndTheModelFilterApplies) {
-  const std::string path =
-      WriteFile(TestDir() / "b.csv",
-                absl::StrCat(kBurstHeader,
-                             "5,ChatGPT,472,18,490,Conversation log\n"
-                             "45,ChatGPT,1087,0,1087,Conversation log\n"  // failed
-                             "118,GPT-4,417,276,693,API log\n"
-                             "120,\"GPT-4\",100,50,151,\"API log\"\n"));  // quoted; total off by one
+  const std::string path = WriteFile(
+      TestDir() / "b.csv", absl::StrCat(kBurstHeader,
+                                        "5,ChatGPT,472,18,490,Conversation log\n"
+                                        "45,ChatGPT,1087,0,1087,Conversation log\n"  // failed
+                                        "118,GPT-4,417,276,693,API log\n"
+                                        "120,\"GPT-4\",100,50,151,\"API log\"\n"));  // quoted; total off by one
   absl::StatusOr<ReadResult> all = ReadAllRequests(path);
   ASSERT_TRUE(all.ok()) << all.status();
   ASSERT_EQ(all->requests.size(), 3u);
@@ -431,8 +416,10 @@ TEST(BurstGpt, FailedRowsAreDroppedAndCountedAndTheModelFilterApplies) {
 
   TraceOptions none;
   none.model_filter = "Llama";
-  ExpectError(path, {"no requests in this burstgpt trace", "model_filter=4",
-                     "--model-filter=Llama matched no row (models seen: ChatGPT, GPT-4)"}, none);
+  ExpectError(path,
+              {"no requests in this burstgpt trace", "model_filter=4",
+               "--model-filter=Llama matched no row (models seen: ChatGPT, GPT-4)"},
+              none);
   ExpectError(WriteFile(TestDir() / "a.csv", absl::StrCat(kAzureHeader, "2023-11-16 18:15:46,1,1\n")),
               {"--model-filter needs a Model column"}, none);
 }
@@ -440,8 +427,7 @@ TEST(BurstGpt, FailedRowsAreDroppedAndCountedAndTheModelFilterApplies) {
 TEST(BurstGpt, SeveralEscapedQuotedFieldsInOneRow) {
   // Found by the fuzzer: unescaped fields must stay valid while later ones are unescaped.
   const std::string path = WriteFile(
-      TestDir() / "q.csv",
-      absl::StrCat(kBurstHeader, "5,\"Chat\"\"GPT\"\"\",472,18,490,\"API \"\"log\"\"\"\n"));
+      TestDir() / "q.csv", absl::StrCat(kBurstHeader, "5,\"Chat\"\"GPT\"\"\",472,18,490,\"API \"\"log\"\"\"\n"));
   absl::StatusOr<ReadResult> r = ReadAllRequests(path);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->requests.size(), 1u);
@@ -467,8 +453,7 @@ TEST(Detection, EachFormatFromItsHeader) {
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].text);
-    absl::StatusOr<ReadResult> r =
-        ReadAllRequests(WriteFile(dir + "/f" + std::to_string(i), cases[i].text));
+    absl::StatusOr<ReadResult> r = ReadAllRequests(WriteFile(dir + "/f" + std::to_string(i), cases[i].text));
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->requests.back().arrival_s, cases[i].last_arrival);
     EXPECT_EQ(r->requests.back().input_tokens, cases[i].last_input);

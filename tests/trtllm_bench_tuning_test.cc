@@ -94,8 +94,8 @@ TEST(TrtllmBenchTuning, Llama70BFp8OnOneH100ChoosesSmallLimits) {
   EXPECT_FALSE(Logged(c, "less than 10 GB"));
   c = Choose("trtllm@pytorch", Fp8OnH100("llama-3.3-70b", 2048, 2048));
   EXPECT_NEAR(c.kv_max_requests, 20.07, 0.01);
-  EXPECT_EQ(c.max_batch_size, 64);      // the minimum
-  EXPECT_EQ(c.max_num_tokens, 2112);    // 2,048 + 64
+  EXPECT_EQ(c.max_batch_size, 64);  // the minimum
+  EXPECT_EQ(c.max_num_tokens, 2112);  // 2,048 + 64
   EXPECT_TRUE(Logged(c, "[TRT-LLM] [W] The maximum number of requests in the KV cache is too small"));
 }
 

@@ -28,10 +28,17 @@ TEST(VidurOps, DerivesGemmShapesForGqaMhaAndNonGatedModels) {
   EXPECT_EQ(codellama->model, "codellama-34b");
   absl::StatusOr<std::vector<KernelSample>> s = SamplesFromVidurOps(*codellama);
   ASSERT_TRUE(s.ok()) << s.status();
-  struct Shape { const char* op; int tp; int64_t n, k; };
-  for (const Shape& e : {Shape{"attn_pre_proj", 1, (64 + 2 * 8) * 128, 8192}, {"attn_pre_proj", 8, (8 + 2) * 128, 8192},
-                         {"attn_post_proj", 8, 8192, 1024}, {"mlp_up_proj", 1, 44032, 8192},
-                         {"mlp_up_proj", 8, 5504, 8192}, {"mlp_down_proj", 8, 8192, 2752}}) {
+  struct Shape {
+    const char* op;
+    int tp;
+    int64_t n, k;
+  };
+  for (const Shape& e : {Shape{"attn_pre_proj", 1, (64 + 2 * 8) * 128, 8192},
+                         {"attn_pre_proj", 8, (8 + 2) * 128, 8192},
+                         {"attn_post_proj", 8, 8192, 1024},
+                         {"mlp_up_proj", 1, 44032, 8192},
+                         {"mlp_up_proj", 8, 5504, 8192},
+                         {"mlp_down_proj", 8, 8192, 2752}}) {
     const KernelSample* k = FindSample(*s, e.op, e.tp);
     ASSERT_NE(k, nullptr) << e.op << " tp" << e.tp;
     EXPECT_EQ(k->kernel.m, 512);
@@ -52,18 +59,18 @@ TEST(VidurOps, DerivesGemmShapesForGqaMhaAndNonGatedModels) {
   EXPECT_EQ(FindSample(*s, "attn_post_proj", 8)->kernel.k, 640);
   EXPECT_EQ(FindSample(*s, "mlp_up_proj", 8)->kernel.n, 2 * 1728);
 
-  absl::StatusOr<VidurOpsTable> phi = ReadVidurOpsCsv(testing::WriteFile(
-      dir / "phi-2_mlp_ops.csv", VidurTable(32, 32, 2560, 10240, 51200, false, {1}, {4096}, one)));
+  absl::StatusOr<VidurOpsTable> phi = ReadVidurOpsCsv(
+      testing::WriteFile(dir / "phi-2_mlp_ops.csv", VidurTable(32, 32, 2560, 10240, 51200, false, {1}, {4096}, one)));
   ASSERT_TRUE(phi.ok()) << phi.status();
   std::vector<std::string> skipped;
   s = SamplesFromVidurOps(*phi, &skipped);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(FindSample(*s, "attn_pre_proj", 1)->kernel.n, 3 * 2560);  // 32 heads of 80
   EXPECT_EQ(FindSample(*s, "attn_pre_proj", 1)->kernel.k, 2560);
-  EXPECT_EQ(FindSample(*s, "mlp_up_proj", 1)->kernel.n, 10240);       // up only, no gate
+  EXPECT_EQ(FindSample(*s, "mlp_up_proj", 1)->kernel.n, 10240);  // up only, no gate
   EXPECT_STREQ(FindSample(*s, "mlp_up_proj", 1)->kernel.name, "up_proj");
   EXPECT_EQ(FindSample(*s, "mlp_down_proj", 1)->kernel.k, 10240);
-  EXPECT_FALSE(FindSample(*s, "mlp_down_proj", 1)->zero_input);      // GELU(up) is not zero
+  EXPECT_FALSE(FindSample(*s, "mlp_down_proj", 1)->zero_input);  // GELU(up) is not zero
   // Attention output + MLP output + residual: two adds. LayerNorm and GELU are not the kernels
   // the simulator prices: left out, and said so.
   EXPECT_EQ(FindSample(*s, "add", 1)->launches, 2);

@@ -55,8 +55,9 @@ TEST(VllmScheduler, PreemptsTheLastAdmittedByRecompute) {
 }
 
 TEST(VllmScheduler, SwapModeMovesTheVictimToHostMemory) {
-  SchedulerFixture f("vllm", 10, {.max_num_seqs = 8, .max_num_batched_tokens = 1000,
-                                  .preemption = PreemptionMode::kSwap}, /*cpu_blocks=*/100);
+  SchedulerFixture f("vllm", 10,
+                     {.max_num_seqs = 8, .max_num_batched_tokens = 1000, .preemption = PreemptionMode::kSwap},
+                     /*cpu_blocks=*/100);
   f.queues.waiting.push_back(NewSeq(0, 64, 100));
   f.queues.waiting.push_back(NewSeq(1, 63, 100));
   BatchPlan plan;

@@ -71,8 +71,7 @@ TEST(WindowPools, TrtllmSplitsTheBudgetInProportionToTheWindows) {
   EXPECT_EQ(split->plan.kv_bytes_per_token, 24'576);
   EXPECT_EQ(split->plan.kv().window_pools.size(), 2u);
   EXPECT_THAT(absl::StrJoin(split->notes, "\n"), HasSubstr("max_attention_window: 2 pools"));
-  EXPECT_THAT(absl::StrJoin(split->plan.log_lines, "\n"),
-              HasSubstr("primary pool for windowSize 128: 1114"));
+  EXPECT_THAT(absl::StrJoin(split->plan.log_lines, "\n"), HasSubstr("primary pool for windowSize 128: 1114"));
   // One window for every layer at max_model_len is one pool, the plan without the list.
   absl::StatusOr<MemoryPlanDetail> uniform = ExplainEngineMemory(GptOssOnTrtllm({8192}));
   ASSERT_TRUE(uniform.ok()) << uniform.status();
@@ -108,7 +107,8 @@ TEST(WindowPools, ListsTheEngineOrTheModelCannotTakeAreRefused) {
   // Layer 1 is full attention: a 128-token window would make the engine attend only within it.
   EXPECT_THAT(refusal(GptOssOnTrtllm({8192, 128})),
               HasSubstr("gives layer 1 (a full-attention layer of gpt-oss-20b) a 128-token window"));
-  EXPECT_THAT(refusal(GptOssOnTrtllm({64, 8192})), HasSubstr("(a sliding-window layer of gpt-oss-20b) a 64-token window"));
+  EXPECT_THAT(refusal(GptOssOnTrtllm({64, 8192})),
+              HasSubstr("(a sliding-window layer of gpt-oss-20b) a 64-token window"));
   EXPECT_THAT(refusal(GptOssOnTrtllm({128, 16384})), HasSubstr("every window must be in 1..max_model_len (8192)"));
   std::vector<int64_t> too_many(25, 8192);
   EXPECT_THAT(refusal(GptOssOnTrtllm(too_many)), HasSubstr("lists 25 windows for gpt-oss-20b's 24 layers"));
@@ -176,8 +176,8 @@ TEST(WindowPools, BlockManagerHoldsEachWindowCyclically) {
 // window blocks and 4 per request (210 tokens: 7 blocks, min(7, 4) of the window's), three
 // requests start although the first pool could hold a hundred more.
 TEST(WindowPools, GuaranteedNoEvictReservesEveryPool) {
-  const SchedulerLimits limits{.max_num_seqs = 100, .max_num_batched_tokens = 100000, .chunk_size = 100000,
-                               .guaranteed_no_evict = true};
+  const SchedulerLimits limits{
+      .max_num_seqs = 100, .max_num_batched_tokens = 100000, .chunk_size = 100000, .guaranteed_no_evict = true};
   for (const int64_t window_blocks : {int64_t{12}, int64_t{0}}) {
     BlockManagerOptions options = TwoPools();
     options.num_gpu_blocks = 1000;

@@ -23,8 +23,7 @@ absl::Status CheckRate(double rate) {
 class GapProcess final : public ArrivalProcess {
  public:
   // shape 0: exponential gaps; shape < 0: constant gaps of 1 / rate (no draw).
-  GapProcess(double rate, double shape, uint64_t seed)
-      : rate_(rate), shape_(shape), random_(seed, kStream) {}
+  GapProcess(double rate, double shape, uint64_t seed) : rate_(rate), shape_(shape), random_(seed, kStream) {}
   absl::StatusOr<double> Next() override {
     if (!started_) {
       started_ = true;
@@ -71,7 +70,7 @@ class PiecewiseProcess final : public ArrivalProcess {
   std::vector<RateSegment> schedule_;
   RandomStream random_;
   size_t segment_ = 0;
-  double start_ = 0;   // start of the current segment
+  double start_ = 0;  // start of the current segment
   double offset_ = 0;  // position within it
 };
 
@@ -116,8 +115,7 @@ absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeConstantArrivals(double rate
   return std::unique_ptr<ArrivalProcess>(new GapProcess(rate_per_s, -1, 0));
 }
 
-absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeGammaArrivals(double rate_per_s, double cv,
-                                                                  uint64_t seed) {
+absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeGammaArrivals(double rate_per_s, double cv, uint64_t seed) {
   if (absl::Status s = CheckRate(rate_per_s); !s.ok()) return s;
   if (!(cv > 0) || !std::isfinite(cv) || cv > 100) {
     return absl::InvalidArgumentError(absl::StrCat("gamma arrival cv must be in (0, 100], got ", cv));
@@ -130,11 +128,9 @@ absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakePiecewiseArrivals(std::vecto
                                                                       uint64_t seed) {
   double mass = 0;
   for (const RateSegment& s : schedule) {
-    if (!(s.duration_s > 0) || !std::isfinite(s.duration_s) || !(s.rate_per_s >= 0) ||
-        !std::isfinite(s.rate_per_s)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "rate schedule segment needs duration > 0 and rate >= 0, got ", s.duration_s, " s at ",
-          s.rate_per_s, " per s"));
+    if (!(s.duration_s > 0) || !std::isfinite(s.duration_s) || !(s.rate_per_s >= 0) || !std::isfinite(s.rate_per_s)) {
+      return absl::InvalidArgumentError(absl::StrCat("rate schedule segment needs duration > 0 and rate >= 0, got ",
+                                                     s.duration_s, " s at ", s.rate_per_s, " per s"));
     }
     mass += s.duration_s * s.rate_per_s;
   }
@@ -144,19 +140,18 @@ absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakePiecewiseArrivals(std::vecto
   return std::unique_ptr<ArrivalProcess>(new PiecewiseProcess(std::move(schedule), seed));
 }
 
-absl::StatusOr<std::vector<RateSegment>> ParseRateSchedule(absl::string_view text,
-                                                           double mean_rate_per_s) {
+absl::StatusOr<std::vector<RateSegment>> ParseRateSchedule(absl::string_view text, double mean_rate_per_s) {
   if (absl::Status s = CheckRate(mean_rate_per_s); !s.ok()) return s;
   std::vector<RateSegment> schedule;
   double duration = 0, mass = 0;
   for (absl::string_view part : absl::StrSplit(text, ',')) {
     const std::vector<absl::string_view> pair = absl::StrSplit(part, ':');
     RateSegment seg;
-    if (pair.size() != 2 || !ParseDecimal(pair[0], &seg.duration_s) ||
-        !ParseDecimal(pair[1], &seg.rate_per_s) || !(seg.duration_s > 0) ||
-        !(seg.rate_per_s >= 0) || !std::isfinite(seg.duration_s) || !std::isfinite(seg.rate_per_s)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "rate schedule: expected DURATION_S:RELATIVE_RATE pairs separated by ',', got '", part, "'"));
+    if (pair.size() != 2 || !ParseDecimal(pair[0], &seg.duration_s) || !ParseDecimal(pair[1], &seg.rate_per_s) ||
+        !(seg.duration_s > 0) || !(seg.rate_per_s >= 0) || !std::isfinite(seg.duration_s) ||
+        !std::isfinite(seg.rate_per_s)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("rate schedule: expected DURATION_S:RELATIVE_RATE pairs separated by ',', got '", part, "'"));
     }
     duration += seg.duration_s;
     mass += seg.duration_s * seg.rate_per_s;
@@ -168,8 +163,7 @@ absl::StatusOr<std::vector<RateSegment>> ParseRateSchedule(absl::string_view tex
   return schedule;
 }
 
-absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeReplayArrivals(const std::string& path,
-                                                                   const TraceOptions& options,
+absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeReplayArrivals(const std::string& path, const TraceOptions& options,
                                                                    double rate_per_s) {
   // First pass: the trace's own rate.
   absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(path, options);
@@ -185,8 +179,8 @@ absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeReplayArrivals(const std::st
     last = r.arrival_s;
   }
   if (n < 2 || !(last > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": cannot replay inter-arrivals: the trace needs at least 2 distinct arrival times"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot replay inter-arrivals: the trace needs at least 2 distinct arrival times"));
   }
   const double mean_gap = last / static_cast<double>(n - 1);
   const double factor = rate_per_s > 0 ? (1.0 / mean_gap) / rate_per_s : 1.0;

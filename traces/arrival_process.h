@@ -30,23 +30,19 @@ class ArrivalProcess {
 
 absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakePoissonArrivals(double rate_per_s, uint64_t seed);
 absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeConstantArrivals(double rate_per_s);
-absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeGammaArrivals(double rate_per_s, double cv,
-                                                                  uint64_t seed);
+absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeGammaArrivals(double rate_per_s, double cv, uint64_t seed);
 
 struct RateSegment {
   double duration_s = 0;
   double rate_per_s = 0;  // >= 0; at least one segment > 0
 };
-absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakePiecewiseArrivals(std::vector<RateSegment> schedule,
-                                                                      uint64_t seed);
+absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakePiecewiseArrivals(std::vector<RateSegment> schedule, uint64_t seed);
 // "DURATION:RATE,DURATION:RATE,..." with every rate multiplied so that the schedule's mean rate
 // is `mean_rate_per_s` (the rates give the shape, e.g. "21600:0.3,21600:1,21600:1.7,21600:1").
-absl::StatusOr<std::vector<RateSegment>> ParseRateSchedule(absl::string_view text,
-                                                           double mean_rate_per_s);
+absl::StatusOr<std::vector<RateSegment>> ParseRateSchedule(absl::string_view text, double mean_rate_per_s);
 
 // rate_per_s <= 0 keeps the trace's own rate.
-absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeReplayArrivals(const std::string& path,
-                                                                   const TraceOptions& options,
+absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeReplayArrivals(const std::string& path, const TraceOptions& options,
                                                                    double rate_per_s);
 
 }  // namespace infergrid

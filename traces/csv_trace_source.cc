@@ -20,17 +20,15 @@ constexpr size_t kMaxModelsRemembered = 32;
 bool CheckColumnCount(const CsvLayout& layout, const std::vector<CsvField>& fields, RowProblem* problem) {
   if (static_cast<int>(fields.size()) == layout.num_columns) return true;
   problem->reason = std::string(reason::kColumns);
-  problem->column = static_cast<int>(fields.size()) > layout.num_columns
-                        ? fields[static_cast<size_t>(layout.num_columns)].column
-                        : 0;
-  problem->message = absl::StrCat("expected ", layout.num_columns, " fields (",
-                                  absl::StrJoin(layout.names, ","), "), got ", fields.size());
+  problem->column =
+      static_cast<int>(fields.size()) > layout.num_columns ? fields[static_cast<size_t>(layout.num_columns)].column : 0;
+  problem->message = absl::StrCat("expected ", layout.num_columns, " fields (", absl::StrJoin(layout.names, ","),
+                                  "), got ", fields.size());
   return false;
 }
 
 // The row's time, in the layout's unit (none: nothing to parse).
-bool ParseRowTime(const CsvLayout& layout, const std::vector<CsvField>& fields, RowTime* time,
-                  RowProblem* problem) {
+bool ParseRowTime(const CsvLayout& layout, const std::vector<CsvField>& fields, RowTime* time, RowProblem* problem) {
   auto at = [&](int index) -> const CsvField& { return fields[static_cast<size_t>(index)]; };
   const std::string& time_name = layout.time >= 0 ? layout.names[static_cast<size_t>(layout.time)] : "";
   time->kind = layout.time_kind;
@@ -97,10 +95,9 @@ std::string PercentEncode(absl::string_view text) {
   return out;
 }
 
-CsvTraceSource::CsvTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options,
-                               TraceReadStats* stats, CsvLayout layout)
-    : LineTraceSource(std::move(reader), options, stats, layout.format, false, ""),
-      layout_(std::move(layout)) {
+CsvTraceSource::CsvTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options, TraceReadStats* stats,
+                               CsvLayout layout)
+    : LineTraceSource(std::move(reader), options, stats, layout.format, false, ""), layout_(std::move(layout)) {
   fields_.reserve(static_cast<size_t>(layout_.num_columns) + 1);
 }
 
@@ -144,8 +141,8 @@ bool CsvTraceSource::ParseOptionalText(int column, std::string* out, RowProblem*
   return true;
 }
 
-LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Request* request,
-                                                     RowTime* time, RowProblem* problem) {
+LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Request* request, RowTime* time,
+                                                     RowProblem* problem) {
   if (!SplitCsvLine(line, &fields_, &storage_, &split_error_)) {
     problem->reason = std::string(reason::kBadQuote);
     problem->column = split_error_.column;
@@ -168,8 +165,7 @@ LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Req
     return fail(layout_.output);
   }
   if (!ParseOptionalText(layout_.model, &request->model, problem)) return RowOutcome::kBad;
-  if (!options().model_filter.empty() && layout_.model >= 0 &&
-      request->model != options().model_filter) {
+  if (!options().model_filter.empty() && layout_.model >= 0 && request->model != options().model_filter) {
     if (models_seen_.size() < kMaxModelsRemembered) models_seen_.insert(request->model);
     problem->reason = std::string(reason::kModelFilter);
     problem->message = "another model";
@@ -177,8 +173,8 @@ LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Req
   }
   if (layout_.total >= 0) {
     int64_t total = 0;
-    if (!ParseInteger(at(layout_.total).text, 0, int64_t{1} << 40,
-                      layout_.names[static_cast<size_t>(layout_.total)], &total, problem)) {
+    if (!ParseInteger(at(layout_.total).text, 0, int64_t{1} << 40, layout_.names[static_cast<size_t>(layout_.total)],
+                      &total, problem)) {
       return fail(layout_.total);
     }
     if (total != int64_t{request->input_tokens} + request->output_tokens) {
@@ -192,8 +188,8 @@ LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Req
   }
   if (request->input_tokens == 0 || request->output_tokens == 0) {
     problem->reason = std::string(reason::kZeroTokens);
-    problem->message = absl::StrCat(request->input_tokens == 0 ? in_name : out_name,
-                                    ": expected at least 1 token, got 0");
+    problem->message =
+        absl::StrCat(request->input_tokens == 0 ? in_name : out_name, ": expected at least 1 token, got 0");
     return fail(request->input_tokens == 0 ? layout_.input : layout_.output);
   }
   if (!ParseOptionalText(layout_.log_type, &request->log_type, problem)) return RowOutcome::kBad;
@@ -214,22 +210,22 @@ LineTraceSource::RowOutcome CsvTraceSource::ParseRow(absl::string_view line, Req
 void CsvTraceSource::Finish(TraceReadStats* stats) {
   if (total_mismatches_ > 0) {
     stats->warnings.push_back(absl::StrCat(
-        total_mismatches_, " rows have ", layout_.names[static_cast<size_t>(layout_.total)],
-        " different from ", layout_.names[static_cast<size_t>(layout_.input)], " + ",
-        layout_.names[static_cast<size_t>(layout_.output)],
+        total_mismatches_, " rows have ", layout_.names[static_cast<size_t>(layout_.total)], " different from ",
+        layout_.names[static_cast<size_t>(layout_.input)], " + ", layout_.names[static_cast<size_t>(layout_.output)],
         " (kept; the two counts are used), the first at request ", first_mismatch_line_ - 1));
   }
   if (layout_.time_kind == RowTime::Kind::kNone && stats->rows > 0) {
-    stats->warnings.push_back(absl::StrCat(
-        kNoTimestampsWarning, ": every arrival is 0; simulate --trace=FILE gives the rows in order an "
-        "arrival process (--arrival, --rate), simulate --lengths=FILE resamples them"));
+    stats->warnings.push_back(
+        absl::StrCat(kNoTimestampsWarning,
+                     ": every arrival is 0; simulate --trace=FILE gives the rows in order an "
+                     "arrival process (--arrival, --rate), simulate --lengths=FILE resamples them"));
   }
 }
 
 std::string CsvTraceSource::NoRequestHint() const {
   if (options().model_filter.empty() || models_seen_.empty()) return "";
-  return absl::StrCat("; --model-filter=", options().model_filter, " matched no row (models seen: ",
-                      absl::StrJoin(models_seen_, ", "), ")");
+  return absl::StrCat("; --model-filter=", options().model_filter,
+                      " matched no row (models seen: ", absl::StrJoin(models_seen_, ", "), ")");
 }
 
 }  // namespace infergrid

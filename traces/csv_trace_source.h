@@ -15,18 +15,18 @@
 namespace infergrid {
 
 struct CsvLayout {
-  std::string format;           // azure, burstgpt, vidur, lengths, infergrid
+  std::string format;  // azure, burstgpt, vidur, lengths, infergrid
   int num_columns = 0;
   RowTime::Kind time_kind = RowTime::Kind::kNone;
-  int time = -1;                // 0-based column indexes; -1: absent
+  int time = -1;  // 0-based column indexes; -1: absent
   int input = -1;
   int output = -1;
-  int total = -1;               // checked against input + output (mismatches are counted)
+  int total = -1;  // checked against input + output (mismatches are counted)
   int model = -1;
   int log_type = -1;
   int priority = -1;
   int session = -1;
-  int block_hashes = -1;        // space-separated unsigned 64-bit ids
+  int block_hashes = -1;  // space-separated unsigned 64-bit ids
   bool zero_output_is_failure = false;  // BurstGPT: a failed request, dropped and counted
   bool percent_decode = false;  // infergrid: strings are %XX-escaped
   std::vector<std::string> names;  // header names, for messages
@@ -34,12 +34,11 @@ struct CsvLayout {
 
 class CsvTraceSource final : public LineTraceSource {
  public:
-  CsvTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options,
-                 TraceReadStats* stats, CsvLayout layout);
+  CsvTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options, TraceReadStats* stats,
+                 CsvLayout layout);
 
  private:
-  RowOutcome ParseRow(absl::string_view line, Request* request, RowTime* time,
-                      RowProblem* problem) override;
+  RowOutcome ParseRow(absl::string_view line, Request* request, RowTime* time, RowProblem* problem) override;
   void Finish(TraceReadStats* stats) override;
   std::string NoRequestHint() const override;
   // A text field: UTF-8 checked, %XX-decoded for our own format.

@@ -29,19 +29,16 @@ void IntegerProblem(absl::string_view text, absl::string_view what, RowProblem* 
     return;
   }
   if (LooksNonFinite(text)) {
-    SetProblem(problem, reason::kNotFinite,
-               absl::StrCat(what, ": expected a finite integer, got ", ShowField(text)));
+    SetProblem(problem, reason::kNotFinite, absl::StrCat(what, ": expected a finite integer, got ", ShowField(text)));
     return;
   }
   double as_real = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), as_real);
   if (ec == std::errc() && ptr == text.data() + text.size()) {
-    SetProblem(problem, reason::kNotAnInteger,
-               absl::StrCat(what, ": expected an integer, got ", ShowField(text)));
+    SetProblem(problem, reason::kNotAnInteger, absl::StrCat(what, ": expected an integer, got ", ShowField(text)));
     return;
   }
-  SetProblem(problem, reason::kNotANumber,
-             absl::StrCat(what, ": expected an integer, got ", ShowField(text)));
+  SetProblem(problem, reason::kNotANumber, absl::StrCat(what, ": expected an integer, got ", ShowField(text)));
 }
 
 }  // namespace
@@ -58,8 +55,8 @@ absl::string_view TrimBlanks(absl::string_view text) {
   return text;
 }
 
-bool ParseInteger(absl::string_view text, int64_t minimum, int64_t maximum, absl::string_view what,
-                  int64_t* value, RowProblem* problem) {
+bool ParseInteger(absl::string_view text, int64_t minimum, int64_t maximum, absl::string_view what, int64_t* value,
+                  RowProblem* problem) {
   text = TrimBlanks(text);
   const char* first = text.data();
   const char* last = text.data() + text.size();
@@ -68,8 +65,7 @@ bool ParseInteger(absl::string_view text, int64_t minimum, int64_t maximum, absl
   const auto [ptr, ec] = std::from_chars(first, last, parsed);
   if (ec == std::errc::result_out_of_range) {
     // All digits, but past int64: the overflow class, not "not a number".
-    SetProblem(problem, reason::kOverflow,
-               absl::StrCat(what, ": ", ShowField(text), " overflows a 64-bit integer"));
+    SetProblem(problem, reason::kOverflow, absl::StrCat(what, ": ", ShowField(text), " overflows a 64-bit integer"));
     return false;
   }
   if (ec != std::errc() || ptr != last || first == last) {
@@ -82,16 +78,14 @@ bool ParseInteger(absl::string_view text, int64_t minimum, int64_t maximum, absl
     return false;
   }
   if (parsed > maximum) {
-    SetProblem(problem, reason::kOutOfRange,
-               absl::StrCat(what, ": expected at most ", maximum, ", got ", parsed));
+    SetProblem(problem, reason::kOutOfRange, absl::StrCat(what, ": expected at most ", maximum, ", got ", parsed));
     return false;
   }
   *value = parsed;
   return true;
 }
 
-bool ParseTokenCount(absl::string_view text, absl::string_view what, int32_t* value,
-                     RowProblem* problem) {
+bool ParseTokenCount(absl::string_view text, absl::string_view what, int32_t* value, RowProblem* problem) {
   // Fast path: 1 to 9 plain digits, no sign, no blanks: the common case of every CSV row.
   if (!text.empty() && text.size() <= 9) {
     int32_t v = 0;
@@ -117,8 +111,7 @@ bool ParseTokenCount(absl::string_view text, absl::string_view what, int32_t* va
   return true;
 }
 
-bool ParseUint64(absl::string_view text, absl::string_view what, uint64_t* value,
-                 RowProblem* problem) {
+bool ParseUint64(absl::string_view text, absl::string_view what, uint64_t* value, RowProblem* problem) {
   text = TrimBlanks(text);
   if (!text.empty() && text[0] == '-') {
     int64_t ignored = 0;
@@ -141,8 +134,7 @@ bool ParseUint64(absl::string_view text, absl::string_view what, uint64_t* value
   return true;
 }
 
-bool ParseNonNegativeReal(absl::string_view text, absl::string_view what, double* value,
-                          RowProblem* problem) {
+bool ParseNonNegativeReal(absl::string_view text, absl::string_view what, double* value, RowProblem* problem) {
   text = TrimBlanks(text);
   if (text.empty()) {
     SetProblem(problem, reason::kEmptyField, absl::StrCat(what, ": expected a number, got an empty field"));
@@ -157,13 +149,11 @@ bool ParseNonNegativeReal(absl::string_view text, absl::string_view what, double
     return false;
   }
   if (ec != std::errc() || ptr != text.data() + text.size()) {
-    SetProblem(problem, reason::kNotANumber,
-               absl::StrCat(what, ": expected a number, got ", ShowField(text)));
+    SetProblem(problem, reason::kNotANumber, absl::StrCat(what, ": expected a number, got ", ShowField(text)));
     return false;
   }
   if (!std::isfinite(*value)) {
-    SetProblem(problem, reason::kNotFinite,
-               absl::StrCat(what, ": expected a finite number, got ", ShowField(text)));
+    SetProblem(problem, reason::kNotFinite, absl::StrCat(what, ": expected a finite number, got ", ShowField(text)));
     return false;
   }
   if (*value < 0) {

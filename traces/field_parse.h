@@ -25,13 +25,13 @@ inline constexpr double kMaxTimestampS = 4294967296.0;
 
 // Stable reason keys.
 namespace reason {
-inline constexpr absl::string_view kColumns = "columns";          // wrong number of fields
+inline constexpr absl::string_view kColumns = "columns";  // wrong number of fields
 inline constexpr absl::string_view kEmptyField = "empty_field";
 inline constexpr absl::string_view kNotANumber = "not_a_number";
 inline constexpr absl::string_view kNotAnInteger = "not_an_integer";
 inline constexpr absl::string_view kNegative = "negative";
-inline constexpr absl::string_view kNotFinite = "not_finite";     // NaN or infinity
-inline constexpr absl::string_view kOverflow = "overflow";        // past int64 / double range
+inline constexpr absl::string_view kNotFinite = "not_finite";  // NaN or infinity
+inline constexpr absl::string_view kOverflow = "overflow";  // past int64 / double range
 inline constexpr absl::string_view kOutOfRange = "out_of_range";  // fits int64, not the field
 inline constexpr absl::string_view kZeroTokens = "zero_tokens";
 inline constexpr absl::string_view kBadTimestamp = "bad_timestamp";
@@ -58,20 +58,17 @@ std::string ShowField(absl::string_view text);
 absl::string_view TrimBlanks(absl::string_view text);
 
 // A decimal integer in [minimum, maximum]. `what` names the quantity in messages.
-bool ParseInteger(absl::string_view text, int64_t minimum, int64_t maximum, absl::string_view what,
-                  int64_t* value, RowProblem* problem);
+bool ParseInteger(absl::string_view text, int64_t minimum, int64_t maximum, absl::string_view what, int64_t* value,
+                  RowProblem* problem);
 
 // A token count: an integer in [0, 2^31 - 1].
-bool ParseTokenCount(absl::string_view text, absl::string_view what, int32_t* value,
-                     RowProblem* problem);
+bool ParseTokenCount(absl::string_view text, absl::string_view what, int32_t* value, RowProblem* problem);
 
 // An unsigned 64-bit integer (hash ids).
-bool ParseUint64(absl::string_view text, absl::string_view what, uint64_t* value,
-                 RowProblem* problem);
+bool ParseUint64(absl::string_view text, absl::string_view what, uint64_t* value, RowProblem* problem);
 
 // A finite decimal number >= 0 (seconds or milliseconds).
-bool ParseNonNegativeReal(absl::string_view text, absl::string_view what, double* value,
-                          RowProblem* problem);
+bool ParseNonNegativeReal(absl::string_view text, absl::string_view what, double* value, RowProblem* problem);
 
 // True when `text` is well-formed UTF-8 (no overlongs, surrogates or code points > U+10FFFF);
 // otherwise `*bad_offset` is the offset of the first bad byte.

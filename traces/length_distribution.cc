@@ -44,9 +44,7 @@ class Uniform final : public LengthMarginal {
 class Lognormal final : public LengthMarginal {
  public:
   Lognormal(double mu, double sigma) : mu_(mu), sigma_(sigma) {}
-  int32_t Sample(RandomStream& random) const override {
-    return ToLength(std::exp(mu_ + sigma_ * random.Normal()));
-  }
+  int32_t Sample(RandomStream& random) const override { return ToLength(std::exp(mu_ + sigma_ * random.Normal())); }
 
  private:
   double mu_, sigma_;
@@ -110,18 +108,15 @@ class Independent final : public LengthSampler {
 
 class PresetLengths final : public LengthSampler {
  public:
-  PresetLengths(WorkloadPreset preset, std::unique_ptr<LengthMarginal> input,
-                std::unique_ptr<LengthMarginal> output)
+  PresetLengths(WorkloadPreset preset, std::unique_ptr<LengthMarginal> input, std::unique_ptr<LengthMarginal> output)
       : preset_(std::move(preset)), input_(std::move(input)), output_(std::move(output)) {}
   void Sample(RandomStream& random, int32_t* input, int32_t* output) const override {
     // Two correlated normals through the normal CDF: uniforms with the preset's copula.
     const double rho = preset_.copula_rho();
     const double z1 = random.Normal();
     const double z2 = rho * z1 + std::sqrt(std::max(0.0, 1.0 - rho * rho)) * random.Normal();
-    *input = input_ ? input_->Sample(random)
-                    : ToLength(InterpolateQuantile(preset_.input(), NormalCdf(z1)));
-    *output = output_ ? output_->Sample(random)
-                      : ToLength(InterpolateQuantile(preset_.output(), NormalCdf(z2)));
+    *input = input_ ? input_->Sample(random) : ToLength(InterpolateQuantile(preset_.input(), NormalCdf(z1)));
+    *output = output_ ? output_->Sample(random) : ToLength(InterpolateQuantile(preset_.output(), NormalCdf(z2)));
   }
 
  private:
@@ -150,9 +145,9 @@ absl::Status CheckTable(const QuantileTable& t, absl::string_view which, absl::s
     ok = t.probability(i) > t.probability(i - 1) && t.value(i) >= t.value(i - 1);
   }
   if (!ok || t.value(0) < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "preset ", preset, ": ", which, " quantile table must have >= 2 knots, probabilities "
-        "rising from 0 to 1, values >= 1 and never falling"));
+    return absl::InvalidArgumentError(absl::StrCat("preset ", preset, ": ", which,
+                                                   " quantile table must have >= 2 knots, probabilities "
+                                                   "rising from 0 to 1, values >= 1 and never falling"));
   }
   return absl::OkStatus();
 }
@@ -191,8 +186,7 @@ absl::StatusOr<std::unique_ptr<LengthMarginal>> ParseLengthMarginal(absl::string
     if (args.size() != 2 || !is_length(args[0]) || !is_length(args[1]) || args[1] < args[0]) {
       return bad("uniform:LO:HI with 1 <= LO <= HI");
     }
-    return std::unique_ptr<LengthMarginal>(
-        new Uniform(static_cast<int64_t>(args[0]), static_cast<int64_t>(args[1])));
+    return std::unique_ptr<LengthMarginal>(new Uniform(static_cast<int64_t>(args[0]), static_cast<int64_t>(args[1])));
   }
   if (kind == "lognormal") {
     if (args.size() != 2 || !(args[1] >= 0) || std::abs(args[0]) > 30) {
@@ -214,9 +208,9 @@ std::unique_ptr<LengthSampler> MakeIndependentLengths(std::unique_ptr<LengthMarg
   return std::make_unique<Independent>(std::move(input), std::move(output));
 }
 
-absl::StatusOr<std::unique_ptr<LengthSampler>> MakePresetLengths(
-    const WorkloadPreset& preset, std::unique_ptr<LengthMarginal> input_override,
-    std::unique_ptr<LengthMarginal> output_override) {
+absl::StatusOr<std::unique_ptr<LengthSampler>> MakePresetLengths(const WorkloadPreset& preset,
+                                                                 std::unique_ptr<LengthMarginal> input_override,
+                                                                 std::unique_ptr<LengthMarginal> output_override) {
   if (absl::Status s = CheckTable(preset.input(), "input", preset.name()); !s.ok()) return s;
   if (absl::Status s = CheckTable(preset.output(), "output", preset.name()); !s.ok()) return s;
   if (!(std::abs(preset.copula_rho()) <= 1)) {

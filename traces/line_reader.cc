@@ -17,11 +17,9 @@ constexpr size_t kChunkBytes = size_t{1} << 20;
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path,
-                                                             int64_t max_line_bytes) {
+absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path, int64_t max_line_bytes) {
   if (max_line_bytes < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("max line length must be >= 1, got ",
-                                                   max_line_bytes));
+    return absl::InvalidArgumentError(absl::StrCat("max line length must be >= 1, got ", max_line_bytes));
   }
   // A FIFO or device may block or never end (/dev/zero is one endless line): files only.
   if (absl::Status s = CheckRegularFile(path); !s.ok()) return s;
@@ -61,8 +59,8 @@ absl::StatusOr<bool> LineReader::Fill() {
   const size_t got = std::fread(buffer_.get() + end_, 1, room, file_);
   if (got < room) {
     if (std::ferror(file_)) {
-      return absl::DataLossError(absl::StrCat(path_, ": read failed after ", bytes_read_,
-                                              " bytes: ", std::strerror(errno)));
+      return absl::DataLossError(
+          absl::StrCat(path_, ": read failed after ", bytes_read_, " bytes: ", std::strerror(errno)));
     }
     eof_ = true;
   }
@@ -90,8 +88,7 @@ absl::StatusOr<LineReader::Result> LineReader::Next(absl::string_view* line) {
   const size_t cap = static_cast<size_t>(max_line_bytes_);
   size_t scan = begin_;
   while (true) {
-    const char* newline = static_cast<const char*>(
-        std::memchr(buffer_.get() + scan, '\n', end_ - scan));
+    const char* newline = static_cast<const char*>(std::memchr(buffer_.get() + scan, '\n', end_ - scan));
     if (newline != nullptr) {
       const size_t at = static_cast<size_t>(newline - buffer_.get());
       if (skipping_) {

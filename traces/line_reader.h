@@ -20,8 +20,7 @@ class LineReader {
   enum class Result { kLine, kEof, kTooLong };
 
   // Opens `path`; lines of more than `max_line_bytes` (excluding the terminator) are kTooLong.
-  static absl::StatusOr<std::unique_ptr<LineReader>> Open(const std::string& path,
-                                                          int64_t max_line_bytes);
+  static absl::StatusOr<std::unique_ptr<LineReader>> Open(const std::string& path, int64_t max_line_bytes);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -49,10 +48,10 @@ class LineReader {
   std::FILE* file_;
   int64_t max_line_bytes_;
   std::unique_ptr<char[]> buffer_;  // not zero-filled: only bytes read are ever looked at
-  size_t capacity_ = 0;             // grows on demand up to max_buffer_
+  size_t capacity_ = 0;  // grows on demand up to max_buffer_
   size_t max_buffer_ = 0;
   size_t begin_ = 0;  // start of unread data
-  size_t end_ = 0;    // end of valid data
+  size_t end_ = 0;  // end of valid data
   bool eof_ = false;
   bool started_ = false;
   bool skipping_ = false;  // discarding the rest of a too-long line

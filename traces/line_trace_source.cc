@@ -18,9 +18,8 @@ bool IsBlank(absl::string_view line) {
 
 }  // namespace
 
-LineTraceSource::LineTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options,
-                                 TraceReadStats* stats, std::string format,
-                                 bool first_line_is_data, absl::string_view first_line)
+LineTraceSource::LineTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options, TraceReadStats* stats,
+                                 std::string format, bool first_line_is_data, absl::string_view first_line)
     : reader_(std::move(reader)),
       options_(options),
       stats_(stats != nullptr ? stats : &own_stats_),
@@ -29,21 +28,19 @@ LineTraceSource::LineTraceSource(std::unique_ptr<LineReader> reader, const Trace
       first_line_(first_line) {}
 
 absl::Status LineTraceSource::Reject(const RowProblem& problem, bool bad) {
-  const std::string where =
-      problem.column > 0 ? absl::StrCat(path(), ":", reader_->line_number(), ":", problem.column)
-                         : absl::StrCat(path(), ":", reader_->line_number());
+  const std::string where = problem.column > 0 ? absl::StrCat(path(), ":", reader_->line_number(), ":", problem.column)
+                                               : absl::StrCat(path(), ":", reader_->line_number());
   if (bad && !options_.skip_bad_rows) {
-    const char* truncated = reader_->last_line_unterminated()
-                                ? " (the last line has no newline: is the file truncated?)"
-                                : "";
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", problem.message, truncated,
-                                                   " [use --on-bad-row=skip to drop such rows]"));
+    const char* truncated =
+        reader_->last_line_unterminated() ? " (the last line has no newline: is the file truncated?)" : "";
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", problem.message, truncated, " [use --on-bad-row=skip to drop such rows]"));
   }
   ++stats_->skipped;
   ++stats_->skipped_by_reason[problem.reason];
   if (bad && reasons_quoted_.insert(problem.reason).second) {
-    stats_->warnings.push_back(absl::StrCat("skipped rows (", problem.reason, "), the first at ",
-                                            where, ": ", problem.message));
+    stats_->warnings.push_back(
+        absl::StrCat("skipped rows (", problem.reason, "), the first at ", where, ": ", problem.message));
   }
   return absl::OkStatus();
 }
@@ -53,8 +50,7 @@ bool LineTraceSource::PlaceInTime(const RowTime& time, double* arrival) {
   const RowTime& last = stats_->rows == 0 ? time : last_time_;
   bool earlier = false;
   switch (time.kind) {
-    case RowTime::Kind::kNone:
-      break;
+    case RowTime::Kind::kNone: break;
     case RowTime::Kind::kWallClockNs:
       earlier = time.ns < last.ns;
       *arrival = static_cast<double>(time.ns - first.ns) * 1e-9;
@@ -113,12 +109,11 @@ absl::StatusOr<bool> LineTraceSource::Next(Request* request) {
       finished_ = true;
       Finish(stats_);
       if (stats_->rows == 0) {
-        std::string why = stats_->skipped == 0
-                              ? "the file has no data rows (only a header?)"
-                              : absl::StrCat("all ", stats_->skipped, " rows were dropped (",
-                                             absl::StrJoin(stats_->skipped_by_reason, ", ",
-                                                           absl::PairFormatter("=")),
-                                             ")");
+        std::string why =
+            stats_->skipped == 0
+                ? "the file has no data rows (only a header?)"
+                : absl::StrCat("all ", stats_->skipped, " rows were dropped (",
+                               absl::StrJoin(stats_->skipped_by_reason, ", ", absl::PairFormatter("=")), ")");
         return absl::InvalidArgumentError(
             absl::StrCat(path(), ": no requests in this ", format_, " trace: ", why, NoRequestHint()));
       }

@@ -28,19 +28,18 @@ namespace infergrid {
 struct RowTime {
   enum class Kind { kNone, kWallClockNs, kSeconds, kMilliseconds };
   Kind kind = Kind::kNone;  // kNone: the format has no timestamps (arrivals are all 0)
-  int64_t ns = 0;           // kWallClockNs: since the Unix epoch
-  double value = 0;         // kSeconds, kMilliseconds: from the file's own origin; differences
-                            // are taken before converting, so 27482 - 27000 ms is 0.482 s
-  int column = 0;           // 1-based column of the time field, for messages
+  int64_t ns = 0;  // kWallClockNs: since the Unix epoch
+  double value = 0;  // kSeconds, kMilliseconds: from the file's own origin; differences
+      // are taken before converting, so 27482 - 27000 ms is 0.482 s
+  int column = 0;  // 1-based column of the time field, for messages
 };
 
 class LineTraceSource : public RequestSource {
  public:
   // `first_line_is_data`: the line the reader returned last (used for format detection) is
   // already a data row (JSON lines have no header).
-  LineTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options,
-                  TraceReadStats* stats, std::string format, bool first_line_is_data,
-                  absl::string_view first_line);
+  LineTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options, TraceReadStats* stats,
+                  std::string format, bool first_line_is_data, absl::string_view first_line);
   absl::StatusOr<bool> Next(Request* request) final;
 
  protected:
@@ -48,8 +47,7 @@ class LineTraceSource : public RequestSource {
   // Fills every field of *request (ids and arrivals are set by the caller) and *time. kDrop: a
   // row that is valid but not a request (a BurstGPT failure, another model): problem->reason is
   // counted. kBad: problem says why.
-  virtual RowOutcome ParseRow(absl::string_view line, Request* request, RowTime* time,
-                              RowProblem* problem) = 0;
+  virtual RowOutcome ParseRow(absl::string_view line, Request* request, RowTime* time, RowProblem* problem) = 0;
   // Called once at end of file, before the no-request check: warnings the format collected.
   virtual void Finish(TraceReadStats* /*stats*/) {}
   // Extra words for the "no requests" error (e.g. the models a filter did not match).

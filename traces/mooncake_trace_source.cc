@@ -86,14 +86,12 @@ class JsonCursor {
           AppendUtf8(cp, out);
           break;
         }
-        default:
-          return Fail(reason::kJsonSyntax, "bad escape in a string", at_ - 2);
+        default: return Fail(reason::kJsonSyntax, "bad escape in a string", at_ - 2);
       }
     }
     size_t bad = 0;
     if (!IsValidUtf8(*out, &bad)) {
-      return Fail(reason::kInvalidUtf8, absl::StrCat("invalid UTF-8 in a string: ", ShowField(*out)),
-                  start);
+      return Fail(reason::kInvalidUtf8, absl::StrCat("invalid UTF-8 in a string: ", ShowField(*out)), start);
     }
     return true;
   }
@@ -140,7 +138,8 @@ class JsonCursor {
       case '{': got = "an object"; break;
       case '[': got = "an array"; break;
       case '"': got = "a string"; break;
-      case 't': case 'f': got = "a boolean"; break;
+      case 't':
+      case 'f': got = "a boolean"; break;
       case 'n': got = "null"; break;
       default:
         if (Peek() == '-' || (Peek() >= '0' && Peek() <= '9')) got = "a number";
@@ -155,8 +154,8 @@ class JsonCursor {
     const char c = Peek();
     if (c == '{' || c == '[') {
       if (depth_left <= 0) {
-        return Fail(reason::kTooDeep, absl::StrCat("JSON nested deeper than ",
-                                                   MooncakeTraceSource::kMaxDepth, " levels"));
+        return Fail(reason::kTooDeep,
+                    absl::StrCat("JSON nested deeper than ", MooncakeTraceSource::kMaxDepth, " levels"));
       }
       const char close = c == '{' ? '}' : ']';
       ++at_;
@@ -237,8 +236,8 @@ struct SeenKeys {
 // Fails a row whose first character does not open an object: not_an_object when it opens
 // another JSON value, a syntax error otherwise.
 void RejectNonObject(JsonCursor& json, RowProblem* problem) {
-  if (json.Peek() == '[' || json.Peek() == '"' || json.Peek() == 't' || json.Peek() == 'f' ||
-      json.Peek() == 'n' || json.Peek() == '-' || (json.Peek() >= '0' && json.Peek() <= '9')) {
+  if (json.Peek() == '[' || json.Peek() == '"' || json.Peek() == 't' || json.Peek() == 'f' || json.Peek() == 'n' ||
+      json.Peek() == '-' || (json.Peek() >= '0' && json.Peek() <= '9')) {
     json.ValueTypeError("row", "a JSON object");
     problem->reason = std::string(reason::kNotAnObject);
     return;
@@ -257,8 +256,7 @@ bool ParseHashIds(JsonCursor& json, Request* request, RowProblem* problem) {
     json.SkipSpace();
     const size_t id_at = json.offset();
     uint64_t id = 0;
-    if (!json.NumberToken("hash_ids element", &token) ||
-        !ParseUint64(token, "hash_ids element", &id, problem)) {
+    if (!json.NumberToken("hash_ids element", &token) || !ParseUint64(token, "hash_ids element", &id, problem)) {
       if (problem->reason != reason::kWrongType && problem->reason != reason::kJsonSyntax) {
         problem->column = static_cast<int>(id_at) + 1;
       }
@@ -313,8 +311,10 @@ bool ParseMember(JsonCursor& json, const std::string& key, size_t key_at, SeenKe
 
 // Fails a whole object that lacks a required key or asks for zero tokens.
 bool CheckComplete(const SeenKeys& seen, const Request& request, RowProblem* problem) {
-  const char* missing = !seen.time ? "timestamp" : !seen.input ? "input_length"
-                        : !seen.output ? "output_length" : nullptr;
+  const char* missing = !seen.time     ? "timestamp"
+                        : !seen.input  ? "input_length"
+                        : !seen.output ? "output_length"
+                                       : nullptr;
   if (missing != nullptr) {
     problem->reason = std::string(reason::kMissingKey);
     problem->column = 0;
@@ -333,13 +333,11 @@ bool CheckComplete(const SeenKeys& seen, const Request& request, RowProblem* pro
 
 }  // namespace
 
-MooncakeTraceSource::MooncakeTraceSource(std::unique_ptr<LineReader> reader,
-                                         const TraceOptions& options, TraceReadStats* stats,
-                                         absl::string_view first_line)
+MooncakeTraceSource::MooncakeTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options,
+                                         TraceReadStats* stats, absl::string_view first_line)
     : LineTraceSource(std::move(reader), options, stats, "mooncake", true, first_line) {}
 
-LineTraceSource::RowOutcome MooncakeTraceSource::ParseRow(absl::string_view line,
-                                                          Request* request, RowTime* time,
+LineTraceSource::RowOutcome MooncakeTraceSource::ParseRow(absl::string_view line, Request* request, RowTime* time,
                                                           RowProblem* problem) {
   JsonCursor json(line, problem);
   json.SkipSpace();

@@ -24,12 +24,11 @@ class MooncakeTraceSource final : public LineTraceSource {
   static constexpr int kMaxDepth = kMaxJsonDepth;
 
   // `first_line` is the line the reader returned last: the first data row.
-  MooncakeTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options,
-                      TraceReadStats* stats, absl::string_view first_line);
+  MooncakeTraceSource(std::unique_ptr<LineReader> reader, const TraceOptions& options, TraceReadStats* stats,
+                      absl::string_view first_line);
 
  private:
-  RowOutcome ParseRow(absl::string_view line, Request* request, RowTime* time,
-                      RowProblem* problem) override;
+  RowOutcome ParseRow(absl::string_view line, Request* request, RowTime* time, RowProblem* problem) override;
   void Finish(TraceReadStats* stats) override;
 
   std::string key_;

@@ -14,8 +14,7 @@
 
 namespace infergrid {
 
-absl::StatusOr<WorkloadPreset> FitPreset(const std::string& path, const TraceOptions& options,
-                                         const std::string& name);
+absl::StatusOr<WorkloadPreset> FitPreset(const std::string& path, const TraceOptions& options, const std::string& name);
 
 // The knot probabilities of fitted tables.
 std::vector<double> PresetProbabilityGrid();

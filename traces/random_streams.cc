@@ -23,8 +23,7 @@ uint64_t Fnv1a(absl::string_view text) {
 
 }  // namespace
 
-RandomStream::RandomStream(uint64_t seed, absl::string_view stream)
-    : engine_(SplitMix64(seed ^ Fnv1a(stream))) {}
+RandomStream::RandomStream(uint64_t seed, absl::string_view stream) : engine_(SplitMix64(seed ^ Fnv1a(stream))) {}
 
 double RandomStream::Normal() {
   if (has_spare_) {

@@ -21,9 +21,7 @@ class RandomStream {
   RandomStream(uint64_t seed, absl::string_view stream);
 
   // Uniform in (0, 1): 53 random bits, never exactly 0 or 1.
-  double Uniform() {
-    return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53;
-  }
+  double Uniform() { return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53; }
   // Exponential with mean 1 (inverse transform).
   double Exponential() { return -std::log(Uniform()); }
   // Standard normal (Box-Muller; the second variate is kept for the next call).

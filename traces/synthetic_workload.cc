@@ -11,8 +11,8 @@ namespace {
 
 class SyntheticSource final : public RequestSource {
  public:
-  SyntheticSource(std::unique_ptr<ArrivalProcess> arrivals, std::unique_ptr<LengthSampler> lengths,
-                  int64_t n, uint64_t seed)
+  SyntheticSource(std::unique_ptr<ArrivalProcess> arrivals, std::unique_ptr<LengthSampler> lengths, int64_t n,
+                  uint64_t seed)
       : arrivals_(std::move(arrivals)), lengths_(std::move(lengths)), n_(n), random_(seed, "lengths") {}
 
   absl::StatusOr<bool> Next(Request* request) override {
@@ -48,8 +48,7 @@ absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeSyntheticArrivals(const Synt
     if (spec.rate_schedule.empty()) {
       return absl::InvalidArgumentError("piecewise arrivals need a rate schedule (DURATION_S:RATE,...)");
     }
-    absl::StatusOr<std::vector<RateSegment>> schedule =
-        ParseRateSchedule(spec.rate_schedule, spec.rate_per_s);
+    absl::StatusOr<std::vector<RateSegment>> schedule = ParseRateSchedule(spec.rate_schedule, spec.rate_per_s);
     if (!schedule.ok()) return schedule.status();
     return MakePiecewiseArrivals(*std::move(schedule), spec.seed);
   }
@@ -57,12 +56,11 @@ absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeSyntheticArrivals(const Synt
     if (spec.replay_trace.empty()) return absl::InvalidArgumentError("replay arrivals need a trace file");
     return MakeReplayArrivals(spec.replay_trace, TraceOptions{}, spec.rate_per_s);
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "arrival process '", spec.arrival, "': expected poisson, gamma, constant, piecewise or replay"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("arrival process '", spec.arrival, "': expected poisson, gamma, constant, piecewise or replay"));
 }
 
-absl::StatusOr<std::unique_ptr<RequestSource>> MakeSyntheticWorkload(
-    const SyntheticWorkloadSpec& spec) {
+absl::StatusOr<std::unique_ptr<RequestSource>> MakeSyntheticWorkload(const SyntheticWorkloadSpec& spec) {
   if (spec.num_requests <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("number of requests must be > 0, got ", spec.num_requests));
   }
@@ -70,8 +68,7 @@ absl::StatusOr<std::unique_ptr<RequestSource>> MakeSyntheticWorkload(
   if (!arrivals.ok()) return arrivals.status();
   std::unique_ptr<LengthSampler> lengths;
   if (!spec.lengths_trace.empty()) {
-    absl::StatusOr<std::unique_ptr<LengthSampler>> empirical =
-        MakeEmpiricalLengths(spec.lengths_trace, TraceOptions{});
+    absl::StatusOr<std::unique_ptr<LengthSampler>> empirical = MakeEmpiricalLengths(spec.lengths_trace, TraceOptions{});
     if (!empirical.ok()) return empirical.status();
     lengths = *std::move(empirical);
   } else {

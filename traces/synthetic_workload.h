@@ -30,15 +30,14 @@ struct SyntheticWorkloadSpec {
   double cv = 1.0;
   int64_t num_requests = 1000;
   uint64_t seed = 0;
-  std::string rate_schedule;   // arrival == "piecewise"
-  std::string replay_trace;    // arrival == "replay"
-  std::string input_lengths;   // "" keeps the preset's
+  std::string rate_schedule;  // arrival == "piecewise"
+  std::string replay_trace;  // arrival == "replay"
+  std::string input_lengths;  // "" keeps the preset's
   std::string output_lengths;  // "" keeps the preset's
-  std::string lengths_trace;   // non-empty: resample (input, output) pairs from this trace
+  std::string lengths_trace;  // non-empty: resample (input, output) pairs from this trace
 };
 
-absl::StatusOr<std::unique_ptr<RequestSource>> MakeSyntheticWorkload(
-    const SyntheticWorkloadSpec& spec);
+absl::StatusOr<std::unique_ptr<RequestSource>> MakeSyntheticWorkload(const SyntheticWorkloadSpec& spec);
 
 // The spec's arrival process alone (arrival, rate_per_s, cv, rate_schedule, replay_trace, seed):
 // the times a length table without its own receives.

@@ -33,27 +33,45 @@ struct CsvFormat {
 
 const std::vector<CsvFormat>& CsvFormats() {
   static const std::vector<CsvFormat>* formats = new std::vector<CsvFormat>{
-      {"infergrid", RowTime::Kind::kSeconds,
-       {{"arrival_s", Role::kTime, true}, {"input_tokens", Role::kInput, true},
-        {"output_tokens", Role::kOutput, true}, {"priority", Role::kPriority, false},
-        {"session", Role::kSession, false}, {"model", Role::kModel, false},
-        {"log_type", Role::kLogType, false}, {"block_hashes", Role::kHashes, false}},
-       false, true},
-      {"azure", RowTime::Kind::kWallClockNs,
-       {{"TIMESTAMP", Role::kTime, true}, {"ContextTokens", Role::kInput, true},
-        {"GeneratedTokens", Role::kOutput, true}}},
-      {"burstgpt", RowTime::Kind::kSeconds,
-       {{"Timestamp", Role::kTime, true}, {"Model", Role::kModel, true},
-        {"Request tokens", Role::kInput, true}, {"Response tokens", Role::kOutput, true},
-        {"Total tokens", Role::kTotal, false}, {"Log Type", Role::kLogType, false}},
+      {"infergrid",
+       RowTime::Kind::kSeconds,
+       {{"arrival_s", Role::kTime, true},
+        {"input_tokens", Role::kInput, true},
+        {"output_tokens", Role::kOutput, true},
+        {"priority", Role::kPriority, false},
+        {"session", Role::kSession, false},
+        {"model", Role::kModel, false},
+        {"log_type", Role::kLogType, false},
+        {"block_hashes", Role::kHashes, false}},
+       false,
        true},
-      {"vidur", RowTime::Kind::kSeconds,
-       {{"arrived_at", Role::kTime, true}, {"num_prefill_tokens", Role::kInput, true},
-        {"num_decode_tokens", Role::kOutput, true}, {"num_total_tokens", Role::kTotal, false},
+      {"azure",
+       RowTime::Kind::kWallClockNs,
+       {{"TIMESTAMP", Role::kTime, true},
+        {"ContextTokens", Role::kInput, true},
+        {"GeneratedTokens", Role::kOutput, true}}},
+      {"burstgpt",
+       RowTime::Kind::kSeconds,
+       {{"Timestamp", Role::kTime, true},
+        {"Model", Role::kModel, true},
+        {"Request tokens", Role::kInput, true},
+        {"Response tokens", Role::kOutput, true},
+        {"Total tokens", Role::kTotal, false},
+        {"Log Type", Role::kLogType, false}},
+       true},
+      {"vidur",
+       RowTime::Kind::kSeconds,
+       {{"arrived_at", Role::kTime, true},
+        {"num_prefill_tokens", Role::kInput, true},
+        {"num_decode_tokens", Role::kOutput, true},
+        {"num_total_tokens", Role::kTotal, false},
         {"pd_ratio", Role::kIgnored, false}}},
-      {"lengths", RowTime::Kind::kNone,
-       {{"num_prefill_tokens", Role::kInput, true}, {"num_decode_tokens", Role::kOutput, true},
-        {"num_total_tokens", Role::kTotal, false}, {"pd_ratio", Role::kIgnored, false}}},
+      {"lengths",
+       RowTime::Kind::kNone,
+       {{"num_prefill_tokens", Role::kInput, true},
+        {"num_decode_tokens", Role::kOutput, true},
+        {"num_total_tokens", Role::kTotal, false},
+        {"pd_ratio", Role::kIgnored, false}}},
   };
   return *formats;
 }
@@ -110,9 +128,9 @@ absl::StatusOr<CsvLayout> BuildLayout(const CsvFormat& format, const std::vector
     const int index = FindColumn(names, c.name);
     if (index < 0) {
       if (c.required) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ":1: the header has no '", c.name, "' column, which the ", format.name,
-            " format needs (", RequiredColumns(format), "); header: ", ShowField(absl::StrJoin(names, ","))));
+        return absl::InvalidArgumentError(absl::StrCat(path, ":1: the header has no '", c.name, "' column, which the ",
+                                                       format.name, " format needs (", RequiredColumns(format),
+                                                       "); header: ", ShowField(absl::StrJoin(names, ","))));
       }
       continue;
     }
@@ -133,21 +151,21 @@ absl::StatusOr<CsvLayout> BuildLayout(const CsvFormat& format, const std::vector
   for (size_t i = 0; i < names.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (absl::EqualsIgnoreCase(names[i], names[j])) {
-        return absl::InvalidArgumentError(absl::StrCat(path, ":1: column '", names[i],
-                                                       "' appears twice in the header"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ":1: column '", names[i], "' appears twice in the header"));
       }
     }
     if (!used[i]) {
-      stats->warnings.push_back(absl::StrCat("column '", names[i], "' is not part of the ",
-                                             format.name, " format: ignored"));
+      stats->warnings.push_back(
+          absl::StrCat("column '", names[i], "' is not part of the ", format.name, " format: ignored"));
     }
   }
   return layout;
 }
 
 absl::Status CheckFormatName(const std::string& format) {
-  static constexpr std::array<absl::string_view, 7> kFormats = {
-      "auto", "azure", "burstgpt", "mooncake", "vidur", "lengths", "infergrid"};
+  static constexpr std::array<absl::string_view, 7> kFormats = {"auto",  "azure",   "burstgpt", "mooncake",
+                                                                "vidur", "lengths", "infergrid"};
   bool known = false;
   for (absl::string_view f : kFormats) known = known || f == format;
   if (known) return absl::OkStatus();
@@ -168,29 +186,26 @@ absl::Status ReadFirstLine(LineReader& reader, const std::string& path, const Tr
   } while (result == LineReader::Result::kLine && TrimBlanks(*line).empty());
 
   const absl::string_view lead = reader.leading_bytes();
-  if (lead.size() >= 2 && ((lead[0] == '\xFF' && lead[1] == '\xFE') ||
-                           (lead[0] == '\xFE' && lead[1] == '\xFF'))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ":1:1: the file is UTF-16 (byte-order mark ", ShowField(lead.substr(0, 2)),
-                     "); traces must be UTF-8 or ASCII"));
+  if (lead.size() >= 2 && ((lead[0] == '\xFF' && lead[1] == '\xFE') || (lead[0] == '\xFE' && lead[1] == '\xFF'))) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ":1:1: the file is UTF-16 (byte-order mark ",
+                                                   ShowField(lead.substr(0, 2)), "); traces must be UTF-8 or ASCII"));
   }
   if (result == LineReader::Result::kEof) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": empty file: expected a header line, one of: ", KnownHeaders()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": empty file: expected a header line, one of: ", KnownHeaders()));
   }
   if (result == LineReader::Result::kTooLong) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ":", reader.line_number(), ": the first line is longer than ",
-        options.max_line_bytes, " bytes: not a trace header (nor a JSON line within the cap)"));
+    return absl::InvalidArgumentError(absl::StrCat(path, ":", reader.line_number(), ": the first line is longer than ",
+                                                   options.max_line_bytes,
+                                                   " bytes: not a trace header (nor a JSON line within the cap)"));
   }
   return absl::OkStatus();
 }
 
 // The CSV format `format` names, or with "auto" the first whose required columns the header
 // `names` has (the header `line` is quoted when none does).
-absl::StatusOr<const CsvFormat*> ChooseCsvFormat(const std::string& format,
-                                                 const std::vector<std::string>& names, absl::string_view line,
-                                                 const std::string& path) {
+absl::StatusOr<const CsvFormat*> ChooseCsvFormat(const std::string& format, const std::vector<std::string>& names,
+                                                 absl::string_view line, const std::string& path) {
   const CsvFormat* chosen = nullptr;
   if (format == "auto") {
     for (const CsvFormat& f : CsvFormats()) {
@@ -200,12 +215,11 @@ absl::StatusOr<const CsvFormat*> ChooseCsvFormat(const std::string& format,
       const std::string shown = ShowField(line);
       if (LooksLikeData(names[0])) {
         return absl::InvalidArgumentError(absl::StrCat(
-            path, ":1:1: the first line ", shown,
-            " is data, not a header: add the header line of its format, one of: ", KnownHeaders(),
-            " (or force one with --trace-format)"));
+            path, ":1:1: the first line ", shown, " is data, not a header: add the header line of its format, one of: ",
+            KnownHeaders(), " (or force one with --trace-format)"));
       }
-      return absl::InvalidArgumentError(absl::StrCat(path, ":1:1: unrecognized trace header ",
-                                                     shown, "; expected one of: ", KnownHeaders()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":1:1: unrecognized trace header ", shown, "; expected one of: ", KnownHeaders()));
     }
   } else {
     for (const CsvFormat& f : CsvFormats()) {
@@ -217,8 +231,7 @@ absl::StatusOr<const CsvFormat*> ChooseCsvFormat(const std::string& format,
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path,
-                                                         const TraceOptions& options,
+absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path, const TraceOptions& options,
                                                          TraceReadStats* stats) {
   if (absl::Status s = CheckFormatName(options.format); !s.ok()) return s;
   // Header warnings go to the caller's stats; with none, nobody would read them.
@@ -233,13 +246,12 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path
   const bool json = !trimmed.empty() && trimmed[0] == '{';
   if (options.format == "mooncake" || (options.format == "auto" && json)) {
     header_stats->format = "mooncake";
-    return std::unique_ptr<RequestSource>(
-        new MooncakeTraceSource(*std::move(reader), options, stats, line));
+    return std::unique_ptr<RequestSource>(new MooncakeTraceSource(*std::move(reader), options, stats, line));
   }
   if (json) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ":1:1: the first line is a JSON object, not a header of the ", options.format,
-        " format: this looks like a Mooncake trace (--trace-format=mooncake or auto)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ":1:1: the first line is a JSON object, not a header of the ", options.format,
+                     " format: this looks like a Mooncake trace (--trace-format=mooncake or auto)"));
   }
   std::vector<CsvField> fields;
   std::deque<std::string> storage;
@@ -256,11 +268,10 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path
   absl::StatusOr<CsvLayout> layout = BuildLayout(**chosen, names, path, header_stats);
   if (!layout.ok()) return layout.status();
   if (!options.model_filter.empty() && layout->model < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": --model-filter needs a Model column, and this ", (*chosen)->name, " trace has none"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": --model-filter needs a Model column, and this ", (*chosen)->name, " trace has none"));
   }
-  return std::unique_ptr<RequestSource>(
-      new CsvTraceSource(*std::move(reader), options, stats, *std::move(layout)));
+  return std::unique_ptr<RequestSource>(new CsvTraceSource(*std::move(reader), options, stats, *std::move(layout)));
 }
 
 }  // namespace infergrid

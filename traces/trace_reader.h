@@ -19,9 +19,9 @@
 namespace infergrid {
 
 struct TraceOptions {
-  std::string format = "auto";   // auto | azure | burstgpt | mooncake | vidur | lengths | infergrid
-  bool skip_bad_rows = false;    // --on-bad-row=skip; counts per reason are kept
-  std::string model_filter;      // BurstGPT Model column
+  std::string format = "auto";  // auto | azure | burstgpt | mooncake | vidur | lengths | infergrid
+  bool skip_bad_rows = false;  // --on-bad-row=skip; counts per reason are kept
+  std::string model_filter;  // BurstGPT Model column
   // Longest line read; a longer one is a bad row (reason line_too_long), streamed past, never
   // held in memory. 1 MiB: a Mooncake row for a 1 M-token prompt is about 16 kB.
   int64_t max_line_bytes = int64_t{1} << 20;
@@ -35,9 +35,9 @@ struct TraceOptions {
 inline constexpr char kNoTimestampsWarning[] = "no timestamps";
 
 struct TraceReadStats {
-  std::string format;    // the format read (detected or forced)
-  int64_t rows = 0;      // requests yielded
-  int64_t skipped = 0;   // rows dropped (bad rows under skip, BurstGPT failures, model filter)
+  std::string format;  // the format read (detected or forced)
+  int64_t rows = 0;  // requests yielded
+  int64_t skipped = 0;  // rows dropped (bad rows under skip, BurstGPT failures, model filter)
   std::map<std::string, int64_t> skipped_by_reason;
   std::vector<std::string> warnings;
 };
@@ -45,8 +45,7 @@ struct TraceReadStats {
 // Opens a trace file; the format is detected from the header unless forced. The source streams
 // (constant memory) and yields Requests with arrival_s relative to the first row. `stats`, when
 // given, must outlive the source; it is updated as rows are read.
-absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path,
-                                                         const TraceOptions& options,
+absl::StatusOr<std::unique_ptr<RequestSource>> OpenTrace(const std::string& path, const TraceOptions& options,
                                                          TraceReadStats* stats = nullptr);
 
 }  // namespace infergrid

@@ -46,8 +46,7 @@ double NearestRankQuantile(const std::vector<double>& sorted, double p) {
   return sorted[static_cast<size_t>(std::min<int64_t>(rank, static_cast<int64_t>(sorted.size())) - 1)];
 }
 
-void TraceStatsAccumulator::Window(double t, double width, std::deque<double>* window,
-                                   int64_t* peak, double* start) {
+void TraceStatsAccumulator::Window(double t, double width, std::deque<double>* window, int64_t* peak, double* start) {
   window->push_back(t);
   while (!window->empty() && window->front() <= t - width) window->pop_front();
   if (!window->empty() && static_cast<int64_t>(window->size()) > *peak) {

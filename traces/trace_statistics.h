@@ -22,7 +22,11 @@ namespace infergrid {
 // Exact distribution of integer values (token counts): counts per distinct value.
 class ValueHistogram {
  public:
-  void Add(int64_t value) { ++counts_[value]; ++n_; sum_ += static_cast<double>(value); }
+  void Add(int64_t value) {
+    ++counts_[value];
+    ++n_;
+    sum_ += static_cast<double>(value);
+  }
   int64_t count() const { return n_; }
   double mean() const { return n_ == 0 ? 0 : sum_ / static_cast<double>(n_); }
   // Nearest-rank quantiles: the smallest value with at least ceil(p * n) values at or below it.

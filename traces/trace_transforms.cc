@@ -13,8 +13,7 @@ namespace {
 
 class ScaledSource final : public RequestSource {
  public:
-  ScaledSource(std::unique_ptr<RequestSource> inner, double factor)
-      : inner_(std::move(inner)), factor_(factor) {}
+  ScaledSource(std::unique_ptr<RequestSource> inner, double factor) : inner_(std::move(inner)), factor_(factor) {}
   absl::StatusOr<bool> Next(Request* request) override {
     absl::StatusOr<bool> more = inner_->Next(request);
     if (!more.ok() || !*more) return more;
@@ -66,8 +65,7 @@ class RateSource final : public RequestSource {
       absl::StatusOr<bool> more = inner_->Next(request);
       if (!more.ok() || !*more) return more;
     }
-    request->arrival_s =
-        constant_rate_ ? static_cast<double>(next_id_) / rate_ : request->arrival_s * factor_;
+    request->arrival_s = constant_rate_ ? static_cast<double>(next_id_) / rate_ : request->arrival_s * factor_;
     request->id = next_id_++;
     return true;
   }
@@ -108,8 +106,7 @@ class RateSource final : public RequestSource {
 
 class LimitedSource final : public RequestSource {
  public:
-  LimitedSource(std::unique_ptr<RequestSource> inner, int64_t limit)
-      : inner_(std::move(inner)), limit_(limit) {}
+  LimitedSource(std::unique_ptr<RequestSource> inner, int64_t limit) : inner_(std::move(inner)), limit_(limit) {}
   absl::StatusOr<bool> Next(Request* request) override {
     if (served_ >= limit_) return false;
     absl::StatusOr<bool> more = inner_->Next(request);
@@ -133,10 +130,10 @@ class BoundedSource final : public RequestSource {
     absl::StatusOr<bool> more = inner_->Next(request);
     if (!more.ok() || !*more) return more;
     if (!(std::abs(request->arrival_s) <= kMaxTimestampS)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "request ", request->id, " arrives at ", request->arrival_s,
-          " s, beyond 2^32 s (136 years), where seconds as doubles no longer resolve a microsecond",
-          cause_.empty() ? "" : absl::StrCat(" (", cause_, ")")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("request ", request->id, " arrives at ", request->arrival_s,
+                       " s, beyond 2^32 s (136 years), where seconds as doubles no longer resolve a microsecond",
+                       cause_.empty() ? "" : absl::StrCat(" (", cause_, ")")));
     }
     return true;
   }
@@ -152,16 +149,14 @@ std::unique_ptr<RequestSource> BoundArrivals(std::unique_ptr<RequestSource> inne
   return std::make_unique<BoundedSource>(std::move(inner), std::move(cause));
 }
 
-absl::StatusOr<std::unique_ptr<RequestSource>> ScaleTime(std::unique_ptr<RequestSource> inner,
-                                                         double factor) {
+absl::StatusOr<std::unique_ptr<RequestSource>> ScaleTime(std::unique_ptr<RequestSource> inner, double factor) {
   if (!(factor > 0) || !std::isfinite(factor)) {
     return absl::InvalidArgumentError(absl::StrCat("time scale factor must be > 0, got ", factor));
   }
   return std::unique_ptr<RequestSource>(new ScaledSource(std::move(inner), factor));
 }
 
-absl::StatusOr<std::unique_ptr<RequestSource>> ScaleToRate(std::unique_ptr<RequestSource> inner,
-                                                           double rate_per_s,
+absl::StatusOr<std::unique_ptr<RequestSource>> ScaleToRate(std::unique_ptr<RequestSource> inner, double rate_per_s,
                                                            int64_t probe_requests) {
   if (!(rate_per_s > 0) || !std::isfinite(rate_per_s)) {
     return absl::InvalidArgumentError(absl::StrCat("target rate must be > 0 per s, got ", rate_per_s));

@@ -15,15 +15,13 @@
 namespace infergrid {
 
 // Multiplies every arrival by `factor` (> 0): 2 makes the trace twice as long (half the rate).
-absl::StatusOr<std::unique_ptr<RequestSource>> ScaleTime(std::unique_ptr<RequestSource> inner,
-                                                         double factor);
+absl::StatusOr<std::unique_ptr<RequestSource>> ScaleTime(std::unique_ptr<RequestSource> inner, double factor);
 
 // Rescales arrivals so that the mean rate is `rate_per_s` (> 0). A stream cannot be read twice,
 // so the factor comes from the first `probe_requests` requests, which are buffered: their rate
 // (n - 1) / (t_last - t_first) is mapped to rate_per_s. A probe whose arrivals all coincide (a
 // length-only table) is spread at a constant rate_per_s instead.
-absl::StatusOr<std::unique_ptr<RequestSource>> ScaleToRate(std::unique_ptr<RequestSource> inner,
-                                                           double rate_per_s,
+absl::StatusOr<std::unique_ptr<RequestSource>> ScaleToRate(std::unique_ptr<RequestSource> inner, double rate_per_s,
                                                            int64_t probe_requests = 100000);
 
 // Keeps the inner source's requests in order (their lengths, hashes, sessions) and gives each

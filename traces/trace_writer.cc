@@ -22,9 +22,8 @@ void AppendDouble(double value, std::string* out) {
 
 void AppendInfergridRow(const Request& r, std::string* out) {
   AppendDouble(r.arrival_s, out);
-  absl::StrAppend(out, ",", r.input_tokens, ",", r.output_tokens, ",", r.priority, ",",
-                  PercentEncode(r.session), ",", PercentEncode(r.model), ",",
-                  PercentEncode(r.log_type), ",");
+  absl::StrAppend(out, ",", r.input_tokens, ",", r.output_tokens, ",", r.priority, ",", PercentEncode(r.session), ",",
+                  PercentEncode(r.model), ",", PercentEncode(r.log_type), ",");
   for (size_t i = 0; i < r.prefix_block_hashes.size(); ++i) {
     if (i > 0) out->push_back(' ');
     absl::StrAppend(out, r.prefix_block_hashes[i]);

@@ -99,8 +99,7 @@ bool ParseWallClockNs(absl::string_view text, int64_t* ns, RowProblem* problem) 
     }
   }
   if (at != text.size()) return Fail(text, at, "unexpected characters", problem);
-  const int64_t seconds = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 +
-                          second - offset_s;
+  const int64_t seconds = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_s;
   *ns = seconds * 1'000'000'000 + fraction_ns;
   return true;
 }

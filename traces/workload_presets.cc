@@ -21,7 +21,7 @@ const std::vector<WorkloadPreset>& Presets() {
   static const std::vector<WorkloadPreset>* presets = [] {
     auto* all = new std::vector<WorkloadPreset>;
     for (auto& entry : LoadEmbeddedCatalog<WorkloadPreset>(workload_presets::EmbeddedFiles(), "preset",
-                                                            NoCatalogCheck<WorkloadPreset>)) {
+                                                           NoCatalogCheck<WorkloadPreset>)) {
       all->push_back(std::move(entry.message));
     }
     return all;
@@ -46,8 +46,7 @@ absl::StatusOr<WorkloadPreset> ResolveWorkloadPreset(absl::string_view name_or_p
     if (absl::Status s = ReadTextProtoFile(std::string(name_or_path), &preset); !s.ok()) return s;
     return preset;
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown workload preset '", name_or_path,
-                                                 "': expected one of ",
+  return absl::InvalidArgumentError(absl::StrCat("unknown workload preset '", name_or_path, "': expected one of ",
                                                  absl::StrJoin(WorkloadPresetNames(), ", "),
                                                  " or a WorkloadPreset .textproto path"));
 }

@@ -36,18 +36,19 @@ std::string Generated(const std::string& format) {
   if (format == "azure2024") buffer = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
   if (format == "burstgpt") buffer = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n";
   if (format == "vidur") buffer = "arrived_at,num_prefill_tokens,num_decode_tokens\n";
-  if (format == "infergrid") buffer = "arrival_s,input_tokens,output_tokens,priority,session,model,log_type,block_hashes\n";
+  if (format == "infergrid")
+    buffer = "arrival_s,input_tokens,output_tokens,priority,session,model,log_type,block_hashes\n";
   for (int64_t i = 0; i < kRows; ++i) {
     const int64_t in = 1 + static_cast<int64_t>(next() % 8000);
     const int64_t out = 1 + static_cast<int64_t>(next() % 800);
     const int64_t us = i * 180'000 + static_cast<int64_t>(next() % 1000);  // ~5.5 req/s
     const int64_t s = us / 1'000'000;
     if (format == "azure2023") {
-      absl::StrAppendFormat(&buffer, "2023-11-%02d %02d:%02d:%02d.%07d,%d,%d\n", 16 + s / 86400,
-                            (s / 3600) % 24, (s / 60) % 60, s % 60, (us % 1'000'000) * 10, in, out);
+      absl::StrAppendFormat(&buffer, "2023-11-%02d %02d:%02d:%02d.%07d,%d,%d\n", 16 + s / 86400, (s / 3600) % 24,
+                            (s / 60) % 60, s % 60, (us % 1'000'000) * 10, in, out);
     } else if (format == "azure2024") {
-      absl::StrAppendFormat(&buffer, "2024-05-%02d %02d:%02d:%02d.%06d+00:00,%d,%d\n",
-                            10 + s / 86400, (s / 3600) % 24, (s / 60) % 60, s % 60, us % 1'000'000, in, out);
+      absl::StrAppendFormat(&buffer, "2024-05-%02d %02d:%02d:%02d.%06d+00:00,%d,%d\n", 10 + s / 86400, (s / 3600) % 24,
+                            (s / 60) % 60, s % 60, us % 1'000'000, in, out);
     } else if (format == "burstgpt") {
       absl::StrAppendFormat(&buffer, "%d,ChatGPT,%d,%d,%d,Conversation log\n", s, in, out, in + out);
     } else if (format == "vidur") {

@@ -19,10 +19,10 @@ namespace {
 
 // "GQA", "MLA", "GQA + sliding window", ...: how the model's layers attend.
 std::string AttentionLabel(const ModelSpec& m) {
-  std::string label = m.has_mla()                                      ? "MLA"
-                      : m.num_kv_heads() == m.num_attention_heads()   ? "MHA"
-                      : m.num_kv_heads() == 1                         ? "MQA"
-                                                                      : "GQA";
+  std::string label = m.has_mla()                                   ? "MLA"
+                      : m.num_kv_heads() == m.num_attention_heads() ? "MHA"
+                      : m.num_kv_heads() == 1                       ? "MQA"
+                                                                    : "GQA";
   if (m.has_sparse_attention()) absl::StrAppend(&label, " + sparse top-k");
   if (m.has_linear_attention()) absl::StrAppend(&label, " + linear");
   if (m.attention().sliding_window() > 0) absl::StrAppend(&label, " + sliding window");
@@ -73,9 +73,8 @@ std::string RenderModels(const ModelListing& listing) {
   format::TextTable table({"model", "params (B)", "active (B)", "layers", "hidden", "heads (KV)", "experts (top-k)",
                            "attention", "context", "weights", "Hugging Face id"});
   for (const ModelListingEntry& e : listing.models()) {
-    table.AddRow({e.name(), Billions(e.parameters()), Billions(e.active_parameters()),
-                  absl::StrCat(e.num_layers()), absl::StrCat(e.hidden_size()),
-                  absl::StrCat(e.num_attention_heads(), " (", e.num_kv_heads(), ")"),
+    table.AddRow({e.name(), Billions(e.parameters()), Billions(e.active_parameters()), absl::StrCat(e.num_layers()),
+                  absl::StrCat(e.hidden_size()), absl::StrCat(e.num_attention_heads(), " (", e.num_kv_heads(), ")"),
                   e.num_experts() > 0 ? absl::StrCat(e.num_experts(), " (", e.experts_per_token(), ")") : "-",
                   e.attention(), format::Grouped(static_cast<double>(e.max_position_embeddings())),
                   e.checkpoint_quantization().empty() ? e.dtype() : e.checkpoint_quantization(), e.hf_id()});
@@ -109,7 +108,7 @@ absl::StatusOr<GpuListing> ListGpus() {
     absl::StatusOr<Calibration> profile = ResolveCalibration(g, "");
     if (profile.ok()) {
       e.set_calibration(profile->extrapolated() ? absl::StrCat("extrapolated from ", profile->extrapolated_from())
-                                                 : std::string("measured"));
+                                                : std::string("measured"));
       e.set_calibration_extrapolated(profile->extrapolated());
     } else {
       e.set_calibration("none");

@@ -37,8 +37,7 @@ double AllocatedKvBytes(const MemoryPlan& plan, const MemoryPlanDetail& detail) 
 
 }  // namespace
 
-EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
-                                           const MemoryPlanDetail& detail) {
+EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request, const MemoryPlanDetail& detail) {
   const MemoryPlan& plan = detail.plan;
   EngineMemoryReport report;
   report.set_model(request.model.name());
@@ -76,8 +75,9 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
   const KvCacheGroups& groups = plan.kv_groups;
   const int64_t per_request = groups.hybrid() ? memory_plan_internal::HybridBlocksPerRequest(detail)
                                               : (detail.max_model_len + plan.block_size - 1) / plan.block_size;
-  kv.set_max_concurrency(groups.hybrid() ? static_cast<double>(plan.num_blocks) / static_cast<double>(per_request)
-                                         : static_cast<double>(plan.kv_tokens) / static_cast<double>(detail.max_model_len));
+  kv.set_max_concurrency(groups.hybrid()
+                             ? static_cast<double>(plan.num_blocks) / static_cast<double>(per_request)
+                             : static_cast<double>(plan.kv_tokens) / static_cast<double>(detail.max_model_len));
   kv.set_layers_per_block(plan.window_pools.empty() ? groups.layers_per_group : plan.window_pools.front().layers);
   kv.set_full_groups(groups.full_groups);
   kv.set_window_groups(groups.window_groups);
@@ -97,7 +97,8 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
     out.set_bytes_per_token(static_cast<double>(pool.bytes_per_token));
     const int64_t blocks = (std::min(detail.max_model_len, pool.window_tokens) + plan.block_size - 1) / plan.block_size;
     out.set_blocks_per_request(static_cast<double>(blocks));
-    kv.set_max_concurrency(std::min(kv.max_concurrency(), static_cast<double>(pool.num_blocks) / static_cast<double>(blocks)));
+    kv.set_max_concurrency(
+        std::min(kv.max_concurrency(), static_cast<double>(pool.num_blocks) / static_cast<double>(blocks)));
   }
   for (const StagePlan& s : detail.stages) {
     EngineStageReport& stage = *report.add_stages();
@@ -155,7 +156,7 @@ std::string RenderTermTable(const EngineMemoryReport& r) {
     row("= available", r.total_bytes() - r.weight_bytes() - r.non_torch_bytes() - r.activation_peak_bytes());
   }
   row(r.fraction_flag() == "free_gpu_memory_fraction" ? absl::StrCat("KV cache = available x ", fraction)
-                                                       : "= KV cache",
+                                                      : "= KV cache",
       r.kv_cache().bytes());
   const EngineKvCapacity& kv = r.kv_cache();
   if (kv.swa_pool_tokens() > 0) {
@@ -184,16 +185,16 @@ std::string RenderCapacity(const EngineMemoryReport& r) {
   const EngineKvCapacity& kv = r.kv_cache();
   std::string out;
   const int groups = kv.groups();
-  absl::StrAppend(&out, "KV capacity: ", Grouped(r.kv_cache().tokens()), " tokens per replica = ",
-                  Grouped(r.kv_cache().blocks()), " blocks", groups > 1 ? absl::StrCat(" / ", groups, " groups") : "",
-                  " x ", r.kv_cache().block_size(), " tokens (",
-                  Grouped(r.kv_cache().bytes_per_token()), " B per token per GPU); ",
-                  Fixed(r.kv_cache().max_concurrency(), 2), " requests of ", Grouped(r.max_model_len()),
-                  " tokens\n");
+  absl::StrAppend(&out, "KV capacity: ", Grouped(r.kv_cache().tokens()),
+                  " tokens per replica = ", Grouped(r.kv_cache().blocks()), " blocks",
+                  groups > 1 ? absl::StrCat(" / ", groups, " groups") : "", " x ", r.kv_cache().block_size(),
+                  " tokens (", Grouped(r.kv_cache().bytes_per_token()), " B per token per GPU); ",
+                  Fixed(r.kv_cache().max_concurrency(), 2), " requests of ", Grouped(r.max_model_len()), " tokens\n");
   if (kv.swa_pool_tokens() > 0) {
-    absl::StrAppend(&out, "KV pools: ", Grouped(kv.full_pool_tokens()), " tokens of the full-attention layers, ",
-                    Grouped(kv.swa_pool_tokens()), " of the ", kv.swa_pool_layers(),
-                    " chunked layers; a running sequence's token takes a slot in both, so the capacity is the smaller\n");
+    absl::StrAppend(
+        &out, "KV pools: ", Grouped(kv.full_pool_tokens()), " tokens of the full-attention layers, ",
+        Grouped(kv.swa_pool_tokens()), " of the ", kv.swa_pool_layers(),
+        " chunked layers; a running sequence's token takes a slot in both, so the capacity is the smaller\n");
   }
   if (kv.window_pools_size() > 0) {
     absl::StrAppend(&out, "KV pools (max_attention_window): a sequence holds ceil(min(tokens, window) / ",
@@ -208,32 +209,29 @@ std::string RenderCapacity(const EngineMemoryReport& r) {
     absl::StrAppend(&out, "KV groups: a block spans ", kv.layers_per_block(), " layers of one group; ",
                     kv.full_groups(), " full-attention group(s) hold every token, ", kv.window_groups(),
                     " sliding-window group(s) only the last ", Grouped(kv.window_tokens()), " tokens",
-                    kv.padded_slots() > 0 ? absl::StrCat(" (", kv.padded_slots(), " slots padded)") : "",
-                    "; one ", Grouped(r.max_model_len()), "-token request takes at most ",
-                    Grouped(kv.blocks_per_request()), " blocks\n");
+                    kv.padded_slots() > 0 ? absl::StrCat(" (", kv.padded_slots(), " slots padded)") : "", "; one ",
+                    Grouped(r.max_model_len()), "-token request takes at most ", Grouped(kv.blocks_per_request()),
+                    " blocks\n");
   }
   return out;
 }
 
 }  // namespace
 
-std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec& model,
-                                    const GpuSpec& gpu) {
-  std::string out = absl::StrCat("InferGrid engine memory plan: ", model.display_name(), " on ",
-                                 gpu.display_name(), " as ", r.engine(), "\n");
+std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec& model, const GpuSpec& gpu) {
+  std::string out = absl::StrCat("InferGrid engine memory plan: ", model.display_name(), " on ", gpu.display_name(),
+                                 " as ", r.engine(), "\n");
   absl::StrAppend(&out, "  engine         ", r.engine_covers(), "\n");
-  const std::string ranks =
-      r.attention_data_parallel() > 1
-          ? absl::StrCat("attention DP", r.attention_data_parallel(), " (each rank its own KV cache below) x ")
-          : "";
+  const std::string ranks = r.attention_data_parallel() > 1 ? absl::StrCat("attention DP", r.attention_data_parallel(),
+                                                                           " (each rank its own KV cache below) x ")
+                                                            : "";
   absl::StrAppend(&out, "  deployment     ", ranks, "TP", r.tensor_parallel(), " x PP", r.pipeline_parallel(),
                   ", weights ", r.weight_format(), ", KV cache ", r.kv_cache_dtype(), ", block size ",
                   r.kv_cache().block_size(), "\n");
   absl::StrAppend(&out, "  limits         max_num_batched_tokens ", Grouped(r.max_num_batched_tokens()),
-                  ", max_num_seqs ", Grouped(r.max_num_seqs()), ", max_model_len ",
-                  Grouped(r.max_model_len()), "\n");
-  absl::StrAppend(&out, "  fraction       ", r.fraction_flag(), " ", absl::StrFormat("%.3g", r.fraction()),
-                  " (", r.fraction_origin(), ")\n\n");
+                  ", max_num_seqs ", Grouped(r.max_num_seqs()), ", max_model_len ", Grouped(r.max_model_len()), "\n");
+  absl::StrAppend(&out, "  fraction       ", r.fraction_flag(), " ", absl::StrFormat("%.3g", r.fraction()), " (",
+                  r.fraction_origin(), ")\n\n");
 
   absl::StrAppend(&out, RenderTermTable(r), "\n");
   absl::StrAppend(&out, RenderCapacity(r));

@@ -12,10 +12,8 @@
 
 namespace infergrid {
 
-EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request,
-                                           const MemoryPlanDetail& detail);
-std::string RenderEngineMemoryTable(const EngineMemoryReport& report, const ModelSpec& model,
-                                    const GpuSpec& gpu);
+EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request, const MemoryPlanDetail& detail);
+std::string RenderEngineMemoryTable(const EngineMemoryReport& report, const ModelSpec& model, const GpuSpec& gpu);
 
 }  // namespace infergrid
 

@@ -14,8 +14,7 @@ namespace infergrid {
 using format::Fixed;
 using format::Grouped;
 
-MemoryReport BuildMemoryReport(const AccountingSetup& setup, int64_t context_tokens,
-                               int64_t batch) {
+MemoryReport BuildMemoryReport(const AccountingSetup& setup, int64_t context_tokens, int64_t batch) {
   MemoryReport report;
   report.set_model(setup.model.name());
   *report.mutable_parameters() = setup.parameters;
@@ -51,8 +50,8 @@ MemoryReport BuildMemoryReport(const AccountingSetup& setup, int64_t context_tok
       "KV blocks, activations, workspace, allocator caches, CUDA context), not free memory and "
       "not a capacity plan");
   if (report.remainder_bytes() < 0) {
-    report.add_notes(absl::StrCat("the payload exceeds the device total by ",
-                                  Fixed(-report.remainder_bytes() / kGiB, 2), " GiB"));
+    report.add_notes(
+        absl::StrCat("the payload exceeds the device total by ", Fixed(-report.remainder_bytes() / kGiB, 2), " GiB"));
   }
   return report;
 }
@@ -60,26 +59,24 @@ MemoryReport BuildMemoryReport(const AccountingSetup& setup, int64_t context_tok
 std::string RenderMemoryTable(const MemoryReport& report, const AccountingSetup& setup) {
   const ModelSpec& m = setup.model;
   const KvReport& kv = report.kv_cache();
-  std::string out = absl::StrCat("InferGrid memory: ", m.display_name(), " on ",
-                                 setup.gpu.display_name(), "\n");
+  std::string out = absl::StrCat("InferGrid memory: ", m.display_name(), " on ", setup.gpu.display_name(), "\n");
   absl::StrAppend(&out, "  parameters     ", ParameterLine(report.parameters()), "\n");
   absl::StrAppend(&out, "  weights        ", WeightLine(report.weights()), "\n");
   const std::string elements =
       m.has_mla() ? absl::StrCat(m.num_layers(), " layers x (", m.mla().kv_lora_rank(), " latent + ",
                                  m.mla().qk_rope_head_dim(), " rotary key)")
-                  : absl::StrCat("2 x ", m.num_layers(), " layers x ", m.num_kv_heads(), " KV heads x ",
-                                 m.head_dim());
+                  : absl::StrCat("2 x ", m.num_layers(), " layers x ", m.num_kv_heads(), " KV heads x ", m.head_dim());
   absl::StrAppend(&out, "  KV cache       ", kv.dtype(), ", ", Grouped(kv.bytes_per_token()),
-                  " B = ", Fixed(kv.bytes_per_token() / kKiB, 0), " KiB per token (", elements,
-                  " x ", Fixed(BytesPerElement(setup.kv_dtype), 1), " B)\n\n");
+                  " B = ", Fixed(kv.bytes_per_token() / kKiB, 0), " KiB per token (", elements, " x ",
+                  Fixed(BytesPerElement(setup.kv_dtype), 1), " B)\n\n");
 
   format::TextTable table({"quantity", "bytes", "GB (1e9)", "GiB (2^30)"});
   auto row = [&](std::string label, double bytes) {
     table.AddRow({std::move(label), Grouped(bytes), Fixed(bytes / kGB, 2), Fixed(bytes / kGiB, 2)});
   };
   row("weights", report.weights().bytes());
-  row(absl::StrCat("KV cache (", Grouped(static_cast<double>(kv.context_tokens())), " tokens x ",
-                   kv.batch(), kv.batch() == 1 ? " sequence)" : " sequences)"),
+  row(absl::StrCat("KV cache (", Grouped(static_cast<double>(kv.context_tokens())), " tokens x ", kv.batch(),
+                   kv.batch() == 1 ? " sequence)" : " sequences)"),
       kv.bytes());
   row("nominal payload (weights + KV)", report.payload_bytes());
   row(absl::StrCat("device total (", Grouped(static_cast<double>(report.device().reported_total_mib())),

@@ -12,8 +12,7 @@
 
 namespace infergrid {
 
-MemoryReport BuildMemoryReport(const AccountingSetup& setup, int64_t context_tokens,
-                               int64_t batch);
+MemoryReport BuildMemoryReport(const AccountingSetup& setup, int64_t context_tokens, int64_t batch);
 std::string RenderMemoryTable(const MemoryReport& report, const AccountingSetup& setup);
 
 }  // namespace infergrid

@@ -7,8 +7,7 @@ namespace infergrid {
 
 WeightReport BuildWeightReport(const AccountingSetup& setup) {
   WeightReport weights;
-  weights.set_format(setup.parameters.used() == "checkpoint" ? "checkpoint (as stored)"
-                                                             : setup.weights.label);
+  weights.set_format(setup.parameters.used() == "checkpoint" ? "checkpoint (as stored)" : setup.weights.label);
   weights.set_bytes_per_parameter(setup.weight_bytes / setup.parameters.count());
   weights.set_bytes(setup.weight_bytes);
   weights.set_raw_floor(setup.weights.IsRawFloor() && setup.parameters.used() != "checkpoint");
@@ -18,9 +17,12 @@ WeightReport BuildWeightReport(const AccountingSetup& setup) {
 std::string ParameterLine(const ParameterReport& p) {
   std::string line = absl::StrCat(format::Scientific(p.count()), " (", p.used());
   if (p.used() != "exact") absl::StrAppend(&line, "; exact from the architecture: ", format::Grouped(p.exact()));
-  if (p.used() == "exact" && p.nominal() > 0) absl::StrAppend(&line, " = ", format::Grouped(p.exact()), "; nominal ", format::Scientific(p.nominal()));
-  if (p.checkpoint() > 0 && p.used() != "checkpoint") absl::StrAppend(&line, "; checkpoint ", format::Grouped(p.checkpoint()));
-  if (p.active_per_token() < p.count()) absl::StrAppend(&line, "; active per token ", format::Scientific(p.active_per_token()));
+  if (p.used() == "exact" && p.nominal() > 0)
+    absl::StrAppend(&line, " = ", format::Grouped(p.exact()), "; nominal ", format::Scientific(p.nominal()));
+  if (p.checkpoint() > 0 && p.used() != "checkpoint")
+    absl::StrAppend(&line, "; checkpoint ", format::Grouped(p.checkpoint()));
+  if (p.active_per_token() < p.count())
+    absl::StrAppend(&line, "; active per token ", format::Scientific(p.active_per_token()));
   return line + ")";
 }
 
@@ -30,18 +32,18 @@ std::string WeightLine(const WeightReport& w) {
   return line;
 }
 
-void AddParameterNotes(const AccountingSetup& setup,
-                       google::protobuf::RepeatedPtrField<std::string>* notes) {
+void AddParameterNotes(const AccountingSetup& setup, google::protobuf::RepeatedPtrField<std::string>* notes) {
   const ParameterReport& p = setup.parameters;
   if (p.used() == "nominal") {
     notes->Add(absl::StrCat("bytes and FLOPs use the nominal ", format::Scientific(p.nominal()),
-                            " parameters; the architecture has ", format::Grouped(p.exact()),
-                            " (", format::Fixed(100.0 * (p.exact() - p.nominal()) / p.nominal(), 1),
+                            " parameters; the architecture has ", format::Grouped(p.exact()), " (",
+                            format::Fixed(100.0 * (p.exact() - p.nominal()) / p.nominal(), 1),
                             "% more): use --params=exact for capacity"));
   }
   if (setup.weights.IsRawFloor()) {
-    notes->Add("int4 raw is a floor: real 4-bit checkpoints add group scales and zero points "
-               "(try --weight-dtype=int4-g128 or --quantization=awq)");
+    notes->Add(
+        "int4 raw is a floor: real 4-bit checkpoints add group scales and zero points "
+        "(try --weight-dtype=int4-g128 or --quantization=awq)");
   }
 }
 

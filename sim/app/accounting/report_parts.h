@@ -15,8 +15,7 @@ WeightReport BuildWeightReport(const AccountingSetup& setup);
 std::string ParameterLine(const ParameterReport& parameters);
 // "bf16, 2 B/param" (+ "raw 4-bit floor" where it applies)
 std::string WeightLine(const WeightReport& weights);
-void AddParameterNotes(const AccountingSetup& setup,
-                       google::protobuf::RepeatedPtrField<std::string>* notes);
+void AddParameterNotes(const AccountingSetup& setup, google::protobuf::RepeatedPtrField<std::string>* notes);
 
 }  // namespace infergrid
 

@@ -35,13 +35,12 @@ absl::Status AddCalibratedPrediction(const AccountingSetup& setup, const Rooflin
 std::string RenderCalibratedLines(const RooflineReport& report) {
   if (!report.has_calibrated()) return "";
   const CalibratedPrediction& p = report.calibrated();
-  std::string out = absl::StrCat(
-      "calibrated prediction ", format::Duration(p.duration_s()), " with CUDA graphs, ",
-      format::Duration(p.eager_duration_s()), " eager (", p.kernel_launches(), " kernels)\n");
+  std::string out =
+      absl::StrCat("calibrated prediction ", format::Duration(p.duration_s()), " with CUDA graphs, ",
+                   format::Duration(p.eager_duration_s()), " eager (", p.kernel_launches(), " kernels)\n");
   absl::StrAppend(&out, "  binding            ", p.binding(), ": predicted DRAM ",
-                  format::Fixed(p.predicted_hbm_bytes() / kGB, 2), " GB at ",
-                  format::Fixed(100 * p.hbm_fraction(), 1), "% of HBM peak, ",
-                  format::Fixed(100 * p.compute_fraction(), 1), "% of tensor peak\n");
+                  format::Fixed(p.predicted_hbm_bytes() / kGB, 2), " GB at ", format::Fixed(100 * p.hbm_fraction(), 1),
+                  "% of HBM peak, ", format::Fixed(100 * p.compute_fraction(), 1), "% of tensor peak\n");
   absl::StrAppend(&out, "  profile            ", p.profile(), "\n\n");
   return out;
 }

@@ -29,9 +29,8 @@ RooflineReport BuildRooflineReport(const AccountingSetup& setup, const RooflineQ
   report.set_kv_bytes_per_token(static_cast<double>(kv_per_token));
 
   const PassInputs inputs{setup.parameters.active_per_token(), setup.weight_bytes, kv_per_token};
-  const PassAccounting pass =
-      query.prefill ? PrefillPass(setup.model, inputs, query.prompt_tokens, query.batch)
-                    : DecodeStep(setup.model, inputs, query.context_tokens, query.batch);
+  const PassAccounting pass = query.prefill ? PrefillPass(setup.model, inputs, query.prompt_tokens, query.batch)
+                                            : DecodeStep(setup.model, inputs, query.context_tokens, query.batch);
   const bool causal = query.prefill && query.causal;
   FlopReport& flops = *report.mutable_flops();
   flops.set_linear(pass.linear_flops);
@@ -63,17 +62,16 @@ RooflineReport BuildRooflineReport(const AccountingSetup& setup, const RooflineQ
       "bounds are peak-based lower bounds, not predictions: the larger one is a candidate "
       "constraint to confirm with measured DRAM bytes, FLOPs and duration of the same pass");
   if (lb.peak_flops == 0) {
-    report.add_notes(absl::StrCat(setup.gpu.name(), " has no tensor-core rate for ",
-                                  DTypeName(setup.compute_dtype), ": the compute bound is omitted"));
+    report.add_notes(absl::StrCat(setup.gpu.name(), " has no tensor-core rate for ", DTypeName(setup.compute_dtype),
+                                  ": the compute bound is omitted"));
   }
   return report;
 }
 
 std::string RenderRooflineTable(const RooflineReport& r, const AccountingSetup& setup) {
   const bool prefill = r.phase() == "prefill";
-  std::string out = absl::StrCat("InferGrid roofline: ", setup.model.display_name(), " on ",
-                                 setup.gpu.display_name(), ", ",
-                                 prefill ? "one prefill pass" : "one decode step", "\n");
+  std::string out = absl::StrCat("InferGrid roofline: ", setup.model.display_name(), " on ", setup.gpu.display_name(),
+                                 ", ", prefill ? "one prefill pass" : "one decode step", "\n");
   absl::StrAppend(&out, "  shape          batch ", r.batch(), ", ",
                   prefill ? absl::StrCat("prompt ", Grouped(r.prompt_tokens()), " tokens")
                           : absl::StrCat("context ", Grouped(r.context_tokens()), " tokens"),
@@ -90,19 +88,18 @@ std::string RenderRooflineTable(const RooflineReport& r, const AccountingSetup& 
   format::TextTable flop_table({"FLOPs", "FLOP", unit_name, "share"});
   const FlopReport& f = r.flops();
   auto share = [&](double v) { return absl::StrCat(Fixed(100.0 * v / f.total(), 1), "%"); };
-  flop_table.AddRow({prefill ? "linear (2*N*P per sequence)" : "linear (2*N per sequence)",
-                     Grouped(f.linear()), Fixed(f.linear() / flop_unit, decimals), share(f.linear())});
+  flop_table.AddRow({prefill ? "linear (2*N*P per sequence)" : "linear (2*N per sequence)", Grouped(f.linear()),
+                     Fixed(f.linear() / flop_unit, decimals), share(f.linear())});
   if (prefill) {
     const bool causal = f.attention_mode() == "causal";
-    flop_table.AddRow({absl::StrCat("attention (2*L*H_q*D*P^2)", causal ? "" : " [in total]"),
-                       Grouped(f.attention()), Fixed(f.attention() / flop_unit, decimals),
-                       causal ? "" : share(f.attention())});
+    flop_table.AddRow({absl::StrCat("attention (2*L*H_q*D*P^2)", causal ? "" : " [in total]"), Grouped(f.attention()),
+                       Fixed(f.attention() / flop_unit, decimals), causal ? "" : share(f.attention())});
     flop_table.AddRow({absl::StrCat("attention, causal-halved", causal ? " [in total]" : ""),
                        Grouped(f.attention_causal()), Fixed(f.attention_causal() / flop_unit, decimals),
                        causal ? share(f.attention_causal()) : ""});
   } else {
-    flop_table.AddRow({"attention (4*L*H_q*D*S)", Grouped(f.attention()),
-                       Fixed(f.attention() / flop_unit, decimals), share(f.attention())});
+    flop_table.AddRow({"attention (4*L*H_q*D*S)", Grouped(f.attention()), Fixed(f.attention() / flop_unit, decimals),
+                       share(f.attention())});
   }
   flop_table.AddRow({"total", Grouped(f.total()), Fixed(f.total() / flop_unit, decimals), "100.0%"});
   absl::StrAppend(&out, flop_table.Render(), "\n");
@@ -125,14 +122,12 @@ std::string RenderRooflineTable(const RooflineReport& r, const AccountingSetup& 
 
   const BoundReport& lb = r.bounds();
   absl::StrAppend(&out, "arithmetic intensity  ", Fixed(r.intensity(), 2),
-                  " FLOP/byte (machine balance at peaks: ", Fixed(lb.machine_balance(), 0),
-                  " FLOP/byte)\n");
-  absl::StrAppend(&out, "lower bound, HBM      ", format::Duration(lb.hbm_s()), " = ",
-                  Fixed(b.payload() / kGB, 2), " GB / ", Fixed(lb.peak_hbm_bytes_per_s() / 1e12, 2),
-                  " TB/s peak\n");
+                  " FLOP/byte (machine balance at peaks: ", Fixed(lb.machine_balance(), 0), " FLOP/byte)\n");
+  absl::StrAppend(&out, "lower bound, HBM      ", format::Duration(lb.hbm_s()), " = ", Fixed(b.payload() / kGB, 2),
+                  " GB / ", Fixed(lb.peak_hbm_bytes_per_s() / 1e12, 2), " TB/s peak\n");
   absl::StrAppend(&out, "lower bound, compute  ", format::Duration(lb.compute_s()), " = ",
-                  Fixed(f.total() / flop_unit, decimals), " ", unit_name, " / ",
-                  Fixed(lb.peak_flops() / 1e12, 1), " TFLOP/s peak (", lb.compute_dtype(), " dense)\n");
+                  Fixed(f.total() / flop_unit, decimals), " ", unit_name, " / ", Fixed(lb.peak_flops() / 1e12, 1),
+                  " TFLOP/s peak (", lb.compute_dtype(), " dense)\n");
   absl::StrAppend(&out, "larger bound          ", lb.larger() == "hbm" ? "HBM" : "compute", " (",
                   format::Duration(std::max(lb.hbm_s(), lb.compute_s())), ")\n\n");
   absl::StrAppend(&out, RenderCalibratedLines(r));

@@ -15,10 +15,10 @@ namespace infergrid {
 
 struct RooflineQuery {
   bool prefill = false;
-  int64_t prompt_tokens = 0;   // prefill
+  int64_t prompt_tokens = 0;  // prefill
   int64_t context_tokens = 0;  // decode
   int64_t batch = 1;
-  bool causal = false;         // total uses the causal-halved attention term
+  bool causal = false;  // total uses the causal-halved attention term
 };
 
 RooflineReport BuildRooflineReport(const AccountingSetup& setup, const RooflineQuery& query);

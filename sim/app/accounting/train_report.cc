@@ -47,8 +47,8 @@ void SetCompute(const TrainingQuery& q, TrainingReport* r) {
     const double per_token =
         q.model.has_mla()
             ? 3.0 * AttentionFlopsPerPair(q.model, /*decode=*/false) * static_cast<double>(q.sequence_length)
-            : AttentionTrainingFlopsPerToken(q.model.num_layers(), q.model.num_attention_heads(),
-                                             q.model.head_dim(), q.sequence_length);
+            : AttentionTrainingFlopsPerToken(q.model.num_layers(), q.model.num_attention_heads(), q.model.head_dim(),
+                                             q.sequence_length);
     r->set_attention_flops(per_token * r->tokens());
   }
 }
@@ -75,9 +75,8 @@ void SetRateAndTime(const TrainingQuery& q, TrainingReport* r) {
   r->set_gpu_hours(r->seconds() * q.num_gpus / 3600);
 
   if (q.target_days > 0) {
-    const TrainingTimeSolution s = SolveForTrainingSeconds(r->parameters(), r->tokens(), q.num_gpus,
-                                                           r->effective_flops_per_gpu(),
-                                                           q.target_days * kSecondsPerDay);
+    const TrainingTimeSolution s = SolveForTrainingSeconds(
+        r->parameters(), r->tokens(), q.num_gpus, r->effective_flops_per_gpu(), q.target_days * kSecondsPerDay);
     TrainingTimeTarget& t = *r->mutable_target();
     t.set_days(q.target_days);
     t.set_num_gpus(s.num_gpus);
@@ -94,8 +93,8 @@ void SetRateAndTime(const TrainingQuery& q, TrainingReport* r) {
 void AddTrainingNotes(const TrainingQuery& q, TrainingReport* r) {
   const double peak = r->peak_bf16_flops_per_gpu();
   if (r->parameters_source() == "active per token") {
-    r->add_notes(absl::StrCat("N is the ", Scientific(r->parameters()),
-                              " parameters a token passes through (of ", Scientific(r->total_parameters()),
+    r->add_notes(absl::StrCat("N is the ", Scientific(r->parameters()), " parameters a token passes through (of ",
+                              Scientific(r->total_parameters()),
                               " in all experts); the ~20 tokens/parameter fit comes from dense models"));
   }
   r->add_notes(
@@ -111,15 +110,15 @@ void AddTrainingNotes(const TrainingQuery& q, TrainingReport* r) {
       ", D = ", Scientific(r->optimal_tokens_for_budget())));
   if (peak > 0) {
     r->add_notes(absl::StrCat(Tflops(r->effective_flops_per_gpu()), " per GPU is ", Percent(r->mfu(), 2),
-                              " MFU of the ", q.gpu.display_name(), "'s ", Tflops(peak),
-                              " dense bf16 peak (", Percent(kDefaultMfu, 0), " MFU would be ",
-                              Tflops(kDefaultMfu * peak), ")"));
+                              " MFU of the ", q.gpu.display_name(), "'s ", Tflops(peak), " dense bf16 peak (",
+                              Percent(kDefaultMfu, 0), " MFU would be ", Tflops(kDefaultMfu * peak), ")"));
   }
   if (r->mfu() > 1) {
     r->add_notes("the effective rate exceeds the dense bf16 peak: not achievable in bf16");
   }
-  r->add_notes("wall time assumes uninterrupted training at a constant rate: no failures, restarts, "
-               "checkpoint stalls or evaluation pauses");
+  r->add_notes(
+      "wall time assumes uninterrupted training at a constant rate: no failures, restarts, "
+      "checkpoint stalls or evaluation pauses");
   if (r->has_target() && r->target().fraction_of_bf16_peak() > 1) {
     r->add_notes(absl::StrCat("finishing in ", Fixed(q.target_days, 1), " days on ", Grouped(q.num_gpus),
                               " GPUs needs ", Tflops(r->target().flops_per_gpu()),
@@ -138,16 +137,15 @@ TrainingReport BuildTrainingReport(const TrainingQuery& q) {
 }
 
 std::string RenderTrainingTable(const TrainingReport& r, const GpuSpec& gpu) {
-  std::string out = absl::StrCat(
-      "InferGrid train: ", Scientific(r.parameters()), " parameters on ", Scientific(r.tokens()),
-      " tokens, ", Grouped(r.num_gpus()), " x ", gpu.display_name(), "\n");
+  std::string out =
+      absl::StrCat("InferGrid train: ", Scientific(r.parameters()), " parameters on ", Scientific(r.tokens()),
+                   " tokens, ", Grouped(r.num_gpus()), " x ", gpu.display_name(), "\n");
   absl::StrAppend(&out, "  parameters N   ", Grouped(r.parameters()), " (",
                   r.model().empty() ? "" : absl::StrCat(r.model(), ", "), r.parameters_source(), ")\n");
   absl::StrAppend(&out, "  tokens D       ", Grouped(r.tokens()), " (", r.tokens_source(), "; ",
                   Fixed(r.tokens_per_parameter(), 1), " tokens per parameter)\n");
   absl::StrAppend(&out, "  rate per GPU   ", Tflops(r.effective_flops_per_gpu()), " (", r.rate_source(),
-                  ") = ", Percent(r.mfu(), 2), " of ", Tflops(r.peak_bf16_flops_per_gpu()),
-                  " dense bf16 peak\n\n");
+                  ") = ", Percent(r.mfu(), 2), " of ", Tflops(r.peak_bf16_flops_per_gpu()), " dense bf16 peak\n\n");
 
   format::TextTable flops({"training compute", "FLOPs", "per parameter-token"});
   flops.AddRow({"forward (2*N*D)", Scientific(r.forward_flops()), "2"});
@@ -165,16 +163,16 @@ std::string RenderTrainingTable(const TrainingReport& r, const GpuSpec& gpu) {
                      Scientific(r.optimal_tokens_for_budget())});
   absl::StrAppend(&out, chinchilla.Render(), "\n");
 
-  absl::StrAppend(&out, "cluster rate  ", Scientific(r.cluster_flops_per_s()), " FLOP/s (",
-                  Grouped(r.num_gpus()), " GPUs)\n");
+  absl::StrAppend(&out, "cluster rate  ", Scientific(r.cluster_flops_per_s()), " FLOP/s (", Grouped(r.num_gpus()),
+                  " GPUs)\n");
   absl::StrAppend(&out, "wall time     ", Grouped(r.seconds()), " s = ", Grouped(r.seconds() / 3600),
                   " h = ", Fixed(r.days(), 1), " days\n");
   absl::StrAppend(&out, "GPU-hours     ", Grouped(r.gpu_hours()), "\n\n");
 
   if (r.has_target()) {
     const TrainingTimeTarget& t = r.target();
-    format::TextTable target({absl::StrCat("to take ", Fixed(t.days(), 1), " days instead (one change)"),
-                           "needed", "vs. this run", ""});
+    format::TextTable target(
+        {absl::StrCat("to take ", Fixed(t.days(), 1), " days instead (one change)"), "needed", "vs. this run", ""});
     target.AddRow({absl::StrCat("GPUs at ", Tflops(r.effective_flops_per_gpu()), " each"),
                    Grouped(std::ceil(t.num_gpus())), absl::StrCat(Fixed(t.num_gpus() / r.num_gpus(), 2), "x"), ""});
     std::string peaks = absl::StrCat(Percent(t.fraction_of_bf16_peak()), " of the bf16 dense peak");
@@ -182,10 +180,10 @@ std::string RenderTrainingTable(const TrainingReport& r, const GpuSpec& gpu) {
     target.AddRow({absl::StrCat("rate per GPU on ", Grouped(r.num_gpus()), " GPUs"), Tflops(t.flops_per_gpu()),
                    absl::StrCat(Fixed(t.flops_per_gpu() / r.effective_flops_per_gpu(), 2), "x"), peaks});
     target.AddRow({"tokens", Scientific(t.tokens()), absl::StrCat(Fixed(t.tokens() / r.tokens(), 2), "x"), ""});
-    target.AddRow({"FLOPs per parameter-token", Fixed(t.flops_per_parameter_token(), 2),
-                   absl::StrCat(Fixed(t.flops_per_parameter_token() / r.flops_per_parameter_token(), 2), "x"),
-                   t.flops_per_parameter_token() < kForwardFlopsPerParameterToken
-                       ? "less than the forward pass alone (2)" : ""});
+    target.AddRow(
+        {"FLOPs per parameter-token", Fixed(t.flops_per_parameter_token(), 2),
+         absl::StrCat(Fixed(t.flops_per_parameter_token() / r.flops_per_parameter_token(), 2), "x"),
+         t.flops_per_parameter_token() < kForwardFlopsPerParameterToken ? "less than the forward pass alone (2)" : ""});
     absl::StrAppend(&out, target.Render(), "\n");
   }
   for (const std::string& note : r.notes()) absl::StrAppend(&out, "note: ", note, "\n");

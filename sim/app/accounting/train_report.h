@@ -19,14 +19,14 @@ struct TrainingQuery {
   double parameters = 0;
   double total_parameters = 0;
   std::string parameters_source;
-  double tokens = 0;                  // 0: compute-optimal
-  double tokens_per_parameter = 20;   // the Chinchilla assumption
+  double tokens = 0;  // 0: compute-optimal
+  double tokens_per_parameter = 20;  // the Chinchilla assumption
   GpuSpec gpu;
   int num_gpus = 1;
-  double mfu = 0;                     // one of these two is > 0
+  double mfu = 0;  // one of these two is > 0
   double effective_flops_per_gpu = 0;
-  double target_days = 0;             // 0: none
-  int sequence_length = 0;            // 0: no attention add-on
+  double target_days = 0;  // 0: none
+  int sequence_length = 0;  // 0: no attention add-on
 };
 
 TrainingReport BuildTrainingReport(const TrainingQuery& query);

@@ -13,9 +13,7 @@ using format::Percent;
 
 namespace {
 
-bool InClaimedRange(double overhead) {
-  return overhead >= kClaimedOverheadLow && overhead <= kClaimedOverheadHigh;
-}
+bool InClaimedRange(double overhead) { return overhead >= kClaimedOverheadLow && overhead <= kClaimedOverheadHigh; }
 
 }  // namespace
 
@@ -74,27 +72,26 @@ VectorIndexReport BuildVectorIndexReport(const VectorIndexQuery& q) {
   std::string where;
   for (const ClaimedRangeDims& dims : r.claimed_range()) {
     if (!where.empty()) where += "; ";
-    absl::StrAppend(&where, "M = ", dims.m(), ": ",
-                    dims.min_dim() > dims.max_dim() ? "no D"
-                                                    : absl::StrCat("D = ", dims.min_dim(), "..", dims.max_dim()));
+    absl::StrAppend(
+        &where, "M = ", dims.m(), ": ",
+        dims.min_dim() > dims.max_dim() ? "no D" : absl::StrCat("D = ", dims.min_dim(), "..", dims.max_dim()));
   }
-  r.add_notes(absl::StrCat("the graph adds ", Percent(r.overhead()), " to the raw ",
-                           r.element(), " vectors here; the quoted 50-65% holds for ", r.element(),
-                           " vectors with ", r.id_bytes(), " B ids only at ", where,
+  r.add_notes(absl::StrCat("the graph adds ", Percent(r.overhead()), " to the raw ", r.element(),
+                           " vectors here; the quoted 50-65% holds for ", r.element(), " vectors with ", r.id_bytes(),
+                           " B ids only at ", where,
                            " (the overhead is graph bytes per node / vector bytes, so it falls as 1/D)"));
   return r;
 }
 
 std::string RenderVectorIndexTable(const VectorIndexReport& r) {
-  std::string out = absl::StrCat("InferGrid vector-index: ", Grouped(r.vectors()), " vectors x ",
-                                 r.dim(), " dims, ", r.element(), ", HNSW M = ", r.m(), " (M0 = ",
-                                 r.m0(), "), ", r.id_bytes(), " B ids\n");
+  std::string out = absl::StrCat("InferGrid vector-index: ", Grouped(r.vectors()), " vectors x ", r.dim(), " dims, ",
+                                 r.element(), ", HNSW M = ", r.m(), " (M0 = ", r.m0(), "), ", r.id_bytes(), " B ids\n");
   const HnswNodeReport& n = r.per_node();
   absl::StrAppend(&out, "  vector         ", Fixed(r.bytes_per_vector(), 0), " B\n");
   absl::StrAppend(&out, "  graph per node ", Fixed(n.total_bytes(), 2), " B = layer 0 ", Fixed(n.layer0_bytes(), 0),
                   " B (4 + ", r.m0(), " x ", r.id_bytes(), ") + upper ", Fixed(n.upper_bytes(), 2), " B (",
-                  Fixed(n.expected_upper_layers(), 4), " lists x (4 + ", r.m(), " x ", r.id_bytes(),
-                  ")) + level ", Fixed(n.level_bytes(), 0), " B\n\n");
+                  Fixed(n.expected_upper_layers(), 4), " lists x (4 + ", r.m(), " x ", r.id_bytes(), ")) + level ",
+                  Fixed(n.level_bytes(), 0), " B\n\n");
 
   format::TextTable memory({"memory", "bytes", "GB (1e9)", "GiB (2^30)"});
   auto row = [&](std::string label, double bytes) {

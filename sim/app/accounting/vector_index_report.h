@@ -19,7 +19,7 @@ struct VectorIndexQuery {
   VectorElement element = VectorElement::kFp32;
   HnswLayout layout;
   std::vector<int64_t> table_dims;  // rows of the overhead table
-  std::vector<int64_t> table_m;     // its columns
+  std::vector<int64_t> table_m;  // its columns
 };
 
 // The overhead range quoted for HNSW graphs "with M = 16 to 32".

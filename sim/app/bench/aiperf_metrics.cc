@@ -86,7 +86,8 @@ AiperfMetrics ComputeAiperfMetrics(const std::vector<RequestOutcome>& outcomes, 
   const double duration = m.requests > 0 ? a.last_end - a.first_start : 0;
   const double per_s = duration > 0 ? 1 / duration : 0;
   m.stats = {
-      AiperfRunValue("request_throughput", "Request Throughput", "requests/sec", static_cast<double>(m.requests) * per_s),
+      AiperfRunValue("request_throughput", "Request Throughput", "requests/sec",
+                     static_cast<double>(m.requests) * per_s),
       AiperfRecordStat("request_latency", "Request Latency", "ms", a.latency),
       AiperfRunValue("request_count", "Request Count", "requests", static_cast<double>(m.requests)),
       AiperfRecordStat("time_to_first_token", "Time to First Token", "ms", a.ttft),
@@ -118,12 +119,11 @@ std::string AiperfReportText(const AiperfMetrics& m) {
     const std::string name = s.unit == "requests" ? s.header : absl::StrCat(s.header, " (", s.unit, ")");
     if (!s.per_record) {
       absl::StrAppend(&out, absl::StrFormat("%50s | %9s | %9s | %9s | %9s | %9s | %9s | %9s\n", name,
-                                            AiperfNumber(s.avg, s.integral), "N/A", "N/A", "N/A", "N/A", "N/A",
-                                            "N/A"));
+                                            AiperfNumber(s.avg, s.integral), "N/A", "N/A", "N/A", "N/A", "N/A", "N/A"));
       continue;
     }
-    absl::StrAppend(&out, absl::StrFormat("%50s | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f\n", name,
-                                          s.avg, s.min, s.max, p(s, 99), p(s, 90), p(s, 50), s.std));
+    absl::StrAppend(&out, absl::StrFormat("%50s | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f\n", name, s.avg,
+                                          s.min, s.max, p(s, 99), p(s, 90), p(s, 50), s.std));
   }
   if (m.failed > 0) absl::StrAppend(&out, absl::StrFormat("failed requests: %d (not in the metrics)\n", m.failed));
   return out;

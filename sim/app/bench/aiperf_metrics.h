@@ -30,10 +30,10 @@ inline constexpr int64_t kMaxAiperfRequests = 1'000'000;
 
 struct AiperfRunOptions {
   int64_t request_count = kAiperfDefaultRequestCount;  // --request-count
-  int64_t warmup_requests = 0;                         // --warmup-request-count
+  int64_t warmup_requests = 0;  // --warmup-request-count
   int64_t dataset_entries = kAiperfDefaultDatasetEntries;  // --num-dataset-entries: prompts, reused in turn
-  bool poisson = true;                                 // --request-rate-mode (aiperf's default poisson)
-  std::string artifact_dir;                            // where the exports go (resolved)
+  bool poisson = true;  // --request-rate-mode (aiperf's default poisson)
+  std::string artifact_dir;  // where the exports go (resolved)
 };
 
 // One metric: a value per record (the summary's percentiles 1, 5, 10, 25, 50, 75, 90, 95, 99),

@@ -11,9 +11,8 @@
 namespace infergrid::bench {
 
 const std::vector<std::string>& DatasetNames() {
-  static const auto* names =
-      new std::vector<std::string>{"random", "sharegpt", "sonnet", "burstgpt", "custom", "trace",
-                                   "generated-shared-prefix"};
+  static const auto* names = new std::vector<std::string>{
+      "random", "sharegpt", "sonnet", "burstgpt", "custom", "trace", "generated-shared-prefix"};
   return *names;
 }
 

@@ -38,10 +38,10 @@ inline constexpr int64_t kMaxDatasetTokens = 10'000'000;
 inline constexpr int64_t kMaxBenchPrompts = 1'000'000;
 
 struct BenchRequest {
-  int32_t prompt_len = 0;      // as the client counts it (vLLM's SampleRequest.prompt_len)
-  int32_t server_extra = 0;    // tokens the server adds when it tokenizes the prompt text
-  int32_t output_len = 0;      // max_tokens sent
-  double timestamp_s = -1;     // the trace's arrival (self-timed runs); -1: none
+  int32_t prompt_len = 0;  // as the client counts it (vLLM's SampleRequest.prompt_len)
+  int32_t server_extra = 0;  // tokens the server adds when it tokenizes the prompt text
+  int32_t output_len = 0;  // max_tokens sent
+  double timestamp_s = -1;  // the trace's arrival (self-timed runs); -1: none
   // The prompt's first tokens that every request of its prefix group shares (a random prefix,
   // sonnet's poem lines): the engine's prefix cache finds them (traces/shared_prefix.h).
   int32_t shared_prefix_len = 0;
@@ -50,7 +50,7 @@ struct BenchRequest {
 
 struct DatasetOptions {
   std::string name = "random";  // random | sharegpt | sonnet | burstgpt | custom | trace
-  std::string path;             // --dataset-path (every name but random)
+  std::string path;  // --dataset-path (every name but random)
   int64_t num_prompts = 1000;
   int64_t seed = 0;
   TokenizerFamily tokenizer;

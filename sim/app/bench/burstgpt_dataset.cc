@@ -28,12 +28,14 @@ absl::StatusOr<std::vector<BenchRequest>> SampleBurstGpt(const DatasetOptions& o
   }
   if (rows.empty()) return absl::InvalidArgumentError(absl::StrCat(o.path, ": no GPT-4 row with a response"));
   const auto count = static_cast<int64_t>(rows.size());
-  if (o.seed < 0 || o.seed > 0xffffffffLL) return absl::InvalidArgumentError("--seed must be in [0, 2^32) for burstgpt");
+  if (o.seed < 0 || o.seed > 0xffffffffLL)
+    return absl::InvalidArgumentError("--seed must be in [0, 2^32) for burstgpt");
   LegacyRandomState random(static_cast<uint32_t>(o.seed));
   std::vector<BenchRequest> samples;
   if (o.num_prompts <= count) {
     const std::vector<int64_t> order = random.Permutation(count);
-    for (int64_t i = 0; i < o.num_prompts; ++i) samples.push_back(rows[static_cast<size_t>(order[static_cast<size_t>(i)])]);
+    for (int64_t i = 0; i < o.num_prompts; ++i)
+      samples.push_back(rows[static_cast<size_t>(order[static_cast<size_t>(i)])]);
   } else {
     for (int64_t i = 0; i < o.num_prompts; ++i) samples.push_back(rows[static_cast<size_t>(random.RandInt(count))]);
   }

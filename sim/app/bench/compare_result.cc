@@ -63,7 +63,8 @@ bool SameTraffic(const PyJson& predicted, const nlohmann::json& doc) {
   const auto shape = [](const auto& j) -> std::string {
     std::string s;
     for (const char* key : {"batch_size", "input_len", "output_len"}) {
-      if (j.contains(key) && j[key].is_number_integer()) absl::StrAppend(&s, key, "=", j[key].template get<int64_t>(), ";");
+      if (j.contains(key) && j[key].is_number_integer())
+        absl::StrAppend(&s, key, "=", j[key].template get<int64_t>(), ";");
     }
     return s;
   };
@@ -107,8 +108,9 @@ absl::StatusOr<std::optional<double>> MeasuredValue(const nlohmann::json& value,
   if (!value.is_number()) return absl::InvalidArgumentError(absl::StrCat(path, ": \"", field, "\" is not a number"));
   const double measured = value.get<double>();
   if (!std::isfinite(measured) || measured < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": \"", field, "\" is ", PythonFloatRepr(measured),
-                                                   "; a measured time, rate or count is a finite number, not negative"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": \"", field, "\" is ", PythonFloatRepr(measured),
+                     "; a measured time, rate or count is a finite number, not negative"));
   }
   return std::optional<double>(measured);
 }
@@ -130,21 +132,21 @@ absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::ve
       }
     }
     const char* same = predicted_kind == Kind::kOneBatch ? "batch size and lengths" : "request rate and concurrency";
-    comparison.notes.push_back(found ? absl::StrCat("compared with the result of the same ", same, " (", real.size(),
-                                                    " in the file)")
-                                     : absl::StrCat("no result with this ", same, " among ", real.size(),
-                                                    ": compared with the last"));
+    comparison.notes.push_back(
+        found ? absl::StrCat("compared with the result of the same ", same, " (", real.size(), " in the file)")
+              : absl::StrCat("no result with this ", same, " among ", real.size(), ": compared with the last"));
   }
   const Kind kind = KindOf(*doc);
   if (kind == Kind::kUnknown) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": not a saved result of vllm bench serve/latency/throughput or sglang bench_serving/bench_one_batch "
-              "(none of request_throughput, avg_latency, requests_per_second, prefill_latency)"));
+        path,
+        ": not a saved result of vllm bench serve/latency/throughput or sglang bench_serving/bench_one_batch "
+        "(none of request_throughput, avg_latency, requests_per_second, prefill_latency)"));
   }
   const bool both_serve = (kind == Kind::kServe || kind == Kind::kSglangServe) && predicted_kind == Kind::kServe;
   if (!both_serve && kind != predicted_kind) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": a ", KindName(kind), " result; this run is ",
-                                                   KindName(predicted_kind)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": a ", KindName(kind), " result; this run is ", KindName(predicted_kind)));
   }
   comparison.kind = KindName(kind);
   // Every numeric result of the prediction that names a measured quantity.
@@ -168,13 +170,15 @@ absl::StatusOr<Comparison> CompareResults(const PyJson& predicted, const std::ve
   }
   if (kind == Kind::kLatency && predicted.contains("percentiles") && doc->contains("percentiles")) {
     const nlohmann::json& real_p = (*doc)["percentiles"];
-    if (!real_p.is_object()) return absl::InvalidArgumentError(absl::StrCat(path, ": \"percentiles\" is not an object"));
+    if (!real_p.is_object())
+      return absl::InvalidArgumentError(absl::StrCat(path, ": \"percentiles\" is not an object"));
     for (const auto& [p, value] : predicted["percentiles"].items()) {
       MetricComparison m;
       m.metric = absl::StrCat("p", p, "_latency");
       m.predicted = value.get<double>();
       if (real_p.contains(p)) {
-        absl::StatusOr<std::optional<double>> measured = MeasuredValue(real_p[p], path, absl::StrCat("percentiles.", p));
+        absl::StatusOr<std::optional<double>> measured =
+            MeasuredValue(real_p[p], path, absl::StrCat("percentiles.", p));
         if (!measured.ok()) return measured.status();
         m.measured = *measured;
       }

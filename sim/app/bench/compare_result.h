@@ -23,13 +23,13 @@ namespace infergrid::bench {
 absl::StatusOr<std::vector<nlohmann::json>> ReadSavedResults(const std::string& path);
 
 struct MetricComparison {
-  std::string metric;        // vLLM's key ("mean_ttft_ms")
+  std::string metric;  // vLLM's key ("mean_ttft_ms")
   double predicted = 0;
   std::optional<double> measured;  // unset: the real result does not have it
 };
 
 struct Comparison {
-  std::string kind;          // "vllm bench serve", "sglang bench_serving", ...
+  std::string kind;  // "vllm bench serve", "sglang bench_serving", ...
   std::vector<MetricComparison> metrics;
   std::vector<std::string> notes;
 };

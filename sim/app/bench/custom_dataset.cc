@@ -41,16 +41,16 @@ absl::StatusOr<std::vector<BenchRequest>> SampleCustom(const DatasetOptions& o) 
     if (row->contains("prompt_len")) {
       const nlohmann::json& given = (*row)["prompt_len"];
       if (!given.is_number_integer() || given.get<int64_t>() < 0 || given.get<int64_t>() > kMaxDatasetTokens) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, ": \"prompt_len\" is ", given.dump(), "; expected an integer in 0..", kMaxDatasetTokens));
+        return absl::InvalidArgumentError(absl::StrCat(where, ": \"prompt_len\" is ", given.dump(),
+                                                       "; expected an integer in 0..", kMaxDatasetTokens));
       }
       content_tokens = std::max<int64_t>(0, given.get<int64_t>() - family.special_tokens);
     } else {
       content_tokens = EstimateTokens(prompt.get_ref<const std::string&>(), family) - family.special_tokens;
     }
     BenchRequest request;
-    request.prompt_len =
-        static_cast<int32_t>(content_tokens + (o.skip_chat_template ? family.special_tokens : family.chat_template_tokens));
+    request.prompt_len = static_cast<int32_t>(
+        content_tokens + (o.skip_chat_template ? family.special_tokens : family.chat_template_tokens));
     request.output_len = static_cast<int32_t>(o.custom_output_len);
     data.push_back(request);
   }

@@ -23,8 +23,8 @@ absl::StatusOr<std::vector<BenchRequest>> SampleGeneratedSharedPrefix(const Data
   }
   PythonRandom random(o.seed);
   // gen_prompt's random.choices: one random() per token, the system prompts then the questions.
-  const int64_t draws = o.gsp_num_groups * o.gsp_system_prompt_len +
-                        o.gsp_num_groups * o.gsp_prompts_per_group * o.gsp_question_len;
+  const int64_t draws =
+      o.gsp_num_groups * o.gsp_system_prompt_len + o.gsp_num_groups * o.gsp_prompts_per_group * o.gsp_question_len;
   for (int64_t i = 0; i < draws; ++i) random.Random();
   std::vector<BenchRequest> requests;
   requests.reserve(static_cast<size_t>(o.gsp_num_groups * o.gsp_prompts_per_group));

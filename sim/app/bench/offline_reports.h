@@ -20,7 +20,7 @@ std::string LatencyReportText(const LatencyResult& result);
 PyJson LatencyResultJson(const LatencyResult& result);
 
 struct ThroughputResult {
-  double elapsed_time = 0;        // seconds: all requests submitted at once to the last finished
+  double elapsed_time = 0;  // seconds: all requests submitted at once to the last finished
   int64_t num_requests = 0;
   int64_t total_prompt_tokens = 0;
   int64_t total_output_tokens = 0;

@@ -19,8 +19,8 @@ struct OneBatchResult {
   int64_t batch_size = 1;
   int64_t input_len = 1024;
   int64_t output_len = 16;
-  double prefill_latency = 0;           // seconds: the whole batch's prefill and first sample
-  std::vector<double> decode_latencies; // seconds: one per decode step (output_len - 1 of them)
+  double prefill_latency = 0;  // seconds: the whole batch's prefill and first sample
+  std::vector<double> decode_latencies;  // seconds: one per decode step (output_len - 1 of them)
 };
 
 // The lines latency_test_run_once prints for one (batch, input, output) point.

@@ -85,10 +85,10 @@ absl::StatusOr<PerfMeasurement> MeasureWindows(const std::vector<RequestOutcome>
     }
     return m;
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "genai-perf: no stable measurement in ", o.max_trials, " windows of ", o.interval_s * 1000,
-      " ms (perf_analyzer's --stability-percentage ", o.stability_percent,
-      "): raise --max-trials or --measurement-interval"));
+  return absl::FailedPreconditionError(absl::StrCat("genai-perf: no stable measurement in ", o.max_trials,
+                                                    " windows of ", o.interval_s * 1000,
+                                                    " ms (perf_analyzer's --stability-percentage ", o.stability_percent,
+                                                    "): raise --max-trials or --measurement-interval"));
 }
 
 GenaiPerfMetrics ComputeGenaiPerfMetrics(const std::vector<RequestOutcome>& outcomes, const PerfMeasurement& m) {
@@ -132,17 +132,18 @@ std::string GenaiPerfReportText(const GenaiPerfMetrics& g, const PerfMeasurement
   std::string out = absl::StrFormat("%67s\n", "NVIDIA GenAI-Perf | LLM Metrics");
   absl::StrAppend(&out, absl::StrFormat("%34s | %9s | %9s | %9s | %9s | %9s | %9s\n", "Statistic", "avg", "min", "max",
                                         "p99", "p90", "p75"));
-  const std::pair<const char*, const PerfStat*> rows[] = {
-      {"Time to first token (ms)", &g.ttft_ms},     {"Inter token latency (ms)", &g.itl_ms},
-      {"Request latency (ms)", &g.request_latency_ms}, {"Output sequence length", &g.output_sequence_length},
-      {"Input sequence length", &g.input_sequence_length}};
+  const std::pair<const char*, const PerfStat*> rows[] = {{"Time to first token (ms)", &g.ttft_ms},
+                                                          {"Inter token latency (ms)", &g.itl_ms},
+                                                          {"Request latency (ms)", &g.request_latency_ms},
+                                                          {"Output sequence length", &g.output_sequence_length},
+                                                          {"Input sequence length", &g.input_sequence_length}};
   for (const auto& [name, s] : rows) {
     absl::StrAppend(&out, absl::StrFormat("%34s | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f\n", name, s->avg,
                                           s->min, s->max, p(*s, 99), p(*s, 90), p(*s, 75)));
   }
-  absl::StrAppend(&out, absl::StrFormat("%34s | %9.2f | %9s | %9s | %9s | %9s | %9s\n",
-                                        "Output token throughput (per sec)", g.output_token_throughput, "N/A", "N/A",
-                                        "N/A", "N/A", "N/A"));
+  absl::StrAppend(&out,
+                  absl::StrFormat("%34s | %9.2f | %9s | %9s | %9s | %9s | %9s\n", "Output token throughput (per sec)",
+                                  g.output_token_throughput, "N/A", "N/A", "N/A", "N/A", "N/A"));
   absl::StrAppend(&out, absl::StrFormat("%34s | %9.2f | %9s | %9s | %9s | %9s | %9s\n", "Request throughput (per sec)",
                                         g.request_throughput, "N/A", "N/A", "N/A", "N/A", "N/A"));
   absl::StrAppend(&out, absl::StrFormat("measured: %d requests ending in %.3f..%.3f s (%s after %d windows)\n",

@@ -36,18 +36,18 @@ inline constexpr int64_t kGenaiPerfRequestsPerSlot = 40;
 inline constexpr int64_t kMaxGenaiPerfWarmup = 100'000;
 
 struct PerfWindowOptions {
-  double interval_s = 10;          // --measurement-interval (ms there), genai-perf's 10,000
+  double interval_s = 10;  // --measurement-interval (ms there), genai-perf's 10,000
   double stability_percent = 999;  // genai-perf passes 999: the first three windows
   int max_trials = 10;
   int64_t warmup_requests = 0;
-  int64_t request_count = 0;       // > 0: one window of that many requests
+  int64_t request_count = 0;  // > 0: one window of that many requests
 };
 
 struct PerfMeasurement {
   bool stable = false;
-  double begin_s = 0, end_s = 0;   // the measured span (windows or requests)
-  int windows = 0;                 // windows looked at
-  std::vector<size_t> measured;    // indices of the measured requests
+  double begin_s = 0, end_s = 0;  // the measured span (windows or requests)
+  int windows = 0;  // windows looked at
+  std::vector<size_t> measured;  // indices of the measured requests
 };
 
 // What the measurement needs of a run: `outcomes` in send order; the load is steady until
@@ -61,7 +61,7 @@ using PerfStat = NumpySummary;  // percentiles 99, 95, 90, 75, 50, 25
 
 struct GenaiPerfMetrics {
   PerfStat ttft_ms, itl_ms, request_latency_ms, output_sequence_length, input_sequence_length;
-  double output_token_throughput = 0;   // per second
+  double output_token_throughput = 0;  // per second
   double request_throughput = 0;
   int64_t requests = 0;
 };

@@ -33,7 +33,8 @@ std::string PythonFloatRepr(double value) {
     } else if (decpt >= n) {
       absl::StrAppend(&out, digits, std::string(static_cast<size_t>(decpt - n), '0'), ".0");
     } else {
-      absl::StrAppend(&out, digits.substr(0, static_cast<size_t>(decpt)), ".", digits.substr(static_cast<size_t>(decpt)));
+      absl::StrAppend(&out, digits.substr(0, static_cast<size_t>(decpt)), ".",
+                      digits.substr(static_cast<size_t>(decpt)));
     }
     return out;
   }

@@ -23,9 +23,9 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const DatasetOptions& o) 
   const int64_t output_high =
       std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(o.random_output_len) * (1 + r))));
   if (o.random_prefix_len + input_low < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--random-input-len is too small: with ", special, " special tokens and --random-range-ratio ", r,
-        " the shortest prompt has no tokens"));
+    return absl::InvalidArgumentError(absl::StrCat("--random-input-len is too small: with ", special,
+                                                   " special tokens and --random-range-ratio ", r,
+                                                   " the shortest prompt has no tokens"));
   }
   Pcg64Generator rng(static_cast<uint64_t>(o.seed));
   const auto n = static_cast<size_t>(o.num_prompts);

@@ -21,8 +21,8 @@ struct RequestOutcome {
   bool success = false;
   int64_t prompt_len = 0;
   int64_t output_tokens = 0;
-  double start_time = 0;        // sent (after the client's concurrency limit let it go)
-  double queue_time = 0;        // start_time - when the schedule released it
+  double start_time = 0;  // sent (after the client's concurrency limit let it go)
+  double queue_time = 0;  // start_time - when the schedule released it
   double ttft = 0;
   double latency = 0;
   std::vector<double> itl;

@@ -64,8 +64,8 @@ bool SectionApplies(const ServeRunInfo& info, absl::string_view attribute) {
 }  // namespace
 
 const std::vector<std::string>& PercentileMetricNames() {
-  static const auto* names = new std::vector<std::string>{"ttft", "tpot", "itl", "e2el", "client_queue_time",
-                                                           "e2el_including_client_queue"};
+  static const auto* names =
+      new std::vector<std::string>{"ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue"};
   return *names;
 }
 
@@ -76,8 +76,8 @@ std::string PercentileWord(double p) {
 
 std::string ServeReportText(const ServeMetrics& m, const ServeRunInfo& info) {
   std::string out;
-  absl::StrAppend(&out, "Traffic request rate: ", std::isinf(info.request_rate) ? "inf" : PythonFloatRepr(info.request_rate),
-                  "\n");
+  absl::StrAppend(
+      &out, "Traffic request rate: ", std::isinf(info.request_rate) ? "inf" : PythonFloatRepr(info.request_rate), "\n");
   absl::StrAppend(&out, "Burstiness factor: ", PythonFloatRepr(info.burstiness), " (",
                   info.burstiness == 1.0 ? "Poisson process" : "Gamma distribution", ")\n");
   absl::StrAppend(&out, "Maximum request concurrency: ",
@@ -134,7 +134,8 @@ PyJson ServeResultJson(const ServeMetrics& m, const ServeRunInfo& info, const st
   r["output_throughput"] = m.output_throughput;
   r["total_token_throughput"] = m.total_token_throughput;
   PyJson input_lens = PyJson::array(), ttfts = PyJson::array(), itls = PyJson::array(), latencies = PyJson::array(),
-         start_times = PyJson::array(), queue_times = PyJson::array(), texts = PyJson::array(), errors = PyJson::array();
+         start_times = PyJson::array(), queue_times = PyJson::array(), texts = PyJson::array(),
+         errors = PyJson::array();
   for (const RequestOutcome& o : outcomes) {
     input_lens.push_back(o.prompt_len);
     ttfts.push_back(o.ttft);
@@ -171,7 +172,8 @@ PyJson ServeResultJson(const ServeMetrics& m, const ServeRunInfo& info, const st
     r[absl::StrCat("mean_", s.attribute, "_ms")] = stats.mean;
     r[absl::StrCat("median_", s.attribute, "_ms")] = stats.median;
     r[absl::StrCat("std_", s.attribute, "_ms")] = stats.std;
-    for (const auto& [p, value] : stats.percentiles) r[absl::StrCat("p", PercentileWord(p), "_", s.attribute, "_ms")] = value;
+    for (const auto& [p, value] : stats.percentiles)
+      r[absl::StrCat("p", PercentileWord(p), "_", s.attribute, "_ms")] = value;
   }
   return r;
 }

@@ -17,7 +17,7 @@
 namespace infergrid::bench {
 
 struct ServeRunInfo {
-  double request_rate = 0;                 // inf: all at once
+  double request_rate = 0;  // inf: all at once
   double burstiness = 1;
   std::optional<int64_t> max_concurrency;
   double duration_s = 0;
@@ -25,7 +25,7 @@ struct ServeRunInfo {
   std::vector<double> percentiles{99};
   bool goodput = false;
   // The saved result's header.
-  std::string date;                        // "%Y%m%d-%H%M%S"
+  std::string date;  // "%Y%m%d-%H%M%S"
   std::string backend = "openai";
   std::optional<std::string> label;
   std::string model_id;

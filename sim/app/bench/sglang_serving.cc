@@ -89,15 +89,18 @@ std::string SglangServeReportText(const std::vector<RequestOutcome>& outcomes, c
   const double duration = info.duration_s;
   std::string out = absl::StrCat("\n", SglangCentered(" Serving Benchmark Result ", '='));
   absl::StrAppend(&out, SglangLine("Backend:", info.backend));
-  absl::StrAppend(&out, SglangLine("Traffic request rate:", std::isinf(info.request_rate) ? "inf" : PythonFloatRepr(info.request_rate)));
-  absl::StrAppend(&out, SglangLine("Max request concurrency:", info.max_concurrency ? absl::StrCat(*info.max_concurrency) : "not set"));
+  absl::StrAppend(&out, SglangLine("Traffic request rate:",
+                                   std::isinf(info.request_rate) ? "inf" : PythonFloatRepr(info.request_rate)));
+  absl::StrAppend(&out, SglangLine("Max request concurrency:",
+                                   info.max_concurrency ? absl::StrCat(*info.max_concurrency) : "not set"));
   absl::StrAppend(&out, SglangLine("Successful requests:", absl::StrCat(m.completed)));
   absl::StrAppend(&out, SglangLine("Benchmark duration (s):", SglangFixed2(duration)));
   absl::StrAppend(&out, SglangLine("Total input tokens:", absl::StrCat(m.total_input)));
   absl::StrAppend(&out, SglangLine("Total generated tokens:", absl::StrCat(m.total_output)));
   absl::StrAppend(&out, SglangLine("Total generated tokens (retokenized):", absl::StrCat(m.total_output)));
   absl::StrAppend(&out, SglangLine("Request throughput (req/s):", SglangFixed2(m.request_throughput)));
-  absl::StrAppend(&out, SglangLine("Input token throughput (tok/s):", SglangFixed2(duration > 0 ? m.total_input / duration : 0)));
+  absl::StrAppend(
+      &out, SglangLine("Input token throughput (tok/s):", SglangFixed2(duration > 0 ? m.total_input / duration : 0)));
   absl::StrAppend(&out, SglangLine("Output token throughput (tok/s):", SglangFixed2(m.output_throughput)));
   absl::StrAppend(&out, SglangLine("Total token throughput (tok/s):", SglangFixed2(m.total_token_throughput)));
   absl::StrAppend(&out, SglangLine("Concurrency:", SglangFixed2(duration > 0 ? e2e_sum / duration : 0)));
@@ -107,14 +110,17 @@ std::string SglangServeReportText(const std::vector<RequestOutcome>& outcomes, c
   absl::StrAppend(&out, SglangCentered("Time to First Token", '-'));
   absl::StrAppend(&out, SglangLine("Mean TTFT (ms):", SglangFixed2(m.ttft.mean)));
   absl::StrAppend(&out, SglangLine("Median TTFT (ms):", SglangFixed2(m.ttft.median)));
-  const MetricStats ttft99 = ComputeStats([&] {
-    std::vector<double> v;
-    for (const RequestOutcome& r : outcomes) {
-      if (r.success) v.push_back(r.ttft);
-    }
-    return v;
-  }(), {99});
-  absl::StrAppend(&out, SglangLine("P99 TTFT (ms):", SglangFixed2(ttft99.percentiles.empty() ? 0 : ttft99.percentiles[0].second)));
+  const MetricStats ttft99 = ComputeStats(
+      [&] {
+        std::vector<double> v;
+        for (const RequestOutcome& r : outcomes) {
+          if (r.success) v.push_back(r.ttft);
+        }
+        return v;
+      }(),
+      {99});
+  absl::StrAppend(
+      &out, SglangLine("P99 TTFT (ms):", SglangFixed2(ttft99.percentiles.empty() ? 0 : ttft99.percentiles[0].second)));
   absl::StrAppend(&out, SglangCentered("Inter-Token Latency", '-'));
   absl::StrAppend(&out, SglangLine("Mean ITL (ms):", SglangFixed2(itl.mean)));
   absl::StrAppend(&out, SglangLine("Median ITL (ms):", SglangFixed2(itl.median)));

@@ -96,7 +96,8 @@ class ShareGptReader final : public nlohmann::json_sax<nlohmann::json> {
   bool Scalar(const std::string* text) {
     if (stack_.empty()) return Fail("the file is not a JSON list of conversations");
     if (Turn* turn = CurrentTurn(); turn != nullptr && key_ == "value") {
-      if (text == nullptr) return Fail(absl::StrCat("conversation ", conversations.size(), ": a turn's \"value\" is not a string"));
+      if (text == nullptr)
+        return Fail(absl::StrCat("conversation ", conversations.size(), ": a turn's \"value\" is not a string"));
       turn->chars = CodePoints(*text);
       turn->has_value = true;
     }

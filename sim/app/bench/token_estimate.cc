@@ -28,8 +28,9 @@ const TokenizerFamily& TokenizerFamilyFor(absl::string_view model_name, int64_t 
   const std::string name = absl::AsciiStrToLower(std::string(model_name));
   switch (vocab_size) {
     case 128256:
-      return absl::StrContains(name, "3.1") || absl::StrContains(name, "3.2") || absl::StrContains(name, "3.3") ? kLlama31
-                                                                                                           : kLlama3;
+      return absl::StrContains(name, "3.1") || absl::StrContains(name, "3.2") || absl::StrContains(name, "3.3")
+                 ? kLlama31
+                 : kLlama3;
     case 32000: return kLlama2;
     case 151936:
     case 152064: return kQwen2;

@@ -14,10 +14,10 @@
 namespace infergrid::bench {
 
 struct TokenizerFamily {
-  absl::string_view name;         // "llama3", "llama2", "mistral", "qwen2", "generic"
-  double chars_per_token = 4;    // English chat text
+  absl::string_view name;  // "llama3", "llama2", "mistral", "qwen2", "generic"
+  double chars_per_token = 4;  // English chat text
   double verse_chars_per_token = 4;  // vLLM's sonnet.txt (verse tokenizes denser)
-  int special_tokens = 1;        // added by tokenizer(text): BOS
+  int special_tokens = 1;  // added by tokenizer(text): BOS
   // Tokens a single-turn user message adds through the family's chat template, beyond its
   // content (role headers, turn markers, a default system prompt), with the tokenizer's BOS.
   int chat_template_tokens = 0;

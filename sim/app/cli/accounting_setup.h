@@ -58,15 +58,14 @@ struct EngineFlags {
   bool enforce_eager = false;
   bool enable_expert_parallel = false;
   // Attention data parallelism, in each engine's spelling (docs/engines.md#moe-with-attention-data-parallelism).
-  int32_t data_parallel_size = 1;      // vLLM: ranks of --tensor-parallel-size GPUs each
-  bool enable_attention_dp = false;    // TensorRT-LLM: --tensor-parallel-size ranks of one GPU
-  bool enable_dp_attention = false;    // SGLang, with --dp-size ranks of TP / dp-size GPUs
+  int32_t data_parallel_size = 1;  // vLLM: ranks of --tensor-parallel-size GPUs each
+  bool enable_attention_dp = false;  // TensorRT-LLM: --tensor-parallel-size ranks of one GPU
+  bool enable_dp_attention = false;  // SGLang, with --dp-size ranks of TP / dp-size GPUs
   int32_t dp_size = 1;
   std::string expert_dispatch = "all-reduce";
   double expert_imbalance = 1.0;
 };
 const FlagGroup<EngineFlags>& EngineFlagGroup();
-
 
 // The flags every accounting command takes.
 const std::vector<absl::string_view>& AccountingFlagNames();
@@ -81,7 +80,6 @@ absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, 
 // --format: "table" or "json".
 absl::StatusOr<bool> WantJson(const FlagValues& flags);
 
-
 // The engine flags given with a value other than their default ("gpu-memory-utilization", ...),
 // in declaration order; --engine itself is not one.
 std::vector<std::string> EngineFlagsGiven(const FlagValues& flags);
@@ -89,8 +87,7 @@ std::vector<std::string> EngineFlagsGiven(const FlagValues& flags);
 // The engine flags plus a resolved setup as a memory-plan request; an empty --engine means
 // `default_engine`. Usage errors name the flag: a fraction outside (0, 1], another engine's
 // fraction flag, an unknown --engine, a malformed --kv-cache-memory.
-absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& flags,
-                                                           const AccountingSetup& setup,
+absl::StatusOr<MemoryPlanRequest> ResolveMemoryPlanRequest(const FlagValues& flags, const AccountingSetup& setup,
                                                            absl::string_view default_engine = "vllm-v1");
 
 }  // namespace infergrid::cli

@@ -20,8 +20,8 @@ namespace {
 
 // --extra-inputs keys that only shape sampling: a simulated request runs to its max_tokens.
 constexpr absl::string_view kAiperfSamplingInputs[] = {
-    "ignore_eos", "temperature", "top_p", "top_k", "min_p", "min_tokens", "seed",
-    "repetition_penalty", "frequency_penalty", "presence_penalty", "stream"};
+    "ignore_eos",        "temperature",      "top_p", "top_k", "min_p", "min_tokens", "seed", "repetition_penalty",
+    "frequency_penalty", "presence_penalty", "stream"};
 
 // aiperf's --extra-inputs, NAME:VALUE items: max_tokens sets every request's output length.
 absl::Status ReadAiperfExtraInputs(absl::string_view text, BenchOptions& o) {
@@ -64,8 +64,8 @@ std::string AiperfArtifactDir(const BenchOptions& o, const std::string& endpoint
   if (!std::isinf(o.request_rates[0])) {
     absl::StrAppend(&stimulus, stimulus.empty() ? "" : "-", "request_rate", bench::PythonFloatRepr(o.request_rates[0]));
   }
-  return absl::StrCat(bench::kAiperfDefaultArtifactDir, "/", absl::StrReplaceAll(o.model_id, {{"/", "_"}}),
-                      "-openai-", endpoint_type, "-", stimulus);
+  return absl::StrCat(bench::kAiperfDefaultArtifactDir, "/", absl::StrReplaceAll(o.model_id, {{"/", "_"}}), "-openai-",
+                      endpoint_type, "-", stimulus);
 }
 
 // The flags that would change the load in ways not simulated: refused with the reason.
@@ -91,7 +91,8 @@ absl::Status ReadAiperfLoad(const FlagValues& flags, const BenchFlags& f, BenchO
   if (o.request_rates.size() != 1) return UsageError("--request-rate: aiperf runs one rate at a time");
   const bool rate = !std::isinf(o.request_rates[0]);
   if (f.request_rate_mode != "constant" && f.request_rate_mode != "poisson") {
-    return UsageError(absl::StrCat("--request-rate-mode: expected constant or poisson, got '", f.request_rate_mode, "'"));
+    return UsageError(
+        absl::StrCat("--request-rate-mode: expected constant or poisson, got '", f.request_rate_mode, "'"));
   }
   if (flags.IsSet("request_rate_mode") && !rate) {
     return UsageError("--request-rate-mode needs --request-rate (without it aiperf runs at a concurrency)");
@@ -108,8 +109,8 @@ absl::Status ReadAiperfLoad(const FlagValues& flags, const BenchFlags& f, BenchO
 
 const std::vector<absl::string_view>& AiperfOnlyFlagNames() {
   static const std::vector<absl::string_view>* names = new std::vector<absl::string_view>{
-      "request_rate_mode", "artifact_dir", "extra_inputs", "synthetic_input_tokens_stddev", "output_tokens_stddev",
-      "conversation_num", "benchmark_duration", "request_cancellation_rate"};
+      "request_rate_mode",    "artifact_dir",     "extra_inputs",       "synthetic_input_tokens_stddev",
+      "output_tokens_stddev", "conversation_num", "benchmark_duration", "request_cancellation_rate"};
   return *names;
 }
 
@@ -140,8 +141,8 @@ absl::Status ReadAiperf(const FlagValues& flags, BenchOptions& o) {
   if (absl::Status s = ReadAiperfExtraInputs(f.extra_inputs, o); !s.ok()) return s;
   const std::string endpoint_type = f.endpoint_type.empty() ? "chat" : f.endpoint_type;
   if (endpoint_type != "chat" && endpoint_type != "completions") {
-    return UsageError(absl::StrCat("--endpoint-type=", endpoint_type,
-                                   ": the simulated server generates text (chat or completions)"));
+    return UsageError(
+        absl::StrCat("--endpoint-type=", endpoint_type, ": the simulated server generates text (chat or completions)"));
   }
   a.artifact_dir = flags.IsSet("artifact_dir") ? f.artifact_dir : AiperfArtifactDir(o, endpoint_type);
   if (a.artifact_dir.empty()) return UsageError("--artifact-dir: give a folder");

@@ -14,7 +14,6 @@
 #include "sim/app/cli/flag_group.h"
 #include "absl/strings/string_view.h"
 
-
 namespace infergrid::cli {
 
 // bench's own flags, spelled as the engines' benchmark scripts spell them.

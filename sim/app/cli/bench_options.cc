@@ -81,8 +81,8 @@ absl::StatusOr<bench::GoodputSlo> ReadGoodput(absl::string_view text) {
     const std::vector<std::string> parts = absl::StrSplit(item, ':');
     double value = 0;
     if (parts.size() != 2 || !ParseDecimal(parts[1], &value)) {
-      return UsageError(absl::StrCat("--goodput: '", item,
-                                     "' is not KEY:VALUE (a metric name and a number in milliseconds)"));
+      return UsageError(
+          absl::StrCat("--goodput: '", item, "' is not KEY:VALUE (a metric name and a number in milliseconds)"));
     }
     if (value < 0) return UsageError(absl::StrCat("--goodput: ", item, ": the SLO must be non-negative"));
     if (parts[0] == "ttft") {
@@ -115,10 +115,10 @@ absl::Status ReadGenaiPerf(const FlagValues& flags, BenchOptions& o) {
   p.request_count = bench_flags.request_count;
   if (absl::Status s = CheckRange("request_count", p.request_count, 0, bench::kMaxGenaiPerfRequests); !s.ok()) return s;
   if (p.warmup_requests + p.request_count > bench::kMaxGenaiPerfRequests) {
-    return UsageError(absl::StrCat("--warmup-request-count=", p.warmup_requests, " and --request-count=",
-                                   p.request_count, " make ", p.warmup_requests + p.request_count,
-                                   " requests, more than the ", bench::kMaxGenaiPerfRequests,
-                                   " one genai-perf run may simulate"));
+    return UsageError(absl::StrCat("--warmup-request-count=", p.warmup_requests,
+                                   " and --request-count=", p.request_count, " make ",
+                                   p.warmup_requests + p.request_count, " requests, more than the ",
+                                   bench::kMaxGenaiPerfRequests, " one genai-perf run may simulate"));
   }
   const std::string distribution = bench_flags.request_distribution;
   if (distribution != "constant" && distribution != "poisson") {
@@ -138,31 +138,34 @@ absl::Status ReadGenaiPerf(const FlagValues& flags, BenchOptions& o) {
   // Its time windows are measured over 40 requests per concurrent request (bench_command.cc).
   const int64_t slots = o.max_concurrency.value_or(0);
   if (p.request_count == 0 && slots * bench::kGenaiPerfRequestsPerSlot > bench::kMaxGenaiPerfRequests) {
-    return UsageError(absl::StrCat(
-        DashedFlag(flags.Spelling("max_concurrency")), "=", slots, ": genai-perf's windows would simulate ",
-        slots * bench::kGenaiPerfRequestsPerSlot, " requests (", bench::kGenaiPerfRequestsPerSlot,
-        " per concurrent request), more than the ", bench::kMaxGenaiPerfRequests,
-        " one run may simulate; give at most ", bench::kMaxGenaiPerfRequests / bench::kGenaiPerfRequestsPerSlot,
-        ", or --request-count"));
+    return UsageError(
+        absl::StrCat(DashedFlag(flags.Spelling("max_concurrency")), "=", slots,
+                     ": genai-perf's windows would simulate ", slots * bench::kGenaiPerfRequestsPerSlot, " requests (",
+                     bench::kGenaiPerfRequestsPerSlot, " per concurrent request), more than the ",
+                     bench::kMaxGenaiPerfRequests, " one run may simulate; give at most ",
+                     bench::kMaxGenaiPerfRequests / bench::kGenaiPerfRequestsPerSlot, ", or --request-count"));
   }
-  if (o.dataset.name != "random") return UsageError("--client=genai-perf: synthetic prompts only (--dataset-name=random)");
+  if (o.dataset.name != "random")
+    return UsageError("--client=genai-perf: synthetic prompts only (--dataset-name=random)");
   return absl::OkStatus();
 }
 
 absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
   const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
   const std::string metrics = bench_flags.percentile_metrics;
-  absl::StatusOr<std::vector<std::string>> names = ListItems("percentile-metrics", metrics.empty() ? "ttft,tpot,itl" : metrics);
+  absl::StatusOr<std::vector<std::string>> names =
+      ListItems("percentile-metrics", metrics.empty() ? "ttft,tpot,itl" : metrics);
   if (!names.ok()) return names.status();
   o.percentile_metrics = *std::move(names);
   for (const std::string& name : o.percentile_metrics) {
     const std::vector<std::string>& known = bench::PercentileMetricNames();
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return UsageError(absl::StrCat("--percentile-metrics: unknown metric '", name, "' (",
-                                     absl::StrJoin(known, ", "), ")"));
+      return UsageError(
+          absl::StrCat("--percentile-metrics: unknown metric '", name, "' (", absl::StrJoin(known, ", "), ")"));
     }
   }
-  absl::StatusOr<std::vector<std::string>> percentiles = ListItems("metric-percentiles", bench_flags.metric_percentiles);
+  absl::StatusOr<std::vector<std::string>> percentiles =
+      ListItems("metric-percentiles", bench_flags.metric_percentiles);
   if (!percentiles.ok()) return percentiles.status();
   for (const std::string& item : *percentiles) {
     double p = 0;
@@ -214,7 +217,8 @@ absl::Status ReadGeneratedSharedPrefix(const FlagValues& flags, bench::DatasetOp
         std::tuple{"gsp_question_len", f.gsp_question_len, &d.gsp_question_len},
         std::tuple{"gsp_output_len", f.gsp_output_len, &d.gsp_output_len}}) {
     if (flags.IsSet(name) && !gsp) {
-      return UsageError(absl::StrCat(DashedFlag(name), " is the generated-shared-prefix dataset's "
+      return UsageError(absl::StrCat(DashedFlag(name),
+                                     " is the generated-shared-prefix dataset's "
                                      "(--dataset-name=generated-shared-prefix)"));
     }
     if (absl::Status s = CheckRange(name, value, 1, int64_t{1'000'000}); !s.ok()) return s;
@@ -250,11 +254,13 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
   d.path = bench_flags.dataset_path;
   const std::vector<std::string>& names = bench::DatasetNames();
   if (std::find(names.begin(), names.end(), d.name) == names.end()) {
-    return UsageError(absl::StrCat("--dataset-name: unknown dataset '", d.name, "' (", absl::StrJoin(names, ", "), ")"));
+    return UsageError(
+        absl::StrCat("--dataset-name: unknown dataset '", d.name, "' (", absl::StrJoin(names, ", "), ")"));
   }
   const bool generated = d.name == "random" || d.name == "generated-shared-prefix";
   if (generated && !d.path.empty()) {
-    return UsageError(absl::StrCat("--dataset-path: the ", d.name, " dataset reads no file (use --dataset-name=sharegpt, custom, ...)"));
+    return UsageError(absl::StrCat("--dataset-path: the ", d.name,
+                                   " dataset reads no file (use --dataset-name=sharegpt, custom, ...)"));
   }
   if (absl::Status s = ReadGeneratedSharedPrefix(flags, d); !s.ok()) return s;
   if (!generated && d.path.empty()) {
@@ -272,9 +278,8 @@ absl::Status ReadDataset(BenchMode mode, const FlagValues& flags, BenchOptions& 
   // same words as the samplers' own checks (random_dataset.cc, sglang_serving.cc).
   const double ratio = d.random_range_ratio;
   if (d.sglang_client ? !(ratio >= 0 && ratio <= 1) : !(ratio >= 0 && ratio < 1)) {
-    return UsageError(d.sglang_client
-                          ? "--random-range-ratio must be in [0, 1] (SGLang: the shortest length's share)"
-                          : "--random-range-ratio must be in [0, 1)");
+    return UsageError(d.sglang_client ? "--random-range-ratio must be in [0, 1] (SGLang: the shortest length's share)"
+                                      : "--random-range-ratio must be in [0, 1)");
   }
   if (d.sglang_client && !flags.IsSet("seed")) d.seed = 1;  // bench_serving's default
   d.random_prefix_len = bench_flags.random_prefix_len;
@@ -338,8 +343,8 @@ absl::Status ReadClient(BenchMode mode, const FlagValues& flags, BenchOptions& o
   if (o.client != "vllm" && mode != BenchMode::kServe) {
     return UsageError("--client: only bench serve mirrors another engine's client");
   }
-  for (const char* flag : {"measurement_interval", "stability_percentage", "max_trials", "request_distribution",
-                           "profile_export_file"}) {
+  for (const char* flag :
+       {"measurement_interval", "stability_percentage", "max_trials", "request_distribution", "profile_export_file"}) {
     if (flags.IsSet(flag) && o.client != "genai-perf") {
       return UsageError(absl::StrCat(DashedFlag(flag), " is a genai-perf flag (--client=genai-perf)"));
     }
@@ -372,7 +377,8 @@ absl::Status ReadRampUp(const FlagValues& flags, BenchOptions& o) {
     return absl::OkStatus();
   }
   if (o.ramp_up_strategy != "linear" && o.ramp_up_strategy != "exponential") {
-    return UsageError(absl::StrCat("--ramp-up-strategy: expected linear or exponential, got '", o.ramp_up_strategy, "'"));
+    return UsageError(
+        absl::StrCat("--ramp-up-strategy: expected linear or exponential, got '", o.ramp_up_strategy, "'"));
   }
   if (o.client != "vllm") return UsageError("--ramp-up-strategy is vLLM's (--client=vllm)");
   if (flags.IsSet("request_rate")) {
@@ -394,8 +400,9 @@ absl::Status ReadRampUp(const FlagValues& flags, BenchOptions& o) {
 // The clients' flags that cannot change a simulation, as given; SGLang's --output-file refused.
 absl::Status ReadForeignFlags(const FlagValues& flags, BenchOptions& o) {
   if (flags.IsSet("output_file")) {
-    return UsageError("--output-file: SGLang's JSON-lines result is not written; --save-result --result-filename=F "
-                      "writes the run's result (vLLM's JSON), --compare reads SGLang's");
+    return UsageError(
+        "--output-file: SGLang's JSON-lines result is not written; --save-result --result-filename=F "
+        "writes the run's result (vLLM's JSON), --compare reads SGLang's");
   }
   for (absl::string_view name : BenchInertFlagNames()) {
     if (flags.IsSet(name)) o.inert_flags.push_back(DashedFlag(flags.Spelling(name)));
@@ -427,7 +434,8 @@ absl::Status ReadServe(const FlagValues& flags, BenchOptions& o) {
     if (absl::Status s = ReadAiperf(flags, o); !s.ok()) return s;
   }
   if (o.request_rates.size() > 1 && o.save_result && !o.result_filename.empty() && !o.append_result) {
-    return UsageError("--result-filename with several --request-rate values: add --append-result (one JSON line per rate)");
+    return UsageError(
+        "--result-filename with several --request-rate values: add --append-result (one JSON line per rate)");
   }
   return absl::OkStatus();
 }
@@ -478,8 +486,9 @@ absl::Status ReadOneBatch(const FlagValues& flags, const BenchFlags& bench_flags
 // The engine's options as bench runs it: the offline benchmarks have no front end and no noise.
 absl::Status ReadBenchEngine(BenchMode mode, const FlagValues& flags, BenchOptions& o) {
   if (flags.IsSet("format") && flags.Text("format") != "table") {
-    return UsageError("--format=json: bench prints its engine's report; --output-json (latency, throughput) and "
-                      "--save-result (serve) write it as JSON");
+    return UsageError(
+        "--format=json: bench prints its engine's report; --output-json (latency, throughput) and "
+        "--save-result (serve) write it as JSON");
   }
   // bench's --input-len/--output-len are the scripts' (lists, mapped to the dataset), not
   // simulate's synthetic length specs of the same names.

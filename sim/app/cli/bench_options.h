@@ -27,24 +27,24 @@ enum class BenchMode { kLatency, kThroughput, kServe, kOneBatch };
 
 struct BenchOptions {
   BenchMode mode = BenchMode::kServe;
-  SimulateOptions engine;              // the engine, model, GPU and memory plan
-  std::string model_id;                // --model as given (the result's model_id)
+  SimulateOptions engine;  // the engine, model, GPU and memory plan
+  std::string model_id;  // --model as given (the result's model_id)
   bench::DatasetOptions dataset;
-  int64_t n = 1;                       // sequences per prompt
+  int64_t n = 1;  // sequences per prompt
   bool enable_chunked_prefill = false;  // --enable-chunked-prefill given (trtllm-bench's max-ISL floor)
   // latency (vLLM's defaults; one-batch: SGLang's, 1, 1024 and 16)
   int64_t batch_size = 8;
   int64_t input_len = 32;
   int64_t output_len = 128;
   int64_t num_iters = 30;
-  std::string output_json;             // latency and throughput
-  std::string run_name = "default";    // one-batch: the run_name of its JSON line
+  std::string output_json;  // latency and throughput
+  std::string run_name = "default";  // one-batch: the run_name of its JSON line
   // one-batch: SGLang's lists (nargs="+", --batch-size 1 8 16), run as its script runs them:
   // every (batch size, input length, output length) in itertools.product order. The first of
   // each is batch_size, input_len and output_len.
   std::vector<int64_t> batch_sizes, input_lens, output_lens;
   // serve (and throughput's --concurrency)
-  std::vector<double> request_rates;   // inf: all at once
+  std::vector<double> request_rates;  // inf: all at once
   double burstiness = 1;
   // vLLM's --ramp-up-strategy (empty: none) and its rates, req/s.
   std::string ramp_up_strategy;
@@ -61,16 +61,16 @@ struct BenchOptions {
   bool save_detailed = false;
   bool append_result = false;
   std::string result_dir;
-  std::string result_filename;        // serve's saved result; one-batch's JSON lines (appended)
+  std::string result_filename;  // serve's saved result; one-batch's JSON lines (appended)
   std::optional<std::string> label;
   std::string backend;
-  std::string client = "vllm";         // --client: vllm, sglang, genai-perf or aiperf (serve)
-  bench::PerfWindowOptions perf;       // genai-perf's measurement
-  bool poisson = false;                // genai-perf --request-distribution=poisson
+  std::string client = "vllm";  // --client: vllm, sglang, genai-perf or aiperf (serve)
+  bench::PerfWindowOptions perf;  // genai-perf's measurement
+  bool poisson = false;  // genai-perf --request-distribution=poisson
   std::string profile_export_file;
-  bench::AiperfRunOptions aiperf;      // NVIDIA aiperf's run (--client=aiperf)
+  bench::AiperfRunOptions aiperf;  // NVIDIA aiperf's run (--client=aiperf)
   std::vector<std::pair<std::string, std::string>> metadata;
-  std::string result_date;             // empty: now
+  std::string result_date;  // empty: now
   std::string compare_path;
 };
 

@@ -11,7 +11,6 @@
 namespace infergrid::cli {
 namespace {
 
-
 // A flag named on the command line: its spec and how it was spelled (an alias, or its name).
 struct NamedFlag {
   const FlagSpec* spec = nullptr;
@@ -168,7 +167,8 @@ absl::StatusOr<ParsedCommandLine> ParseCommandLine(const std::vector<std::string
     std::string canonical, reason;
     if (!named.spec->canonical(value, &canonical, &reason)) {
       // Worded as Abseil's own parser words it, the flag named as typed.
-      return UsageError(absl::StrCat("flag ", shown, ": Illegal value '", value, "'", reason.empty() ? "" : "; ", reason));
+      return UsageError(
+          absl::StrCat("flag ", shown, ": Illegal value '", value, "'", reason.empty() ? "" : "; ", reason));
     }
     if (absl::Status s = Record(flags, named, spelling, canonical, parsed.flags); !s.ok()) return s;
   }

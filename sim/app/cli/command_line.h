@@ -21,7 +21,7 @@ namespace infergrid::cli {
 // Exit codes shared by every command.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;  // a file or its content is wrong
-inline constexpr int kExitUsage = 2;     // the command line is wrong
+inline constexpr int kExitUsage = 2;  // the command line is wrong
 
 // A status that means "the command line is wrong" (exit 2; base/usage_error.h); any other
 // error exits 1.

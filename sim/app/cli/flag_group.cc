@@ -95,8 +95,7 @@ void CommandFlags::Insert(const FlagSpec* spec) {
 
 const FlagSpec* CommandFlags::Require(const FlagSpec* spec, absl::string_view name) {
   if (spec == nullptr) {
-    std::fprintf(stderr, "infergrid: no flag --%s in the group a command takes it from\n",
-                 std::string(name).c_str());
+    std::fprintf(stderr, "infergrid: no flag --%s in the group a command takes it from\n", std::string(name).c_str());
     std::abort();
   }
   return spec;

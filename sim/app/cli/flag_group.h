@@ -32,12 +32,12 @@ namespace infergrid::cli {
 
 // What a flag's value is.
 enum class FlagKind {
-  kBool,         // --name alone means true, --noname false
-  kInteger,      // int32_t, int64_t or uint64_t
-  kReal,         // double
-  kText,         // std::string
+  kBool,  // --name alone means true, --noname false
+  kInteger,  // int32_t, int64_t or uint64_t
+  kReal,  // double
+  kText,  // std::string
   kIntegerList,  // one or more integers, as Python's nargs="+": --batch-size 1 8 16 (the
-                 // arguments after the first that parse as integers) or --batch-size=1,8,16
+  // arguments after the first that parse as integers) or --batch-size=1,8,16
 };
 
 template <typename T>
@@ -50,7 +50,7 @@ constexpr FlagKind KindOf() {
 
 // One flag as the parser and --help see it.
 struct FlagSpec {
-  std::string name;          // snake_case; given as --name or --na-me
+  std::string name;  // snake_case; given as --name or --na-me
   std::string help;
   std::string default_text;  // canonical text of the default
   FlagKind kind = FlagKind::kText;
@@ -66,24 +66,26 @@ class FlagGroup {
   // A flag of type bool, int32_t, int64_t, uint64_t, double or std::string.
   template <typename T>
   FlagGroup& Add(absl::string_view name, T Options::*member, absl::string_view help) {
-    FlagSpec spec{.name = std::string(name), .help = std::string(help),
-                  .default_text = FlagText<T>::Unparse(Options{}.*member), .kind = KindOf<T>(),
+    FlagSpec spec{.name = std::string(name),
+                  .help = std::string(help),
+                  .default_text = FlagText<T>::Unparse(Options{}.*member),
+                  .kind = KindOf<T>(),
                   .canonical = &FlagText<T>::Canonical};
     specs_.push_back(std::move(spec));
-    setters_.push_back([member](Options& options, absl::string_view text) {
-      FlagText<T>::Parse(text, &(options.*member));
-    });
+    setters_.push_back(
+        [member](Options& options, absl::string_view text) { FlagText<T>::Parse(text, &(options.*member)); });
     return *this;
   }
   // A list flag of integers (Python's nargs="+", with int items).
   FlagGroup& AddList(absl::string_view name, std::vector<int64_t> Options::*member, absl::string_view help) {
-    FlagSpec spec{.name = std::string(name), .help = std::string(help),
+    FlagSpec spec{.name = std::string(name),
+                  .help = std::string(help),
                   .default_text = IntegerListText::Unparse(Options{}.*member),
-                  .kind = FlagKind::kIntegerList, .canonical = &IntegerListText::Canonical};
+                  .kind = FlagKind::kIntegerList,
+                  .canonical = &IntegerListText::Canonical};
     specs_.push_back(std::move(spec));
-    setters_.push_back([member](Options& options, absl::string_view text) {
-      IntegerListText::Parse(text, &(options.*member));
-    });
+    setters_.push_back(
+        [member](Options& options, absl::string_view text) { IntegerListText::Parse(text, &(options.*member)); });
     return *this;
   }
 

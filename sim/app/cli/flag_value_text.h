@@ -37,8 +37,8 @@ struct FlagText {
         if (!absl::ParseFlag(text, value, &ignored)) {
           if (error != nullptr) {
             *error = std::is_unsigned_v<T> ? "out of range for an unsigned 64-bit integer"
-                     : sizeof(T) == 4     ? "out of range for a 32-bit integer"
-                                          : "out of range for a 64-bit integer";
+                     : sizeof(T) == 4      ? "out of range for a 32-bit integer"
+                                           : "out of range for a 64-bit integer";
           }
           return false;
         }

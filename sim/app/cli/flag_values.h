@@ -46,7 +46,7 @@ class FlagValues {
   void DeclaredBy(const CommandFlags* flags) { declared_.push_back(flags); }
 
  private:
-  std::map<std::string, std::string, std::less<>> given_;     // flag name -> canonical text
+  std::map<std::string, std::string, std::less<>> given_;  // flag name -> canonical text
   std::map<std::string, std::string, std::less<>> spelling_;  // flag name -> alias used
   std::vector<const CommandFlags*> declared_;
 };

@@ -7,8 +7,7 @@
 
 namespace infergrid::cli {
 
-absl::Status CheckDoubleRange(absl::string_view flag, double value, double minimum,
-                              double maximum) {
+absl::Status CheckDoubleRange(absl::string_view flag, double value, double minimum, double maximum) {
   if (value >= minimum && value <= maximum) return absl::OkStatus();  // false for NaN
   return UsageError(absl::StrCat(DashedFlag(flag), "=", value, " is out of range (", minimum, "..", maximum, ")"));
 }

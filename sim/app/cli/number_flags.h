@@ -9,8 +9,7 @@
 
 namespace infergrid::cli {
 
-absl::Status CheckDoubleRange(absl::string_view flag, double value, double minimum,
-                              double maximum);
+absl::Status CheckDoubleRange(absl::string_view flag, double value, double minimum, double maximum);
 
 }  // namespace infergrid::cli
 

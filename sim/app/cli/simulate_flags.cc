@@ -12,7 +12,8 @@ namespace {
 
 // The engine's batching policy and what its host does per iteration.
 void AddSchedulingFlags(FlagGroup<SimulateFlags>& group) {
-  group.Add("scheduler", &SimulateFlags::scheduler,
+  group
+      .Add("scheduler", &SimulateFlags::scheduler,
            "batching policy: vllm (continuous, prefill first), sglang (prefill first, prompts chunked), sarathi "
            "(chunked prefill, decodes first), orca "
            "(iteration-level, KV reserved), static (static batches); default: the engine's")
@@ -20,7 +21,8 @@ void AddSchedulingFlags(FlagGroup<SimulateFlags>& group) {
            "sarathi: prefill chunk / token budget per iteration; sglang: new tokens per prefill iteration "
            "(SGLang's --chunked-prefill-size) (0: --max-num-batched-tokens)")
       .Add("chunked_prefill_size", &SimulateFlags::chunked_prefill_size,
-           "SGLang: new tokens per prefill iteration (-1: whole prompts, no chunking; 0: the engine's default for the GPU)")
+           "SGLang: new tokens per prefill iteration (-1: whole prompts, no chunking; 0: the engine's default for the "
+           "GPU)")
       .Add("capacity_scheduler_policy", &SimulateFlags::capacity_scheduler_policy,
            "TensorRT-LLM: guaranteed_no_evict (a request starts only when its whole length fits; the default) or "
            "max_utilization (KV paged, the last started request paused when it runs out)")
@@ -49,7 +51,8 @@ void AddSchedulingFlags(FlagGroup<SimulateFlags>& group) {
 
 // The front end, noise, preemption, caching and the client's concurrency.
 void AddServingFlags(FlagGroup<SimulateFlags>& group) {
-  group.Add("front_end", &SimulateFlags::front_end,
+  group
+      .Add("front_end", &SimulateFlags::front_end,
            "model the serving front end (HTTP, tokenization, detokenization, streaming; the engine's processes "
            "and their CPU time, docs/engines.md#front-end); false: requests reach the engine when sent and "
            "tokens the client when produced. bench latency and throughput run the offline engine without one")
@@ -83,8 +86,7 @@ void AddServingFlags(FlagGroup<SimulateFlags>& group) {
 
 // Replicas, routing, prefill/decode disaggregation and the cost model.
 void AddDeploymentFlags(FlagGroup<SimulateFlags>& group) {
-  group.Add("num_replicas", &SimulateFlags::num_replicas,
-           "model replicas (each on --tensor-parallel-size GPUs)")
+  group.Add("num_replicas", &SimulateFlags::num_replicas, "model replicas (each on --tensor-parallel-size GPUs)")
       .Add("router", &SimulateFlags::router, "request routing: round-robin, least-outstanding or least-kv")
       .Add("pd", &SimulateFlags::pd,
            "prefill/decode disaggregation as xPyD: x prefill-only and y decode-only replicas (e.g. 2P6D; "
@@ -108,7 +110,8 @@ void AddDeploymentFlags(FlagGroup<SimulateFlags>& group) {
 
 // The synthetic workload and the seed.
 void AddWorkloadFlags(FlagGroup<SimulateFlags>& group) {
-  group.Add("workload", &SimulateFlags::workload,
+  group
+      .Add("workload", &SimulateFlags::workload,
            "synthetic workload preset when no --trace is given (azure-conv, azure-code, "
            "mooncake-conv, sharegpt, arxiv)")
       .Add("arrival", &SimulateFlags::arrival,
@@ -122,8 +125,7 @@ void AddWorkloadFlags(FlagGroup<SimulateFlags>& group) {
       .Add("input_len", &SimulateFlags::input_len,
            "synthetic prompt tokens: N, or fixed:N, uniform:LO:HI, lognormal:MU:SIGMA, zipf:S:MAX "
            "(replaces the preset's)")
-      .Add("output_len", &SimulateFlags::output_len,
-           "synthetic output tokens, as --input-len (replaces the preset's)")
+      .Add("output_len", &SimulateFlags::output_len, "synthetic output tokens, as --input-len (replaces the preset's)")
       .Add("range_ratio", &SimulateFlags::range_ratio,
            "an integer --input-len/--output-len L drawn uniform on [floor(L(1-r)), ceil(L(1+r))], r in [0, 1) "
            "(vLLM's --random-range-ratio)")
@@ -139,7 +141,8 @@ void AddWorkloadFlags(FlagGroup<SimulateFlags>& group) {
 
 // What is written, and how the run is executed.
 void AddOutputFlags(FlagGroup<SimulateFlags>& group) {
-  group.Add("out", &SimulateFlags::out,
+  group
+      .Add("out", &SimulateFlags::out,
            "write summary.json, requests.csv, iterations.csv and timeline.pftrace into this folder")
       .Add("outputs", &SimulateFlags::outputs,
            "with --out: the files to write, a comma list of summary, requests, iterations and "

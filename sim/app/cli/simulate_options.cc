@@ -24,8 +24,7 @@ namespace {
 
 // The enum named by a flag's value; a usage error listing the names otherwise.
 template <typename Enum, size_t N>
-absl::StatusOr<Enum> ParseFlagEnum(absl::string_view flag, const EnumName<Enum> (&names)[N],
-                                   absl::string_view value) {
+absl::StatusOr<Enum> ParseFlagEnum(absl::string_view flag, const EnumName<Enum> (&names)[N], absl::string_view value) {
   std::optional<Enum> parsed = ParseEnumName(names, value);
   if (!parsed.has_value()) {
     return UsageError(absl::StrCat("--", flag, ": expected ", NameList(names), ", got '", value, "'"));
@@ -87,27 +86,45 @@ absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
   int64_t prefill = 0, decode = 0;
   if (p == std::string::npos || pd.empty() || pd.back() != 'D' ||
       !absl::SimpleAtoi(absl::string_view(pd).substr(0, p), &prefill) ||
-      !absl::SimpleAtoi(absl::string_view(pd).substr(p + 1, pd.size() - p - 2), &decode) ||
-      prefill < 1 || decode < 1) {
+      !absl::SimpleAtoi(absl::string_view(pd).substr(p + 1, pd.size() - p - 2), &decode) || prefill < 1 || decode < 1) {
     return UsageError(absl::StrCat("--pd=", simulate_flags.pd,
                                    ": expected xPyD with x, y >= 1 prefill and decode replicas (e.g. 2P6D)"));
   }
   // The replicas' one range, --num-replicas's.
   if (prefill > kMaxSimulatedGpus || decode > kMaxSimulatedGpus || prefill + decode > kMaxSimulatedGpus) {
     const bool each = prefill > kMaxSimulatedGpus || decode > kMaxSimulatedGpus;  // their sum could overflow
-    return UsageError(absl::StrCat("--pd=", simulate_flags.pd, " makes ",
-                                   each ? absl::StrCat("more than ", kMaxSimulatedGpus) : absl::StrCat(prefill + decode),
-                                   " replicas (the range of --num-replicas is 1..", kMaxSimulatedGpus, ")"));
+    return UsageError(
+        absl::StrCat("--pd=", simulate_flags.pd, " makes ",
+                     each ? absl::StrCat("more than ", kMaxSimulatedGpus) : absl::StrCat(prefill + decode),
+                     " replicas (the range of --num-replicas is 1..", kMaxSimulatedGpus, ")"));
   }
   if (flags.IsSet("num_replicas") && o.num_replicas != prefill + decode) {
-    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " disagrees with --pd=", simulate_flags.pd,
-                                   " (", prefill + decode, " replicas); give one of them"));
+    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " disagrees with --pd=", simulate_flags.pd, " (",
+                                   prefill + decode, " replicas); give one of them"));
   }
   absl::StatusOr<RouterKind> router = ParseFlagEnum("decode-router", kRouterNames, simulate_flags.decode_router);
   if (!router.ok()) return router.status();
   o.prefill_replicas = prefill;
   o.num_replicas = prefill + decode;
   o.decode_router = *router;
+  return absl::OkStatus();
+}
+
+// Run-to-run variation: --noise and its sizes.
+absl::Status ReadNoise(const FlagValues& flags, const SimulateFlags& simulate_flags, SimulateOptions& o) {
+  // A noise size given without --noise turns the noise on: a flag either changes the run or is
+  // refused, and --noise=false with a size is refused below.
+  o.noise =
+      simulate_flags.noise || (!flags.IsSet("noise") && (flags.IsSet("iteration_noise") || flags.IsSet("send_jitter")));
+  o.iteration_noise = simulate_flags.iteration_noise;
+  if (absl::Status s = CheckDoubleRange("iteration-noise", o.iteration_noise, 0, 1); !s.ok()) return s;
+  o.send_jitter_s = simulate_flags.send_jitter;
+  if (absl::Status s = CheckDoubleRange("send-jitter", o.send_jitter_s, 0, 60); !s.ok()) return s;
+  for (const char* size : {"iteration-noise", "send-jitter"}) {
+    if (flags.IsSet(absl::StrReplaceAll(size, {{"-", "_"}})) && flags.IsSet("noise") && !o.noise) {
+      return UsageError(absl::StrCat("--", size, " with --noise=false: the size of a noise that is off"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -136,11 +153,13 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.chunk_size = simulate_flags.chunk_size;
   if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 0, int64_t{1} << 30); !s.ok()) return s;
   o.chunked_prefill_size = simulate_flags.chunked_prefill_size;
-  if (absl::Status s = CheckRange("chunked_prefill_size", o.chunked_prefill_size, -1, int64_t{1} << 30); !s.ok()) return s;
+  if (absl::Status s = CheckRange("chunked_prefill_size", o.chunked_prefill_size, -1, int64_t{1} << 30); !s.ok())
+    return s;
   if (const std::string policy = absl::AsciiStrToLower(simulate_flags.capacity_scheduler_policy); !policy.empty()) {
     if (policy != "guaranteed_no_evict" && policy != "max_utilization") {
-      return UsageError(absl::StrCat("--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization, got '",
-                                     simulate_flags.capacity_scheduler_policy, "'"));
+      return UsageError(
+          absl::StrCat("--capacity-scheduler-policy: expected guaranteed_no_evict or max_utilization, got '",
+                       simulate_flags.capacity_scheduler_policy, "'"));
     }
     o.guaranteed_no_evict = policy == "guaranteed_no_evict";
   }
@@ -166,19 +185,7 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.front_end_file = simulate_flags.front_end_file;
   if (!o.front_end && !o.front_end_file.empty()) return UsageError("--front-end-file with --front-end=false: give one");
   o.api_server_count = simulate_flags.api_server_count;
-  // A noise size given without --noise turns the noise on: a flag either changes the run or is
-  // refused, and --noise=false with a size is refused below.
-  o.noise = simulate_flags.noise ||
-            (!flags.IsSet("noise") && (flags.IsSet("iteration_noise") || flags.IsSet("send_jitter")));
-  o.iteration_noise = simulate_flags.iteration_noise;
-  if (absl::Status s = CheckDoubleRange("iteration-noise", o.iteration_noise, 0, 1); !s.ok()) return s;
-  o.send_jitter_s = simulate_flags.send_jitter;
-  if (absl::Status s = CheckDoubleRange("send-jitter", o.send_jitter_s, 0, 60); !s.ok()) return s;
-  for (const char* size : {"iteration-noise", "send-jitter"}) {
-    if (flags.IsSet(absl::StrReplaceAll(size, {{"-", "_"}})) && flags.IsSet("noise") && !o.noise) {
-      return UsageError(absl::StrCat("--", size, " with --noise=false: the size of a noise that is off"));
-    }
-  }
+  if (absl::Status s = ReadNoise(flags, simulate_flags, o); !s.ok()) return s;
   if (absl::Status s = CheckRange("api_server_count", o.api_server_count, 0, 1024); !s.ok()) return s;
   o.swap_space_gib = simulate_flags.swap_space;
   if (absl::Status s = CheckDoubleRange("swap-space", o.swap_space_gib, 0, 1e6); !s.ok()) return s;
@@ -213,25 +220,29 @@ absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
   if (o.out_dir.empty() && simulate_flags.outputs != SimulateFlags{}.outputs) {
     return UsageError("--outputs needs --out=DIR (without it no file is written)");
   }
-  for (const auto& [name, flag] : {std::pair{"timeline_format", "--timeline-format"}, std::pair{"compress", "--compress"},
-                                    std::pair{"timeline_max_iterations", "--timeline-max-iterations"}}) {
+  for (const auto& [name, flag] :
+       {std::pair{"timeline_format", "--timeline-format"}, std::pair{"compress", "--compress"},
+        std::pair{"timeline_max_iterations", "--timeline-max-iterations"}}) {
     if (o.out_dir.empty() && flags.IsSet(name)) {
       return UsageError(absl::StrCat(flag, " needs --out=DIR (without it no file is written)"));
     }
   }
   // A flag about a file --outputs leaves out would change nothing: refused.
   const bool tables = outputs->requests || outputs->iterations;
-  for (const auto& [name, flag, written] : {std::tuple{"timeline_format", "--timeline-format", outputs->timeline},
-                                            std::tuple{"timeline_max_iterations", "--timeline-max-iterations", outputs->timeline},
-                                            std::tuple{"compress", "--compress", tables}}) {
+  for (const auto& [name, flag, written] :
+       {std::tuple{"timeline_format", "--timeline-format", outputs->timeline},
+        std::tuple{"timeline_max_iterations", "--timeline-max-iterations", outputs->timeline},
+        std::tuple{"compress", "--compress", tables}}) {
     if (flags.IsSet(name) && !written) {
-      return UsageError(absl::StrCat(flag, " with --outputs=", simulate_flags.outputs, ": the file it applies to is not written"));
+      return UsageError(
+          absl::StrCat(flag, " with --outputs=", simulate_flags.outputs, ": the file it applies to is not written"));
     }
   }
   o.outputs = *outputs;
   const std::string timeline_format = simulate_flags.timeline_format;
   if (timeline_format != "perfetto" && timeline_format != "json") {
-    return UsageError(absl::StrCat("--timeline-format: unknown format '", timeline_format, "': expected perfetto or json"));
+    return UsageError(
+        absl::StrCat("--timeline-format: unknown format '", timeline_format, "': expected perfetto or json"));
   }
   o.outputs.timeline_json = timeline_format == "json";
   const std::string compress = simulate_flags.compress;
@@ -309,12 +320,15 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   absl::StatusOr<MemoryPlanRequest> memory = ResolveMemoryPlanRequest(flags, o.setup, "vllm-v1");
   if (!memory.ok()) return memory.status();
   o.memory = *std::move(memory);
-  if (absl::Status s = ReadExpertParallelism(flags, o.memory.tensor_parallel, o.memory.attention_data_parallel,
-                                              &o.expert_parallel); !s.ok()) return s;
+  if (absl::Status s =
+          ReadExpertParallelism(flags, o.memory.tensor_parallel, o.memory.attention_data_parallel, &o.expert_parallel);
+      !s.ok())
+    return s;
   const int64_t gpus_per_replica = int64_t{o.memory.tensor_parallel} * o.memory.attention_data_parallel;
   if (o.num_replicas * gpus_per_replica > kMaxSimulatedGpus) {
     const int dp = o.memory.attention_data_parallel;
-    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " x --tensor-parallel-size=", o.memory.tensor_parallel,
+    return UsageError(absl::StrCat("--num-replicas=", o.num_replicas,
+                                   " x --tensor-parallel-size=", o.memory.tensor_parallel,
                                    dp > 1 ? absl::StrCat(" x ", dp, " attention data-parallel ranks") : "", " is ",
                                    o.num_replicas * gpus_per_replica, " GPUs, more than the ", kMaxSimulatedGpus,
                                    " one simulated deployment may have"));

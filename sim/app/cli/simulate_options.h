@@ -28,12 +28,12 @@ namespace infergrid::cli {
 
 // The files `simulate --out=DIR` writes (--outputs).
 struct OutputSelection {
-  bool summary = true;     // summary.json
-  bool requests = true;    // requests.csv
+  bool summary = true;  // summary.json
+  bool requests = true;  // requests.csv
   bool iterations = true;  // iterations.csv
-  bool timeline = true;    // timeline.pftrace (timeline.json with timeline_json)
+  bool timeline = true;  // timeline.pftrace (timeline.json with timeline_json)
   bool timeline_json = false;  // --timeline-format=json
-  bool zstd = false;           // --compress=zstd: requests.csv.zst, iterations.csv.zst
+  bool zstd = false;  // --compress=zstd: requests.csv.zst, iterations.csv.zst
   std::string RequestsFile() const { return zstd ? "requests.csv.zst" : "requests.csv"; }
   std::string IterationsFile() const { return zstd ? "iterations.csv.zst" : "iterations.csv"; }
   std::string TimelineFile() const { return timeline_json ? "timeline.json" : "timeline.pftrace"; }
@@ -44,13 +44,13 @@ struct OutputSelection {
 // The settings of one `simulate` run (sim/core/simulator/simulation_settings.h) and what only
 // the product needs: the files to write, the output format, the SLO the summary checks.
 struct SimulateOptions : SimulationSettings {
-  double slo_ttft_s = 0;             // 0: no limit
+  double slo_ttft_s = 0;  // 0: no limit
   double slo_tpot_s = 0;
-  std::string out_dir;               // empty: no files
+  std::string out_dir;  // empty: no files
   OutputSelection outputs;
-  std::string report_path;           // --report: an HTML report of the run (empty: none)
-  bool json = false;                 // --format=json
-  bool progress = false;             // a progress line on stderr (a terminal, not --quiet)
+  std::string report_path;  // --report: an HTML report of the run (empty: none)
+  bool json = false;  // --format=json
+  bool progress = false;  // a progress line on stderr (a terminal, not --quiet)
   int64_t timeline_max_iterations = 200000;
   bool record_wall_time = true;
   // The flags that differ from their defaults, as a command line that reruns the simulation.

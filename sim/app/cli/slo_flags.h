@@ -6,7 +6,6 @@
 
 #include "sim/app/cli/flag_group.h"
 
-
 namespace infergrid::cli {
 
 // The range of --slo-ttft and --slo-tpot in every command that takes them: seconds, 0 (no limit)

@@ -9,19 +9,20 @@
 namespace infergrid::cli {
 
 const FlagGroup<SpeculativeFlags>& SpeculativeFlagGroup() {
-  static const FlagGroup<SpeculativeFlags>* group = &(*new FlagGroup<SpeculativeFlags>())
-      .Add("speculative_model", &SpeculativeFlags::speculative_model,
-           "speculative decoding: the draft model (a catalog name or config.json), or [ngram] for n-gram "
-           "lookup (vLLM 0.6's spelling); docs/speculative.md")
-      .Add("speculative_method", &SpeculativeFlags::speculative_method,
-           "speculative decoding's proposer: draft_model (--speculative-model), eagle or mtp (one extra "
-           "decoder layer of the target's width plus its LM head), ngram (default: draft_model with "
-           "--speculative-model)")
-      .Add("num_speculative_tokens", &SpeculativeFlags::num_speculative_tokens,
-           "speculative decoding: draft tokens per step, k (0: off)")
-      .Add("speculative_acceptance", &SpeculativeFlags::speculative_acceptance,
-           "speculative decoding: each draft token's acceptance rate, a constant in [0, 1] or beta:ALPHA,BETA "
-           "drawn per request");
+  static const FlagGroup<SpeculativeFlags>* group =
+      &(*new FlagGroup<SpeculativeFlags>())
+           .Add("speculative_model", &SpeculativeFlags::speculative_model,
+                "speculative decoding: the draft model (a catalog name or config.json), or [ngram] for n-gram "
+                "lookup (vLLM 0.6's spelling); docs/speculative.md")
+           .Add("speculative_method", &SpeculativeFlags::speculative_method,
+                "speculative decoding's proposer: draft_model (--speculative-model), eagle or mtp (one extra "
+                "decoder layer of the target's width plus its LM head), ngram (default: draft_model with "
+                "--speculative-model)")
+           .Add("num_speculative_tokens", &SpeculativeFlags::num_speculative_tokens,
+                "speculative decoding: draft tokens per step, k (0: off)")
+           .Add("speculative_acceptance", &SpeculativeFlags::speculative_acceptance,
+                "speculative decoding: each draft token's acceptance rate, a constant in [0, 1] or beta:ALPHA,BETA "
+                "drawn per request");
   return *group;
 }
 
@@ -44,8 +45,8 @@ absl::StatusOr<SpeculativeSettings> ReadSpeculativeOptions(const FlagValues& fla
   } else if (!method.empty()) {
     std::optional<SpeculativeMethod> parsed = ParseEnumName(kSpeculativeMethodNames, method);
     if (!parsed.has_value()) {
-      return UsageError(absl::StrCat("--speculative-method: expected ", NameList(kSpeculativeMethodNames), ", got '",
-                                     method, "'"));
+      return UsageError(
+          absl::StrCat("--speculative-method: expected ", NameList(kSpeculativeMethodNames), ", got '", method, "'"));
     }
     o.method = *parsed;
   }

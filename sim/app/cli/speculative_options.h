@@ -21,7 +21,6 @@
 #include "sim/core/serving/speculation.h"
 #include "sim/core/simulator/speculative_settings.h"
 
-
 namespace infergrid::cli {
 
 // vLLM's speculative-decoding flags.
@@ -32,8 +31,6 @@ struct SpeculativeFlags {
   std::string speculative_acceptance = "0.7";
 };
 const FlagGroup<SpeculativeFlags>& SpeculativeFlagGroup();
-
-
 
 // Reads the flags against the target model. Usage errors: k outside [0, 32], a rate outside
 // [0, 1], a proposer without k or k without a proposer, an unknown or unreadable draft model,

@@ -13,7 +13,6 @@
 #include "sim/app/cli/command_line.h"
 #include "traces/trace_reader.h"
 
-
 namespace infergrid::cli {
 
 // The request-trace flags.
@@ -24,7 +23,6 @@ struct TraceFlags {
   std::string model_filter;
 };
 const FlagGroup<TraceFlags>& TraceFlagGroup();
-
 
 // The reader options from the flags; a bad --trace-format or --on-bad-row is a usage error.
 absl::StatusOr<TraceOptions> ResolveTraceOptions(const FlagValues& flags);

@@ -119,8 +119,9 @@ absl::Status ReadTraceWorkload(const FlagValues& flags, const SimulateFlags& f, 
     return absl::NotFoundError(absl::StrCat("--trace=", w.trace, ": cannot read the file"));
   }
   if (!f.input_len.empty() || !f.output_len.empty() || !f.lengths.empty() || f.range_ratio != 0) {
-    return UsageError("--input-len, --output-len, --range-ratio and --lengths make a synthetic workload; "
-                      "--trace brings its own lengths (a length table: --lengths=FILE resamples it)");
+    return UsageError(
+        "--input-len, --output-len, --range-ratio and --lengths make a synthetic workload; "
+        "--trace brings its own lengths (a length table: --lengths=FILE resamples it)");
   }
   absl::StatusOr<std::string> format = DetectTraceFormat(w.trace, w.trace_options);
   if (!format.ok()) return format.status();

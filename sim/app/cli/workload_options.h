@@ -17,7 +17,6 @@
 
 namespace infergrid::cli {
 
-
 // Reads and checks the workload flags. Usage errors name the flag: a length flag beside
 // --trace, --cv with an arrival process other than gamma (--cv other than 1 without --arrival
 // means gamma), --arrival or --cv on a trace with its own times, a bad length spec.

@@ -154,7 +154,8 @@ absl::Status RunLatency(const BenchOptions& o, const SimulationPlan& plan, const
   out << Header(plan, BenchMode::kLatency) << bench::LatencyReportText(result);
   const PyJson json = bench::LatencyResultJson(result);
   if (!o.output_json.empty()) {
-    if (absl::Status s = outputs.Stage(o.output_json, bench::DumpPythonJson(json, 4), "--output-json"); !s.ok()) return s;
+    if (absl::Status s = outputs.Stage(o.output_json, bench::DumpPythonJson(json, 4), "--output-json"); !s.ok())
+      return s;
   }
   return AppendComparison(o, real, json, out);
 }
@@ -239,9 +240,9 @@ absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
   for (size_t i = 0; i < requests.size(); ++i) {
     const bench::BenchRequest& r = requests[i];
     if (int64_t{r.prompt_len} + r.server_extra + r.output_len > plan.setup.engine.max_model_len) {
-      return absl::InvalidArgumentError(absl::StrCat("request ", i, " of the dataset needs ",
-                                                     int64_t{r.prompt_len} + r.server_extra + r.output_len,
-                                                     " tokens, more than max_model_len ", plan.setup.engine.max_model_len));
+      return absl::InvalidArgumentError(
+          absl::StrCat("request ", i, " of the dataset needs ", int64_t{r.prompt_len} + r.server_extra + r.output_len,
+                       " tokens, more than max_model_len ", plan.setup.engine.max_model_len));
     }
   }
   absl::StatusOr<bench::ClientRun> run =
@@ -266,8 +267,8 @@ absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
     const SchedulerLimits& limits = plan.setup.engine.limits;
     out << "\n"
         << TrtllmRuntimeInfoText(plan.options.memory.tensor_parallel * plan.options.memory.attention_data_parallel,
-                                 plan.options.memory.pipeline_parallel,
-                                 limits.max_num_seqs, limits.max_num_batched_tokens);
+                                 plan.options.memory.pipeline_parallel, limits.max_num_seqs,
+                                 limits.max_num_batched_tokens);
     // trtllm-bench's --report_json keeps them under world_info.
     PyJson world = PyJson::object();
     world["max_batch_size"] = limits.max_num_seqs;
@@ -275,7 +276,8 @@ absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
     json["world_info"] = std::move(world);
   }
   if (!o.output_json.empty()) {
-    if (absl::Status s = outputs.Stage(o.output_json, bench::DumpPythonJson(json, 4), "--output-json"); !s.ok()) return s;
+    if (absl::Status s = outputs.Stage(o.output_json, bench::DumpPythonJson(json, 4), "--output-json"); !s.ok())
+      return s;
   }
   return AppendComparison(o, real, json, out);
 }
@@ -317,9 +319,8 @@ absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Out
   out << Header(plan, BenchMode::kServe);
   const double rate = o.request_rates[0];
   const int64_t concurrency = o.max_concurrency.value_or(0);
-  int64_t count = o.perf.request_count > 0
-                      ? o.perf.warmup_requests + o.perf.request_count
-                      : std::max<int64_t>(200, bench::kGenaiPerfRequestsPerSlot * concurrency);
+  int64_t count = o.perf.request_count > 0 ? o.perf.warmup_requests + o.perf.request_count
+                                           : std::max<int64_t>(200, bench::kGenaiPerfRequestsPerSlot * concurrency);
   for (int attempt = 0; attempt < 16 && count <= bench::kMaxGenaiPerfRequests; ++attempt, count *= 2) {
     bench::DatasetOptions dataset = o.dataset;
     dataset.num_prompts = count;
@@ -428,10 +429,10 @@ absl::Status RunAiperf(const BenchOptions& o, const SimulationPlan& plan, Output
   std::string load;
   if (o.max_concurrency) load = absl::StrCat("concurrency ", *o.max_concurrency);
   if (!std::isinf(rate)) {
-    absl::StrAppend(&load, load.empty() ? "" : ", ", "request rate ", rate, o.aiperf.poisson ? " (poisson)" : " (constant)");
+    absl::StrAppend(&load, load.empty() ? "" : ", ", "request rate ", rate,
+                    o.aiperf.poisson ? " (poisson)" : " (constant)");
   }
-  out << load << ", " << o.aiperf.warmup_requests << " warm-up + " << o.aiperf.request_count
-      << " requests simulated\n"
+  out << load << ", " << o.aiperf.warmup_requests << " warm-up + " << o.aiperf.request_count << " requests simulated\n"
       << bench::AiperfReportText(metrics) << "export: " << o.aiperf.artifact_dir << "/profile_export_aiperf.json\n";
   const std::string dir = o.aiperf.artifact_dir;
   if (absl::Status s = outputs.Stage(absl::StrCat(dir, "/profile_export_aiperf.json"),
@@ -482,7 +483,8 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
     info.tokenizer_id = o.model_id;
     info.num_prompts = o.dataset.num_prompts;
     info.metadata = o.metadata;
-    const bench::ServeMetrics metrics = bench::CalculateServeMetrics(outcomes, info.duration_s, o.percentiles, o.goodput);
+    const bench::ServeMetrics metrics =
+        bench::CalculateServeMetrics(outcomes, info.duration_s, o.percentiles, o.goodput);
     if (k > 0) out << "\n";
     out << (o.client == "sglang" ? bench::SglangServeReportText(outcomes, metrics, info)
                                  : bench::ServeReportText(metrics, info));
@@ -519,16 +521,15 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
   for (const std::string& name : command_line.flags.GivenNames()) {
     const std::string spelling = command_line.flags.Spelling(name);
     if (std::find(allowed.begin(), allowed.end(), spelling) == allowed.end()) {
-      return cli::UsageError(absl::StrCat(cli::DashedFlag(spelling), " is not a flag of bench ",
-                                          ModeName(*mode)));
+      return cli::UsageError(absl::StrCat(cli::DashedFlag(spelling), " is not a flag of bench ", ModeName(*mode)));
     }
   }
   absl::StatusOr<BenchOptions> options = cli::ReadBenchOptions(*mode, command_line.flags);
   if (!options.ok()) return options.status();
   const BenchOptions& o = *options;
   if (!o.inert_flags.empty()) {
-    std::cerr << "infergrid bench: note: accepted without effect on the simulation: " << absl::StrJoin(o.inert_flags, ", ")
-              << "\n";
+    std::cerr << "infergrid bench: note: accepted without effect on the simulation: "
+              << absl::StrJoin(o.inert_flags, ", ") << "\n";
   }
   // Read everything that can fail before simulating: the real result, then the dataset.
   std::vector<nlohmann::json> real;

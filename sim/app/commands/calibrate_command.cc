@@ -44,20 +44,20 @@ struct CalibrateFlags {
 };
 
 const cli::FlagGroup<CalibrateFlags>& CalibrateFlagGroup() {
-  static const cli::FlagGroup<CalibrateFlags>* group = &(*new cli::FlagGroup<CalibrateFlags>())
-      .Add("in", &CalibrateFlags::in,
-           "calibrate fit/crossval: input files, comma-separated: vidur per-op or collective CSVs, "
-           "the micro-benchmark CSV, or a Measurements .textproto from kernels/")
-      .Add("profile", &CalibrateFlags::profile,
-           "calibrate report/extrapolate: a calibration profile .textproto")
-      .Add("measured", &CalibrateFlags::measured, "calibrate report: a vidur per-op CSV to compare against")
-      .Add("rows", &CalibrateFlags::rows,
-           "calibrate report: also write every op timing's measurement and prediction to this CSV "
-           "(op, TP, tokens, GEMM shape, the tile the model chose, measured and predicted us, error)")
-      .Add("holdout", &CalibrateFlags::holdout,
-           "calibrate crossval: the splits to run, comma-separated: tp, tokens, model (default: tp "
-           "and tokens, and model when the inputs hold several models)")
-      .Add("out", &CalibrateFlags::out, "calibrate fit, extrapolate, host: the profile file to write");
+  static const cli::FlagGroup<CalibrateFlags>* group =
+      &(*new cli::FlagGroup<CalibrateFlags>())
+           .Add("in", &CalibrateFlags::in,
+                "calibrate fit/crossval: input files, comma-separated: vidur per-op or collective CSVs, "
+                "the micro-benchmark CSV, or a Measurements .textproto from kernels/")
+           .Add("profile", &CalibrateFlags::profile, "calibrate report/extrapolate: a calibration profile .textproto")
+           .Add("measured", &CalibrateFlags::measured, "calibrate report: a vidur per-op CSV to compare against")
+           .Add("rows", &CalibrateFlags::rows,
+                "calibrate report: also write every op timing's measurement and prediction to this CSV "
+                "(op, TP, tokens, GEMM shape, the tile the model chose, measured and predicted us, error)")
+           .Add("holdout", &CalibrateFlags::holdout,
+                "calibrate crossval: the splits to run, comma-separated: tp, tokens, model (default: tp "
+                "and tokens, and model when the inputs hold several models)")
+           .Add("out", &CalibrateFlags::out, "calibrate fit, extrapolate, host: the profile file to write");
   return *group;
 }
 
@@ -112,8 +112,7 @@ std::string BandTable(const std::vector<SampleError>& errors) {
         bias += e->predicted_s / e->sample->measured_s - 1;
       }
       const double n = static_cast<double>(cell.size());
-      row.push_back(absl::StrCat(Fixed(100 * mape / n, 1), "% (", bias >= 0 ? "+" : "",
-                                 Fixed(100 * bias / n, 0), ")"));
+      row.push_back(absl::StrCat(Fixed(100 * mape / n, 1), "% (", bias >= 0 ? "+" : "", Fixed(100 * bias / n, 0), ")"));
     }
     table.AddRow(std::move(row));
   }
@@ -154,13 +153,13 @@ absl::Status RunFit(const cli::FlagValues& flags, std::ostream& out) {
     best_tile = std::max(best_tile, 1.0 / (1.0 + g.tile_penalty() * (t.bm() + t.bn()) / (1.0 * t.bm() * t.bn())));
   }
   out << absl::StrCat("  gemm: ", Fixed(100 * g.peak_fraction() * best_tile, 1),
-                  "% of the tensor peak in the largest tile, k overhead ",
-                  Fixed(g.k_overhead(), 0), ", tile penalty ", Fixed(g.tile_penalty(), 1), ", overlap penalty ",
-                  Fixed(g.overlap_penalty(), 2), ", ", Fixed(g.per_sm_bytes_per_s() / 1e9, 1), " GB/s per SM\n");
+                      "% of the tensor peak in the largest tile, k overhead ", Fixed(g.k_overhead(), 0),
+                      ", tile penalty ", Fixed(g.tile_penalty(), 1), ", overlap penalty ",
+                      Fixed(g.overlap_penalty(), 2), ", ", Fixed(g.per_sm_bytes_per_s() / 1e9, 1), " GB/s per SM\n");
   double hbm_max = 0;
   for (const RatePoint& p : profile->hbm().points()) hbm_max = std::max(hbm_max, p.bytes_per_s());
   out << absl::StrCat("  hbm: streaming up to ", Fixed(hbm_max / 1e12, 2), " TB/s; GEMM tile traffic through L2 at ",
-                  Fixed(g.l2_bytes_per_s() / 1e12, 2), " TB/s\n\n");
+                      Fixed(g.l2_bytes_per_s() / 1e12, 2), " TB/s\n\n");
   std::vector<OpError> quality;
   for (const FitQuality& q : profile->fit_quality()) {
     quality.push_back({q.op(), q.rows(), q.mape(), q.median_abs_error_s(), 0, 0});
@@ -182,8 +181,8 @@ std::string RowsCsv(const SamplePredictor& model, const std::vector<SampleError>
     const Kernel& k = e.sample->kernel;
     const bool gemm = k.kind == KernelKind::kGemm;
     const KernelTime t = gemm ? model.model().Time(k) : KernelTime{};
-    absl::StrAppend(&csv, e.sample->op, ",", e.sample->where, ",", e.sample->tensor_parallel, ",",
-                    e.sample->tokens, ",", gemm ? absl::StrCat(k.m, ",", k.n, ",", k.k) : ",,", ",",
+    absl::StrAppend(&csv, e.sample->op, ",", e.sample->where, ",", e.sample->tensor_parallel, ",", e.sample->tokens,
+                    ",", gemm ? absl::StrCat(k.m, ",", k.n, ",", k.k) : ",,", ",",
                     gemm ? absl::StrCat(t.tile_m, ",", t.tile_n, ",", t.split_k, ",", t.waves) : ",,,", ",",
                     Fixed(e.sample->measured_s * 1e6, 3), ",", Fixed(e.predicted_s * 1e6, 3), ",",
                     Fixed(100 * (e.predicted_s / e.sample->measured_s - 1), 2), "\n");
@@ -213,9 +212,9 @@ absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
   if (const std::string rows = calibrate_flags.rows; !rows.empty()) {
     if (absl::Status s = WriteFileAtomically(rows, RowsCsv(*model, errors)); !s.ok()) return s;
   }
-  out << absl::StrCat("InferGrid calibration report: profile ", CalibrationLabel(*checked), "\n",
-                  "  measured ", measured, " (", table->rows.size(), " rows, ", samples->size(),
-                  " op timings)\n\n", ErrorTable(SummarizeErrors(errors)), "\n");
+  out << absl::StrCat("InferGrid calibration report: profile ", CalibrationLabel(*checked), "\n", "  measured ",
+                      measured, " (", table->rows.size(), " rows, ", samples->size(), " op timings)\n\n",
+                      ErrorTable(SummarizeErrors(errors)), "\n");
   out << BandTable(errors) << "\n";
   std::sort(errors.begin(), errors.end(), [](const SampleError& a, const SampleError& b) {
     return a.ape() > b.ape() || (a.ape() == b.ape() && a.sample->where < b.sample->where);
@@ -226,8 +225,7 @@ absl::Status RunReport(const cli::FlagValues& flags, std::ostream& out) {
     worst.AddRow({e.sample->op, absl::StrCat(e.sample->tensor_parallel), absl::StrCat(e.sample->tokens),
                   absl::StrCat(Fixed(e.sample->measured_s * 1e6, 1), " us"),
                   absl::StrCat(Fixed(e.predicted_s * 1e6, 1), " us"),
-                  absl::StrCat(Fixed(100 * (e.predicted_s / e.sample->measured_s - 1), 1), "%"),
-                  e.sample->where});
+                  absl::StrCat(Fixed(100 * (e.predicted_s / e.sample->measured_s - 1), 1), "%"), e.sample->where});
   }
   out << absl::StrCat(worst.Render());
   return absl::OkStatus();
@@ -248,10 +246,9 @@ std::string GemmComparisonTable(const CrossValidation& cv) {
   auto add = [&](const std::string& fold, const std::vector<GemmComparison>& gemms) {
     for (const GemmComparison& g : gemms) {
       if (g.group != "all" && gemms.size() == 2) continue;  // one TP degree: the same rows as "all"
-      table.AddRow({g.group == "all" ? fold : "", g.group, absl::StrCat(g.calibrated.rows),
-                    Percent(g.calibrated.mape), Micros(g.calibrated.median_abs_error_s),
-                    signed_percent(g.calibrated.worst_error), row_name(g.calibrated.worst),
-                    Percent(g.baseline.mape), Micros(g.baseline.median_abs_error_s),
+      table.AddRow({g.group == "all" ? fold : "", g.group, absl::StrCat(g.calibrated.rows), Percent(g.calibrated.mape),
+                    Micros(g.calibrated.median_abs_error_s), signed_percent(g.calibrated.worst_error),
+                    row_name(g.calibrated.worst), Percent(g.baseline.mape), Micros(g.baseline.median_abs_error_s),
                     signed_percent(g.baseline.worst_error)});
     }
   };
@@ -280,8 +277,8 @@ absl::Status RunCrossValidation(const cli::FlagValues& flags, std::ostream& out)
     if (std::find(models.begin(), models.end(), table->model) == models.end()) models.push_back(table->model);
     for (const std::string& note : left_out) skipped.push_back(absl::StrCat(table->model, ": ", note));
   }
-  out << absl::StrCat("InferGrid held-out accuracy on ", gpu->name(), ": ", absl::StrJoin(used, ", "),
-                      " (", samples.size(), " op timings)\n");
+  out << absl::StrCat("InferGrid held-out accuracy on ", gpu->name(), ": ", absl::StrJoin(used, ", "), " (",
+                      samples.size(), " op timings)\n");
   for (const std::string& note : skipped) out << absl::StrCat("  not fitted: ", note, "\n");
   std::vector<Holdout> holdouts = {Holdout::kTensorParallel, Holdout::kTokenBands};
   if (models.size() > 1) holdouts.push_back(Holdout::kModel);
@@ -317,8 +314,8 @@ absl::Status RunCrossValidation(const cli::FlagValues& flags, std::ostream& out)
         break;
     }
     out << absl::StrCat(ErrorTable(cv->pooled));
-    format::TextTable folds({"fold", "train", "test", "GEMM MAPE", "all MAPE", "baseline GEMM MAPE",
-                             "baseline e_c / e_m / t0"});
+    format::TextTable folds(
+        {"fold", "train", "test", "GEMM MAPE", "all MAPE", "baseline GEMM MAPE", "baseline e_c / e_m / t0"});
     for (const FoldResult& f : cv->folds) {
       std::string gemm = "-", all = "-", baseline = "-";
       for (const OpError& e : f.errors) {
@@ -327,14 +324,14 @@ absl::Status RunCrossValidation(const cli::FlagValues& flags, std::ostream& out)
       }
       if (!f.gemms.empty()) baseline = Percent(f.gemms.front().baseline.mape);
       folds.AddRow({f.name, absl::StrCat(f.train_rows), absl::StrCat(f.test_rows), gemm, all, baseline,
-                    absl::StrCat(Fixed(f.baseline.compute_efficiency, 3), " / ",
-                                 Fixed(f.baseline.memory_efficiency, 3), " / ",
-                                 Micros(f.baseline.fixed_s))});
+                    absl::StrCat(Fixed(f.baseline.compute_efficiency, 3), " / ", Fixed(f.baseline.memory_efficiency, 3),
+                                 " / ", Micros(f.baseline.fixed_s))});
     }
     out << absl::StrCat("\n", folds.Render());
-    out << absl::StrCat("\nGEMM rows: calibrated model vs the roofline baseline max(FLOPs / (e_c x "
-                        "tensor peak), bytes / (e_m x HBM peak)) + t0 fitted to the same rows\n",
-                        GemmComparisonTable(*cv));
+    out << absl::StrCat(
+        "\nGEMM rows: calibrated model vs the roofline baseline max(FLOPs / (e_c x "
+        "tensor peak), bytes / (e_m x HBM peak)) + t0 fitted to the same rows\n",
+        GemmComparisonTable(*cv));
   }
   return absl::OkStatus();
 }
@@ -356,8 +353,7 @@ absl::Status RunExtrapolate(const cli::FlagValues& flags, std::ostream& out) {
   }
   absl::StatusOr<Calibration> checked = ResolveCalibration(*source_gpu, profile_path);
   if (!checked.ok()) return checked.status();
-  const std::string command =
-      CommandLine("extrapolate", {{"profile", profile_path}, {"gpu", gpu_name}, {"out", path}});
+  const std::string command = CommandLine("extrapolate", {{"profile", profile_path}, {"gpu", gpu_name}, {"out", path}});
   absl::StatusOr<Calibration> profile = ExtrapolateProfile(*checked, *source_gpu, *target, command);
   if (!profile.ok()) return profile.status();
   if (absl::Status s = WriteCalibrationFile(path, *profile); !s.ok()) return s;
@@ -383,8 +379,8 @@ absl::Status RunCalibrateHost(const std::string& in, const std::string& path, st
   if (absl::Status s = WriteHostCalibrationFile(path, *host); !s.ok()) return s;
 
   out << absl::StrCat("host calibration ", host->name(), " written to ", path, " (", rows->size(), " rows)\n\n");
-  format::TextTable table({"phase", "base us", "per seq us", "per seq per 100K vocab us", "TP>1 us", "held-in MAPE", "held-out MAPE",
-                           "held-out median |err|"});
+  format::TextTable table({"phase", "base us", "per seq us", "per seq per 100K vocab us", "TP>1 us", "held-in MAPE",
+                           "held-out MAPE", "held-out median |err|"});
   for (const HostPhase& p : host->phases()) {
     table.AddRow({p.name(), format::Fixed(p.base_s() * 1e6, 1), format::Fixed(p.per_sequence_s() * 1e6, 2),
                   format::Fixed(p.per_sequence_vocab_s() * 1e11, 2), format::Fixed(p.tensor_parallel_s() * 1e6, 1),
@@ -414,8 +410,8 @@ absl::Status RunCalibrate(const cli::ParsedCommandLine& command_line, std::ostre
     const CalibrateFlags calibrate_flags = CalibrateFlagGroup().Read(flags);
     return RunCalibrateHost(calibrate_flags.in, calibrate_flags.out, out);
   }
-  return cli::UsageError(absl::StrCat("calibrate: unknown action '", sub,
-                                      "' (expected fit, report, crossval, extrapolate or host)"));
+  return cli::UsageError(
+      absl::StrCat("calibrate: unknown action '", sub, "' (expected fit, report, crossval, extrapolate or host)"));
 }
 
 }  // namespace
@@ -423,7 +419,8 @@ absl::Status RunCalibrate(const cli::ParsedCommandLine& command_line, std::ostre
 const Command& CalibrateCommand() {
   static const Command* command = new Command{
       "calibrate",
-      "fit | report | crossval | extrapolate | host: calibration profiles of the GPU cost model and the engine's host time",
+      "fit | report | crossval | extrapolate | host: calibration profiles of the GPU cost model and the engine's host "
+      "time",
       cli::CommandFlags().Take(cli::AccountingFlagGroup(), {"gpu"}).Take(CalibrateFlagGroup()), &RunCalibrate};
   return *command;
 }

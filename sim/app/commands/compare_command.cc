@@ -39,13 +39,13 @@ struct CompareFlags {
 };
 
 const cli::FlagGroup<CompareFlags>& CompareFlagGroup() {
-  static const cli::FlagGroup<CompareFlags>* group = &(*new cli::FlagGroup<CompareFlags>())
-      .Add("a", &CompareFlags::a,
-           "configuration A, as simulate flags (\"--scheduler=vllm --max-num-seqs=128\")")
-      .Add("b", &CompareFlags::b, "configuration B, as simulate flags")
-      .Add("replications", &CompareFlags::replications,
-           "seeds per configuration (common random numbers: A and B share each seed)")
-      .Add("out", &CompareFlags::out, "write comparison.json into this folder");
+  static const cli::FlagGroup<CompareFlags>* group =
+      &(*new cli::FlagGroup<CompareFlags>())
+           .Add("a", &CompareFlags::a, "configuration A, as simulate flags (\"--scheduler=vllm --max-num-seqs=128\")")
+           .Add("b", &CompareFlags::b, "configuration B, as simulate flags")
+           .Add("replications", &CompareFlags::replications,
+                "seeds per configuration (common random numbers: A and B share each seed)")
+           .Add("out", &CompareFlags::out, "write comparison.json into this folder");
   return *group;
 }
 
@@ -56,7 +56,7 @@ struct Metric {
   const char* name;
   std::function<double(const SimulationSummary&)> value;
   const char* unit = "ms";  // the table's unit
-  double scale = 1e3;       // table value = value x scale
+  double scale = 1e3;  // table value = value x scale
   int decimals = 2;
 };
 
@@ -71,16 +71,15 @@ const std::vector<Metric>& Metrics() {
       {"e2e.mean", [](const SimulationSummary& s) { return s.e2e().mean(); }},
       {"e2e.p99", [](const SimulationSummary& s) { return s.e2e().p99(); }},
       {"queueing.mean", [](const SimulationSummary& s) { return s.queueing().mean(); }},
-      {"throughput.requests_per_s", [](const SimulationSummary& s) { return s.throughput().requests_per_s(); },
-       "req/s", 1, 3},
+      {"throughput.requests_per_s", [](const SimulationSummary& s) { return s.throughput().requests_per_s(); }, "req/s",
+       1, 3},
       {"throughput.output_tokens_per_s",
        [](const SimulationSummary& s) { return s.throughput().output_tokens_per_s(); }, "tok/s", 1, 1},
-      {"goodput.requests_per_s", [](const SimulationSummary& s) { return s.goodput().requests_per_s(); }, "req/s",
-       1, 3},
-      {"kv.preemptions", [](const SimulationSummary& s) { return static_cast<double>(s.kv().preemptions()); }, "",
-       1, 1},
-      {"kv.peak_fraction", [](const SimulationSummary& s) { return s.kv().peak_fraction(); }, "% of blocks", 100,
+      {"goodput.requests_per_s", [](const SimulationSummary& s) { return s.goodput().requests_per_s(); }, "req/s", 1,
+       3},
+      {"kv.preemptions", [](const SimulationSummary& s) { return static_cast<double>(s.kv().preemptions()); }, "", 1,
        1},
+      {"kv.peak_fraction", [](const SimulationSummary& s) { return s.kv().peak_fraction(); }, "% of blocks", 100, 1},
   };
   return *metrics;
 }
@@ -139,15 +138,15 @@ std::string RenderComparison(const Comparison& c) {
     const double scale = m != nullptr ? m->scale : 1;
     const int decimals = m != nullptr ? m->decimals : 6;
     auto fmt = [&](double v) { return format::Fixed(v * scale, decimals); };
-    const std::string ci = c.replications() > 1
-                               ? absl::StrCat("[", fmt(d.ci95_low()), ", ", fmt(d.ci95_high()), "]")
-                               : "-";
+    const std::string ci =
+        c.replications() > 1 ? absl::StrCat("[", fmt(d.ci95_low()), ", ", fmt(d.ci95_high()), "]") : "-";
     table.AddRow({d.metric(), m != nullptr ? m->unit : "", fmt(d.a_mean()), fmt(d.b_mean()), fmt(d.difference_mean()),
                   ci, absl::StrCat(format::Fixed(100 * d.relative(), 1), "%")});
   }
   absl::StrAppend(&out, table.Render());
-  absl::StrAppend(&out, "latencies in ms, as simulate prints them (comparison.json keeps seconds); "
-                        "throughput and goodput per second of simulated time\n");
+  absl::StrAppend(&out,
+                  "latencies in ms, as simulate prints them (comparison.json keeps seconds); "
+                  "throughput and goodput per second of simulated time\n");
   return out;
 }
 
@@ -195,14 +194,15 @@ absl::StatusOr<SimulationPlan> ResolveVariant(const cli::FlagValues& shared, con
 // Runs a resolved configuration with `seed` in a child process (one SimGrid engine per process).
 absl::StatusOr<SimulationSummary> RunVariant(const SimulationPlan& plan, absl::string_view which, uint64_t seed) {
   absl::StatusOr<SimulationSummary> summary = ExecuteSimulationInChild(plan, seed);
-  if (!summary.ok()) return absl::Status(summary.status().code(), absl::StrCat(which, ": ", summary.status().message()));
+  if (!summary.ok())
+    return absl::Status(summary.status().code(), absl::StrCat(which, ": ", summary.status().message()));
   return summary;
 }
 
 // Both configurations over `replications` seeds, each side from its own --seed (the shared one
 // unless --a or --b sets one): common random numbers when they share it.
-absl::Status RunReplications(const cli::FlagValues& flags, const std::string& a_flags,
-                             const std::string& b_flags, int replications, Comparison& comparison) {
+absl::Status RunReplications(const cli::FlagValues& flags, const std::string& a_flags, const std::string& b_flags,
+                             int replications, Comparison& comparison) {
   absl::StatusOr<SimulationPlan> a = ResolveVariant(flags, a_flags, "a");
   if (!a.ok()) return a.status();
   absl::StatusOr<SimulationPlan> b = ResolveVariant(flags, b_flags, "b");
@@ -258,8 +258,7 @@ absl::Status RunCompare(const cli::ParsedCommandLine& command_line, std::ostream
   } else if (positional.empty() && (!a_flags.empty() || !b_flags.empty())) {
     if (absl::Status s = RunReplications(flags, a_flags, b_flags, replications, comparison); !s.ok()) return s;
   } else {
-    return cli::UsageError(
-        "compare takes two summary.json files, or --a=\"FLAGS\" and --b=\"FLAGS\" (simulate flags)");
+    return cli::UsageError("compare takes two summary.json files, or --a=\"FLAGS\" and --b=\"FLAGS\" (simulate flags)");
   }
   AddDifferences(comparison);
   if (dir) {

@@ -53,8 +53,7 @@ absl::StatusOr<std::string> GemmLine(const ResourceModel& model, int line,
   }
   absl::StatusOr<DType> dtype = ParseDType(fields[4]);
   if (!dtype.ok()) return LineError(line, dtype.status().message());
-  if (*dtype != DType::BF16 && *dtype != DType::FP16 && *dtype != DType::FP8_E4M3 &&
-      *dtype != DType::FP8_E5M2) {
+  if (*dtype != DType::BF16 && *dtype != DType::FP16 && *dtype != DType::FP8_E4M3 && *dtype != DType::FP8_E5M2) {
     return LineError(line, absl::StrCat("gemm dtype must be bf16, fp16 or fp8, got '", fields[4], "'"));
   }
   const bool fp8 = *dtype == DType::FP8_E4M3 || *dtype == DType::FP8_E5M2;
@@ -76,9 +75,8 @@ absl::StatusOr<std::string> GemmLine(const ResourceModel& model, int line,
   k.hbm_bytes = (m * kk + n * kk) * k.weight_bytes_per_element + m * n * 2;
   const KernelTime t = model.Time(k);
   const LowerBounds lb = ComputeLowerBounds(model.gpu(), *dtype, k.tensor_flops, k.hbm_bytes);
-  return absl::StrCat(absl::StrJoin(fields, " "), " ", format::Fixed(t.seconds * 1e6, 2), " ",
-                      ResourceName(t.binding), " ", format::Fixed(lb.hbm_s * 1e6, 2), " ",
-                      format::Fixed(lb.compute_s * 1e6, 2), "\n");
+  return absl::StrCat(absl::StrJoin(fields, " "), " ", format::Fixed(t.seconds * 1e6, 2), " ", ResourceName(t.binding),
+                      " ", format::Fixed(lb.hbm_s * 1e6, 2), " ", format::Fixed(lb.compute_s * 1e6, 2), "\n");
 }
 
 absl::Status RunKernels(const cli::ParsedCommandLine& command_line, std::ostream& out) {
@@ -86,8 +84,8 @@ absl::Status RunKernels(const cli::ParsedCommandLine& command_line, std::ostream
   const cli::AccountingFlags accounting_flags = cli::AccountingFlagGroup().Read(flags);
   const std::vector<std::string>& positional = command_line.positional;
   if (!positional.empty()) {
-    return cli::UsageError(absl::StrCat("kernels takes no arguments (kernels come on standard input), got '",
-                                        positional[0], "'"));
+    return cli::UsageError(
+        absl::StrCat("kernels takes no arguments (kernels come on standard input), got '", positional[0], "'"));
   }
   absl::StatusOr<GpuSpec> gpu = ResolveGpu(accounting_flags.gpu);
   if (!gpu.ok()) return cli::UsageError(absl::StrCat("--gpu: ", gpu.status().message()));
@@ -105,8 +103,7 @@ absl::Status RunKernels(const cli::ParsedCommandLine& command_line, std::ostream
     ++line;
     const absl::string_view stripped = absl::StripAsciiWhitespace(text);
     if (stripped.empty() || stripped[0] == '#') continue;
-    const std::vector<absl::string_view> fields =
-        absl::StrSplit(stripped, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    const std::vector<absl::string_view> fields = absl::StrSplit(stripped, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     if (fields[0] == "gemm") {
       absl::StatusOr<std::string> result = GemmLine(*model, line, fields);
       if (!result.ok()) return result.status();
@@ -121,9 +118,9 @@ absl::Status RunKernels(const cli::ParsedCommandLine& command_line, std::ostream
 }  // namespace
 
 const Command& KernelsCommand() {
-  static const Command* command = new Command{
-      "kernels", "predicted time of kernels read from stdin ('gemm M N K DTYPE'), one line each",
-      cli::CommandFlags().Take(cli::AccountingFlagGroup(), {"gpu", "calibration"}), &RunKernels};
+  static const Command* command =
+      new Command{"kernels", "predicted time of kernels read from stdin ('gemm M N K DTYPE'), one line each",
+                  cli::CommandFlags().Take(cli::AccountingFlagGroup(), {"gpu", "calibration"}), &RunKernels};
   return *command;
 }
 

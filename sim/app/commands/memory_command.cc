@@ -20,8 +20,7 @@ namespace {
 
 // `memory --engine=...`: the engine's KV-cache plan instead of the payload accounting. The plan
 // counts weights tensor by tensor from the architecture, as the engines load them.
-absl::Status RunEngineMemory(const cli::FlagValues& flags, const AccountingSetup& setup, bool json,
-                             std::ostream& out) {
+absl::Status RunEngineMemory(const cli::FlagValues& flags, const AccountingSetup& setup, bool json, std::ostream& out) {
   absl::StatusOr<MemoryPlanRequest> request = cli::ResolveMemoryPlanRequest(flags, setup);
   if (!request.ok()) return request.status();
   absl::StatusOr<MemoryPlanDetail> detail = ExplainEngineMemory(*request);
@@ -53,7 +52,8 @@ absl::Status RunMemory(const cli::ParsedCommandLine& command_line, std::ostream&
   if (!setup.ok()) return setup.status();
   if (!engine_flags.engine.empty()) return RunEngineMemory(flags, *setup, *json, out);
   if (const std::vector<std::string> given = cli::EngineFlagsGiven(flags); !given.empty()) {
-    return cli::UsageError(absl::StrCat("--", given[0], " is an engine flag: give --engine=vllm-v1|vllm-v0|sglang|trtllm"));
+    return cli::UsageError(
+        absl::StrCat("--", given[0], " is an engine flag: give --engine=vllm-v1|vllm-v0|sglang|trtllm"));
   }
   const MemoryReport report = BuildMemoryReport(*setup, context, batch);
   out << (*json ? format::ToJson(report) : RenderMemoryTable(report, *setup));
@@ -63,16 +63,16 @@ absl::Status RunMemory(const cli::ParsedCommandLine& command_line, std::ostream&
 }  // namespace
 
 const Command& MemoryCommand() {
-  static const Command* command = new Command{
-      "memory", "weights, KV cache and payload against the device's reported memory",
-      cli::CommandFlags()
-          .Take(cli::AccountingFlagGroup(), cli::AccountingFlagNames())
-          .Take(cli::AccountingFlagGroup(), {"context", "batch"})
-          .Take(cli::EngineFlagGroup())
-          .Help("engine",
-                "print this serving engine's KV-cache plan instead of the accounting: vllm-v1, vllm-v0, "
-                "sglang or trtllm, optionally @version (vllm-v1@0.19, sglang@0.4.1, trtllm@cpp)"),
-      &RunMemory};
+  static const Command* command =
+      new Command{"memory", "weights, KV cache and payload against the device's reported memory",
+                  cli::CommandFlags()
+                      .Take(cli::AccountingFlagGroup(), cli::AccountingFlagNames())
+                      .Take(cli::AccountingFlagGroup(), {"context", "batch"})
+                      .Take(cli::EngineFlagGroup())
+                      .Help("engine",
+                            "print this serving engine's KV-cache plan instead of the accounting: vllm-v1, vllm-v0, "
+                            "sglang or trtllm, optionally @version (vllm-v1@0.19, sglang@0.4.1, trtllm@cpp)"),
+                  &RunMemory};
   return *command;
 }
 

@@ -18,9 +18,9 @@ absl::Status RunModels(const cli::ParsedCommandLine& command_line, std::ostream&
 }  // namespace
 
 const Command& ModelsCommand() {
-  static const Command* command = new Command{
-      "models", "the model catalog: the names --model takes, parameters, attention, experts",
-      cli::CommandFlags().Take(cli::AccountingFlagGroup(), {"format"}), &RunModels};
+  static const Command* command =
+      new Command{"models", "the model catalog: the names --model takes, parameters, attention, experts",
+                  cli::CommandFlags().Take(cli::AccountingFlagGroup(), {"format"}), &RunModels};
   return *command;
 }
 

@@ -72,29 +72,28 @@ struct PlanFlags {
 };
 
 const cli::FlagGroup<PlanFlags>& PlanFlagGroup() {
-  static const cli::FlagGroup<PlanFlags>* group = &(*new cli::FlagGroup<PlanFlags>())
-      .Add("slo", &PlanFlags::slo, "the SLO, e.g. ttft_p99<=2s,tpot_p99<=100ms,e2e_p90<=20s")
-      .Add("gpus", &PlanFlags::gpus, "candidate GPUs (catalog names), comma-separated")
-      .Add("tp_sizes", &PlanFlags::tp_sizes, "candidate tensor-parallel sizes, e.g. 1,2,4,8")
-      .Add("replica_counts", &PlanFlags::replica_counts,
-           "candidate replica counts (not with --target-rate)")
-      .Add("weight_dtypes", &PlanFlags::weight_dtypes, "candidate weight dtypes, e.g. bf16,fp8")
-      .Add("kv_cache_dtypes", &PlanFlags::kv_cache_dtypes, "candidate KV-cache dtypes, e.g. auto,fp8")
-      .Add("engines", &PlanFlags::engines, "candidate engine personalities, e.g. vllm-v1@0.19,sglang")
-      .Add("schedulers", &PlanFlags::schedulers, "candidate schedulers, e.g. vllm,sarathi")
-      .Add("max_num_seqs_list", &PlanFlags::max_num_seqs_list,
-           "candidate max_num_seqs values, e.g. 128,256")
-      .Add("target_rate", &PlanFlags::target_rate,
-           "requests/s to serve; then the fewest replicas per candidate (0: the largest rate)")
-      .Add("min_rate", &PlanFlags::min_rate, "lowest arrival rate tried, requests/s")
-      .Add("max_rate", &PlanFlags::max_rate, "highest arrival rate tried, requests/s")
-      .Add("tolerance", &PlanFlags::tolerance, "relative width of the final rate bracket")
-      .Add("verify_seeds", &PlanFlags::verify_seeds,
-           "seeds that must all pass at the chosen point (common random numbers)")
-      .Add("max_replicas", &PlanFlags::max_replicas, "most replicas tried with --target-rate")
-      .Add("price", &PlanFlags::price,
-           "GPU-hour prices in USD overriding the catalog's, e.g. h100-sxm=2.5,a100-80gb=1.2")
-      .Add("out", &PlanFlags::out, "also write plan.json into this folder");
+  static const cli::FlagGroup<PlanFlags>* group =
+      &(*new cli::FlagGroup<PlanFlags>())
+           .Add("slo", &PlanFlags::slo, "the SLO, e.g. ttft_p99<=2s,tpot_p99<=100ms,e2e_p90<=20s")
+           .Add("gpus", &PlanFlags::gpus, "candidate GPUs (catalog names), comma-separated")
+           .Add("tp_sizes", &PlanFlags::tp_sizes, "candidate tensor-parallel sizes, e.g. 1,2,4,8")
+           .Add("replica_counts", &PlanFlags::replica_counts, "candidate replica counts (not with --target-rate)")
+           .Add("weight_dtypes", &PlanFlags::weight_dtypes, "candidate weight dtypes, e.g. bf16,fp8")
+           .Add("kv_cache_dtypes", &PlanFlags::kv_cache_dtypes, "candidate KV-cache dtypes, e.g. auto,fp8")
+           .Add("engines", &PlanFlags::engines, "candidate engine personalities, e.g. vllm-v1@0.19,sglang")
+           .Add("schedulers", &PlanFlags::schedulers, "candidate schedulers, e.g. vllm,sarathi")
+           .Add("max_num_seqs_list", &PlanFlags::max_num_seqs_list, "candidate max_num_seqs values, e.g. 128,256")
+           .Add("target_rate", &PlanFlags::target_rate,
+                "requests/s to serve; then the fewest replicas per candidate (0: the largest rate)")
+           .Add("min_rate", &PlanFlags::min_rate, "lowest arrival rate tried, requests/s")
+           .Add("max_rate", &PlanFlags::max_rate, "highest arrival rate tried, requests/s")
+           .Add("tolerance", &PlanFlags::tolerance, "relative width of the final rate bracket")
+           .Add("verify_seeds", &PlanFlags::verify_seeds,
+                "seeds that must all pass at the chosen point (common random numbers)")
+           .Add("max_replicas", &PlanFlags::max_replicas, "most replicas tried with --target-rate")
+           .Add("price", &PlanFlags::price,
+                "GPU-hour prices in USD overriding the catalog's, e.g. h100-sxm=2.5,a100-80gb=1.2")
+           .Add("out", &PlanFlags::out, "also write plan.json into this folder");
   return *group;
 }
 
@@ -117,20 +116,9 @@ absl::StatusOr<std::map<std::string, double>> ParsePrices(absl::string_view text
   return prices;
 }
 
-absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
-  const PlanFlags plan_flags = PlanFlagGroup().Read(flags);
-  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(flags);
-  PlanSettings s;
-  absl::StatusOr<std::vector<SloTerm>> slo = plan::ParseSlo(plan_flags.slo, "slo");
-  if (!slo.ok()) return Usage(slo.status());
-  s.slo = *std::move(slo);
-  if (flags.IsSet("rate")) {
-    return cli::UsageError("--rate: plan searches the arrival rate; give --target-rate, or --min-rate and --max-rate");
-  }
-  if (flags.IsSet("num_replicas")) {
-    return cli::UsageError("--num-replicas: plan chooses replicas; list them with --replica-counts, or give --target-rate");
-  }
-  plan::CandidateAxes axes;
+// The candidate axes (--gpus, --tp-sizes, ...); a usage error for a bad list or an axis given
+// beside the single-value flag it varies.
+absl::Status ReadAxes(const PlanFlags& p, const cli::FlagValues& flags, plan::CandidateAxes& axes) {
   auto list = [&](const std::string& text, absl::string_view name, std::vector<std::string>& to) -> absl::Status {
     absl::StatusOr<std::vector<std::string>> v = plan::ParseList(text, name);
     if (!v.ok()) return Usage(v.status());
@@ -143,7 +131,6 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
     to.assign(v->begin(), v->end());
     return absl::OkStatus();
   };
-  const PlanFlags& p = plan_flags;
   for (absl::Status st : {list(p.gpus, "gpus", axes.gpus), ints(p.tp_sizes, "tp-sizes", axes.tensor_parallel),
                           ints(p.replica_counts, "replica-counts", axes.replicas),
                           list(p.weight_dtypes, "weight-dtypes", axes.weight_dtypes),
@@ -153,16 +140,37 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
     if (!st.ok()) return st;
   }
   // A candidate axis and the single-value flag it varies would contradict each other.
-  const std::pair<const char*, bool> overlaps[] = {
-      {"gpu", !axes.gpus.empty()}, {"tensor_parallel_size", !axes.tensor_parallel.empty()},
-      {"weight_dtype", !axes.weight_dtypes.empty()}, {"kv_cache_dtype", !axes.kv_dtypes.empty()},
-      {"engine", !axes.engines.empty()}, {"scheduler", !axes.schedulers.empty()},
-      {"max_num_seqs", !axes.max_num_seqs.empty()}};
+  const std::pair<const char*, bool> overlaps[] = {{"gpu", !axes.gpus.empty()},
+                                                   {"tensor_parallel_size", !axes.tensor_parallel.empty()},
+                                                   {"weight_dtype", !axes.weight_dtypes.empty()},
+                                                   {"kv_cache_dtype", !axes.kv_dtypes.empty()},
+                                                   {"engine", !axes.engines.empty()},
+                                                   {"scheduler", !axes.schedulers.empty()},
+                                                   {"max_num_seqs", !axes.max_num_seqs.empty()}};
   for (const auto& [name, varied] : overlaps) {
     if (varied && flags.IsSet(name)) {
       return cli::UsageError(absl::StrCat("--", name, " is also a candidate axis: give one or the other"));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
+  const PlanFlags plan_flags = PlanFlagGroup().Read(flags);
+  const cli::SimulateFlags simulate_flags = cli::SimulateFlagGroup().Read(flags);
+  PlanSettings s;
+  absl::StatusOr<std::vector<SloTerm>> slo = plan::ParseSlo(plan_flags.slo, "slo");
+  if (!slo.ok()) return Usage(slo.status());
+  s.slo = *std::move(slo);
+  if (flags.IsSet("rate")) {
+    return cli::UsageError("--rate: plan searches the arrival rate; give --target-rate, or --min-rate and --max-rate");
+  }
+  if (flags.IsSet("num_replicas")) {
+    return cli::UsageError(
+        "--num-replicas: plan chooses replicas; list them with --replica-counts, or give --target-rate");
+  }
+  plan::CandidateAxes axes;
+  if (absl::Status st = ReadAxes(plan_flags, flags, axes); !st.ok()) return st;
   s.target_rate = plan_flags.target_rate;
   if (!(s.target_rate >= 0) || !std::isfinite(s.target_rate)) return cli::UsageError("--target-rate must be >= 0");
   if (s.target_rate > 0 && !axes.replicas.empty()) {
@@ -180,9 +188,11 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
   if (!(s.search.min_rate > 0) || !(s.search.max_rate > s.search.min_rate) || !std::isfinite(s.search.max_rate)) {
     return cli::UsageError("--min-rate and --max-rate: need 0 < min-rate < max-rate");
   }
-  if (!(s.search.tolerance >= 0.001 && s.search.tolerance <= 1)) return cli::UsageError("--tolerance must be in [0.001, 1]");
+  if (!(s.search.tolerance >= 0.001 && s.search.tolerance <= 1))
+    return cli::UsageError("--tolerance must be in [0.001, 1]");
   if (absl::Status st = cli::CheckRange("verify_seeds", s.search.verify_seeds, 1, 100); !st.ok()) return st;
-  if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, kMaxSimulatedGpus); !st.ok()) return st;
+  if (absl::Status st = cli::CheckRange("max_replicas", s.search.max_replicas, 1, kMaxSimulatedGpus); !st.ok())
+    return st;
   absl::StatusOr<std::map<std::string, double>> prices = ParsePrices(plan_flags.price);
   if (!prices.ok()) return prices.status();
   s.prices = *std::move(prices);
@@ -219,13 +229,14 @@ std::string Render(const PlanReport& report) {
   for (const PlanCandidate& c : report.candidates()) {
     const bool ok = c.status() == "ok";
     std::vector<std::string> row = {ok ? absl::StrCat(c.rank()) : "-", c.label(), ok ? absl::StrCat(c.gpus()) : "-",
-                                    !ok ? "-"
+                                    !ok                        ? "-"
                                     : report.target_rate() > 0 ? absl::StrCat(c.replicas())
                                                                : format::Fixed(c.rate(), 2),
                                     ok ? format::Fixed(c.output_tokens_per_s(), 0) : "-"};
     for (int t = 0; t < report.slo_size(); ++t) row.push_back(ok ? Ms(c.slo_values(t).mean_s()) : "-");
     row.push_back(ok && c.usd_per_hour() > 0 ? format::Fixed(c.usd_per_hour(), 2) : "-");
-    row.push_back(ok && c.usd_per_million_output_tokens() > 0 ? format::Fixed(c.usd_per_million_output_tokens(), 3) : "-");
+    row.push_back(ok && c.usd_per_million_output_tokens() > 0 ? format::Fixed(c.usd_per_million_output_tokens(), 3)
+                                                              : "-");
     row.push_back(plan::ProfileMark(c));
     if (c.error().empty()) {
       row.push_back(ok ? "" : c.status());
@@ -237,8 +248,9 @@ std::string Render(const PlanReport& report) {
   }
   absl::StrAppend(&out, table.Render());
   for (const std::string& note : footnotes) absl::StrAppend(&out, note, "\n");
-  absl::StrAppend(&out, "SLO values are means over ", report.replications(), " seed", report.replications() == 1 ? "" : "s",
-                  " at the chosen point (95% intervals in --format=json); ", report.simulations(), " simulations\n");
+  absl::StrAppend(&out, "SLO values are means over ", report.replications(), " seed",
+                  report.replications() == 1 ? "" : "s", " at the chosen point (95% intervals in --format=json); ",
+                  report.simulations(), " simulations\n");
   for (const std::string& note : report.notes()) absl::StrAppend(&out, "note: ", note, "\n");
   if (!report.best_command().empty()) absl::StrAppend(&out, "best: ", report.best_command(), " --out=plan-best\n");
   return out;
@@ -262,7 +274,8 @@ std::string PassRule(double tolerance) {
   return absl::StrCat("a point passes when its arrivals last at least ", plan::kWindowLatencies,
                       " p99 end-to-end latencies (the run grows to what that needs, up to ", plan::kMaxPlanRequests,
                       " requests), every SLO term holds, no request is rejected, and the mean queueing delay of the "
-                      "whole run is at most ", kStableGrowth, " x that of its first half + ", kStableSlackS * 1e3,
+                      "whole run is at most ",
+                      kStableGrowth, " x that of its first half + ", kStableSlackS * 1e3,
                       " ms (stability); rates bisected to ", format::Fixed(100 * tolerance, 1),
                       "%; output tokens/s is the rate times the mean output of the completed requests");
 }
@@ -279,16 +292,9 @@ PlanReport ReportHeader(const PlanSettings& s) {
   return report;
 }
 
-absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& out) {
-  if (!command_line.positional.empty()) {
-    return cli::UsageError(absl::StrCat("plan takes flags only, got '", command_line.positional[0], "'"));
-  }
-  absl::StatusOr<PlanSettings> settings = ReadSettings(command_line.flags);
-  if (!settings.ok()) return settings.status();
-  const PlanSettings& s = *settings;
-  // Every candidate checked before any simulation runs.
-  std::vector<PlanCandidate> candidates(s.candidates.size());
-  std::vector<cli::FlagValues> flags;
+// Each candidate's flags resolved (CandidateFlags) and every --price naming a candidate's GPU.
+absl::Status CheckCandidates(const PlanSettings& s, std::vector<PlanCandidate>& candidates,
+                             std::vector<cli::FlagValues>& flags) {
   for (size_t i = 0; i < s.candidates.size(); ++i) {
     absl::StatusOr<cli::FlagValues> f = CandidateFlags(s, s.candidates[i], candidates[i]);
     if (!f.ok()) return f.status();
@@ -299,6 +305,20 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
     for (const PlanCandidate& c : candidates) used |= c.gpu() == gpu;
     if (!used) return cli::UsageError(absl::StrCat("--price: no candidate runs on '", gpu, "'"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& out) {
+  if (!command_line.positional.empty()) {
+    return cli::UsageError(absl::StrCat("plan takes flags only, got '", command_line.positional[0], "'"));
+  }
+  absl::StatusOr<PlanSettings> settings = ReadSettings(command_line.flags);
+  if (!settings.ok()) return settings.status();
+  const PlanSettings& s = *settings;
+  // Every candidate checked before any simulation runs.
+  std::vector<PlanCandidate> candidates(s.candidates.size());
+  std::vector<cli::FlagValues> flags;
+  if (absl::Status st = CheckCandidates(s, candidates, flags); !st.ok()) return st;
   absl::StatusOr<PlanWorkload> workload = AssumedWorkload(s.workload);
   if (!workload.ok()) return Usage(workload.status());
   std::optional<OutputDir> dir;
@@ -338,8 +358,9 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
     ++finished_count;
     if (!s.quiet) {
       std::cerr << "plan: " << finished_count << "/" << candidates.size() << " " << c.label() << ": "
-                << (c.status() == "ok" ? absl::StrCat(format::Fixed(c.rate(), 2), " req/s, ", c.replicas(), " replica(s)")
-                                       : c.status())
+                << (c.status() == "ok"
+                        ? absl::StrCat(format::Fixed(c.rate(), 2), " req/s, ", c.replicas(), " replica(s)")
+                        : c.status())
                 << " (" << c.simulations() << " simulations)\n";
     }
     return absl::OkStatus();

@@ -33,8 +33,9 @@ const cli::FlagGroup<ReportFlags>& ReportFlagGroup() {
 absl::Status RunReport(const cli::ParsedCommandLine& command_line, std::ostream& out) {
   const ReportFlags report_flags = ReportFlagGroup().Read(command_line.flags);
   if (command_line.positional.empty()) {
-    return cli::UsageError("report takes one or more folders written by simulate --out, compare --out, sweep --out or "
-                           "plan --out (or a plan.json)");
+    return cli::UsageError(
+        "report takes one or more folders written by simulate --out, compare --out, sweep --out or "
+        "plan --out (or a plan.json)");
   }
   const std::string path = report_flags.out;
   if (path.empty()) return cli::UsageError("report needs --out=FILE.html, the page to write");
@@ -47,7 +48,8 @@ absl::Status RunReport(const cli::ParsedCommandLine& command_line, std::ostream&
   // Each sweep GPU's price, resolved as --gpu is; one that no longer resolves (a spec file moved)
   // has no price, and the page says its points have no cost.
   for (const std::string& gpu : report::SweepGpus(*inputs)) {
-    if (absl::StatusOr<GpuSpec> spec = ResolveGpu(gpu); spec.ok()) inputs->gpu_prices[gpu] = spec->price_usd_per_gpu_hour();
+    if (absl::StatusOr<GpuSpec> spec = ResolveGpu(gpu); spec.ok())
+      inputs->gpu_prices[gpu] = spec->price_usd_per_gpu_hour();
   }
   const std::string page = report::BuildReportPage(*inputs);
   absl::StatusOr<report::StagedFile> staged = report::StagedFile::Stage(path, page, "--out");

@@ -26,10 +26,11 @@ struct RooflineFlags {
 };
 
 const cli::FlagGroup<RooflineFlags>& RooflineFlagGroup() {
-  static const cli::FlagGroup<RooflineFlags>* group = &(*new cli::FlagGroup<RooflineFlags>())
-      .Add("phase", &RooflineFlags::phase, "prefill or decode")
-      .Add("attention", &RooflineFlags::attention,
-           "attention FLOPs in the total: full (the lesson's 2*L*H_q*D*P^2) or causal (halved)");
+  static const cli::FlagGroup<RooflineFlags>* group =
+      &(*new cli::FlagGroup<RooflineFlags>())
+           .Add("phase", &RooflineFlags::phase, "prefill or decode")
+           .Add("attention", &RooflineFlags::attention,
+                "attention FLOPs in the total: full (the lesson's 2*L*H_q*D*P^2) or causal (halved)");
   return *group;
 }
 
@@ -70,8 +71,8 @@ absl::Status RunRoofline(const cli::ParsedCommandLine& command_line, std::ostrea
   } else if (!calibration_path.empty() || !absl::IsNotFound(calibration.status())) {
     return calibration.status();
   } else {
-    report.add_notes(absl::StrCat("no calibration profile for ", setup->gpu.name(),
-                                  ": the calibrated prediction is omitted"));
+    report.add_notes(
+        absl::StrCat("no calibration profile for ", setup->gpu.name(), ": the calibrated prediction is omitted"));
   }
   out << (*json ? format::ToJson(report) : RenderRooflineTable(report, *setup));
   return absl::OkStatus();
@@ -80,15 +81,15 @@ absl::Status RunRoofline(const cli::ParsedCommandLine& command_line, std::ostrea
 }  // namespace
 
 const Command& RooflineCommand() {
-  static const Command* command = new Command{
-      "roofline", "FLOPs, nominal HBM bytes, intensity and peak lower bounds of one pass",
-      cli::CommandFlags()
-          .Take(cli::AccountingFlagGroup(), cli::AccountingFlagNames())
-          .Take(RooflineFlagGroup(), {"phase"})
-          .Take(cli::AccountingFlagGroup(), {"prompt", "context", "batch"})
-          .Take(RooflineFlagGroup(), {"attention"})
-          .Take(cli::AccountingFlagGroup(), {"calibration"}),
-      &RunRoofline};
+  static const Command* command =
+      new Command{"roofline", "FLOPs, nominal HBM bytes, intensity and peak lower bounds of one pass",
+                  cli::CommandFlags()
+                      .Take(cli::AccountingFlagGroup(), cli::AccountingFlagNames())
+                      .Take(RooflineFlagGroup(), {"phase"})
+                      .Take(cli::AccountingFlagGroup(), {"prompt", "context", "batch"})
+                      .Take(RooflineFlagGroup(), {"attention"})
+                      .Take(cli::AccountingFlagGroup(), {"calibration"}),
+                  &RunRoofline};
   return *command;
 }
 

@@ -39,13 +39,15 @@ struct SweepFlags {
 };
 
 const cli::FlagGroup<SweepFlags>& SweepFlagGroup() {
-  static const cli::FlagGroup<SweepFlags>* group = &(*new cli::FlagGroup<SweepFlags>())
-      .Add("spec", &SweepFlags::spec, "the sweep spec, a SweepSpec textproto (docs/sweep.md)")
-      .Add("shard", &SweepFlags::shard,
-           "run shard I of N (\"I/N\"); default: SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT, else "
-           "JOB_COMPLETION_INDEX of JOB_COMPLETIONS (Kubernetes), else the whole sweep")
-      .Add("out", &SweepFlags::out,
-           "the sweep's folder: a folder per run and results.csv (sweep merge: where to write the merged results)");
+  static const cli::FlagGroup<SweepFlags>* group =
+      &(*new cli::FlagGroup<SweepFlags>())
+           .Add("spec", &SweepFlags::spec, "the sweep spec, a SweepSpec textproto (docs/sweep.md)")
+           .Add("shard", &SweepFlags::shard,
+                "run shard I of N (\"I/N\"); default: SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT, else "
+                "JOB_COMPLETION_INDEX of JOB_COMPLETIONS (Kubernetes), else the whole sweep")
+           .Add(
+               "out", &SweepFlags::out,
+               "the sweep's folder: a folder per run and results.csv (sweep merge: where to write the merged results)");
   return *group;
 }
 
@@ -97,8 +99,8 @@ absl::Status Run(const cli::FlagValues& flags, std::ostream& out) {
                                            " failed (each has its error in ", dir,
                                            "/points/<hash>/error.txt; results.csv marks them); rerun to retry them"));
   }
-  out << "sweep: " << stats->runs << (stats->runs == 1 ? " run" : " runs") << which << ": " << stats->ran << " ran, " << stats->skipped
-      << " done before, " << stats->failed << " failed (" << options.jobs << " jobs)\n"
+  out << "sweep: " << stats->runs << (stats->runs == 1 ? " run" : " runs") << which << ": " << stats->ran << " ran, "
+      << stats->skipped << " done before, " << stats->failed << " failed (" << options.jobs << " jobs)\n"
       << "wrote " << dir << "/results.csv and results.jsonl: " << results->ok << " rows";
   if (results->missing > 0) out << " (" << results->missing << " runs of other shards not done yet)";
   out << "\n";
@@ -134,9 +136,9 @@ absl::Status Merge(const cli::FlagValues& flags, const std::vector<std::string>&
   if (absl::Status s = target->WriteManifest(*manifest); !s.ok()) return s;
   if (absl::Status s = sweep::WriteResults(*target, *results); !s.ok()) return s;
   if (results->failed > 0 || results->missing > 0) {
-    return absl::AbortedError(absl::StrCat("merged ", results->ok + results->failed, " of ",
-                                           manifest->runs_size(), " rows into ", out_dir, "/results.csv: ",
-                                           results->failed, " failed, ", results->missing, " missing"));
+    return absl::AbortedError(absl::StrCat("merged ", results->ok + results->failed, " of ", manifest->runs_size(),
+                                           " rows into ", out_dir, "/results.csv: ", results->failed, " failed, ",
+                                           results->missing, " missing"));
   }
   out << "merged " << results->ok << " rows from " << dirs.size() << " folder" << (dirs.size() == 1 ? "" : "s")
       << " into " << out_dir << "/results.csv and results.jsonl\n";

@@ -38,18 +38,20 @@ struct TraceCommandFlags {
 };
 
 const cli::FlagGroup<TraceCommandFlags>& TraceCommandFlagGroup() {
-  static const cli::FlagGroup<TraceCommandFlags>* group = &(*new cli::FlagGroup<TraceCommandFlags>())
-      .Add("output", &TraceCommandFlags::output, "trace convert/sample: the InferGrid-format file to write; "
-           "trace fit: the .textproto to write (default: stdout)")
-      .Add("sort", &TraceCommandFlags::sort, "trace convert: sort rows by arrival (in memory) instead of "
-           "rejecting out-of-order rows")
-      .Add("start_s", &TraceCommandFlags::start_s,
-           "trace sample: keep arrivals at or after this time (s from the first)")
-      .Add("end_s", &TraceCommandFlags::end_s, "trace sample: keep arrivals before this time (0: no end)")
-      .Add("requests", &TraceCommandFlags::requests,
-           "trace sample: keep at most this many requests (0: no limit)")
-      .Add("preset_name", &TraceCommandFlags::preset_name,
-           "trace fit: the preset's name (default: the file's stem)");
+  static const cli::FlagGroup<TraceCommandFlags>* group =
+      &(*new cli::FlagGroup<TraceCommandFlags>())
+           .Add("output", &TraceCommandFlags::output,
+                "trace convert/sample: the InferGrid-format file to write; "
+                "trace fit: the .textproto to write (default: stdout)")
+           .Add("sort", &TraceCommandFlags::sort,
+                "trace convert: sort rows by arrival (in memory) instead of "
+                "rejecting out-of-order rows")
+           .Add("start_s", &TraceCommandFlags::start_s,
+                "trace sample: keep arrivals at or after this time (s from the first)")
+           .Add("end_s", &TraceCommandFlags::end_s, "trace sample: keep arrivals before this time (0: no end)")
+           .Add("requests", &TraceCommandFlags::requests, "trace sample: keep at most this many requests (0: no limit)")
+           .Add("preset_name", &TraceCommandFlags::preset_name,
+                "trace fit: the preset's name (default: the file's stem)");
   return *group;
 }
 
@@ -59,8 +61,7 @@ using format::Percent;
 
 void AppendSkipsAndWarnings(const TraceStats& s, std::string* out) {
   if (s.skipped() > 0) {
-    std::vector<std::pair<std::string, int64_t>> reasons(s.skipped_by_reason().begin(),
-                                                         s.skipped_by_reason().end());
+    std::vector<std::pair<std::string, int64_t>> reasons(s.skipped_by_reason().begin(), s.skipped_by_reason().end());
     std::sort(reasons.begin(), reasons.end());
     absl::StrAppend(out, "skipped rows     ", Grouped(static_cast<double>(s.skipped())), " (",
                     absl::StrJoin(reasons, ", ", absl::PairFormatter("=")), ")\n");
@@ -73,23 +74,21 @@ std::string RenderTraceStatsTable(const TraceStats& s) {
   std::string out = absl::StrCat("InferGrid trace stats: ", s.path(), " (", s.format(), ")\n");
   absl::StrAppend(&out, "  requests       ", Grouped(static_cast<double>(s.rows())), "\n");
   if (s.has_timestamps()) {
-    absl::StrAppend(&out, "  span           ", Fixed(s.span_s(), 3), " s (", Fixed(s.span_s() / 3600, 2),
-                    " h)\n");
+    absl::StrAppend(&out, "  span           ", Fixed(s.span_s(), 3), " s (", Fixed(s.span_s() / 3600, 2), " h)\n");
     absl::StrAppend(&out, "  mean rate      ", Fixed(s.mean_rate_per_s(), 3), " req/s (",
                     Fixed(60 * s.mean_rate_per_s(), 1), " req/min)\n");
     absl::StrAppend(&out, "  peak rate      ", s.peak_requests_1s(), " req in 1 s (from ",
                     Fixed(s.peak_1s_start_s(), 3), " s); ", s.peak_requests_60s(),
                     " req in 60 s = ", Fixed(s.peak_requests_60s() / 60.0, 3), " req/s (from ",
                     Fixed(s.peak_60s_start_s(), 3), " s)\n");
-    absl::StrAppend(&out, "  inter-arrival  CV ", Fixed(s.interarrival_cv(), 3),
-                    " (1: Poisson; > 1: burstier)\n");
+    absl::StrAppend(&out, "  inter-arrival  CV ", Fixed(s.interarrival_cv(), 3), " (1: Poisson; > 1: burstier)\n");
   } else {
     absl::StrAppend(&out, "  arrivals       none in the file (lengths only)\n");
   }
   absl::StrAppend(&out, "\n");
   format::TextTable table({"tokens", "mean", "min", "p50", "p90", "p99", "max", "total"});
-  for (const auto& [name, t] : {std::pair<const char*, const TokenStats*>{"input", &s.input()},
-                                {"output", &s.output()}}) {
+  for (const auto& [name, t] :
+       {std::pair<const char*, const TokenStats*>{"input", &s.input()}, {"output", &s.output()}}) {
     table.AddRow({name, Fixed(t->mean(), 1), Grouped(static_cast<double>(t->min())),
                   Grouped(static_cast<double>(t->p50())), Grouped(static_cast<double>(t->p90())),
                   Grouped(static_cast<double>(t->p99())), Grouped(static_cast<double>(t->max())),
@@ -99,9 +98,8 @@ std::string RenderTraceStatsTable(const TraceStats& s) {
   if (s.has_prefix()) {
     const PrefixStats& p = s.prefix();
     absl::StrAppend(&out, "\nprefix blocks    ", Grouped(static_cast<double>(p.blocks())),
-                    " block ids (512-token blocks) in ",
-                    Grouped(static_cast<double>(p.requests_with_blocks())), " requests, ",
-                    Grouped(static_cast<double>(p.unique_blocks())), " distinct: reuse ",
+                    " block ids (512-token blocks) in ", Grouped(static_cast<double>(p.requests_with_blocks())),
+                    " requests, ", Grouped(static_cast<double>(p.unique_blocks())), " distinct: reuse ",
                     Percent(p.reuse_fraction()), " (hit ratio of an unbounded prefix cache)\n");
   }
   absl::StrAppend(&out, "\n");
@@ -154,14 +152,13 @@ absl::Status OpenTraceCopy(const cli::FlagValues& flags, bool allow_out_of_order
   return absl::OkStatus();
 }
 
-std::string Summary(const std::string& verb, int64_t written, const std::string& path,
-                    const TraceReadStats& read) {
+std::string Summary(const std::string& verb, int64_t written, const std::string& path, const TraceReadStats& read) {
   TraceStats s;
   s.set_skipped(read.skipped);
   for (const auto& [reason, count] : read.skipped_by_reason) (*s.mutable_skipped_by_reason())[reason] = count;
   for (const std::string& w : read.warnings) s.add_warnings(w);
-  std::string out = absl::StrCat(verb, " ", Grouped(static_cast<double>(written)), " requests (",
-                                 read.format, ") to ", path, "\n");
+  std::string out =
+      absl::StrCat(verb, " ", Grouped(static_cast<double>(written)), " requests (", read.format, ") to ", path, "\n");
   AppendSkipsAndWarnings(s, &out);
   return out;
 }
@@ -245,9 +242,8 @@ absl::Status RunSample(const cli::FlagValues& flags, std::ostream& out) {
     if (absl::Status s = writer.Write(request); !s.ok()) return s;
   }
   if (writer.rows() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(trace_flags.trace, ": no request falls in the window [",
-                                                   start, ", ", end > 0 ? absl::StrCat(end) : "end",
-                                                   ") s"));
+    return absl::InvalidArgumentError(absl::StrCat(trace_flags.trace, ": no request falls in the window [", start, ", ",
+                                                   end > 0 ? absl::StrCat(end) : "end", ") s"));
   }
   if (absl::Status s = writer.Close(); !s.ok()) return s;
   out << Summary("wrote", writer.rows(), copy.output, copy.read);
@@ -292,28 +288,26 @@ absl::Status RunTrace(const cli::ParsedCommandLine& command_line, std::ostream& 
   if (positional.size() != 1) {
     return cli::UsageError(positional.empty()
                                ? "trace needs a subcommand: stats, convert, sample or fit"
-                               : absl::StrCat("trace takes one subcommand, got ", positional.size(),
-                                              " arguments"));
+                               : absl::StrCat("trace takes one subcommand, got ", positional.size(), " arguments"));
   }
   const std::string& sub = positional[0];
   if (sub == "stats") return RunStats(flags, out);
   if (sub == "convert") return RunConvert(flags, out);
   if (sub == "sample") return RunSample(flags, out);
   if (sub == "fit") return RunFit(flags, out);
-  return cli::UsageError(absl::StrCat("unknown trace subcommand '", sub,
-                                      "': expected stats, convert, sample or fit"));
+  return cli::UsageError(absl::StrCat("unknown trace subcommand '", sub, "': expected stats, convert, sample or fit"));
 }
 
 }  // namespace
 
 const Command& TraceCommand() {
-  static const Command* command = new Command{
-      "trace", "stats | convert | sample | fit: inspect, convert, cut or fit request traces",
-      cli::CommandFlags()
-          .Take(cli::TraceFlagGroup())
-          .Take(cli::AccountingFlagGroup(), {"format"})
-          .Take(TraceCommandFlagGroup()),
-      &RunTrace};
+  static const Command* command =
+      new Command{"trace", "stats | convert | sample | fit: inspect, convert, cut or fit request traces",
+                  cli::CommandFlags()
+                      .Take(cli::TraceFlagGroup())
+                      .Take(cli::AccountingFlagGroup(), {"format"})
+                      .Take(TraceCommandFlagGroup()),
+                  &RunTrace};
   return *command;
 }
 

@@ -36,23 +36,24 @@ struct TrainFlags {
 };
 
 const cli::FlagGroup<TrainFlags>& TrainFlagGroup() {
-  static const cli::FlagGroup<TrainFlags>* group = &(*new cli::FlagGroup<TrainFlags>())
-      .Add("params_count", &TrainFlags::params_count,
-           "parameter count N (e.g. 70e9); replaces --model (0: count the model's parameters)")
-      .Add("tokens", &TrainFlags::tokens,
-           "training tokens D (e.g. 15e12); 0: compute-optimal, --tokens-per-parameter x N")
-      .Add("tokens_per_parameter", &TrainFlags::tokens_per_parameter,
-           "compute-optimal tokens per parameter (Chinchilla's ~20: an assumption)")
-      .Add("num_gpus", &TrainFlags::num_gpus, "number of GPUs G training together")
-      .Add("mfu", &TrainFlags::mfu,
-           "model FLOPs utilization: achieved 6ND FLOP/s over the GPU's dense bf16 peak "
-           "(0: 0.4, unless --effective-flops-per-gpu is given)")
-      .Add("effective_flops_per_gpu", &TrainFlags::effective_flops_per_gpu,
-           "achieved FLOP/s per GPU (e.g. 400e12), instead of --mfu")
-      .Add("target_days", &TrainFlags::target_days,
-           "also solve for what would finish the run in this many days (0: don't)")
-      .Add("seq_len", &TrainFlags::seq_len,
-           "sequence length T for the attention FLOPs 6*N*D leaves out (needs --model; 0: omit)");
+  static const cli::FlagGroup<TrainFlags>* group =
+      &(*new cli::FlagGroup<TrainFlags>())
+           .Add("params_count", &TrainFlags::params_count,
+                "parameter count N (e.g. 70e9); replaces --model (0: count the model's parameters)")
+           .Add("tokens", &TrainFlags::tokens,
+                "training tokens D (e.g. 15e12); 0: compute-optimal, --tokens-per-parameter x N")
+           .Add("tokens_per_parameter", &TrainFlags::tokens_per_parameter,
+                "compute-optimal tokens per parameter (Chinchilla's ~20: an assumption)")
+           .Add("num_gpus", &TrainFlags::num_gpus, "number of GPUs G training together")
+           .Add("mfu", &TrainFlags::mfu,
+                "model FLOPs utilization: achieved 6ND FLOP/s over the GPU's dense bf16 peak "
+                "(0: 0.4, unless --effective-flops-per-gpu is given)")
+           .Add("effective_flops_per_gpu", &TrainFlags::effective_flops_per_gpu,
+                "achieved FLOP/s per GPU (e.g. 400e12), instead of --mfu")
+           .Add("target_days", &TrainFlags::target_days,
+                "also solve for what would finish the run in this many days (0: don't)")
+           .Add("seq_len", &TrainFlags::seq_len,
+                "sequence length T for the attention FLOPs 6*N*D leaves out (needs --model; 0: omit)");
   return *group;
 }
 
@@ -86,8 +87,8 @@ absl::Status ResolveParameters(const cli::FlagValues& flags, TrainingQuery& q) {
   double scale = 1;
   if (mode == "nominal") {
     if (q.model.nominal_parameters() <= 0) {
-      return cli::UsageError(absl::StrCat("--params=nominal: model '", q.model.name(),
-                                          "' has no nominal parameter count; use exact"));
+      return cli::UsageError(
+          absl::StrCat("--params=nominal: model '", q.model.name(), "' has no nominal parameter count; use exact"));
     }
     scale = q.model.nominal_parameters() / exact;
   } else if (mode != "exact") {
@@ -123,8 +124,7 @@ absl::Status RunTrain(const cli::ParsedCommandLine& command_line, std::ostream& 
         cli::CheckDoubleRange("mfu", q.mfu, 0, 1),
         cli::CheckDoubleRange("effective_flops_per_gpu", q.effective_flops_per_gpu, 0, 1e18),
         cli::CheckDoubleRange("target_days", q.target_days, 0, 1e6),
-        cli::CheckRange("num_gpus", num_gpus, 1, 10'000'000),
-        cli::CheckRange("seq_len", seq_len, 0, 100'000'000)}) {
+        cli::CheckRange("num_gpus", num_gpus, 1, 10'000'000), cli::CheckRange("seq_len", seq_len, 0, 100'000'000)}) {
     if (!s.ok()) return s;
   }
   if (q.mfu > 0 && q.effective_flops_per_gpu > 0) {
@@ -141,8 +141,8 @@ absl::Status RunTrain(const cli::ParsedCommandLine& command_line, std::ostream& 
   if (!gpu.ok()) return AsFlagError("gpu", gpu_name, gpu.status());
   q.gpu = *std::move(gpu);
   if (q.effective_flops_per_gpu == 0 && q.gpu.tensor_peaks().fp16_flops() <= 0) {
-    return cli::UsageError(absl::StrCat("--gpu: ", q.gpu.name(),
-                                        " has no dense bf16 peak for --mfu; give --effective-flops-per-gpu"));
+    return cli::UsageError(
+        absl::StrCat("--gpu: ", q.gpu.name(), " has no dense bf16 peak for --mfu; give --effective-flops-per-gpu"));
   }
   const TrainingReport report = BuildTrainingReport(q);
   out << (*json ? format::ToJson(report) : RenderTrainingTable(report, q.gpu));
@@ -152,15 +152,15 @@ absl::Status RunTrain(const cli::ParsedCommandLine& command_line, std::ostream& 
 }  // namespace
 
 const Command& TrainCommand() {
-  static const Command* command = new Command{
-      "train", "training FLOPs (6*N*D), compute-optimal tokens and wall time on G GPUs",
-      cli::CommandFlags()
-          .Take(cli::AccountingFlagGroup(), {"model", "params"})
-          .Take(TrainFlagGroup(), {"params_count", "tokens", "tokens_per_parameter"})
-          .Take(cli::AccountingFlagGroup(), {"gpu"})
-          .Take(TrainFlagGroup(), {"num_gpus", "mfu", "effective_flops_per_gpu", "target_days", "seq_len"})
-          .Take(cli::AccountingFlagGroup(), {"format"}),
-      &RunTrain};
+  static const Command* command =
+      new Command{"train", "training FLOPs (6*N*D), compute-optimal tokens and wall time on G GPUs",
+                  cli::CommandFlags()
+                      .Take(cli::AccountingFlagGroup(), {"model", "params"})
+                      .Take(TrainFlagGroup(), {"params_count", "tokens", "tokens_per_parameter"})
+                      .Take(cli::AccountingFlagGroup(), {"gpu"})
+                      .Take(TrainFlagGroup(), {"num_gpus", "mfu", "effective_flops_per_gpu", "target_days", "seq_len"})
+                      .Take(cli::AccountingFlagGroup(), {"format"}),
+                  &RunTrain};
   return *command;
 }
 

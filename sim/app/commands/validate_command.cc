@@ -29,13 +29,13 @@ struct ValidateFlags {
 };
 
 const cli::FlagGroup<ValidateFlags>& ValidateFlagGroup() {
-  static const cli::FlagGroup<ValidateFlags>* group = &(*new cli::FlagGroup<ValidateFlags>())
-      .Add("predicted", &ValidateFlags::predicted,
-           "CSV of predicted per-request latencies: a header with at least id,ttft_s,tpot_s")
-      .Add("observed", &ValidateFlags::observed,
-           "CSV of observed (measured) per-request latencies, same columns")
-      .Add("allow_unmatched", &ValidateFlags::allow_unmatched,
-           "join on the ids both files have and count the rest (default: an id in one file only is an error)");
+  static const cli::FlagGroup<ValidateFlags>* group =
+      &(*new cli::FlagGroup<ValidateFlags>())
+           .Add("predicted", &ValidateFlags::predicted,
+                "CSV of predicted per-request latencies: a header with at least id,ttft_s,tpot_s")
+           .Add("observed", &ValidateFlags::observed, "CSV of observed (measured) per-request latencies, same columns")
+           .Add("allow_unmatched", &ValidateFlags::allow_unmatched,
+                "join on the ids both files have and count the rest (default: an id in one file only is an error)");
   return *group;
 }
 

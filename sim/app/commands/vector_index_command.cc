@@ -34,26 +34,26 @@ struct VectorIndexFlags {
 };
 
 const cli::FlagGroup<VectorIndexFlags>& VectorIndexFlagGroup() {
-  static const cli::FlagGroup<VectorIndexFlags>* group = &(*new cli::FlagGroup<VectorIndexFlags>())
-      .Add("vectors", &VectorIndexFlags::vectors, "number of vectors N")
-      .Add("dim", &VectorIndexFlags::dim, "dimensions D per vector")
-      .Add("vector_dtype", &VectorIndexFlags::vector_dtype,
-           "vector element: fp32, fp16, int8 or binary (1 bit)")
-      .Add("hnsw_m", &VectorIndexFlags::hnsw_m, "HNSW M: links per node on the upper layers (2M on layer 0)")
-      .Add("id_bytes", &VectorIndexFlags::id_bytes, "bytes per neighbour id in the link lists: 4 or 8")
-      .Add("table_dims", &VectorIndexFlags::table_dims, "dimensions D of the overhead table's rows")
-      .Add("table_m", &VectorIndexFlags::table_m, "values of M of the overhead table's columns");
+  static const cli::FlagGroup<VectorIndexFlags>* group =
+      &(*new cli::FlagGroup<VectorIndexFlags>())
+           .Add("vectors", &VectorIndexFlags::vectors, "number of vectors N")
+           .Add("dim", &VectorIndexFlags::dim, "dimensions D per vector")
+           .Add("vector_dtype", &VectorIndexFlags::vector_dtype, "vector element: fp32, fp16, int8 or binary (1 bit)")
+           .Add("hnsw_m", &VectorIndexFlags::hnsw_m, "HNSW M: links per node on the upper layers (2M on layer 0)")
+           .Add("id_bytes", &VectorIndexFlags::id_bytes, "bytes per neighbour id in the link lists: 4 or 8")
+           .Add("table_dims", &VectorIndexFlags::table_dims, "dimensions D of the overhead table's rows")
+           .Add("table_m", &VectorIndexFlags::table_m, "values of M of the overhead table's columns");
   return *group;
 }
 
-absl::StatusOr<std::vector<int64_t>> ParseList(absl::string_view flag, const std::string& text,
-                                               int64_t minimum, int64_t maximum) {
+absl::StatusOr<std::vector<int64_t>> ParseList(absl::string_view flag, const std::string& text, int64_t minimum,
+                                               int64_t maximum) {
   std::vector<int64_t> values;
   for (absl::string_view part : absl::StrSplit(text, ',')) {
     int64_t value = 0;
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &value) || value < minimum || value > maximum) {
-      return cli::UsageError(absl::StrCat("--", flag, ": '", part, "' is not an integer in ", minimum,
-                                          "..", maximum, " (expected a comma-separated list)"));
+      return cli::UsageError(absl::StrCat("--", flag, ": '", part, "' is not an integer in ", minimum, "..", maximum,
+                                          " (expected a comma-separated list)"));
     }
     values.push_back(value);
   }
@@ -74,9 +74,9 @@ absl::Status RunVectorIndex(const cli::ParsedCommandLine& command_line, std::ost
   q.dim = vector_index_flags.dim;
   q.layout.m = vector_index_flags.hnsw_m;
   q.layout.id_bytes = vector_index_flags.id_bytes;
-  for (const absl::Status& s : {cli::CheckRange("vectors", vectors, 1, 1'000'000'000'000),
-                                cli::CheckRange("dim", q.dim, 1, 1'000'000),
-                                cli::CheckRange("hnsw_m", q.layout.m, 2, 1024)}) {
+  for (const absl::Status& s :
+       {cli::CheckRange("vectors", vectors, 1, 1'000'000'000'000), cli::CheckRange("dim", q.dim, 1, 1'000'000),
+        cli::CheckRange("hnsw_m", q.layout.m, 2, 1024)}) {
     if (!s.ok()) return s;
   }
   if (q.layout.id_bytes != 4 && q.layout.id_bytes != 8) {

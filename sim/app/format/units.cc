@@ -37,8 +37,6 @@ std::string Scientific(double value) {
   return absl::StrFormat("%.2fe%d", value / std::pow(10.0, exponent), exponent);
 }
 
-std::string Percent(double fraction, int decimals) {
-  return absl::StrCat(Fixed(100 * fraction, decimals), "%");
-}
+std::string Percent(double fraction, int decimals) { return absl::StrCat(Fixed(100 * fraction, decimals), "%"); }
 
 }  // namespace infergrid::format

@@ -117,10 +117,10 @@ class BackgroundSink final : public IterationSink {
   };
   std::vector<ReadCount> read_;
   std::atomic<bool> producer_waiting_{false};
-  std::mutex mutex_;                      // for the two waits below
-  std::condition_variable finished_;      // wakes the writers at Finish()
+  std::mutex mutex_;  // for the two waits below
+  std::condition_variable finished_;  // wakes the writers at Finish()
   std::condition_variable read_changed_;  // wakes a simulation waiting on a full ring
-  bool done_ = false;                     // guarded by mutex_
+  bool done_ = false;  // guarded by mutex_
   std::vector<std::thread> writers_;
 };
 

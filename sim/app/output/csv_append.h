@@ -62,7 +62,8 @@ inline constexpr char kDigitPairs[] =
 // and integer parts of an iteration's row are below 10^8 (simulated seconds, KV blocks,
 // iteration numbers), written two digits at a time without std::to_chars's digit count.
 [[gnu::always_inline]] inline char* IntChars(char* at, int64_t value) {
-  if (value >= 0 && value < 10000) [[likely]] return SmallIntChars(at, static_cast<uint32_t>(value));
+  if (value >= 0 && value < 10000) [[likely]]
+    return SmallIntChars(at, static_cast<uint32_t>(value));
   return LargeIntChars(at, value);
 }
 
@@ -231,7 +232,8 @@ class TextRow {
     Text(absl::string_view(buffer, static_cast<size_t>(end - buffer)), separator);
   }
   void Ensure(size_t bytes) {
-    if (static_cast<size_t>(row_ + kRoom - p_) >= bytes) [[likely]] return;
+    if (static_cast<size_t>(row_ + kRoom - p_) >= bytes) [[likely]]
+      return;
     Spill();
   }
   void Spill() {

@@ -20,8 +20,8 @@ absl::StatusOr<std::unique_ptr<IterationsCsv>> IterationsCsv::Open(const std::st
 }
 
 void IterationsCsv::OnIteration(const IterationRecord& r) {
-  const double kv_fraction = r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_used) /
-                                                          static_cast<double>(r.kv_blocks_total) : 0;
+  const double kv_fraction =
+      r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_used) / static_cast<double>(r.kv_blocks_total) : 0;
   // Same text as printf("%d,%d,%.9f x 6,%d x 6,%.6f,%d x 6,%s,%.6f,%.6f\n"). The columns that
   // mostly repeat the row before's value reuse its text (FixedMemo); a row's start is the same
   // double as the one before's end, so the two share one.

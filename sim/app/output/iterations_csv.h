@@ -27,7 +27,7 @@ class IterationsCsv final : public IterationSink {
   // Opens `path` for writing (the caller's temporary name); `speculative` adds the speculative
   // decoding columns; kZstd writes the same text as one zstd frame (iterations.csv.zst).
   static absl::StatusOr<std::unique_ptr<IterationsCsv>> Open(const std::string& path, bool speculative = false,
-                                                            Compression compression = Compression::kNone);
+                                                             Compression compression = Compression::kNone);
   void OnIteration(const IterationRecord& r) override;
   // Flushes and closes; reports any write error.
   absl::Status Close();
@@ -38,8 +38,8 @@ class IterationsCsv final : public IterationSink {
   BufferedFile file_;
   bool speculative_;
   // The last text of each column that often repeats (start and end share one).
-  FixedMemo time_memo_, communication_memo_, host_memo_, host_hidden_memo_, kv_fraction_memo_,
-      compute_fraction_memo_, draft_memo_;
+  FixedMemo time_memo_, communication_memo_, host_memo_, host_hidden_memo_, kv_fraction_memo_, compute_fraction_memo_,
+      draft_memo_;
 };
 
 }  // namespace infergrid

@@ -11,7 +11,7 @@
 namespace infergrid {
 
 absl::StatusOr<std::unique_ptr<Timeline>> JsonTimeline::Open(const std::string& path, int num_replicas,
-                                                         int64_t max_iterations) {
+                                                             int64_t max_iterations) {
   absl::StatusOr<BufferedFile> file = BufferedFile::Open(path);
   if (!file.ok()) return file.status();
   std::unique_ptr<JsonTimeline> timeline(new JsonTimeline(std::move(*file), max_iterations));
@@ -20,8 +20,9 @@ absl::StatusOr<std::unique_ptr<Timeline>> JsonTimeline::Open(const std::string& 
   for (int r = 0; r < num_replicas; ++r) {
     absl::StrAppend(&b, r == 0 ? "" : ",\n", "{\"ph\":\"M\",\"pid\":", r,
                     ",\"name\":\"process_name\",\"args\":{\"name\":\"replica ", r, "\"}},\n",
-                    "{\"ph\":\"M\",\"pid\":", r, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":", r, "}},\n",
-                    "{\"ph\":\"M\",\"pid\":", r, ",\"tid\":0,\"name\":\"thread_name\",\"args\":{\"name\":\"iterations\"}}");
+                    "{\"ph\":\"M\",\"pid\":", r, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":", r,
+                    "}},\n", "{\"ph\":\"M\",\"pid\":", r,
+                    ",\"tid\":0,\"name\":\"thread_name\",\"args\":{\"name\":\"iterations\"}}");
   }
   return std::unique_ptr<Timeline>(std::move(timeline));
 }

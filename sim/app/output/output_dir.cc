@@ -29,16 +29,19 @@ absl::StatusOr<int> LockFolder(const std::string& dir) {
   for (;;) {
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-      return absl::FailedPreconditionError(absl::StrCat("--out=", dir, ": cannot create ", path, ": ", std::strerror(errno)));
+      return absl::FailedPreconditionError(
+          absl::StrCat("--out=", dir, ": cannot create ", path, ": ", std::strerror(errno)));
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
       close(fd);
       if (error == EWOULDBLOCK) {
-        return absl::FailedPreconditionError(absl::StrCat("--out=", dir, ": another infergrid run is writing this folder (it holds ",
+        return absl::FailedPreconditionError(absl::StrCat("--out=", dir,
+                                                          ": another infergrid run is writing this folder (it holds ",
                                                           path, "); wait for it to finish or choose another folder"));
       }
-      return absl::FailedPreconditionError(absl::StrCat("--out=", dir, ": cannot lock ", path, ": ", std::strerror(error)));
+      return absl::FailedPreconditionError(
+          absl::StrCat("--out=", dir, ": cannot lock ", path, ": ", std::strerror(error)));
     }
     struct stat held = {};
     struct stat named = {};
@@ -53,9 +56,9 @@ absl::StatusOr<int> LockFolder(const std::string& dir) {
 }  // namespace
 
 const std::vector<std::string>& OutputDir::RunFileNames() {
-  static const std::vector<std::string> names = {
-      "summary.json",       "requests.csv",     "requests.csv.zst", "iterations.csv", "iterations.csv.zst",
-      "timeline.pftrace",   "timeline.json",    "comparison.json",  "plan.json"};
+  static const std::vector<std::string> names = {"summary.json",   "requests.csv",       "requests.csv.zst",
+                                                 "iterations.csv", "iterations.csv.zst", "timeline.pftrace",
+                                                 "timeline.json",  "comparison.json",    "plan.json"};
   return names;
 }
 
@@ -135,7 +138,8 @@ absl::Status OutputDir::SetAsideStale(std::vector<Undo>* undo) const {
     if (lstat(path.c_str(), &info) != 0 || !(S_ISREG(info.st_mode) || S_ISLNK(info.st_mode))) continue;
     const std::string backup = (fs::path(dir_) / RunUniqueName(name, "old")).string();
     if (rename(path.c_str(), backup.c_str()) != 0) {
-      return absl::UnavailableError(absl::StrCat(path, ": cannot remove the previous run's file: ", std::strerror(errno)));
+      return absl::UnavailableError(
+          absl::StrCat(path, ": cannot remove the previous run's file: ", std::strerror(errno)));
     }
     undo->push_back({path, backup, false});
   }
@@ -146,13 +150,16 @@ absl::Status OutputDir::Install(const OutputPlacement& placement, std::vector<Un
   Undo entry{placement.target, "", true};
   struct stat info = {};
   if (lstat(placement.target.c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
-    entry.backup = (fs::path(placement.target).parent_path() / RunUniqueName(fs::path(placement.target).filename().string(), "old")).string();
+    entry.backup = (fs::path(placement.target).parent_path() /
+                    RunUniqueName(fs::path(placement.target).filename().string(), "old"))
+                       .string();
     // A second name for the previous version: the rename below replaces the target atomically.
     if (link(placement.target.c_str(), entry.backup.c_str()) != 0) {
       std::error_code error;
       fs::copy_file(placement.target, entry.backup, error);
       if (error) {
-        return absl::UnavailableError(absl::StrCat(placement.path, ": cannot keep the previous version aside: ", error.message()));
+        return absl::UnavailableError(
+            absl::StrCat(placement.path, ": cannot keep the previous version aside: ", error.message()));
       }
     }
   }

@@ -19,18 +19,37 @@ using perfetto::protos::TrackEvent;
 
 constexpr uint32_t kSequence = 1;
 constexpr int kCounters = 8;
-constexpr const char* kCounterNames[kCounters] = {
-    "queue waiting",   "queue running", "queue swapped",     "kv_blocks used",
-    "resources tensor", "resources hbm", "resources network", "resources host"};
+constexpr const char* kCounterNames[kCounters] = {"queue waiting",     "queue running",    "queue swapped",
+                                                  "kv_blocks used",    "resources tensor", "resources hbm",
+                                                  "resources network", "resources host"};
 
 // The slice's args, interned as debug-annotation names 1..N in this order.
 enum Arg : uint64_t {
-  kIteration = 1, kBatchSize, kPrefillSeqs, kPrefillTokens, kDecodeSeqs, kPaddingSeqs,
-  kKvBlocksUsed, kPreempted, kComputeMs, kCommunicationMs, kBinding, kNumArgsPlusOne
+  kIteration = 1,
+  kBatchSize,
+  kPrefillSeqs,
+  kPrefillTokens,
+  kDecodeSeqs,
+  kPaddingSeqs,
+  kKvBlocksUsed,
+  kPreempted,
+  kComputeMs,
+  kCommunicationMs,
+  kBinding,
+  kNumArgsPlusOne
 };
-constexpr const char* kArgNames[kNumArgsPlusOne] = {
-    "",           "iteration",   "batch_size",     "prefill_seqs", "prefill_tokens", "decode_seqs",
-    "padding_seqs", "kv_blocks_used", "preempted", "compute_ms",   "communication_ms", "binding"};
+constexpr const char* kArgNames[kNumArgsPlusOne] = {"",
+                                                    "iteration",
+                                                    "batch_size",
+                                                    "prefill_seqs",
+                                                    "prefill_tokens",
+                                                    "decode_seqs",
+                                                    "padding_seqs",
+                                                    "kv_blocks_used",
+                                                    "preempted",
+                                                    "compute_ms",
+                                                    "communication_ms",
+                                                    "binding"};
 
 int64_t Nanoseconds(double seconds) { return std::llround(seconds * 1e9); }
 
@@ -55,17 +74,20 @@ uint8_t* IntArg(uint8_t* p, uint64_t name, int64_t value) {
 }
 
 uint8_t* DoubleArg(uint8_t* p, uint64_t name, double value) {
-  return Annotation(p, name, [value](uint8_t* q) { return wire::Double<DebugAnnotation::kDoubleValueFieldNumber>(q, value); });
+  return Annotation(p, name,
+                    [value](uint8_t* q) { return wire::Double<DebugAnnotation::kDoubleValueFieldNumber>(q, value); });
 }
 
 uint8_t* StringArg(uint8_t* p, uint64_t name, absl::string_view value) {
-  return Annotation(p, name, [value](uint8_t* q) { return wire::Bytes<DebugAnnotation::kStringValueFieldNumber>(q, value); });
+  return Annotation(p, name,
+                    [value](uint8_t* q) { return wire::Bytes<DebugAnnotation::kStringValueFieldNumber>(q, value); });
 }
 
 // What a slice's name is made of (AppendSliceName): the name is built only the first time.
 SliceNameKey NameKeyOf(const IterationRecord& r) {
   const int64_t decodes = r.decode_seqs + r.padding_seqs;
-  if (r.prefill_seqs > 0) return {r.prefill_seqs, decodes > 0 ? decodes : 0, decodes > 0 ? r.new_tokens() : r.prefill_tokens};
+  if (r.prefill_seqs > 0)
+    return {r.prefill_seqs, decodes > 0 ? decodes : 0, decodes > 0 ? r.new_tokens() : r.prefill_tokens};
   return {0, decodes, 0};
 }
 
@@ -133,8 +155,10 @@ void PerfettoTimeline::WriteHeader() {
       counter->set_uuid(CounterUuid(r, c));
       counter->set_parent_uuid(ProcessUuid(r));
       counter->set_name(kCounterNames[c]);
-      if (c < 4) counter->mutable_counter()->set_unit(CounterDescriptor::UNIT_COUNT);
-      else counter->mutable_counter();
+      if (c < 4)
+        counter->mutable_counter()->set_unit(CounterDescriptor::UNIT_COUNT);
+      else
+        counter->mutable_counter();
       EmitPacket();
     }
   }
@@ -160,7 +184,8 @@ void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning, uint
   uint8_t head[kPacketHeadRoom];
   uint8_t* h = wire::Varint<TracePacket::kTimestampFieldNumber>(head, static_cast<uint64_t>(timestamp_ns));
   h = wire::Varint<TracePacket::kTrustedPacketSequenceIdFieldNumber>(h, kSequence);
-  if (uses_interning) h = wire::Varint<TracePacket::kSequenceFlagsFieldNumber>(h, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
+  if (uses_interning)
+    h = wire::Varint<TracePacket::kSequenceFlagsFieldNumber>(h, TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
   if (interned_.size() > 0) {
     h = wire::Bytes<TracePacket::kInternedDataFieldNumber>(h, interned_.view());
     interned_.Clear();  // defined once, in this packet
@@ -169,7 +194,8 @@ void PerfettoTimeline::EmitEvent(int64_t timestamp_ns, bool uses_interning, uint
   h = wire::RawVarint(h, event_size);
   const auto head_size = static_cast<size_t>(h - head);
   uint8_t packet_tag[16];
-  uint8_t* t = wire::Tag<perfetto::protos::Trace::kPacketFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(packet_tag);
+  uint8_t* t =
+      wire::Tag<perfetto::protos::Trace::kPacketFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED>(packet_tag);
   t = wire::RawVarint(t, head_size + event_size);
   const auto tag_size = static_cast<size_t>(t - packet_tag);
   uint8_t* const start = event - tag_size - head_size;
@@ -212,7 +238,7 @@ void PerfettoTimeline::Write(const IterationRecord& r) {
   uint8_t* p = wire::Varint<TrackEvent::kTypeFieldNumber>(event, TrackEvent::TYPE_SLICE_BEGIN);
   p = wire::Varint<TrackEvent::kTrackUuidFieldNumber>(p, IterationsUuid(r.replica));
   p = wire::Varint<TrackEvent::kNameIidFieldNumber>(p, name_iid);
-  const int64_t ints[] = {r.index, r.batch_size(), r.prefill_seqs, r.prefill_tokens,
+  const int64_t ints[] = {r.index,       r.batch_size(), r.prefill_seqs,   r.prefill_tokens,
                           r.decode_seqs, r.padding_seqs, r.kv_blocks_used, r.preempted};
   for (uint64_t arg = kIteration; arg <= kPreempted; ++arg) p = IntArg(p, arg, ints[arg - kIteration]);
   p = DoubleArg(p, kComputeMs, r.compute_s * 1e3);

@@ -38,7 +38,9 @@ class PerfettoTimeline final : public Timeline {
   // tensor", "resources hbm", "resources network", "resources host").
   static uint64_t ProcessUuid(int replica) { return (static_cast<uint64_t>(replica) + 1) << 4; }
   static uint64_t IterationsUuid(int replica) { return ProcessUuid(replica) + 1; }
-  static uint64_t CounterUuid(int replica, int counter) { return ProcessUuid(replica) + 2 + static_cast<uint64_t>(counter); }
+  static uint64_t CounterUuid(int replica, int counter) {
+    return ProcessUuid(replica) + 2 + static_cast<uint64_t>(counter);
+  }
 
  private:
   PerfettoTimeline(BufferedFile file, int num_replicas, int64_t max_iterations);
@@ -68,7 +70,7 @@ class PerfettoTimeline final : public Timeline {
   // The interned iid of r's slice name, defining it in interned_ the first time.
   uint64_t NameIid(const IterationRecord& r);
   static constexpr int64_t kDirectDecodeNames = 1 << 16;
-  std::vector<uint64_t> decode_iids_;                      // by decode count; 0: not yet
+  std::vector<uint64_t> decode_iids_;  // by decode count; 0: not yet
   absl::flat_hash_map<SliceNameKey, uint64_t> name_iids_;  // the other names
   uint64_t names_interned_ = 0;
   std::vector<int64_t> open_slice_end_ns_;  // per replica; -1: none open

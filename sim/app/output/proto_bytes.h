@@ -42,8 +42,8 @@ class ProtoBytes {
   void Double(int field, double value) {
     Tag(field, WireFormatLite::WIRETYPE_FIXED64);
     Room(8);
-    end_ = google::protobuf::io::CodedOutputStream::WriteLittleEndian64ToArray(WireFormatLite::EncodeDouble(value),
-                                                                               end_);
+    end_ =
+        google::protobuf::io::CodedOutputStream::WriteLittleEndian64ToArray(WireFormatLite::EncodeDouble(value), end_);
   }
   // A string, bytes or nested-message field.
   void Bytes(int field, absl::string_view bytes) {
@@ -56,7 +56,8 @@ class ProtoBytes {
 
  private:
   void Room(size_t bytes) {
-    if (static_cast<size_t>(data_ + kCapacity - end_) < bytes) [[unlikely]] std::abort();
+    if (static_cast<size_t>(data_ + kCapacity - end_) < bytes) [[unlikely]]
+      std::abort();
   }
 
   uint8_t data_[kCapacity];

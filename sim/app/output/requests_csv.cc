@@ -18,12 +18,14 @@ void Time(TextRow& row, double t, char separator = ',') {
 
 }  // namespace
 
-absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bool disaggregated, Compression compression) {
+absl::Status WriteRequestsCsv(const RequestLog& log, const std::string& path, bool disaggregated,
+                              Compression compression) {
   absl::StatusOr<BufferedFile> file = BufferedFile::Open(path, compression);
   if (!file.ok()) return file.status();
   std::string& out = *file->buffer();
-  out = "id,replica,status,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,"
-        "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s,reject_reason";
+  out =
+      "id,replica,status,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,"
+      "truncated,cached_tokens,preemptions,queueing_s,ttft_s,tpot_s,e2e_s,reject_reason";
   out += disaggregated ? ",prefill_replica,kv_transfer_s\n" : "\n";
   const auto& records = log.records();
   for (size_t i = 0; i < records.size(); ++i) {

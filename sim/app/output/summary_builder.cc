@@ -52,8 +52,9 @@ MemorySummary DescribeMemory(const MemoryPlan& m, const BlockManagerOptions& blo
 void AddNotes(const SummaryContext& context, SimulationSummary* summary) {
   if (!context.engine_note.empty()) summary->add_notes(context.engine_note);
   if (context.cost_model->kind == CostModelKind::kRoofline) {
-    summary->add_notes("the roofline cost model uses datasheet peaks: iteration times are optimistic "
-                       "(a lower bound plus a fixed overhead), not calibrated predictions");
+    summary->add_notes(
+        "the roofline cost model uses datasheet peaks: iteration times are optimistic "
+        "(a lower bound plus a fixed overhead), not calibrated predictions");
   }
   if (const TraceReadStats* t = context.trace_stats; t != nullptr) {
     if (t->skipped > 0) {
@@ -118,15 +119,13 @@ void SetDisaggregation(FinishedRequests& f, const SummaryContext& context, Simul
   SetLatency(ComputeLatencyStats(f.transfer), pd.mutable_kv_transfer());
   const double ttft_mean = summary->ttft().mean();
   pd.set_kv_transfer_share_of_ttft(ttft_mean > 0 ? pd.kv_transfer().mean() / ttft_mean : 0);
-  pd.set_kv_bytes_per_gpu(f.transfer.empty()
-                              ? 0
-                              : f.transfer_input_tokens / static_cast<double>(f.transfer.size()) *
-                                    static_cast<double>(context.engine->kv_bytes_per_token));
+  pd.set_kv_bytes_per_gpu(f.transfer.empty() ? 0
+                                             : f.transfer_input_tokens / static_cast<double>(f.transfer.size()) *
+                                                   static_cast<double>(context.engine->kv_bytes_per_token));
 }
 
 // Throughput and goodput: per simulated second.
-void SetRates(const FinishedRequests& f, double duration, const SummaryContext& context,
-              SimulationSummary* summary) {
+void SetRates(const FinishedRequests& f, double duration, const SummaryContext& context, SimulationSummary* summary) {
   auto per_s = [duration](double x) { return duration > 0 ? x / duration : 0.0; };
   Throughput& throughput = *summary->mutable_throughput();
   throughput.set_requests_per_s(per_s(f.completed));
@@ -143,8 +142,8 @@ void SetRates(const FinishedRequests& f, double duration, const SummaryContext& 
 
 void SetKv(const IterationStats& it, const FinishedRequests& f, const SummaryContext& context,
            SimulationSummary* summary) {
-  const double kv_bytes_per_block = static_cast<double>(context.engine->blocks.block_size) *
-                                    static_cast<double>(context.engine->kv_bytes_per_token);
+  const double kv_bytes_per_block =
+      static_cast<double>(context.engine->blocks.block_size) * static_cast<double>(context.engine->kv_bytes_per_token);
   KvSummary& kv = *summary->mutable_kv();
   kv.set_peak_blocks_used(static_cast<double>(it.peak_kv_blocks));
   kv.set_peak_fraction(it.peak_kv_fraction);

@@ -21,16 +21,16 @@ namespace infergrid {
 
 // What the run was set up with, beyond its result.
 struct SummaryContext {
-  SimulationConfig config;                    // the plan's echo, with this run's seed
-  const EngineConfig* engine = nullptr;       // replicas, blocks, block size, KV bytes per token
+  SimulationConfig config;  // the plan's echo, with this run's seed
+  const EngineConfig* engine = nullptr;  // replicas, blocks, block size, KV bytes per token
   const MemoryPlan* memory_plan = nullptr;
   const CostModelChoice* cost_model = nullptr;
-  double slo_ttft_s = 0;                      // 0: no limit
+  double slo_ttft_s = 0;  // 0: no limit
   double slo_tpot_s = 0;
   bool record_wall_time = true;
   const TraceReadStats* trace_stats = nullptr;  // null: a synthetic workload
-  std::string timeline_file;                  // timeline.pftrace or timeline.json
-  int64_t timeline_written = -1;              // >= 0: timeline.json stopped after this many
+  std::string timeline_file;  // timeline.pftrace or timeline.json
+  int64_t timeline_written = -1;  // >= 0: timeline.json stopped after this many
   // The approximations the model's attention layout needs, one line each (sliding windows:
   // which layers, and how the engine's KV cache holds them). Empty for full attention.
   std::vector<std::string> model_notes;

@@ -23,10 +23,9 @@ void AddLatencyRow(format::TextTable& table, const std::string& name, const Late
     table.AddRow({name, "-", "-", "-", "-", "-", "-", "-", "0"});
     return;
   }
-  table.AddRow({name, ms(s.mean()), ms(s.p50()), ms(s.p90()), ms(s.p95()), ms(s.p99()), ms(s.p99_9()),
-                ms(s.max()), Grouped(s.count())});
+  table.AddRow({name, ms(s.mean()), ms(s.p50()), ms(s.p90()), ms(s.p95()), ms(s.p99()), ms(s.p99_9()), ms(s.max()),
+                Grouped(s.count())});
 }
-
 
 // "azure-conv synthetic", "input fixed:2000, output fixed:300 tokens", "lengths resampled from F".
 std::string SyntheticLengths(const SimulationConfig& c) {
@@ -45,8 +44,9 @@ std::string RenderSetup(const SimulationSummary& s) {
   const SimulationConfig& c = s.config();
   std::string out;
   std::string workload;
-  const std::string arrivals = absl::StrCat(c.arrival(), c.arrival() == "gamma" ? absl::StrCat(" (cv ", c.cv(), ")") : "",
-                                            " arrivals at ", Fixed(c.rate(), 2), " req/s, seed ", c.seed());
+  const std::string arrivals =
+      absl::StrCat(c.arrival(), c.arrival() == "gamma" ? absl::StrCat(" (cv ", c.cv(), ")") : "", " arrivals at ",
+                   Fixed(c.rate(), 2), " req/s, seed ", c.seed());
   if (c.workload() == "trace" && !c.arrival().empty()) {
     workload = absl::StrCat("trace ", c.trace(), " (lengths only, no times): ", arrivals);
   } else if (c.workload() == "trace") {
@@ -69,9 +69,9 @@ std::string RenderSetup(const SimulationSummary& s) {
   }
   const MemorySummary& m = s.memory();
   absl::StrAppend(&out, "  KV cache     ", Grouped(m.num_gpu_blocks()), " blocks",
-                  m.kv_block_groups() > 1 ? absl::StrCat(" / ", m.kv_block_groups(), " groups") : "", " x ", c.block_size(),
-                  " tokens = ", Grouped(m.kv_tokens()), " tokens per replica (", c.kv_cache_dtype(), ", ",
-                  Fixed(m.kv_cache_bytes_per_gpu() / kGiB, 2), " GiB per GPU, plan ", m.plan_engine(), ")\n\n");
+                  m.kv_block_groups() > 1 ? absl::StrCat(" / ", m.kv_block_groups(), " groups") : "", " x ",
+                  c.block_size(), " tokens = ", Grouped(m.kv_tokens()), " tokens per replica (", c.kv_cache_dtype(),
+                  ", ", Fixed(m.kv_cache_bytes_per_gpu() / kGiB, 2), " GiB per GPU, plan ", m.plan_engine(), ")\n\n");
   return out;
 }
 
@@ -105,26 +105,26 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
   AddLatencyRow(table, "queueing", s.queueing());
   absl::StrAppend(&out, table.Render(), "\n");
 
-  absl::StrAppend(&out, "requests     ", Grouped(s.completed()), " of ", Grouped(s.requests()),
-                  " completed (", Grouped(s.rejected()), " rejected, ", Grouped(s.truncated()),
-                  " truncated) in ", Fixed(s.simulated_duration_s(), 3), " s simulated\n");
+  absl::StrAppend(&out, "requests     ", Grouped(s.completed()), " of ", Grouped(s.requests()), " completed (",
+                  Grouped(s.rejected()), " rejected, ", Grouped(s.truncated()), " truncated) in ",
+                  Fixed(s.simulated_duration_s(), 3), " s simulated\n");
   absl::StrAppend(&out, RenderRejections(s));
   const Throughput& t = s.throughput();
-  absl::StrAppend(&out, "throughput   ", Fixed(t.requests_per_s(), 3), " req/s, ",
-                  Grouped(t.input_tokens_per_s()), " input tok/s, ", Grouped(t.output_tokens_per_s()),
-                  " output tok/s\n");
+  absl::StrAppend(&out, "throughput   ", Fixed(t.requests_per_s(), 3), " req/s, ", Grouped(t.input_tokens_per_s()),
+                  " input tok/s, ", Grouped(t.output_tokens_per_s()), " output tok/s\n");
   const Goodput& g = s.goodput();
   if (g.slo_ttft_s() > 0 || g.slo_tpot_s() > 0) {
     std::string slo;
     if (g.slo_ttft_s() > 0) absl::StrAppend(&slo, "TTFT <= ", Fixed(g.slo_ttft_s() * 1e3, 0), " ms");
-    if (g.slo_tpot_s() > 0) absl::StrAppend(&slo, slo.empty() ? "" : ", ", "TPOT <= ", Fixed(g.slo_tpot_s() * 1e3, 0), " ms");
+    if (g.slo_tpot_s() > 0)
+      absl::StrAppend(&slo, slo.empty() ? "" : ", ", "TPOT <= ", Fixed(g.slo_tpot_s() * 1e3, 0), " ms");
     absl::StrAppend(&out, "goodput      ", Fixed(g.requests_per_s(), 3), " req/s (", Percent(g.fraction()),
                     " of completed requests meet ", slo, ")\n");
   }
   const KvSummary& kv = s.kv();
-  absl::StrAppend(&out, "KV cache     peak ", Percent(kv.peak_fraction()), " of blocks, ",
-                  Grouped(kv.preemptions()), " preemptions (", Grouped(kv.preemptions_recompute()),
-                  " recompute, ", Grouped(kv.preemptions_swap()), " swap)");
+  absl::StrAppend(&out, "KV cache     peak ", Percent(kv.peak_fraction()), " of blocks, ", Grouped(kv.preemptions()),
+                  " preemptions (", Grouped(kv.preemptions_recompute()), " recompute, ", Grouped(kv.preemptions_swap()),
+                  " swap)");
   if (kv.prefix_cache_hit_tokens() > 0) {
     absl::StrAppend(&out, ", prefix cache hit ", Percent(kv.prefix_cache_hit_rate()), " of prompt tokens");
   }
@@ -139,7 +139,8 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
   }
   absl::StrAppend(&out, "binding      ", binding.empty() ? "-" : binding, " of busy time\n");
   if (it.host_s() > 0 || it.host_hidden_s() > 0) {
-    absl::StrAppend(&out, "host         ", Percent(it.host_share()), " of busy time waiting for the engine's host work (",
+    absl::StrAppend(&out, "host         ", Percent(it.host_share()),
+                    " of busy time waiting for the engine's host work (",
                     Fixed(it.host_hidden_s() / std::max(1e-300, it.busy_s()) * 100, 1), "% more ran under the GPU)\n");
   }
   if (s.has_disaggregation()) {
@@ -161,8 +162,8 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
                   " SimGrid activities");
   if (s.performance().wall_time_s() > 0) {
     absl::StrAppend(&out, " in ", Fixed(s.performance().wall_time_s(), 3), " s wall (",
-                    Grouped(s.performance().events_per_s()), " events/s, ",
-                    Grouped(s.performance().requests_per_s()), " requests/s)");
+                    Grouped(s.performance().events_per_s()), " events/s, ", Grouped(s.performance().requests_per_s()),
+                    " requests/s)");
   }
   absl::StrAppend(&out, "\n");
   for (const std::string& note : s.notes()) absl::StrAppend(&out, "note: ", note, "\n");

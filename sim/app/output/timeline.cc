@@ -6,8 +6,8 @@
 
 namespace infergrid {
 
-absl::StatusOr<std::unique_ptr<Timeline>> OpenTimeline(TimelineFormat format, const std::string& path,
-                                                       int num_replicas, int64_t max_iterations) {
+absl::StatusOr<std::unique_ptr<Timeline>> OpenTimeline(TimelineFormat format, const std::string& path, int num_replicas,
+                                                       int64_t max_iterations) {
   if (format == TimelineFormat::kJson) return JsonTimeline::Open(path, num_replicas, max_iterations);
   return PerfettoTimeline::Open(path, num_replicas, max_iterations);
 }

@@ -54,8 +54,8 @@ class Timeline : public IterationSink {
   int64_t dropped_ = 0;
 };
 
-absl::StatusOr<std::unique_ptr<Timeline>> OpenTimeline(TimelineFormat format, const std::string& path,
-                                                       int num_replicas, int64_t max_iterations);
+absl::StatusOr<std::unique_ptr<Timeline>> OpenTimeline(TimelineFormat format, const std::string& path, int num_replicas,
+                                                       int64_t max_iterations);
 
 // What both formats show of an iteration.
 // The slice's name: "prefill P (T tok)", "decode D" or "mixed P+D (T tok)".

@@ -15,22 +15,22 @@
 namespace infergrid::plan {
 
 struct CandidateAxes {
-  std::vector<std::string> gpus;           // --gpu values
-  std::vector<int32_t> tensor_parallel;    // --tensor-parallel-size values
-  std::vector<int32_t> replicas;           // --num-replicas values
+  std::vector<std::string> gpus;  // --gpu values
+  std::vector<int32_t> tensor_parallel;  // --tensor-parallel-size values
+  std::vector<int32_t> replicas;  // --num-replicas values
   std::vector<std::string> weight_dtypes;  // --weight-dtype values
-  std::vector<std::string> kv_dtypes;      // --kv-cache-dtype values
-  std::vector<std::string> engines;        // --engine values
-  std::vector<std::string> schedulers;     // --scheduler values
-  std::vector<int64_t> max_num_seqs;       // --max-num-seqs values
+  std::vector<std::string> kv_dtypes;  // --kv-cache-dtype values
+  std::vector<std::string> engines;  // --engine values
+  std::vector<std::string> schedulers;  // --scheduler values
+  std::vector<int64_t> max_num_seqs;  // --max-num-seqs values
 };
 
 struct Candidate {
   std::string label;  // the varied values, e.g. "h100-sxm tp2 kv=fp8"
   std::vector<std::pair<std::string, std::string>> flags;  // simulate flag name -> value
-  std::string gpu;              // "" when the GPU axis is not varied (then the shared --gpu)
+  std::string gpu;  // "" when the GPU axis is not varied (then the shared --gpu)
   int32_t tensor_parallel = 0;  // 0 when not varied
-  int32_t replicas = 0;         // 0 when not varied
+  int32_t replicas = 0;  // 0 when not varied
 };
 
 // Comma-separated values of a list flag; empty text is an empty list. Errors name the flag.

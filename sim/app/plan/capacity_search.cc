@@ -152,12 +152,12 @@ absl::StatusOr<SearchResult> FewestReplicas(const Probe& probe, double target_ra
       return result;
     }
   }
-  result.note = result.last_failure_too_short
-                    ? absl::StrCat("does not reach ", target_rate, " req/s even with --max-replicas=", options.max_replicas,
-                                   ": its runs at that rate end before they can show it (the arrivals must last ",
-                                   kWindowLatencies, " p99 end-to-end latencies within ", kMaxPlanRequests, " requests)")
-                    : absl::StrCat("misses the SLO at ", target_rate, " req/s even with --max-replicas=",
-                                   options.max_replicas);
+  result.note =
+      result.last_failure_too_short
+          ? absl::StrCat("does not reach ", target_rate, " req/s even with --max-replicas=", options.max_replicas,
+                         ": its runs at that rate end before they can show it (the arrivals must last ",
+                         kWindowLatencies, " p99 end-to-end latencies within ", kMaxPlanRequests, " requests)")
+          : absl::StrCat("misses the SLO at ", target_rate, " req/s even with --max-replicas=", options.max_replicas);
   return result;
 }
 

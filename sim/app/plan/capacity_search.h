@@ -31,11 +31,11 @@ inline constexpr int64_t kMaxPlanRequests = 20000;
 struct ProbeResult {
   bool meets_slo = false;
   bool stable = false;
-  std::vector<double> slo_values;   // one per SLO term, seconds
+  std::vector<double> slo_values;  // one per SLO term, seconds
   double output_tokens_per_s = 0;
-  int32_t simulations = 0;          // simulate runs this probe took
-  std::string command_line;         // the simulate flags of this point
-  bool shows_rate = true;           // the run's arrivals lasted long enough to show the rate
+  int32_t simulations = 0;  // simulate runs this probe took
+  std::string command_line;  // the simulate flags of this point
+  bool shows_rate = true;  // the run's arrivals lasted long enough to show the rate
   bool passes() const { return meets_slo && stable && shows_rate; }
 };
 
@@ -47,8 +47,8 @@ struct SearchOptions {
   double start_rate = 1;
   double min_rate = 0.01;
   double max_rate = 10000;
-  double tolerance = 0.05;      // the final bracket: hi / lo - 1 <= tolerance
-  int32_t verify_seeds = 3;     // seeds that must all pass at the chosen point
+  double tolerance = 0.05;  // the final bracket: hi / lo - 1 <= tolerance
+  int32_t verify_seeds = 3;  // seeds that must all pass at the chosen point
   int32_t max_replicas = 64;
 };
 
@@ -59,8 +59,8 @@ struct SearchResult {
   std::vector<ProbeResult> verified;  // the chosen point, one per verification seed
   int32_t probes = 0;
   int32_t simulations = 0;
-  std::string note;                    // why infeasible, or that the rate hit --max-rate
-  bool last_failure_too_short = false; // the last failing probe's run could not show its rate
+  std::string note;  // why infeasible, or that the rate hit --max-rate
+  bool last_failure_too_short = false;  // the last failing probe's run could not show its rate
 };
 
 absl::StatusOr<SearchResult> MaxSustainableRate(const Probe& probe, int32_t replicas, const SearchOptions& options);

@@ -75,7 +75,8 @@ absl::StatusOr<std::vector<SloTerm>> ParseSlo(absl::string_view text, absl::stri
     if (!known_metric) return Bad(flag, term, "unknown metric (ttft, tpot, itl, e2e or queueing)");
     if (!known_statistic) return Bad(flag, term, "unknown statistic (mean, p50, p90, p95, p99, p99_9 or max)");
     double seconds = 0;
-    if (!ParseDuration(limit, &seconds)) return Bad(flag, term, "the limit needs a positive number and a unit: s, ms or us");
+    if (!ParseDuration(limit, &seconds))
+      return Bad(flag, term, "the limit needs a positive number and a unit: s, ms or us");
     t.set_limit_s(seconds);
     for (const SloTerm& earlier : terms) {
       if (earlier.metric() == t.metric() && earlier.statistic() == t.statistic()) {

@@ -14,8 +14,8 @@
 namespace infergrid::python {
 
 struct CommandOutcome {
-  int exit_code = 0;   // cli::kExitOk, kExitBadInput or kExitUsage, as the binary would exit
-  std::string text;    // stdout on success, the one-line error message otherwise
+  int exit_code = 0;  // cli::kExitOk, kExitBadInput or kExitUsage, as the binary would exit
+  std::string text;  // stdout on success, the one-line error message otherwise
 };
 
 // The commands the module offers, by name (memory, roofline, simulate, compare, trace, report);

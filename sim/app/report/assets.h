@@ -12,12 +12,12 @@
 namespace infergrid::report {
 
 struct PageAssets {
-  absl::string_view vega;           // vega/build/vega.min.js
-  absl::string_view vega_lite;      // vega-lite/build/vega-lite.min.js
-  absl::string_view vega_embed;     // vega-embed/build/vega-embed.min.js
-  absl::string_view licenses;       // THIRD_PARTY_LICENSES.txt
-  absl::string_view style;          // web/report.css
-  absl::string_view error_hook;     // web/error_hook.js: first in the page, records errors
+  absl::string_view vega;  // vega/build/vega.min.js
+  absl::string_view vega_lite;  // vega-lite/build/vega-lite.min.js
+  absl::string_view vega_embed;  // vega-embed/build/vega-embed.min.js
+  absl::string_view licenses;  // THIRD_PARTY_LICENSES.txt
+  absl::string_view style;  // web/report.css
+  absl::string_view error_hook;  // web/error_hook.js: first in the page, records errors
   absl::string_view render_charts;  // web/render_charts.js: last in the page, draws the charts
 };
 

@@ -11,8 +11,8 @@ namespace infergrid::report {
 
 struct Chart {
   std::string title;
-  std::string caption;   // plain text
-  nlohmann::json spec;   // Vega-Lite, data inlined
+  std::string caption;  // plain text
+  nlohmann::json spec;  // Vega-Lite, data inlined
 };
 
 }  // namespace infergrid::report

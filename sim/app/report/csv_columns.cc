@@ -76,7 +76,8 @@ absl::Status ReadCsvColumns(const std::string& path, const CsvColumnNames& names
       const absl::string_view text = fields[number_index[i]].text;
       const std::optional<double> value = ParseNumber(text);
       if (!value) {
-        return CsvLineError(path, line_at, absl::StrCat("column '", names.numbers[i], "': '", text, "' is not a number"));
+        return CsvLineError(path, line_at,
+                            absl::StrCat("column '", names.numbers[i], "': '", text, "' is not a number"));
       }
       numbers[i] = *value;
     }

@@ -19,14 +19,14 @@ namespace infergrid::report {
 
 struct CsvColumnNames {
   std::vector<std::string> numbers;  // parsed as doubles
-  std::vector<std::string> texts;    // handed on as text
+  std::vector<std::string> texts;  // handed on as text
 };
 
 // One data row: numbers[i] holds the column names.numbers[i], texts[j] names.texts[j].
 struct CsvRow {
   absl::Span<const double> numbers;
   absl::Span<const absl::string_view> texts;  // valid during the call only
-  int64_t line = 0;                           // in the file, from 1 (the header)
+  int64_t line = 0;  // in the file, from 1 (the header)
 };
 
 // Calls `on_row` for every data row of `path`, in file order. Fails, naming the file, when it

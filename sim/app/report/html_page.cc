@@ -81,13 +81,12 @@ void HtmlPage::AddChart(const Chart& chart) {
 
 std::string HtmlPage::Render() const {
   const PageAssets& assets = Assets();
-  std::string page = absl::StrCat(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-      "<meta name=\"generator\" content=\"infergrid report\">\n<title>", EscapeHtml(title_), "</title>\n<style>\n",
-      assets.style, "</style>\n");
-  absl::StrAppend(&page, ScriptElement(assets.error_hook), ScriptElement(assets.vega),
-                  ScriptElement(assets.vega_lite), ScriptElement(assets.vega_embed));
+  std::string page = absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+                                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+                                  "<meta name=\"generator\" content=\"infergrid report\">\n<title>", EscapeHtml(title_),
+                                  "</title>\n<style>\n", assets.style, "</style>\n");
+  absl::StrAppend(&page, ScriptElement(assets.error_hook), ScriptElement(assets.vega), ScriptElement(assets.vega_lite),
+                  ScriptElement(assets.vega_embed));
   absl::StrAppend(&page, "</head>\n<body data-charts-expected=\"", specs_.size(), "\">\n<h1>", EscapeHtml(title_),
                   "</h1>\n<pre id=\"report-errors\" hidden></pre>\n");
   if (!contents_.empty()) {
@@ -98,17 +97,20 @@ std::string HtmlPage::Render() const {
     absl::StrAppend(&page, "</ul></nav>\n");
   }
   absl::StrAppend(&page, body_);
-  absl::StrAppend(&page, "<footer>\n<p>Written by <code>infergrid report</code>. Charts drawn with Vega-Lite through "
-                         "vega-embed (",
+  absl::StrAppend(&page,
+                  "<footer>\n<p>Written by <code>infergrid report</code>. Charts drawn with Vega-Lite through "
+                  "vega-embed (",
                   EscapeHtml(ChartLibraryVersions()),
                   "), inlined into this page: it needs no network.</p>\n<details class=\"licenses\"><summary>"
                   "Third-party licenses</summary>\n<pre>",
                   EscapeHtml(assets.licenses), "</pre>\n</details>\n</footer>\n");
   // '<' as \u003c: the JSON cannot end its script element or open a comment in it.
-  absl::StrAppend(&page, ScriptElement(absl::StrReplaceAll(specs_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                                                         {{"<", "\\u003c"}}),
-                                       " type=\"application/json\" id=\"chart-specs\""),
-                  ScriptElement(assets.render_charts), "</body>\n</html>\n");
+  absl::StrAppend(
+      &page,
+      ScriptElement(absl::StrReplaceAll(specs_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                                        {{"<", "\\u003c"}}),
+                    " type=\"application/json\" id=\"chart-specs\""),
+      ScriptElement(assets.render_charts), "</body>\n</html>\n");
   return page;
 }
 

@@ -11,13 +11,25 @@ namespace {
 
 // The numeric columns read, in this order.
 enum Column {
-  kStart, kEnd, kHost, kHostHidden, kBatch, kPrefillTokens, kDecodeSeqs, kKvFraction, kWaiting,
-  kRunning, kSwapped, kPreempted, kHbmFraction, kComputeFraction,
+  kStart,
+  kEnd,
+  kHost,
+  kHostHidden,
+  kBatch,
+  kPrefillTokens,
+  kDecodeSeqs,
+  kKvFraction,
+  kWaiting,
+  kRunning,
+  kSwapped,
+  kPreempted,
+  kHbmFraction,
+  kComputeFraction,
 };
 const CsvColumnNames& Columns() {
   static const CsvColumnNames* names = new CsvColumnNames{
-      {"start_s", "end_s", "host_s", "host_hidden_s", "batch_size", "prefill_tokens", "decode_seqs",
-       "kv_fraction", "waiting", "running", "swapped", "preempted", "hbm_fraction", "compute_fraction"},
+      {"start_s", "end_s", "host_s", "host_hidden_s", "batch_size", "prefill_tokens", "decode_seqs", "kv_fraction",
+       "waiting", "running", "swapped", "preempted", "hbm_fraction", "compute_fraction"},
       {"binding"}};
   return *names;
 }
@@ -71,7 +83,8 @@ absl::StatusOr<IterationBins> IterationBins::Read(const std::string& path, doubl
   });
   if (!status.ok()) return status;
   if (empty_line > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ":", empty_line, ": an empty field where "
+    return absl::InvalidArgumentError(absl::StrCat(path, ":", empty_line,
+                                                   ": an empty field where "
                                                    "iterations.csv always has a number"));
   }
   return result;

@@ -17,18 +17,18 @@
 namespace infergrid::report {
 
 struct IterationBin {
-  BinStat waiting;       // requests, per replica
+  BinStat waiting;  // requests, per replica
   BinStat running;
   BinStat swapped;
-  BinStat kv_fraction;   // of the replica's blocks
-  BinStat batch_size;    // sequences
-  BinStat new_tokens;    // prefill tokens + decode sequences
+  BinStat kv_fraction;  // of the replica's blocks
+  BinStat batch_size;  // sequences
+  BinStat new_tokens;  // prefill tokens + decode sequences
   int64_t preempted = 0;
-  double busy_s = 0;               // iteration durations (end_s - start_s), summed
-  double hbm_fraction_s = 0;       // hbm_fraction x duration, summed
-  double compute_fraction_s = 0;   // compute_fraction x duration, summed
-  double host_s = 0;               // host time the GPU waited for
-  double host_hidden_s = 0;        // host time under the GPU's
+  double busy_s = 0;  // iteration durations (end_s - start_s), summed
+  double hbm_fraction_s = 0;  // hbm_fraction x duration, summed
+  double compute_fraction_s = 0;  // compute_fraction x duration, summed
+  double host_s = 0;  // host time the GPU waited for
+  double host_hidden_s = 0;  // host time under the GPU's
   std::vector<double> busy_by_resource_s;  // indexed like IterationBins::resources()
 };
 

@@ -34,29 +34,35 @@ Json StatRows(const IterationBins& bins, const std::vector<Series>& series) {
     for (int b = 0; b < bins.axis().bins(); ++b) {
       const BinStat& stat = s.value(bins.bins()[static_cast<size_t>(b)]);
       if (stat.count == 0) continue;
-      rows.push_back({{"t", vl::Round(bins.axis().Middle(b))}, {"series", s.name}, {"min", vl::Round(stat.min)},
-                      {"mean", vl::Round(stat.mean())}, {"max", vl::Round(stat.max)}});
+      rows.push_back({{"t", vl::Round(bins.axis().Middle(b))},
+                      {"series", s.name},
+                      {"min", vl::Round(stat.min)},
+                      {"mean", vl::Round(stat.mean())},
+                      {"max", vl::Round(stat.max)}});
     }
   }
   return rows;
 }
 
 // A mean line and a min-max band per series, on `y_title`.
-Json BandChart(const IterationBins& bins, const std::vector<Series>& series, const std::string& y_title,
-               bool percent) {
+Json BandChart(const IterationBins& bins, const std::vector<Series>& series, const std::string& y_title, bool percent) {
   const Json rows = StatRows(bins, series);
   Json domain = Json::array();
   for (const Series& s : series) domain.push_back(s.name);
   Json chart = vl::LayeredChart();
   Json y = percent ? vl::Percent("min", y_title) : vl::Number("min", y_title);
   Json color = vl::WithLegend(vl::Category("series", "", domain));
-  chart["layer"].push_back(vl::Layer(rows, {{"type", "area"}, {"opacity", 0.2}, {"interpolate", "step"}},
-                                     {{"x", TimeX(bins.axis())}, {"y", y}, {"y2", {{"field", "max"}}}, {"color", color}}));
+  chart["layer"].push_back(
+      vl::Layer(rows, {{"type", "area"}, {"opacity", 0.2}, {"interpolate", "step"}},
+                {{"x", TimeX(bins.axis())}, {"y", y}, {"y2", {{"field", "max"}}}, {"color", color}}));
   Json mean_y = percent ? vl::Percent("mean", y_title) : vl::Number("mean", y_title);
   chart["layer"].push_back(vl::Layer(
       rows, {{"type", "line"}, {"strokeWidth", 1.2}, {"interpolate", "step"}},
-      {{"x", TimeX(bins.axis())}, {"y", mean_y}, {"color", color},
-       {"tooltip", vl::Tooltip({{"series", "series"}, {"t", "time (s)"}, {"mean", "mean"}, {"min", "min"}, {"max", "max"}})}}));
+      {{"x", TimeX(bins.axis())},
+       {"y", mean_y},
+       {"color", color},
+       {"tooltip",
+        vl::Tooltip({{"series", "series"}, {"t", "time (s)"}, {"mean", "mean"}, {"min", "min"}, {"max", "max"}})}}));
   return chart;
 }
 
@@ -86,9 +92,9 @@ std::string AddLimit(double value, double data_max, const std::string& label, Js
   const Json y = {{"field", "y"}, {"type", "quantitative"}};
   (*chart)["layer"].push_back(
       vl::Layer(rows, {{"type", "rule"}, {"strokeDash", {4, 3}}, {"color", vl::kLimitColor}}, {{"y", y}}));
-  (*chart)["layer"].push_back(vl::Layer(
-      rows, {{"type", "text"}, {"align", "left"}, {"x", 4}, {"dy", -6}, {"color", vl::kLimitColor}},
-      {{"y", y}, {"text", {{"field", "label"}}}}));
+  (*chart)["layer"].push_back(
+      vl::Layer(rows, {{"type", "text"}, {"align", "left"}, {"x", 4}, {"dy", -6}, {"color", vl::kLimitColor}},
+                {{"y", y}, {"text", {{"field", "label"}}}}));
   return absl::StrCat(" The dashed line is ", label, ".");
 }
 
@@ -136,8 +142,8 @@ Chart BatchChart(const IterationBins& bins, const SimulationSummary& summary) {
       {"batch size", [](const IterationBin& b) -> const BinStat& { return b.batch_size; }}};
   Json chart = BandChart(bins, series, "sequences per iteration", false);
   const int limit = summary.config().max_num_seqs();
-  const std::string limit_text =
-      AddLimit(limit, MaxOf(bins, series[0].value), absl::StrCat("max_num_seqs (", format::Grouped(limit), ")"), &chart);
+  const std::string limit_text = AddLimit(limit, MaxOf(bins, series[0].value),
+                                          absl::StrCat("max_num_seqs (", format::Grouped(limit), ")"), &chart);
   return {"Batch size over time",
           absl::StrCat("Sequences in each iteration (prefill, decode and padding). Look for: batches held at "
                        "max_num_seqs, where the scheduler, not the load, limits the batch.",
@@ -150,8 +156,9 @@ Chart TokensChart(const IterationBins& bins, const SimulationSummary& summary) {
       {"new tokens", [](const IterationBin& b) -> const BinStat& { return b.new_tokens; }}};
   Json chart = BandChart(bins, series, "new tokens per iteration", false);
   const int limit = summary.config().max_num_batched_tokens();
-  const std::string limit_text = AddLimit(limit, MaxOf(bins, series[0].value),
-                                          absl::StrCat("max_num_batched_tokens (", format::Grouped(limit), ")"), &chart);
+  const std::string limit_text =
+      AddLimit(limit, MaxOf(bins, series[0].value),
+               absl::StrCat("max_num_batched_tokens (", format::Grouped(limit), ")"), &chart);
   return {"Tokens per iteration over time",
           absl::StrCat("Tokens computed in each iteration: prompt tokens of its prefill chunks plus one per decode "
                        "sequence. Look for: maxima at the token budget, which are prefill chunks, and a mean near "
@@ -166,24 +173,27 @@ Chart BindingOverTimeChart(const IterationBins& bins) {
     const IterationBin& bin = bins.bins()[static_cast<size_t>(b)];
     if (!(bin.busy_s > 0)) continue;
     for (size_t r = 0; r < bins.resources().size(); ++r) {
-      rows.push_back({{"t", vl::Round(bins.axis().Start(b))}, {"resource", bins.resources()[r]},
+      rows.push_back({{"t", vl::Round(bins.axis().Start(b))},
+                      {"resource", bins.resources()[r]},
                       {"share", vl::Round(bin.busy_by_resource_s[r] / bin.busy_s)}});
     }
   }
   Json chart = vl::LayeredChart();
   Json y = vl::Percent("share", "share of busy time");
   y["stack"] = "zero";
-  chart["layer"].push_back(vl::Layer(
-      rows, {{"type", "area"}, {"interpolate", "step-after"}},
-      {{"x", TimeX(bins.axis())}, {"y", y}, {"color", vl::WithLegend(vl::Category("resource", "binding resource", bins.resources()))},
-       {"tooltip", vl::Tooltip({{"resource", "resource"}, {"t", "bin start (s)"}, {"share", "share"}})}}));
-  return {"Binding resource over time",
-          absl::StrCat("Which resource bound the iterations, as a share of each bin's busy time (iteration "
-                       "durations summed over replicas). Look for: phases where compute (prefill-heavy) or host "
-                       "time takes over from HBM (decode-heavy). Each bin is ",
-                       format::Duration(bins.axis().width_s()), " (the run cut into ", bins.axis().bins(),
-                       " equal bins)."),
-          std::move(chart)};
+  chart["layer"].push_back(
+      vl::Layer(rows, {{"type", "area"}, {"interpolate", "step-after"}},
+                {{"x", TimeX(bins.axis())},
+                 {"y", y},
+                 {"color", vl::WithLegend(vl::Category("resource", "binding resource", bins.resources()))},
+                 {"tooltip", vl::Tooltip({{"resource", "resource"}, {"t", "bin start (s)"}, {"share", "share"}})}}));
+  return {
+      "Binding resource over time",
+      absl::StrCat("Which resource bound the iterations, as a share of each bin's busy time (iteration "
+                   "durations summed over replicas). Look for: phases where compute (prefill-heavy) or host "
+                   "time takes over from HBM (decode-heavy). Each bin is ",
+                   format::Duration(bins.axis().width_s()), " (the run cut into ", bins.axis().bins(), " equal bins)."),
+      std::move(chart)};
 }
 
 Chart ResourceFractionChart(const IterationBins& bins) {
@@ -192,21 +202,25 @@ Chart ResourceFractionChart(const IterationBins& bins) {
       {"HBM bandwidth (of peak)", [](const IterationBin& b) { return b.hbm_fraction_s / b.busy_s; }},
       {"tensor FLOP/s (of peak)", [](const IterationBin& b) { return b.compute_fraction_s / b.busy_s; }},
       {"host time (of busy time)", [](const IterationBin& b) { return b.host_s / b.busy_s; }},
-      {"host time hidden under the GPU (of busy time)", [](const IterationBin& b) { return b.host_hidden_s / b.busy_s; }},
+      {"host time hidden under the GPU (of busy time)",
+       [](const IterationBin& b) { return b.host_hidden_s / b.busy_s; }},
   };
   Json rows = Json::array(), domain = Json::array();
   for (const auto& [name, pick] : series) {
     domain.push_back(name);
     for (int b = 0; b < bins.axis().bins(); ++b) {
       const IterationBin& bin = bins.bins()[static_cast<size_t>(b)];
-      if (bin.busy_s > 0) rows.push_back({{"t", vl::Round(bins.axis().Middle(b))}, {"series", name}, {"value", vl::Round(pick(bin))}});
+      if (bin.busy_s > 0)
+        rows.push_back({{"t", vl::Round(bins.axis().Middle(b))}, {"series", name}, {"value", vl::Round(pick(bin))}});
     }
   }
   Json chart = vl::LayeredChart();
-  chart["layer"].push_back(vl::Layer(
-      rows, {{"type", "line"}, {"strokeWidth", 1.2}, {"interpolate", "step"}},
-      {{"x", TimeX(bins.axis())}, {"y", vl::Percent("value", "fraction")}, {"color", vl::WithLegend(vl::Category("series", "", domain))},
-       {"tooltip", vl::Tooltip({{"series", "series"}, {"t", "time (s)"}, {"value", "fraction"}})}}));
+  chart["layer"].push_back(
+      vl::Layer(rows, {{"type", "line"}, {"strokeWidth", 1.2}, {"interpolate", "step"}},
+                {{"x", TimeX(bins.axis())},
+                 {"y", vl::Percent("value", "fraction")},
+                 {"color", vl::WithLegend(vl::Category("series", "", domain))},
+                 {"tooltip", vl::Tooltip({{"series", "series"}, {"t", "time (s)"}, {"value", "fraction"}})}}));
   return {"HBM, tensor and host fractions over time",
           absl::StrCat("Achieved HBM bandwidth and tensor FLOP/s as fractions of the GPU's peaks, and the engine's "
                        "host (CPU) time as a share of busy time, exposed or hidden under the GPU's work. Look for: "
@@ -220,8 +234,8 @@ Chart ResourceFractionChart(const IterationBins& bins) {
 }  // namespace
 
 std::vector<Chart> IterationCharts(const IterationBins& bins, const SimulationSummary& summary) {
-  return {QueueChart(bins),           KvChart(bins, summary),        BatchChart(bins, summary),
-          TokensChart(bins, summary), BindingOverTimeChart(bins),    ResourceFractionChart(bins)};
+  return {QueueChart(bins),           KvChart(bins, summary),     BatchChart(bins, summary),
+          TokensChart(bins, summary), BindingOverTimeChart(bins), ResourceFractionChart(bins)};
 }
 
 }  // namespace infergrid::report

@@ -29,8 +29,8 @@ struct Metric {
   const char* name;
   const char* samples_of;  // what one sample is
   const LatencySummary& (SimulationSummary::*summary)() const;
-  std::vector<double> RequestSamples::*samples;          // null: none in the files
-  double (SimulationConfig::*slo)() const;               // null: no SLO on this metric
+  std::vector<double> RequestSamples::*samples;  // null: none in the files
+  double (SimulationConfig::*slo)() const;  // null: no SLO on this metric
   const char* meaning;
 };
 
@@ -64,7 +64,8 @@ Points EmpiricalCdf(std::vector<double> values) {
     for (size_t i = 0; i < n; ++i) ranks.push_back(i);
   } else {
     for (int k = 0; k <= kCdfQuantiles; ++k) {
-      ranks.push_back(static_cast<size_t>(std::llround(static_cast<double>(k) * static_cast<double>(n - 1) / kCdfQuantiles)));
+      ranks.push_back(
+          static_cast<size_t>(std::llround(static_cast<double>(k) * static_cast<double>(n - 1) / kCdfQuantiles)));
     }
     for (size_t i = n - kCdfTailPoints; i < n; ++i) ranks.push_back(i);
     std::sort(ranks.begin(), ranks.end());
@@ -84,16 +85,17 @@ std::string Ms(double seconds) { return absl::StrCat(format::Fixed(seconds * 1e3
 std::string CurveRule(const Metric& m, const RunInput& run) {
   const std::vector<double>* samples = m.samples != nullptr && run.requests ? &((*run.requests).*m.samples) : nullptr;
   if (samples == nullptr) {
-    const std::string why = m.samples == nullptr ? "the per-gap values are not in the output files"
-                                                 : "the folder has no requests.csv";
-    return absl::StrCat("drawn through summary.json's percentiles (p50, p90, p95, p99, p99.9, max), straight "
-                        "between them, because ", why,
-                        m.samples == nullptr ? " (the simulator's log histogram puts the percentiles within 0.05%)" : "");
+    const std::string why =
+        m.samples == nullptr ? "the per-gap values are not in the output files" : "the folder has no requests.csv";
+    return absl::StrCat(
+        "drawn through summary.json's percentiles (p50, p90, p95, p99, p99.9, max), straight "
+        "between them, because ",
+        why, m.samples == nullptr ? " (the simulator's log histogram puts the percentiles within 0.05%)" : "");
   }
   const std::string n = format::Grouped(static_cast<double>(samples->size()));
   if (samples->size() <= kCdfEveryPoint) return absl::StrCat("every one of its ", n, " ", m.samples_of);
-  return absl::StrCat("its ", n, " ", m.samples_of, " drawn through the quantiles at every ",
-                      100.0 / kCdfQuantiles, "% and the ", kCdfTailPoints, " largest values");
+  return absl::StrCat("its ", n, " ", m.samples_of, " drawn through the quantiles at every ", 100.0 / kCdfQuantiles,
+                      "% and the ", kCdfTailPoints, " largest values");
 }
 
 Chart CdfChart(const Metric& m, const std::vector<const RunInput*>& runs) {
@@ -110,11 +112,14 @@ Chart CdfChart(const Metric& m, const std::vector<const RunInput*>& runs) {
       if (!(seconds > 0)) continue;  // a log axis has no zero
       curve.push_back({{"run", run->label}, {"ms", vl::Round(seconds * 1e3)}, {"p", vl::Round(fraction)}});
     }
-    for (const auto& [name, seconds, fraction] : {std::tuple{"p50", summary.p50(), 0.5},
-                                                  std::tuple{"p90", summary.p90(), 0.9},
-                                                  std::tuple{"p99", summary.p99(), 0.99}}) {
+    for (const auto& [name, seconds, fraction] :
+         {std::tuple{"p50", summary.p50(), 0.5}, std::tuple{"p90", summary.p90(), 0.9},
+          std::tuple{"p99", summary.p99(), 0.99}}) {
       if (!(seconds > 0)) continue;
-      markers.push_back({{"run", run->label}, {"q", name}, {"ms", vl::Round(seconds * 1e3)}, {"p", fraction},
+      markers.push_back({{"run", run->label},
+                         {"q", name},
+                         {"ms", vl::Round(seconds * 1e3)},
+                         {"p", fraction},
                          {"label", absl::StrCat(name, " ", Ms(seconds))}});
     }
     rules.insert(several ? absl::StrCat(run->label, ": ", CurveRule(m, *run)) : CurveRule(m, *run));
@@ -142,16 +147,16 @@ Chart CdfChart(const Metric& m, const std::vector<const RunInput*>& runs) {
   if (!several) {
     Json text_encoding = marker_encoding;
     text_encoding["text"] = {{"field", "label"}};
-    chart["layer"].push_back(vl::Layer(markers, {{"type", "text"}, {"align", "right"}, {"dx", -6}, {"dy", -6}},
-                                       text_encoding));
+    chart["layer"].push_back(
+        vl::Layer(markers, {{"type", "text"}, {"align", "right"}, {"dx", -6}, {"dy", -6}}, text_encoding));
   }
   if (!slos.empty()) {
     Json slo_x = {{"field", "ms"}, {"type", "quantitative"}};
-    chart["layer"].push_back(vl::Layer(slos, {{"type", "rule"}, {"strokeDash", {4, 3}}, {"color", vl::kLimitColor}},
-                                       {{"x", slo_x}}));
-    chart["layer"].push_back(vl::Layer(slos, {{"type", "text"}, {"align", "left"}, {"dx", 3}, {"y", 8},
-                                              {"color", vl::kLimitColor}},
-                                       {{"x", slo_x}, {"text", {{"field", "label"}}}}));
+    chart["layer"].push_back(
+        vl::Layer(slos, {{"type", "rule"}, {"strokeDash", {4, 3}}, {"color", vl::kLimitColor}}, {{"x", slo_x}}));
+    chart["layer"].push_back(
+        vl::Layer(slos, {{"type", "text"}, {"align", "left"}, {"dx", 3}, {"y", 8}, {"color", vl::kLimitColor}},
+                  {{"x", slo_x}, {"text", {{"field", "label"}}}}));
   }
 
   std::string rule_text;
@@ -159,8 +164,10 @@ Chart CdfChart(const Metric& m, const std::vector<const RunInput*>& runs) {
   Chart result;
   result.title = absl::StrCat(m.name, " distribution");
   result.caption = absl::StrCat(m.meaning, " The curve is the cumulative share of ", m.samples_of,
-                                " at or below each latency: ", rule_text, ". Dots mark p50, p90 and p99 as "
-                                "summary.json gives them", slos.empty() ? "" : "; the dashed line is the SLO", ".");
+                                " at or below each latency: ", rule_text,
+                                ". Dots mark p50, p90 and p99 as "
+                                "summary.json gives them",
+                                slos.empty() ? "" : "; the dashed line is the SLO", ".");
   result.spec = std::move(chart);
   return result;
 }
@@ -192,10 +199,12 @@ Chart LatencyOverArrivalChart(const RunInput& run) {
         }
       }
     }
-    Json encoding = {{"x", x}, {"y", vl::Log(vl::Number("ms", "latency (ms, log scale)"))}, {"color", color},
+    Json encoding = {{"x", x},
+                     {"y", vl::Log(vl::Number("ms", "latency (ms, log scale)"))},
+                     {"color", color},
                      {"tooltip", vl::Tooltip({{"metric", "latency"}, {"t", "arrival (s)"}, {"ms", "ms"}})}};
-    chart["layer"].push_back(vl::Layer(rows, {{"type", "point"}, {"filled", true}, {"size", 14}, {"opacity", 0.6}},
-                                       encoding));
+    chart["layer"].push_back(
+        vl::Layer(rows, {{"type", "point"}, {"filled", true}, {"size", 14}, {"opacity", 0.6}}, encoding));
     rule = "Each point is one request.";
   } else {
     const TimeAxis axis(r.arrival_s.back(), kTimeBins);
@@ -208,16 +217,27 @@ Chart LatencyOverArrivalChart(const RunInput& run) {
       for (int b = 0; b < axis.bins(); ++b) {
         const BinStat& s = bins[static_cast<size_t>(b)];
         if (s.count == 0) continue;
-        rows.push_back({{"t", vl::Round(axis.Middle(b))}, {"metric", name}, {"min", vl::Round(s.min)},
-                        {"mean", vl::Round(s.mean())}, {"max", vl::Round(s.max)}, {"requests", s.count}});
+        rows.push_back({{"t", vl::Round(axis.Middle(b))},
+                        {"metric", name},
+                        {"min", vl::Round(s.min)},
+                        {"mean", vl::Round(s.mean())},
+                        {"max", vl::Round(s.max)},
+                        {"requests", s.count}});
       }
     }
-    Json band = {{"x", x}, {"y", vl::Log(vl::Number("min", "latency (ms, log scale)"))}, {"y2", {{"field", "max"}}},
+    Json band = {{"x", x},
+                 {"y", vl::Log(vl::Number("min", "latency (ms, log scale)"))},
+                 {"y2", {{"field", "max"}}},
                  {"color", color}};
     chart["layer"].push_back(vl::Layer(rows, {{"type", "area"}, {"opacity", 0.25}}, band));
-    Json line = {{"x", x}, {"y", vl::Log(vl::Number("mean", "latency (ms, log scale)"))}, {"color", color},
-                 {"tooltip", vl::Tooltip({{"metric", "latency"}, {"t", "arrival (s)"}, {"mean", "mean ms"},
-                                          {"max", "max ms"}, {"requests", "requests"}})}};
+    Json line = {{"x", x},
+                 {"y", vl::Log(vl::Number("mean", "latency (ms, log scale)"))},
+                 {"color", color},
+                 {"tooltip", vl::Tooltip({{"metric", "latency"},
+                                          {"t", "arrival (s)"},
+                                          {"mean", "mean ms"},
+                                          {"max", "max ms"},
+                                          {"requests", "requests"}})}};
     chart["layer"].push_back(vl::Layer(rows, {{"type", "line"}, {"strokeWidth", 1.2}}, line));
     rule = BinRule(axis, "the latencies of the requests arriving");
   }
@@ -228,7 +248,7 @@ Chart LatencyOverArrivalChart(const RunInput& run) {
       "through a burst of arrivals and how long it takes to drain; a climb that never comes back down "
       "means the deployment cannot keep up at this rate. ",
       rule,
-      r.not_finished == 1 ? " 1 request that did not finish is left out."
+      r.not_finished == 1  ? " 1 request that did not finish is left out."
       : r.not_finished > 1 ? absl::StrCat(" ", r.not_finished, " requests that did not finish are left out.")
                            : "");
   result.spec = std::move(chart);

@@ -55,7 +55,8 @@ Chart PlanBars(const std::vector<const PlanPoint*>& points, const std::vector<Pl
   chart["layer"].push_back(vl::Layer(
       rows, {{"type", "bar"}},
       {{"y", {{"field", "candidate"}, {"type", "nominal"}, {"title", "candidate"}, {"sort", order}}},
-       {"x", vl::Number("value", axis)}, {"color", ProfileColor(all)},
+       {"x", vl::Number("value", axis)},
+       {"color", ProfileColor(all)},
        {"tooltip", vl::Tooltip({{"candidate", "candidate"}, {"value", axis.c_str()}, {"profile", "GPU profile"}})}}));
   return Chart{std::move(title), std::move(caption), std::move(chart)};
 }
@@ -97,8 +98,11 @@ std::optional<Chart> FrontierChart(const PlanReport& plan, const std::vector<Pla
   std::vector<const PlanPoint*> on_front;
   for (const PlanPoint& p : points) {
     if (!(p.usd_per_hour > 0)) continue;
-    rows.push_back({{"candidate", p.label}, {"profile", p.profile}, {"usd_per_hour", vl::Round(p.usd_per_hour)},
-                    {"x", vl::Round(p.frontier_x)}, {"front", p.on_front ? "on the front" : "dominated"}});
+    rows.push_back({{"candidate", p.label},
+                    {"profile", p.profile},
+                    {"usd_per_hour", vl::Round(p.usd_per_hour)},
+                    {"x", vl::Round(p.frontier_x)},
+                    {"front", p.on_front ? "on the front" : "dominated"}});
     if (p.on_front) on_front.push_back(&p);
   }
   if (rows.empty()) return std::nullopt;
@@ -106,7 +110,8 @@ std::optional<Chart> FrontierChart(const PlanReport& plan, const std::vector<Pla
     return std::tuple(a->usd_per_hour, a->frontier_x) < std::tuple(b->usd_per_hour, b->frontier_x);
   });
   for (size_t i = 0; i < on_front.size(); ++i) {
-    front.push_back({{"order", i}, {"usd_per_hour", vl::Round(on_front[i]->usd_per_hour)},
+    front.push_back({{"order", i},
+                     {"usd_per_hour", vl::Round(on_front[i]->usd_per_hour)},
                      {"x", vl::Round(on_front[i]->frontier_x)}});
   }
   const Json x = target ? vl::Percent("x", "closest SLO term at the target (share of its limit)")
@@ -115,12 +120,17 @@ std::optional<Chart> FrontierChart(const PlanReport& plan, const std::vector<Pla
   Json chart = vl::LayeredChart();
   chart["layer"].push_back(vl::Layer(front, {{"type", "line"}, {"strokeWidth", 1.5}, {"color", vl::kLimitColor}},
                                      {{"x", x}, {"y", y}, {"order", {{"field", "order"}, {"type", "quantitative"}}}}));
-  chart["layer"].push_back(vl::Layer(
-      rows, {{"type", "point"}, {"filled", true}, {"size", 80}},
-      {{"x", x}, {"y", y}, {"color", ProfileColor(points)},
-       {"shape", vl::WithLegend(vl::Category("front", "", {"on the front", "dominated"}))},
-       {"tooltip", vl::Tooltip({{"candidate", "candidate"}, {"profile", "GPU profile"}, {"usd_per_hour", "USD/hour"},
-                                {"x", target ? "closest SLO term / limit" : "requests/s"}, {"front", "Pareto"}})}}));
+  chart["layer"].push_back(
+      vl::Layer(rows, {{"type", "point"}, {"filled", true}, {"size", 80}},
+                {{"x", x},
+                 {"y", y},
+                 {"color", ProfileColor(points)},
+                 {"shape", vl::WithLegend(vl::Category("front", "", {"on the front", "dominated"}))},
+                 {"tooltip", vl::Tooltip({{"candidate", "candidate"},
+                                          {"profile", "GPU profile"},
+                                          {"usd_per_hour", "USD/hour"},
+                                          {"x", target ? "closest SLO term / limit" : "requests/s"},
+                                          {"front", "Pareto"}})}}));
   const std::string better = target ? "as cheap or cheaper per hour and as far or farther from its SLO limit"
                                     : "as cheap or cheaper per hour and sustains as much or more";
   return Chart{
@@ -183,10 +193,15 @@ void AddPlanTable(const PlanReport& plan, const std::vector<PlanPoint>& points, 
   std::vector<std::vector<std::string>> rows;
   for (const PlanCandidate& c : plan.candidates()) {
     const bool ok = c.status() == "ok";
-    const auto point = std::find_if(points.begin(), points.end(), [&](const PlanPoint& p) { return p.label == c.label(); });
-    std::vector<std::string> row = {c.label(), ok ? absl::StrCat(c.rank()) : "-", plan::ProfileMark(c),
+    const auto point =
+        std::find_if(points.begin(), points.end(), [&](const PlanPoint& p) { return p.label == c.label(); });
+    std::vector<std::string> row = {c.label(),
+                                    ok ? absl::StrCat(c.rank()) : "-",
+                                    plan::ProfileMark(c),
                                     ok ? absl::StrCat(c.gpus()) : "-",
-                                    !ok ? "-" : target ? absl::StrCat(c.replicas()) : TableNumber(c.rate()),
+                                    !ok      ? "-"
+                                    : target ? absl::StrCat(c.replicas())
+                                             : TableNumber(c.rate()),
                                     ok ? TableNumber(c.output_tokens_per_s()) : "-"};
     for (int t = 0; t < plan.slo_size(); ++t) {
       row.push_back(ok && t < c.slo_values_size() ? TableNumber(c.slo_values(t).mean_s() * 1e3) : "-");
@@ -197,14 +212,15 @@ void AddPlanTable(const PlanReport& plan, const std::vector<PlanPoint>& points, 
     row.push_back(ok ? c.error() : absl::StrCat(c.status(), c.error().empty() ? "" : ": ", c.error()));
     rows.push_back(std::move(row));
   }
-  std::vector<std::string> header = {"candidate", "rank", "GPU profile", "GPUs", target ? "replicas" : "req/s",
+  std::vector<std::string> header = {"candidate",      "rank", "GPU profile", "GPUs", target ? "replicas" : "req/s",
                                      "output tokens/s"};
   for (const SloTerm& t : plan.slo()) header.push_back(absl::StrCat(t.metric(), " ", t.statistic(), " (ms)"));
   for (const char* h : {"USD/hour", "USD/M output tokens", "Pareto front", "note"}) header.emplace_back(h);
-  page->AddTable(header, rows,
-                 absl::StrCat("SLO values are means over ", plan.replications(), " seed",
-                              plan.replications() == 1 ? "" : "s", " at the chosen point. GPU profile: measured on that "
-                              "GPU, extrapolated from another GPU's measurements, or roofline (datasheet peaks)."));
+  page->AddTable(
+      header, rows,
+      absl::StrCat("SLO values are means over ", plan.replications(), " seed", plan.replications() == 1 ? "" : "s",
+                   " at the chosen point. GPU profile: measured on that "
+                   "GPU, extrapolated from another GPU's measurements, or roofline (datasheet peaks)."));
 }
 
 }  // namespace
@@ -237,8 +253,9 @@ void AddPlanSection(const PlanInput& input, HtmlPage* page) {
                                " not ok (infeasible or failed) and not drawn."));
   }
   if (!points.empty() && charts.size() < 3) {
-    page->AddNote("no ok candidate's GPU has a price: cost and the frontier are not drawn (give prices with "
-                  "plan --price).");
+    page->AddNote(
+        "no ok candidate's GPU has a price: cost and the frontier are not drawn (give prices with "
+        "plan --price).");
   }
 }
 

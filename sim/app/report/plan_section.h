@@ -27,11 +27,11 @@ namespace infergrid::report {
 // One ok candidate, as the charts draw it.
 struct PlanPoint {
   std::string label;
-  std::string profile;        // measured | extrapolated | roofline
-  double capacity = 0;        // req/s sustained, or GPUs needed with a target
-  double usd_per_hour = 0;    // 0: no price
-  double cost = 0;            // the ranking cost: USD per million output tokens, or USD per hour
-  double frontier_x = 0;      // req/s, or the closest SLO term's fraction of its limit
+  std::string profile;  // measured | extrapolated | roofline
+  double capacity = 0;  // req/s sustained, or GPUs needed with a target
+  double usd_per_hour = 0;  // 0: no price
+  double cost = 0;  // the ranking cost: USD per million output tokens, or USD per hour
+  double frontier_x = 0;  // req/s, or the closest SLO term's fraction of its limit
   bool on_front = false;
 };
 

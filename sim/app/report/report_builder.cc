@@ -28,24 +28,29 @@ std::string Title(const ReportInputs& inputs) {
 
 // The charts of one run over time and resources, or notes saying which files they need.
 void AddRunSection(const RunInput& run, bool several, HtmlPage* page) {
-  page->AddHeading(2, several ? absl::StrCat("Run ", run.label, ": over time and resources") : "Over time and resources");
+  page->AddHeading(2,
+                   several ? absl::StrCat("Run ", run.label, ": over time and resources") : "Over time and resources");
   if (run.requests) {
     page->AddChart(LatencyOverArrivalChart(run));
   } else {
-    page->AddNote(absl::StrCat(run.source, " has no requests.csv (simulate --outputs left it out): the latency over "
-                               "arrival time is not drawn, and the latency curves go through the summary's percentiles."));
+    page->AddNote(
+        absl::StrCat(run.source,
+                     " has no requests.csv (simulate --outputs left it out): the latency over "
+                     "arrival time is not drawn, and the latency curves go through the summary's percentiles."));
   }
   if (run.iterations) {
     for (const Chart& chart : IterationCharts(*run.iterations, run.summary)) page->AddChart(chart);
   } else {
-    page->AddNote(absl::StrCat(run.source, " has no iterations.csv (simulate --outputs left it out): the queue, "
+    page->AddNote(absl::StrCat(run.source,
+                               " has no iterations.csv (simulate --outputs left it out): the queue, "
                                "KV, batch, token and resource charts over time are not drawn."));
   }
   if (run.summary.binding_size() > 0) page->AddChart(BindingShareChart(run.summary));
   if (std::optional<Chart> memory = MemoryWaterfallChart(run.summary)) {
     page->AddChart(*memory);
   } else {
-    page->AddNote(absl::StrCat(run.source, "/summary.json predates the memory plan's terms in summary.json: rerun "
+    page->AddNote(absl::StrCat(run.source,
+                               "/summary.json predates the memory plan's terms in summary.json: rerun "
                                "the simulation to draw the memory plan."));
   }
 }

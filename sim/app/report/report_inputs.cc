@@ -33,7 +33,8 @@ absl::StatusOr<T> ReadJson(const std::string& path, absl::string_view what, Requ
   std::string text;
   if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
   absl::StatusOr<T> result = ParseJsonAs<T>(text, JsonSource{path}, what);
-  if (result.ok() && !std::invoke(required, *result)) return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", what));
+  if (result.ok() && !std::invoke(required, *result))
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a ", what));
   return result;
 }
 
@@ -59,7 +60,8 @@ absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::strin
   const std::string results_path = (dir / "results.jsonl").string();
   std::error_code error;
   if (!fs::exists(results_path, error)) {
-    return absl::NotFoundError(absl::StrCat(source, ": a sweep folder with no results.jsonl (sweep --out writes it "
+    return absl::NotFoundError(absl::StrCat(source,
+                                            ": a sweep folder with no results.jsonl (sweep --out writes it "
                                             "when its runs end: rerun the sweep to finish it)"));
   }
   std::string text;
@@ -74,7 +76,8 @@ absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::strin
         ParseJsonAs<SweepResult>(line, JsonSource{results_path, line_number, true}, "sweep result");
     if (!result.ok()) return result.status();
     if (!result->has_run() || (result->status() == "ok" && !result->summary().has_config())) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": not a sweep result (no run, or an ok run without "
+      return absl::InvalidArgumentError(absl::StrCat(where,
+                                                     ": not a sweep result (no run, or an ok run without "
                                                      "its summary)"));
     }
     if (result->status() == "ok") {
@@ -165,8 +168,9 @@ absl::StatusOr<RunInput> ReadRun(std::string source, std::string label, Simulati
     if (!requests.ok()) return requests.status();
     // One row per arrived request: fewer is a file cut at a row boundary, more another run's.
     if (requests->rows != run.summary.requests()) {
-      return absl::InvalidArgumentError(absl::StrCat(requests_csv, ": ", requests->rows, " rows, but summary.json counts ",
-                                                     run.summary.requests(), " requests (a file cut short, or another run's)"));
+      return absl::InvalidArgumentError(absl::StrCat(requests_csv, ": ", requests->rows,
+                                                     " rows, but summary.json counts ", run.summary.requests(),
+                                                     " requests (a file cut short, or another run's)"));
     }
     run.requests = *std::move(requests);
   }
@@ -176,9 +180,9 @@ absl::StatusOr<RunInput> ReadRun(std::string source, std::string label, Simulati
     if (!iterations.ok()) return iterations.status();
     // One row per iteration the summary counts: fewer is a file cut at a row boundary.
     if (iterations->iterations() != run.summary.iterations().iterations()) {
-      return absl::InvalidArgumentError(absl::StrCat(iterations_csv, ": ", iterations->iterations(),
-                                                     " rows, but summary.json counts ", run.summary.iterations().iterations(),
-                                                     " iterations (a file cut short, or another run's)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(iterations_csv, ": ", iterations->iterations(), " rows, but summary.json counts ",
+                       run.summary.iterations().iterations(), " iterations (a file cut short, or another run's)"));
     }
     run.iterations = *std::move(iterations);
   }
@@ -208,8 +212,9 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
       continue;
     }
     if (!fs::is_directory(dir, error)) {
-      return absl::NotFoundError(absl::StrCat(dirs[i], ": ", fs::exists(dir, error) ? "not a folder" : "no such folder",
-                                              " (give folders written by simulate, compare, sweep or plan --out, or a plan.json)"));
+      return absl::NotFoundError(
+          absl::StrCat(dirs[i], ": ", fs::exists(dir, error) ? "not a folder" : "no such folder",
+                       " (give folders written by simulate, compare, sweep or plan --out, or a plan.json)"));
     }
     if (fs::exists(dir / "sweep.json", error)) {
       absl::StatusOr<SweepInput> sweep = ReadSweep(dirs[i], labels[i]);
@@ -232,8 +237,10 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
     }
     const fs::path summary_path = dir / "summary.json";
     if (!fs::exists(summary_path, error)) {
-      return absl::NotFoundError(absl::StrCat(dirs[i], ": no summary.json, comparison.json, sweep.json or plan.json in "
-                                              "the folder (simulate --out=DIR writes summary.json unless --outputs leaves it out)"));
+      return absl::NotFoundError(
+          absl::StrCat(dirs[i],
+                       ": no summary.json, comparison.json, sweep.json or plan.json in "
+                       "the folder (simulate --out=DIR writes summary.json unless --outputs leaves it out)"));
     }
     absl::StatusOr<SimulationSummary> summary =
         ReadJson<SimulationSummary>(summary_path.string(), "summary.json", &SimulationSummary::has_config);
@@ -242,7 +249,8 @@ absl::StatusOr<ReportInputs> ReadReportInputs(const std::vector<std::string>& di
     for (const char* name : {"requests.csv", "iterations.csv"}) {
       const fs::path packed = dir / absl::StrCat(name, ".zst");
       if (!fs::exists(dir / name, error) && fs::exists(packed, error)) {
-        return absl::InvalidArgumentError(absl::StrCat(packed.string(), ": report reads the plain table; restore it with `zstd -d ",
+        return absl::InvalidArgumentError(absl::StrCat(packed.string(),
+                                                       ": report reads the plain table; restore it with `zstd -d ",
                                                        packed.string(), "` (or run simulate without --compress)"));
       }
     }

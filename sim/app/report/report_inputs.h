@@ -22,10 +22,10 @@
 namespace infergrid::report {
 
 struct RunInput {
-  std::string source;   // the folder as given (or the run's --out), for the page
-  std::string label;    // its name in legends and headings
+  std::string source;  // the folder as given (or the run's --out), for the page
+  std::string label;  // its name in legends and headings
   SimulationSummary summary;
-  std::optional<RequestSamples> requests;   // absent: the folder has no requests.csv
+  std::optional<RequestSamples> requests;  // absent: the folder has no requests.csv
   std::optional<IterationBins> iterations;  // absent: the folder has no iterations.csv
 };
 

@@ -9,8 +9,7 @@ namespace infergrid::report {
 
 absl::StatusOr<RequestSamples> RequestSamples::Read(const std::string& path) {
   enum Column { kArrival, kTtft, kTpot, kE2e };
-  static const CsvColumnNames* names =
-      new CsvColumnNames{{"arrival_s", "ttft_s", "tpot_s", "e2e_s"}, {"status"}};
+  static const CsvColumnNames* names = new CsvColumnNames{{"arrival_s", "ttft_s", "tpot_s", "e2e_s"}, {"status"}};
   RequestSamples samples;
   int64_t bad_line = 0;
   std::string bad_what;

@@ -17,9 +17,9 @@ struct RequestSamples {
   std::vector<double> arrival_s;
   std::vector<double> ttft_s;
   std::vector<double> e2e_s;
-  std::vector<double> tpot_s;   // only requests with >= 2 output tokens (others have no TPOT)
-  int64_t rows = 0;             // every request in the file
-  int64_t not_finished = 0;     // rejected or unfinished: no latency
+  std::vector<double> tpot_s;  // only requests with >= 2 output tokens (others have no TPOT)
+  int64_t rows = 0;  // every request in the file
+  int64_t not_finished = 0;  // rejected or unfinished: no latency
 
   // Reads `path` (requests.csv as `simulate --out` writes it).
   static absl::StatusOr<RequestSamples> Read(const std::string& path);

@@ -22,8 +22,11 @@ const std::vector<RunMetric>& RunMetrics() {
   static const std::vector<RunMetric>* metrics = [] {
     auto* list = new std::vector<RunMetric>;
     const std::pair<const char*, const LatencySummary& (SimulationSummary::*)() const> latencies[] = {
-        {"TTFT", &SimulationSummary::ttft}, {"TPOT", &SimulationSummary::tpot}, {"ITL", &SimulationSummary::itl},
-        {"E2E", &SimulationSummary::e2e}, {"queueing", &SimulationSummary::queueing}};
+        {"TTFT", &SimulationSummary::ttft},
+        {"TPOT", &SimulationSummary::tpot},
+        {"ITL", &SimulationSummary::itl},
+        {"E2E", &SimulationSummary::e2e},
+        {"queueing", &SimulationSummary::queueing}};
     for (const auto& [name, latency] : latencies) {
       const std::pair<const char*, double (LatencySummary::*)() const> stats[] = {
           {"mean", &LatencySummary::mean}, {"p50", &LatencySummary::p50}, {"p99", &LatencySummary::p99}};
@@ -32,14 +35,20 @@ const std::vector<RunMetric>& RunMetrics() {
                          [latency, pick](const SimulationSummary& s) { return ((s.*latency)().*pick)() * 1e3; }});
       }
     }
-    list->push_back({"throughput", "req/s", [](const SimulationSummary& s) { return s.throughput().requests_per_s(); }});
-    list->push_back({"output tokens", "tok/s", [](const SimulationSummary& s) { return s.throughput().output_tokens_per_s(); }});
+    list->push_back(
+        {"throughput", "req/s", [](const SimulationSummary& s) { return s.throughput().requests_per_s(); }});
+    list->push_back(
+        {"output tokens", "tok/s", [](const SimulationSummary& s) { return s.throughput().output_tokens_per_s(); }});
     list->push_back({"goodput", "req/s", [](const SimulationSummary& s) { return s.goodput().requests_per_s(); }});
     list->push_back({"meeting the SLO", "%", [](const SimulationSummary& s) { return 100 * s.goodput().fraction(); }});
-    list->push_back({"KV peak", "% of blocks", [](const SimulationSummary& s) { return 100 * s.kv().peak_fraction(); }});
-    list->push_back({"preemptions", "", [](const SimulationSummary& s) { return static_cast<double>(s.kv().preemptions()); }});
-    list->push_back({"mean batch", "sequences", [](const SimulationSummary& s) { return s.iterations().mean_batch_size(); }});
-    list->push_back({"engine busy", "%", [](const SimulationSummary& s) { return 100 * s.iterations().utilization(); }});
+    list->push_back(
+        {"KV peak", "% of blocks", [](const SimulationSummary& s) { return 100 * s.kv().peak_fraction(); }});
+    list->push_back(
+        {"preemptions", "", [](const SimulationSummary& s) { return static_cast<double>(s.kv().preemptions()); }});
+    list->push_back(
+        {"mean batch", "sequences", [](const SimulationSummary& s) { return s.iterations().mean_batch_size(); }});
+    list->push_back(
+        {"engine busy", "%", [](const SimulationSummary& s) { return 100 * s.iterations().utilization(); }});
     return list;
   }();
   return *metrics;
@@ -69,20 +78,24 @@ void AddRunsTable(const std::vector<const RunInput*>& runs, HtmlPage* page) {
   for (const RunInput* run : runs) {
     const SimulationSummary& s = run->summary;
     const SimulationConfig& c = s.config();
-    rows.push_back({run->label, c.model(),
-                    absl::StrCat(c.num_replicas(), " x ", c.attention_data_parallel() > 1 ? absl::StrCat("DP", c.attention_data_parallel(), " x ") : "", c.tensor_parallel_size(), " x ", c.gpu()),
-                    absl::StrCat(s.memory().plan_engine(), ", ", c.scheduler()), Workload(c),
-                    absl::StrCat(format::Grouped(s.completed()), " of ", format::Grouped(s.requests())),
-                    TableNumber(s.simulated_duration_s()), TableNumber(s.throughput().requests_per_s()),
-                    TableNumber(s.throughput().output_tokens_per_s())});
+    rows.push_back(
+        {run->label, c.model(),
+         absl::StrCat(c.num_replicas(), " x ",
+                      c.attention_data_parallel() > 1 ? absl::StrCat("DP", c.attention_data_parallel(), " x ") : "",
+                      c.tensor_parallel_size(), " x ", c.gpu()),
+         absl::StrCat(s.memory().plan_engine(), ", ", c.scheduler()), Workload(c),
+         absl::StrCat(format::Grouped(s.completed()), " of ", format::Grouped(s.requests())),
+         TableNumber(s.simulated_duration_s()), TableNumber(s.throughput().requests_per_s()),
+         TableNumber(s.throughput().output_tokens_per_s())});
   }
   page->AddTable({"run", "model", "replicas x TP x GPU", "memory plan, scheduler", "workload", "completed",
                   "simulated s", "req/s", "output tok/s"},
                  rows, "Throughput is per second of simulated time.");
   for (const RunInput* run : runs) {
-    page->AddHtml(absl::StrCat("<p>", runs.size() > 1 ? absl::StrCat("<strong>", EscapeHtml(run->label), "</strong>: ") : "",
-                               "from <code>", EscapeHtml(run->source), "</code>, rerun with</p>\n<pre class=\"command\">",
-                               EscapeHtml(run->summary.config().command_line()), "</pre>"));
+    page->AddHtml(
+        absl::StrCat("<p>", runs.size() > 1 ? absl::StrCat("<strong>", EscapeHtml(run->label), "</strong>: ") : "",
+                     "from <code>", EscapeHtml(run->source), "</code>, rerun with</p>\n<pre class=\"command\">",
+                     EscapeHtml(run->summary.config().command_line()), "</pre>"));
     for (const std::string& note : run->summary.notes()) page->AddNote(note);
   }
 }
@@ -90,8 +103,11 @@ void AddRunsTable(const std::vector<const RunInput*>& runs, HtmlPage* page) {
 void AddLatencyTable(const std::vector<const RunInput*>& runs, HtmlPage* page) {
   std::vector<std::vector<std::string>> rows;
   const std::pair<const char*, const LatencySummary& (SimulationSummary::*)() const> latencies[] = {
-      {"TTFT", &SimulationSummary::ttft}, {"TPOT", &SimulationSummary::tpot}, {"ITL", &SimulationSummary::itl},
-      {"E2E", &SimulationSummary::e2e}, {"queueing", &SimulationSummary::queueing}};
+      {"TTFT", &SimulationSummary::ttft},
+      {"TPOT", &SimulationSummary::tpot},
+      {"ITL", &SimulationSummary::itl},
+      {"E2E", &SimulationSummary::e2e},
+      {"queueing", &SimulationSummary::queueing}};
   for (const auto& [name, latency] : latencies) {
     for (const RunInput* run : runs) {
       const LatencySummary& l = (run->summary.*latency)();

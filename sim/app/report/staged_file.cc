@@ -20,8 +20,8 @@ absl::StatusOr<StagedFile> StagedFile::Stage(const std::string& path, absl::stri
   std::string created;
   if (!fs::exists(folder, error)) {
     if (!fs::create_directories(folder, error)) {
-      return absl::FailedPreconditionError(absl::StrCat(flag, "=", path, ": cannot create ", folder.string(), ": ",
-                                                        error.message()));
+      return absl::FailedPreconditionError(
+          absl::StrCat(flag, "=", path, ": cannot create ", folder.string(), ": ", error.message()));
     }
     created = folder.string();
   } else if (!fs::is_directory(folder, error)) {

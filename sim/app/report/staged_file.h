@@ -28,7 +28,7 @@ class StagedFile {
  private:
   StagedFile(OutputPlacement placement, std::string created_folder)
       : placement_(std::move(placement)), created_folder_(std::move(created_folder)) {}
-  OutputPlacement placement_;   // its temporary empty once committed or moved from
+  OutputPlacement placement_;  // its temporary empty once committed or moved from
   std::string created_folder_;  // the folder Stage() created, if any
 };
 

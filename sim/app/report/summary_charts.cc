@@ -35,9 +35,13 @@ class Waterfall {
 
  private:
   void Add(const std::string& step, double start, double end, const char* kind) {
-    rows_.push_back({{"order", rows_.size()}, {"step", step}, {"start", vl::Round(start / kGiB)},
-                     {"end", vl::Round(end / kGiB)}, {"top", vl::Round(std::max(start, end) / kGiB)},
-                     {"kind", kind}, {"label", absl::StrCat(format::Fixed(std::fabs(end - start) / kGiB, 2), " GiB")}});
+    rows_.push_back({{"order", rows_.size()},
+                     {"step", step},
+                     {"start", vl::Round(start / kGiB)},
+                     {"end", vl::Round(end / kGiB)},
+                     {"top", vl::Round(std::max(start, end) / kGiB)},
+                     {"kind", kind},
+                     {"label", absl::StrCat(format::Fixed(std::fabs(end - start) / kGiB, 2), " GiB")}});
     level_ = end;
   }
   Json rows_ = Json::array();
@@ -50,8 +54,10 @@ Chart BindingShareChart(const SimulationSummary& summary) {
   Json rows = Json::array(), resources = Json::array();
   for (const ResourceShare& share : summary.binding()) {
     resources.push_back(share.resource());
-    rows.push_back({{"resource", share.resource()}, {"measure", "busy time"}, {"share", vl::Round(share.time_share())}});
-    rows.push_back({{"resource", share.resource()}, {"measure", "iterations"}, {"share", vl::Round(share.iteration_share())}});
+    rows.push_back(
+        {{"resource", share.resource()}, {"measure", "busy time"}, {"share", vl::Round(share.time_share())}});
+    rows.push_back(
+        {{"resource", share.resource()}, {"measure", "iterations"}, {"share", vl::Round(share.iteration_share())}});
   }
   Json chart = vl::LayeredChart(vl::kWidth, 40 + 36 * static_cast<int>(resources.size()));
   Json encoding = {{"y", vl::Category("resource", "binding resource", resources)},
@@ -79,8 +85,8 @@ std::optional<Chart> MemoryWaterfallChart(const SimulationSummary& summary) {
   Waterfall w;
   w.Total("device total", m.total_bytes_per_gpu());
   // vLLM and SGLang budgets hold the weights and the KV cache; TensorRT-LLM's budget is the KV pool.
-  const bool budget_holds_all = m.budget_bytes_per_gpu() + kSameBytes >= weights + kv &&
-                                m.budget_bytes_per_gpu() < m.total_bytes_per_gpu();
+  const bool budget_holds_all =
+      m.budget_bytes_per_gpu() + kSameBytes >= weights + kv && m.budget_bytes_per_gpu() < m.total_bytes_per_gpu();
   if (budget_holds_all) {
     w.Take("outside the budget", m.total_bytes_per_gpu() - m.budget_bytes_per_gpu(), "outside the budget");
     w.Total("budget", m.budget_bytes_per_gpu());
@@ -102,7 +108,10 @@ std::optional<Chart> MemoryWaterfallChart(const SimulationSummary& summary) {
   w.Total("KV cache", kv, "KV cache");
 
   Json chart = vl::LayeredChart(vl::kWidth, 280);
-  Json x = {{"field", "step"}, {"type", "ordinal"}, {"title", nullptr}, {"sort", {{"field", "order"}}},
+  Json x = {{"field", "step"},
+            {"type", "ordinal"},
+            {"title", nullptr},
+            {"sort", {{"field", "order"}}},
             {"axis", {{"labelAngle", -25}}}};
   Json kinds = Json::array();  // the kinds drawn, in the order of the legend below
   for (const char* kind : {"total", "outside the budget", "taken from the budget", "not subtracted by this engine",
@@ -114,16 +123,19 @@ std::optional<Chart> MemoryWaterfallChart(const SimulationSummary& summary) {
       }
     }
   }
-  Json encoding = {{"x", x}, {"y", vl::Number("start", "GiB per GPU")}, {"y2", {{"field", "end"}}},
+  Json encoding = {{"x", x},
+                   {"y", vl::Number("start", "GiB per GPU")},
+                   {"y2", {{"field", "end"}}},
                    {"color", vl::WithLegend(vl::Category("kind", "", kinds))},
                    {"tooltip", vl::Tooltip({{"step", "term"}, {"label", "amount"}, {"end", "level after (GiB)"}})}};
   chart["layer"].push_back(vl::Layer(w.rows(), {{"type", "bar"}, {"width", {{"band", 0.7}}}}, encoding));
-  chart["layer"].push_back(vl::Layer(w.rows(), {{"type", "text"}, {"dy", -6}, {"baseline", "bottom"}},
-                                     {{"x", x}, {"y", {{"field", "top"}, {"type", "quantitative"}}},
-                                      {"text", {{"field", "label"}}}}));
+  chart["layer"].push_back(
+      vl::Layer(w.rows(), {{"type", "text"}, {"dy", -6}, {"baseline", "bottom"}},
+                {{"x", x}, {"y", {{"field", "top"}, {"type", "quantitative"}}}, {"text", {{"field", "label"}}}}));
   return Chart{
       "Memory plan",
-      absl::StrCat("How the ", m.plan_engine(), " memory plan turns one GPU's memory into KV cache, in GiB per GPU "
+      absl::StrCat("How the ", m.plan_engine(),
+                   " memory plan turns one GPU's memory into KV cache, in GiB per GPU "
                    "(GiB = 2^30 bytes): the device total, the part the engine's memory fraction keeps outside its "
                    "budget, then what the budget spends before the KV cache. The KV cache holds ",
                    format::Grouped(m.num_gpu_blocks()), " blocks (", format::Grouped(m.kv_tokens()),

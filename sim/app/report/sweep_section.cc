@@ -39,14 +39,14 @@ std::string SweptAxis(const SweepInput& sweep) {
 
 // The axis title with its unit: the flags whose unit is known, else the flag as set.
 std::string AxisTitle(const std::string& flag) {
-  static const auto* titles = new std::map<std::string, std::string>{
-      {"rate", "request rate (requests/s)"},
-      {"max_num_seqs", "max_num_seqs (sequences)"},
-      {"max_num_batched_tokens", "max_num_batched_tokens (tokens)"},
-      {"tensor_parallel_size", "tensor_parallel_size (GPUs)"},
-      {"num_replicas", "num_replicas (replicas)"},
-      {"cv", "cv of inter-arrival times"},
-      {"gpu_memory_utilization", "gpu_memory_utilization (fraction)"}};
+  static const auto* titles =
+      new std::map<std::string, std::string>{{"rate", "request rate (requests/s)"},
+                                             {"max_num_seqs", "max_num_seqs (sequences)"},
+                                             {"max_num_batched_tokens", "max_num_batched_tokens (tokens)"},
+                                             {"tensor_parallel_size", "tensor_parallel_size (GPUs)"},
+                                             {"num_replicas", "num_replicas (replicas)"},
+                                             {"cv", "cv of inter-arrival times"},
+                                             {"gpu_memory_utilization", "gpu_memory_utilization (fraction)"}};
   const auto it = titles->find(flag);
   return it != titles->end() ? it->second : absl::StrCat(flag, " (as set)");
 }
@@ -76,7 +76,8 @@ std::vector<SweepPoint> SweepPoints(const SweepInput& sweep, const std::map<std:
       p.configuration = others.empty() ? "all points" : absl::StrJoin(others, ", ");
       const SimulationConfig& c = result.summary().config();
       p.gpu = c.gpu();
-      p.gpus = std::max(1, c.tensor_parallel_size()) * std::max(1, c.attention_data_parallel()) * std::max(1, c.num_replicas());
+      p.gpus = std::max(1, c.tensor_parallel_size()) * std::max(1, c.attention_data_parallel()) *
+               std::max(1, c.num_replicas());
       const auto price = gpu_prices.find(p.gpu);
       p.usd_per_hour = price != gpu_prices.end() ? p.gpus * price->second : 0;
     }
@@ -134,21 +135,27 @@ std::vector<Chart> SweepAxisCharts(const std::vector<SweepPoint>& points, const 
     for (const SweepPoint& p : points) {
       const double value = p.*(m.field) * m.scale;
       if (!p.x || (log && !(value > 0))) continue;  // a log axis has no zero
-      rows.push_back({{"x", vl::Round(*p.x)}, {"value", vl::Round(value)}, {"configuration", p.configuration},
+      rows.push_back({{"x", vl::Round(*p.x)},
+                      {"value", vl::Round(value)},
+                      {"configuration", p.configuration},
                       {"replications", p.replications_ok}});
     }
     Json chart = vl::LayeredChart();
     Json y = vl::Number("value", m.axis);
-    chart["layer"].push_back(vl::Layer(
-        rows, {{"type", "line"}, {"point", true}},
-        {{"x", vl::Number("x", AxisTitle(swept_axis))}, {"y", log ? vl::Log(y) : y},
-         {"color", vl::WithLegend(vl::Category("configuration", "configuration", Json(configurations)))},
-         {"tooltip", vl::Tooltip({{"configuration", "configuration"}, {"x", swept_axis.c_str()},
-                                  {"value", m.title}, {"replications", "replications"}})}}));
+    chart["layer"].push_back(
+        vl::Layer(rows, {{"type", "line"}, {"point", true}},
+                  {{"x", vl::Number("x", AxisTitle(swept_axis))},
+                   {"y", log ? vl::Log(y) : y},
+                   {"color", vl::WithLegend(vl::Category("configuration", "configuration", Json(configurations)))},
+                   {"tooltip", vl::Tooltip({{"configuration", "configuration"},
+                                            {"x", swept_axis.c_str()},
+                                            {"value", m.title},
+                                            {"replications", "replications"}})}}));
     charts.push_back({absl::StrCat(m.title, " against ", swept_axis),
                       absl::StrCat(m.title, " of each point against ", swept_axis, ", one line per configuration (",
                                    "a combination of the other axes), each point the mean over its replications. "
-                                   "Look for: ", m.look_for),
+                                   "Look for: ",
+                                   m.look_for),
                       std::move(chart)});
   }
   return charts;
@@ -165,17 +172,22 @@ std::optional<Chart> ParetoChart(const std::vector<SweepPoint>& points, const st
   for (const SweepPoint& p : points) {
     if (!(p.usd_per_hour > 0)) continue;
     if (std::find(groups.begin(), groups.end(), group(p)) == groups.end()) groups.push_back(group(p));
-    rows.push_back({{"usd_per_hour", vl::Round(p.usd_per_hour)}, {"ttft_p99_ms", vl::Round(p.ttft_p99_s * 1e3)},
-                    {"group", group(p)}, {"point", p.label}, {"gpus", absl::StrCat(p.gpus, " x ", p.gpu)},
+    rows.push_back({{"usd_per_hour", vl::Round(p.usd_per_hour)},
+                    {"ttft_p99_ms", vl::Round(p.ttft_p99_s * 1e3)},
+                    {"group", group(p)},
+                    {"point", p.label},
+                    {"gpus", absl::StrCat(p.gpus, " x ", p.gpu)},
                     {"front", p.on_front ? "on the front" : "dominated"}});
     if (p.on_front) front_points.push_back(&p);
   }
   if (rows.empty()) return std::nullopt;
   std::sort(front_points.begin(), front_points.end(), [&](const SweepPoint* a, const SweepPoint* b) {
-    return std::tuple(a->usd_per_hour, a->ttft_p99_s, group(*a)) < std::tuple(b->usd_per_hour, b->ttft_p99_s, group(*b));
+    return std::tuple(a->usd_per_hour, a->ttft_p99_s, group(*a)) <
+           std::tuple(b->usd_per_hour, b->ttft_p99_s, group(*b));
   });
   for (size_t i = 0; i < front_points.size(); ++i) {
-    front.push_back({{"order", i}, {"group", group(*front_points[i])},
+    front.push_back({{"order", i},
+                     {"group", group(*front_points[i])},
                      {"usd_per_hour", vl::Round(front_points[i]->usd_per_hour)},
                      {"ttft_p99_ms", vl::Round(front_points[i]->ttft_p99_s * 1e3)}});
   }
@@ -183,25 +195,32 @@ std::optional<Chart> ParetoChart(const std::vector<SweepPoint>& points, const st
   const Json x = vl::Number("usd_per_hour", "cost (USD per hour: GPUs x price per GPU-hour)");
   const Json y = vl::Log(vl::Number("ttft_p99_ms", "p99 TTFT (ms, log scale)"));
   const Json color = vl::WithLegend(vl::Category("group", "front of", Json(groups)));
-  chart["layer"].push_back(vl::Layer(front, {{"type", "line"}, {"strokeWidth", 1.5}},
-                                     {{"x", x}, {"y", y}, {"color", color},
-                                      {"order", {{"field", "order"}, {"type", "quantitative"}}}}));
-  chart["layer"].push_back(vl::Layer(
-      rows, {{"type", "point"}, {"filled", true}, {"size", 70}},
-      {{"x", x}, {"y", y}, {"color", color},
-       {"shape", vl::WithLegend(vl::Category("front", "", {"on the front", "dominated"}))},
-       {"tooltip", vl::Tooltip({{"point", "point"}, {"gpus", "GPUs"}, {"usd_per_hour", "USD/hour"},
-                                {"ttft_p99_ms", "p99 TTFT (ms)"}, {"front", "Pareto"}})}}));
-  return Chart{"Cost against p99 TTFT",
-               absl::StrCat(
-                   "Each point of the sweep (mean over its replications): its cost per hour (tensor_parallel_size x "
+  chart["layer"].push_back(
+      vl::Layer(front, {{"type", "line"}, {"strokeWidth", 1.5}},
+                {{"x", x}, {"y", y}, {"color", color}, {"order", {{"field", "order"}, {"type", "quantitative"}}}}));
+  chart["layer"].push_back(
+      vl::Layer(rows, {{"type", "point"}, {"filled", true}, {"size", 70}},
+                {{"x", x},
+                 {"y", y},
+                 {"color", color},
+                 {"shape", vl::WithLegend(vl::Category("front", "", {"on the front", "dominated"}))},
+                 {"tooltip", vl::Tooltip({{"point", "point"},
+                                          {"gpus", "GPUs"},
+                                          {"usd_per_hour", "USD/hour"},
+                                          {"ttft_p99_ms", "p99 TTFT (ms)"},
+                                          {"front", "Pareto"}})}}));
+  return Chart{
+      "Cost against p99 TTFT",
+      absl::StrCat("Each point of the sweep (mean over its replications): its cost per hour (tensor_parallel_size x "
                    "num_replicas GPUs, each at the catalog's price per GPU-hour) against its p99 TTFT. Points of "
-                   "one ", swept_axis.empty() ? "sweep" : swept_axis, " value serve the same load and are compared "
+                   "one ",
+                   swept_axis.empty() ? "sweep" : swept_axis,
+                   " value serve the same load and are compared "
                    "with each other only: the line of each joins its Pareto front, the points no other point of "
                    "that load beats on both (as cheap or cheaper and as fast or faster, one of them strictly). "
                    "Look for: the cheapest point on the front that meets your TTFT target at your load; a "
                    "dominated point (square) is never the one to deploy."),
-               std::move(chart)};
+      std::move(chart)};
 }
 
 void AddSweepSection(const SweepInput& sweep, const std::map<std::string, double>& gpu_prices, HtmlPage* page) {
@@ -211,11 +230,11 @@ void AddSweepSection(const SweepInput& sweep, const std::map<std::string, double
   int failed = 0;
   for (const SweepResult& r : sweep.results) failed += r.status() != "ok";
   page->AddHeading(2, absl::StrCat("Sweep: ", sweep.label));
-  page->AddHtml(absl::StrCat(
-      "<p>From <code>", EscapeHtml(sweep.source), "</code> (sweep.json, results.jsonl): ", m.points(), " points x ",
-      m.replications(), " replication", m.replications() == 1 ? "" : "s", " over ",
-      EscapeHtml(absl::StrJoin(m.axes(), ", ")), "; ", sweep.results.size(), " of ", m.runs_size(),
-      " runs have results, ", failed, " failed.</p>"));
+  page->AddHtml(absl::StrCat("<p>From <code>", EscapeHtml(sweep.source),
+                             "</code> (sweep.json, results.jsonl): ", m.points(), " points x ", m.replications(),
+                             " replication", m.replications() == 1 ? "" : "s", " over ",
+                             EscapeHtml(absl::StrJoin(m.axes(), ", ")), "; ", sweep.results.size(), " of ",
+                             m.runs_size(), " runs have results, ", failed, " failed.</p>"));
   std::vector<std::vector<std::string>> rows;
   for (const SweepPoint& p : points) {
     rows.push_back({p.label, absl::StrCat(p.replications_ok), TableNumber(p.ttft_p99_s * 1e3),
@@ -223,19 +242,21 @@ void AddSweepSection(const SweepInput& sweep, const std::map<std::string, double
                     absl::StrCat(p.gpus, " x ", p.gpu), p.usd_per_hour > 0 ? TableNumber(p.usd_per_hour) : "-",
                     p.on_front ? "yes" : ""});
   }
-  page->AddTable({"point", "replications", "p99 TTFT (ms)", "p99 TPOT (ms)", "output tokens/s", "GPUs",
-                  "USD/hour", "Pareto front"},
+  page->AddTable({"point", "replications", "p99 TTFT (ms)", "p99 TPOT (ms)", "output tokens/s", "GPUs", "USD/hour",
+                  "Pareto front"},
                  rows, "Means over the replications that ran ok. USD/hour: GPUs x the catalog's price per GPU-hour.");
   const std::vector<Chart> axis_charts = SweepAxisCharts(points, swept_axis);
   for (const Chart& chart : axis_charts) page->AddChart(chart);
   if (axis_charts.empty()) {
-    page->AddNote(absl::StrCat(sweep.source, " varies no flag whose values are all numbers: the metrics are not "
+    page->AddNote(absl::StrCat(sweep.source,
+                               " varies no flag whose values are all numbers: the metrics are not "
                                "drawn against an axis (the table above lists them)."));
   }
   if (std::optional<Chart> pareto = ParetoChart(points, swept_axis)) {
     page->AddChart(*pareto);
   } else {
-    page->AddNote(absl::StrCat(sweep.source, ": no run's GPU has a price per GPU-hour in the catalog, so cost "
+    page->AddNote(absl::StrCat(sweep.source,
+                               ": no run's GPU has a price per GPU-hour in the catalog, so cost "
                                "against latency is not drawn."));
   }
 }

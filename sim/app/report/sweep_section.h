@@ -28,9 +28,9 @@ namespace infergrid::report {
 // One point of the design, reduced over its replications.
 struct SweepPoint {
   int point = 0;
-  std::string label;          // every setting, "rate=2, kv_cache_dtype=fp8"
+  std::string label;  // every setting, "rate=2, kv_cache_dtype=fp8"
   std::string configuration;  // the settings other than the swept axis ("all points" when none)
-  std::optional<double> x;    // the swept axis' value (absent: no numeric axis)
+  std::optional<double> x;  // the swept axis' value (absent: no numeric axis)
   int replications_ok = 0;
   double ttft_p99_s = 0, tpot_p99_s = 0, output_tokens_per_s = 0;  // means over replications
   int gpus = 0;

@@ -18,9 +18,9 @@ int TimeAxis::BinOf(double t_s) const {
 }
 
 std::string BinRule(const TimeAxis& axis, const std::string& what) {
-  return absl::StrCat("Each point is one bin of ", format::Duration(axis.width_s()), " (the run cut into ",
-                      axis.bins(), " equal bins): the line is the mean and the band the minimum to maximum of ",
-                      what, " in the bin.");
+  return absl::StrCat("Each point is one bin of ", format::Duration(axis.width_s()), " (the run cut into ", axis.bins(),
+                      " equal bins): the line is the mean and the band the minimum to maximum of ", what,
+                      " in the bin.");
 }
 
 }  // namespace infergrid::report

@@ -30,8 +30,11 @@ Json Percent(const std::string& field, const std::string& title) {
 }
 
 Json Category(const std::string& field, const std::string& title, const Json& domain) {
-  return Json{{"field", field}, {"type", "nominal"}, {"title", title.empty() ? Json() : Json(title)},
-              {"scale", {{"domain", domain}}}, {"sort", domain}};
+  return Json{{"field", field},
+              {"type", "nominal"},
+              {"title", title.empty() ? Json() : Json(title)},
+              {"scale", {{"domain", domain}}},
+              {"sort", domain}};
 }
 
 Json WithLegend(Json encoding) {

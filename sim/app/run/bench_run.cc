@@ -31,9 +31,8 @@ absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
       outcome->set_start_time(send_times[i]);
       if (server_tokens + r.output_len > max_model_len) {
         outcome->set_error(absl::StrCat("This model's maximum context length is ", max_model_len,
-                                        " tokens. However, you requested ", server_tokens + r.output_len,
-                                        " tokens (", server_tokens, " in the messages, ", r.output_len,
-                                        " in the completion)."));
+                                        " tokens. However, you requested ", server_tokens + r.output_len, " tokens (",
+                                        server_tokens, " in the messages, ", r.output_len, " in the completion)."));
         continue;
       }
       Request request;

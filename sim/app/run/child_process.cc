@@ -20,9 +20,9 @@
 namespace infergrid {
 
 const cli::FlagGroup<JobsFlags>& JobsFlagGroup() {
-  static const cli::FlagGroup<JobsFlags>* group = &(*new cli::FlagGroup<JobsFlags>())
-      .Add("jobs", &JobsFlags::jobs,
-           "simulations run at once (0: the CPUs this process may use)");
+  static const cli::FlagGroup<JobsFlags>* group =
+      &(*new cli::FlagGroup<JobsFlags>())
+           .Add("jobs", &JobsFlags::jobs, "simulations run at once (0: the CPUs this process may use)");
   return *group;
 }
 
@@ -127,8 +127,8 @@ absl::StatusOr<std::string> ChildProcess::Finish() {
     return absl::InternalError(absl::StrCat("simulation process killed by signal ", WTERMSIG(status)));
   }
   if (received_.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::InternalError(absl::StrCat("simulation process exited with code ",
-                                            WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+    return absl::InternalError(
+        absl::StrCat("simulation process exited with code ", WIFEXITED(status) ? WEXITSTATUS(status) : -1));
   }
   const auto code = static_cast<absl::StatusCode>(static_cast<unsigned char>(received_[0]));
   if (code != absl::StatusCode::kOk) return absl::Status(code, received_.substr(1));

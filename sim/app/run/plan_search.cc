@@ -93,7 +93,8 @@ absl::StatusOr<plan::ProbeResult> RunPoint(const cli::FlagValues& base, const st
   }
   absl::StatusOr<SimulationPlan> half_plan = ResolvePoint(base, rate, replicas, seed, half_requests);
   if (!half_plan.ok()) return half_plan.status();
-  absl::StatusOr<SimulationSummary> half = ExecuteSimulationInChild(*half_plan, half_plan->options.workload.synthetic.seed);
+  absl::StatusOr<SimulationSummary> half =
+      ExecuteSimulationInChild(*half_plan, half_plan->options.workload.synthetic.seed);
   if (!half.ok()) return half.status();
   ++r.simulations;
   r.stable = full->queueing().mean() <= kStableGrowth * half->queueing().mean() + kStableSlackS;
@@ -158,7 +159,8 @@ absl::StatusOr<cli::FlagValues> CandidateFlags(const PlanSettings& s, const plan
   out.set_replicas(replicas);
   SetAssumedProfile(plan->setup.cost_request, out);
   auto price = s.prices.find(out.gpu());
-  out.set_price_usd_per_gpu_hour(price != s.prices.end() ? price->second : plan->setup.cost_request.gpu.price_usd_per_gpu_hour());
+  out.set_price_usd_per_gpu_hour(price != s.prices.end() ? price->second
+                                                         : plan->setup.cost_request.gpu.price_usd_per_gpu_hour());
   return flags;
 }
 

@@ -14,7 +14,7 @@ namespace infergrid {
 struct SimulationPlan {
   cli::SimulateOptions options;
   SimulationSetup setup;
-  SimulationConfig config;            // the echo in summary.json (seed set per run)
+  SimulationConfig config;  // the echo in summary.json (seed set per run)
 };
 
 // ResolveSimulation, and the echo of what it resolved.

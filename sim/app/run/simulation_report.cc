@@ -41,8 +41,8 @@ absl::Status MoveTemporary(OutputDir& from, OutputDir& to, absl::string_view nam
 
 }  // namespace
 
-absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPlan& plan, uint64_t seed,
-                                                              OutputDir* out, const std::string& report_path,
+absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPlan& plan, uint64_t seed, OutputDir* out,
+                                                              const std::string& report_path,
                                                               std::optional<report::StagedFile>* report) {
   absl::StatusOr<OutputDir> scratch = OutputDir::Open(ScratchFolder());
   if (!scratch.ok()) return scratch.status();
@@ -70,12 +70,14 @@ absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPl
 
   if (out != nullptr) {
     const cli::OutputSelection& wanted = plan.options.outputs;
-    for (const auto& [selected, name] : {std::pair{wanted.summary, std::string("summary.json")}, std::pair{wanted.timeline, wanted.TimelineFile()}}) {
+    for (const auto& [selected, name] :
+         {std::pair{wanted.summary, std::string("summary.json")}, std::pair{wanted.timeline, wanted.TimelineFile()}}) {
       if (!selected) continue;
       if (absl::Status s = MoveTemporary(*scratch, *out, name); !s.ok()) return s;
     }
-    for (const auto& [selected, name, file] : {std::tuple{wanted.requests, "requests.csv", wanted.RequestsFile()},
-                                               std::tuple{wanted.iterations, "iterations.csv", wanted.IterationsFile()}}) {
+    for (const auto& [selected, name, file] :
+         {std::tuple{wanted.requests, "requests.csv", wanted.RequestsFile()},
+          std::tuple{wanted.iterations, "iterations.csv", wanted.IterationsFile()}}) {
       if (!selected) continue;
       absl::Status s = wanted.zstd ? CompressFile(scratch->TempPath(name), out->TempPath(file))
                                    : MoveTemporary(*scratch, *out, name);

@@ -19,8 +19,8 @@
 namespace infergrid {
 
 // ExecuteSimulation (simulation_run.h), plus the page for `report_path` staged into `report`.
-absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPlan& plan, uint64_t seed,
-                                                              OutputDir* out, const std::string& report_path,
+absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPlan& plan, uint64_t seed, OutputDir* out,
+                                                              const std::string& report_path,
                                                               std::optional<report::StagedFile>* report);
 
 }  // namespace infergrid

@@ -37,20 +37,24 @@ std::vector<std::string> AttentionNotes(const ModelSpec& model, const MemoryPlan
                         " tokens of the full-attention layers and ", memory.swa_pool_tokens, " of the ",
                         memory.swa_pool_layers, " chunked ones, a running sequence's token taking a slot in both");
   } else if (memory.state_pool_slots > 0) {
-    held = absl::StrCat("for the full-attention layers in a token pool, the linear layers' states in SGLang's Mamba "
-                        "pool of ", memory.state_pool_slots, " slots (one per running request)");
+    held = absl::StrCat(
+        "for the full-attention layers in a token pool, the linear layers' states in SGLang's Mamba "
+        "pool of ",
+        memory.state_pool_slots, " slots (one per running request)");
   } else if (!memory.window_pools.empty()) {
     std::vector<std::string> pools;
     for (const KvWindowPool& pool : memory.window_pools) {
-      pools.push_back(absl::StrCat(pool.num_blocks, " blocks for the ", pool.layers, " layers of window ", pool.window_tokens));
+      pools.push_back(
+          absl::StrCat(pool.num_blocks, " blocks for the ", pool.layers, " layers of window ", pool.window_tokens));
     }
     held = absl::StrCat("held in TensorRT-LLM's pools per max_attention_window (", absl::StrJoin(pools, ", "),
                         "; a sequence holds ceil(min(tokens, window) / ", memory.block_size,
                         ") blocks of each, and KV usage reports the fullest pool)");
   } else if (groups.hybrid()) {
-    held = absl::StrCat("held in ", groups.Describe(),
-                        " (window groups free the blocks the window has left, a state group holds one block per sequence",
-                        kinds.chunked > 0 ? "; chunked layers keep every token)" : ")");
+    held =
+        absl::StrCat("held in ", groups.Describe(),
+                     " (window groups free the blocks the window has left, a state group holds one block per sequence",
+                     kinds.chunked > 0 ? "; chunked layers keep every token)" : ")");
   } else {
     held = "allocated as full attention by this engine";
   }
@@ -77,8 +81,7 @@ const TraceReadStats* TraceStatsForSummary(const WorkloadSettings& w, uint64_t s
 
 }  // namespace
 
-absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed,
-                                                    OutputDir* out) {
+absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed, OutputDir* out) {
   const cli::SimulateOptions& o = plan.options;
   TraceReadStats trace_stats;
   absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenWorkload(o.workload, seed, &trace_stats);

@@ -17,8 +17,7 @@ namespace infergrid {
 // Runs `plan` with the workload seeded by `seed`. With `out`, writes the files
 // plan.options.outputs selects (summary.json, requests.csv, iterations.csv, the timeline) as
 // temporaries there (the caller commits).
-absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed,
-                                                    OutputDir* out);
+absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed, OutputDir* out);
 
 // ExecuteSimulation without files, in a child process of its own (one SimGrid engine per
 // process), for commands that run several simulations (`compare`, `plan`).

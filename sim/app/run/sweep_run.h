@@ -21,14 +21,14 @@ struct SweepRunOptions {
   int jobs = 1;
   sweep::Shard shard;
   std::FILE* progress = nullptr;  // nullptr: no progress
-  bool terminal = false;          // progress as a bar redrawn in place
+  bool terminal = false;  // progress as a bar redrawn in place
 };
 
 struct SweepRunStats {
-  int runs = 0;     // distinct runs of this shard
+  int runs = 0;  // distinct runs of this shard
   int skipped = 0;  // done by an earlier call
-  int ran = 0;      // run by this call, failed ones included
-  int failed = 0;   // of those, failed (recorded; the next call retries them)
+  int ran = 0;  // run by this call, failed ones included
+  int failed = 0;  // of those, failed (recorded; the next call retries them)
 };
 
 // One run's simulation in this process: summary.json's text, or why not. Call it in a child.

@@ -56,10 +56,9 @@ std::string TrtllmRuntimeInfoText(int tensor_parallel, int pipeline_parallel, in
       "===========================================================\n"
       "= WORLD + RUNTIME INFORMATION \n"
       "===========================================================\n"
-      "TP Size:                ", tensor_parallel, "\n",
-      "PP Size:                ", pipeline_parallel, "\n",
-      "Max Runtime Batch Size: ", max_batch_size, "\n",
-      "Max Runtime Tokens:     ", max_num_tokens, "\n");
+      "TP Size:                ",
+      tensor_parallel, "\n", "PP Size:                ", pipeline_parallel, "\n",
+      "Max Runtime Batch Size: ", max_batch_size, "\n", "Max Runtime Tokens:     ", max_num_tokens, "\n");
 }
 
 }  // namespace infergrid

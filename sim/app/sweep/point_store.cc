@@ -61,8 +61,7 @@ RunState PointStore::StateOf(const SweepRun& run) const {
   // A summary.json that does not read as one (cut or edited by hand: the store itself writes
   // whole files) is a run to redo, not one that blocks every rerun when results are collected.
   if (Exists(absl::StrCat(folder, "/", kSummary))) {
-    return ReadJson<SimulationSummary>(absl::StrCat(folder, "/", kSummary)).ok() ? RunState::kDone
-                                                                                : RunState::kMissing;
+    return ReadJson<SimulationSummary>(absl::StrCat(folder, "/", kSummary)).ok() ? RunState::kDone : RunState::kMissing;
   }
   if (Exists(absl::StrCat(folder, "/", kError))) return RunState::kFailed;
   return RunState::kMissing;

@@ -22,9 +22,8 @@ size_t FirstMention(absl::string_view message, const std::string& flag) {
   for (const std::string& form : {absl::StrCat("--", dashed), absl::StrCat("--", flag), absl::StrCat("'", flag, "'")}) {
     for (size_t at = message.find(form); at != absl::string_view::npos; at = message.find(form, at + 1)) {
       const size_t end = at + form.size();
-      const bool whole = end == message.size() ||
-                         (!absl::ascii_isalnum(static_cast<unsigned char>(message[end])) && message[end] != '-' &&
-                          message[end] != '_');
+      const bool whole = end == message.size() || (!absl::ascii_isalnum(static_cast<unsigned char>(message[end])) &&
+                                                   message[end] != '-' && message[end] != '_');
       if (whole) {
         first = std::min(first, at);
         break;
@@ -41,7 +40,8 @@ cli::FlagValues SeedFlag(uint64_t seed) {
 
 std::string SettingsText(const SweepRun& run) {
   std::vector<std::string> parts;
-  for (const SweepSetting& setting : run.settings()) parts.push_back(absl::StrCat(setting.flag(), "=", setting.value()));
+  for (const SweepSetting& setting : run.settings())
+    parts.push_back(absl::StrCat(setting.flag(), "=", setting.value()));
   return absl::StrJoin(parts, ", ");
 }
 
@@ -61,13 +61,14 @@ absl::Status PointError(const SweepDesign& design, const PlannedRun& run, const 
   };
   for (int i = 0; i < run.run.settings_size(); ++i) consider(run.run.settings(i).flag(), run.setting_lines[i]);
   for (const auto& [flag, base_line] : design.base_lines) consider(flag, base_line);
-  if (line == 0) line = !run.setting_lines.empty() ? run.setting_lines.front()
-                        : !design.base_lines.empty() ? design.base_lines.begin()->second
-                                                     : 1;
+  if (line == 0)
+    line = !run.setting_lines.empty()   ? run.setting_lines.front()
+           : !design.base_lines.empty() ? design.base_lines.begin()->second
+                                        : 1;
   const std::string settings = SettingsText(run.run);
-  return absl::Status(error.code(), absl::StrCat(design.path, ":", line, ": point ", run.run.point(),
-                                                 settings.empty() ? "" : absl::StrCat(" (", settings, ")"),
-                                                 ": ", error.message()));
+  return absl::Status(error.code(),
+                      absl::StrCat(design.path, ":", line, ": point ", run.run.point(),
+                                   settings.empty() ? "" : absl::StrCat(" (", settings, ")"), ": ", error.message()));
 }
 
 absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design) {
@@ -99,7 +100,8 @@ absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design) {
         point.setting_lines.push_back(setting.line);
         // Checked by the reader: the value parses as the flag's type.
         point.flags = point.flags.With(
-            cli::ParseCommandLine({absl::StrCat("--", setting.flag, "=", setting.value)}, cli::SimulationFlags())->flags);
+            cli::ParseCommandLine({absl::StrCat("--", setting.flag, "=", setting.value)}, cli::SimulationFlags())
+                ->flags);
       }
     }
     const uint64_t point_seed = cli::SimulateFlagGroup().Read(point.flags).seed;

@@ -21,15 +21,15 @@ namespace infergrid::sweep {
 
 // One run: a point at one replication, with the simulate flags that run it.
 struct PlannedRun {
-  SweepRun run;                    // also in the manifest
-  cli::FlagValues flags;           // base, then the point's settings, then --seed
+  SweepRun run;  // also in the manifest
+  cli::FlagValues flags;  // base, then the point's settings, then --seed
   std::vector<int> setting_lines;  // the spec line of each of run.settings
 };
 
 struct SweepPlan {
-  SweepManifest manifest;          // runs in order: point-major, replication-minor
-  std::vector<PlannedRun> runs;    // the same order
-  std::vector<int> unique_runs;    // indexes into runs: the first run of each hash, in order
+  SweepManifest manifest;  // runs in order: point-major, replication-minor
+  std::vector<PlannedRun> runs;  // the same order
+  std::vector<int> unique_runs;  // indexes into runs: the first run of each hash, in order
 };
 
 // Expands and checks `design`. Errors name the spec file and line (point_error below).

@@ -19,8 +19,8 @@ namespace infergrid::sweep {
 struct SweepResults {
   std::string csv;
   std::string jsonl;
-  int ok = 0;       // rows with a result
-  int failed = 0;   // rows of failed runs
+  int ok = 0;  // rows with a result
+  int failed = 0;  // rows of failed runs
   int missing = 0;  // runs with no row yet
 };
 

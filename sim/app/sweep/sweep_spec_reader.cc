@@ -71,9 +71,10 @@ absl::StatusOr<std::string> CheckedFlag(const std::string& path, int line, absl:
     return SpecError(path, line, absl::StrCat(where, ": unknown simulate flag ", cli::DashedFlag(flag)));
   }
   if (IsSweepOwnedFlag(flag)) {
-    return SpecError(path, line, absl::StrCat(where, ": ", cli::DashedFlag(flag),
-                                              " is the sweep's own (every run writes its summary.json "
-                                              "under --out); remove it"));
+    return SpecError(path, line,
+                     absl::StrCat(where, ": ", cli::DashedFlag(flag),
+                                  " is the sweep's own (every run writes its summary.json "
+                                  "under --out); remove it"));
   }
   return flag;
 }
@@ -88,8 +89,8 @@ absl::Status CheckValue(const std::string& path, int line, absl::string_view whe
 }
 
 // One list of values for one flag (a grid axis, or one list of a zip).
-absl::StatusOr<std::vector<SourcedSetting>> ReadAxis(const std::string& path, const SweepAxis& axis,
-                                                     const Lines& lines, absl::string_view kind) {
+absl::StatusOr<std::vector<SourcedSetting>> ReadAxis(const std::string& path, const SweepAxis& axis, const Lines& lines,
+                                                     absl::string_view kind) {
   const int line = lines.Of("flag");
   absl::StatusOr<std::string> flag = CheckedFlag(path, line, kind, axis.flag());
   if (!flag.ok()) return flag.status();
@@ -145,8 +146,9 @@ absl::StatusOr<std::vector<SourcedSetting>> DrawAxis(const std::string& path, co
     }
     if (!std::isfinite(range.min()) || !std::isfinite(range.max()) || !(range.min() <= range.max()) ||
         !std::isfinite(range.max() - range.min())) {
-      return SpecError(path, range_line,
-                       absl::StrCat(where, ": range needs finite min <= max, got [", range.min(), ", ", range.max(), "]"));
+      return SpecError(
+          path, range_line,
+          absl::StrCat(where, ": range needs finite min <= max, got [", range.min(), ", ", range.max(), "]"));
     }
     // An integer draw is rounded to 64 bits: past 2^53 a double no longer holds every integer, and
     // past 2^63 the rounding would wrap.
@@ -186,24 +188,26 @@ absl::Status ReadBase(const std::string& path, const SweepSpec& spec, const Line
     const std::string& entry = spec.base(i);
     const int line = lines.Of("base", i);
     if (!absl::StartsWith(entry, "-")) {
-      return SpecError(path, line, absl::StrCat("base: expected one simulate flag such as \"--rate=4\", got '",
-                                                entry, "'"));
+      return SpecError(path, line,
+                       absl::StrCat("base: expected one simulate flag such as \"--rate=4\", got '", entry, "'"));
     }
     absl::StatusOr<cli::ParsedCommandLine> parsed = cli::ParseCommandLine({entry}, cli::SimulationFlags());
     if (!parsed.ok()) return SpecError(path, line, absl::StrCat("base: ", parsed.status().message()));
     if (parsed->help || !parsed->positional.empty() || parsed->flags.GivenNames().size() != 1) {
-      return SpecError(path, line, absl::StrCat("base: expected one simulate flag such as \"--rate=4\", got '",
-                                                entry, "'"));
+      return SpecError(path, line,
+                       absl::StrCat("base: expected one simulate flag such as \"--rate=4\", got '", entry, "'"));
     }
     const std::string flag = parsed->flags.GivenNames()[0];
     if (IsSweepOwnedFlag(flag)) {
-      return SpecError(path, line, absl::StrCat("base: ", cli::DashedFlag(flag),
-                                                " is the sweep's own (every run writes its summary.json "
-                                                "under --out); remove it"));
+      return SpecError(path, line,
+                       absl::StrCat("base: ", cli::DashedFlag(flag),
+                                    " is the sweep's own (every run writes its summary.json "
+                                    "under --out); remove it"));
     }
     if (const auto it = design.base_lines.find(flag); it != design.base_lines.end()) {
-      return SpecError(path, line, absl::StrCat("base: ", cli::DashedFlag(flag), " is set twice (lines ", it->second,
-                                                " and ", line, ")"));
+      return SpecError(
+          path, line,
+          absl::StrCat("base: ", cli::DashedFlag(flag), " is set twice (lines ", it->second, " and ", line, ")"));
     }
     design.base_lines[flag] = line;
     design.base = design.base.With(parsed->flags);
@@ -217,8 +221,9 @@ absl::Status CheckDistinctAxes(const std::string& path, SweepDesign& design) {
   for (const SweepDimension& dimension : design.dimensions) {
     for (const SourcedSetting& setting : dimension.settings.front()) {
       if (const auto it = seen.find(setting.flag); it != seen.end()) {
-        return SpecError(path, setting.line, absl::StrCat(cli::DashedFlag(setting.flag), " is varied twice (lines ",
-                                                          it->second, " and ", setting.line, ")"));
+        return SpecError(path, setting.line,
+                         absl::StrCat(cli::DashedFlag(setting.flag), " is varied twice (lines ", it->second, " and ",
+                                      setting.line, ")"));
       }
       seen[setting.flag] = setting.line;
       design.axes.push_back(setting.flag);
@@ -236,8 +241,7 @@ std::vector<std::vector<SourcedSetting>> Transpose(const std::vector<std::vector
   return settings;
 }
 
-absl::Status ReadDimensions(const std::string& path, const SweepSpec& spec, const Lines& lines,
-                            SweepDesign& design) {
+absl::Status ReadDimensions(const std::string& path, const SweepSpec& spec, const Lines& lines, SweepDesign& design) {
   for (int i = 0; i < spec.grid_size(); ++i) {
     absl::StatusOr<std::vector<SourcedSetting>> axis =
         ReadAxis(path, spec.grid(i), lines.Nested("grid", i, spec.grid(i)), "grid axis");
@@ -290,9 +294,7 @@ absl::Status ReadDimensions(const std::string& path, const SweepSpec& spec, cons
 
 }  // namespace
 
-bool IsSweepOwnedFlag(absl::string_view flag) {
-  return flag == "out" || flag == "outputs" || flag == "format";
-}
+bool IsSweepOwnedFlag(absl::string_view flag) { return flag == "out" || flag == "outputs" || flag == "format"; }
 
 std::string CanonicalFlagName(absl::string_view flag) {
   while (absl::StartsWith(flag, "-")) flag.remove_prefix(1);

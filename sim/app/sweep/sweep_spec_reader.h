@@ -23,7 +23,7 @@ inline constexpr int64_t kMaxSweepRuns = 100000;
 
 // One flag set to one value, and the spec line it came from.
 struct SourcedSetting {
-  std::string flag;   // canonical name, underscores ("max_num_seqs")
+  std::string flag;  // canonical name, underscores ("max_num_seqs")
   std::string value;  // as written (or as drawn)
   int line = 0;
 };
@@ -36,11 +36,11 @@ struct SweepDimension {
 };
 
 struct SweepDesign {
-  std::string path;                          // the spec file, as given
-  cli::FlagValues base;                      // the base experiment's flags
-  std::map<std::string, int> base_lines;     // flag -> its line in the spec
-  std::vector<SweepDimension> dimensions;    // combined as a product, first slowest
-  std::vector<std::string> axes;             // the varied flags, in dimension order
+  std::string path;  // the spec file, as given
+  cli::FlagValues base;  // the base experiment's flags
+  std::map<std::string, int> base_lines;  // flag -> its line in the spec
+  std::vector<SweepDimension> dimensions;  // combined as a product, first slowest
+  std::vector<std::string> axes;  // the varied flags, in dimension order
   int replications = 1;
 };
 

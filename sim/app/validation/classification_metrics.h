@@ -16,24 +16,22 @@
 namespace infergrid {
 
 struct ConfusionMatrix {
-  int64_t true_positives = 0;   // predicted and observed
+  int64_t true_positives = 0;  // predicted and observed
   int64_t false_positives = 0;  // predicted, not observed
   int64_t false_negatives = 0;  // observed, not predicted
-  int64_t true_negatives = 0;   // neither
-  int64_t Total() const {
-    return true_positives + false_positives + false_negatives + true_negatives;
-  }
+  int64_t true_negatives = 0;  // neither
+  int64_t Total() const { return true_positives + false_positives + false_negatives + true_negatives; }
   void Add(bool predicted, bool observed);
 };
 
 struct ClassificationMetrics {
   double precision = 0;  // TP / (TP + FP)
-  double recall = 0;     // TP / (TP + FN)
-  double f1 = 0;         // 2 TP / (2 TP + FP + FN), the harmonic mean of the two
+  double recall = 0;  // TP / (TP + FN)
+  double f1 = 0;  // 2 TP / (2 TP + FP + FN), the harmonic mean of the two
   // (TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)), in [-1, 1]
   double mcc = 0;
-  double accuracy = 0;   // (TP + TN) / total
-  double observed_positive_rate = 0;   // prevalence: (TP + FN) / total
+  double accuracy = 0;  // (TP + TN) / total
+  double observed_positive_rate = 0;  // prevalence: (TP + FN) / total
   double predicted_positive_rate = 0;  // (TP + FP) / total
   bool precision_defined = false;
   bool recall_defined = false;

@@ -14,8 +14,7 @@ double Percentile(std::vector<double> values, double q) {
   return values[below] + fraction * (values[above] - values[below]);
 }
 
-LatencyErrors CompareLatencies(absl::Span<const double> predicted,
-                               absl::Span<const double> observed,
+LatencyErrors CompareLatencies(absl::Span<const double> predicted, absl::Span<const double> observed,
                                absl::Span<const double> percentiles) {
   LatencyErrors errors;
   errors.pairs = static_cast<int64_t>(observed.size());

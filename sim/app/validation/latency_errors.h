@@ -26,18 +26,17 @@ struct QuantileComparison {
 };
 
 struct LatencyErrors {
-  int64_t pairs = 0;        // requests compared
-  int64_t mape_pairs = 0;   // of them, with observed > 0
-  double mape = 0;          // mean |predicted - observed| / observed over mape_pairs
+  int64_t pairs = 0;  // requests compared
+  int64_t mape_pairs = 0;  // of them, with observed > 0
+  double mape = 0;  // mean |predicted - observed| / observed over mape_pairs
   double median_absolute_error = 0;  // seconds
-  double mean_error = 0;    // mean (predicted - observed), seconds: > 0 predicts too slow
+  double mean_error = 0;  // mean (predicted - observed), seconds: > 0 predicts too slow
   std::vector<QuantileComparison> quantiles;
 };
 
 // `predicted[i]` and `observed[i]` belong to the same request; the spans have equal length.
 // With no pairs, everything is 0.
-LatencyErrors CompareLatencies(absl::Span<const double> predicted,
-                               absl::Span<const double> observed,
+LatencyErrors CompareLatencies(absl::Span<const double> predicted, absl::Span<const double> observed,
                                absl::Span<const double> percentiles);
 
 }  // namespace infergrid

@@ -23,7 +23,7 @@ struct RequestLatency {
   std::string id;
   double ttft_s = 0;
   std::optional<double> tpot_s;  // absent: a single output token
-  int line = 0;                  // line in the file, for messages
+  int line = 0;  // line in the file, for messages
 };
 
 struct RequestLatencyFile {
@@ -32,8 +32,7 @@ struct RequestLatencyFile {
 };
 
 // Parses CSV text; `path` names the source in errors ("path:LINE: what").
-absl::StatusOr<RequestLatencyFile> ParseRequestLatencyCsv(absl::string_view text,
-                                                          absl::string_view path);
+absl::StatusOr<RequestLatencyFile> ParseRequestLatencyCsv(absl::string_view text, absl::string_view path);
 
 // Reads and parses a file (at most 1 GiB).
 absl::StatusOr<RequestLatencyFile> ReadRequestLatencyCsv(const std::string& path);

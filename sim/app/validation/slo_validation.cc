@@ -25,8 +25,7 @@ bool MissesSlo(const RequestLatency& request, const SloLimits& limits) {
 }
 
 absl::StatusOr<SloValidation> ValidateSloPredictions(const RequestLatencyFile& predicted,
-                                                     const RequestLatencyFile& observed,
-                                                     const SloLimits& limits,
+                                                     const RequestLatencyFile& observed, const SloLimits& limits,
                                                      bool allow_unmatched) {
   const auto predicted_by_id = IndexById(predicted);
   const auto observed_by_id = IndexById(observed);
@@ -36,9 +35,9 @@ absl::StatusOr<SloValidation> ValidateSloPredictions(const RequestLatencyFile& p
     const auto it = predicted_by_id.find(o.id);
     if (it == predicted_by_id.end()) {
       if (!allow_unmatched) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(observed.path, ":", o.line, ": request '", o.id, "' has no prediction in ",
-                         predicted.path, " (--allow-unmatched leaves such requests out)"));
+        return absl::InvalidArgumentError(absl::StrCat(observed.path, ":", o.line, ": request '", o.id,
+                                                       "' has no prediction in ", predicted.path,
+                                                       " (--allow-unmatched leaves such requests out)"));
       }
       ++validation.observed_only;
       continue;
@@ -56,15 +55,14 @@ absl::StatusOr<SloValidation> ValidateSloPredictions(const RequestLatencyFile& p
   for (const RequestLatency& p : predicted.requests) {
     if (observed_by_id.contains(p.id)) continue;
     if (!allow_unmatched) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(predicted.path, ":", p.line, ": request '", p.id, "' is not in ",
-                       observed.path, " (--allow-unmatched leaves such requests out)"));
+      return absl::InvalidArgumentError(absl::StrCat(predicted.path, ":", p.line, ": request '", p.id, "' is not in ",
+                                                     observed.path, " (--allow-unmatched leaves such requests out)"));
     }
     ++validation.predicted_only;
   }
   if (validation.joined == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(predicted.path, " and ", observed.path,
-                                                   " have no request id in common"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(predicted.path, " and ", observed.path, " have no request id in common"));
   }
   validation.metrics = ComputeClassificationMetrics(validation.confusion);
   validation.ttft = CompareLatencies(ttft_predicted, ttft_observed, kPercentiles);

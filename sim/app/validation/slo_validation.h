@@ -27,10 +27,10 @@ struct SloLimits {
 bool MissesSlo(const RequestLatency& request, const SloLimits& limits);
 
 struct SloValidation {
-  int64_t joined = 0;                // requests in both files
-  int64_t predicted_only = 0;        // ids only in the predicted file
-  int64_t observed_only = 0;         // ids only in the observed file
-  ConfusionMatrix confusion;         // positive = missed the SLO
+  int64_t joined = 0;  // requests in both files
+  int64_t predicted_only = 0;  // ids only in the predicted file
+  int64_t observed_only = 0;  // ids only in the observed file
+  ConfusionMatrix confusion;  // positive = missed the SLO
   ClassificationMetrics metrics;
   LatencyErrors ttft;
   LatencyErrors tpot;
@@ -40,8 +40,7 @@ struct SloValidation {
 // that file and line; with it, the unmatched requests are counted and left out. No request in
 // common is always an error.
 absl::StatusOr<SloValidation> ValidateSloPredictions(const RequestLatencyFile& predicted,
-                                                     const RequestLatencyFile& observed,
-                                                     const SloLimits& limits,
+                                                     const RequestLatencyFile& observed, const SloLimits& limits,
                                                      bool allow_unmatched);
 
 }  // namespace infergrid

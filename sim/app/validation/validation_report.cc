@@ -42,8 +42,7 @@ std::string Metric(double value, bool defined) {
 }  // namespace
 
 ValidationReport BuildValidationReport(const SloValidation& v, const SloLimits& limits,
-                                       const std::string& predicted_path,
-                                       const std::string& observed_path) {
+                                       const std::string& predicted_path, const std::string& observed_path) {
   ValidationReport r;
   r.set_predicted(predicted_path);
   r.set_observed(observed_path);
@@ -80,21 +79,24 @@ ValidationReport BuildValidationReport(const SloValidation& v, const SloLimits& 
     r.add_notes("no request is predicted to miss the SLO: precision is undefined (0/0, shown as 0)");
   }
   if (observed_misses == 0) {
-    r.add_notes("no observed request missed the SLO: recall is undefined (0/0, shown as 0); this data "
-                "cannot tell a good predictor of misses from one that never predicts one");
+    r.add_notes(
+        "no observed request missed the SLO: recall is undefined (0/0, shown as 0); this data "
+        "cannot tell a good predictor of misses from one that never predicts one");
   }
   if (!m.f1_defined) r.add_notes("F1 is undefined without predicted or observed misses (shown as 0)");
   if (!m.mcc_defined) {
-    r.add_notes("MCC is undefined (a row or column of the confusion matrix is empty, so its "
-                "denominator is 0) and shown as 0, scikit-learn's convention");
+    r.add_notes(
+        "MCC is undefined (a row or column of the confusion matrix is empty, so its "
+        "denominator is 0) and shown as 0, scikit-learn's convention");
   }
   if (observed_misses > 0 && v.confusion.true_positives == 0) {
     r.add_notes(absl::StrCat("accuracy ", Percent(m.accuracy), " while not one of the ", observed_misses,
                              " observed misses is predicted: accuracy alone hides it, recall and MCC do not"));
   }
   if (v.tpot.pairs < v.joined) {
-    r.add_notes(absl::StrCat(v.joined - v.tpot.pairs,
-                             " request(s) without a TPOT on one side (one output token) are left out of the TPOT errors"));
+    r.add_notes(
+        absl::StrCat(v.joined - v.tpot.pairs,
+                     " request(s) without a TPOT on one side (one output token) are left out of the TPOT errors"));
   }
   for (const LatencyErrors* e : {&v.ttft, &v.tpot}) {
     if (e->mape_pairs < e->pairs) {
@@ -149,8 +151,8 @@ std::string RenderValidationTable(const ValidationReport& r) {
   // Quantiles of each distribution over the same requests (linear interpolation, numpy's default).
   const LatencyErrorReport& ttft = r.latency(0);
   const LatencyErrorReport& tpot = r.latency(1);
-  format::TextTable quantiles({"quantile", "TTFT observed", "TTFT predicted", "error", "TPOT observed",
-                            "TPOT predicted", "error"});
+  format::TextTable quantiles(
+      {"quantile", "TTFT observed", "TTFT predicted", "error", "TPOT observed", "TPOT predicted", "error"});
   for (int i = 0; i < ttft.quantiles_size(); ++i) {
     std::vector<std::string> row = {ttft.quantiles(i).quantile()};
     for (const LatencyErrorReport* e : {&ttft, &tpot}) {

@@ -14,8 +14,7 @@
 namespace infergrid {
 
 ValidationReport BuildValidationReport(const SloValidation& validation, const SloLimits& limits,
-                                       const std::string& predicted_path,
-                                       const std::string& observed_path);
+                                       const std::string& predicted_path, const std::string& observed_path);
 std::string RenderValidationTable(const ValidationReport& report);
 
 }  // namespace infergrid

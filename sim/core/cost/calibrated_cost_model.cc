@@ -11,27 +11,26 @@
 
 namespace infergrid {
 
-absl::StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::Create(
-    const ModelSpec& model, const GpuSpec& gpu, const Calibration& calibration,
-    const CalibratedCostOptions& options) {
+absl::StatusOr<std::unique_ptr<CalibratedCostModel>> CalibratedCostModel::Create(const ModelSpec& model,
+                                                                                 const GpuSpec& gpu,
+                                                                                 const Calibration& calibration,
+                                                                                 const CalibratedCostOptions& options) {
   absl::StatusOr<IterationKernelBuilder> builder = IterationKernelBuilder::Create(model, options.kernels);
   if (!builder.ok()) return builder.status();
   absl::StatusOr<ResourceModel> resources = ResourceModel::Create(gpu, ResourcesOf(calibration));
   if (!resources.ok()) return resources.status();
   const int gpus = options.kernels.tensor_parallel * options.kernels.attention_data_parallel;
   if (gpus > 1 && !resources->HasAllReduceTable()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "calibration '", calibration.gpu(), "' has no all-reduce table: ", gpus,
-        " GPUs (tensor parallel x attention data parallel) cannot be costed with it"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("calibration '", calibration.gpu(), "' has no all-reduce table: ", gpus,
+                     " GPUs (tensor parallel x attention data parallel) cannot be costed with it"));
   }
-  std::string description =
-      calibration.extrapolated()
-          ? absl::StrCat("calibrated ", gpu.name(), " (extrapolated from ",
-                         calibration.extrapolated_from(), ")")
-          : absl::StrCat("calibrated ", gpu.name());
+  std::string description = calibration.extrapolated() ? absl::StrCat("calibrated ", gpu.name(), " (extrapolated from ",
+                                                                      calibration.extrapolated_from(), ")")
+                                                       : absl::StrCat("calibrated ", gpu.name());
   if (!options.cuda_graphs) absl::StrAppend(&description, ", eager");
-  return std::unique_ptr<CalibratedCostModel>(new CalibratedCostModel(
-      std::move(*builder), std::move(*resources), options, std::move(description)));
+  return std::unique_ptr<CalibratedCostModel>(
+      new CalibratedCostModel(std::move(*builder), std::move(*resources), options, std::move(description)));
 }
 
 void CalibratedCostModel::CustomAllReduce(const Kernel& kernel, bool in_graph, KernelTime* time) const {
@@ -207,9 +206,9 @@ IterationCost CalibratedCostModel::Sum(const MemoEntry& entry, LaunchMode launch
       {total.network_s / cost.duration_s, Resource::kNetwork},
       {cost.overhead_s / cost.duration_s, Resource::kOverhead},
   };
-  cost.binding = std::max_element(std::begin(candidates), std::end(candidates),
-                                  [](const auto& a, const auto& b) { return a.first < b.first; })
-                     ->second;
+  cost.binding = std::max_element(std::begin(candidates), std::end(candidates), [](const auto& a, const auto& b) {
+                   return a.first < b.first;
+                 })->second;
   return cost;
 }
 

@@ -32,7 +32,7 @@ namespace infergrid {
 // measured NCCL tables.
 struct CustomAllReduceOptions {
   bool enabled = false;
-  double max_bytes = 0;                          // this size and above: NCCL
+  double max_bytes = 0;  // this size and above: NCCL
   // Torch symmetric memory at this TP (0: none): the custom kernel below custom_max_bytes
   // (where set), symmetric memory from there to symmetric_max_bytes, two-shot or multimem.
   double custom_max_bytes = 0;
@@ -56,9 +56,9 @@ struct CalibratedCostOptions {
 
 class CalibratedCostModel final : public IterationCostModel {
  public:
-  static absl::StatusOr<std::unique_ptr<CalibratedCostModel>> Create(
-      const ModelSpec& model, const GpuSpec& gpu, const Calibration& calibration,
-      const CalibratedCostOptions& options);
+  static absl::StatusOr<std::unique_ptr<CalibratedCostModel>> Create(const ModelSpec& model, const GpuSpec& gpu,
+                                                                     const Calibration& calibration,
+                                                                     const CalibratedCostOptions& options);
 
   IterationCost Cost(const BatchShape& batch) const override;
   absl::string_view Description() const override { return description_; }
@@ -66,10 +66,12 @@ class CalibratedCostModel final : public IterationCostModel {
 
  private:
   static uint64_t NextId();
-  CalibratedCostModel(IterationKernelBuilder builder, ResourceModel resources,
-                      const CalibratedCostOptions& options, std::string description)
+  CalibratedCostModel(IterationKernelBuilder builder, ResourceModel resources, const CalibratedCostOptions& options,
+                      std::string description)
       : id_(NextId()),
-        builder_(std::move(builder)), resources_(std::move(resources)), options_(options),
+        builder_(std::move(builder)),
+        resources_(std::move(resources)),
+        options_(options),
         description_(std::move(description)) {}
 
   // Replaces an all-reduce's NCCL time by the engine's own kernel's where that one runs.

@@ -23,9 +23,9 @@ RooflineCostOptions RooflineDemands(const CostModelRequest& request) {
   // With window groups a block spans one group's layers: the roofline reads every layer's.
   // With TensorRT-LLM's window pools bytes_per_token is the first pool's: the roofline reads every pool's layers.
   const KvCacheGroups& groups = request.kv.groups;
-  options.kv_bytes_per_token = groups.hybrid() ? request.kv.bytes_per_token / groups.layers_per_group *
-                                                     request.model.num_layers()
-                                               : request.kv.bytes_per_token;
+  options.kv_bytes_per_token = groups.hybrid()
+                                   ? request.kv.bytes_per_token / groups.layers_per_group * request.model.num_layers()
+                                   : request.kv.bytes_per_token;
   if (!request.kv.window_pools.empty()) {
     options.kv_bytes_per_token = 0;
     for (const KvWindowPool& pool : request.kv.window_pools) options.kv_bytes_per_token += pool.bytes_per_token;
@@ -86,7 +86,8 @@ CustomAllReduceOptions CustomAllReduceFor(const CostModelRequest& request) {
   if (!c.enabled() || !request.custom_all_reduce) return options;
   options.enabled = true;
   options.max_bytes = c.max_bytes();
-  for (const CustomAllReduce::OneShot& o : c.one_shot()) options.one_shot_below.emplace_back(o.max_world(), o.below_bytes());
+  for (const CustomAllReduce::OneShot& o : c.one_shot())
+    options.one_shot_below.emplace_back(o.max_world(), o.below_bytes());
   for (const CustomAllReduce::SymmetricMemory& m : c.symmetric_memory()) {
     if (m.architecture() != request.gpu.architecture() || m.world() != request.tensor_parallel) continue;
     options.custom_max_bytes = std::min(m.custom_max_bytes(), c.max_bytes());

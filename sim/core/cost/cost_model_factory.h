@@ -34,16 +34,15 @@ namespace infergrid {
 
 // --cost-model: auto takes the calibrated model where a profile exists.
 enum class CostModelKind { kAuto, kRoofline, kCalibrated };
-inline constexpr EnumName<CostModelKind> kCostModelNames[] = {{CostModelKind::kAuto, "auto"},
-                                                              {CostModelKind::kRoofline, "roofline"},
-                                                              {CostModelKind::kCalibrated, "calibrated"}};
+inline constexpr EnumName<CostModelKind> kCostModelNames[] = {
+    {CostModelKind::kAuto, "auto"}, {CostModelKind::kRoofline, "roofline"}, {CostModelKind::kCalibrated, "calibrated"}};
 
 // Speculative decoding (sim/core/cost/speculative_cost_model.h): the proposer's model on the same
 // GPUs, priced by the same kind of cost model as the target, without host time of its own (the
 // step's host work is the engine's, once). A roofline draft pays no fixed per-pass overhead (its
 // passes run inside the target's step). No draft: n-gram lookup on the host.
 struct SpeculativeCostRequest {
-  std::optional<ModelSpec> draft;       // unset: n-gram
+  std::optional<ModelSpec> draft;  // unset: n-gram
   double draft_weight_bytes_per_gpu = 0;
   int64_t draft_kv_bytes_per_token = 0;  // per GPU
   double draft_active_parameters = 0;
@@ -58,22 +57,22 @@ struct CostModelRequest {
   DType compute_dtype = DType::BF16;
   WeightFormat weights;
   double weight_bytes_per_gpu = 0;
-  KvCacheLayout kv;                     // dtype, block size and bytes per token per GPU
-  double active_parameters = 0;         // whole model; divided by TP inside
+  KvCacheLayout kv;  // dtype, block size and bytes per token per GPU
+  double active_parameters = 0;  // whole model; divided by TP inside
   int tensor_parallel = 1;
   bool enable_cuda_graphs = true;
-  std::string calibration_path;         // --calibration=FILE; empty: the bundled profile
+  std::string calibration_path;  // --calibration=FILE; empty: the bundled profile
   // The engine's execution (its personality's): with a host calibration named there, the
   // calibrated model is wrapped with the engine's host time (ExecutionCostModel), and its
   // all-reduces use the engine's custom kernels where the engine would. The roofline model
   // keeps its fixed per-iteration overhead instead.
   std::optional<ExecutionModel> execution;
-  std::string engine;                   // "vllm-v1@0.21", for descriptions
-  double cpu_speed = 1;                 // host speed relative to the host calibration's host
-  bool overlap = true;                  // false: the engine's overlap switched off
-  int num_scheduler_steps = 1;          // > 1: multi-step scheduling (host phases move)
-  bool custom_all_reduce = true;        // false: NCCL only (--disable-custom-all-reduce)
-  ExpertParallelism expert_parallel;    // experts whole per GPU; their dispatch (calibrated model)
+  std::string engine;  // "vllm-v1@0.21", for descriptions
+  double cpu_speed = 1;  // host speed relative to the host calibration's host
+  bool overlap = true;  // false: the engine's overlap switched off
+  int num_scheduler_steps = 1;  // > 1: multi-step scheduling (host phases move)
+  bool custom_all_reduce = true;  // false: NCCL only (--disable-custom-all-reduce)
+  ExpertParallelism expert_parallel;  // experts whole per GPU; their dispatch (calibrated model)
   // Attention data parallelism: ranks of tensor_parallel GPUs, each priced on its own batch, the
   // routed experts over all of them (IterationKernelOptions::attention_data_parallel).
   int attention_data_parallel = 1;
@@ -83,7 +82,7 @@ struct CostModelRequest {
 struct CostModelChoice {
   std::unique_ptr<IterationCostModel> model;
   CostModelKind kind = CostModelKind::kRoofline;  // the one built: roofline or calibrated
-  std::string reason;   // why this one ("no calibration profile for h100-sxm")
+  std::string reason;  // why this one ("no calibration profile for h100-sxm")
   double overhead_s = 0;  // the per-iteration overhead the model includes
   // A model without collectives (roofline): the fixed time of one tensor-parallel all-reduce,
   // which the engine adds per all-reduce on top of the ring's bytes. 0 for the calibrated

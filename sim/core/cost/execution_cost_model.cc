@@ -7,8 +7,7 @@
 
 namespace infergrid {
 
-ExecutionCostModel::ExecutionCostModel(std::unique_ptr<IterationCostModel> gpu, HostTimeModel host,
-                                       std::string engine)
+ExecutionCostModel::ExecutionCostModel(std::unique_ptr<IterationCostModel> gpu, HostTimeModel host, std::string engine)
     : gpu_(std::move(gpu)),
       host_(std::move(host)),
       description_(absl::StrCat(gpu_->Description(), " + ", engine, " host time")) {}

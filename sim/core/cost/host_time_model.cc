@@ -13,21 +13,20 @@ namespace {
 HostPlacement WithOverlap(HostPlacement placement, const ExecutionModel& execution, bool overlap) {
   if (overlap || (placement != UNDER_GPU && placement != UNDER_NEXT_STEP)) return placement;
   return execution.placement_without_overlap() != HOST_PLACEMENT_UNSPECIFIED ? execution.placement_without_overlap()
-                                                                            : AFTER_GPU;
+                                                                             : AFTER_GPU;
 }
 
 }  // namespace
 
-absl::StatusOr<HostTimeModel> HostTimeModel::Create(const ExecutionModel& execution,
-                                                    const HostCalibration& calibration,
+absl::StatusOr<HostTimeModel> HostTimeModel::Create(const ExecutionModel& execution, const HostCalibration& calibration,
                                                     const HostTimeOptions& options) {
   if (!(options.host_speed > 0)) return absl::InvalidArgumentError("the host speed must be positive");
   HostTimeModel model;
   for (const HostPhaseUse& use : execution.host()) {
     const HostPhase* fitted = FindHostPhase(calibration, use.phase());
     if (fitted == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("host phase '", use.phase(), "' is not in host calibration '",
-                                                     calibration.name(), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("host phase '", use.phase(), "' is not in host calibration '", calibration.name(), "'"));
     }
     if (use.placement() == HOST_PLACEMENT_UNSPECIFIED) {
       return absl::InvalidArgumentError(absl::StrCat("host phase '", use.phase(), "' has no placement"));
@@ -36,8 +35,8 @@ absl::StatusOr<HostTimeModel> HostTimeModel::Create(const ExecutionModel& execut
     const double scale = (use.relative_cost() > 0 ? use.relative_cost() : 1.0) / options.host_speed;
     // The TP term is a fixed cost of the step when the engine drives several GPUs.
     p.base_s = (fitted->base_s() + (options.tensor_parallel > 1 ? fitted->tensor_parallel_s() : 0)) * scale;
-    const double vocabulary = use.vocabulary_term() ? static_cast<double>(options.vocab_size)
-                                                    : calibration.reference_vocab_size();
+    const double vocabulary =
+        use.vocabulary_term() ? static_cast<double>(options.vocab_size) : calibration.reference_vocab_size();
     const double vocabulary_s = fitted->per_sequence_vocab_s() * vocabulary * scale;
     p.placement = WithOverlap(use.placement(), execution, options.overlap);
     if (options.multi_step && use.per_sequence_placement_multi_step() != HOST_PLACEMENT_UNSPECIFIED) {

@@ -19,19 +19,19 @@ namespace infergrid {
 
 // Host seconds of one iteration by where they sit.
 struct HostTimes {
-  double before_s = 0;       // critical path, before the forward
-  double after_s = 0;        // critical path, after it
-  double under_gpu_s = 0;    // overlapped with this iteration's forward
-  double under_next_s = 0;   // overlapped with the next iteration's forward
-  double off_path_s = 0;     // another process
+  double before_s = 0;  // critical path, before the forward
+  double after_s = 0;  // critical path, after it
+  double under_gpu_s = 0;  // overlapped with this iteration's forward
+  double under_next_s = 0;  // overlapped with the next iteration's forward
+  double off_path_s = 0;  // another process
 };
 
 struct HostTimeOptions {
   int tensor_parallel = 1;
-  double host_speed = 1;     // relative to the calibration's host (2: twice as fast)
-  bool overlap = true;       // false: the engine's overlap is switched off (see Create)
-  int64_t vocab_size = 0;    // the model's vocabulary (sampling's per-sequence term)
-  bool multi_step = false;   // --num-scheduler-steps > 1: per_sequence_placement_multi_step applies
+  double host_speed = 1;  // relative to the calibration's host (2: twice as fast)
+  bool overlap = true;  // false: the engine's overlap is switched off (see Create)
+  int64_t vocab_size = 0;  // the model's vocabulary (sampling's per-sequence term)
+  bool multi_step = false;  // --num-scheduler-steps > 1: per_sequence_placement_multi_step applies
 };
 
 class HostTimeModel {
@@ -39,8 +39,7 @@ class HostTimeModel {
   // Resolves every phase the execution model names in `calibration`; without overlap, phases
   // placed UNDER_GPU or UNDER_NEXT_STEP move to execution.placement_without_overlap.
   // InvalidArgument naming the phase when the calibration lacks it or a placement is unset.
-  static absl::StatusOr<HostTimeModel> Create(const ExecutionModel& execution,
-                                              const HostCalibration& calibration,
+  static absl::StatusOr<HostTimeModel> Create(const ExecutionModel& execution, const HostCalibration& calibration,
                                               const HostTimeOptions& options);
   // O(phases), no allocation.
   HostTimes Times(const BatchShape& batch) const;
@@ -48,8 +47,8 @@ class HostTimeModel {
  private:
   struct Phase {
     double base_s = 0;
-    double per_sequence_s = 0;           // at `placement`, with the vocabulary term
-    double moved_per_sequence_s = 0;     // at `moved_placement` (multi-step)
+    double per_sequence_s = 0;  // at `placement`, with the vocabulary term
+    double moved_per_sequence_s = 0;  // at `moved_placement` (multi-step)
     HostPlacement placement = BEFORE_GPU;
     HostPlacement moved_placement = BEFORE_GPU;
     bool once_per_schedule = false;

@@ -18,9 +18,9 @@ struct IterationCost {
   double duration_s = 0;
   double flops = 0;
   double hbm_bytes = 0;
-  double hbm_bound_s = 0;      // hbm_bytes / peak bandwidth
+  double hbm_bound_s = 0;  // hbm_bytes / peak bandwidth
   double compute_bound_s = 0;  // flops / peak tensor rate
-  double overhead_s = 0;       // launch, CPU and fixed costs inside duration_s
+  double overhead_s = 0;  // launch, CPU and fixed costs inside duration_s
   // Filled by the calibrated model (0 from the roofline model): flops = tensor + CUDA-core
   // FLOPs; hbm_bytes there is the predicted DRAM traffic after L2 hits; l2_bound_s is L2
   // bytes over the calibrated L2 rate (datasheets give no L2 peak); network_s is the time in

@@ -9,8 +9,7 @@
 
 namespace infergrid {
 
-RooflineCostModel::RooflineCostModel(const ModelSpec& model, const GpuSpec& gpu,
-                                     const RooflineCostOptions& options)
+RooflineCostModel::RooflineCostModel(const ModelSpec& model, const GpuSpec& gpu, const RooflineCostOptions& options)
     : attention_flops_per_pair_(AttentionFlopsPerPair(model, false) / std::max(1, options.tensor_parallel)),
       decode_extra_flops_per_pair_(AttentionFlopsPerPair(model, true) / std::max(1, options.tensor_parallel) -
                                    attention_flops_per_pair_),
@@ -89,8 +88,8 @@ IterationCost RooflineCostModel::Cost(const BatchShape& batch) const {
   // Latent attention's decode pairs cost more than its prefill pairs (0 extra otherwise).
   cost.flops = 2.0 * per_gpu_params * linear_rows + attention_flops_per_pair_ * attention_pairs +
                decode_extra_flops_per_pair_ * decode_pairs;
-  cost.hbm_bytes = options_.weight_bytes +
-                   static_cast<double>(options_.kv_bytes_per_token) * (kv_read_tokens + new_tokens);
+  cost.hbm_bytes =
+      options_.weight_bytes + static_cast<double>(options_.kv_bytes_per_token) * (kv_read_tokens + new_tokens);
   cost.compute_bound_s = peak_flops_ > 0 ? cost.flops / peak_flops_ : 0;
   cost.hbm_bound_s = cost.hbm_bytes / peak_hbm_bytes_per_s_;
   cost.overhead_s = options_.overhead_s;

@@ -19,11 +19,11 @@ namespace infergrid {
 
 struct RooflineCostOptions {
   DType compute_dtype = DType::BF16;
-  double weight_bytes = 0;          // per GPU
-  int64_t kv_bytes_per_token = 0;   // per GPU, over all its layers
-  double active_parameters = 0;     // N in 2*N FLOPs per token (per GPU: divided by TP)
+  double weight_bytes = 0;  // per GPU
+  int64_t kv_bytes_per_token = 0;  // per GPU, over all its layers
+  double active_parameters = 0;  // N in 2*N FLOPs per token (per GPU: divided by TP)
   int tensor_parallel = 1;
-  double overhead_s = 0;            // fixed cost per iteration (launches, scheduling)
+  double overhead_s = 0;  // fixed cost per iteration (launches, scheduling)
   // Added to iterations that run eagerly (LaunchMode::kEager) although CUDA graphs are in use;
   // 0 when overhead_s already counts eager launches.
   double eager_overhead_s = 0;
@@ -44,7 +44,7 @@ class RooflineCostModel final : public IterationCostModel {
   // sliding-window and chunked local layers.
   void WindowedDemands(const BatchShape& batch, double* prefill_pairs, double* decode_pairs,
                        double* kv_read_tokens) const;
-  double attention_flops_per_pair_;     // 4 * L * H_q * D / TP (models/pass_accounting.h)
+  double attention_flops_per_pair_;  // 4 * L * H_q * D / TP (models/pass_accounting.h)
   double decode_extra_flops_per_pair_;  // what a decode pair costs beyond that (MLA only)
   double peak_flops_;
   double peak_hbm_bytes_per_s_;
@@ -52,7 +52,7 @@ class RooflineCostModel final : public IterationCostModel {
   // queries see and whose KV reads cover at most window_tokens_ keys.
   double window_share_ = 0;
   int64_t window_tokens_ = 0;
-  double chunk_share_ = 0;          // chunked local layers, whose queries see their own chunk
+  double chunk_share_ = 0;  // chunked local layers, whose queries see their own chunk
   int64_t chunk_tokens_ = 0;
   RooflineCostOptions options_;
   std::string description_;

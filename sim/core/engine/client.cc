@@ -40,9 +40,9 @@ bool Client::ReadNext() {
     ctx_.arrivals_done = true;
     return false;
   } else if (!std::isfinite(pending_.arrival_s) || pending_.arrival_s < last_arrival_s_) {
-    bad = absl::InvalidArgumentError(absl::StrCat(
-        "request ", pending_.id, ": arrival time ", pending_.arrival_s,
-        " s is not a finite time at or after the previous arrival (", last_arrival_s_, " s)"));
+    bad = absl::InvalidArgumentError(absl::StrCat("request ", pending_.id, ": arrival time ", pending_.arrival_s,
+                                                  " s is not a finite time at or after the previous arrival (",
+                                                  last_arrival_s_, " s)"));
   } else if (pending_.input_tokens < 1) {
     bad = absl::InvalidArgumentError(
         absl::StrCat("request ", pending_.id, ": prompt of ", pending_.input_tokens, " tokens (need >= 1)"));

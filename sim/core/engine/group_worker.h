@@ -38,7 +38,7 @@ class GroupWorker {
   FrontEndQueues& front_ends_;
   const int group_;
   const int dp_;
-  const int first_;           // the group's first rank
+  const int first_;  // the group's first rank
   std::vector<char> planned_;  // per rank of the group: whether it planned the step in flight
 };
 

@@ -40,8 +40,8 @@ class KvTransfer {
 
   RunContext& ctx_;
   Client& client_;
-  std::unique_ptr<Router> router_;   // picks the decode replica
-  std::vector<Replica*> decode_;     // the decode pool
+  std::unique_ptr<Router> router_;  // picks the decode replica
+  std::vector<Replica*> decode_;  // the decode pool
   int64_t in_flight_ = 0;
 };
 

@@ -14,9 +14,8 @@ namespace infergrid {
 
 namespace sg = simgrid::s4u;
 
-ReplicaDevices::ReplicaDevices(std::vector<sg::Host*> gpus, sg::Host* cpu, double gpu_speed,
-                               double hbm_bytes_per_s, double ring_bytes_per_s, bool exclusive,
-                               int nvlink_domain)
+ReplicaDevices::ReplicaDevices(std::vector<sg::Host*> gpus, sg::Host* cpu, double gpu_speed, double hbm_bytes_per_s,
+                               double ring_bytes_per_s, bool exclusive, int nvlink_domain)
     : gpus_(std::move(gpus)),
       cpu_(cpu),
       gpu_speed_(gpu_speed),
@@ -83,9 +82,7 @@ void ReplicaDevices::SendKv(ReplicaDevices& to, double bytes_per_gpu) {
 
 namespace {
 
-int DomainGpus(const PlatformLayout& layout) {
-  return std::max(layout.gpus_per_node, layout.nvlink_domain_gpus);
-}
+int DomainGpus(const PlatformLayout& layout) { return std::max(layout.gpus_per_node, layout.nvlink_domain_gpus); }
 
 }  // namespace
 
@@ -124,8 +121,7 @@ std::map<TopologyVertexId, sg::Host*> CreateHosts(sg::NetZone* zone, const Clust
   for (TopologyVertexId v : topology.gpus) {
     sg::Host* host = zone->create_host(g[v].name, speed);
     sg::Link* hbm = zone->create_link(g[v].name + "/hbm", gpu.hbm_bytes_per_s())->set_latency(0);
-    zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr,
-                    {sg::LinkInRoute(hbm)}, false);
+    zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr, {sg::LinkInRoute(hbm)}, false);
     hosts[v] = host;
   }
   for (TopologyVertexId v : topology.cpus) hosts[v] = zone->create_host(g[v].name, 1e9);
@@ -139,8 +135,7 @@ struct HostRoutes {
 };
 
 // A route's hops as link directions.
-std::vector<LinkUse> ToUses(const TopologyGraph& g, const HostRoutes& routes,
-                            const std::vector<RouteHop>& route) {
+std::vector<LinkUse> ToUses(const TopologyGraph& g, const HostRoutes& routes, const std::vector<RouteHop>& route) {
   std::vector<LinkUse> uses;
   for (const RouteHop& hop : route) {
     uses.push_back({routes.edge_ids.at({g[hop.edge].a, g[hop.edge].b}), hop.forward});
@@ -168,11 +163,11 @@ HostRoutes CreateLinksAndRoutes(sg::NetZone* zone, const ClusterTopology& topolo
       const std::vector<RouteHop> route = ShortestRoute(topology, all_hosts[i], all_hosts[j]);
       std::vector<sg::LinkInRoute> link_list;
       for (const LinkUse& use : ToUses(g, out, route)) {
-        link_list.emplace_back(links.at(use.first), use.second ? sg::LinkInRoute::Direction::UP
-                                                               : sg::LinkInRoute::Direction::DOWN);
+        link_list.emplace_back(links.at(use.first),
+                               use.second ? sg::LinkInRoute::Direction::UP : sg::LinkInRoute::Direction::DOWN);
       }
-      zone->add_route(hosts.at(all_hosts[i])->get_netpoint(), hosts.at(all_hosts[j])->get_netpoint(),
-                      nullptr, nullptr, link_list, true);
+      zone->add_route(hosts.at(all_hosts[i])->get_netpoint(), hosts.at(all_hosts[j])->get_netpoint(), nullptr, nullptr,
+                      link_list, true);
       out.routes[{all_hosts[i], all_hosts[j]}] = route;
     }
   }
@@ -211,8 +206,8 @@ std::vector<ReplicaGroup> ReplicaGroups(const ClusterTopology& topology, const P
     const int k = layout.tensor_parallel;
     if (k > 1) {
       for (int i = 0; i < k; ++i) {
-        for (const LinkUse& use : Directed(g, routes, group.gpus[static_cast<size_t>(i)],
-                                           group.gpus[static_cast<size_t>((i + 1) % k)])) {
+        for (const LinkUse& use :
+             Directed(g, routes, group.gpus[static_cast<size_t>(i)], group.gpus[static_cast<size_t>((i + 1) % k)])) {
           group.ring_shares_itself |= !group.ring.insert(use).second;
         }
       }
@@ -246,9 +241,8 @@ absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, co
   const int tp = layout.tensor_parallel;
   if (tp < 1 || tp > DomainGpus(layout) || (tp > layout.gpus_per_node && tp % layout.gpus_per_node != 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--tensor-parallel-size=", tp, " does not fit an NVLink domain of ", DomainGpus(layout),
-        " GPUs in nodes of ", layout.gpus_per_node,
-        " (tensor parallelism stays inside a node, or spans whole nodes of one NVLink domain)"));
+        "--tensor-parallel-size=", tp, " does not fit an NVLink domain of ", DomainGpus(layout), " GPUs in nodes of ",
+        layout.gpus_per_node, " (tensor parallelism stays inside a node, or spans whole nodes of one NVLink domain)"));
   }
   const ClusterTopology topology =
       BuildClusterTopology(gpu, GpusPerNode(layout), layout.gpus_per_node, layout.fabric_bytes_per_s);

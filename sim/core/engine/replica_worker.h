@@ -56,7 +56,7 @@ class ReplicaWorker {
   Replica& replica_;
   ReplicaDevices& devices_;
   WorkerWake& wake_;
-  double block_bytes_;      // one KV block on one GPU, for swaps
+  double block_bytes_;  // one KV block on one GPU, for swaps
   bool run_ahead_allowed_;  // coalescing on, exclusive links, no closed loop, no disaggregation
 };
 

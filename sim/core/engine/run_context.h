@@ -79,10 +79,10 @@ struct RunContext {
   SimulationResult result;
   RunIterationSink sink;
   ProgressReporter progress;
-  SequencePool sequences;                          // declared before the replicas that point into it
+  SequencePool sequences;  // declared before the replicas that point into it
   std::vector<std::unique_ptr<Replica>> replicas;  // one per rank
-  std::vector<ReplicaDevices> devices;             // one per replica
-  std::vector<WorkerWake> workers;                 // one per replica (all its ranks)
+  std::vector<ReplicaDevices> devices;  // one per replica
+  std::vector<WorkerWake> workers;  // one per replica (all its ranks)
   // The client's horizon: the arrival time of the next request not yet delivered (kRunNever
   // when none can come before something else happens), and whether none will come any more.
   double next_arrival_s = 0;

@@ -11,10 +11,10 @@
 namespace infergrid {
 
 struct RunProgress {
-  int64_t arrived = 0;       // requests sent by the client so far
-  int64_t iterations = 0;    // iterations completed, all replicas
-  double simulated_s = 0;    // the simulation's clock
-  bool finished = false;     // the last report of the run (after the engine stopped)
+  int64_t arrived = 0;  // requests sent by the client so far
+  int64_t iterations = 0;  // iterations completed, all replicas
+  double simulated_s = 0;  // the simulation's clock
+  bool finished = false;  // the last report of the run (after the engine stopped)
 };
 
 using ProgressCallback = std::function<void(const RunProgress&)>;

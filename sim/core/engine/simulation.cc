@@ -46,9 +46,10 @@ absl::Status CheckEngineConfig(const EngineConfig& config) {
   const int n = config.ranks();
   if (config.prefill_replicas > 0 && (config.prefill_replicas >= n || config.scheduler == SchedulerKind::kStatic ||
                                       config.scheduler == SchedulerKind::kOrca)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "disaggregation needs at least one prefill and one decode replica and a continuous-batching "
-        "scheduler (", config.prefill_replicas, " prefill of ", n, " replicas)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("disaggregation needs at least one prefill and one decode replica and a continuous-batching "
+                     "scheduler (",
+                     config.prefill_replicas, " prefill of ", n, " replicas)"));
   }
   return absl::OkStatus();
 }
@@ -76,8 +77,8 @@ void AddReplicas(RunContext& ctx, const IterationCostModel& cost_model) {
   if (config.record_chunk_times) ctx.result.log.KeepChunkTimes();
   for (int i = 0; i < n; ++i) {
     auto replica = std::make_unique<Replica>(i, MakeScheduler(config.scheduler, config.limits), config.blocks,
-                                             cost_model, ctx.result.log, ctx.sink, ctx.sequences,
-                                             config.cost_stride, config.execution ? &*config.execution : nullptr);
+                                             cost_model, ctx.result.log, ctx.sink, ctx.sequences, config.cost_stride,
+                                             config.execution ? &*config.execution : nullptr);
     replica->SetNoise(config.noise);
     replica->SetCollectives(CollectivesOf(config, ctx.devices_of(i / config.attention_data_parallel)));
     ctx.replicas.push_back(std::move(replica));
@@ -118,8 +119,8 @@ struct RunUnits {
 }  // namespace
 
 absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const GpuSpec& gpu,
-                                               const IterationCostModel& cost_model,
-                                               RequestSource& source, IterationSink* sink) {
+                                               const IterationCostModel& cost_model, RequestSource& source,
+                                               IterationSink* sink) {
   static bool engine_started = false;
   if (engine_started) {
     return absl::FailedPreconditionError(

@@ -65,7 +65,7 @@ struct EngineConfig {
   int ranks() const { return layout.num_replicas * attention_data_parallel; }
   SchedulerKind scheduler = SchedulerKind::kVllm;
   SchedulerLimits limits;
-  BlockManagerOptions blocks;            // per replica
+  BlockManagerOptions blocks;  // per replica
   RouterKind router = RouterKind::kRoundRobin;
   // Prefill/decode disaggregation: > 0 makes the first this many replicas prefill-only and the
   // others decode-only. A request is routed (`router`) to a prefill replica; when its prefill
@@ -73,18 +73,18 @@ struct EngineConfig {
   // links, and its first token reaches the client when the KV has arrived.
   int prefill_replicas = 0;
   RouterKind decode_router = RouterKind::kLeastKv;
-  double kv_transfer_latency_s = 0;      // fixed time added to each KV transfer (connector, RDMA setup)
+  double kv_transfer_latency_s = 0;  // fixed time added to each KV transfer (connector, RDMA setup)
   int64_t max_model_len = 8192;
   // Tensor parallelism: two all-reduces per layer of new_tokens x hidden_size activations.
   int num_layers = 32;
   int64_t hidden_size = 4096;
-  double activation_bytes = 2;           // bf16 activations
+  double activation_bytes = 2;  // bf16 activations
   // Expert-parallel all-to-all bytes each GPU sends per new token of an iteration (0: none).
   double all_to_all_bytes_per_token = 0;
-  double allreduce_latency_s = 0;        // fixed time per all-reduce (NCCL launch + sync)
-  int64_t kv_bytes_per_token = 0;        // per GPU, for swap transfers
+  double allreduce_latency_s = 0;  // fixed time per all-reduce (NCCL launch + sync)
+  int64_t kv_bytes_per_token = 0;  // per GPU, for swap transfers
   bool coalesce = true;
-  int cost_stride = 1;                   // IterationPricer: exact price every Nth decode step
+  int cost_stride = 1;  // IterationPricer: exact price every Nth decode step
   // > 0: a closed-loop client with at most this many requests in flight: a request is sent at
   // its arrival time or, when that many are outstanding, when one finishes (its last token
   // reaches the client), whichever is later (vLLM's bench serve --max-concurrency).
@@ -108,21 +108,21 @@ struct EngineConfig {
 struct SimulationResult {
   RequestLog log;
   IterationStats stats;
-  double duration_s = 0;                 // simulated: first arrival (0) to the last response
-  double wall_s = 0;                     // wall-clock time of the run (not deterministic)
+  double duration_s = 0;  // simulated: first arrival (0) to the last response
+  double wall_s = 0;  // wall-clock time of the run (not deterministic)
   int64_t arrivals = 0;
   int64_t rejected = 0;
   int64_t truncated = 0;
-  int64_t events = 0;                    // arrivals + iterations + request completions
-  int64_t activities = 0;                // SimGrid activities executed
-  int64_t cost_model_calls = 0;          // exact prices (the rest interpolated)
+  int64_t events = 0;  // arrivals + iterations + request completions
+  int64_t activities = 0;  // SimGrid activities executed
+  int64_t cost_model_calls = 0;  // exact prices (the rest interpolated)
   std::vector<int64_t> requests_per_replica;
 };
 
 // `sink`, when given, receives every iteration (iterations.csv, timeline).
 absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const GpuSpec& gpu,
-                                               const IterationCostModel& cost_model,
-                                               RequestSource& source, IterationSink* sink);
+                                               const IterationCostModel& cost_model, RequestSource& source,
+                                               IterationSink* sink);
 
 }  // namespace infergrid
 

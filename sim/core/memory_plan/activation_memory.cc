@@ -19,7 +19,8 @@ double ActiveFfnPerGpu(const ModelSpec& model, int tensor_parallel) {
     const double expert = static_cast<double>(moe.expert_ffn_dim() > 0 ? moe.expert_ffn_dim() : model.ffn_dim());
     ffn = expert * (moe.experts_per_token() + moe.num_shared_experts());
     // Leading dense layers (DeepSeek-V3's) are wider: the widest layer decides the peak.
-    if (moe.first_dense_layers() > 0 || moe.interleave_step() > 1) ffn = std::max(ffn, static_cast<double>(model.ffn_dim()));
+    if (moe.first_dense_layers() > 0 || moe.interleave_step() > 1)
+      ffn = std::max(ffn, static_cast<double>(model.ffn_dim()));
   }
   return ffn / std::max(1, tensor_parallel);
 }
@@ -36,21 +37,18 @@ double QkvWidthPerGpu(const ModelSpec& model, int tensor_parallel) {
 
 }  // namespace
 
-ActivationPeak ComputeActivationPeak(const ModelSpec& model, const ActivationModel& c,
-                                     int64_t tokens, int64_t rows, int tensor_parallel,
-                                     bool samples) {
+ActivationPeak ComputeActivationPeak(const ModelSpec& model, const ActivationModel& c, int64_t tokens, int64_t rows,
+                                     int tensor_parallel, bool samples) {
   const double n = static_cast<double>(tokens);
   const double a = c.activation_bytes() > 0 ? c.activation_bytes() : 2.0;
   const double h = static_cast<double>(model.hidden_size());
   const double qkv = QkvWidthPerGpu(model, tensor_parallel);
   ActivationPeak peak;
-  peak.forward = n * a *
-                 (c.ffn_factor() * ActiveFfnPerGpu(model, tensor_parallel) + c.hidden_factor() * h +
-                  c.qkv_factor() * qkv);
+  peak.forward =
+      n * a * (c.ffn_factor() * ActiveFfnPerGpu(model, tensor_parallel) + c.hidden_factor() * h + c.qkv_factor() * qkv);
   if (samples) {
     peak.retained = c.retained_hidden_factor() * n * a * h;
-    peak.logits = c.logits_factor() * static_cast<double>(rows) *
-                  static_cast<double>(model.vocab_size()) * kLogitBytes;
+    peak.logits = c.logits_factor() * static_cast<double>(rows) * static_cast<double>(model.vocab_size()) * kLogitBytes;
   }
   peak.peak = c.combine_with_max() ? std::max(peak.forward, peak.retained + peak.logits)
                                    : peak.forward + peak.retained + peak.logits;

@@ -13,16 +13,15 @@
 namespace infergrid {
 
 struct ActivationPeak {
-  double forward = 0;    // the dummy forward of `tokens` tokens
-  double retained = 0;   // its output, alive while sampling
-  double logits = 0;     // sampler / logits buffers of `rows` rows (last stage only)
-  double peak = 0;       // as the personality combines them
+  double forward = 0;  // the dummy forward of `tokens` tokens
+  double retained = 0;  // its output, alive while sampling
+  double logits = 0;  // sampler / logits buffers of `rows` rows (last stage only)
+  double peak = 0;  // as the personality combines them
 };
 
 // `samples`: this stage computes logits (the last pipeline stage).
-ActivationPeak ComputeActivationPeak(const ModelSpec& model, const ActivationModel& coefficients,
-                                     int64_t tokens, int64_t rows, int tensor_parallel,
-                                     bool samples);
+ActivationPeak ComputeActivationPeak(const ModelSpec& model, const ActivationModel& coefficients, int64_t tokens,
+                                     int64_t rows, int tensor_parallel, bool samples);
 
 // base + per_layer * layers, in bytes; 0 when CUDA graphs are off.
 double CudaGraphEstimateBytes(const CudaGraphModel& model, int layers_on_gpu, bool enabled);

@@ -46,7 +46,6 @@ double NonTorchBytes(const EnginePersonality& personality, int tensor_parallel) 
 
 namespace {
 
-
 absl::Status CheckFraction(absl::string_view flag, double value, bool zero_means_default) {
   if (zero_means_default && value == 0) return absl::OkStatus();
   if (value > 0 && value <= 1) return absl::OkStatus();
@@ -79,13 +78,14 @@ absl::Status CheckExpertPlacement(const MemoryPlanRequest& r) {
 
 absl::Status ValidateRequest(const MemoryPlanRequest& r) {
   const ModelSpec& m = r.model;
-  if (m.num_layers() <= 0 || m.hidden_size() <= 0 || m.num_attention_heads() <= 0 ||
-      m.num_kv_heads() <= 0 || m.head_dim() <= 0 || m.vocab_size() <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("model '", m.name(), "' lacks layers, hidden size, heads, head_dim or vocab"));
+  if (m.num_layers() <= 0 || m.hidden_size() <= 0 || m.num_attention_heads() <= 0 || m.num_kv_heads() <= 0 ||
+      m.head_dim() <= 0 || m.vocab_size() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", m.name(), "' lacks layers, hidden size, heads, head_dim or vocab"));
   }
   if (BitsPerElement(r.kv_dtype) < 8) {
-    return absl::InvalidArgumentError(absl::StrCat("--kv-cache-dtype=", DTypeName(r.kv_dtype),
-                                                   ": the engines store KV in 8, 16 or 32 bits"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--kv-cache-dtype=", DTypeName(r.kv_dtype), ": the engines store KV in 8, 16 or 32 bits"));
   }
   if (BitsPerElement(r.weights.dtype) == 0) return absl::InvalidArgumentError("the weight dtype is unspecified");
   for (auto [flag, value, zero_default] :
@@ -99,28 +99,29 @@ absl::Status ValidateRequest(const MemoryPlanRequest& r) {
     return absl::InvalidArgumentError(OutOfRange("tensor-parallel-size", tp, 1, kMaxParallelSize));
   }
   if (m.num_attention_heads() % tp != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--tensor-parallel-size=", tp, " does not divide the ", m.num_attention_heads(),
-        " attention heads of ", m.name(), "; use a divisor of ", m.num_attention_heads()));
+    return absl::InvalidArgumentError(absl::StrCat("--tensor-parallel-size=", tp, " does not divide the ",
+                                                   m.num_attention_heads(), " attention heads of ", m.name(),
+                                                   "; use a divisor of ", m.num_attention_heads()));
   }
   const int kv = m.num_kv_heads();
   if (tp <= kv ? kv % tp != 0 : tp % kv != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--tensor-parallel-size=", tp, " cannot shard the ", kv, " KV heads of ", m.name(),
-        ": TP must divide the KV heads, or be a multiple of them (heads are then replicated)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tensor-parallel-size=", tp, " cannot shard the ", kv, " KV heads of ", m.name(),
+                     ": TP must divide the KV heads, or be a multiple of them (heads are then replicated)"));
   }
   if (absl::Status s = CheckExpertPlacement(r); !s.ok()) return s;
   if (r.pipeline_parallel < 1 || r.pipeline_parallel > kMaxParallelSize) {
     return absl::InvalidArgumentError(OutOfRange("pipeline-parallel-size", r.pipeline_parallel, 1, kMaxParallelSize));
   }
   if (r.pipeline_parallel > m.num_layers()) {
-    return absl::InvalidArgumentError(absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel, " is more than the ",
-                                                   m.num_layers(), " layers of ", m.name(),
+    return absl::InvalidArgumentError(absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel,
+                                                   " is more than the ", m.num_layers(), " layers of ", m.name(),
                                                    " (a stage holds one layer at least)"));
   }
-  const std::pair<absl::string_view, int64_t> counts[] = {
-      {"max-num-batched-tokens", r.max_num_batched_tokens}, {"max-num-seqs", r.max_num_seqs},
-      {"max-model-len", r.max_model_len}, {"num-gpu-blocks-override", r.num_gpu_blocks_override}};
+  const std::pair<absl::string_view, int64_t> counts[] = {{"max-num-batched-tokens", r.max_num_batched_tokens},
+                                                          {"max-num-seqs", r.max_num_seqs},
+                                                          {"max-model-len", r.max_model_len},
+                                                          {"num-gpu-blocks-override", r.num_gpu_blocks_override}};
   for (const auto& [flag, value] : counts) {
     if (value < 0 || value > kMaxEngineCount) {
       return absl::InvalidArgumentError(OutOfRange(flag, value, 0, kMaxEngineCount));
@@ -157,8 +158,7 @@ bool SglangSwaPool(const MemoryPlanRequest& r, const EnginePersonality& p) {
 // SGLang's set_num_token_hybrid (model_runner.py, the layer-count form of the 0.5 releases): the
 // profiled tokens T of every layer are re-split so that n_swa x swa + n_full x full = T x L with
 // swa = int(full x r), i.e. full = int(T x L / (r x n_swa + n_full)). Admission sees the smaller.
-void SplitSglangSwaPool(const MemoryPlanRequest& r, const EnginePersonality& p, MemoryPlanDetail* d,
-                        int64_t* blocks) {
+void SplitSglangSwaPool(const MemoryPlanRequest& r, const EnginePersonality& p, MemoryPlanDetail* d, int64_t* blocks) {
   const int swa_layers = CountAttentionLayers(r.model).chunked;
   const int full_layers = r.model.num_layers() - swa_layers;
   const double ratio = r.swa_full_tokens_ratio > 0 ? r.swa_full_tokens_ratio : p.swa_full_tokens_ratio();
@@ -190,10 +190,12 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
     }
     if (notes != nullptr) {
       notes->push_back(absl::StrCat(
-          kinds.chunked, " of ", r.model.num_layers(), " layers attend within ", r.model.attention().attention_chunk_size(),
-          "-token chunks; ", PersonalityName(p), " keeps them in a pool of their own (the hybrid SWA pool, the chunk "
+          kinds.chunked, " of ", r.model.num_layers(), " layers attend within ",
+          r.model.attention().attention_chunk_size(), "-token chunks; ", PersonalityName(p),
+          " keeps them in a pool of their own (the hybrid SWA pool, the chunk "
           "as its window) of swa_full_tokens_ratio ",
-          r.swa_full_tokens_ratio > 0 ? r.swa_full_tokens_ratio : p.swa_full_tokens_ratio(), " x the full-attention layers' "
+          r.swa_full_tokens_ratio > 0 ? r.swa_full_tokens_ratio : p.swa_full_tokens_ratio(),
+          " x the full-attention layers' "
           "tokens; a running sequence's tokens take slots in both pools, so the smaller is the capacity (exact "
           "for sequences within the chunk; longer prompts may free part of theirs through the radix cache) (",
           p.windowed_kv_cache_source(), ")"));
@@ -209,10 +211,11 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
   }
   if (kinds.linear > 0 && p.windowed_kv_cache() != HYBRID_GROUPS) {
     if (!p.has_mamba_pool()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          r.model.name(), "'s linear-attention layers need a per-sequence state pool, which InferGrid models for "
-          "vLLM V1's hybrid KV cache manager and SGLang 0.5.3's Mamba pool only; --engine=", PersonalityName(p),
-          " is not modelled for it"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(r.model.name(),
+                       "'s linear-attention layers need a per-sequence state pool, which InferGrid models for "
+                       "vLLM V1's hybrid KV cache manager and SGLang 0.5.3's Mamba pool only; --engine=",
+                       PersonalityName(p), " is not modelled for it"));
     }
     if (r.pipeline_parallel > 1) {
       return absl::InvalidArgumentError(absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel, " with ",
@@ -223,11 +226,11 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
     return OneGroup(count - kinds.linear);
   }
   if (kinds.window == 0 && kinds.linear == 0) return OneGroup(count);
-  const std::string window =
-      kinds.window > 0 ? absl::StrCat(kinds.window, " of ", r.model.num_layers(), " layers attend to a ",
-                                      r.model.attention().sliding_window(), "-token window")
-                       : absl::StrCat(kinds.linear, " of ", r.model.num_layers(),
-                                      " layers are linear attention with a fixed state per sequence");
+  const std::string window = kinds.window > 0
+                                 ? absl::StrCat(kinds.window, " of ", r.model.num_layers(), " layers attend to a ",
+                                                r.model.attention().sliding_window(), "-token window")
+                                 : absl::StrCat(kinds.linear, " of ", r.model.num_layers(),
+                                                " layers are linear attention with a fixed state per sequence");
   const bool apart = p.windowed_kv_cache() == HYBRID_GROUPS ||
                      (p.windowed_kv_cache() == UNIFORM_WINDOW_ONLY && kinds.full + kinds.chunked == 0);
   if (!apart) {
@@ -235,15 +238,16 @@ absl::StatusOr<KvCacheGroups> EngineKvGroups(const MemoryPlanRequest& r, const E
     if (notes != nullptr && (r.max_attention_window.empty() || p.max_attention_window_source().empty())) {
       notes->push_back(absl::StrCat(window, "; ", PersonalityName(p),
                                     " allocates their KV as full attention (attention still reads only the "
-                                    "window): ", p.windowed_kv_cache_source()));
+                                    "window): ",
+                                    p.windowed_kv_cache_source()));
     }
     return OneGroup(count);
   }
   if (r.pipeline_parallel > 1 && kinds.full + kinds.chunked > 0 && kinds.window + kinds.linear > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--pipeline-parallel-size=", r.pipeline_parallel, " with ", r.model.name(),
-        "'s mixed sliding-window and full layers: the hybrid KV cache groups across pipeline stages are "
-        "not modelled; use tensor parallelism"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--pipeline-parallel-size=", r.pipeline_parallel, " with ", r.model.name(),
+                     "'s mixed sliding-window and full layers: the hybrid KV cache groups across pipeline stages are "
+                     "not modelled; use tensor parallelism"));
   }
   KvCacheGroups groups = VllmHybridGroups(r.model, first, count);
   if (notes != nullptr) {
@@ -265,8 +269,10 @@ void AlignStateBlocks(const MemoryPlanRequest& r, int64_t per_layer_token, Memor
   const int64_t aligned = 16 * ((state + 16 * per_layer_token - 1) / (16 * per_layer_token));
   if (d->plan.block_size >= aligned) return;
   d->plan.block_size = static_cast<int>(aligned);
-  d->notes.push_back(absl::StrCat("linear-attention state: ", state, " B per sequence and layer; vLLM sets the attention "
-                                  "block size to ", aligned, " tokens so that an attention block holds at least one state"));
+  d->notes.push_back(absl::StrCat("linear-attention state: ", state,
+                                  " B per sequence and layer; vLLM sets the attention "
+                                  "block size to ",
+                                  aligned, " tokens so that an attention block holds at least one state"));
 }
 
 // vLLM's get_pp_indices: L / PP layers each, the remainder going to the stages before the last.
@@ -310,9 +316,9 @@ absl::Status CheckEngineArguments(const MemoryPlanRequest& r, const EnginePerson
         r.model.max_position_embeddings(), "): ", d.plan.engine, " refuses it at startup"));
   }
   if (p.refuse_batched_tokens_below_seqs() && d.max_num_batched_tokens < d.max_num_seqs) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max-num-batched-tokens=", d.max_num_batched_tokens, " is smaller than --max-num-seqs=", d.max_num_seqs,
-        ": ", d.plan.engine, " refuses it at startup"));
+    return absl::InvalidArgumentError(absl::StrCat("--max-num-batched-tokens=", d.max_num_batched_tokens,
+                                                   " is smaller than --max-num-seqs=", d.max_num_seqs, ": ",
+                                                   d.plan.engine, " refuses it at startup"));
   }
   if (r.block_size > 0 && p.block_size_choices_size() > 0 &&
       std::find(p.block_size_choices().begin(), p.block_size_choices().end(), r.block_size) ==
@@ -330,8 +336,8 @@ absl::Status PlanWindowPools(const MemoryPlanRequest& r, int64_t per_layer_token
   if (!pools.ok()) return pools.status();
   d->plan.window_pools = *std::move(pools);
   if (!r.max_attention_window.empty() && d->plan.window_pools.empty()) {
-    d->notes.push_back(absl::StrCat("max_attention_window gives every layer max_model_len (", d->max_model_len,
-                                    ") tokens: one pool"));
+    d->notes.push_back(
+        absl::StrCat("max_attention_window gives every layer max_model_len (", d->max_model_len, ") tokens: one pool"));
   }
   return absl::OkStatus();
 }
@@ -342,12 +348,12 @@ void ResolveBlockSize(const MemoryPlanRequest& r, const EnginePersonality& p, Me
   d->plan.block_size = r.block_size > 0 ? r.block_size : p.default_block_size();
   if (r.model.has_mla() && r.block_size <= 0 && p.mla_block_size() > 0) {
     d->plan.block_size = p.mla_block_size();
-    d->notes.push_back(absl::StrCat("latent attention: the FlashMLA backend forces ", p.mla_block_size(),
-                                    "-token blocks"));
+    d->notes.push_back(
+        absl::StrCat("latent attention: the FlashMLA backend forces ", p.mla_block_size(), "-token blocks"));
   }
   if (p.rule() == SGLANG_STATIC_FRACTION && !p.round_to_page() && d->plan.block_size != 1) {
-    d->notes.push_back(absl::StrCat("this SGLang version has a token-granular pool: block size ",
-                                    d->plan.block_size, " ignored"));
+    d->notes.push_back(
+        absl::StrCat("this SGLang version has a token-granular pool: block size ", d->plan.block_size, " ignored"));
     d->plan.block_size = 1;
   }
 }
@@ -360,19 +366,21 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
     d->total_origin = "framework total (torch.cuda.mem_get_info) from the GPU spec";
   } else {
     d->total_origin = "nvidia-smi total (the GPU spec has no framework_total_gib)";
-    d->notes.push_back("the GPU spec has no framework_total_gib: the nvidia-smi total is used, an upper "
-                       "bound (torch reads 0-0.9 GiB less on the cards we know)");
+    d->notes.push_back(
+        "the GPU spec has no framework_total_gib: the nvidia-smi total is used, an upper "
+        "bound (torch reads 0-0.9 GiB less on the cards we know)");
   }
-  if (d->plan.total_bytes <= 0) return absl::InvalidArgumentError(absl::StrCat("GPU '", r.gpu.name(), "' has no memory total"));
+  if (d->plan.total_bytes <= 0)
+    return absl::InvalidArgumentError(absl::StrCat("GPU '", r.gpu.name(), "' has no memory total"));
 
   d->max_model_len = r.max_model_len > 0 ? r.max_model_len : r.model.max_position_embeddings();
   if (d->max_model_len <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("model '", r.model.name(),
-                                                   "' has no max_position_embeddings: give --max-model-len"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", r.model.name(), "' has no max_position_embeddings: give --max-model-len"));
   }
   const BatchDefaults* defaults = &DefaultsForGpu(p, r.gpu, d->plan.total_bytes);
-  const int64_t default_seqs = r.offline && defaults->offline_max_num_seqs() > 0 ? defaults->offline_max_num_seqs()
-                                                                                 : defaults->max_num_seqs();
+  const int64_t default_seqs =
+      r.offline && defaults->offline_max_num_seqs() > 0 ? defaults->offline_max_num_seqs() : defaults->max_num_seqs();
   const int64_t default_tokens = r.offline && defaults->offline_max_num_batched_tokens() > 0
                                      ? defaults->offline_max_num_batched_tokens()
                                      : defaults->max_num_batched_tokens();
@@ -393,14 +401,16 @@ absl::Status ResolveDeployment(const MemoryPlanRequest& r, MemoryPlanDetail* d) 
   if (absl::Status s = CheckEngineArguments(r, p, *d); !s.ok()) return s;
 
   if (r.model.has_sparse_attention() && p.engine() == "vllm-v0") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--engine=", p.engine(), "@", p.version(), " predates DeepSeek Sparse Attention (", r.model.name(),
-        "); choose vllm-v1, sglang or trtllm"));
+    return absl::InvalidArgumentError(absl::StrCat("--engine=", p.engine(), "@", p.version(),
+                                                   " predates DeepSeek Sparse Attention (", r.model.name(),
+                                                   "); choose vllm-v1, sglang or trtllm"));
   }
   if (r.model.has_mla() && p.lacks_mla()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--engine=", p.engine(), "@", p.version(), " predates multi-head latent attention support "
-        "and cached ", r.model.name(), " as full per-head K and V; choose a newer version"));
+    return absl::InvalidArgumentError(absl::StrCat("--engine=", p.engine(), "@", p.version(),
+                                                   " predates multi-head latent attention support "
+                                                   "and cached ",
+                                                   r.model.name(),
+                                                   " as full per-head K and V; choose a newer version"));
   }
   ResolveBlockSize(r, p, d);
 
@@ -437,10 +447,11 @@ absl::Status SplitWindowPools(const StagePlan& stage, MemoryPlanDetail* d, int64
     }
   }
   *blocks = pools.front().num_blocks;
-  d->notes.push_back(absl::StrCat(
-      "max_attention_window: ", memory_plan_internal::DescribeWindowPools(pools), "; a pool's share is window x layers x "
-      "bytes per token over the same for every pool, and a sequence holds ceil(min(tokens, window) / ", d->plan.block_size,
-      ") blocks of each (", d->personality.max_attention_window_source(), ")"));
+  d->notes.push_back(
+      absl::StrCat("max_attention_window: ", memory_plan_internal::DescribeWindowPools(pools),
+                   "; a pool's share is window x layers x "
+                   "bytes per token over the same for every pool, and a sequence holds ceil(min(tokens, window) / ",
+                   d->plan.block_size, ") blocks of each (", d->personality.max_attention_window_source(), ")"));
   return absl::OkStatus();
 }
 
@@ -470,7 +481,8 @@ absl::Status CheckKvOverrides(const MemoryPlanRequest& r, const MemoryPlanDetail
   const double total = d.plan.total_bytes;
   if (r.kv_cache_memory_bytes > total) {
     return absl::InvalidArgumentError(absl::StrCat("--kv-cache-memory=", Gib(r.kv_cache_memory_bytes),
-                                                   " GiB is more than the GPU's ", Gib(total), " GiB (", r.gpu.name(), ")"));
+                                                   " GiB is more than the GPU's ", Gib(total), " GiB (", r.gpu.name(),
+                                                   ")"));
   }
   if (r.num_gpu_blocks_override <= 0) return absl::OkStatus();
   const EnginePersonality& p = d.personality;
@@ -479,19 +491,19 @@ absl::Status CheckKvOverrides(const MemoryPlanRequest& r, const MemoryPlanDetail
     // SGLang's --max-total-tokens and TensorRT-LLM's max_tokens, which the flag stands for there,
     // only lower the count: a larger one would be ignored.
     const char* cap = p.rule() == SGLANG_STATIC_FRACTION ? "--max-total-tokens" : "max_tokens";
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--num-gpu-blocks-override=", r.num_gpu_blocks_override, " is more than the ", computed_blocks, " blocks ",
-        p.engine(), "@", p.version(), " computes; its cap (", cap, ") only lowers the count, so give at most ",
-        computed_blocks));
+    return absl::InvalidArgumentError(absl::StrCat("--num-gpu-blocks-override=", r.num_gpu_blocks_override,
+                                                   " is more than the ", computed_blocks, " blocks ", p.engine(), "@",
+                                                   p.version(), " computes; its cap (", cap,
+                                                   ") only lowers the count, so give at most ", computed_blocks));
   }
   int64_t widest = 0;  // bytes per token of the stage that holds the most
   for (const StagePlan& stage : d.stages) widest = std::max(widest, stage.kv_bytes_per_token);
   const double bytes = static_cast<double>(r.num_gpu_blocks_override) * d.plan.block_size * static_cast<double>(widest);
   if (bytes > total) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--num-gpu-blocks-override=", r.num_gpu_blocks_override, ": that many blocks of ", d.plan.block_size,
-        " tokens x ", widest, " B take ", Gib(bytes), " GiB per GPU, more than the GPU's ", Gib(total), " GiB (",
-        r.gpu.name(), ")"));
+    return absl::InvalidArgumentError(absl::StrCat("--num-gpu-blocks-override=", r.num_gpu_blocks_override,
+                                                   ": that many blocks of ", d.plan.block_size, " tokens x ", widest,
+                                                   " B take ", Gib(bytes), " GiB per GPU, more than the GPU's ",
+                                                   Gib(total), " GiB (", r.gpu.name(), ")"));
   }
   return absl::OkStatus();
 }
@@ -531,10 +543,10 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
     }
   }
   if (blocks <= 0) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "the KV cache budget (%.3f GiB per GPU) holds no whole block of %d tokens x %d B",
-        d->stages[static_cast<size_t>(d->limiting_stage)].kv_cache_bytes / kGiB, d->plan.block_size,
-        d->stages[static_cast<size_t>(d->limiting_stage)].kv_bytes_per_token));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("the KV cache budget (%.3f GiB per GPU) holds no whole block of %d tokens x %d B",
+                        d->stages[static_cast<size_t>(d->limiting_stage)].kv_cache_bytes / kGiB, d->plan.block_size,
+                        d->stages[static_cast<size_t>(d->limiting_stage)].kv_bytes_per_token));
   }
   const StagePlan& limit = d->stages[static_cast<size_t>(d->limiting_stage)];
   MemoryPlan& plan = d->plan;
@@ -552,13 +564,13 @@ absl::Status FinishBlocks(const MemoryPlanRequest& r, MemoryPlanDetail* d) {
   if (plan.kv_groups.hybrid()) return CheckHybridFitsMaxModelLen(p, d);
   if (p.require_max_model_len_fits() && plan.kv_tokens < d->max_model_len) {
     const double per_token = static_cast<double>(plan.kv_bytes_per_token);
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "to serve one request of max_model_len %d tokens the KV cache needs %.2f GiB per GPU, but "
-        "it holds %d tokens (%.2f GiB, %.2f GiB short); vLLM refuses to start: lower "
-        "--max-model-len to at most %d or raise --gpu-memory-utilization",
-        d->max_model_len, static_cast<double>(d->max_model_len) * per_token / kGiB, plan.kv_tokens,
-        static_cast<double>(plan.kv_tokens) * per_token / kGiB,
-        static_cast<double>(d->max_model_len - plan.kv_tokens) * per_token / kGiB, plan.kv_tokens));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("to serve one request of max_model_len %d tokens the KV cache needs %.2f GiB per GPU, but "
+                        "it holds %d tokens (%.2f GiB, %.2f GiB short); vLLM refuses to start: lower "
+                        "--max-model-len to at most %d or raise --gpu-memory-utilization",
+                        d->max_model_len, static_cast<double>(d->max_model_len) * per_token / kGiB, plan.kv_tokens,
+                        static_cast<double>(plan.kv_tokens) * per_token / kGiB,
+                        static_cast<double>(d->max_model_len - plan.kv_tokens) * per_token / kGiB, plan.kv_tokens));
   }
   return absl::OkStatus();
 }

@@ -26,9 +26,9 @@ namespace infergrid {
 // vLLM's --gpu-memory-utilization default (EngineArgs), the value that means "not given".
 inline constexpr double kDefaultGpuMemoryUtilization = 0.9;
 inline constexpr int64_t kMaxEngineCount = (int64_t{1} << 31) - 1;  // --max-num-batched-tokens, --max-num-seqs,
-                                                                    // --max-model-len, --num-gpu-blocks-override
-inline constexpr int kMaxBlockSize = 4096;                          // --block-size (0: the engine's)
-inline constexpr int kMaxParallelSize = 1024;                       // --tensor- and --pipeline-parallel-size
+    // --max-model-len, --num-gpu-blocks-override
+inline constexpr int kMaxBlockSize = 4096;  // --block-size (0: the engine's)
+inline constexpr int kMaxParallelSize = 1024;  // --tensor- and --pipeline-parallel-size
 
 struct MemoryPlanRequest {
   ModelSpec model;
@@ -48,37 +48,37 @@ struct MemoryPlanRequest {
   // across the ranks.
   int attention_data_parallel = 1;
   double gpu_memory_utilization = kDefaultGpuMemoryUtilization;  // vLLM only
-  double mem_fraction_static = 0;       // SGLang; 0: the engine's default
-  double swa_full_tokens_ratio = 0;     // SGLang's hybrid SWA pool; 0: the personality's
+  double mem_fraction_static = 0;  // SGLang; 0: the engine's default
+  double swa_full_tokens_ratio = 0;  // SGLang's hybrid SWA pool; 0: the personality's
   double free_gpu_memory_fraction = 0;  // TensorRT-LLM; 0: the engine's default
-  int64_t max_num_batched_tokens = 0;   // 0: engine default
-  int64_t max_num_seqs = 0;             // 0: engine default
+  int64_t max_num_batched_tokens = 0;  // 0: engine default
+  int64_t max_num_seqs = 0;  // 0: engine default
   // The engine runs offline (vLLM's LLM class, as the latency and throughput benchmarks run
   // it): the personality's offline batch defaults apply where it has them.
   bool offline = false;
-  int64_t max_model_len = 0;            // 0: model's max_position_embeddings
+  int64_t max_model_len = 0;  // 0: model's max_position_embeddings
   int block_size = 16;
   bool enable_cuda_graphs = true;
   int64_t num_gpu_blocks_override = 0;  // > 0: use this block count (vLLM's flag)
-  double kv_cache_memory_bytes = 0;     // > 0: this many KV bytes per GPU (--kv-cache-memory)
+  double kv_cache_memory_bytes = 0;  // > 0: this many KV bytes per GPU (--kv-cache-memory)
   // TensorRT-LLM's kv_cache_config.max_attention_window: a window per layer, repeated over the
   // layers when shorter; empty: every layer keeps max_model_len tokens in one pool.
   std::vector<int64_t> max_attention_window{};
 };
 
 struct MemoryPlan {
-  std::string engine;                   // resolved personality, e.g. "vllm-v1@0.19"
-  double total_bytes = 0;               // device memory as the engine reads it, per GPU
-  double budget_bytes = 0;              // what the engine's fraction allows
-  double weight_bytes = 0;              // per GPU
+  std::string engine;  // resolved personality, e.g. "vllm-v1@0.19"
+  double total_bytes = 0;  // device memory as the engine reads it, per GPU
+  double budget_bytes = 0;  // what the engine's fraction allows
+  double weight_bytes = 0;  // per GPU
   double activation_peak_bytes = 0;
   double non_torch_bytes = 0;
-  double cuda_graph_bytes = 0;          // estimated; whether subtracted depends on the version
-  double kv_cache_bytes = 0;            // per GPU
-  int64_t kv_bytes_per_token = 0;       // per GPU, over the layers one block spans
+  double cuda_graph_bytes = 0;  // estimated; whether subtracted depends on the version
+  double kv_cache_bytes = 0;  // per GPU
+  int64_t kv_bytes_per_token = 0;  // per GPU, over the layers one block spans
   int block_size = 16;
   int64_t num_blocks = 0;
-  int64_t kv_tokens = 0;                // per replica: kv_groups.CapacityTokens(num_blocks, block_size)
+  int64_t kv_tokens = 0;  // per replica: kv_groups.CapacityTokens(num_blocks, block_size)
   // The layer groups blocks are cut for (models/kv_cache_groups.h): one group of every layer
   // unless the model has sliding windows and the engine keeps them apart.
   KvCacheGroups kv_groups{};
@@ -97,13 +97,11 @@ struct MemoryPlan {
   // TensorRT-LLM's pools per attention window (--max-attention-window), the largest window first:
   // num_blocks, kv_bytes_per_token and kv_tokens are then the first pool's. Empty for one pool.
   std::vector<KvWindowPool> window_pools{};
-  std::vector<std::string> log_lines;   // the plan as the engine logs it, term by term
-  DType kv_dtype = DType::BF16;         // the request's, carried with the capacity
+  std::vector<std::string> log_lines;  // the plan as the engine logs it, term by term
+  DType kv_dtype = DType::BF16;  // the request's, carried with the capacity
 
   // The cache the plan allocates, as one value for the engine and the cost model.
-  KvCacheLayout kv() const {
-    return {kv_dtype, block_size, kv_bytes_per_token, num_blocks, kv_groups, window_pools};
-  }
+  KvCacheLayout kv() const { return {kv_dtype, block_size, kv_bytes_per_token, num_blocks, kv_groups, window_pools}; }
 };
 
 // Plans the engine's KV cache. InvalidArgument (naming the flag) for fractions outside

@@ -12,8 +12,8 @@ void FillProfileRunTerms(const MemoryPlanRequest& request, MemoryPlanDetail* det
   for (size_t i = 0; i < detail->stages.size(); ++i) {
     StagePlan& stage = detail->stages[i];
     const bool last = i + 1 == detail->stages.size();
-    stage.activation = ComputeActivationPeak(request.model, p.activation(), detail->max_num_batched_tokens,
-                                             rows, request.tensor_parallel, last);
+    stage.activation = ComputeActivationPeak(request.model, p.activation(), detail->max_num_batched_tokens, rows,
+                                             request.tensor_parallel, last);
     stage.non_torch_bytes = NonTorchBytes(p, request.tensor_parallel);
   }
 }

@@ -18,8 +18,7 @@ namespace {
 
 // The default mem_fraction_static: the newer reserve rule where the GPU falls in a class,
 // else the old per-TP table.
-void DefaultFraction(const MemoryPlanRequest& request, const EnginePersonality& p,
-                     MemoryPlanDetail* detail) {
+void DefaultFraction(const MemoryPlanRequest& request, const EnginePersonality& p, MemoryPlanDetail* detail) {
   const int64_t total_mib = request.gpu.reported_total_mib();
   if (p.has_reserve_formula()) {
     const ReserveFormula& f = p.reserve_formula();
@@ -34,7 +33,8 @@ void DefaultFraction(const MemoryPlanRequest& request, const EnginePersonality& 
     const double m = static_cast<double>(total_mib);
     detail->fraction = std::round((m - reserve_mib) / m * 1000) / 1000;
     detail->fraction_origin = absl::StrFormat(
-        "default: reserve %.0f MiB (%.0f + %.1f x max(%d, %d) chunk + %.0f x %d graph batch + %.0f x TP x PP) of %d MiB",
+        "default: reserve %.0f MiB (%.0f + %.1f x max(%d, %d) chunk + %.0f x %d graph batch + %.0f x TP x PP) of %d "
+        "MiB",
         reserve_mib, f.base_mib(), f.per_chunk_token_mib(), detail->max_num_batched_tokens, f.min_chunk_tokens(),
         f.per_graph_batch_mib(), graph_bs, f.per_gpu_mib(), total_mib);
     return;
@@ -45,9 +45,8 @@ void DefaultFraction(const MemoryPlanRequest& request, const EnginePersonality& 
         c.base_gib() + p.reserve_per_gpu_gib() * request.tensor_parallel * request.pipeline_parallel;
     const double m = static_cast<double>(total_mib);
     detail->fraction = std::round((m - reserve_gib * 1024) / m * 1000) / 1000;
-    detail->fraction_origin = absl::StrFormat(
-        "default: reserve %.1f GiB (%s: %.1f + %.1f x TP x PP) of %d MiB", reserve_gib, c.label(),
-        c.base_gib(), p.reserve_per_gpu_gib(), total_mib);
+    detail->fraction_origin = absl::StrFormat("default: reserve %.1f GiB (%s: %.1f + %.1f x TP x PP) of %d MiB",
+                                              reserve_gib, c.label(), c.base_gib(), p.reserve_per_gpu_gib(), total_mib);
     return;
   }
   for (const FractionByParallelism& f : p.fraction_by_tp()) {
@@ -97,20 +96,22 @@ absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail*
     const double slot_bytes = MambaBytesPerSlot(request, p);
     detail->plan.state_pool_slots = mamba_slots;
     detail->plan.state_pool_bytes = static_cast<double>(mamba_slots) * slot_bytes;
-    detail->notes.push_back(absl::StrCat(
-        "linear-attention states: ", mamba_slots, " Mamba-pool slots of ",
-        absl::StrFormat("%.2f", slot_bytes / kMiB), " MiB (", CountAttentionLayers(request.model).linear, " layers, convolution state bf16, recurrent state "
-        "float32), reserved before the KV tokens of the ", CountAttentionLayers(request.model).attention(),
-        " full-attention layers are counted; at most ", detail->max_num_seqs,
-        " requests run; SGLang turns its radix cache off for the model (\"Hybrid GDN model detected\")"));
+    detail->notes.push_back(
+        absl::StrCat("linear-attention states: ", mamba_slots, " Mamba-pool slots of ",
+                     absl::StrFormat("%.2f", slot_bytes / kMiB), " MiB (", CountAttentionLayers(request.model).linear,
+                     " layers, convolution state bf16, recurrent state "
+                     "float32), reserved before the KV tokens of the ",
+                     CountAttentionLayers(request.model).attention(), " full-attention layers are counted; at most ",
+                     detail->max_num_seqs,
+                     " requests run; SGLang turns its radix cache off for the model (\"Hybrid GDN model detected\")"));
   }
   for (size_t i = 0; i < detail->stages.size(); ++i) {
     StagePlan& stage = detail->stages[i];
     stage.non_torch_bytes = NonTorchBytes(p, request.tensor_parallel);
     stage.free_before_weights_bytes = detail->plan.total_bytes - stage.non_torch_bytes;
     if (p.subtract_req_to_token_pool()) {
-      stage.req_to_token_bytes = static_cast<double>(detail->max_num_seqs + 1) *
-                                 static_cast<double>(detail->max_model_len + 4) * 4.0;
+      stage.req_to_token_bytes =
+          static_cast<double>(detail->max_num_seqs + 1) * static_cast<double>(detail->max_model_len + 4) * 4.0;
     }
     const double weights = stage.weights.Total();
     const double static_share = stage.free_before_weights_bytes * detail->fraction;
@@ -123,14 +124,14 @@ absl::Status ApplySglangRule(const MemoryPlanRequest& request, MemoryPlanDetail*
           "%s does not fit: weights %.2f GiB%s exceed mem_fraction_static %.3f x %.2f GiB free = "
           "%.2f GiB by %.2f GiB; raise --mem-fraction-static or --tensor-parallel-size, or "
           "quantize the weights",
-          request.model.display_name().empty() ? request.model.name() : request.model.display_name(),
-          weights / kGiB,
+          request.model.display_name().empty() ? request.model.name() : request.model.display_name(), weights / kGiB,
           absl::StrCat(stage.req_to_token_bytes > 0
-                           ? absl::StrFormat(" + request pool %.2f GiB", stage.req_to_token_bytes / kGiB) : "",
+                           ? absl::StrFormat(" + request pool %.2f GiB", stage.req_to_token_bytes / kGiB)
+                           : "",
                        stage.state_pool_bytes > 0
-                           ? absl::StrFormat(" + Mamba pool %.2f GiB", stage.state_pool_bytes / kGiB) : ""),
-          detail->fraction, stage.free_before_weights_bytes / kGiB, static_share / kGiB,
-          -stage.kv_cache_bytes / kGiB));
+                           ? absl::StrFormat(" + Mamba pool %.2f GiB", stage.state_pool_bytes / kGiB)
+                           : ""),
+          detail->fraction, stage.free_before_weights_bytes / kGiB, static_share / kGiB, -stage.kv_cache_bytes / kGiB));
     }
   }
   return absl::OkStatus();
@@ -140,14 +141,13 @@ void WriteSglangLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail) 
   const StagePlan& stage = detail->stages[detail->limiting_stage];
   MemoryPlan& plan = detail->plan;
   // SGLang labels these "GB" but computes them in GiB (2^30); we print what it prints.
-  plan.log_lines.push_back(absl::StrCat("mem_fraction_static=", absl::StrFormat("%.3f", detail->fraction),
-                                        " (", detail->fraction_origin, ")"));
+  plan.log_lines.push_back(absl::StrCat("mem_fraction_static=", absl::StrFormat("%.3f", detail->fraction), " (",
+                                        detail->fraction_origin, ")"));
   plan.log_lines.push_back(absl::StrCat("Load weight begin. avail mem=", Gib(stage.free_before_weights_bytes), " GB"));
-  plan.log_lines.push_back(absl::StrCat("Load weight end. dtype=",
-                                        DTypeName(UnquantizedDType(request.model, request.weights)),
-                                        ", avail mem=",
-                                        Gib(stage.free_before_weights_bytes - stage.weights.Total()),
-                                        " GB, mem usage=", Gib(stage.weights.Total()), " GB"));
+  plan.log_lines.push_back(
+      absl::StrCat("Load weight end. dtype=", DTypeName(UnquantizedDType(request.model, request.weights)),
+                   ", avail mem=", Gib(stage.free_before_weights_bytes - stage.weights.Total()),
+                   " GB, mem usage=", Gib(stage.weights.Total()), " GB"));
   if (plan.swa_pool_tokens > 0) {
     // SWAKVPool: one token pool per kind, each logging its allocation (the SWA pool first).
     const double per_layer = static_cast<double>(plan.kv_bytes_per_token) / stage.layers;
@@ -160,8 +160,8 @@ void WriteSglangLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail) 
     }
   } else {
     const double side = static_cast<double>(plan.kv_tokens) * static_cast<double>(plan.kv_bytes_per_token) / 2;
-    plan.log_lines.push_back(absl::StrCat("KV Cache is allocated. #tokens: ", plan.kv_tokens, ", K size: ",
-                                          Gib(side), " GB, V size: ", Gib(side), " GB"));
+    plan.log_lines.push_back(absl::StrCat("KV Cache is allocated. #tokens: ", plan.kv_tokens, ", K size: ", Gib(side),
+                                          " GB, V size: ", Gib(side), " GB"));
   }
   if (stage.req_to_token_bytes > 0) {
     plan.log_lines.push_back(absl::StrCat("req_to_token pool: ", Gib(stage.req_to_token_bytes),
@@ -169,8 +169,7 @@ void WriteSglangLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail) 
   }
   // With the hybrid SWA pool SGLang reports the full-attention pool's tokens.
   const int64_t max_total = plan.swa_pool_tokens > 0 ? plan.full_pool_tokens : plan.kv_tokens;
-  plan.log_lines.push_back(absl::StrCat("max_total_num_tokens=", max_total,
-                                        ", context_len=", detail->max_model_len));
+  plan.log_lines.push_back(absl::StrCat("max_total_num_tokens=", max_total, ", context_len=", detail->max_model_len));
 }
 
 }  // namespace infergrid::memory_plan_internal

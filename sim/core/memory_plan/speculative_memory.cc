@@ -36,9 +36,9 @@ absl::Status AddDraftToPlan(const DraftMemory& draft, const MemoryPlanRequest& r
   plan.weight_bytes += draft.weight_bytes;
   if (request.kv_cache_memory_bytes <= 0) plan.kv_cache_bytes -= draft.weight_bytes;
   if (plan.kv_cache_bytes <= 0) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "--speculative-model: the draft's %.2f GiB of weights leave no memory for the KV cache",
-        draft.weight_bytes / kGiB));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("--speculative-model: the draft's %.2f GiB of weights leave no memory for the KV cache",
+                        draft.weight_bytes / kGiB));
   }
   if (request.num_gpu_blocks_override <= 0) {
     const double block_bytes =

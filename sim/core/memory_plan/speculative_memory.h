@@ -19,9 +19,9 @@
 namespace infergrid {
 
 struct DraftMemory {
-  double weight_bytes = 0;            // per GPU, its own (a head's without the shared embedding and LM head)
-  double pass_weight_bytes = 0;       // per GPU, what one forward pass reads (shared tensors included)
-  int64_t kv_bytes_per_token = 0;     // per GPU
+  double weight_bytes = 0;  // per GPU, its own (a head's without the shared embedding and LM head)
+  double pass_weight_bytes = 0;  // per GPU, what one forward pass reads (shared tensors included)
+  int64_t kv_bytes_per_token = 0;  // per GPU
 };
 
 // The proposer's weights and KV per token on one GPU of a TP group. `shares_embedding`: an

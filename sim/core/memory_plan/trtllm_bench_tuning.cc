@@ -20,12 +20,12 @@ double WeightBytes(const WeightFormat& w, bool early) {
   switch (w.dtype) {
     case DType::FP32:
     case DType::FP16:
-    case DType::BF16: return 2.0;   // NO_QUANT (and None)
+    case DType::BF16: return 2.0;  // NO_QUANT (and None)
     case DType::FP8_E4M3: return 1.0;  // FP8, FP8_BLOCK_SCALES
     case DType::FP4_E2M1:
       // NVFP4 (16-value blocks) is tuned from the release that added it; MXFP4 never.
       return !early && w.group_size == 16 && !w.experts_only ? 0.5 : 0.0;
-    default: return 0.0;            // int8, int4 (AWQ, GPTQ), fp8_e5m2: untuned
+    default: return 0.0;  // int8, int4 (AWQ, GPTQ), fp8_e5m2: untuned
   }
 }
 
@@ -76,7 +76,8 @@ absl::Status LogTunedLimits(bool early, int64_t n_gpus, int num_layers, TrtllmBe
     c.log_lines.push_back(Info(absl::StrCat("Number of attention layers: ", num_layers)));
     c.log_lines.push_back(Info(absl::StrFormat("Estimated engine size: %.2f GB", c.engine_size_gb)));
   }
-  c.log_lines.push_back(Info(absl::StrFormat("Estimated total available memory for KV cache: %.2f GB", c.available_gb)));
+  c.log_lines.push_back(
+      Info(absl::StrFormat("Estimated total available memory for KV cache: %.2f GB", c.available_gb)));
   c.log_lines.push_back(Info(absl::StrFormat("Estimated total KV cache memory: %.2f GB", c.cache_gb)));
   if (!early) c.log_lines.push_back(Info(absl::StrFormat("Estimated kv cache max tokens: %.2f", c.kv_max_tokens)));
   c.log_lines.push_back(
@@ -95,14 +96,14 @@ absl::Status LogTunedLimits(bool early, int64_t n_gpus, int num_layers, TrtllmBe
         "trtllm-bench: The amount of KV cache memory is insufficient to run this model. Please try with more GPUs.");
   }
   if (c.cache_gb / static_cast<double>(n_gpus) < 10.0) {
-    c.log_lines.push_back(Warning(
-        "The KV cache memory per GPU is less than 10 GB. Performance may be undesirable. Please consider using "
-        "a different mapping or more GPUs."));
+    c.log_lines.push_back(
+        Warning("The KV cache memory per GPU is less than 10 GB. Performance may be undesirable. Please consider using "
+                "a different mapping or more GPUs."));
   }
   if (c.kv_max_requests < 32) {
-    c.log_lines.push_back(Warning(
-        "The maximum number of requests in the KV cache is too small. Performance may be undesirable. Please "
-        "consider using more GPUs or a different mapping to process more concurrent requests."));
+    c.log_lines.push_back(
+        Warning("The maximum number of requests in the KV cache is too small. Performance may be undesirable. Please "
+                "consider using more GPUs or a different mapping to process more concurrent requests."));
   }
   return absl::OkStatus();
 }
@@ -111,9 +112,9 @@ absl::Status LogTunedLimits(bool early, int64_t n_gpus, int num_layers, TrtllmBe
 // budget raised to the longest prompt plus the batch.
 void LogSettings(const BenchTuning& rule, const TrtllmBenchTuningRequest& request, TrtllmBenchChoice& c) {
   if (!rule.max_input_floor()) {
-    c.log_lines.push_back(Info(
-        "Max batch size and max num tokens are not provided, use tuning heuristics or pre-defined setting from "
-        "trtllm-bench."));
+    c.log_lines.push_back(
+        Info("Max batch size and max num tokens are not provided, use tuning heuristics or pre-defined setting from "
+             "trtllm-bench."));
     return;
   }
   c.log_lines.push_back(Info(absl::StrCat(
@@ -132,8 +133,7 @@ void LogSettings(const BenchTuning& rule, const TrtllmBenchTuningRequest& reques
 
 absl::StatusOr<TrtllmBenchChoice> ChooseTrtllmBenchSettings(const BenchTuning& rule,
                                                             const TrtllmBenchTuningRequest& request,
-                                                            int64_t fallback_batch_size,
-                                                            int64_t fallback_num_tokens) {
+                                                            int64_t fallback_batch_size, int64_t fallback_num_tokens) {
   if (!(rule.kv_fraction() > 0 && rule.kv_fraction() <= 1) || rule.max_batch_size_cap() <= 0 ||
       rule.max_num_tokens_cap() <= 0) {
     return absl::InternalError("the personality's bench_tuning needs kv_fraction in (0, 1] and positive caps");
@@ -141,21 +141,24 @@ absl::StatusOr<TrtllmBenchChoice> ChooseTrtllmBenchSettings(const BenchTuning& r
   const bool early = rule.weights_in_decimal_gb();
   const TrtllmBenchDataset& d = request.dataset;
   if (d.avg_isl <= 0 || d.avg_osl <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("trtllm-bench tuning needs a mean input and output length of at "
-                                                   "least one token (got ", d.avg_isl, " and ", d.avg_osl, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("trtllm-bench tuning needs a mean input and output length of at "
+                     "least one token (got ",
+                     d.avg_isl, " and ", d.avg_osl, ")"));
   }
   TrtllmBenchChoice c;
   const double weight_bytes = WeightBytes(request.weights, early);
   if (weight_bytes == 0) {
     c.max_batch_size = fallback_batch_size;
     c.max_num_tokens = fallback_num_tokens;
-    c.log_lines.push_back(Warning(absl::StrCat("Using default settings because quant_algo not supported. max_batch_size: ",
-                                               c.max_batch_size, ", max_num_tokens: ", c.max_num_tokens, ".")));
+    c.log_lines.push_back(Warning(
+        absl::StrCat("Using default settings because quant_algo not supported. max_batch_size: ", c.max_batch_size,
+                     ", max_num_tokens: ", c.max_num_tokens, ".")));
   } else {
     EstimateTunedLimits(rule, request, weight_bytes, c);
-    const absl::Status logged = LogTunedLimits(early, static_cast<int64_t>(request.tensor_parallel) *
-                                                          request.pipeline_parallel,
-                                               request.model.num_layers(), c);
+    const absl::Status logged =
+        LogTunedLimits(early, static_cast<int64_t>(request.tensor_parallel) * request.pipeline_parallel,
+                       request.model.num_layers(), c);
     if (!logged.ok()) return logged;
   }
   LogSettings(rule, request, c);

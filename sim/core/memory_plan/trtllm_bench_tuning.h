@@ -44,7 +44,7 @@ struct TrtllmBenchTuningRequest {
   DType kv_dtype = DType::BF16;
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
-  double user_fraction = 0;      // --kv_cache_free_gpu_mem_fraction as given; 0: none
+  double user_fraction = 0;  // --kv_cache_free_gpu_mem_fraction as given; 0: none
   bool chunked_prefill = false;  // --enable-chunked-prefill: no max-ISL floor
   TrtllmBenchDataset dataset;
 };
@@ -59,7 +59,7 @@ struct TrtllmBenchChoice {
   // weights): for the report and the tests.
   double fraction = 0;
   double engine_size_gb = 0;
-  double total_gb = 0;          // NVML's total over the GPUs
+  double total_gb = 0;  // NVML's total over the GPUs
   double available_gb = 0;
   double cache_gb = 0;
   double kv_max_tokens = 0;
@@ -72,8 +72,7 @@ struct TrtllmBenchChoice {
 // message, when the weights exceed the memory or not one request fits.
 absl::StatusOr<TrtllmBenchChoice> ChooseTrtllmBenchSettings(const BenchTuning& rule,
                                                             const TrtllmBenchTuningRequest& request,
-                                                            int64_t fallback_batch_size,
-                                                            int64_t fallback_num_tokens);
+                                                            int64_t fallback_batch_size, int64_t fallback_num_tokens);
 
 }  // namespace infergrid
 

@@ -22,13 +22,13 @@ absl::Status ApplyTrtllmRule(const MemoryPlanRequest& request, MemoryPlanDetail*
     if (i == 0) detail->plan.budget_bytes = stage.kv_cache_bytes;
     if (request.kv_cache_memory_bytes > 0) continue;
     if (stage.available_bytes <= 0) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "%s does not fit: weights %.2f + runtime buffers and activations %.2f GiB exceed the "
-          "%.2f GiB total by %.2f GiB; raise --tensor-parallel-size, lower "
-          "--max-num-batched-tokens/--max-num-seqs or quantize the weights",
-          request.model.display_name().empty() ? request.model.name() : request.model.display_name(),
-          stage.weights.Total() / kGiB, (stage.non_torch_bytes + stage.activation.peak) / kGiB,
-          detail->plan.total_bytes / kGiB, -stage.available_bytes / kGiB));
+      return absl::FailedPreconditionError(
+          absl::StrFormat("%s does not fit: weights %.2f + runtime buffers and activations %.2f GiB exceed the "
+                          "%.2f GiB total by %.2f GiB; raise --tensor-parallel-size, lower "
+                          "--max-num-batched-tokens/--max-num-seqs or quantize the weights",
+                          request.model.display_name().empty() ? request.model.name() : request.model.display_name(),
+                          stage.weights.Total() / kGiB, (stage.non_torch_bytes + stage.activation.peak) / kGiB,
+                          detail->plan.total_bytes / kGiB, -stage.available_bytes / kGiB));
     }
   }
   return absl::OkStatus();
@@ -45,16 +45,17 @@ void WriteTrtllmLog(const MemoryPlanRequest&, MemoryPlanDetail* detail) {
     }
   }
   plan.log_lines.push_back(absl::StrCat(
-      "[TensorRT-LLM][INFO] Memory usage when calculating max tokens in paged kv cache: total: ",
-      Gib(plan.total_bytes), " GiB, available: ", Gib(stage.available_bytes), " GiB"));
+      "[TensorRT-LLM][INFO] Memory usage when calculating max tokens in paged kv cache: total: ", Gib(plan.total_bytes),
+      " GiB, available: ", Gib(stage.available_bytes), " GiB"));
   if (plan.window_pools.empty()) {
-    plan.log_lines.push_back(absl::StrCat("[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: ",
-                                          plan.num_blocks));
+    plan.log_lines.push_back(
+        absl::StrCat("[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: ", plan.num_blocks));
   }
   // With several windows the engine logs each pool's blocks at debug level only.
   for (const KvWindowPool& pool : plan.window_pools) {
-    plan.log_lines.push_back(absl::StrCat("[TensorRT-LLM][DEBUG] Number of blocks in KV cache primary pool for windowSize ",
-                                          pool.window_tokens, ": ", pool.num_blocks));
+    plan.log_lines.push_back(
+        absl::StrCat("[TensorRT-LLM][DEBUG] Number of blocks in KV cache primary pool for windowSize ",
+                     pool.window_tokens, ": ", pool.num_blocks));
   }
   plan.log_lines.push_back(absl::StrCat("[TensorRT-LLM][INFO] Number of tokens per block: ", plan.block_size, "."));
   plan.log_lines.push_back(absl::StrCat("[TensorRT-LLM][INFO] [MemUsageChange] Allocated ", Gib(allocated),

@@ -28,11 +28,15 @@ absl::Status CheckLayerWindow(const MemoryPlanRequest& r, int layer, int64_t win
   }
   const int64_t needs = kind == SLIDING_WINDOW ? std::min(SlidingWindowTokens(r.model), max_model_len) : max_model_len;
   if (window >= needs) return absl::OkStatus();
-  const char* what = kind == SLIDING_WINDOW ? "a sliding-window layer of " : kind == CHUNKED_LOCAL ? "a chunked-attention layer of " : "a full-attention layer of ";
-  return absl::InvalidArgumentError(absl::StrCat(
-      WindowFlag(r.max_attention_window), " gives layer ", layer, " (", what, r.model.name(), ") a ", window,
-      "-token window, below the ", needs, " tokens it attends to: TensorRT-LLM would then attend only within the "
-      "window, which is another model; give it at least ", needs));
+  const char* what = kind == SLIDING_WINDOW  ? "a sliding-window layer of "
+                     : kind == CHUNKED_LOCAL ? "a chunked-attention layer of "
+                                             : "a full-attention layer of ";
+  return absl::InvalidArgumentError(
+      absl::StrCat(WindowFlag(r.max_attention_window), " gives layer ", layer, " (", what, r.model.name(), ") a ",
+                   window, "-token window, below the ", needs,
+                   " tokens it attends to: TensorRT-LLM would then attend only within the "
+                   "window, which is another model; give it at least ",
+                   needs));
 }
 
 }  // namespace
@@ -43,8 +47,9 @@ absl::StatusOr<std::vector<KvWindowPool>> PlanWindowPools(const MemoryPlanReques
   if (windows.empty()) return std::vector<KvWindowPool>{};
   const std::string flag = WindowFlag(windows);
   if (p.max_attention_window_source().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(flag, ": TensorRT-LLM's kv_cache_config.max_attention_window; --engine=",
-                                                   PersonalityName(p), " has no such setting"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": TensorRT-LLM's kv_cache_config.max_attention_window; --engine=", PersonalityName(p),
+                     " has no such setting"));
   }
   if (static_cast<int>(windows.size()) > r.model.num_layers()) {
     return absl::InvalidArgumentError(absl::StrCat(flag, " lists ", windows.size(), " windows for ", r.model.name(),
@@ -52,7 +57,8 @@ absl::StatusOr<std::vector<KvWindowPool>> PlanWindowPools(const MemoryPlanReques
   }
   for (int64_t window : windows) {
     if (window < 1 || window > max_model_len) {
-      return absl::InvalidArgumentError(absl::StrCat(flag, ": every window must be in 1..max_model_len (", max_model_len,
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": every window must be in 1..max_model_len (",
+                                                     max_model_len,
                                                      "); give max_model_len for layers that keep every token"));
     }
   }
@@ -68,16 +74,17 @@ absl::StatusOr<std::vector<KvWindowPool>> PlanWindowPools(const MemoryPlanReques
   }
   if (layers_of.size() == 1 && layers_of.begin()->first == max_model_len) return std::vector<KvWindowPool>{};
   if (layers_of.begin()->first < max_model_len) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        flag, ": every layer of ", r.model.name(), " windowed below max_model_len (", max_model_len,
-        "), one cyclic pool, is not modelled; give max_model_len to the layers that keep every token"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": every layer of ", r.model.name(), " windowed below max_model_len (", max_model_len,
+                     "), one cyclic pool, is not modelled; give max_model_len to the layers that keep every token"));
   }
   if (static_cast<int>(layers_of.size()) > kMaxKvWindowPools) {
     return absl::InvalidArgumentError(absl::StrCat(flag, " makes ", layers_of.size(), " pools; at most ",
                                                    kMaxKvWindowPools, " distinct windows are modelled"));
   }
   if (r.num_gpu_blocks_override > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(flag, " with a block-count override (max_tokens): how the engine "
+    return absl::InvalidArgumentError(absl::StrCat(flag,
+                                                   " with a block-count override (max_tokens): how the engine "
                                                    "caps several pools is not modelled"));
   }
   std::vector<KvWindowPool> pools;
@@ -95,8 +102,8 @@ void SizeWindowPools(double kv_cache_bytes, int block_size, std::vector<KvWindow
   double bytes = 0, contributions = 0;
   for (const KvWindowPool& pool : *pools) bytes += static_cast<double>(pool.bytes_per_token);
   for (const KvWindowPool& pool : *pools) {
-    contributions += static_cast<double>(pool.bytes_per_token) / bytes * static_cast<double>(pool.window_tokens) *
-                     pool.layers;
+    contributions +=
+        static_cast<double>(pool.bytes_per_token) / bytes * static_cast<double>(pool.window_tokens) * pool.layers;
   }
   for (KvWindowPool& pool : *pools) {
     pool.share = static_cast<double>(pool.bytes_per_token) / bytes * static_cast<double>(pool.window_tokens) *

@@ -31,8 +31,8 @@ namespace infergrid::memory_plan_internal {
 // windowed below max_model_len (one cyclic pool, not modelled), pipeline stages, more distinct
 // windows than the block manager keeps, or a block-count override.
 absl::StatusOr<std::vector<KvWindowPool>> PlanWindowPools(const MemoryPlanRequest& request,
-                                                          const EnginePersonality& personality,
-                                                          int64_t max_model_len, int64_t bytes_per_token_layer);
+                                                          const EnginePersonality& personality, int64_t max_model_len,
+                                                          int64_t bytes_per_token_layer);
 
 // Fills each pool's share and blocks from the KV budget per GPU, in blocks of `block_size`.
 void SizeWindowPools(double kv_cache_bytes, int block_size, std::vector<KvWindowPool>* pools);

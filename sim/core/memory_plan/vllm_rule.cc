@@ -25,13 +25,13 @@ absl::Status ApplyVllmRule(const MemoryPlanRequest& request, MemoryPlanDetail* d
     stage.kv_cache_bytes = budget - non_kv;
     if (request.kv_cache_memory_bytes > 0) continue;  // --kv-cache-memory: no profiling budget
     if (weights > budget) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "%s does not fit: its weights take %.2f GiB per GPU%s, %.2f GiB more than "
-          "gpu_memory_utilization %.2f x %.2f GiB = %.2f GiB allows; raise "
-          "--tensor-parallel-size/--pipeline-parallel-size or quantize the weights",
-          request.model.display_name().empty() ? request.model.name() : request.model.display_name(),
-          weights / kGiB, detail->stages.size() > 1 ? absl::StrCat(" on stage ", i) : "",
-          (weights - budget) / kGiB, detail->fraction, detail->plan.total_bytes / kGiB, budget / kGiB));
+      return absl::FailedPreconditionError(
+          absl::StrFormat("%s does not fit: its weights take %.2f GiB per GPU%s, %.2f GiB more than "
+                          "gpu_memory_utilization %.2f x %.2f GiB = %.2f GiB allows; raise "
+                          "--tensor-parallel-size/--pipeline-parallel-size or quantize the weights",
+                          request.model.display_name().empty() ? request.model.name() : request.model.display_name(),
+                          weights / kGiB, detail->stages.size() > 1 ? absl::StrCat(" on stage ", i) : "",
+                          (weights - budget) / kGiB, detail->fraction, detail->plan.total_bytes / kGiB, budget / kGiB));
     }
     if (stage.kv_cache_bytes <= 0) {
       return absl::FailedPreconditionError(absl::StrFormat(
@@ -54,8 +54,9 @@ void WriteVllmLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail) {
   // as the blocks over what one max_model_len request needs at most.
   const bool hybrid = plan.kv_groups.hybrid();
   const int64_t logged_tokens = hybrid ? plan.num_blocks / plan.kv_groups.groups() * plan.block_size : plan.kv_tokens;
-  const double concurrency = hybrid ? static_cast<double>(plan.num_blocks) / static_cast<double>(HybridBlocksPerRequest(*detail))
-                                    : static_cast<double>(plan.kv_tokens) / static_cast<double>(detail->max_model_len);
+  const double concurrency =
+      hybrid ? static_cast<double>(plan.num_blocks) / static_cast<double>(HybridBlocksPerRequest(*detail))
+             : static_cast<double>(plan.kv_tokens) / static_cast<double>(detail->max_model_len);
   const std::string weights = Gib(stage.weights.Total());
   const std::string activation = Gib(stage.activation.peak);
   const std::string non_torch = Gib(stage.non_torch_bytes);
@@ -66,11 +67,11 @@ void WriteVllmLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail) {
                                ") = ", Gib(plan.budget_bytes), "GiB"));
     log.push_back(absl::StrCat("model weights take ", weights, "GiB; non_torch_memory takes ", non_torch,
                                "GiB; PyTorch activation peak memory takes ", activation,
-                               "GiB; the rest of the memory reserved for KV Cache is ",
-                               Gib(plan.kv_cache_bytes), "GiB."));
+                               "GiB; the rest of the memory reserved for KV Cache is ", Gib(plan.kv_cache_bytes),
+                               "GiB."));
     log.push_back(absl::StrCat("# GPU blocks: ", plan.num_blocks));
-    log.push_back(absl::StrCat("Maximum concurrency for ", detail->max_model_len, " tokens per request: ",
-                               absl::StrFormat("%.2f", concurrency), "x"));
+    log.push_back(absl::StrCat("Maximum concurrency for ", detail->max_model_len,
+                               " tokens per request: ", absl::StrFormat("%.2f", concurrency), "x"));
     return;
   }
   log.push_back(absl::StrCat("Model loading took ", weights, " GiB memory"));
@@ -78,9 +79,9 @@ void WriteVllmLog(const MemoryPlanRequest& request, MemoryPlanDetail* detail) {
                              " GiB x gpu_memory_utilization ", absl::StrFormat("%.2f", detail->fraction)));
   const double non_kv = stage.weights.Total() + stage.activation.peak + stage.non_torch_bytes +
                         (detail->cuda_graph_subtracted ? stage.cuda_graph_bytes : 0);
-  log.push_back(absl::StrCat("Total non-KV cache memory: ", Gib(non_kv), "GiB; torch peak memory increase: ",
-                             activation, "GiB; non-torch forward increase memory: ", non_torch,
-                             "GiB; weights memory: ", weights, "GiB."));
+  log.push_back(
+      absl::StrCat("Total non-KV cache memory: ", Gib(non_kv), "GiB; torch peak memory increase: ", activation,
+                   "GiB; non-torch forward increase memory: ", non_torch, "GiB; weights memory: ", weights, "GiB."));
   if (request.enable_cuda_graphs) {
     log.push_back(absl::StrCat("Estimated CUDA graph memory: ", Gib(stage.cuda_graph_bytes), " GiB (",
                                detail->cuda_graph_subtracted ? "subtracted from" : "not subtracted from",

@@ -11,10 +11,7 @@
 namespace infergrid {
 namespace {
 
-
-bool IsFloat(DType dtype) {
-  return dtype == DType::FP32 || dtype == DType::FP16 || dtype == DType::BF16;
-}
+bool IsFloat(DType dtype) { return dtype == DType::FP32 || dtype == DType::FP16 || dtype == DType::BF16; }
 
 // Quantized linears without group metadata (fp8, int8 W8A8) keep one fp32 scale per output
 // channel: that is the compressed-tensors "channel" scheme of the common Hub checkpoints
@@ -106,8 +103,8 @@ LayerShard LinearAttentionShard(const ModelSpec& model, int tensor_parallel) {
 // expert parallelism num_experts / TP whole routed experts and the shared ones sharded. With
 // attention data parallelism the routed experts span `expert_world` GPUs (TP x the DP ranks)
 // and the shared ones stay sharded by the rank's TP.
-LayerShard MlpShard(const ModelSpec& model, int tensor_parallel, bool experts_layer,
-                    bool expert_parallel = false, int expert_world = 0) {
+LayerShard MlpShard(const ModelSpec& model, int tensor_parallel, bool experts_layer, bool expert_parallel = false,
+                    int expert_world = 0) {
   const double tp = std::max(1, tensor_parallel);
   const double world = expert_world > 0 ? expert_world : tp;
   const double h = static_cast<double>(model.hidden_size());
@@ -132,7 +129,8 @@ LayerShard MlpShard(const ModelSpec& model, int tensor_parallel, bool experts_la
     if (model.expert_bias()) {
       // gpt-oss: the router's and every expert's gate, up and down biases (sharded like them).
       const double routed = expert_parallel ? moe.num_experts() / world : moe.num_experts();
-      const double per_expert = expert_parallel ? (mlp_matrices - 1) * width + h : (mlp_matrices - 1) * width / world + h;
+      const double per_expert =
+          expert_parallel ? (mlp_matrices - 1) * width + h : (mlp_matrices - 1) * width / world + h;
       s.replicated += moe.num_experts() + routed * per_expert;
     }
   } else {
@@ -150,10 +148,9 @@ DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights) {
   return model.dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : model.dtype();
 }
 
-EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights,
-                                           int tensor_parallel, const StageShape& stage,
-                                           const EnginePersonality& personality, bool expert_parallel,
-                                           int attention_data_parallel) {
+EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights, int tensor_parallel,
+                                           const StageShape& stage, const EnginePersonality& personality,
+                                           bool expert_parallel, int attention_data_parallel) {
   const double tp = std::max(1, tensor_parallel);
   const double h = static_cast<double>(model.hidden_size());
   const double linear_bytes = weights.BytesPerParameter();
@@ -167,17 +164,18 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
   const double dense_layers = stage.layers - expert_layers;
   const LayerShard attention = AttentionShard(model, tensor_parallel);
   const LayerShard dense = MlpShard(model, tensor_parallel, false);
-  const LayerShard experts =
-      model.has_moe()
-          ? MlpShard(model, tensor_parallel, true, expert_parallel, tensor_parallel * std::max(1, attention_data_parallel))
-          : LayerShard{};
+  const LayerShard experts = model.has_moe() ? MlpShard(model, tensor_parallel, true, expert_parallel,
+                                                        tensor_parallel * std::max(1, attention_data_parallel))
+                                             : LayerShard{};
   // Bytes of `layers` layers whose MLP is `mlp` (`experts`: routed experts). A checkpoint that
   // quantizes only the experts keeps the attention and dense linears in the float dtype.
   const bool all_quantized = !weights.experts_only;
   const auto linear = [&](double layers, const LayerShard& shard, bool quantized) {
     return layers * (quantized ? shard.params * linear_bytes + shard.rows * scale_bytes : shard.params * float_bytes);
   };
-  const auto replicated = [&](double layers, const LayerShard& shard) { return layers * shard.replicated * float_bytes; };
+  const auto replicated = [&](double layers, const LayerShard& shard) {
+    return layers * shard.replicated * float_bytes;
+  };
   // Attention layers and linear-attention (Gated DeltaNet) layers, then the MLPs.
   const AttentionLayerCounts kinds = CountAttentionLayers(model, stage.first_layer, stage.layers);
   const LayerShard linear_attention = LinearAttentionShard(model, tensor_parallel);
@@ -189,8 +187,7 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
   bytes.replicated = replicated(kinds.attention(), attention) + replicated(kinds.linear, linear_attention) +
                      replicated(dense_layers, dense) + replicated(expert_layers, experts);
   const double padding = std::max(1, personality.vocab_padding());
-  const double vocab_rows =
-      std::ceil(std::ceil(static_cast<double>(model.vocab_size()) / padding) * padding / tp);
+  const double vocab_rows = std::ceil(std::ceil(static_cast<double>(model.vocab_size()) / padding) * padding / tp);
   const double vocab_shard = vocab_rows * h * float_bytes;
   if (stage.first) bytes.embedding = vocab_shard;
   // A tied LM head shares the embedding unless another stage holds it.
@@ -198,8 +195,8 @@ EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightF
   if (stage.last) bytes.replicated += h * float_bytes;  // the final norm
   // The rotary cos/sin cache spans the rotary dimensions (all of a head, or MLA's rope part).
   const double rotary_dims = model.has_mla() ? model.mla().qk_rope_head_dim() : model.head_dim();
-  bytes.rope_cache = static_cast<double>(model.max_position_embeddings()) * rotary_dims *
-                     personality.rope_cache_bytes_per_element();
+  bytes.rope_cache =
+      static_cast<double>(model.max_position_embeddings()) * rotary_dims * personality.rope_cache_bytes_per_element();
   bytes.load_overhead = personality.weight_load_overhead_gib() * kGiB;
   return bytes;
 }

@@ -21,10 +21,10 @@ struct StageShape {
 };
 
 struct EngineWeightBytes {
-  double linear = 0;          // attention + MLP (+ experts) shard, incl. quantization scales
+  double linear = 0;  // attention + MLP (+ experts) shard, incl. quantization scales
   double embedding = 0;
   double lm_head = 0;
-  double replicated = 0;      // norms, QKV biases, MoE routers
+  double replicated = 0;  // norms, QKV biases, MoE routers
   double rope_cache = 0;
   double load_overhead = 0;
   double Total() const { return linear + embedding + lm_head + replicated + rope_cache + load_overhead; }
@@ -34,9 +34,8 @@ struct EngineWeightBytes {
 // else the checkpoint's dtype (bf16 when unspecified).
 DType UnquantizedDType(const ModelSpec& model, const WeightFormat& weights);
 
-EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights,
-                                           int tensor_parallel, const StageShape& stage,
-                                           const EnginePersonality& personality,
+EngineWeightBytes ComputeEngineWeightBytes(const ModelSpec& model, const WeightFormat& weights, int tensor_parallel,
+                                           const StageShape& stage, const EnginePersonality& personality,
                                            bool expert_parallel = false, int attention_data_parallel = 1);
 
 }  // namespace infergrid

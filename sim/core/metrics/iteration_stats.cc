@@ -18,8 +18,8 @@ void IterationStats::OnIteration(const IterationRecord& r) {
   max_batch_size = std::max<int64_t>(max_batch_size, r.batch_size());
   peak_kv_blocks = std::max(peak_kv_blocks, r.kv_blocks_used);
   if (r.kv_blocks_total > 0) {
-    peak_kv_fraction = std::max(peak_kv_fraction, static_cast<double>(r.kv_blocks_used) /
-                                                      static_cast<double>(r.kv_blocks_total));
+    peak_kv_fraction =
+        std::max(peak_kv_fraction, static_cast<double>(r.kv_blocks_used) / static_cast<double>(r.kv_blocks_total));
   }
   max_waiting = std::max<int64_t>(max_waiting, r.waiting);
   preemptions += r.preempted;

@@ -15,16 +15,16 @@ class IterationStats final : public IterationSink {
   void OnIteration(const IterationRecord& r) override;
 
   int64_t iterations = 0;
-  double busy_s = 0;                       // summed over replicas
+  double busy_s = 0;  // summed over replicas
   double communication_s = 0;
-  double host_s = 0;                       // host time on the critical path, summed
-  double host_hidden_s = 0;                // host time under the GPU's work, summed
+  double host_s = 0;  // host time on the critical path, summed
+  double host_hidden_s = 0;  // host time under the GPU's work, summed
   double batch_size_sum = 0;
   double prefill_tokens = 0;
   double decode_tokens = 0;
-  int64_t prefill_iterations = 0;          // iterations holding at least one prefill chunk
+  int64_t prefill_iterations = 0;  // iterations holding at least one prefill chunk
   int64_t max_batch_size = 0;
-  int64_t peak_kv_blocks = 0;              // the largest use on any replica
+  int64_t peak_kv_blocks = 0;  // the largest use on any replica
   double peak_kv_fraction = 0;
   int64_t max_waiting = 0;
   int64_t preemptions = 0;

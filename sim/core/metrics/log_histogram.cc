@@ -8,8 +8,8 @@
 namespace infergrid {
 namespace {
 
-constexpr int kSubBuckets = 1024;     // per octave
-constexpr int kMinExponent = -64;     // frexp exponent of the smallest octave (2^-65 s)
+constexpr int kSubBuckets = 1024;  // per octave
+constexpr int kMinExponent = -64;  // frexp exponent of the smallest octave (2^-65 s)
 constexpr int kOctaves = 128;
 
 // With value = mantissa * 2^exponent, mantissa in [0.5, 1) (frexp's terms): the octave is the
@@ -20,9 +20,9 @@ int BucketOf(double value) {
   if (!(value > 0)) return 0;
   static_assert(kSubBuckets == 1 << 10);
   const uint64_t bits = std::bit_cast<uint64_t>(value);
-  const int biased = static_cast<int>(bits >> 52);        // sign is 0: value > 0
+  const int biased = static_cast<int>(bits >> 52);  // sign is 0: value > 0
   if (biased == 0x7FF) return kOctaves * kSubBuckets - 1;  // +inf
-  const int exponent = biased - 1022;                     // frexp's exponent (subnormals: far below)
+  const int exponent = biased - 1022;  // frexp's exponent (subnormals: far below)
   if (exponent < kMinExponent) return 0;
   if (exponent >= kMinExponent + kOctaves) return kOctaves * kSubBuckets - 1;
   const int sub = static_cast<int>((bits >> 42) & (kSubBuckets - 1));

@@ -35,19 +35,19 @@ inline const char* RejectReasonName(RejectReason reason) {
 
 struct RequestRecord {
   double arrival_s = 0;
-  double scheduled_s = -1;       // first time any of its tokens entered a batch
+  double scheduled_s = -1;  // first time any of its tokens entered a batch
   double first_token_s = -1;
   double last_token_s = -1;
   double finish_s = -1;
   int32_t input_tokens = 0;
-  int32_t output_tokens = 0;     // tokens it is served (the trace's, cut at max_model_len)
-  int32_t cached_tokens = 0;     // prompt tokens found in the prefix cache
+  int32_t output_tokens = 0;  // tokens it is served (the trace's, cut at max_model_len)
+  int32_t cached_tokens = 0;  // prompt tokens found in the prefix cache
   int32_t preemptions = 0;
   int32_t replica = -1;
   RequestOutcome outcome = RequestOutcome::kPending;
   RejectReason reject_reason = RejectReason::kNone;
-  bool truncated = false;        // output cut so that prompt + output <= max_model_len
-  double kv_transfer_s = -1;     // disaggregation: prefill end -> KV on the decode replica
+  bool truncated = false;  // output cut so that prompt + output <= max_model_len
+  double kv_transfer_s = -1;  // disaggregation: prefill end -> KV on the decode replica
   int32_t prefill_replica = -1;  // disaggregation: the replica that ran its prefill
 };
 

@@ -51,8 +51,8 @@ absl::StatusOr<FrontEndModel> ReadFrontEndModel(const std::string& path) {
     const BadField bad = FirstBadField(model.process(i));
     if (bad.name.empty()) continue;
     int line = 0;
-    if (google::protobuf::TextFormat::ParseInfoTree* sub = locations.GetTreeForNested(
-            FrontEndModel::descriptor()->FindFieldByName("process"), i)) {
+    if (google::protobuf::TextFormat::ParseInfoTree* sub =
+            locations.GetTreeForNested(FrontEndModel::descriptor()->FindFieldByName("process"), i)) {
       const google::protobuf::FieldDescriptor* field = FrontEndProcessModel::descriptor()->FindFieldByName(bad.name);
       line = sub->GetLocation(field, -1).line + 1;
     }

@@ -47,10 +47,9 @@ const std::vector<EnginePersonality>& Catalog() {
       }
       personalities->push_back(std::move(entry.message));
     }
-    std::sort(personalities->begin(), personalities->end(),
-              [](const EnginePersonality& a, const EnginePersonality& b) {
-                return PersonalityName(a) < PersonalityName(b);
-              });
+    std::sort(personalities->begin(), personalities->end(), [](const EnginePersonality& a, const EnginePersonality& b) {
+      return PersonalityName(a) < PersonalityName(b);
+    });
     return personalities;
   }();
   return *catalog;
@@ -110,14 +109,17 @@ absl::StatusOr<ResolvedEngine> ResolveEngine(absl::string_view name) {
   if (!wanted.has_value() || numbered.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown engine '", name, "' (expected vllm-v1, vllm-v0, sglang or trtllm, optionally with a version: ",
-        absl::StrJoin(EnginePersonalityNames(), ", "), "; a numeric version between two of an engine's runs on the older)"));
+        absl::StrJoin(EnginePersonalityNames(), ", "),
+        "; a numeric version between two of an engine's runs on the older)"));
   }
   std::sort(numbered.begin(), numbered.end(),
             [](const Numbered& a, const Numbered& b) { return CompareVersions(a.version, b.version) < 0; });
   std::string known;
-  for (const Numbered& n : numbered) absl::StrAppend(&known, known.empty() ? "" : ", ", PersonalityName(*n.personality));
+  for (const Numbered& n : numbered)
+    absl::StrAppend(&known, known.empty() ? "" : ", ", PersonalityName(*n.personality));
   // A new major release may change anything: only the majors that have a personality resolve.
-  const bool same_major = absl::c_any_of(numbered, [&](const Numbered& n) { return n.version.front() == wanted->front(); });
+  const bool same_major =
+      absl::c_any_of(numbered, [&](const Numbered& n) { return n.version.front() == wanted->front(); });
   if (!same_major) {
     return absl::InvalidArgumentError(absl::StrCat("engine '", name, "': no personality of major version ",
                                                    wanted->front(), " (known: ", known, "); name one of them"));
@@ -135,7 +137,8 @@ absl::StatusOr<ResolvedEngine> ResolveEngine(absl::string_view name) {
   const std::string why = below == numbered.rbegin()
                               ? absl::StrCat("the newest ", engine, " personality; ", version, " is past it")
                               : absl::StrCat("the newest at or below ", version);
-  return ResolvedEngine{p, absl::StrCat(engine, "@", version, " runs on personality ", PersonalityName(p), " (", why, ")")};
+  return ResolvedEngine{
+      p, absl::StrCat(engine, "@", version, " runs on personality ", PersonalityName(p), " (", why, ")")};
 }
 
 absl::StatusOr<EnginePersonality> ResolveEnginePersonality(absl::string_view name) {
@@ -145,9 +148,7 @@ absl::StatusOr<EnginePersonality> ResolveEnginePersonality(absl::string_view nam
 }
 
 absl::Status ValidateEnginePersonality(const EnginePersonality& p, absl::string_view where) {
-  auto fail = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
-  };
+  auto fail = [&](absl::string_view what) { return absl::InvalidArgumentError(absl::StrCat(where, ": ", what)); };
   if (p.engine().empty() || p.version().empty()) return fail("engine and version must be set");
   if (p.rule() == ENGINE_MEMORY_RULE_UNSPECIFIED) return fail("rule must be set");
   if (p.default_block_size() <= 0) return fail("default_block_size must be positive");
@@ -164,8 +165,8 @@ absl::Status ValidateEnginePersonality(const EnginePersonality& p, absl::string_
   if (p.rule() != SGLANG_STATIC_FRACTION && !p.has_activation()) {
     return fail("vLLM and TensorRT-LLM rules need an activation model");
   }
-  if (p.non_torch_gib_tp1() < 0 || p.non_torch_gib_tp_multi() < 0 ||
-      p.weight_load_overhead_gib() < 0 || p.rope_cache_bytes_per_element() < 0) {
+  if (p.non_torch_gib_tp1() < 0 || p.non_torch_gib_tp_multi() < 0 || p.weight_load_overhead_gib() < 0 ||
+      p.rope_cache_bytes_per_element() < 0) {
     return fail("memory terms must not be negative");
   }
   if (p.windowed_kv_cache() == SGLANG_HYBRID_SWA_POOL &&

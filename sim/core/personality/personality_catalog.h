@@ -40,8 +40,7 @@ absl::StatusOr<EnginePersonality> ResolveEnginePersonality(absl::string_view nam
 std::string PersonalityName(const EnginePersonality& personality);
 
 // Checks the fields a rule needs are present and in range; `where` names the source.
-absl::Status ValidateEnginePersonality(const EnginePersonality& personality,
-                                       absl::string_view where);
+absl::Status ValidateEnginePersonality(const EnginePersonality& personality, absl::string_view where);
 
 }  // namespace infergrid
 

@@ -62,8 +62,8 @@ struct Resolver {
       state[i] = 1;
       auto base = by_name.find(entry.message.base());
       if (base == by_name.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(entry.path, ": base '", entry.message.base(),
-                                                       "' names no engine personality"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(entry.path, ": base '", entry.message.base(), "' names no engine personality"));
       }
       if (absl::Status status = Resolve(base->second); !status.ok()) return status;
       absl::StatusOr<EnginePersonality> merged =
@@ -89,7 +89,8 @@ absl::Status ClearFieldPath(absl::string_view path, Message* message) {
   for (size_t i = 0; i < names.size(); ++i) {
     const FieldDescriptor* field = message->GetDescriptor()->FindFieldByName(std::string(names[i]));
     const bool last = i + 1 == names.size();
-    if (field == nullptr || (!last && (field->is_repeated() || field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE))) {
+    if (field == nullptr ||
+        (!last && (field->is_repeated() || field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE))) {
       return absl::InvalidArgumentError(absl::StrCat("clear: '", path, "': ", names[i], " is no ",
                                                      last ? "field" : "message field", " of ",
                                                      message->GetDescriptor()->name()));
@@ -103,13 +104,12 @@ absl::Status ClearFieldPath(absl::string_view path, Message* message) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<EnginePersonality> ApplyPersonalityChange(const EnginePersonality& base,
-                                                         const EnginePersonality& change,
+absl::StatusOr<EnginePersonality> ApplyPersonalityChange(const EnginePersonality& base, const EnginePersonality& change,
                                                          absl::string_view where) {
   if (change.engine() != base.engine()) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": base '", PersonalityName(base),
-                                                   "' is another engine's (this file's engine is '",
-                                                   change.engine(), "')"));
+                                                   "' is another engine's (this file's engine is '", change.engine(),
+                                                   "')"));
   }
   EnginePersonality merged = base;
   merged.clear_is_default();
@@ -122,20 +122,23 @@ absl::StatusOr<EnginePersonality> ApplyPersonalityChange(const EnginePersonality
     }
   }
   MergeReplacingRepeated(change, &merged);
-  merged.clear_base();   // resolved: nothing is left to look up
+  merged.clear_base();  // resolved: nothing is left to look up
   merged.clear_clear();  // applied above
   return merged;
 }
 
 absl::StatusOr<std::vector<CatalogEntry<EnginePersonality>>> ResolvePersonalityBases(
     absl::Span<const CatalogEntry<EnginePersonality>> entries) {
-  Resolver resolver{entries, {}, std::vector<CatalogEntry<EnginePersonality>>(entries.size()),
-                    std::vector<int>(entries.size(), 0), {}};
+  Resolver resolver{entries,
+                    {},
+                    std::vector<CatalogEntry<EnginePersonality>>(entries.size()),
+                    std::vector<int>(entries.size(), 0),
+                    {}};
   for (size_t i = 0; i < entries.size(); ++i) {
     const std::string name = PersonalityName(entries[i].message);
     if (!resolver.by_name.emplace(name, i).second) {
-      return absl::InvalidArgumentError(absl::StrCat(entries[i].path, ": ", name, " is also ",
-                                                     entries[resolver.by_name[name]].path));
+      return absl::InvalidArgumentError(
+          absl::StrCat(entries[i].path, ": ", name, " is also ", entries[resolver.by_name[name]].path));
     }
   }
   for (size_t i = 0; i < entries.size(); ++i) {

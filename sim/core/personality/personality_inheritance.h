@@ -37,8 +37,7 @@ absl::Status ClearFieldPath(absl::string_view path, google::protobuf::Message* m
 
 // Steps 1 to 3: `change` applied to the resolved `base`. InvalidArgument, starting with
 // `where` (the change's file), when the change names another engine or a bad clear path.
-absl::StatusOr<EnginePersonality> ApplyPersonalityChange(const EnginePersonality& base,
-                                                         const EnginePersonality& change,
+absl::StatusOr<EnginePersonality> ApplyPersonalityChange(const EnginePersonality& base, const EnginePersonality& change,
                                                          absl::string_view where);
 
 // Every entry resolved through its chain of bases, in the entries' order and with their paths.

@@ -6,8 +6,8 @@
 
 namespace infergrid {
 
-std::unique_ptr<Sequence> AdmitRequest(const Request& request, const AdmissionPolicy& policy,
-                                       int64_t record_index, RequestRecord* record) {
+std::unique_ptr<Sequence> AdmitRequest(const Request& request, const AdmissionPolicy& policy, int64_t record_index,
+                                       RequestRecord* record) {
   record->arrival_s = request.arrival_s;
   record->input_tokens = request.input_tokens;
   // A request always yields at least one token (the first sampled one).

@@ -20,16 +20,16 @@ namespace infergrid {
 struct AdmissionPolicy {
   int64_t max_model_len = 8192;
   int block_size = 16;
-  KvCacheGroups groups{};          // how tokens take blocks (sim/core/serving/block_manager.h)
-  int64_t usable_blocks = 0;     // GPU blocks a lone sequence can get (total - watermark)
-  bool reserve_output = false;   // orca/static reserve prompt + output
+  KvCacheGroups groups{};  // how tokens take blocks (sim/core/serving/block_manager.h)
+  int64_t usable_blocks = 0;  // GPU blocks a lone sequence can get (total - watermark)
+  bool reserve_output = false;  // orca/static reserve prompt + output
   bool prefix_caching = false;
 };
 
 // Fills `record` (arrival, tokens, truncated, outcome kRejected and its reason when refused) and returns the
 // sequence to serve, or null when rejected. `record_index` is the record's index in the log.
-std::unique_ptr<Sequence> AdmitRequest(const Request& request, const AdmissionPolicy& policy,
-                                       int64_t record_index, RequestRecord* record);
+std::unique_ptr<Sequence> AdmitRequest(const Request& request, const AdmissionPolicy& policy, int64_t record_index,
+                                       RequestRecord* record);
 
 }  // namespace infergrid
 

@@ -14,7 +14,7 @@ namespace infergrid {
 struct ScheduledWork {
   Sequence* seq = nullptr;
   int64_t new_tokens = 0;
-  bool decode = false;             // one token after a completed prefill
+  bool decode = false;  // one token after a completed prefill
 };
 
 struct BatchPlan {
@@ -34,9 +34,7 @@ struct BatchPlan {
     padding_contexts.clear();
   }
   bool empty() const { return work.empty() && padding_contexts.empty(); }
-  void Add(Sequence* seq, int64_t new_tokens) {
-    work.push_back({seq, new_tokens, seq->InDecode() && new_tokens == 1});
-  }
+  void Add(Sequence* seq, int64_t new_tokens) { work.push_back({seq, new_tokens, seq->InDecode() && new_tokens == 1}); }
   // A decode step of a sequence known to be in decode (Add(seq, 1) without asking again).
   void AddDecode(Sequence* seq) { work.push_back({seq, 1, true}); }
 };

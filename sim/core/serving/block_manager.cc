@@ -46,7 +46,8 @@ BlockManager::PoolUsage BlockManager::PoolsFullest() const {
   PoolUsage fullest{used_blocks(), total_blocks()};
   for (const WindowPoolState& pool : window_pools_) {
     // used / total > fullest.used / fullest.total, without division.
-    if ((pool.total - pool.free) * fullest.total > fullest.used * pool.total) fullest = {pool.total - pool.free, pool.total};
+    if ((pool.total - pool.free) * fullest.total > fullest.used * pool.total)
+      fullest = {pool.total - pool.free, pool.total};
   }
   return fullest;
 }
@@ -67,7 +68,8 @@ void BlockManager::Grow(Sequence& seq, int64_t blocks) {
     lru_.pop_front();
     --evictable_;
   }
-  if (!window_pools_.empty()) [[unlikely]] MovePools(seq.gpu_blocks, seq.gpu_blocks + blocks);
+  if (!window_pools_.empty()) [[unlikely]]
+    MovePools(seq.gpu_blocks, seq.gpu_blocks + blocks);
   seq.gpu_blocks += blocks;
 }
 
@@ -83,7 +85,8 @@ void BlockManager::Unhold(uint64_t key) {
 void BlockManager::Release(Sequence& seq) {
   for (int64_t i = 0; i < seq.linked_blocks; ++i) Unhold(seq.prefix_keys[static_cast<size_t>(i)]);
   free_plain_ += seq.gpu_blocks - seq.linked_blocks;
-  if (!window_pools_.empty()) [[unlikely]] MovePools(seq.gpu_blocks, 0);
+  if (!window_pools_.empty()) [[unlikely]]
+    MovePools(seq.gpu_blocks, 0);
   seq.gpu_blocks = 0;
   seq.linked_blocks = 0;
 }
@@ -115,8 +118,7 @@ void BlockManager::AcquirePrefix(Sequence& seq, int64_t blocks) {
 
 void BlockManager::PublishComputed(Sequence& seq) {
   if (!prefix_caching_) return;
-  const int64_t full = std::min<int64_t>(seq.computed / block_size_,
-                                         static_cast<int64_t>(seq.prefix_keys.size()));
+  const int64_t full = std::min<int64_t>(seq.computed / block_size_, static_cast<int64_t>(seq.prefix_keys.size()));
   // Only a leading run can be linked: a block already published by another sequence (two
   // identical prompts prefilled at once) stays private, and so do the blocks after it.
   while (seq.linked_blocks < full) {

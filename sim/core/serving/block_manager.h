@@ -25,9 +25,9 @@ namespace infergrid {
 struct BlockManagerOptions {
   int64_t num_gpu_blocks = 0;
   int block_size = 16;
-  double watermark = 0.01;          // fraction of the GPU blocks kept free at admission
+  double watermark = 0.01;  // fraction of the GPU blocks kept free at admission
   bool prefix_caching = false;
-  int64_t num_cpu_blocks = 0;       // swap space in blocks
+  int64_t num_cpu_blocks = 0;  // swap space in blocks
   // How a sequence's tokens take blocks: one group of every layer, or the engine's full and
   // sliding-window groups sharing the pool (a window group holds only the window's blocks).
   KvCacheGroups groups{};
@@ -53,9 +53,11 @@ class BlockManager {
   int64_t free_cpu_blocks() const { return cpu_total_ - cpu_used_; }
   int64_t watermark_blocks() const { return watermark_blocks_; }
   int64_t BlocksFor(int64_t tokens) const {
-    if (hybrid_) [[unlikely]] return HybridBlocksFor(tokens);
+    if (hybrid_) [[unlikely]]
+      return HybridBlocksFor(tokens);
     // Asked for every sequence of every iteration: a shift for the usual power-of-two sizes.
-    if (block_shift_ >= 0) [[likely]] return (tokens + block_size_ - 1) >> block_shift_;
+    if (block_shift_ >= 0) [[likely]]
+      return (tokens + block_size_ - 1) >> block_shift_;
     return (tokens + block_size_ - 1) / block_size_;
   }
 
@@ -65,24 +67,28 @@ class BlockManager {
   }
   // Admission of a waiting sequence (holding no blocks) needing `blocks` (the watermark applies).
   bool CanAdmit(int64_t blocks) const {
-    if (!window_pools_.empty()) [[unlikely]] return PoolsFit(0, blocks, /*watermark=*/true);
+    if (!window_pools_.empty()) [[unlikely]]
+      return PoolsFit(0, blocks, /*watermark=*/true);
     return free_blocks() - blocks >= watermark_blocks_;
   }
   // Growth of running sequences by `blocks` in all (no watermark). With window pools, growth
   // must be asked per sequence (the overload below); this one then assumes none is past its
   // window.
   bool CanGrow(int64_t blocks) const {
-    if (!window_pools_.empty()) [[unlikely]] return PoolsFit(0, blocks, /*watermark=*/false);
+    if (!window_pools_.empty()) [[unlikely]]
+      return PoolsFit(0, blocks, /*watermark=*/false);
     return free_blocks() >= blocks;
   }
   // Growth of `seq` by `blocks` (no watermark).
   bool CanGrow(const Sequence& seq, int64_t blocks) const {
-    if (!window_pools_.empty()) [[unlikely]] return PoolsFit(seq.gpu_blocks, blocks, /*watermark=*/false);
+    if (!window_pools_.empty()) [[unlikely]]
+      return PoolsFit(seq.gpu_blocks, blocks, /*watermark=*/false);
     return free_blocks() >= blocks;
   }
   // The most blocks `seq` can add now (free_blocks() with one pool).
   int64_t GrowthRoom(const Sequence& seq) const {
-    if (!window_pools_.empty()) [[unlikely]] return PoolsGrowthRoom(seq.gpu_blocks);
+    if (!window_pools_.empty()) [[unlikely]]
+      return PoolsGrowthRoom(seq.gpu_blocks);
     return free_blocks();
   }
 
@@ -93,7 +99,8 @@ class BlockManager {
     int64_t total = 0;
   };
   PoolUsage FullestPool() const {
-    if (!window_pools_.empty()) [[unlikely]] return PoolsFullest();
+    if (!window_pools_.empty()) [[unlikely]]
+      return PoolsFullest();
     return {used_blocks(), total_blocks()};
   }
 
@@ -151,18 +158,18 @@ class BlockManager {
   void Unhold(uint64_t key);
 
   int block_size_;
-  int block_shift_;           // log2(block_size_), or -1 when it is not a power of two
+  int block_shift_;  // log2(block_size_), or -1 when it is not a power of two
   KvCacheGroups groups_;
-  bool hybrid_;               // window groups: BlocksFor goes through groups_
+  bool hybrid_;  // window groups: BlocksFor goes through groups_
   int64_t total_;
   int64_t watermark_blocks_;
   bool prefix_caching_;
-  int64_t free_plain_;        // free blocks not holding any cached prefix
-  int64_t evictable_ = 0;     // cached blocks held by nobody (free, reusable on a hit)
+  int64_t free_plain_;  // free blocks not holding any cached prefix
+  int64_t evictable_ = 0;  // cached blocks held by nobody (free, reusable on a hit)
   int64_t cpu_total_;
   int64_t cpu_used_ = 0;
   std::unordered_map<uint64_t, CacheEntry> cache_;
-  std::list<uint64_t> lru_;   // evictable keys, least recently freed first
+  std::list<uint64_t> lru_;  // evictable keys, least recently freed first
   std::vector<WindowPoolState> window_pools_;
 };
 

@@ -16,33 +16,33 @@
 namespace infergrid {
 
 struct CudaGraphPolicy {
-  std::vector<int64_t> sizes;       // captured sizes, ascending; empty: every batch runs eagerly
-  bool keyed_on_tokens = false;     // sizes count new tokens (vLLM V1), not sequences
-  bool pad = true;                  // false: a size that was not captured runs eagerly
-  bool decode_only = true;          // graphs for decode batches only: prefill and mixed batches
-  bool piecewise_mixed = false;     // run eagerly, or piecewise (attention eager) with this
-  int64_t max_decode_context = 0;   // > 0: a longer decode context runs eagerly
+  std::vector<int64_t> sizes;  // captured sizes, ascending; empty: every batch runs eagerly
+  bool keyed_on_tokens = false;  // sizes count new tokens (vLLM V1), not sequences
+  bool pad = true;  // false: a size that was not captured runs eagerly
+  bool decode_only = true;  // graphs for decode batches only: prefill and mixed batches
+  bool piecewise_mixed = false;  // run eagerly, or piecewise (attention eager) with this
+  int64_t max_decode_context = 0;  // > 0: a longer decode context runs eagerly
 };
 
 // When an engine with a stream interval K > 1 sends a request's tokens: always its first token
 // and its last, and in between by the engine's rule. Tokens not sent wait for the next message,
 // so the client sees one chunk of several tokens (docs/engines.md#streaming-granularity).
 enum class StreamRule : uint8_t {
-  kTokensSinceSent,     // K tokens since the last message (vLLM V1 output_processor, SGLang per request)
-  kTokenMultiple,       // the request's token count a multiple of K (TensorRT-LLM py_decoding_iter)
-  kDecodeBatchMultiple, // every K-th decode batch of the engine (SGLang 0.4.1 forward_ct_decode)
+  kTokensSinceSent,  // K tokens since the last message (vLLM V1 output_processor, SGLang per request)
+  kTokenMultiple,  // the request's token count a multiple of K (TensorRT-LLM py_decoding_iter)
+  kDecodeBatchMultiple,  // every K-th decode batch of the engine (SGLang 0.4.1 forward_ct_decode)
 };
 
 struct StreamPolicy {
-  int interval = 1;                 // K tokens a message; 1: every token as produced
+  int interval = 1;  // K tokens a message; 1: every token as produced
   StreamRule rule = StreamRule::kTokensSinceSent;
 };
 
 struct ExecutionPolicy {
   CudaGraphPolicy graphs;
-  int num_scheduler_steps = 1;      // > 1: a decode batch runs that many steps per scheduler call
-  bool stream_each_step = true;     // false: a multi-step group's tokens leave at its end
-  StreamPolicy stream;              // the engine's stream interval
+  int num_scheduler_steps = 1;  // > 1: a decode batch runs that many steps per scheduler call
+  bool stream_each_step = true;  // false: a multi-step group's tokens leave at its end
+  StreamPolicy stream;  // the engine's stream interval
   // The next batch is formed as soon as this one is launched, while it runs (vLLM V1's async
   // scheduling, SGLang's and TensorRT-LLM's overlap schedulers): a request that reaches the
   // engine after an iteration started misses the batch after it and first runs in the one

@@ -25,18 +25,18 @@
 namespace infergrid {
 
 struct FrontEndProcess {
-  std::string name;                 // "api_server", "tokenizer_manager", "detokenizer"
-  int servers = 1;                  // identical CPUs serving its queue (--api-server-count)
-  double request_s = 0;             // inbound, per request: HTTP/JSON, template, admission IPC
-  double prompt_token_s = 0;        // inbound, per prompt token: tokenization
-  double step_s = 0;                // outbound, per engine step whose outputs pass through
-  double output_token_s = 0;        // outbound, per output token: detokenization, SSE framing
+  std::string name;  // "api_server", "tokenizer_manager", "detokenizer"
+  int servers = 1;  // identical CPUs serving its queue (--api-server-count)
+  double request_s = 0;  // inbound, per request: HTTP/JSON, template, admission IPC
+  double prompt_token_s = 0;  // inbound, per prompt token: tokenization
+  double step_s = 0;  // outbound, per engine step whose outputs pass through
+  double output_token_s = 0;  // outbound, per output token: detokenization, SSE framing
   bool inbound() const { return request_s > 0 || prompt_token_s > 0; }
   bool outbound() const { return step_s > 0 || output_token_s > 0; }
 };
 
 struct FrontEndSpec {
-  std::vector<FrontEndProcess> processes;   // in the order a request passes them
+  std::vector<FrontEndProcess> processes;  // in the order a request passes them
   // The front end runs in the engine's own process and thread (vLLM V0's AsyncLLMEngine: the
   // API server's coroutines and the engine step share one event loop): its CPU time also
   // delays the engine's next step.

@@ -21,12 +21,12 @@ namespace infergrid {
 // (tensor_parallel 1) has none.
 struct CollectiveTiming {
   int tensor_parallel = 1;
-  double ring_bytes_per_s = 0;           // the ring's slowest hop when nothing else uses it
-  int num_layers = 32;                   // two all-reduces per layer
+  double ring_bytes_per_s = 0;  // the ring's slowest hop when nothing else uses it
+  int num_layers = 32;  // two all-reduces per layer
   int64_t hidden_size = 4096;
   double activation_bytes = 2;
   double all_to_all_bytes_per_token = 0;  // expert-parallel, per GPU
-  double allreduce_latency_s = 0;        // per all-reduce, for a cost model without collectives
+  double allreduce_latency_s = 0;  // per all-reduce, for a cost model without collectives
 };
 
 // The run's variation of one iteration: its noise factor (1: none) and the front end's CPU time
@@ -37,11 +37,11 @@ struct IterationVariation {
 };
 
 struct IterationDuration {
-  double step_s = 0;      // the whole iteration as priced and varied (cost.duration_s)
-  double compute_s = 0;   // on the GPUs, fixed collective latency included
-  double latency_s = 0;   // of compute_s, spent in collectives
+  double step_s = 0;  // the whole iteration as priced and varied (cost.duration_s)
+  double compute_s = 0;  // on the GPUs, fixed collective latency included
+  double latency_s = 0;  // of compute_s, spent in collectives
   double ring_bytes = 0;  // per GPU, over the ring's links
-  double ring_s = 0;      // uncontended time of ring_bytes
+  double ring_s = 0;  // uncontended time of ring_bytes
   // When the iteration ends if nothing contends for its links.
   double uncontended_s() const { return compute_s + ring_s; }
 };
@@ -65,9 +65,9 @@ struct IterationDuration {
 // what the ring's bytes take on free links is fixed latency; a model without collectives pays
 // the configured latency per all-reduce.
 [[gnu::always_inline]] inline IterationDuration DecideIterationDuration(IterationCost& cost,
-                                                                       const IterationVariation& variation,
-                                                                       int64_t new_tokens,
-                                                                       const CollectiveTiming& collectives) {
+                                                                        const IterationVariation& variation,
+                                                                        int64_t new_tokens,
+                                                                        const CollectiveTiming& collectives) {
   if (variation.noise_factor != 1) {
     cost.duration_s *= variation.noise_factor;
     cost.network_s *= variation.noise_factor;

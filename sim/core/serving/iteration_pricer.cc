@@ -24,7 +24,6 @@ IterationCost Lerp(const IterationCost& a, const IterationCost& b, double f) {
   return c;
 }
 
-
 }  // namespace
 
 bool IterationPricer::ContinuesRun(const BatchPlan& plan) const {
@@ -39,8 +38,8 @@ IterationCost IterationPricer::Price(const BatchPlan& plan, const BatchShape& sh
   // Speculative steps advance contexts by the accepted tokens, not by one: priced exactly.
   if (stride_ == 1 || shape.speculative_tokens > 0) return Exact(shape);
   // A run also keeps how the engine launches the batch (graph size, launch mode, scheduling).
-  const bool same_launch = shape.padding_rows == ahead_.padding_rows && shape.launch == ahead_.launch &&
-                           shape.schedules == ahead_.schedules;
+  const bool same_launch =
+      shape.padding_rows == ahead_.padding_rows && shape.launch == ahead_.launch && shape.schedules == ahead_.schedules;
   if (same_launch && ContinuesRun(plan)) {
     ++step_;
     if (!have_next_) {

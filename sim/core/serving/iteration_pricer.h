@@ -36,12 +36,12 @@ class IterationPricer {
   const IterationCostModel& model_;
   int stride_;
   std::vector<const Sequence*> members_;  // the run's sequences, in batch order
-  int step_ = 0;                          // batches since the last exact anchor
-  IterationCost anchor_;                  // exact, at step 0
+  int step_ = 0;  // batches since the last exact anchor
+  IterationCost anchor_;  // exact, at step 0
   std::vector<int64_t> anchor_contexts_;  // the anchor batch's decode contexts
-  IterationCost next_;                    // exact, at step `stride_` (once have_next_)
+  IterationCost next_;  // exact, at step `stride_` (once have_next_)
   bool have_next_ = false;
-  BatchShape ahead_;                      // scratch: the batch `stride_` steps ahead
+  BatchShape ahead_;  // scratch: the batch `stride_` steps ahead
   int64_t exact_calls_ = 0;
 };
 

@@ -18,8 +18,7 @@ class OrcaScheduler final : public Scheduler {
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
     for (Sequence* seq : queues.running) plan.Add(seq, 1);
     int64_t tokens = 0;
-    while (!queues.waiting.empty() &&
-           static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
+    while (!queues.waiting.empty() && static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
       Sequence* seq = queues.waiting.front();
       const int64_t reserve = blocks.BlocksFor(int64_t{seq->prompt_tokens} + seq->output_tokens);
       if (tokens + seq->Remaining() > limits_.max_num_batched_tokens || !blocks.CanAdmit(reserve)) break;

@@ -7,8 +7,8 @@
 namespace infergrid {
 
 Replica::Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
-                 const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
-                 SequencePool& sequences, int cost_stride, const ExecutionPolicy* policy)
+                 const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink, SequencePool& sequences,
+                 int cost_stride, const ExecutionPolicy* policy)
     : index_(index),
       scheduler_(std::move(scheduler)),
       blocks_(blocks),
@@ -36,8 +36,8 @@ void Replica::Enqueue(Sequence* seq, double time_s) {
 
 ReplicaLoad Replica::LiveLoad() const {
   ReplicaLoad load;
-  load.outstanding = static_cast<int64_t>(queues_.waiting.size() + queues_.running.size() +
-                                          queues_.swapped.size()) + incoming_;
+  load.outstanding =
+      static_cast<int64_t>(queues_.waiting.size() + queues_.running.size() + queues_.swapped.size()) + incoming_;
   const BlockManager::PoolUsage kv = blocks_.FullestPool();
   load.kv_blocks_used = kv.used;
   load.kv_blocks_total = kv.total;

@@ -31,7 +31,7 @@ namespace infergrid {
 
 // What a router compares.
 struct ReplicaLoad {
-  int64_t outstanding = 0;      // waiting + running + swapped requests
+  int64_t outstanding = 0;  // waiting + running + swapped requests
   int64_t kv_blocks_used = 0;
   int64_t kv_blocks_total = 0;
   double kv_fraction() const {
@@ -45,8 +45,8 @@ class Replica {
   // graphs, multi-step) must outlive the replica. `sequences` owns every sequence the replica
   // is given; a sequence that finishes here goes back to it.
   Replica(int index, std::unique_ptr<Scheduler> scheduler, const BlockManagerOptions& blocks,
-          const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink,
-          SequencePool& sequences, int cost_stride = 1, const ExecutionPolicy* policy = nullptr);
+          const IterationCostModel& cost_model, RequestLog& log, IterationSink& sink, SequencePool& sequences,
+          int cost_stride = 1, const ExecutionPolicy* policy = nullptr);
   ~Replica();
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
@@ -94,9 +94,7 @@ class Replica {
     --incoming_;
     --published_.outstanding;
   }
-  bool HasWork() const {
-    return !queues_.waiting.empty() || !queues_.running.empty() || !queues_.swapped.empty();
-  }
+  bool HasWork() const { return !queues_.waiting.empty() || !queues_.running.empty() || !queues_.swapped.empty(); }
 
   // Forms the next batch at `start_s` and prices it with the cost model; false when nothing
   // can run until another request arrives. With speculative decoding (the policy's
@@ -193,19 +191,19 @@ class Replica {
   std::vector<Sequence*> released_;
   ReplicaLoad published_;
   int64_t iterations_ = 0;
-  double last_start_s_ = 0;                  // the last completed iteration's start and end
+  double last_start_s_ = 0;  // the last completed iteration's start and end
   double last_end_s_ = -1;
-  double last_delivered_s_ = 0;              // when the last iteration's tokens reached the client
-  std::vector<Sequence*> held_;              // late arrivals set aside while a batch is formed
+  double last_delivered_s_ = 0;  // when the last iteration's tokens reached the client
+  std::vector<Sequence*> held_;  // late arrivals set aside while a batch is formed
   const ExecutionPolicy* policy_;
-  int group_step_ = 0;                       // steps run in the current multi-step group
-  int64_t decode_batches_ = 0;               // batches with a decoding sequence (SGLang's forward_ct_decode)
-  std::vector<int64_t> group_finished_;      // contexts of members that finished in it
+  int group_step_ = 0;  // steps run in the current multi-step group
+  int64_t decode_batches_ = 0;  // batches with a decoding sequence (SGLang's forward_ct_decode)
+  std::vector<int64_t> group_finished_;  // contexts of members that finished in it
   std::vector<PendingToken> pending_;
-  Handoff handoff_;                          // set on prefill-only replicas
-  int64_t incoming_ = 0;                     // sequences whose KV is in transfer to here
+  Handoff handoff_;  // set on prefill-only replicas
+  int64_t incoming_ = 0;  // sequences whose KV is in transfer to here
   FrontEnd* front_end_ = nullptr;
-  int64_t emitting_ = 0;                     // sequences of the planned batch that sample a token
+  int64_t emitting_ = 0;  // sequences of the planned batch that sample a token
   std::unique_ptr<RunNoise> noise_;
 };
 

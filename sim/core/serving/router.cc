@@ -34,8 +34,7 @@ class LeastKvRouter final : public Router {
       const ReplicaLoad& a = replicas[i]->published_load();
       const ReplicaLoad& b = replicas[best]->published_load();
       // Fewer outstanding requests break ties (an idle cluster has no KV in use anywhere).
-      if (a.kv_fraction() < b.kv_fraction() ||
-          (a.kv_fraction() == b.kv_fraction() && a.outstanding < b.outstanding)) {
+      if (a.kv_fraction() < b.kv_fraction() || (a.kv_fraction() == b.kv_fraction() && a.outstanding < b.outstanding)) {
         best = i;
       }
     }

@@ -23,10 +23,9 @@ class Router {
 };
 
 enum class RouterKind { kRoundRobin, kLeastOutstanding, kLeastKv };
-inline constexpr EnumName<RouterKind> kRouterNames[] = {
-    {RouterKind::kRoundRobin, "round-robin"},
-    {RouterKind::kLeastOutstanding, "least-outstanding"},
-    {RouterKind::kLeastKv, "least-kv"}};
+inline constexpr EnumName<RouterKind> kRouterNames[] = {{RouterKind::kRoundRobin, "round-robin"},
+                                                        {RouterKind::kLeastOutstanding, "least-outstanding"},
+                                                        {RouterKind::kLeastKv, "least-kv"}};
 
 std::unique_ptr<Router> MakeRouter(RouterKind kind);
 

@@ -4,8 +4,7 @@
 
 namespace infergrid {
 
-RunNoise::RunNoise(const RunNoiseSpec& spec, absl::string_view stream)
-    : spec_(spec), random_(spec.seed, stream) {}
+RunNoise::RunNoise(const RunNoiseSpec& spec, absl::string_view stream) : spec_(spec), random_(spec.seed, stream) {}
 
 double RunNoise::IterationFactor() {
   if (spec_.iteration_sigma <= 0) return 1;

@@ -15,8 +15,8 @@
 namespace infergrid {
 
 struct RunNoiseSpec {
-  double iteration_sigma = 0;     // std of log(iteration time factor); 0: off
-  double send_jitter_s = 0;       // mean of the client's exponential send delay; 0: off
+  double iteration_sigma = 0;  // std of log(iteration time factor); 0: off
+  double send_jitter_s = 0;  // mean of the client's exponential send delay; 0: off
   uint64_t seed = 0;
   bool enabled() const { return iteration_sigma > 0 || send_jitter_s > 0; }
 };

@@ -18,8 +18,7 @@ namespace {
 class SarathiScheduler final : public Scheduler {
  public:
   explicit SarathiScheduler(const SchedulerLimits& limits)
-      : limits_(limits),
-        budget_(std::max<int64_t>(1, std::min(limits.chunk_size, limits.max_num_batched_tokens))) {}
+      : limits_(limits), budget_(std::max<int64_t>(1, std::min(limits.chunk_size, limits.max_num_batched_tokens))) {}
 
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
     bool all_decoding = false;

@@ -6,8 +6,7 @@
 
 namespace infergrid {
 
-void Scheduler::Retire(ReplicaQueues& queues, BlockManager& blocks,
-                       std::vector<Sequence*>& released) {
+void Scheduler::Retire(ReplicaQueues& queues, BlockManager& blocks, std::vector<Sequence*>& released) {
   size_t kept = 0;
   for (Sequence* seq : queues.running) {
     if (seq->Finished()) {
@@ -53,8 +52,7 @@ int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t ma
   return tokens;
 }
 
-bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
-                bool allow_partial, BatchPlan& plan) {
+bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, bool allow_partial, BatchPlan& plan) {
   Sequence* seq = queues.waiting.front();
   const int64_t total = seq->TotalTokens();
   if (seq->computed > 0) {
@@ -77,8 +75,7 @@ bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
   }
   // At least one token must be computed to sample from, so a hit never covers the whole
   // sequence.
-  const BlockManager::PrefixMatch match =
-      blocks.MatchPrefix(*seq, (total - 1) / blocks.block_size());
+  const BlockManager::PrefixMatch match = blocks.MatchPrefix(*seq, (total - 1) / blocks.block_size());
   const int64_t hit_tokens = match.blocks * blocks.block_size();
   int64_t new_tokens = total - hit_tokens;
   if (new_tokens > max_tokens) {
@@ -101,8 +98,7 @@ bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
   return true;
 }
 
-Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
-                      BatchPlan& plan) {
+Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, BatchPlan& plan) {
   Sequence* victim = queues.running.back();
   queues.running.pop_back();
   if (mode == PreemptionMode::kSwap && blocks.CanSwapOut(*victim)) {
@@ -130,8 +126,8 @@ void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan
   ++plan.preempted_recompute;
 }
 
-int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
-                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead, bool* all_decoding) {
+int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, int64_t max_tokens,
+                        BatchPlan& plan, int64_t lookahead, bool* all_decoding) {
   int64_t tokens = 0;
   bool decoding = true;
   // Index loop: preemption pops from the back, never before `i`.
@@ -160,11 +156,10 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
   return tokens;
 }
 
-int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs,
-                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead) {
+int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs, int64_t max_tokens,
+                        BatchPlan& plan, int64_t lookahead) {
   int64_t tokens = 0;
-  while (!queues.swapped.empty() && tokens < max_tokens &&
-         static_cast<int64_t>(queues.running.size()) < max_num_seqs) {
+  while (!queues.swapped.empty() && tokens < max_tokens && static_cast<int64_t>(queues.running.size()) < max_num_seqs) {
     Sequence* seq = queues.swapped.front();
     const int64_t new_tokens = seq->InDecode() ? 1 : std::min(seq->Remaining(), max_tokens - tokens);
     const int64_t slots = seq->InDecode() ? lookahead : 0;

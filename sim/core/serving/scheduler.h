@@ -35,8 +35,8 @@ namespace infergrid {
 // What happens to a running sequence when KV blocks run out: drop it and prefill it again
 // later, or move its blocks to host memory.
 enum class PreemptionMode { kRecompute, kSwap };
-inline constexpr EnumName<PreemptionMode> kPreemptionModeNames[] = {
-    {PreemptionMode::kRecompute, "recompute"}, {PreemptionMode::kSwap, "swap"}};
+inline constexpr EnumName<PreemptionMode> kPreemptionModeNames[] = {{PreemptionMode::kRecompute, "recompute"},
+                                                                    {PreemptionMode::kSwap, "swap"}};
 
 // The batching policies (see MakeScheduler).
 enum class SchedulerKind { kVllm, kSglang, kSarathi, kOrca, kStatic };
@@ -49,7 +49,7 @@ inline constexpr EnumName<SchedulerKind> kSchedulerNames[] = {{SchedulerKind::kV
 struct SchedulerLimits {
   int64_t max_num_seqs = 256;
   int64_t max_num_batched_tokens = 8192;
-  int64_t chunk_size = 512;          // sarathi's token budget per iteration; sglang's per prefill
+  int64_t chunk_size = 512;  // sarathi's token budget per iteration; sglang's per prefill
   PreemptionMode preemption = PreemptionMode::kRecompute;
   // Speculative decoding: KV slots each decode step reserves beyond its own token for the k
   // draft tokens it verifies (vLLM's lookahead slots); each also takes k more tokens of the
@@ -65,10 +65,10 @@ struct SchedulerLimits {
 
 // The queues of one replica. Sequences are owned by the engine.
 struct ReplicaQueues {
-  std::deque<Sequence*> waiting;    // FCFS; recompute-preempted sequences return to the front
-                                    // (sglang: retracted ones to the back)
-  std::vector<Sequence*> running;   // admission order; the last one is preempted first
-  std::deque<Sequence*> swapped;    // in arrival order; swapped back in from the front
+  std::deque<Sequence*> waiting;  // FCFS; recompute-preempted sequences return to the front
+      // (sglang: retracted ones to the back)
+  std::vector<Sequence*> running;  // admission order; the last one is preempted first
+  std::deque<Sequence*> swapped;  // in arrival order; swapped back in from the front
 };
 
 class Scheduler {
@@ -92,8 +92,7 @@ namespace scheduling {
 // longest cached prefix (prefix caching). It is scheduled for all its remaining tokens, or for
 // max_tokens of them when `allow_partial` (chunked prefill). Returns false (nothing changed)
 // otherwise.
-bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
-                bool allow_partial, BatchPlan& plan);
+bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, bool allow_partial, BatchPlan& plan);
 
 // Schedules the next chunk of `seq`, whose prompt is under way: up to `max_tokens` of it, as
 // many as the free blocks hold. Returns false (nothing changed) when none fits.
@@ -104,8 +103,7 @@ bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, Ba
 int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan);
 // Preempts the last running sequence (swap if the mode and host space allow, else recompute).
 // Returns the victim.
-Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
-                      BatchPlan& plan);
+Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, BatchPlan& plan);
 // Frees a preempted sequence's blocks so that it is prefilled again (prompt and the tokens it
 // generated) and counts the preemption, the sequence's and the plan's; the caller has taken it out of `running` and puts it
 // back in a queue.
@@ -116,14 +114,13 @@ void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan
 // decode reserves KV for 1 + `lookahead` tokens and counts that many against the budget.
 // Returns the tokens scheduled. `all_decoding`, when given, is set to whether every running
 // sequence was seen and in decode (then ContinuePrefills has nothing to do).
-int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode,
-                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead = 0,
-                        bool* all_decoding = nullptr);
+int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, int64_t max_tokens,
+                        BatchPlan& plan, int64_t lookahead = 0, bool* all_decoding = nullptr);
 
 // Swaps sequences back in, front first, while the watermark and max_num_seqs allow; each is
 // scheduled for its next step (a decode with its `lookahead` slots). Returns the tokens scheduled.
-int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs,
-                        int64_t max_tokens, BatchPlan& plan, int64_t lookahead = 0);
+int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs, int64_t max_tokens,
+                        BatchPlan& plan, int64_t lookahead = 0);
 
 }  // namespace scheduling
 

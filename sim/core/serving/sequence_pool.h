@@ -34,7 +34,7 @@ class SequencePool {
   int64_t allocated() const { return static_cast<int64_t>(slots_.size()); }
 
  private:
-  std::deque<Sequence> slots_;   // a deque: growing it keeps the addresses handed out
+  std::deque<Sequence> slots_;  // a deque: growing it keeps the addresses handed out
   std::vector<Sequence*> free_;  // released slots, reused last released first
 };
 

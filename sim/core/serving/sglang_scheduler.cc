@@ -29,11 +29,11 @@
 namespace infergrid {
 namespace {
 
-constexpr double kInitNewTokenRatio = 0.7;                           // default_init_new_token_ratio
-constexpr double kMinNewTokenRatio = kInitNewTokenRatio * 0.14;      // default_min_new_token_ratio_factor
+constexpr double kInitNewTokenRatio = 0.7;  // default_init_new_token_ratio
+constexpr double kMinNewTokenRatio = kInitNewTokenRatio * 0.14;  // default_min_new_token_ratio_factor
 constexpr double kNewTokenRatioDecay = (kInitNewTokenRatio - kMinNewTokenRatio) / 600;
-constexpr int64_t kClipMaxNewTokens = 4096;                          // CLIP_MAX_NEW_TOKENS_ESTIMATION
-constexpr int64_t kRetractDecodeSteps = 20;                          // RETRACT_DECODE_STEPS
+constexpr int64_t kClipMaxNewTokens = 4096;  // CLIP_MAX_NEW_TOKENS_ESTIMATION
+constexpr int64_t kRetractDecodeSteps = 20;  // RETRACT_DECODE_STEPS
 
 int64_t OutputEstimate(const Sequence& seq) {
   return std::min<int64_t>(seq.output_tokens - seq.generated, kClipMaxNewTokens);
@@ -120,9 +120,8 @@ class SglangScheduler final : public Scheduler {
       return a->prompt_tokens < b->prompt_tokens;
     });
     bool first = true;
-    while (victims_.size() > 1 &&
-           (first || blocks.free_blocks() * blocks.block_size() <
-                         static_cast<int64_t>(victims_.size()) * kRetractDecodeSteps)) {
+    while (victims_.size() > 1 && (first || blocks.free_blocks() * blocks.block_size() <
+                                                static_cast<int64_t>(victims_.size()) * kRetractDecodeSteps)) {
       first = false;
       Sequence* victim = victims_.back();
       victims_.pop_back();

@@ -76,9 +76,7 @@ uint64_t SpeculationStream::Seed(uint64_t seed, int64_t index) {
   return state;
 }
 
-double SpeculationStream::Uniform(uint64_t& state) {
-  return static_cast<double>(SplitMix(state) >> 11) * 0x1.0p-53;
-}
+double SpeculationStream::Uniform(uint64_t& state) { return static_cast<double>(SplitMix(state) >> 11) * 0x1.0p-53; }
 
 double SpeculationStream::DrawRate(const AcceptanceModel& model, uint64_t& state) {
   if (!model.beta) return model.rate;

@@ -22,8 +22,8 @@ namespace infergrid {
 // The per-token acceptance rate: a constant, or Beta(alpha, beta) per request.
 struct AcceptanceModel {
   bool beta = false;
-  double rate = 0.7;     // constant: every request's rate
-  double alpha = 7;      // beta: the distribution's parameters (mean alpha / (alpha + beta))
+  double rate = 0.7;  // constant: every request's rate
+  double alpha = 7;  // beta: the distribution's parameters (mean alpha / (alpha + beta))
   double beta_b = 3;
   double mean() const { return beta ? alpha / (alpha + beta_b) : rate; }
 };
@@ -34,12 +34,12 @@ absl::StatusOr<AcceptanceModel> ParseAcceptanceModel(absl::string_view flag, abs
 struct SpeculationPolicy {
   int num_speculative_tokens = 0;  // k; 0: no speculation
   AcceptanceModel acceptance;
-  uint64_t seed = 0;               // the simulation's seed
+  uint64_t seed = 0;  // the simulation's seed
   // What summary.json echoes: the proposer and what it takes from the GPU.
-  std::string method;              // draft_model, eagle, mtp or ngram
-  std::string draft_model;         // the draft's name (draft_model)
-  std::string acceptance_text;     // the flag's value
-  double draft_weight_bytes = 0;   // per GPU
+  std::string method;  // draft_model, eagle, mtp or ngram
+  std::string draft_model;  // the draft's name (draft_model)
+  std::string acceptance_text;  // the flag's value
+  double draft_weight_bytes = 0;  // per GPU
   int64_t draft_kv_bytes_per_token = 0;  // per GPU
   bool enabled() const { return num_speculative_tokens > 0; }
 };

@@ -36,8 +36,7 @@ class StaticScheduler final : public Scheduler {
     // A batch of finished members only is retired before planning, so padding never runs alone.
   }
 
-  void Retire(ReplicaQueues& queues, BlockManager& blocks,
-              std::vector<Sequence*>& released) override {
+  void Retire(ReplicaQueues& queues, BlockManager& blocks, std::vector<Sequence*>& released) override {
     for (const Sequence* seq : queues.running) {
       if (!seq->Finished()) return;
     }
@@ -51,8 +50,7 @@ class StaticScheduler final : public Scheduler {
 
  private:
   void FormBatch(ReplicaQueues& queues, BlockManager& blocks) {
-    while (!queues.waiting.empty() &&
-           static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
+    while (!queues.waiting.empty() && static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
       Sequence* seq = queues.waiting.front();
       const int64_t reserve = blocks.BlocksFor(int64_t{seq->prompt_tokens} + seq->output_tokens);
       if (!blocks.CanAdmit(reserve)) break;

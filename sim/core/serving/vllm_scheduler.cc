@@ -18,8 +18,7 @@ class VllmScheduler final : public Scheduler {
   void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
     if (queues.swapped.empty()) {
       int64_t tokens = 0;
-      while (!queues.waiting.empty() &&
-             static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
+      while (!queues.waiting.empty() && static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
         if (!scheduling::AdmitFront(queues, blocks, limits_.max_num_batched_tokens - tokens,
                                     /*allow_partial=*/false, plan)) {
           break;
@@ -28,11 +27,11 @@ class VllmScheduler final : public Scheduler {
       }
       if (!plan.work.empty()) return;
     }
-    scheduling::ScheduleDecodes(queues, blocks, limits_.preemption,
-                                limits_.max_num_batched_tokens, plan, limits_.lookahead_slots);
+    scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, limits_.max_num_batched_tokens, plan,
+                                limits_.lookahead_slots);
     if (plan.preempted_recompute + plan.preempted_swap == 0) {
-      scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs,
-                                  std::numeric_limits<int64_t>::max(), plan, limits_.lookahead_slots);
+      scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, std::numeric_limits<int64_t>::max(), plan,
+                                  limits_.lookahead_slots);
     }
   }
 

@@ -21,8 +21,8 @@ double WeightBytes(const AccountingSetup& setup) {
   const double quantized_share = setup.weights.experts_only && params.exact() > 0
                                      ? static_cast<double>(RoutedExpertParameters(setup.model)) / params.exact()
                                      : 1.0;
-  return params.count() * (quantized_share * setup.weights.BytesPerParameter() +
-                           (1 - quantized_share) * BytesPerElement(float_dtype));
+  return params.count() *
+         (quantized_share * setup.weights.BytesPerParameter() + (1 - quantized_share) * BytesPerElement(float_dtype));
 }
 
 }  // namespace infergrid

@@ -18,9 +18,9 @@ struct AccountingSetup {
   DType kv_dtype = DType::BF16;
   // Tensor-core math (ComputeDType).
   DType compute_dtype = DType::BF16;
-  ParameterReport parameters;         // counts, and which one is used
-  double weight_bytes = 0;            // WeightBytes
-  double checkpoint_bytes = 0;        // payload bytes in --safetensors (0: none)
+  ParameterReport parameters;  // counts, and which one is used
+  double weight_bytes = 0;  // WeightBytes
+  double checkpoint_bytes = 0;  // payload bytes in --safetensors (0: none)
 };
 
 // The tensor-core math a weight format runs in: fp8 for fp8 weights; FP4 weights on FP4

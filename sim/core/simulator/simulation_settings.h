@@ -31,18 +31,18 @@ namespace infergrid {
 inline constexpr int kMaxSimulatedGpus = 1024;
 
 struct SimulationSettings {
-  AccountingSetup setup;             // model, GPU, weight and KV formats, parameter count
-  MemoryPlanRequest memory;          // the engine flags as given (0: the engine's default)
+  AccountingSetup setup;  // model, GPU, weight and KV formats, parameter count
+  MemoryPlanRequest memory;  // the engine flags as given (0: the engine's default)
   std::optional<SchedulerKind> scheduler;  // unset: the engine's batch policy
-  int64_t chunk_size = 0;                   // 0: max_num_batched_tokens
+  int64_t chunk_size = 0;  // 0: max_num_batched_tokens
   // SGLang's --chunked-prefill-size: -1 whole prompts, 0 the engine's default.
   int64_t chunked_prefill_size = 0;
   // TensorRT-LLM's capacity_scheduler_policy: unset the engine's (GUARANTEED_NO_EVICT); false
   // MAX_UTILIZATION.
   std::optional<bool> guaranteed_no_evict;
-  int num_scheduler_steps = 0;              // 0: the engine's default
+  int num_scheduler_steps = 0;  // 0: the engine's default
   std::optional<bool> multi_step_stream_outputs;  // unset: the engine's default
-  int stream_interval = 0;                  // tokens per streamed message; 0: the engine's default
+  int stream_interval = 0;  // tokens per streamed message; 0: the engine's default
   // The engine flags given that switch an overlap off ("disable_async_output_proc", ...).
   std::vector<std::string> overlap_disabled_by;
   bool custom_all_reduce = true;
@@ -51,7 +51,7 @@ struct SimulationSettings {
   // The serving front end (the personality's execution.front_end): on unless --front-end=false
   // or an offline benchmark; api_server_count > 0 overrides its first process's servers.
   bool front_end = true;
-  std::string front_end_file;        // --front-end-file: replaces the personality's front end
+  std::string front_end_file;  // --front-end-file: replaces the personality's front end
   int api_server_count = 0;
   // Run-to-run variation (--noise): sizes apply only when it is on.
   bool noise = false;
@@ -63,18 +63,18 @@ struct SimulationSettings {
   bool cuda_graphs = true;
   int num_replicas = 1;
   RouterKind router = RouterKind::kRoundRobin;
-  int prefill_replicas = 0;          // --pd=xPyD: x (0: not disaggregated); num_replicas = x + y
+  int prefill_replicas = 0;  // --pd=xPyD: x (0: not disaggregated); num_replicas = x + y
   RouterKind decode_router = RouterKind::kLeastKv;
   double kv_transfer_latency_s = 0;  // --kv-transfer-latency
   double fabric_bytes_per_s = 50e9;  // --fabric-bandwidth
   double fabric_latency_s = kFabricLatencyS;  // --fabric-latency
   CostModelKind cost_model = CostModelKind::kAuto;
-  std::string calibration_path;      // --calibration; empty: the bundled profile
+  std::string calibration_path;  // --calibration; empty: the bundled profile
   bool coalesce = true;
   int cost_stride = 1;
-  SpeculativeSettings speculative;    // --num-speculative-tokens and its proposer
+  SpeculativeSettings speculative;  // --num-speculative-tokens and its proposer
   WorkloadSettings workload;
-  int64_t max_concurrency = 0;       // > 0: a closed-loop client with this many requests in flight
+  int64_t max_concurrency = 0;  // > 0: a closed-loop client with this many requests in flight
 };
 
 }  // namespace infergrid

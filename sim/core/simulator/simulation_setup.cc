@@ -34,16 +34,15 @@ absl::Status CheckDeployment(const SimulationSettings& o) {
   const int domain = NvlinkDomainGpus(o.setup.gpu);
   if (gpus > domain) {
     return UsageError(absl::StrCat(what, " does not fit ", o.setup.gpu.name(), "'s NVLink domain of ", domain,
-                                        " GPUs (a replica stays inside one NVLink domain)"));
+                                   " GPUs (a replica stays inside one NVLink domain)"));
   }
   if (gpus > node && gpus % node != 0) {
     return UsageError(absl::StrCat(what, " spans nodes of ", node, " GPUs on ", o.setup.gpu.name(),
-                                        ": above one node it must be a multiple of ", node));
+                                   ": above one node it must be a multiple of ", node));
   }
   if (o.setup.model.num_attention_heads() % tp != 0) {
     return UsageError(absl::StrCat("--tensor-parallel-size=", tp, " does not divide the ",
-                                        o.setup.model.num_attention_heads(), " attention heads of ",
-                                        o.setup.model.name()));
+                                   o.setup.model.num_attention_heads(), " attention heads of ", o.setup.model.name()));
   }
   return absl::OkStatus();
 }
@@ -62,19 +61,19 @@ struct EngineLimits {
   int64_t max_num_batched_tokens = 0;
   int64_t chunk_size = 0;
   SchedulerKind scheduler = SchedulerKind::kVllm;
-  bool guaranteed_no_evict = false;   // the engine reserves a request's whole length at admission
-  bool whole_prompts = false;         // SGLang with chunking off
-  std::string fraction_flag;          // the engine's memory-fraction flag, dashed ("gpu-memory-utilization")
+  bool guaranteed_no_evict = false;  // the engine reserves a request's whole length at admission
+  bool whole_prompts = false;  // SGLang with chunking off
+  std::string fraction_flag;  // the engine's memory-fraction flag, dashed ("gpu-memory-utilization")
   double watermark = 0;
   MemoryPlan memory;
-  DraftMemory draft;                  // speculative decoding's proposer (zero without one)
+  DraftMemory draft;  // speculative decoding's proposer (zero without one)
 };
 
 absl::StatusOr<EngineLimits> PlanEngine(const SimulationSettings& o, const EnginePersonality& p) {
   // Each flag belongs to the engines whose personality has the behaviour it configures.
   if (o.chunked_prefill_size != 0 && p.execution().batch_policy() != PREFILL_FIRST_CHUNKED) {
     return UsageError(absl::StrCat("--chunked-prefill-size is not a ", PersonalityName(p),
-                                        " flag (SGLang's; --chunk-size sets any chunked scheduler's chunk)"));
+                                   " flag (SGLang's; --chunk-size sets any chunked scheduler's chunk)"));
   }
   if (o.guaranteed_no_evict.has_value() && !p.execution().guaranteed_no_evict()) {
     return UsageError(absl::StrCat("--capacity-scheduler-policy is not a ", PersonalityName(p), " flag"));
@@ -101,8 +100,8 @@ absl::StatusOr<EngineLimits> PlanEngine(const SimulationSettings& o, const Engin
   const bool auto_chunked = o.memory.max_num_batched_tokens == 0 && p.chunked_prefill_above() > 0 &&
                             limits.max_num_batched_tokens < limits.max_model_len;
   limits.scheduler = o.scheduler.value_or(chunked_policy || auto_chunked ? SchedulerKind::kSarathi
-                                          : chunked_prompts               ? SchedulerKind::kSglang
-                                                                          : SchedulerKind::kVllm);
+                                          : chunked_prompts              ? SchedulerKind::kSglang
+                                                                         : SchedulerKind::kVllm);
   if (limits.scheduler == SchedulerKind::kSglang && o.preemption == PreemptionMode::kSwap) {
     return UsageError(
         "--preemption-mode=swap: the sglang scheduler retracts requests to be prefilled again, as SGLang "
@@ -111,9 +110,10 @@ absl::StatusOr<EngineLimits> PlanEngine(const SimulationSettings& o, const Engin
   if (limits.scheduler == SchedulerKind::kVllm && limits.max_num_batched_tokens < limits.max_model_len) {
     if (o.memory.max_num_batched_tokens > 0) {
       // vLLM refuses this without chunked prefill: a long prompt could never be scheduled.
-      return UsageError(absl::StrCat(
-          "--max-num-batched-tokens=", limits.max_num_batched_tokens, " is smaller than --max-model-len=",
-          limits.max_model_len, "; without chunked prefill (--scheduler=sarathi) a prompt of max_model_len could never run"));
+      return UsageError(
+          absl::StrCat("--max-num-batched-tokens=", limits.max_num_batched_tokens,
+                       " is smaller than --max-model-len=", limits.max_model_len,
+                       "; without chunked prefill (--scheduler=sarathi) a prompt of max_model_len could never run"));
     }
     // An engine whose prompts are chunked, run with whole prompts (--scheduler=vllm): a prompt
     // of max_model_len must fit one iteration.
@@ -143,13 +143,15 @@ absl::Status AddSpeculation(const SimulationSettings& o, const EngineLimits& lim
   if (!s.enabled()) return absl::OkStatus();
   if (limits.scheduler != SchedulerKind::kVllm && limits.scheduler != SchedulerKind::kSglang &&
       limits.scheduler != SchedulerKind::kSarathi) {
-    return UsageError(absl::StrCat("--num-speculative-tokens: speculative decoding runs with the vllm, sglang and sarathi "
-                                        "schedulers (paged KV with lookahead slots), not --scheduler=",
-                                        NameOf(kSchedulerNames, limits.scheduler)));
+    return UsageError(
+        absl::StrCat("--num-speculative-tokens: speculative decoding runs with the vllm, sglang and sarathi "
+                     "schedulers (paged KV with lookahead slots), not --scheduler=",
+                     NameOf(kSchedulerNames, limits.scheduler)));
   }
   if (policy.num_scheduler_steps > 1) {
-    return UsageError("--num-speculative-tokens: vLLM runs speculative decoding without multi-step scheduling "
-                           "(--num-scheduler-steps)");
+    return UsageError(
+        "--num-speculative-tokens: vLLM runs speculative decoding without multi-step scheduling "
+        "(--num-scheduler-steps)");
   }
   SpeculationPolicy& p = policy.speculation;
   p.num_speculative_tokens = s.num_speculative_tokens;
@@ -171,8 +173,8 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const SimulationSettings& o
   if (o.cuda_graphs && g.sizes_size() > 0) {
     std::vector<SizeRangeSpec> ranges;
     for (const SizeRange& r : g.sizes()) ranges.push_back({r.start(), r.end(), r.step()});
-    int64_t max_size = g.large_tp_from() > 0 && o.memory.tensor_parallel >= g.large_tp_from() ? g.max_size_large_tp()
-                                                                                               : g.max_size();
+    int64_t max_size =
+        g.large_tp_from() > 0 && o.memory.tensor_parallel >= g.large_tp_from() ? g.max_size_large_tp() : g.max_size();
     if (max_size == 0) {
       // max_num_seqs rounded up to a captured size, times the factor, capped.
       const std::vector<int64_t> all = CaptureSizes(ranges, int64_t{1} << 30);
@@ -191,13 +193,13 @@ absl::StatusOr<ExecutionPolicy> BuildExecutionPolicy(const SimulationSettings& o
   policy.num_scheduler_steps = o.num_scheduler_steps > 0 ? o.num_scheduler_steps : std::max(1, x.num_scheduler_steps());
   if (policy.num_scheduler_steps > 1 && !x.supports_multi_step()) {
     return UsageError(absl::StrCat("--num-scheduler-steps is not a ", PersonalityName(p),
-                                        " flag (multi-step scheduling is a vLLM 0.6 V0 feature: --engine=vllm-v0@0.6.5)"));
+                                   " flag (multi-step scheduling is a vLLM 0.6 V0 feature: --engine=vllm-v0@0.6.5)"));
   }
   policy.stream_each_step = o.multi_step_stream_outputs.value_or(x.multi_step_streams_each_step());
   const StreamInterval& stream = x.stream_interval();
   if (o.stream_interval > 0 && stream.rule() == STREAM_INTERVAL_NONE) {
     return UsageError(absl::StrCat("--stream-interval is not a ", PersonalityName(p),
-                                        " flag (vLLM V1, SGLang and TensorRT-LLM's PyTorch backend have one)"));
+                                   " flag (vLLM V1, SGLang and TensorRT-LLM's PyTorch backend have one)"));
   }
   policy.stream.interval = o.stream_interval > 0 ? o.stream_interval : std::max(1, stream.default_interval());
   switch (stream.rule()) {
@@ -230,12 +232,12 @@ absl::Status CheckWindowPools(const SimulationSettings& o, const EngineLimits& l
   }
   for (size_t i = 1; i < kv.window_pools.size(); ++i) {
     const KvWindowPool& pool = kv.window_pools[i];
-    const int64_t needed = std::min(pool.WindowBlocks(kv.block_size),
-                                    (limits.max_model_len + kv.block_size - 1) / kv.block_size);
+    const int64_t needed =
+        std::min(pool.WindowBlocks(kv.block_size), (limits.max_model_len + kv.block_size - 1) / kv.block_size);
     if (needed > pool.num_blocks) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "the ", pool.window_tokens, "-token window's pool holds ", pool.num_blocks, " blocks, fewer than the ", needed,
-          " one request holds; widen the window or raise --free-gpu-memory-fraction"));
+          "the ", pool.window_tokens, "-token window's pool holds ", pool.num_blocks, " blocks, fewer than the ",
+          needed, " one request holds; widen the window or raise --free-gpu-memory-fraction"));
     }
   }
   return absl::OkStatus();
@@ -268,13 +270,14 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const SimulationSettings& o, cons
   if (o.prefix_caching && kv.groups.hybrid()) {
     // vLLM caches window groups' blocks too, but a hit needs the window's run of cached blocks
     // beside the full groups' prefix: the block manager's one-key-per-block cache cannot say it.
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--enable-prefix-caching with ", o.setup.model.name(), "'s sliding-window KV groups (",
-        kv.groups.Describe(), ") is not modelled; run without it"));
+    return absl::InvalidArgumentError(absl::StrCat("--enable-prefix-caching with ", o.setup.model.name(),
+                                                   "'s sliding-window KV groups (", kv.groups.Describe(),
+                                                   ") is not modelled; run without it"));
   }
   if (o.prefix_caching && limits.memory.state_pool_slots > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--enable-prefix-caching with ", o.setup.model.name(), " on this SGLang release: it turns its radix cache "
+        "--enable-prefix-caching with ", o.setup.model.name(),
+        " on this SGLang release: it turns its radix cache "
         "off for models with linear-attention layers (\"Hybrid GDN model detected, disable radix cache\")"));
   }
   if (absl::Status s = CheckWindowPools(o, limits, kv); !s.ok()) return s;
@@ -294,10 +297,9 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const SimulationSettings& o, cons
   // (TP - 1) / TP leave it, twice per expert layer.
   if (o.expert_parallel.dispatch == ExpertParallelism::Dispatch::kAllToAll && o.memory.tensor_parallel > 1) {
     const double tp = o.memory.tensor_parallel;
-    e.all_to_all_bytes_per_token = 2.0 * static_cast<double>(ExpertLayers(o.setup.model)) *
-                                   o.setup.model.moe().experts_per_token() *
-                                   static_cast<double>(o.setup.model.hidden_size()) * e.activation_bytes *
-                                   (tp - 1) / (tp * tp);
+    e.all_to_all_bytes_per_token =
+        2.0 * static_cast<double>(ExpertLayers(o.setup.model)) * o.setup.model.moe().experts_per_token() *
+        static_cast<double>(o.setup.model.hidden_size()) * e.activation_bytes * (tp - 1) / (tp * tp);
   }
   e.kv_bytes_per_token = kv.bytes_per_token;
   e.coalesce = o.coalesce;
@@ -315,8 +317,8 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const SimulationSettings& o, cons
   return e;
 }
 
-CostModelRequest BuildCostRequest(const SimulationSettings& o, const EnginePersonality& p,
-                                  const MemoryPlan& memory, const DraftMemory& draft) {
+CostModelRequest BuildCostRequest(const SimulationSettings& o, const EnginePersonality& p, const MemoryPlan& memory,
+                                  const DraftMemory& draft) {
   CostModelRequest c;
   c.kind = o.cost_model;
   c.model = o.setup.model;
@@ -335,7 +337,8 @@ CostModelRequest BuildCostRequest(const SimulationSettings& o, const EnginePerso
   c.cpu_speed = o.cpu_speed;
   c.overlap = o.overlap_disabled_by.empty();
   // As BuildExecutionPolicy resolves it: the flag, else the engine's default.
-  c.num_scheduler_steps = o.num_scheduler_steps > 0 ? o.num_scheduler_steps : std::max(1, p.execution().num_scheduler_steps());
+  c.num_scheduler_steps =
+      o.num_scheduler_steps > 0 ? o.num_scheduler_steps : std::max(1, p.execution().num_scheduler_steps());
   c.custom_all_reduce = o.custom_all_reduce;
   c.expert_parallel = o.expert_parallel;
   const SpeculativeSettings& s = o.speculative;
@@ -367,14 +370,14 @@ absl::StatusOr<FrontEndSpec> BuildFrontEnd(const SimulationSettings& o, const En
     // A file without a process would turn the front end off under a run that says it has one.
     if (file->process_size() == 0) {
       return UsageError(absl::StrCat("--front-end-file=", o.front_end_file,
-                                          ": no process (an empty front end); give its processes, or run with "
-                                          "--front-end=false"));
+                                     ": no process (an empty front end); give its processes, or run with "
+                                     "--front-end=false"));
     }
     m = *std::move(file);
   }
   if (o.api_server_count > 0 && m.servers_flag() != "api_server_count") {
     return UsageError(absl::StrCat("--api-server-count is not a ", PersonalityName(p),
-                                        " flag (vLLM V1's API server processes: --engine=vllm-v1)"));
+                                   " flag (vLLM V1's API server processes: --engine=vllm-v1)"));
   }
   FrontEndSpec spec;
   if (!o.front_end) return spec;
@@ -401,8 +404,8 @@ std::string Title(const SimulationSettings& o) {
   const std::string gpus = replicas * tp * dp == 1 ? "1 x " : absl::StrCat(replicas * tp * dp, " x ");
   std::string title = absl::StrCat(o.setup.model.display_name(), " on ", gpus, o.setup.gpu.display_name());
   if (replicas > 1 || tp > 1 || dp > 1) {
-    absl::StrAppend(&title, " (", replicas, " replica", replicas > 1 ? "s" : "", dp > 1 ? absl::StrCat(" x DP ", dp) : "",
-                    " x TP ", tp, ")");
+    absl::StrAppend(&title, " (", replicas, " replica", replicas > 1 ? "s" : "",
+                    dp > 1 ? absl::StrCat(" x DP ", dp) : "", " x TP ", tp, ")");
   }
   return title;
 }

@@ -22,7 +22,7 @@
 namespace infergrid {
 
 struct SimulationSetup {
-  SimulationSettings settings;        // as given
+  SimulationSettings settings;  // as given
   EnginePersonality personality;
   MemoryPlan memory_plan;
   // The engine's settings; Simulate completes them with what the cost model decides (the
@@ -32,7 +32,7 @@ struct SimulationSetup {
   // Which personality runs a version that has none of its own ("vllm-v1@0.15.1 runs on
   // personality vllm-v1@0.11 ..."); empty when the engine setting names a personality.
   std::string engine_note;
-  std::string title;                  // "Llama-3-8B on 1 x NVIDIA H100 SXM 80GB"
+  std::string title;  // "Llama-3-8B on 1 x NVIDIA H100 SXM 80GB"
 };
 
 absl::StatusOr<SimulationSetup> ResolveSimulation(const SimulationSettings& settings);

@@ -15,17 +15,18 @@ namespace infergrid {
 
 // The proposer kinds (vLLM's speculative_config "method" names).
 enum class SpeculativeMethod { kDraftModel, kEagle, kMtp, kNgram };
-inline constexpr EnumName<SpeculativeMethod> kSpeculativeMethodNames[] = {{SpeculativeMethod::kDraftModel, "draft_model"},
-                                                                          {SpeculativeMethod::kEagle, "eagle"},
-                                                                          {SpeculativeMethod::kMtp, "mtp"},
-                                                                          {SpeculativeMethod::kNgram, "ngram"}};
+inline constexpr EnumName<SpeculativeMethod> kSpeculativeMethodNames[] = {
+    {SpeculativeMethod::kDraftModel, "draft_model"},
+    {SpeculativeMethod::kEagle, "eagle"},
+    {SpeculativeMethod::kMtp, "mtp"},
+    {SpeculativeMethod::kNgram, "ngram"}};
 
 // n-gram lookup's host time per decode sequence per step (an assumption: vLLM's numba
 // KMP search over a few thousand token ids takes microseconds).
 inline constexpr double kNgramHostSecondsPerSequence = 10e-6;
 
 struct SpeculativeSettings {
-  int num_speculative_tokens = 0;   // k; 0: no speculation (every other field unused)
+  int num_speculative_tokens = 0;  // k; 0: no speculation (every other field unused)
   SpeculativeMethod method = SpeculativeMethod::kDraftModel;
   // The proposer's model: the draft (draft_model), or the target cut to one decoder layer
   // (eagle, mtp); unset for ngram.

@@ -16,15 +16,15 @@ namespace infergrid {
 
 // Where the requests come from: a trace, or a synthetic workload.
 struct WorkloadSettings {
-  std::string trace;                 // empty: the synthetic workload
+  std::string trace;  // empty: the synthetic workload
   TraceOptions trace_options;
   // The trace is a length table without times (format lengths): its rows keep their order and
   // take their arrivals from the synthetic arrival process (synthetic.arrival, rate, cv, seed).
   bool trace_without_times = false;
-  double time_scale = 1;             // trace arrival times multiplied by this
-  double trace_rate = 0;             // trace rescaled to this mean rate (0: as recorded)
-  int64_t max_requests = 0;          // the trace's first N (0: all)
-  SyntheticWorkloadSpec synthetic;   // preset or lengths, arrivals, rate, count and seed
+  double time_scale = 1;  // trace arrival times multiplied by this
+  double trace_rate = 0;  // trace rescaled to this mean rate (0: as recorded)
+  int64_t max_requests = 0;  // the trace's first N (0: all)
+  SyntheticWorkloadSpec synthetic;  // preset or lengths, arrivals, rate, count and seed
 };
 
 // Synthetic defaults when --rate / --max-requests are 0.

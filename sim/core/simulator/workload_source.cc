@@ -37,8 +37,9 @@ absl::StatusOr<std::unique_ptr<RequestSource>> OpenWorkload(const WorkloadSettin
   }
   if (w.trace_rate > 0) source = ScaleToRate(*std::move(source), w.trace_rate);
   if (!source.ok()) return source.status();
-  return BoundArrivals(*std::move(source), absl::StrCat("--trace=", w.trace, " with --time-scale=", w.time_scale,
-                                                       w.trace_rate > 0 ? absl::StrCat(" --rate=", w.trace_rate) : ""));
+  return BoundArrivals(*std::move(source),
+                       absl::StrCat("--trace=", w.trace, " with --time-scale=", w.time_scale,
+                                    w.trace_rate > 0 ? absl::StrCat(" --rate=", w.trace_rate) : ""));
 }
 
 }  // namespace infergrid
