@@ -49,8 +49,10 @@ absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
   double duration = send_times.empty() ? 0 : *std::max_element(send_times.begin(), send_times.end());
   if (!served.empty()) {
     VectorRequestSource source(std::move(served));
+    RunRecording recording;
+    recording.record_chunk_times = true;  // the client's inter-token latencies
     absl::StatusOr<SimulationRun> simulated =
-        Simulate(plan.setup, plan.options.workload.synthetic.seed, source, {.record_chunk_times = true});
+        Simulate(plan.setup, plan.options.workload.synthetic.seed, source, recording);
     if (!simulated.ok()) return simulated.status();
     const SimulationResult* result = &simulated->result;
     const std::vector<RequestRecord>& records = result->log.records();

@@ -111,7 +111,8 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   std::optional<BackgroundSink> writers;
   if (!iteration_outputs.empty()) writers.emplace(std::move(iteration_outputs));
   std::optional<ProgressLine> progress_line;  // on a terminal, not --quiet
-  RunRecording recording{.sink = writers ? &*writers : nullptr};
+  RunRecording recording;
+  recording.sink = writers ? &*writers : nullptr;
   if (o.progress) recording.on_progress = progress_line.emplace().Callback();
   absl::StatusOr<SimulationRun> run = Simulate(plan.setup, seed, **source, recording);
   if (!run.ok()) return run.status();
