@@ -22,7 +22,6 @@ namespace infergrid {
 struct SimulationRun {
   SimulationResult result;
   CostModelChoice cost;  // the model that priced the run, and why it was chosen
-  EngineConfig engine;  // the engine's settings as the run used them
 };
 
 // What a run records beyond its log and statistics: `sink`, when given, receives every

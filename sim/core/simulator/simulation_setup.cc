@@ -431,7 +431,7 @@ absl::StatusOr<SimulationSetup> ResolveSimulation(const SimulationSettings& opti
     engine->noise.send_jitter_s = options.send_jitter_s;
   }
   SimulationSetup setup;
-  setup.settings = options;
+  setup.gpu = options.setup.gpu;
   setup.personality = personality;
   setup.memory_plan = std::move(limits->memory);
   setup.engine = *std::move(engine);

@@ -22,7 +22,7 @@
 namespace infergrid {
 
 struct SimulationSetup {
-  SimulationSettings settings;  // as given
+  GpuSpec gpu;  // each GPU of the deployment
   EnginePersonality personality;
   MemoryPlan memory_plan;
   // The engine's settings; Simulate completes them with what the cost model decides (the
