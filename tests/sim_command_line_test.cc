@@ -39,8 +39,8 @@ TEST(CommandLine, GroupsReadTypedValuesOverTheirStructsDefaults) {
   EXPECT_EQ(engine.tensor_parallel_size, 4);
   EXPECT_DOUBLE_EQ(engine.gpu_memory_utilization, 0.8);
   EXPECT_TRUE(engine.enforce_eager);
-  EXPECT_FALSE(Simulate(flags).enable_cuda_graphs);
-  EXPECT_EQ(Simulate(flags).router, "round-robin");  // not given: the struct's default
+  EXPECT_FALSE(Simulate(flags).cuda_graphs);
+  EXPECT_EQ(Simulate(flags).router, RouterKind::kRoundRobin);  // not given: the struct's default
   EXPECT_EQ(flags.Text("gpu_memory_utilization"), "0.8");  // canonical, as Abseil unparses it
   EXPECT_EQ(flags.Text("enforce_eager"), "true");
   EXPECT_EQ(flags.Text("max_num_seqs"), "0");  // the declared default
@@ -66,9 +66,9 @@ TEST(CommandLine, ARepeatedFlagIsRefusedAndOverlaysKeepTheRest) {
   const FlagValues merged = shared.With(Parse({"--rate=7", "--scheduler=sarathi"}));
   EXPECT_DOUBLE_EQ(Simulate(merged).rate, 7);
   EXPECT_EQ(Simulate(merged).max_requests, 10);
-  EXPECT_EQ(Simulate(merged).scheduler, "sarathi");
+  EXPECT_EQ(Simulate(merged).scheduler, SchedulerKind::kSarathi);
   EXPECT_DOUBLE_EQ(Simulate(shared).rate, 3);  // the base is unchanged
-  EXPECT_EQ(Simulate(shared).scheduler, "");
+  EXPECT_FALSE(Simulate(shared).scheduler.has_value());
 }
 
 TEST(CommandLine, UnknownFlagsAndBadValuesAreUsageErrors) {

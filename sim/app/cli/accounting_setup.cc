@@ -165,11 +165,6 @@ const std::vector<absl::string_view>& AccountingFlagNames() {
   return names;
 }
 
-absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, int64_t maximum) {
-  if (value >= minimum && value <= maximum) return absl::OkStatus();
-  return UsageError(absl::StrCat(DashedFlag(flag), "=", value, " is out of range (", minimum, "..", maximum, ")"));
-}
-
 absl::StatusOr<bool> WantJson(const FlagValues& flags) {
   const AccountingFlags accounting_flags = AccountingFlagGroup().Read(flags);
   const std::string format = accounting_flags.format;

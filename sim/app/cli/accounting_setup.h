@@ -15,6 +15,7 @@
 #include "hardware/hardware_spec.pb.h"
 #include "models/model_spec.pb.h"
 #include "sim/app/cli/command_line.h"
+#include "sim/app/cli/number_flags.h"  // CheckRange, for the commands that read these flags
 #include "sim/core/memory_plan/memory_plan.h"
 #include "sim/app/results/accounting_reports.pb.h"
 #include "sim/core/simulator/accounting_setup.h"
@@ -73,9 +74,6 @@ const std::vector<absl::string_view>& AccountingFlagNames();
 // Resolves the flags; errors are usage errors (exit 2) for bad flag values and input errors
 // (exit 1) for unreadable or malformed files.
 absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags);
-
-// Checks a size flag is in [minimum, maximum]; a usage error names the flag otherwise.
-absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, int64_t maximum);
 
 // --format: "table" or "json".
 absl::StatusOr<bool> WantJson(const FlagValues& flags);

@@ -1,18 +1,25 @@
 // Typed flag declarations. A group of flags is a struct of values (its members' initializers are
-// the defaults) and one declaration that names each member's flag and help:
+// the defaults) and one declaration that names each member's flag, its help and its check:
 //
 //   struct TrainFlags { int64_t num_gpus = 1; double mfu = 0; };
 //   const FlagGroup<TrainFlags>& TrainFlagGroup() {
 //     static const auto* group = &(*new FlagGroup<TrainFlags>())
-//         .Add("num_gpus", &TrainFlags::num_gpus, "number of GPUs G training together")
+//         .Add("num_gpus", &TrainFlags::num_gpus, "number of GPUs G training together").Within(1, 1 << 20)
 //         .Add("mfu", &TrainFlags::mfu, "model FLOPs utilisation");
 //     return *group;
 //   }
 //
+// A flag may bind a member of a base of the struct: SimulateFlags derives from SimulateOptions
+// (and so from the core's SimulationSettings), and most of its flags write those settings
+// directly, so a setting's default is written once, as its member's initializer, and its range
+// once, in its declaration (docs/development.md#adding-a-setting). Policy names bind enums
+// through their name tables (AddEnum).
+//
 // A command declares the groups (or the members of a group) it accepts in a CommandFlags, which
 // the parser, --help and the Python module read; a command reads its values as the group's
-// struct (Read). Nothing is global: two commands may each declare a flag of the same name with
-// their own meaning and help (`--out`), and one process may parse several command lines.
+// struct (Read) after checking them (CheckGiven). Nothing is global: two commands may each
+// declare a flag of the same name with their own meaning and help (`--out`), and one process
+// may parse several command lines.
 #ifndef INFERGRID_SIM_APP_CLI_FLAG_GROUP_H_
 #define INFERGRID_SIM_APP_CLI_FLAG_GROUP_H_
 
@@ -20,13 +27,19 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/enum_names.h"
+#include "base/usage_error.h"
 #include "sim/app/cli/flag_value_text.h"
 #include "sim/app/cli/flag_values.h"
+#include "sim/app/cli/number_flags.h"
 
 namespace infergrid::cli {
 
@@ -48,6 +61,9 @@ constexpr FlagKind KindOf() {
   return FlagKind::kText;
 }
 
+// A flag's name as a user types it: "kv_cache_dtype" -> "--kv-cache-dtype".
+std::string DashedFlag(absl::string_view name);
+
 // One flag as the parser and --help see it.
 struct FlagSpec {
   std::string name;  // snake_case; given as --name or --na-me
@@ -66,31 +82,102 @@ class FlagGroup {
   // A flag of type bool, int32_t, int64_t, uint64_t, double or std::string.
   template <typename T>
   FlagGroup& Add(absl::string_view name, T Options::*member, absl::string_view help) {
-    FlagSpec spec{.name = std::string(name),
-                  .help = std::string(help),
-                  .default_text = FlagText<T>::Unparse(Options{}.*member),
-                  .kind = KindOf<T>(),
-                  .canonical = &FlagText<T>::Canonical};
-    specs_.push_back(std::move(spec));
-    setters_.push_back(
-        [member](Options& options, absl::string_view text) { FlagText<T>::Parse(text, &(options.*member)); });
+    Declare(name, help, FlagText<T>::Unparse(Defaults().*member), KindOf<T>(), &FlagText<T>::Canonical,
+            [member](Options& options, absl::string_view text) { FlagText<T>::Parse(text, &(options.*member)); });
+    return *this;
+  }
+  // An optional setting: unset (its default, shown as an empty default in --help) means "the
+  // engine's own"; given, it holds the value.
+  template <typename T>
+  FlagGroup& Add(absl::string_view name, std::optional<T> Options::*member, absl::string_view help) {
+    const std::optional<T> initial = Defaults().*member;
+    Declare(name, help, initial.has_value() ? FlagText<T>::Unparse(*initial) : "", KindOf<T>(), &FlagText<T>::Canonical,
+            [member](Options& options, absl::string_view text) {
+              T value{};
+              if (FlagText<T>::Parse(text, &value)) options.*member = value;
+            });
+    return *this;
+  }
+  // A flag that writes a member of a base of Options (a setting of SimulationSettings).
+  template <typename T, typename Base>
+  requires(!std::is_same_v<Base, Options> && std::is_base_of_v<Base, Options>) FlagGroup& Add(absl::string_view name,
+                                                                                              T Base::*member,
+                                                                                              absl::string_view help) {
+    return Add(name, static_cast<T Options::*>(member), help);
+  }
+  // A policy flag: its text is one of `names` (base/enum_names.h), read into an enum member or,
+  // for an optional member, left unset when empty. Other text is refused by CheckGiven with
+  // the names it accepts.
+  template <typename Value, typename Base, typename Enum, size_t N>
+  requires std::is_base_of_v<Base, Options> FlagGroup& AddEnum(absl::string_view name, Value Base::*member,
+                                                               const EnumName<Enum> (&names)[N],
+                                                               absl::string_view help) {
+    constexpr bool kOptional = std::is_same_v<Value, std::optional<Enum>>;
+    static_assert(kOptional || std::is_same_v<Value, Enum>, "an enum member, or an optional one");
+    const Value initial = Defaults().*member;
+    std::string default_text;
+    if constexpr (kOptional) {
+      if (initial.has_value()) default_text = std::string(NameOf(names, *initial));
+    } else {
+      default_text = std::string(NameOf(names, initial));
+    }
+    Value Options::*bound = member;
+    Declare(name, help, default_text, FlagKind::kText, &FlagText<std::string>::Canonical,
+            [bound, &names](Options& options, absl::string_view text) {
+              if (kOptional && text.empty()) {
+                options.*bound = Value{};
+              } else if (std::optional<Enum> parsed = ParseEnumName(names, text)) {
+                options.*bound = *parsed;
+              }
+            });
+    checks_.back() = [flag = std::string(name), &names](absl::string_view text) {
+      if ((kOptional && text.empty()) || ParseEnumName(names, text).has_value()) return absl::OkStatus();
+      return UsageError(absl::StrCat(DashedFlag(flag), ": expected ", NameList(names), ", got '", text, "'"));
+    };
+    return *this;
+  }
+  // The range of the number flag declared last, both ends included: a value given outside it is
+  // refused by CheckGiven, naming the flag ("--cost-stride=0 is out of range (1..4096)"). The
+  // default is not checked (an "unset" 0 may lie outside the range of given values).
+  FlagGroup& Within(double minimum, double maximum) {
+    const FlagSpec& spec = specs_.back();
+    if (spec.kind == FlagKind::kInteger) {
+      checks_.back() = [flag = spec.name, minimum, maximum](absl::string_view text) {
+        int64_t value = 0;
+        FlagText<int64_t>::Parse(text, &value);
+        return CheckRange(flag, value, static_cast<int64_t>(minimum), static_cast<int64_t>(maximum));
+      };
+    } else {
+      checks_.back() = [flag = spec.name, minimum, maximum](absl::string_view text) {
+        double value = 0;
+        FlagText<double>::Parse(text, &value);
+        return CheckDoubleRange(flag, value, minimum, maximum);
+      };
+    }
     return *this;
   }
   // A list flag of integers (Python's nargs="+", with int items).
   FlagGroup& AddList(absl::string_view name, std::vector<int64_t> Options::*member, absl::string_view help) {
-    FlagSpec spec{.name = std::string(name),
-                  .help = std::string(help),
-                  .default_text = IntegerListText::Unparse(Options{}.*member),
-                  .kind = FlagKind::kIntegerList,
-                  .canonical = &IntegerListText::Canonical};
-    specs_.push_back(std::move(spec));
-    setters_.push_back(
-        [member](Options& options, absl::string_view text) { IntegerListText::Parse(text, &(options.*member)); });
+    Declare(name, help, IntegerListText::Unparse(Defaults().*member), FlagKind::kIntegerList,
+            &IntegerListText::Canonical,
+            [member](Options& options, absl::string_view text) { IntegerListText::Parse(text, &(options.*member)); });
     return *this;
   }
 
+  // The first declared check (Within, AddEnum) that a given value fails, in declaration order,
+  // as a usage error; OK when every given value passes.
+  absl::Status CheckGiven(const FlagValues& values) const {
+    for (size_t i = 0; i < specs_.size(); ++i) {
+      if (!checks_[i]) continue;
+      if (const std::string* text = values.Given(specs_[i].name)) {
+        if (absl::Status s = checks_[i](*text); !s.ok()) return s;
+      }
+    }
+    return absl::OkStatus();
+  }
   // The values `values` gives for this group's flags, the defaults for the others. Values were
-  // checked when parsed, so reading cannot fail.
+  // parsed when given, so reading cannot fail; a value a check refuses (CheckGiven) is read
+  // as its flag's default where it does not parse as the member (an unknown policy name).
   Options Read(const FlagValues& values) const {
     Options options;
     for (size_t i = 0; i < specs_.size(); ++i) {
@@ -109,8 +196,30 @@ class FlagGroup {
   }
 
  private:
+  // One default-constructed Options, read for each flag's default text (built once: a
+  // temporary per flag would copy every setting, and GCC misreads such temporaries as
+  // uninitialized).
+  static const Options& Defaults() {
+    static const Options* defaults = new Options();
+    return *defaults;
+  }
+  using Setter = std::function<void(Options&, absl::string_view)>;
+  using Check = std::function<absl::Status(absl::string_view canonical_text)>;
+
+  void Declare(absl::string_view name, absl::string_view help, std::string default_text, FlagKind kind,
+               bool (*canonical)(absl::string_view, std::string*, std::string*), Setter setter) {
+    specs_.push_back(FlagSpec{.name = std::string(name),
+                              .help = std::string(help),
+                              .default_text = std::move(default_text),
+                              .kind = kind,
+                              .canonical = canonical});
+    setters_.push_back(std::move(setter));
+    checks_.emplace_back();
+  }
+
   std::vector<FlagSpec> specs_;
-  std::vector<std::function<void(Options&, absl::string_view)>> setters_;
+  std::vector<Setter> setters_;
+  std::vector<Check> checks_;  // empty where the flag has no check beyond its type
 };
 
 // Another spelling of a flag (SGLang's --tp for --tensor-parallel-size). Giving both, or two
@@ -185,9 +294,6 @@ class CommandFlags {
   bool allow_abbreviations_ = false;
   std::vector<std::string> appendable_;
 };
-
-// A flag's name as a user types it: "kv_cache_dtype" -> "--kv-cache-dtype".
-std::string DashedFlag(absl::string_view name);
 
 // "  --name=<default>  help" lines for the command's flags and its aliases, for --help.
 std::string FlagHelp(const CommandFlags& flags);

@@ -7,6 +7,11 @@
 
 namespace infergrid::cli {
 
+absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t minimum, int64_t maximum) {
+  if (value >= minimum && value <= maximum) return absl::OkStatus();
+  return UsageError(absl::StrCat(DashedFlag(flag), "=", value, " is out of range (", minimum, "..", maximum, ")"));
+}
+
 absl::Status CheckDoubleRange(absl::string_view flag, double value, double minimum, double maximum) {
   if (value >= minimum && value <= maximum) return absl::OkStatus();  // false for NaN
   return UsageError(absl::StrCat(DashedFlag(flag), "=", value, " is out of range (", minimum, "..", maximum, ")"));

@@ -1,6 +1,10 @@
 #include "sim/app/cli/simulate_flags.h"
 
 #include "hardware/topology.h"
+#include "sim/core/cost/cost_model_factory.h"
+#include "sim/core/serving/router.h"
+#include "sim/core/serving/scheduler.h"
+#include "sim/core/simulator/simulation_settings.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/slo_flags.h"
 #include "sim/app/cli/speculative_options.h"
@@ -13,27 +17,31 @@ namespace {
 // The engine's batching policy and what its host does per iteration.
 void AddSchedulingFlags(FlagGroup<SimulateFlags>& group) {
   group
-      .Add("scheduler", &SimulateFlags::scheduler,
-           "batching policy: vllm (continuous, prefill first), sglang (prefill first, prompts chunked), sarathi "
-           "(chunked prefill, decodes first), orca "
-           "(iteration-level, KV reserved), static (static batches); default: the engine's")
-      .Add("chunk_size", &SimulateFlags::chunk_size,
+      .AddEnum("scheduler", &SimulationSettings::scheduler, kSchedulerNames,
+               "batching policy: vllm (continuous, prefill first), sglang (prefill first, prompts chunked), sarathi "
+               "(chunked prefill, decodes first), orca "
+               "(iteration-level, KV reserved), static (static batches); default: the engine's")
+      .Add("chunk_size", &SimulationSettings::chunk_size,
            "sarathi: prefill chunk / token budget per iteration; sglang: new tokens per prefill iteration "
            "(SGLang's --chunked-prefill-size) (0: --max-num-batched-tokens)")
-      .Add("chunked_prefill_size", &SimulateFlags::chunked_prefill_size,
+      .Within(0, int64_t{1} << 30)
+      .Add("chunked_prefill_size", &SimulationSettings::chunked_prefill_size,
            "SGLang: new tokens per prefill iteration (-1: whole prompts, no chunking; 0: the engine's default for the "
            "GPU)")
+      .Within(-1, int64_t{1} << 30)
       .Add("capacity_scheduler_policy", &SimulateFlags::capacity_scheduler_policy,
            "TensorRT-LLM: guaranteed_no_evict (a request starts only when its whole length fits; the default) or "
            "max_utilization (KV paged, the last started request paused when it runs out)")
-      .Add("num_scheduler_steps", &SimulateFlags::num_scheduler_steps,
+      .Add("num_scheduler_steps", &SimulationSettings::num_scheduler_steps,
            "vLLM 0.6 multi-step scheduling: decode steps per scheduler call (0: the engine's default, 1)")
-      .Add("multi_step_stream_outputs", &SimulateFlags::multi_step_stream_outputs,
+      .Within(0, 1024)
+      .Add("multi_step_stream_outputs", &SimulationSettings::multi_step_stream_outputs,
            "vLLM multi-step: stream each step's tokens as it ends, as vLLM does when its CPU runs ahead of the "
            "GPU (false, the default: a group's tokens reach the client together at its end, as served under load)")
-      .Add("stream_interval", &SimulateFlags::stream_interval,
+      .Add("stream_interval", &SimulationSettings::stream_interval,
            "tokens per streamed message (vLLM V1's and SGLang's --stream-interval, TensorRT-LLM's stream_interval): "
            "the first token is sent at once, then K at a time by the engine's rule (0: the engine's default, 1)")
+      .Within(1, 1 << 20)
       .Add("disable_async_output_proc", &SimulateFlags::disable_async_output_proc,
            "vLLM V0 0.6: process outputs on the step's critical path")
       .Add("no_async_scheduling", &SimulateFlags::no_async_scheduling,
@@ -44,74 +52,85 @@ void AddSchedulingFlags(FlagGroup<SimulateFlags>& group) {
            "TensorRT-LLM PyTorch backend: no overlap scheduler")
       .Add("disable_custom_all_reduce", &SimulateFlags::disable_custom_all_reduce,
            "tensor-parallel all-reduces through NCCL only, not the engine's own one-shot/two-shot kernels")
-      .Add("cpu_speed", &SimulateFlags::cpu_speed,
+      .Add("cpu_speed", &SimulationSettings::cpu_speed,
            "host CPU speed relative to the host of the host-time calibration (an A100 server of 2023-24; "
-           "2 = twice as fast)");
+           "2 = twice as fast)")
+      .Within(0.01, 100);
 }
 
 // The front end, noise, preemption, caching and the client's concurrency.
 void AddServingFlags(FlagGroup<SimulateFlags>& group) {
   group
-      .Add("front_end", &SimulateFlags::front_end,
+      .Add("front_end", &SimulationSettings::front_end,
            "model the serving front end (HTTP, tokenization, detokenization, streaming; the engine's processes "
            "and their CPU time, docs/engines.md#front-end); false: requests reach the engine when sent and "
            "tokens the client when produced. bench latency and throughput run the offline engine without one")
-      .Add("front_end_file", &SimulateFlags::front_end_file,
+      .Add("front_end_file", &SimulationSettings::front_end_file,
            "a FrontEndModel textproto (the processes and their CPU costs, as in the engine personalities' "
            "execution.front_end) to use instead of the engine's front end")
-      .Add("noise", &SimulateFlags::noise,
+      .Add("noise", &SimulationSettings::noise,
            "run-to-run variation: each iteration's time times a seeded lognormal factor (--iteration-noise) and "
            "each request sent a seeded random moment late (--send-jitter); same seed, same bytes. Default: on for "
            "bench serve, off otherwise")
-      .Add("iteration_noise", &SimulateFlags::iteration_noise,
+      .Add("iteration_noise", &SimulationSettings::iteration_noise,
            "the standard deviation of the log of each iteration's time factor (0.01: the spread of "
            "vLLM CI's repeated latency runs); given without --noise, turns the noise on")
-      .Add("send_jitter", &SimulateFlags::send_jitter,
+      .Within(0, 1)
+      .Add("send_jitter", &SimulationSettings::send_jitter_s,
            "the client's mean delay in sending a request, seconds (exponential); given without --noise, turns the "
            "noise on")
-      .Add("api_server_count", &SimulateFlags::api_server_count,
+      .Within(0, 60)
+      .Add("api_server_count", &SimulationSettings::api_server_count,
            "vLLM V1: API server processes in front of the engine (0: the engine's default, 1)")
-      .Add("preemption_mode", &SimulateFlags::preemption_mode,
-           "when KV blocks run out: recompute (drop and re-prefill) or swap (to host memory over PCIe)")
-      .Add("swap_space", &SimulateFlags::swap_space,
+      .Within(0, 1024)
+      .AddEnum("preemption_mode", &SimulationSettings::preemption, kPreemptionModeNames,
+               "when KV blocks run out: recompute (drop and re-prefill) or swap (to host memory over PCIe)")
+      .Add("swap_space", &SimulationSettings::swap_space_gib,
            "host memory for swapped-out KV blocks, GiB per GPU (vLLM's --swap-space)")
-      .Add("enable_prefix_caching", &SimulateFlags::enable_prefix_caching,
+      .Within(0, 1e6)
+      .Add("enable_prefix_caching", &SimulationSettings::prefix_caching,
            "reuse KV blocks of identical prompt prefixes (needs block hashes, e.g. Mooncake traces)")
-      .Add("enable_cuda_graphs", &SimulateFlags::enable_cuda_graphs,
+      .Add("enable_cuda_graphs", &SimulationSettings::cuda_graphs,
            "CUDA graphs for decode (--noenable-cuda-graphs = eager launches)")
-      .Add("max_concurrency", &SimulateFlags::max_concurrency,
+      .Add("max_concurrency", &SimulationSettings::max_concurrency,
            "a closed-loop client: at most this many requests in flight, the next sent when one "
-           "finishes (0: open loop, every request at its arrival time)");
+           "finishes (0: open loop, every request at its arrival time)")
+      .Within(0, int64_t{1} << 30);
 }
 
 // Replicas, routing, prefill/decode disaggregation and the cost model.
 void AddDeploymentFlags(FlagGroup<SimulateFlags>& group) {
-  group.Add("num_replicas", &SimulateFlags::num_replicas, "model replicas (each on --tensor-parallel-size GPUs)")
-      .Add("router", &SimulateFlags::router, "request routing: round-robin, least-outstanding or least-kv")
+  group.Add("num_replicas", &SimulationSettings::num_replicas, "model replicas (each on --tensor-parallel-size GPUs)")
+      .Within(1, kMaxSimulatedGpus)
+      .AddEnum("router", &SimulationSettings::router, kRouterNames,
+               "request routing: round-robin, least-outstanding or least-kv")
       .Add("pd", &SimulateFlags::pd,
            "prefill/decode disaggregation as xPyD: x prefill-only and y decode-only replicas (e.g. 2P6D; "
            "--num-replicas is then x + y); empty: every replica does both")
-      .Add("kv_transfer_latency", &SimulateFlags::kv_transfer_latency,
+      .Add("kv_transfer_latency", &SimulationSettings::kv_transfer_latency_s,
            "with --pd: seconds added to each KV transfer (the connector's handshake, RDMA setup, the "
            "network's latency); links carry bandwidth only")
-      .Add("fabric_bandwidth", &SimulateFlags::fabric_bandwidth,
+      .Within(0, 60)
+      .Add("fabric_bandwidth", &SimulationSettings::fabric_bytes_per_s,
            "inter-node network bandwidth per GPU, each way, in B/s (50e9: one 400 Gb/s NIC per GPU; "
            "InfiniBand or RoCE)")
-      .Add("fabric_latency", &SimulateFlags::fabric_latency,
+      .Within(1e6, 1e15)
+      .Add("fabric_latency", &SimulationSettings::fabric_latency_s,
            "seconds added to a transfer that crosses the inter-node network (5e-6: an RDMA read "
            "through one InfiniBand or RoCE switch)")
-      .Add("decode_router", &SimulateFlags::decode_router,
-           "with --pd: which decode replica a finished prefill's KV goes to (round-robin, "
-           "least-outstanding or least-kv)")
-      .Add("cost_model", &SimulateFlags::cost_model,
-           "iteration cost model: auto (calibrated when a profile exists for the GPU, else roofline), "
-           "roofline or calibrated");
+      .Within(0, 1)
+      .AddEnum("decode_router", &SimulationSettings::decode_router, kRouterNames,
+               "with --pd: which decode replica a finished prefill's KV goes to (round-robin, "
+               "least-outstanding or least-kv)")
+      .AddEnum("cost_model", &SimulationSettings::cost_model, kCostModelNames,
+               "iteration cost model: auto (calibrated when a profile exists for the GPU, else roofline), "
+               "roofline or calibrated");
 }
 
 // The synthetic workload and the seed.
 void AddWorkloadFlags(FlagGroup<SimulateFlags>& group) {
   group
-      .Add("workload", &SimulateFlags::workload,
+      .Add("workload", &SimulateFlags::workload_preset,
            "synthetic workload preset when no --trace is given (azure-conv, azure-code, "
            "mooncake-conv, sharegpt, arxiv)")
       .Add("arrival", &SimulateFlags::arrival,
@@ -142,9 +161,9 @@ void AddWorkloadFlags(FlagGroup<SimulateFlags>& group) {
 // What is written, and how the run is executed.
 void AddOutputFlags(FlagGroup<SimulateFlags>& group) {
   group
-      .Add("out", &SimulateFlags::out,
+      .Add("out", &SimulateOptions::out_dir,
            "write summary.json, requests.csv, iterations.csv and timeline.pftrace into this folder")
-      .Add("outputs", &SimulateFlags::outputs,
+      .Add("outputs", &SimulateFlags::output_list,
            "with --out: the files to write, a comma list of summary, requests, iterations and "
            "timeline (a sweep that needs only the metrics: --outputs=summary)")
       .Add("timeline_format", &SimulateFlags::timeline_format,
@@ -154,16 +173,18 @@ void AddOutputFlags(FlagGroup<SimulateFlags>& group) {
            "with --out: none, or zstd to write requests.csv.zst and iterations.csv.zst (the same text, "
            "compressed; pandas.read_csv and `zstd -d` read them)")
       .Add("quiet", &SimulateFlags::quiet, "no progress line on stderr")
-      .Add("coalesce", &SimulateFlags::coalesce,
+      .Add("coalesce", &SimulationSettings::coalesce,
            "execute runs of uninterruptible iterations as one SimGrid activity (same times, faster)")
-      .Add("cost_stride", &SimulateFlags::cost_stride,
+      .Add("cost_stride", &SimulationSettings::cost_stride,
            "price every Nth step of an unchanged decode batch with the cost model and interpolate "
            "the steps between (1: price every iteration)")
-      .Add("timeline_max_iterations", &SimulateFlags::timeline_max_iterations,
+      .Within(1, 4096)
+      .Add("timeline_max_iterations", &SimulateOptions::timeline_max_iterations,
            "iterations written to the timeline at most")
-      .Add("record_wall_time", &SimulateFlags::record_wall_time,
+      .Within(0, int64_t{1} << 40)
+      .Add("record_wall_time", &SimulateOptions::record_wall_time,
            "put wall-clock time and events/s in summary.json (the only non-deterministic fields)")
-      .Add("report", &SimulateFlags::report,
+      .Add("report", &SimulateOptions::report_path,
            "also write an HTML report of the run (charts, self-contained) to this file, all or "
            "nothing with --out's files (docs/report.md)");
 }

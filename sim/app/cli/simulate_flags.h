@@ -11,44 +11,28 @@
 #include "absl/strings/string_view.h"
 #include "hardware/topology.h"
 #include "sim/app/cli/flag_group.h"
+#include "sim/app/cli/simulate_options.h"
 
 namespace infergrid::cli {
 
 // The flags of the simulation beyond the accounting, engine, trace, speculative and SLO groups.
-struct SimulateFlags {
-  std::string scheduler;
-  int64_t chunk_size = 0;
-  int64_t chunked_prefill_size = 0;
-  std::string capacity_scheduler_policy;
-  int32_t num_scheduler_steps = 0;
-  bool multi_step_stream_outputs = true;
-  int32_t stream_interval = 0;
+// Most bind a member of SimulateOptions directly (a setting of SimulationSettings, or a product
+// option: files, the report): its default is that member's initializer and its range is
+// declared with it (simulate_flags.cc). The members below are the flags whose text is
+// translated into settings by ReadSimulateOptions (simulate_options.cc): one flag that sets
+// two settings (--pd), flags that switch one behaviour off in each engine's spelling, the
+// workload's flags (which mean different things with and without --trace) and the file list.
+struct SimulateFlags : SimulateOptions {
+  std::string capacity_scheduler_policy;  // guaranteed_no_evict
+  // Each switches an overlap off: overlap_disabled_by.
   bool disable_async_output_proc = false;
   bool no_async_scheduling = false;
   bool disable_overlap_schedule = false;
   bool disable_overlap_scheduler = false;
-  bool disable_custom_all_reduce = false;
-  double cpu_speed = 1;
-  bool front_end = true;
-  std::string front_end_file;
-  bool noise = false;
-  double iteration_noise = 0.01;
-  double send_jitter = 1e-3;
-  int32_t api_server_count = 0;
-  std::string preemption_mode = "recompute";
-  double swap_space = 4;
-  bool enable_prefix_caching = false;
-  bool enable_cuda_graphs = true;
-  int64_t max_concurrency = 0;
-  int32_t num_replicas = 1;
-  std::string router = "round-robin";
-  std::string pd;
-  double kv_transfer_latency = 0;
-  double fabric_bandwidth = 50e9;
-  double fabric_latency = infergrid::kFabricLatencyS;
-  std::string decode_router = "least-kv";
-  std::string cost_model = "auto";
-  std::string workload = "azure-conv";
+  bool disable_custom_all_reduce = false;  // custom_all_reduce
+  std::string pd;  // xPyD: prefill_replicas and num_replicas
+  // The workload (workload_options.cc).
+  std::string workload_preset = "azure-conv";  // --workload
   std::string arrival = "poisson";
   double rate = 0;
   double cv = 1;
@@ -59,16 +43,11 @@ struct SimulateFlags {
   double time_scale = 1;
   int64_t max_requests = 0;
   uint64_t seed = 0;
-  std::string out;
-  std::string outputs = "summary,requests,iterations,timeline";
+  // The files (outputs).
+  std::string output_list = "summary,requests,iterations,timeline";  // --outputs
   std::string timeline_format = "perfetto";
   std::string compress = "none";
-  bool quiet = false;
-  bool coalesce = true;
-  int32_t cost_stride = 1;
-  int64_t timeline_max_iterations = 200000;
-  bool record_wall_time = true;
-  std::string report;
+  bool quiet = false;  // progress
 };
 const FlagGroup<SimulateFlags>& SimulateFlagGroup();
 

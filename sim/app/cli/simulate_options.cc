@@ -22,16 +22,6 @@
 namespace infergrid::cli {
 namespace {
 
-// The enum named by a flag's value; a usage error listing the names otherwise.
-template <typename Enum, size_t N>
-absl::StatusOr<Enum> ParseFlagEnum(absl::string_view flag, const EnumName<Enum> (&names)[N], absl::string_view value) {
-  std::optional<Enum> parsed = ParseEnumName(names, value);
-  if (!parsed.has_value()) {
-    return UsageError(absl::StrCat("--", flag, ": expected ", NameList(names), ", got '", value, "'"));
-  }
-  return *parsed;
-}
-
 // The flags that differ from their defaults, as a command line that reruns the simulation
 // (the output-only flags left out: they do not change results).
 std::string CommandLineEcho(const FlagValues& flags) {
@@ -65,23 +55,15 @@ absl::StatusOr<OutputSelection> ParseOutputs(absl::string_view list) {
   return selection;
 }
 
-// Scheduler, preemption, router, cost model and the engine's numeric settings.
-// --pd=xPyD (x prefill-only, y decode-only replicas) and --decode-router.
-absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
-  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
+// --pd=xPyD (x prefill-only, y decode-only replicas) and what only applies with it.
+absl::Status ReadDisaggregation(const FlagValues& flags, const SimulateFlags& simulate_flags, SimulateOptions& o) {
   const std::string pd = absl::AsciiStrToUpper(simulate_flags.pd);
-  o.fabric_bytes_per_s = simulate_flags.fabric_bandwidth;
-  if (absl::Status s = CheckDoubleRange("fabric-bandwidth", o.fabric_bytes_per_s, 1e6, 1e15); !s.ok()) return s;
-  o.fabric_latency_s = simulate_flags.fabric_latency;
-  if (absl::Status s = CheckDoubleRange("fabric-latency", o.fabric_latency_s, 0, 1); !s.ok()) return s;
   if (pd.empty()) {
     if (flags.IsSet("decode_router") || flags.IsSet("kv_transfer_latency")) {
       return UsageError("--decode-router and --kv-transfer-latency need --pd=xPyD");
     }
     return absl::OkStatus();
   }
-  o.kv_transfer_latency_s = simulate_flags.kv_transfer_latency;
-  if (absl::Status s = CheckDoubleRange("kv-transfer-latency", o.kv_transfer_latency_s, 0, 60); !s.ok()) return s;
   const size_t p = pd.find('P');
   int64_t prefill = 0, decode = 0;
   if (p == std::string::npos || pd.empty() || pd.back() != 'D' ||
@@ -102,24 +84,15 @@ absl::Status ReadDisaggregation(const FlagValues& flags, SimulateOptions& o) {
     return UsageError(absl::StrCat("--num-replicas=", o.num_replicas, " disagrees with --pd=", simulate_flags.pd, " (",
                                    prefill + decode, " replicas); give one of them"));
   }
-  absl::StatusOr<RouterKind> router = ParseFlagEnum("decode-router", kRouterNames, simulate_flags.decode_router);
-  if (!router.ok()) return router.status();
   o.prefill_replicas = prefill;
   o.num_replicas = prefill + decode;
-  o.decode_router = *router;
   return absl::OkStatus();
 }
 
-// Run-to-run variation: --noise and its sizes.
-absl::Status ReadNoise(const FlagValues& flags, const SimulateFlags& simulate_flags, SimulateOptions& o) {
-  // A noise size given without --noise turns the noise on: a flag either changes the run or is
-  // refused, and --noise=false with a size is refused below.
-  o.noise =
-      simulate_flags.noise || (!flags.IsSet("noise") && (flags.IsSet("iteration_noise") || flags.IsSet("send_jitter")));
-  o.iteration_noise = simulate_flags.iteration_noise;
-  if (absl::Status s = CheckDoubleRange("iteration-noise", o.iteration_noise, 0, 1); !s.ok()) return s;
-  o.send_jitter_s = simulate_flags.send_jitter;
-  if (absl::Status s = CheckDoubleRange("send-jitter", o.send_jitter_s, 0, 60); !s.ok()) return s;
+// Run-to-run variation: a noise size given without --noise turns the noise on: a flag either
+// changes the run or is refused, and --noise=false with a size is refused.
+absl::Status ReadNoise(const FlagValues& flags, SimulateOptions& o) {
+  o.noise = o.noise || (!flags.IsSet("noise") && (flags.IsSet("iteration_noise") || flags.IsSet("send_jitter")));
   for (const char* size : {"iteration-noise", "send-jitter"}) {
     if (flags.IsSet(absl::StrReplaceAll(size, {{"-", "_"}})) && flags.IsSet("noise") && !o.noise) {
       return UsageError(absl::StrCat("--", size, " with --noise=false: the size of a noise that is off"));
@@ -128,33 +101,11 @@ absl::Status ReadNoise(const FlagValues& flags, const SimulateFlags& simulate_fl
   return absl::OkStatus();
 }
 
-absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
-  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
-  const EngineFlags engine_flags = EngineFlagGroup().Read(flags);
-  const AccountingFlags accounting_flags = AccountingFlagGroup().Read(flags);
-  if (const std::string name = simulate_flags.scheduler; !name.empty()) {
-    absl::StatusOr<SchedulerKind> scheduler = ParseFlagEnum("scheduler", kSchedulerNames, name);
-    if (!scheduler.ok()) return scheduler.status();
-    o.scheduler = *scheduler;
-  }
-  absl::StatusOr<PreemptionMode> preemption =
-      ParseFlagEnum("preemption-mode", kPreemptionModeNames, simulate_flags.preemption_mode);
-  if (!preemption.ok()) return preemption.status();
-  absl::StatusOr<RouterKind> router = ParseFlagEnum("router", kRouterNames, simulate_flags.router);
-  if (!router.ok()) return router.status();
-  absl::StatusOr<CostModelKind> cost_model = ParseFlagEnum("cost-model", kCostModelNames, simulate_flags.cost_model);
-  if (!cost_model.ok()) return cost_model.status();
-  o.preemption = *preemption;
-  o.router = *router;
-  o.cost_model = *cost_model;
-  o.num_replicas = simulate_flags.num_replicas;
-  if (absl::Status s = CheckRange("num_replicas", o.num_replicas, 1, kMaxSimulatedGpus); !s.ok()) return s;
-  if (absl::Status s = ReadDisaggregation(flags, o); !s.ok()) return s;
-  o.chunk_size = simulate_flags.chunk_size;
-  if (absl::Status s = CheckRange("chunk_size", o.chunk_size, 0, int64_t{1} << 30); !s.ok()) return s;
-  o.chunked_prefill_size = simulate_flags.chunked_prefill_size;
-  if (absl::Status s = CheckRange("chunked_prefill_size", o.chunked_prefill_size, -1, int64_t{1} << 30); !s.ok())
-    return s;
+// The settings whose flags are not bound to them one to one (simulate_flags.h): TensorRT-LLM's
+// capacity policy, the overlap switches, the custom all-reduce, the front end, noise, CUDA
+// graphs under --enforce-eager, disaggregation.
+absl::Status ReadPolicies(const FlagValues& flags, const SimulateFlags& simulate_flags, SimulateOptions& o) {
+  if (absl::Status s = ReadDisaggregation(flags, simulate_flags, o); !s.ok()) return s;
   if (const std::string policy = absl::AsciiStrToLower(simulate_flags.capacity_scheduler_policy); !policy.empty()) {
     if (policy != "guaranteed_no_evict" && policy != "max_utilization") {
       return UsageError(
@@ -162,13 +113,6 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
                        simulate_flags.capacity_scheduler_policy, "'"));
     }
     o.guaranteed_no_evict = policy == "guaranteed_no_evict";
-  }
-  o.num_scheduler_steps = simulate_flags.num_scheduler_steps;
-  if (absl::Status s = CheckRange("num_scheduler_steps", o.num_scheduler_steps, 0, 1024); !s.ok()) return s;
-  if (flags.IsSet("multi_step_stream_outputs")) o.multi_step_stream_outputs = simulate_flags.multi_step_stream_outputs;
-  o.stream_interval = simulate_flags.stream_interval;
-  if (flags.IsSet("stream_interval")) {
-    if (absl::Status s = CheckRange("stream_interval", o.stream_interval, 1, 1 << 20); !s.ok()) return s;
   }
   const std::pair<absl::string_view, bool> overlap_flags[] = {
       {"disable_async_output_proc", simulate_flags.disable_async_output_proc},
@@ -179,45 +123,28 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
     if (given) o.overlap_disabled_by.emplace_back(name);
   }
   o.custom_all_reduce = !simulate_flags.disable_custom_all_reduce;
-  o.cpu_speed = simulate_flags.cpu_speed;
-  if (absl::Status s = CheckDoubleRange("cpu-speed", o.cpu_speed, 0.01, 100); !s.ok()) return s;
-  o.front_end = simulate_flags.front_end;
-  o.front_end_file = simulate_flags.front_end_file;
   if (!o.front_end && !o.front_end_file.empty()) return UsageError("--front-end-file with --front-end=false: give one");
-  o.api_server_count = simulate_flags.api_server_count;
-  if (absl::Status s = ReadNoise(flags, simulate_flags, o); !s.ok()) return s;
-  if (absl::Status s = CheckRange("api_server_count", o.api_server_count, 0, 1024); !s.ok()) return s;
-  o.swap_space_gib = simulate_flags.swap_space;
-  if (absl::Status s = CheckDoubleRange("swap-space", o.swap_space_gib, 0, 1e6); !s.ok()) return s;
-  o.prefix_caching = simulate_flags.enable_prefix_caching;
-  o.cuda_graphs = simulate_flags.enable_cuda_graphs && !engine_flags.enforce_eager;
-  o.calibration_path = accounting_flags.calibration;
-  o.coalesce = simulate_flags.coalesce;
-  o.cost_stride = simulate_flags.cost_stride;
-  if (absl::Status s = CheckRange("cost_stride", o.cost_stride, 1, 4096); !s.ok()) return s;
-  o.max_concurrency = simulate_flags.max_concurrency;
-  return CheckRange("max_concurrency", o.max_concurrency, 0, int64_t{1} << 30);
+  if (absl::Status s = ReadNoise(flags, o); !s.ok()) return s;
+  o.cuda_graphs = o.cuda_graphs && !EngineFlagGroup().Read(flags).enforce_eager;
+  o.calibration_path = AccountingFlagGroup().Read(flags).calibration;
+  return absl::OkStatus();
 }
 
-// SLO limits and the timeline's length.
+// The SLO limits.
 absl::Status ReadLimits(const FlagValues& flags, SimulateOptions& o) {
   const SloFlags slo_flags = SloFlagGroup().Read(flags);
-  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
   o.slo_ttft_s = slo_flags.slo_ttft;
   o.slo_tpot_s = slo_flags.slo_tpot;
   if (absl::Status s = CheckDoubleRange("slo-ttft", o.slo_ttft_s, 0, kMaxSloSeconds); !s.ok()) return s;
-  if (absl::Status s = CheckDoubleRange("slo-tpot", o.slo_tpot_s, 0, kMaxSloSeconds); !s.ok()) return s;
-  o.timeline_max_iterations = simulate_flags.timeline_max_iterations;
-  return CheckRange("timeline_max_iterations", o.timeline_max_iterations, 0, int64_t{1} << 40);
+  return CheckDoubleRange("slo-tpot", o.slo_tpot_s, 0, kMaxSloSeconds);
 }
 
-// What is written where: --out, --outputs, progress, wall time.
-absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
-  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
-  o.out_dir = simulate_flags.out;
-  absl::StatusOr<OutputSelection> outputs = ParseOutputs(simulate_flags.outputs);
+// What is written where: --outputs and the flags about its files, progress.
+absl::Status ReadOutputs(const FlagValues& flags, const SimulateFlags& simulate_flags, SimulateOptions& o) {
+  absl::StatusOr<OutputSelection> outputs = ParseOutputs(simulate_flags.output_list);
   if (!outputs.ok()) return outputs.status();
-  if (o.out_dir.empty() && simulate_flags.outputs != SimulateFlags{}.outputs) {
+  if (o.out_dir.empty() && flags.IsSet("outputs") &&
+      simulate_flags.output_list != SimulateFlagGroup().Find("outputs")->default_text) {
     return UsageError("--outputs needs --out=DIR (without it no file is written)");
   }
   for (const auto& [name, flag] :
@@ -234,8 +161,8 @@ absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
         std::tuple{"timeline_max_iterations", "--timeline-max-iterations", outputs->timeline},
         std::tuple{"compress", "--compress", tables}}) {
     if (flags.IsSet(name) && !written) {
-      return UsageError(
-          absl::StrCat(flag, " with --outputs=", simulate_flags.outputs, ": the file it applies to is not written"));
+      return UsageError(absl::StrCat(flag, " with --outputs=", simulate_flags.output_list,
+                                     ": the file it applies to is not written"));
     }
   }
   o.outputs = *outputs;
@@ -251,8 +178,6 @@ absl::Status ReadOutputs(const FlagValues& flags, SimulateOptions& o) {
   }
   o.outputs.zstd = compress == "zstd";
   o.progress = !simulate_flags.quiet && isatty(STDERR_FILENO);
-  o.report_path = simulate_flags.report;
-  o.record_wall_time = simulate_flags.record_wall_time;
   return absl::OkStatus();
 }
 
@@ -307,11 +232,13 @@ absl::Status ReadExpertParallelism(const FlagValues& flags, int tensor_parallel,
 }
 
 absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
-  SimulateOptions o;
   absl::StatusOr<bool> json = WantJson(flags);
   if (!json.ok()) return json.status();
+  if (absl::Status s = SimulateFlagGroup().CheckGiven(flags); !s.ok()) return s;
+  const SimulateFlags simulate_flags = SimulateFlagGroup().Read(flags);
+  SimulateOptions o = simulate_flags;  // every setting its flag binds (simulate_flags.cc)
   o.json = *json;
-  if (absl::Status s = ReadPolicies(flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadPolicies(flags, simulate_flags, o); !s.ok()) return s;
   if (absl::Status s = ReadLimits(flags, o); !s.ok()) return s;
   if (absl::Status s = ReadWorkloadOptions(flags, o.workload); !s.ok()) return s;
   absl::StatusOr<AccountingSetup> setup = ResolveAccountingSetup(flags);
@@ -336,7 +263,7 @@ absl::StatusOr<SimulateOptions> ReadSimulateOptions(const FlagValues& flags) {
   absl::StatusOr<SpeculativeSettings> speculative = ReadSpeculativeOptions(flags, o.setup.model);
   if (!speculative.ok()) return speculative.status();
   o.speculative = *std::move(speculative);
-  if (absl::Status s = ReadOutputs(flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadOutputs(flags, simulate_flags, o); !s.ok()) return s;
   o.command_line = CommandLineEcho(flags);
   return o;
 }

@@ -66,7 +66,7 @@ absl::Status ReadSyntheticLengths(const FlagValues& flags, const SimulateFlags& 
   }
   const bool preset_unused = !f.lengths.empty() || (!input->empty() && !output->empty());
   if (preset_unused && flags.IsSet("workload")) {
-    return UsageError(absl::StrCat("--workload=", f.workload, " gives lengths that ",
+    return UsageError(absl::StrCat("--workload=", f.workload_preset, " gives lengths that ",
                                    f.lengths.empty() ? "--input-len and --output-len" : "--lengths",
                                    " replace; give one or the other"));
   }
@@ -145,7 +145,7 @@ absl::Status ReadWorkloadOptions(const FlagValues& flags, WorkloadSettings& w) {
   if (absl::Status s = ReadTraceWorkload(flags, f, w); !s.ok()) return s;
   absl::StatusOr<std::string> arrival = ReadArrival(flags, f, !w.trace.empty() && !w.trace_without_times);
   if (!arrival.ok()) return arrival.status();
-  w.synthetic.preset = f.workload;
+  w.synthetic.preset = f.workload_preset;
   w.synthetic.arrival = *arrival;
   w.synthetic.rate_per_s = f.rate > 0 ? f.rate : kDefaultSyntheticRate;
   w.synthetic.cv = f.cv;
