@@ -1,8 +1,8 @@
 // `simulate`'s simple workloads as users give them: lengths from flags (fixed, vLLM's range
-// ratio, a spec, a length table resampled), arrival processes (Poisson, gamma, constant), a
-// length table given as --trace taking the arrival process and naming it, and the flags that
-// would change nothing refused (--cv without gamma, lengths beside a trace), and a request the
-// engine refuses named with its reason.
+// ratio, a spec, a length table resampled), arrival processes (Poisson, gamma, constant, a rate
+// that follows a schedule), a length table given as --trace taking the arrival process and
+// naming it, and the flags that would change nothing refused (--cv without gamma, lengths beside
+// a trace), and a request the engine refuses named with its reason.
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -128,6 +128,64 @@ TEST(SimulateWorkload, ConstantArrivalsAreEvenlySpacedAndCvImpliesGamma) {
   const testing::CommandResult poisson = RunInfergrid(base);
   ASSERT_EQ(poisson.exit_code, 0) << poisson.err;
   EXPECT_NE(nlohmann::json::parse(poisson.out)["simulated_duration_s"], g["simulated_duration_s"]);
+}
+
+TEST(SimulateWorkload, RateScheduleArrivalsFollowTheCurve) {
+  // 100 s at 2 req/s, 100 s at 8, repeated: over the first two cycles (400 s) about 400 arrivals
+  // in the slow segments and 1,600 in the fast ones (Poisson counts: 4 standard deviations).
+  const auto counts = [](const fs::path& dir, double cycle_s) {
+    int64_t slow = 0, fast = 0;
+    double last = 0;
+    for (const std::vector<std::string>& row : RequestRows(dir)) {
+      const double t = std::stod(row[3]);
+      last = std::max(last, t);
+      if (t >= 2 * cycle_s) continue;
+      (std::fmod(t, cycle_s) < cycle_s / 2 ? slow : fast) += 1;
+    }
+    EXPECT_GT(last, 2 * cycle_s) << "the run must cover two whole cycles";
+    return std::pair{slow, fast};
+  };
+  const std::string base =
+      "simulate --quiet --input-len=20 --output-len=2 --max-requests=2400 --outputs=requests --out=";
+  const fs::path as_written = testing::TestDir() / "schedule";
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat(base, as_written.string(), " --rate-schedule=100:2,100:8"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto [slow, fast] = counts(as_written, 200);
+  EXPECT_NEAR(slow, 400, 80);
+  EXPECT_NEAR(fast, 1600, 160);
+  // With --rate the schedule is the shape: a mean of 10 req/s makes 1:4 into 4 and 16 req/s.
+  const fs::path scaled = testing::TestDir() / "schedule_scaled";
+  const testing::CommandResult r2 =
+      RunInfergrid(absl::StrCat(base, scaled.string(), " --rate-schedule=50:1,50:4 --rate=10"));
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  const auto [slow2, fast2] = counts(scaled, 100);  // 50 s at 4 req/s, 50 s at 16
+  EXPECT_NEAR(slow2, 400, 80);
+  EXPECT_NEAR(fast2, 1600, 160);
+  const testing::CommandResult json =
+      RunInfergrid("simulate --quiet --format=json --max-requests=50 --rate-schedule=10:1,10:3");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["config"]["arrival"], "piecewise");
+  EXPECT_EQ(j["config"]["rate"], 2);  // the schedule's mean
+  EXPECT_THAT(j["config"]["command_line"].get<std::string>(), HasSubstr("--rate-schedule=10:1,10:3"));
+  // The schedule is the arrival process: another process beside it, or a trace with its own
+  // times, is refused, as is a schedule that does not parse.
+  const std::string trace = testing::WriteFile(testing::TestDir() / "timed.csv",
+                                               "arrival_s,input_tokens,output_tokens\n0,100,10\n1,100,10\n");
+  for (const auto& [flags, error] :
+       {std::pair{"--rate-schedule=10:1 --arrival=gamma", "drop --arrival and --cv"},
+        std::pair{"--rate-schedule=10:1 --cv=2", "drop --arrival and --cv"},
+        std::pair{"--rate-schedule=10:x", "--rate-schedule=10:x: rate schedule: expected DURATION_S:RELATIVE_RATE"},
+        std::pair{"--rate-schedule=10:0", "every rate is 0"}}) {
+    const testing::CommandResult bad = RunInfergrid(absl::StrCat("simulate --quiet ", flags));
+    EXPECT_EQ(bad.exit_code, 2) << flags;
+    EXPECT_THAT(bad.err, HasSubstr(error)) << flags;
+  }
+  const testing::CommandResult timed =
+      RunInfergrid(absl::StrCat("simulate --quiet --rate-schedule=10:1 --trace=", trace));
+  EXPECT_EQ(timed.exit_code, 2);
+  EXPECT_THAT(timed.err, HasSubstr("this --trace has its own times"));
 }
 
 TEST(SimulateWorkload, LengthTableAsTraceTakesTheArrivalProcessAndNamesIt) {

@@ -129,6 +129,12 @@ TEST(Arrivals, PiecewiseFollowsTheSchedule) {
   EXPECT_NEAR(static_cast<double>(high) / (200 * 100), 3.0, 0.06);
   EXPECT_FALSE(ParseRateSchedule("100:0", 1.0).ok());
   EXPECT_FALSE(ParseRateSchedule("100-1", 1.0).ok());
+  // A mean of 0 keeps the rates as written; MeanRate weighs them by duration.
+  auto as_written = ParseRateSchedule("100:1,300:5", 0);
+  ASSERT_TRUE(as_written.ok()) << as_written.status();
+  EXPECT_DOUBLE_EQ((*as_written)[1].rate_per_s, 5.0);
+  EXPECT_DOUBLE_EQ(MeanRate(*as_written), 4.0);
+  EXPECT_DOUBLE_EQ(MeanRate(*schedule), 2.0);
   // A zero-rate night: no arrival falls in it.
   auto night = MakePiecewiseArrivals({{50, 0}, {50, 2}}, 5);
   ASSERT_TRUE(night.ok());

@@ -141,7 +141,9 @@ absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakePiecewiseArrivals(std::vecto
 }
 
 absl::StatusOr<std::vector<RateSegment>> ParseRateSchedule(absl::string_view text, double mean_rate_per_s) {
-  if (absl::Status s = CheckRate(mean_rate_per_s); !s.ok()) return s;
+  if (mean_rate_per_s != 0) {
+    if (absl::Status s = CheckRate(mean_rate_per_s); !s.ok()) return s;
+  }
   std::vector<RateSegment> schedule;
   double duration = 0, mass = 0;
   for (absl::string_view part : absl::StrSplit(text, ',')) {
@@ -158,9 +160,19 @@ absl::StatusOr<std::vector<RateSegment>> ParseRateSchedule(absl::string_view tex
     schedule.push_back(seg);
   }
   if (!(mass > 0)) return absl::InvalidArgumentError("rate schedule: every rate is 0");
+  if (mean_rate_per_s == 0) return schedule;  // the rates as written
   const double scale = mean_rate_per_s * duration / mass;
   for (RateSegment& seg : schedule) seg.rate_per_s *= scale;
   return schedule;
+}
+
+double MeanRate(const std::vector<RateSegment>& schedule) {
+  double duration = 0, mass = 0;
+  for (const RateSegment& seg : schedule) {
+    duration += seg.duration_s;
+    mass += seg.duration_s * seg.rate_per_s;
+  }
+  return duration > 0 ? mass / duration : 0;
 }
 
 absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeReplayArrivals(const std::string& path, const TraceOptions& options,

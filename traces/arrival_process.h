@@ -38,8 +38,11 @@ struct RateSegment {
 };
 absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakePiecewiseArrivals(std::vector<RateSegment> schedule, uint64_t seed);
 // "DURATION:RATE,DURATION:RATE,..." with every rate multiplied so that the schedule's mean rate
-// is `mean_rate_per_s` (the rates give the shape, e.g. "21600:0.3,21600:1,21600:1.7,21600:1").
+// is `mean_rate_per_s` (the rates give the shape, e.g. "21600:0.3,21600:1,21600:1.7,21600:1");
+// a mean of 0 keeps the rates as written (requests per second).
 absl::StatusOr<std::vector<RateSegment>> ParseRateSchedule(absl::string_view text, double mean_rate_per_s);
+// The time-weighted mean rate of a schedule.
+double MeanRate(const std::vector<RateSegment>& schedule);
 
 // rate_per_s <= 0 keeps the trace's own rate.
 absl::StatusOr<std::unique_ptr<ArrivalProcess>> MakeReplayArrivals(const std::string& path, const TraceOptions& options,

@@ -141,6 +141,10 @@ void AddWorkloadFlags(FlagGroup<SimulateFlags>& group) {
            "rate to rescale the trace to (0: as recorded)")
       .Add("cv", &SimulateFlags::cv,
            "coefficient of variation of gamma inter-arrival times (other than 1 without --arrival: gamma)")
+      .Add("rate_schedule", &SimulateFlags::rate_schedule,
+           "arrivals that follow a curve (a Poisson process whose rate changes): DURATION_S:RATE,... "
+           "repeated, e.g. a day as 21600:2,21600:6,21600:10,21600:6; with --rate the rates are the "
+           "shape, scaled to that mean")
       .Add("input_len", &SimulateFlags::input_len,
            "synthetic prompt tokens: N, or fixed:N, uniform:LO:HI, lognormal:MU:SIGMA, zipf:S:MAX "
            "(replaces the preset's)")

@@ -36,6 +36,7 @@ struct SimulateFlags : SimulateOptions {
   std::string arrival = "poisson";
   double rate = 0;
   double cv = 1;
+  std::string rate_schedule;
   std::string input_len;
   std::string output_len;
   double range_ratio = 0;

@@ -12,6 +12,7 @@
 #include "sim/app/cli/number_flags.h"
 #include "sim/app/cli/simulate_flags.h"
 #include "sim/app/cli/trace_flags.h"
+#include "traces/arrival_process.h"
 #include "traces/length_distribution.h"
 
 namespace infergrid::cli {
@@ -73,11 +74,32 @@ absl::Status ReadSyntheticLengths(const FlagValues& flags, const SimulateFlags& 
   return absl::OkStatus();
 }
 
+// --rate-schedule: a Poisson process whose rate follows the schedule ("piecewise"), for a
+// synthetic workload or a length table; the process is the schedule's, so --arrival and --cv
+// beside it are refused.
+absl::StatusOr<std::string> ReadRateSchedule(const FlagValues& flags, const SimulateFlags& f, bool trace_has_times) {
+  if (flags.IsSet("arrival") || f.cv != 1) {
+    return UsageError(
+        "--rate-schedule makes the arrivals (a Poisson process whose rate follows the schedule); drop --arrival "
+        "and --cv");
+  }
+  if (trace_has_times) {
+    return UsageError(
+        "--rate-schedule makes arrivals for a synthetic workload or a length table; this --trace has its own "
+        "times (--rate and --time-scale rescale them)");
+  }
+  if (absl::StatusOr<std::vector<RateSegment>> schedule = ParseRateSchedule(f.rate_schedule, 0); !schedule.ok()) {
+    return UsageError(absl::StrCat("--rate-schedule=", f.rate_schedule, ": ", schedule.status().message()));
+  }
+  return std::string("piecewise");
+}
+
 // --arrival and --cv: --cv other than 1 without --arrival means gamma (cv 1 is Poisson's); --cv
 // with another process is refused, as is either on a trace that has times of its own.
 absl::StatusOr<std::string> ReadArrival(const FlagValues& flags, const SimulateFlags& f, bool trace_has_times) {
   const double cv = f.cv;
   if (!(cv > 0) || cv > 1e3) return UsageError(absl::StrCat("--cv=", cv, " is outside (0, 1000]"));
+  if (!f.rate_schedule.empty()) return ReadRateSchedule(flags, f, trace_has_times);
   std::string arrival = f.arrival;
   if (cv != 1 && !flags.IsSet("arrival")) arrival = "gamma";
   if (arrival != "poisson" && arrival != "gamma" && arrival != "constant") {
@@ -148,6 +170,10 @@ absl::Status ReadWorkloadOptions(const FlagValues& flags, WorkloadSettings& w) {
   w.synthetic.preset = f.workload_preset;
   w.synthetic.arrival = *arrival;
   w.synthetic.rate_per_s = f.rate > 0 ? f.rate : kDefaultSyntheticRate;
+  if (*arrival == "piecewise") {  // without --rate, the schedule's rates as written
+    w.synthetic.rate_schedule = f.rate_schedule;
+    if (f.rate == 0) w.synthetic.rate_per_s = MeanRate(*ParseRateSchedule(f.rate_schedule, 0));
+  }
   w.synthetic.cv = f.cv;
   w.synthetic.num_requests = f.max_requests > 0 ? f.max_requests : kDefaultSyntheticRequests;
   w.synthetic.seed = f.seed;
