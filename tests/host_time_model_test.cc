@@ -16,15 +16,10 @@
 #include "sim/core/cost/host_time_model.h"
 #include "sim/core/cost/roofline_cost_model.h"
 #include "sim/core/personality/personality_catalog.h"
+#include "tests/cost_model_helpers.h"
 
 namespace infergrid {
 namespace {
-
-BatchShape Decode(int sequences, int64_t context = 1000) {
-  BatchShape b;
-  b.decode_context_tokens.assign(static_cast<size_t>(sequences), context);
-  return b;
-}
 
 HostCalibration TestHostCalibration() {
   HostCalibration h;
