@@ -49,6 +49,7 @@ class ReportCommand : public ::testing::Test {
   }
 };
 
+// The chart specs the page inlines.
 nlohmann::json PageSpecs(const std::string& html) {
   const std::string open = "id=\"chart-specs\">";
   const size_t at = html.find(open);
@@ -133,7 +134,6 @@ TEST_F(ReportCommand, ReadsACompareFolder) {
   EXPECT_EQ(Count(html, "<figure class=\"chart\""), 2u);
 }
 
-// The chart specs the page inlines.
 TEST_F(ReportCommand, ReadsASweepFolder) {
   const fs::path dir = testing::TestDir();
   const std::string spec = testing::WriteFile(dir / "sweep.textproto", kSweepSpec);
