@@ -9,6 +9,7 @@
 #include "base/textproto.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/attention_layout.h"
 #include "models/hf_config.h"
 #include "models/kv_cache_size.h"
 #include "models/model_catalog.h"

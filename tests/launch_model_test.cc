@@ -43,6 +43,35 @@ TEST(LaunchModel, KernelsWaitForTheirLaunch) {
   EXPECT_NEAR(LaunchedSeconds(k, short_kernels, LaunchMode::kEager, costs), 8 * 10e-6 + 1e-6, 1e-12);
 }
 
+// The launch model walked kernel by kernel through every layer, as its header defines it.
+double LaunchedSecondsKernelByKernel(const IterationKernels& kernels, const double* seconds, LaunchMode launch,
+                                     const LaunchCosts& costs) {
+  double host = 0, end = 0;
+  bool in_piece = false;
+  const auto run = [&](const Kernel& k, double s) {
+    const bool attention = k.kind == KernelKind::kAttentionPrefill || k.kind == KernelKind::kAttentionDecode;
+    const bool launched = launch == LaunchMode::kEager || attention || !in_piece;
+    in_piece = launch == LaunchMode::kPiecewise && !attention;
+    if (launched) {
+      host += costs.eager_issue_s;
+      end = std::max(end + costs.graph_gap_s, host) + s;
+    } else {
+      end += costs.graph_gap_s + s;
+    }
+  };
+  const Kernel* first = kernels.begin();
+  const Kernel* body = first;
+  while (body != kernels.end() && body->repeat <= 1) ++body;
+  const Kernel* after = body;
+  while (after != kernels.end() && after->repeat > 1) ++after;
+  for (const Kernel* k = first; k != body; ++k) run(*k, seconds[k - first]);
+  for (int32_t l = 0; body != kernels.end() && l < body->repeat; ++l) {
+    for (const Kernel* k = body; k != after; ++k) run(*k, seconds[k - first]);
+  }
+  for (const Kernel* k = after; k != kernels.end(); ++k) run(*k, seconds[k - first]);
+  return end;
+}
+
 // The layers' launches are worked out once per call; the result is the kernel-by-kernel walk's,
 // bit for bit, for random lists (attention anywhere, pieces of any length, host- or GPU-bound).
 TEST(LaunchModel, EqualsTheKernelByKernelWalk) {
