@@ -1,6 +1,6 @@
 // sim/core/cost/speculative_cost_model.h: the price of a speculative step (proposer passes + the
-// target's verification of k + 1 tokens per sequence), and where speculation stops paying as the
-// batch grows.
+// target's verification of k + 1 tokens per sequence). Where speculation stops paying as the batch
+// grows: speculation_test.cc.
 
 #include <cstdint>
 #include <string>
@@ -13,13 +13,6 @@
 
 namespace infergrid {
 namespace {
-
-BatchShape DecodeBatch(int sequences, int64_t context, int k) {
-  BatchShape b;
-  b.decode_context_tokens.assign(static_cast<size_t>(sequences), context);
-  b.speculative_tokens = k;
-  return b;
-}
 
 TEST(SpeculativeCost, StepIsKDraftPassesPlusTheVerificationOfKPlusOneTokens) {
   const CostModelChoice plain = *MakeCostModel(RooflineRequest("llama-3-70b", ""));
@@ -51,35 +44,6 @@ TEST(SpeculativeCost, StepIsKDraftPassesPlusTheVerificationOfKPlusOneTokens) {
   EXPECT_NEAR(n.duration_s, v.duration_s + 4 * 10e-6, 1e-12);
   EXPECT_EQ(n.flops, v.flops);
   EXPECT_EQ(n.hbm_bytes, v.hbm_bytes);
-}
-
-// TPOT of a decode batch: the step's time over the tokens a step yields (1 without speculation).
-// Llama-3-70B drafted by Llama-3-8B on one H100 (roofline), contexts of 1,000 tokens, a = 0.8,
-// k = 4 (3.36 tokens a step): at batch 1 the step is weight-bound, verifying 5 tokens costs what
-// decoding 1 does, and speculation cuts TPOT 2.34x (2.13x at batch 64); as the batch grows the
-// verification's 5x FLOPs turn compute-bound and speculation loses: 1.42x at 128, 0.94x at 256,
-// 0.67x at 512. The crossover is at batch 231.
-TEST(SpeculativeCost, SpeculationPaysAtBatchOneAndLosesAtLargeBatches) {
-  const CostModelChoice plain = *MakeCostModel(RooflineRequest("llama-3-70b", ""));
-  const CostModelChoice spec = *MakeCostModel(RooflineRequest("llama-3-70b", "llama-3-8b"));
-  const double tokens = ExpectedTokensPerStep(0.8, 4);
-  auto speedup = [&](int batch) {
-    const double plain_tpot = plain.model->Cost(DecodeBatch(batch, 1000, 0)).duration_s;
-    const double spec_tpot = spec.model->Cost(DecodeBatch(batch, 1000, 4)).duration_s / tokens;
-    return plain_tpot / spec_tpot;
-  };
-  EXPECT_GT(speedup(1), 2.0);
-  EXPECT_LT(speedup(512), 0.8);
-  int crossover = 0;
-  for (int batch = 1; batch <= 512; ++batch) {
-    if (speedup(batch) < 1) {
-      crossover = batch;
-      break;
-    }
-  }
-  EXPECT_GT(crossover, 128);
-  EXPECT_LT(crossover, 384);
-  ::testing::Test::RecordProperty("crossover_batch", crossover);
 }
 
 }  // namespace

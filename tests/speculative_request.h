@@ -1,8 +1,10 @@
 // A roofline cost-model request for tests of speculative decoding: a catalog target on an H100 in
-// bf16, with a catalog draft model (or n-gram proposals when `ngram`) when one is named.
+// bf16, with a catalog draft model (or n-gram proposals when `ngram`) when one is named; a decode
+// batch verifying k drafts a sequence.
 #ifndef INFERGRID_TESTS_SPECULATIVE_REQUEST_H_
 #define INFERGRID_TESTS_SPECULATIVE_REQUEST_H_
 
+#include <cstdint>
 #include <string>
 
 #include "hardware/gpu_catalog.h"
@@ -36,6 +38,14 @@ inline CostModelRequest RooflineRequest(const std::string& target, const std::st
     r.speculation = s;
   }
   return r;
+}
+
+// A decode batch of `sequences` at `context` tokens, each verifying k drafts.
+inline BatchShape DecodeBatch(int sequences, int64_t context, int k) {
+  BatchShape b;
+  b.decode_context_tokens.assign(static_cast<size_t>(sequences), context);
+  b.speculative_tokens = k;
+  return b;
 }
 
 }  // namespace infergrid
