@@ -19,6 +19,8 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/results/simulation.pb.h"
+#include "sim/app/results/sweep.pb.h"
 #include "tests/command_runner.h"
 #include "tests/report_helpers.h"
 #include "tests/test_files.h"
