@@ -1,7 +1,10 @@
-// sim/core/serving/block_manager.h: the admission watermark, the prefix cache, swapping to host.
+// sim/core/serving/block_manager.h: the admission watermark, the prefix cache, swapping to host, vLLM V1's
+// hybrid KV-cache groups and TensorRT-LLM's window pools.
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/kv_cache_groups.h"
+#include "tests/catalog_model.h"
 #include "tests/serving_helpers.h"
 
 namespace infergrid {
@@ -71,6 +74,54 @@ TEST(BlockManager, SwapMovesBlocksToHostAndBack) {
   blocks.SwapIn(small);
   EXPECT_EQ(small.gpu_blocks, 4);
   EXPECT_EQ(blocks.free_cpu_blocks(), 5);
+}
+
+TEST(KvCacheGroups, BlockManagerChargesEveryGroup) {
+  BlockManagerOptions options;
+  options.num_gpu_blocks = 100;
+  options.block_size = 16;
+  options.watermark = 0;
+  options.groups = VllmHybridGroups(testing::CatalogModel("gpt-oss-20b"), 0, 24);
+  BlockManager blocks(options);
+  Sequence seq;
+  EXPECT_EQ(blocks.Needed(seq, 100), 14);
+  blocks.Grow(seq, blocks.Needed(seq, 100));
+  // Growing to 1,000 tokens: the full group adds 63 - 7 blocks, the window group 9 - 7.
+  EXPECT_EQ(blocks.Needed(seq, 1000), (63 - 7) + (9 - 7));
+}
+
+TEST(WindowPools, BlockManagerHoldsEachWindowCyclically) {
+  BlockManager blocks(TwoPools());
+  ASSERT_EQ(blocks.window_pool_count(), 1);
+  Sequence a, b, c;
+  ASSERT_TRUE(blocks.CanAdmit(8));
+  blocks.Grow(a, 8);  // 8 of the first pool, 4 of the window's
+  blocks.Grow(b, 8);
+  EXPECT_EQ(blocks.PoolFree(0), 84);
+  EXPECT_EQ(blocks.PoolFree(1), 2);
+  EXPECT_EQ(blocks.PoolHeld(1, 8), 4);
+  // The window pool binds admission while the first has room.
+  EXPECT_TRUE(blocks.CanAdmit(2));
+  EXPECT_FALSE(blocks.CanAdmit(3));
+  // A sequence past its window grows in the first pool only.
+  EXPECT_TRUE(blocks.CanGrow(a, 50));
+  EXPECT_EQ(blocks.GrowthRoom(a), 84);
+  blocks.Grow(a, 50);
+  EXPECT_EQ(blocks.PoolFree(0), 34);
+  EXPECT_EQ(blocks.PoolFree(1), 2);
+  // One still inside its window needs a window block for each new block, up to the window.
+  blocks.Grow(c, 2);
+  EXPECT_EQ(blocks.PoolFree(1), 0);
+  EXPECT_FALSE(blocks.CanGrow(c, 1));
+  EXPECT_EQ(blocks.GrowthRoom(c), 0);
+  const BlockManager::PoolUsage fullest = blocks.FullestPool();
+  EXPECT_EQ(fullest.used, 10);
+  EXPECT_EQ(fullest.total, 10);
+  blocks.Release(a);
+  EXPECT_EQ(blocks.PoolFree(0), 90);
+  EXPECT_EQ(blocks.PoolFree(1), 4);
+  EXPECT_TRUE(blocks.CanGrow(c, 2));
+  EXPECT_EQ(blocks.GrowthRoom(c), 90);  // the 2 blocks c can still take there are free
 }
 
 }  // namespace

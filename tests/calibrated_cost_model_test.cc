@@ -1,14 +1,36 @@
 // sim/core/cost/calibrated_cost_model.h: a step priced from the bundled profile, the per-thread
-// memo against fresh prices, a compute-bound prefill.
+// memo against fresh prices, a compute-bound prefill; CUDA-graph padding rows and eager launches,
+// the engine's custom one-shot all-reduce beating NCCL on small messages, the fused add + RMSNorm.
+
+#include <memory>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hardware/peer_all_reduce.h"
 #include "tests/cost_model_helpers.h"
 
 namespace infergrid {
 namespace {
 
 using ::testing::HasSubstr;
+
+class CalibratedH100 : public ::testing::Test {
+ protected:
+  std::unique_ptr<CalibratedCostModel> Model(const CalibratedCostOptions& options, const char* model = "llama-3-8b") {
+    const GpuSpec gpu = *ResolveGpu("h100-sxm");
+    absl::StatusOr<std::unique_ptr<CalibratedCostModel>> m =
+        CalibratedCostModel::Create(*ResolveModel(model), gpu, *ResolveCalibration(gpu, ""), options);
+    EXPECT_TRUE(m.ok()) << m.status();
+    return m.ok() ? *std::move(m) : nullptr;
+  }
+};
+
+const Kernel* Named(const IterationKernels& kernels, absl::string_view name) {
+  for (const Kernel& k : kernels) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
 
 TEST(CalibratedCostModel, Llama3DecodeStepOnH100) {
   const GpuSpec h100 = Gpu("h100-sxm");
@@ -111,6 +133,85 @@ TEST(CalibratedCostModel, LargePrefillIsComputeBound) {
   EXPECT_EQ(c.binding, Resource::kCompute);
   EXPECT_GT(c.compute_fraction(), 0.5);
   EXPECT_LT(c.compute_fraction(), 1.0);
+}
+
+TEST_F(CalibratedH100, PaddingRowsCostLinearWorkAndEagerCostsLaunches) {
+  auto model = Model({});
+  BatchShape b = Decode(5);
+  const double exact = model->Cost(b).duration_s;
+  b.padding_rows = 59;  // up to 64
+  const double padded = model->Cost(b).duration_s;
+  EXPECT_GT(padded, exact);
+  // A small model's step is shorter than the host's issue of its kernels: eager costs more,
+  // piecewise (attention issued by the host) in between.
+  auto small = Model({}, "qwen2.5-0.5b");
+  b.padding_rows = 0;
+  const double graph = small->Cost(b).duration_s;
+  b.launch = LaunchMode::kEager;
+  const double eager = small->Cost(b).duration_s;
+  EXPECT_GT(eager, graph);
+  b.launch = LaunchMode::kPiecewise;
+  const double piecewise = small->Cost(b).duration_s;
+  EXPECT_GE(piecewise, graph);
+  EXPECT_LT(piecewise, eager);
+}
+
+// vLLM's custom all-reduce at TP4: one-shot below 512 KiB. A decode step of 8 sequences
+// all-reduces 8 x 8192 x 2 B = 128 KiB per layer twice: the one-shot kernel beats NCCL's
+// small-message floor (23-36 us at TP8, microbenchmarks.csv F41).
+TEST_F(CalibratedH100, CustomAllReduceBeatsNcclOnSmallMessages) {
+  CalibratedCostOptions nccl;
+  nccl.kernels.tensor_parallel = 4;
+  CalibratedCostOptions custom = nccl;
+  custom.custom_all_reduce.enabled = true;
+  custom.custom_all_reduce.max_bytes = 8 << 20;
+  custom.custom_all_reduce.one_shot_below = {{2, 8 << 20}, {4, 512 << 10}, {8, 256 << 10}};
+  custom.custom_all_reduce.link = {450e9 * 0.83, 7e-6, 3.35e12};
+  const BatchShape b = Decode(8);
+  const IterationCost with_nccl = Model(nccl, "llama-3-70b")->Cost(b);
+  const std::unique_ptr<CalibratedCostModel> model = Model(custom, "llama-3-70b");
+  const IterationCost with_custom = model->Cost(b);
+  EXPECT_LT(with_custom.network_s, 0.6 * with_nccl.network_s);
+  EXPECT_LT(with_custom.duration_s, with_nccl.duration_s);
+  // 2 x 80 layers + the embedding's all-reduce of 128 KiB, one-shot: 7 us + 3 x 128 KiB /
+  // 373.5 GB/s each; the logits' all-gather stays on NCCL.
+  const PeerLink link = custom.custom_all_reduce.link;
+  const double gather = model->resources().CollectiveSeconds(KernelKind::kAllGather, 4, 8 * (128256 / 4) * 2.0);
+  EXPECT_NEAR(with_custom.network_s,
+              161 * PeerAllReduceSeconds(PeerAllReduce::kOneShot, 4, 8 * 8192 * 2, link, true) + gather, 1e-9);
+}
+
+// vLLM V1 (torch.compile) runs the residual add inside the RMSNorm after it: a layer loses its two
+// add kernels, and each norm is one kernel that reads and writes the residual beside the hidden
+// state, priced as one kernel (one fixed cost, one launch).
+TEST_F(CalibratedH100, FusedAddRmsNormIsOneKernel) {
+  CalibratedCostOptions plain;
+  CalibratedCostOptions fused;
+  fused.kernels.fusion.add_rms_norm = true;
+  const BatchShape b = Decode(8, 700);
+  const ModelSpec llama = *ResolveModel("llama-2-7b");
+  IterationKernels unfused_list, fused_list;
+  IterationKernelBuilder::Create(llama, plain.kernels)->Build(b, &unfused_list);
+  IterationKernelBuilder::Create(llama, fused.kernels)->Build(b, &fused_list);
+  EXPECT_EQ(CountNamed(unfused_list, "residual_add") + CountNamed(unfused_list, "mlp_residual_add"), 64);
+  EXPECT_EQ(CountNamed(fused_list, "residual_add") + CountNamed(fused_list, "mlp_residual_add"), 0);
+  const Kernel& norm = *Named(fused_list, "post_attention_norm");
+  const double hidden = 8 * 4096 * 2.0;
+  EXPECT_DOUBLE_EQ(norm.hbm_bytes, 4 * hidden + 4096 * 2.0);  // hidden + residual in, both out, weight
+  EXPECT_EQ(norm.repeat, 32);
+
+  const std::unique_ptr<CalibratedCostModel> a = Model(plain, "llama-2-7b");
+  const std::unique_ptr<CalibratedCostModel> f = Model(fused, "llama-2-7b");
+  const IterationCost without = a->Cost(b), with = f->Cost(b);
+  EXPECT_EQ(without.kernel_launches - with.kernel_launches, 64);
+  // The step loses the adds' own times and gaps and pays only the 65 fused norms' extra bytes
+  // (32 input, 32 post-attention and the final norm): one fixed cost each, not two.
+  const KernelTime fused_norm = f->resources().Time(norm);
+  const KernelTime plain_norm = a->resources().Time(*Named(unfused_list, "post_attention_norm"));
+  const double add_s = a->resources().Time(*Named(unfused_list, "residual_add")).seconds;
+  EXPECT_LT(fused_norm.seconds, plain_norm.seconds + add_s);
+  EXPECT_NEAR(without.duration_s - with.duration_s,
+              64 * (add_s + a->resources().launch_graph_s()) - 65 * (fused_norm.seconds - plain_norm.seconds), 1e-12);
 }
 
 }  // namespace

@@ -68,10 +68,17 @@ inline const Kernel* Find(const IterationKernels& kernels, absl::string_view nam
   return nullptr;
 }
 
+// How many times the kernels of `name` run in the list (their repeats summed).
+inline int CountNamed(const IterationKernels& kernels, absl::string_view name) {
+  int n = 0;
+  for (const Kernel& k : kernels) n += k.name == name ? k.repeat : 0;
+  return n;
+}
+
 // The kernel points into `kernels`: a temporary would leave it dangling (ASan found two).
 const Kernel* Find(IterationKernels&& kernels, absl::string_view name) = delete;
 
-inline BatchShape Decode(int sequences, int64_t context) {
+inline BatchShape Decode(int sequences, int64_t context = 1000) {
   BatchShape b;
   b.decode_context_tokens.assign(static_cast<size_t>(sequences), context);
   return b;

@@ -9,6 +9,7 @@
 #include "base/textproto.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/attention_layout.h"
 #include "models/hf_config.h"
 #include "models/kv_cache_size.h"
 #include "models/model_catalog.h"
@@ -246,6 +247,96 @@ TEST(HfConfig, InconsistentHeadsAreRejectedByValidation) {
   ASSERT_FALSE(spec.ok());
   // In the config's words: num_key_value_heads, not ModelSpec's num_kv_heads.
   EXPECT_THAT(spec.status().message(), HasSubstr("multiple of num_key_value_heads"));
+}
+
+// Scout's text_config as published (the fields that decide its shape).
+constexpr char kLlama4ScoutConfig[] = R"({"model_type": "llama4", "text_config": {
+  "model_type": "llama4_text", "attention_chunk_size": 8192, "head_dim": 128, "hidden_size": 5120,
+  "interleave_moe_layer_step": 1, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+  "max_position_embeddings": 10485760, "num_attention_heads": 40, "num_experts_per_tok": 1,
+  "num_hidden_layers": 48, "num_key_value_heads": 8, "num_local_experts": 16,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 202048,
+  "no_rope_layers": [1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0]}})";
+
+TEST(HfConfig, Llama4ImportsAsTheCatalogEntry) {
+  absl::StatusOr<ModelSpec> spec = ImportHfConfig(kLlama4ScoutConfig, "scout/config.json");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const ModelSpec scout = testing::CatalogModel("llama-4-scout");
+  EXPECT_EQ(CountParameters(*spec).Total(), CountParameters(scout).Total());
+  EXPECT_EQ(CountAttentionLayers(*spec).chunked, 36);
+  for (int layer = 0; layer < 48; ++layer) {
+    EXPECT_EQ(LayerAttentionKind(*spec, layer), LayerAttentionKind(scout, layer)) << layer;
+  }
+  EXPECT_EQ(spec->moe().num_shared_experts(), 1);
+}
+
+// gpt-oss-20b's config.json as published (the fields that decide its shape).
+constexpr char kGptOss20bConfig[] = R"({
+  "architectures": ["GptOssForCausalLM"], "attention_bias": true, "experts_per_token": 4,
+  "head_dim": 64, "hidden_act": "silu", "hidden_size": 2880, "intermediate_size": 2880,
+  "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+  "max_position_embeddings": 131072, "model_type": "gpt_oss", "num_attention_heads": 64,
+  "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 8,
+  "num_local_experts": 32, "quantization_config": {"modules_to_not_convert": ["model.layers.*.self_attn",
+  "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"], "quant_method": "mxfp4"},
+  "sliding_window": 128, "swiglu_limit": 7.0, "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16", "vocab_size": 201088})";
+
+TEST(HfConfig, GptOssImportsWithItsWindowsSinksAndExpertsOnlyQuantization) {
+  absl::StatusOr<ModelSpec> spec = ImportHfConfig(kGptOss20bConfig, "gpt-oss-20b/config.json");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(CountParameters(*spec).Total(), CountParameters(testing::CatalogModel("gpt-oss-20b")).Total());
+  EXPECT_EQ(CountAttentionLayers(*spec).window, 12);
+  EXPECT_EQ(LayerAttentionKind(*spec, 0), SLIDING_WINDOW);
+  EXPECT_TRUE(spec->attention().attention_sinks());
+  EXPECT_EQ(spec->checkpoint_quantization(), "mxfp4");
+  EXPECT_TRUE(spec->checkpoint_quantizes_experts_only());
+}
+
+TEST(HfConfig, FamilyWindowRules) {
+  // Gemma-2 without layer_types: even layers windowed.
+  absl::StatusOr<ModelSpec> gemma2 = ImportHfConfig(R"({"model_type": "gemma2", "num_hidden_layers": 4,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
+      "sliding_window": 32, "attn_logit_softcapping": 50.0})",
+                                                    "g/config.json");
+  ASSERT_TRUE(gemma2.ok()) << gemma2.status();
+  EXPECT_EQ(LayerAttentionKind(*gemma2, 0), SLIDING_WINDOW);
+  EXPECT_EQ(LayerAttentionKind(*gemma2, 1), FULL_ATTENTION);
+  EXPECT_EQ(gemma2->attention().attn_logit_softcapping(), 50);
+  EXPECT_EQ(gemma2->norms_per_layer(), 4);
+  EXPECT_TRUE(gemma2->tie_word_embeddings());
+  // Qwen2 declares a window it does not use (use_sliding_window false): full attention.
+  absl::StatusOr<ModelSpec> qwen = ImportHfConfig(R"({"model_type": "qwen2", "num_hidden_layers": 4,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
+      "sliding_window": 131072, "use_sliding_window": false, "max_window_layers": 2})",
+                                                  "q/config.json");
+  ASSERT_TRUE(qwen.ok()) << qwen.status();
+  EXPECT_FALSE(qwen->has_attention());
+}
+
+TEST(HfConfig, UnmodelledAttentionIsRefusedByName) {
+  const std::string base = R"("num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100)";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"("attention_chunk_size": 8192)", "chunked local attention"},
+      {R"("index_topk": 2048)", "lightning indexer"},
+      {R"("model_type": "deepseek_v32", "index_n_heads": 64, "index_head_dim": 128, "index_topk": 2048)",
+       "without latent attention"},
+      {R"("full_attention_interval": 4)", "Qwen3-Next"},
+      {R"("sliding_window": 8, "layer_types": ["linear_attention", "full_attention", "full_attention", "full_attention"])",
+       "\"linear_attention\""},
+      {R"("model_type": "llama4")", "not supported"},
+  };
+  for (const auto& [extra, message] : cases) {
+    absl::StatusOr<ModelSpec> spec = ImportHfConfig(absl::StrCat("{", base, ", ", extra, "}"), "m/config.json");
+    ASSERT_FALSE(spec.ok()) << extra;
+    EXPECT_THAT(std::string(spec.status().message()), HasSubstr(message)) << extra;
+    EXPECT_THAT(std::string(spec.status().message()), HasSubstr("m/config.json")) << extra;
+  }
 }
 
 }  // namespace

@@ -4,12 +4,15 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/attention_layout.h"
+#include "tests/catalog_model.h"
 #include "tests/cost_model_helpers.h"
 
 namespace infergrid {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::WithoutWindows;
 
 double Sum(const IterationKernels& kernels, KernelKind kind, double Kernel::*field) {
   double total = 0;
@@ -412,6 +415,44 @@ TEST(IterationKernels, RebuildDecodeAttentionEqualsAWholeBuild) {
   IterationKernels kernels;
   latent->Build(DecodeOf({10, 20}), &kernels);
   EXPECT_FALSE(latent->RebuildDecodeAttention(DecodeOf({11, 21}), &kernels));
+}
+
+TEST(IterationKernels, WindowedLayersReadOnlyTheWindow) {
+  const ModelSpec oss = testing::CatalogModel("gpt-oss-20b");
+  IterationKernelOptions options;
+  absl::StatusOr<IterationKernelBuilder> windowed = IterationKernelBuilder::Create(oss, options);
+  absl::StatusOr<IterationKernelBuilder> full = IterationKernelBuilder::Create(WithoutWindows(oss), options);
+  ASSERT_TRUE(windowed.ok() && full.ok());
+  const auto attention = [](const IterationKernelBuilder& b, const BatchShape& batch, const char* name) {
+    IterationKernels k;
+    b.Build(batch, &k);
+    for (const Kernel& kernel : k) {
+      if (std::string(kernel.name) == name) return kernel;
+    }
+    return Kernel{};
+  };
+  BatchShape decode;
+  decode.decode_context_tokens = {10000, 50};
+  const Kernel window = attention(*windowed, decode, "attention_decode_window");
+  const Kernel whole = attention(*windowed, decode, "attention_decode");
+  EXPECT_EQ(window.repeat, 12);
+  EXPECT_EQ(whole.repeat, 12);
+  // Keys: min(context + 1, 128) per sequence on the window layers, context + 1 on the others.
+  const double flops_per_key = 4.0 * 64 * 64;  // 64 query heads of 64
+  EXPECT_EQ(window.tensor_flops, flops_per_key * (128 + 51));
+  EXPECT_EQ(whole.tensor_flops, flops_per_key * (10001 + 51));
+  // Sinks: one more score per query and head in the softmax (4 CUDA-core FLOPs a score).
+  EXPECT_EQ(window.cuda_flops, 4.0 * 64 * (128 + 51 + 2));
+  // Below the window the two kernels of the windowed model add up to the full model's one.
+  BatchShape short_decode;
+  short_decode.decode_context_tokens = {20, 100};
+  const Kernel unwindowed = attention(*full, short_decode, "attention_decode");
+  EXPECT_EQ(unwindowed.repeat, 24);
+  EXPECT_EQ(attention(*windowed, short_decode, "attention_decode_window").tensor_flops, unwindowed.tensor_flops);
+  BatchShape prefill;
+  prefill.prefill = {{.new_tokens = 2048, .context_tokens = 0}};
+  EXPECT_EQ(attention(*windowed, prefill, "attention_prefill_window").tensor_flops,
+            4.0 * 64 * 64 * PrefillPairs(2048, 0, 128));
 }
 
 }  // namespace

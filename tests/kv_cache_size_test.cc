@@ -22,6 +22,7 @@ namespace infergrid {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::WithoutWindows;
 
 // Lesson section 4: 2 x L x H_kv x D x S x B x b.
 TEST(KvCacheSize, LessonFigures) {
@@ -75,6 +76,18 @@ TEST(KvCacheSize, LatentAttentionCachesTheLatentOnly) {
   EXPECT_EQ(KvBytesPerToken(ds, DType::BF16), 70272);
   EXPECT_EQ(KvBytesPerToken(ds, DType::FP8_E4M3, 8), (512 + 64) * 61);
   EXPECT_EQ(KvBytesPerToken(ds, DType::BF16, 8), KvBytesPerToken(ds, DType::BF16, 1));
+}
+
+// Below the window a windowed model and the same model without windows cache the same bytes;
+// past it the windowed one stops growing in its windowed layers.
+TEST(KvCacheSize, WindowsAgreeBelowTheWindowAndCapAboveIt) {
+  const ModelSpec oss = testing::CatalogModel("gpt-oss-20b");
+  const ModelSpec full = WithoutWindows(oss);
+  const double per_layer_token = 2.0 * 8 * 64 * 2;  // K and V, 8 heads of 64, bf16
+  EXPECT_EQ(KvBytes(oss, DType::BF16, 100, 3), KvBytes(full, DType::BF16, 100, 3));
+  EXPECT_EQ(KvBytes(oss, DType::BF16, 128, 1), KvBytes(full, DType::BF16, 128, 1));
+  EXPECT_EQ(KvBytes(oss, DType::BF16, 8192, 1), per_layer_token * (12 * 8192 + 12 * 128));
+  EXPECT_EQ(KvBytes(full, DType::BF16, 8192, 1), per_layer_token * 24 * 8192);
 }
 
 }  // namespace

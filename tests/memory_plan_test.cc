@@ -1,8 +1,9 @@
-// Engine memory plans (sim/core/memory_plan): the five reference startup logs reproduced within 1%
-// in tokens (typed in here, and read from ../shared/data/measurements/kv_capacity_reference.csv
-// when it is present), each term against its logged value, the version- and deployment-
-// dependent rules, the errors, a sweep over configurations no log covers, and the
-// `infergrid memory --engine` command.
+// sim/core/memory_plan/memory_plan.h: engine memory plans: the five reference startup logs
+// reproduced within 1% in tokens (typed in, tests/memory_plan_helpers.h, and read from
+// ../shared/data/measurements/kv_capacity_reference.csv when it is present), each term against its
+// logged value, the version- and deployment-dependent rules, sliding-window, chunked and
+// linear-attention layers by engine, the errors and a sweep over configurations no log covers.
+// The `infergrid memory --engine` command: memory_engine_cli_test.cc.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -19,115 +20,26 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hardware/gpu_catalog.h"
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
-#include "nlohmann/json.hpp"
 #include "sim/core/memory_plan/memory_plan.h"
 #include "sim/core/memory_plan/memory_plan_detail.h"
+#include "sim/core/memory_plan/speculative_memory.h"
 #include "sim/core/personality/personality_catalog.h"
 #include "tests/catalog_model.h"
 #include "tests/command_runner.h"
-#include "tests/test_files.h"
+#include "tests/memory_plan_helpers.h"
+#include "tests/memory_plan_request.h"
 
 namespace infergrid {
 namespace {
 
+using testing::Deployment;
 using ::testing::HasSubstr;
-using testing::RunInfergrid;
-
-constexpr double kGiB = 1073741824.0;
-
-GpuSpec Gpu(const std::string& name) {
-  absl::StatusOr<GpuSpec> gpu = ResolveGpu(name);
-  EXPECT_TRUE(gpu.ok()) << gpu.status();
-  return gpu.ok() ? *gpu : GpuSpec();
-}
-
-// The RTX 5090 of reference row TRT-02 (not in the catalog): 32,607 MiB, torch reads 31.84 GiB.
-GpuSpec Rtx5090() {
-  GpuSpec gpu;
-  gpu.set_name("rtx-5090");
-  gpu.set_display_name("NVIDIA GeForce RTX 5090");
-  gpu.set_reported_name("NVIDIA GeForce RTX 5090");
-  gpu.set_reported_total_mib(32607);
-  gpu.set_framework_total_gib(31.84);
-  gpu.mutable_tensor_peaks()->set_fp16_flops(209.5e12);
-  gpu.set_hbm_bytes_per_s(1.792e12);
-  return gpu;
-}
-
-WeightFormat Weights(const std::string& name) {
-  absl::StatusOr<WeightFormat> format = ParseWeightFormat(name);
-  EXPECT_TRUE(format.ok()) << format.status();
-  return format.ok() ? *format : WeightFormat();
-}
-
-MemoryPlanRequest Request(const std::string& engine, const std::string& model, const std::string& weights,
-                          const GpuSpec& gpu, int tp = 1) {
-  MemoryPlanRequest r;
-  r.engine = engine;
-  r.model = testing::CatalogModel(model);
-  r.gpu = gpu;
-  r.weights = Weights(weights);
-  r.kv_dtype = DType::BF16;
-  r.tensor_parallel = tp;
-  r.block_size = 0;  // the engine's default
-  return r;
-}
-
-MemoryPlanDetail Explain(const MemoryPlanRequest& request) {
-  absl::StatusOr<MemoryPlanDetail> detail = ExplainEngineMemory(request);
-  EXPECT_TRUE(detail.ok()) << detail.status();
-  return detail.ok() ? *detail : MemoryPlanDetail();
-}
-
-// ---------------------------------------------------------------------------------------------
-// The five reference startup logs, typed in (kv_capacity_reference.csv, see README).
-
-struct ReferenceCase {
-  const char* id;
-  const char* engine;
-  const char* model;
-  const char* weights;
-  DType kv_dtype;
-  double total_gib;  // the total the engine read (its GPU); 0: the H100 catalog entry
-  int tp;
-  double fraction;
-  int64_t max_model_len;  // 0: the model's
-  int block_size;
-  double logged_tokens;  // V0-01 logs GiB only: 53.29 GiB / 131,072 B
-  double logged_weights_gib;
-  double logged_activation_gib;  // < 0: not logged
-  double logged_kv_gib;
-};
-
-const ReferenceCase kReference[] = {
-    {"V19-01", "vllm-v1@0.19", "llama-3.1-8b", "bf16", DType::BF16, 79.19, 1, 0.95, 8192, 16, 476016, 14.99, 1.89,
-     58.11},
-    {"V19-14", "vllm-v1@0.19", "llama-3.3-70b", "fp8", DType::BF16, 79.19, 2, 0.95, 8192, 16, 244304, 33.88, 1.96,
-     37.28},
-    {"V0-01", "vllm-v0@0.6.5", "llama-3-8b", "bf16", DType::BF16, 79.22, 1, 0.90, 8192, 16, 53.29 * 8192, 14.96, 1.26,
-     53.29},
-    // SGLang's GPU is not printed: the H100 total is assumed (78.81 GiB free at load = 79.19 - 0.38).
-    {"SG-01", "sglang@0.4.1", "llama-3.1-8b", "bf16", DType::BF16, 0, 1, 0.88, 131072, 1, 444500, 15.09, -1, 54.26},
-    {"TRT-02", "trtllm@pytorch", "llama-3.1-8b", "fp8", DType::FP8_E4M3, 31.84, 1, 0.90, 0, 32, 263008, -1, -1, 16.05},
-};
-
-MemoryPlanRequest ReferenceRequest(const ReferenceCase& c) {
-  GpuSpec gpu = c.total_gib == 31.84 ? Rtx5090() : Gpu("h100-sxm");
-  if (c.total_gib > 0) gpu.set_framework_total_gib(c.total_gib);
-  MemoryPlanRequest r = Request(c.engine, c.model, c.weights, gpu, c.tp);
-  r.kv_dtype = c.kv_dtype;
-  if (absl::StartsWith(c.engine, "vllm")) r.gpu_memory_utilization = c.fraction;
-  if (absl::StartsWith(c.engine, "sglang")) r.mem_fraction_static = c.fraction;
-  if (absl::StartsWith(c.engine, "trtllm")) r.free_gpu_memory_fraction = c.fraction;
-  r.max_model_len = c.max_model_len;
-  r.block_size = c.block_size;
-  return r;
-}
 
 TEST(ReferenceLogs, EveryCaseWithinOnePercentInTokens) {
   for (const ReferenceCase& c : kReference) {
@@ -650,16 +562,6 @@ TEST(EnginePipeline, SmallestStageWins) {
   EXPECT_EQ(d.plan.kv_bytes_per_token, d.stages[static_cast<size_t>(d.limiting_stage)].kv_bytes_per_token);
 }
 
-TEST(EnginePersonalities, WatermarkMustBeASmallFraction) {
-  EnginePersonality p = *ResolveEnginePersonality("vllm-v0");
-  EXPECT_TRUE(ValidateEnginePersonality(p, "x").ok());
-  for (double bad : {-0.01, 0.5, std::nan("")}) {
-    p.set_watermark_fraction(bad);
-    EXPECT_THAT(ValidateEnginePersonality(p, "x.textproto").message(), HasSubstr("x.textproto: watermark_fraction"))
-        << bad;
-  }
-}
-
 TEST(EnginePersonalities, VersionsResolve) {
   EXPECT_THAT(EnginePersonalityNames(),
               ::testing::IsSupersetOf({"vllm-v1@0.11", "vllm-v1@0.19", "vllm-v1@0.21", "vllm-v0@0.6.5", "sglang@0.4.1",
@@ -675,59 +577,6 @@ TEST(EnginePersonalities, VersionsResolve) {
   }
   // The C++ runtime differs from the PyTorch backend in its block size.
   EXPECT_EQ(Explain(Request("trtllm@cpp", "llama-3.1-8b", "bf16", Gpu("h100-sxm"))).plan.block_size, 64);
-}
-
-// A version without a personality of its own runs on the newest one at or below it (versions
-// compared number by number: 0.9 < 0.11 < 0.13.2), one past them all on the newest, with a
-// note naming the personality; the named versions run as themselves, without one.
-TEST(EnginePersonalities, AVersionBetweenPersonalitiesRunsOnTheNewestBelowIt) {
-  const auto resolves = [](const char* name, const char* personality, const char* note) {
-    absl::StatusOr<ResolvedEngine> r = ResolveEngine(name);
-    ASSERT_TRUE(r.ok()) << name << ": " << r.status();
-    EXPECT_EQ(PersonalityName(r->personality), personality) << name;
-    EXPECT_EQ(r->note, note) << name;
-  };
-  resolves("vllm-v1@0.13.2", "vllm-v1@0.11",
-           "vllm-v1@0.13.2 runs on personality vllm-v1@0.11 (the newest at or below 0.13.2)");
-  // The version the vllm_v1_under_load.csv runs most likely used.
-  resolves("vllm-v1@0.15.1", "vllm-v1@0.15",
-           "vllm-v1@0.15.1 runs on personality vllm-v1@0.15 (the newest at or below 0.15.1)");
-  resolves("vllm-v1@0.20.1", "vllm-v1@0.19",
-           "vllm-v1@0.20.1 runs on personality vllm-v1@0.19 (the newest at or below 0.20.1)");
-  resolves("VLLM-V0@0.6.4", "vllm-v0@0.6.3",
-           "vllm-v0@0.6.4 runs on personality vllm-v0@0.6.3 (the newest at or below 0.6.4)");
-  resolves("sglang@0.5.0", "sglang@0.4.9",
-           "sglang@0.5.0 runs on personality sglang@0.4.9 (the newest at or below 0.5.0)");
-  // Past the newest: the newest.
-  resolves("vllm-v1@0.99", "vllm-v1@0.21",
-           "vllm-v1@0.99 runs on personality vllm-v1@0.21 (the newest vllm-v1 "
-           "personality; 0.99 is past it)");
-  // Named versions, spelled with or without a trailing .0, and names without one: no note.
-  resolves("vllm-v1@0.19", "vllm-v1@0.19", "");
-  resolves("vllm-v1@0.19.0", "vllm-v1@0.19", "");
-  resolves("vllm-v1", "vllm-v1@0.21", "");
-  resolves("trtllm@pytorch", "trtllm@pytorch", "");
-  EXPECT_EQ(PersonalityName(*ResolveEnginePersonality("vllm-v1@0.13.2")), "vllm-v1@0.11");
-}
-
-TEST(EnginePersonalities, VersionsBelowTheOldestOrOfAnotherMajorAreRefused) {
-  const std::pair<const char*, const char*> cases[] = {
-      {"vllm-v1@0.9", "'vllm-v1@0.9' is older than the oldest vllm-v1 personality, vllm-v1@0.11"},
-      {"sglang@0.3.6", "older than the oldest sglang personality, sglang@0.4.1"},
-      {"vllm-v1@1.2", "no personality of major version 1 (known: vllm-v1@0.11, "},
-      {"vllm-v1@abc", "unknown engine 'vllm-v1@abc'"},
-      {"vllm-v1@0.15.x", "unknown engine 'vllm-v1@0.15.x'"},
-      {"vllm-v1@0..15", "unknown engine 'vllm-v1@0..15'"},
-      {"trtllm@1.0", "unknown engine 'trtllm@1.0'"},  // its personalities are not numbered
-      {"trtllm@torch", "unknown engine 'trtllm@torch'"},
-  };
-  for (const auto& [name, message] : cases) {
-    absl::StatusOr<ResolvedEngine> r = ResolveEngine(name);
-    ASSERT_FALSE(r.ok()) << name;
-    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << name;
-    EXPECT_THAT(r.status().message(), HasSubstr(message)) << name;
-    EXPECT_THAT(r.status().message(), HasSubstr(absl::StrContains(name, "trtllm") ? "trtllm@cpp" : "@0.")) << name;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -839,150 +688,164 @@ TEST(EngineSweep, MoreTensorParallelismMoreTokensPerReplica) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// `infergrid memory --engine=...`
-
-constexpr char kV19Args[] =
-    "memory --engine=vllm-v1@0.19 --model=llama-3.1-8b --gpu=h100-sxm --gpu-memory-utilization=0.95 "
-    "--max-model-len=8192";
-
-TEST(MemoryEngineCli, TablePrintsTermsAndTheEngineLog) {
-  const testing::CommandResult r = RunInfergrid(kV19Args);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const MemoryPlan plan = Explain(ReferenceRequest(kReference[0])).plan;
-  EXPECT_THAT(r.out, HasSubstr("as vllm-v1@0.19"));
-  EXPECT_THAT(r.out, HasSubstr("budget = total x 0.95"));
-  EXPECT_THAT(r.out, HasSubstr("- activation peak (profile run)"));
-  EXPECT_THAT(r.out, HasSubstr("CUDA-graph estimate (not subtracted)"));
-  EXPECT_THAT(r.out, HasSubstr("Model loading took 14.99 GiB memory"));
-  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("GPU KV cache size: ", plan.kv_tokens / 1000, ",")));
-  EXPECT_THAT(r.out, HasSubstr("Maximum concurrency for 8,192 tokens per request: 58.1"));
-  EXPECT_EQ(r.err, "");
+// The memory plans of gpt-oss-20b on an H100: vLLM V1 cuts blocks of 12 layers and holds every
+// token only in the full group; SGLang and TensorRT-LLM allocate the windows as full attention,
+// and say so.
+TEST(EngineMemory, HybridGroupsByEngine) {
+  absl::StatusOr<GpuSpec> gpu = ResolveGpu("h100-sxm");
+  ASSERT_TRUE(gpu.ok());
+  MemoryPlanRequest r;
+  r.model = testing::CatalogModel("gpt-oss-20b");
+  r.gpu = *gpu;
+  absl::StatusOr<WeightFormat> mxfp4 = ParseWeightFormat("mxfp4");
+  ASSERT_TRUE(mxfp4.ok());
+  r.weights = *mxfp4;
+  r.weights.experts_only = true;
+  r.block_size = 0;
+  r.engine = "vllm-v1";
+  absl::StatusOr<MemoryPlanDetail> v1 = ExplainEngineMemory(r);
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  const int64_t per_layer_token = 2 * 8 * 64 * 2;
+  EXPECT_EQ(v1->plan.kv_bytes_per_token, 12 * per_layer_token);
+  EXPECT_EQ(v1->plan.num_blocks, static_cast<int64_t>(v1->plan.kv_cache_bytes / (16.0 * 12 * per_layer_token)));
+  EXPECT_TRUE(v1->plan.kv_groups.hybrid());
+  EXPECT_THAT(absl::StrJoin(v1->notes, "\n"), HasSubstr("keeps only the window's blocks"));
+  for (const char* engine : {"sglang", "trtllm"}) {
+    r.engine = engine;
+    absl::StatusOr<MemoryPlanDetail> other = ExplainEngineMemory(r);
+    ASSERT_TRUE(other.ok()) << other.status();
+    EXPECT_FALSE(other->plan.kv_groups.hybrid()) << engine;
+    EXPECT_EQ(other->plan.kv_bytes_per_token, 24 * per_layer_token) << engine;
+    EXPECT_THAT(absl::StrJoin(other->notes, "\n"), HasSubstr("allocates their KV as full attention")) << engine;
+  }
+  r.engine = "vllm-v1";
+  r.pipeline_parallel = 2;
+  EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("not modelled"));
 }
 
-TEST(MemoryEngineCli, JsonHasCapacityInBytesTokensAndBlocks) {
-  const testing::CommandResult r = RunInfergrid(std::string(kV19Args) + " --format=json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["engine"], "vllm-v1@0.19");
-  ASSERT_TRUE(j["kv_cache"]["tokens"].is_number());
-  ASSERT_TRUE(j["kv_cache"]["blocks"].is_number());
-  ASSERT_TRUE(j["kv_cache"]["bytes"].is_number());
-  EXPECT_NEAR(j["kv_cache"]["tokens"].get<double>(), 476016, 4760);
-  EXPECT_EQ(j["kv_cache"]["tokens"].get<int64_t>(), j["kv_cache"]["blocks"].get<int64_t>() * 16);
-  EXPECT_NEAR(j["kv_cache"]["bytes"].get<double>() / kGiB, 58.11, 0.03);
-  EXPECT_DOUBLE_EQ(j["kv_cache"]["bytes_per_token"].get<double>(), 131072);
-  EXPECT_NEAR(j["activation_peak_bytes"].get<double>() / kGiB, 1.89, 0.01);
-  EXPECT_EQ(j["fraction_flag"], "gpu_memory_utilization");
-  EXPECT_FALSE(j["log_lines"].empty());
+TEST(EngineMemory, ChunkedLayersAreAllocatedWhole) {
+  const MemoryPlanRequest r = Deployment("llama-4-scout", "h100-sxm", 4, 32768);
+  absl::StatusOr<MemoryPlanDetail> plan = ExplainEngineMemory(r);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->plan.kv_groups.hybrid());
+  EXPECT_EQ(plan->plan.kv_bytes_per_token, 48 * 2 * 2 * 128 * 2);  // 2 KV heads a GPU
+  EXPECT_THAT(absl::StrJoin(plan->notes, "\n"), HasSubstr("8192-token chunks"));
 }
 
-// A capacity past 2^31 tokens (a one-layer model of 4 bytes a token) is counted in 64 bits in
-// memory --engine and in simulate's summary: the int32 fields wrapped it (to 1,827,022,672 here,
-// negative for other sizes).
-TEST(MemoryEngineCli, CapacitiesPastInt32AreExact) {
-  const std::string config = testing::WriteFile(testing::TestDir() / "tiny" / "config.json", R"({"model_type": "llama",
-      "hidden_size": 64, "intermediate_size": 64, "num_attention_heads": 64, "num_key_value_heads": 1,
-      "num_hidden_layers": 1, "vocab_size": 100, "max_position_embeddings": 8192})");
-  const testing::CommandResult r = RunInfergrid("memory --engine=vllm-v1 --format=json --model=" + config);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  ASSERT_TRUE(j["kv_cache"]["tokens"].is_number());
-  EXPECT_EQ(j["kv_cache"]["tokens"].get<int64_t>(), j["kv_cache"]["blocks"].get<int64_t>() * 16);
-  EXPECT_GT(j["kv_cache"]["tokens"].get<int64_t>(), int64_t{1} << 34);
-  const std::string tokens = absl::StrCat(j["kv_cache"]["tokens"].get<int64_t>());
-  const testing::CommandResult summary =
-      RunInfergrid("simulate --max-requests=3 --format=json --record-wall-time=false --model=" + config);
-  ASSERT_EQ(summary.exit_code, 0) << summary.err;
-  const nlohmann::json memory = nlohmann::json::parse(summary.out)["memory"];
-  EXPECT_EQ(absl::StrCat(memory["kv_tokens"].get<int64_t>()), tokens);
-  EXPECT_EQ(memory["kv_tokens"].get<int64_t>(), memory["num_gpu_blocks"].get<int64_t>() * 16);
+// SGLang 0.5.3 keeps Llama-4's 36 chunked layers in a hybrid SWA pool of their own
+// (model_runner.py set_num_token_hybrid, swa_full_tokens_ratio 0.8). Worked example, Scout at
+// TP 4 on an H200 (2 KV heads of 128 per GPU, bf16: 1,024 B a token and layer): the profiled
+// T tokens of every layer (what the plan without the split holds, 0.4.9's) become
+//   full = int(T x 48 / (0.8 x 36 + 12)) = int(T x 48 / 40.8),  swa = int(full x 0.8),
+// the two pools taking T x 48 layer-tokens between them: 12 x full + 36 x swa <= 48 x T. A
+// running sequence's token takes a slot in both, so the capacity is swa, 5.9% below T.
+TEST(EngineMemory, SglangSplitsChunkedLayersIntoTheirOwnPool) {
+  MemoryPlanRequest r = Deployment("llama-4-scout", "h200-sxm", 4, 131072, "sglang@0.5.3");
+  absl::StatusOr<MemoryPlanDetail> split = ExplainEngineMemory(r);
+  ASSERT_TRUE(split.ok()) << split.status();
+  const int64_t per_layer_token = 2 * 2 * 128 * 2;
+  const int64_t t = static_cast<int64_t>(split->plan.kv_cache_bytes / (48.0 * per_layer_token));
+  EXPECT_EQ(t, 1'529'851);
+  const int64_t full = static_cast<int64_t>(static_cast<double>(t * 48) / 40.8);
+  EXPECT_EQ(full, 1'799'824);
+  EXPECT_EQ(split->plan.full_pool_tokens, full);
+  EXPECT_EQ(split->plan.swa_pool_tokens, 1'439'859);  // int(1,799,824 x 0.8) = int(1,439,859.2)
+  EXPECT_EQ(split->plan.swa_pool_layers, 36);
+  EXPECT_EQ(split->plan.num_blocks, 1'439'859);
+  EXPECT_LE(12 * full + 36 * split->plan.swa_pool_tokens, 48 * t);
+  EXPECT_THAT(absl::StrJoin(split->plan.log_lines, "\n"), HasSubstr("max_total_num_tokens=1799824"));
+  EXPECT_THAT(absl::StrJoin(split->notes, "\n"), HasSubstr("hybrid SWA pool"));
+  // --swa-full-tokens-ratio 0.5: full = int(1,529,851 x 48 / (0.5 x 36 + 12)) = int(2,447,761.6),
+  // swa = int(2,447,761 x 0.5).
+  MemoryPlanRequest half = r;
+  half.swa_full_tokens_ratio = 0.5;
+  absl::StatusOr<MemoryPlanDetail> halved = ExplainEngineMemory(half);
+  ASSERT_TRUE(halved.ok()) << halved.status();
+  EXPECT_EQ(halved->plan.full_pool_tokens, 2'447'761);
+  EXPECT_EQ(halved->plan.swa_pool_tokens, 1'223'880);
+  EXPECT_EQ(halved->plan.num_blocks, 1'223'880);
+  // A draft beside the split pools is refused, not priced as one pool.
+  MemoryPlan with_draft = split->plan;
+  EXPECT_THAT(std::string(AddDraftToPlan(DraftMemory{1e9, 1e9, 1024}, r, with_draft).message()),
+              HasSubstr("hybrid SWA pool is not modelled"));
+  // The release before keeps one pool of every layer: T tokens.
+  r.engine = "sglang@0.4.9";
+  absl::StatusOr<MemoryPlanDetail> one = ExplainEngineMemory(r);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->plan.swa_pool_tokens, 0);
+  EXPECT_EQ(one->plan.num_blocks, t);
+  // Sliding windows stay full attention in 0.5.3 (forced off for gpt-oss and Gemma).
+  r.engine = "sglang@0.5.3";
+  r.model = testing::CatalogModel("gemma-3-27b");
+  r.tensor_parallel = 2;
+  r.max_model_len = 32768;
+  absl::StatusOr<MemoryPlanDetail> gemma = ExplainEngineMemory(r);
+  ASSERT_TRUE(gemma.ok()) << gemma.status();
+  EXPECT_EQ(gemma->plan.swa_pool_tokens, 0);
+  EXPECT_THAT(absl::StrJoin(gemma->notes, "\n"), HasSubstr("allocates their KV as full attention"));
+  // Pipeline stages with the pool are refused, not priced as something else.
+  r.model = testing::CatalogModel("llama-4-scout");
+  r.tensor_parallel = 2;
+  r.pipeline_parallel = 2;
+  EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("hybrid SWA pool across pipeline"));
 }
 
-TEST(MemoryEngineCli, EachEngineWithItsOwnFlags) {
-  testing::CommandResult r =
-      RunInfergrid("memory --engine=sglang@0.4.1 --model=llama-3.1-8b --mem-fraction-static=0.88 --format=json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NEAR(nlohmann::json::parse(r.out)["kv_cache"]["tokens"].get<double>(), 444500, 4445);
-
-  const std::string gpu = testing::WriteFile(testing::TestDir() / "rtx-5090.textproto", R"(
-name: "rtx-5090" display_name: "NVIDIA GeForce RTX 5090" reported_total_mib: 32607
-framework_total_gib: 31.84 tensor_peaks { fp16_flops: 209.5e12 } hbm_bytes_per_s: 1.792e12)");
-  r = RunInfergrid(
-      "memory --engine=trtllm --model=llama-3.1-8b --quantization=fp8 --kv-cache-dtype=fp8 "
-      "--block-size=32 --free-gpu-memory-fraction=0.9 --gpu=" +
-      gpu);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(
-      r.out,
-      HasSubstr("Memory usage when calculating max tokens in paged kv cache: total: 31.84 GiB, available: 17.8"));
-  EXPECT_THAT(r.out, HasSubstr("Number of tokens per block: 32."));
-
-  r = RunInfergrid(
-      "memory --engine=vllm-v0 --model=llama-3-8b --tensor-parallel-size=2 --max-num-seqs=128 "
-      "--kv-cache-dtype=fp8 --format=json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["tensor_parallel"], 2);
-  EXPECT_EQ(j["max_num_seqs"], 128);
-  EXPECT_DOUBLE_EQ(j["kv_cache"]["bytes_per_token"].get<double>(), 32 * 2 * 4 * 128 * 1);
-
-  r = RunInfergrid(
-      "memory --engine=vllm-v1 --model=llama-3.1-8b --kv-cache-memory=10GiB --max-model-len=8192 --format=json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out)["kv_cache"]["tokens"], 81920);
-
-  r = RunInfergrid(
-      "memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=2048 --max-model-len=8192 --format=json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out)["kv_cache"]["blocks"], 2048);
-
-  r = RunInfergrid(
-      "memory --engine=vllm-v1 --model=llama-3.3-70b --quantization=fp8 --pipeline-parallel-size=2 "
-      "--tensor-parallel-size=2 --max-model-len=8192");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("pipeline stages (layers: blocks): 40: "));
+// vLLM aligns the attention block to the state (HybridAttentionMambaModelConfig): at TP 1,
+// 16 x ceil(1,097,728 / (16 x 2,048)) = 544 tokens, one state padded to a 1,114,112-B block.
+TEST(LinearAttention, VllmAlignsTheBlockToTheState) {
+  MemoryPlanRequest r = Deployment("qwen3-next-80b-a3b", "h200-sxm", 1, 32768);
+  r.weights = *ParseWeightFormat("fp8");
+  absl::StatusOr<MemoryPlanDetail> plan = ExplainEngineMemory(r);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->plan.block_size, 544);
+  EXPECT_EQ(plan->plan.kv_bytes_per_token, 12 * 2048);
+  EXPECT_EQ(plan->plan.kv_groups.state_groups, 3);
+  EXPECT_EQ(plan->plan.num_blocks, static_cast<int64_t>(plan->plan.kv_cache_bytes / (544.0 * 12 * 2048)));
+  for (const char* engine : {"sglang@0.4.9", "trtllm"}) {
+    r.engine = engine;
+    EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("not modelled")) << engine;
+  }
 }
 
-TEST(MemoryEngineCli, BadInputIsAClearError) {
-  const testing::CliErrorCase cases[] = {
-      {"memory --engine=vllm-v1 --gpu-memory-utilization=1.5", 2, "--gpu-memory-utilization=1.5 is outside (0, 1]"},
-      {"memory --engine=vllm-v1 --gpu-memory-utilization=0", 2, "--gpu-memory-utilization=0 is outside (0, 1]"},
-      {"memory --engine=sglang --mem-fraction-static=2", 2, "--mem-fraction-static=2 is outside (0, 1]"},
-      {"memory --engine=trtllm --free-gpu-memory-fraction=-1", 2, "--free-gpu-memory-fraction=-1 is outside (0, 1]"},
-      {"memory --engine=vllm-v1 --mem-fraction-static=0.8", 2,
-       "not a vllm-v1 flag; its fraction is --gpu-memory-utilization"},
-      {"memory --engine=vllm-v1 --model=llama-3.1-8b --tensor-parallel-size=3", 2,
-       "does not divide the 32 attention heads"},
-      {"memory --engine=vllm-v1 --model=llama-3.1-8b --pipeline-parallel-size=33", 2, "--pipeline-parallel-size=33"},
-      {"memory --engine=vllm-v2", 2, "--engine: unknown engine 'vllm-v2'"},
-      {"memory --engine=vllm-v1 --kv-cache-memory=lots", 2, "--kv-cache-memory"},
-      {"memory --tensor-parallel-size=2", 2, "--tensor-parallel-size is an engine flag"},
-      {"memory --engine=sglang@0.5.3 --swa-full-tokens-ratio=1.5", 2, "--swa-full-tokens-ratio=1.5 is outside (0, 1]"},
-      {"memory --engine=sglang@0.4.9 --swa-full-tokens-ratio=0.5", 2, "sglang@0.4.9 does not have (sglang@0.5.3 does)"},
-      {"memory --swa-full-tokens-ratio=0.5", 2, "--swa-full-tokens-ratio is an engine flag"},
-      {"memory --engine=vllm-v1 --model=llama-3.3-70b", 1, "does not fit"},
-      {"memory --engine=sglang --model=llama-3.3-70b", 1, "exceed mem_fraction_static"},
-      {"memory --engine=vllm-v1@0.19 --model=llama-3.3-70b --quantization=fp8", 1, "lower --max-model-len"},
-      {"memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=100", 1, "it holds 1600 tokens"},
-      // Overrides checked against the device and the engine (a flag the engine would ignore).
-      {"memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=2147483647", 2,
-       "take 4194304.00 GiB per GPU, more than the GPU's 79.19 GiB"},
-      {"memory --engine=vllm-v1 --model=llama-3.1-8b --kv-cache-memory=1e15", 2,
-       "--kv-cache-memory=931322.57 GiB is more than the GPU's 79.19 GiB"},
-      {"memory --engine=sglang --model=llama-3.1-8b --num-gpu-blocks-override=1000000000", 2,
-       "blocks sglang@0.4.9 computes; its cap (--max-total-tokens) only lowers the count"},
-      {"simulate --engine=trtllm --num-gpu-blocks-override=1000000000", 1,
-       "its cap (max_tokens) only lowers the count"},
-      // One range per flag: the command line's, however far past it the value is.
-      {"memory --engine=vllm-v1 --model=llama-3.1-8b --pipeline-parallel-size=2000", 2,
-       "--pipeline-parallel-size=2000 is out of range (1..1024)"},
-      {"memory --engine=vllm-v1 --model=llama-3.1-8b --pipeline-parallel-size=33", 2,
-       "--pipeline-parallel-size=33 is more than the 32 layers of llama-3.1-8b"},
-      {"memory --engine=vllm-v1 --model=llama-3.1-8b --num-gpu-blocks-override=2147483648", 2,
-       "--num-gpu-blocks-override=2147483648 is out of range (0..2147483647)"},
-  };
-  for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
+// SGLang 0.5.3 holds Qwen3-Next's linear-attention states in its Mamba pool (model_runner.py for
+// hybrid GDN models, configs/qwen3_next.py mamba_cache_per_req): 512 slots without
+// --max-running-requests, each every linear layer's convolution state (3 x 8,192 / TP elements,
+// bf16) and recurrent state (32 / TP x 128 x 128, float32). At TP 4: 36 x (6,144 x 2 + 131,072
+// x 4) = 36 x 536,576 = 19,316,736 B a slot, 9,890,168,832 B for 512 (9.21 GiB), reserved
+// before the KV tokens of the 12 full-attention layers (one KV head of 256 a GPU: 1,024 B a
+// layer) are counted. The pool does not grow with the context; the running requests are capped
+// to the slots.
+TEST(LinearAttention, SglangHoldsTheStatesInAMambaPool) {
+  MemoryPlanRequest r = Deployment("qwen3-next-80b-a3b", "h200-sxm", 4, 32768, "sglang@0.5.3");
+  absl::StatusOr<MemoryPlanDetail> plan = ExplainEngineMemory(r);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->plan.state_pool_slots, 512);
+  EXPECT_DOUBLE_EQ(plan->plan.state_pool_bytes, 512.0 * 36 * (6144 * 2 + 131072 * 4));
+  EXPECT_DOUBLE_EQ(plan->plan.state_pool_bytes, 9'890'168'832.0);
+  EXPECT_EQ(plan->plan.kv_bytes_per_token, 12 * 1024);
+  EXPECT_EQ(plan->max_num_seqs, 512);
+  MemoryPlan with_draft = plan->plan;
+  EXPECT_THAT(std::string(AddDraftToPlan(DraftMemory{1e9, 1e9, 1024}, r, with_draft).message()),
+              HasSubstr("Mamba pool is not modelled"));
+  const StagePlan& stage = plan->stages.front();
+  EXPECT_DOUBLE_EQ(stage.kv_cache_bytes, stage.free_before_weights_bytes * plan->fraction - stage.weights.Total() -
+                                             stage.req_to_token_bytes - 9'890'168'832.0);
+  EXPECT_EQ(plan->plan.num_blocks, static_cast<int64_t>(stage.kv_cache_bytes / (12.0 * 1024)));
+  // The states do not grow with the context.
+  r.max_model_len = 131072;
+  absl::StatusOr<MemoryPlanDetail> longer = ExplainEngineMemory(r);
+  ASSERT_TRUE(longer.ok()) << longer.status();
+  EXPECT_DOUBLE_EQ(longer->plan.state_pool_bytes, plan->plan.state_pool_bytes);
+  // --max-running-requests sizes the pool.
+  r.max_num_seqs = 64;
+  absl::StatusOr<MemoryPlanDetail> fewer = ExplainEngineMemory(r);
+  ASSERT_TRUE(fewer.ok()) << fewer.status();
+  EXPECT_EQ(fewer->plan.state_pool_slots, 64);
+  EXPECT_DOUBLE_EQ(fewer->plan.state_pool_bytes, 64.0 * 19'316'736);
+  EXPECT_EQ(fewer->max_num_seqs, 64);
+  r.max_num_seqs = 0;
+  r.pipeline_parallel = 2;
+  EXPECT_THAT(std::string(ExplainEngineMemory(r).status().message()), HasSubstr("Mamba pool across pipeline"));
 }
 
 }  // namespace

@@ -102,5 +102,41 @@ TEST(ParameterCount, DeepSeekV3LatentAttentionAndExperts) {
               0.02 * 3.3e9);
 }
 
+// Counts against the published checkpoints. gpt-oss: OpenAI's model card gives 20.91B and
+// 116.83B total, 3.61B and 5.13B active without the embedding. Gemma-3-27B's checkpoint,
+// 27,432,406,640, includes the SigLIP vision tower (27 layers of 15,239,504, patch and
+// position embeddings 678,528 + 4,718,592, post norm 2,304) and the projector (1,152 x 5,376 +
+// 1,152): 423,060,336, which the catalog's language model leaves out.
+TEST(ParameterCount, TwentyTwentySixCatalogMatchesCheckpoints) {
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gpt-oss-20b")).Total(), 20'914'757'184);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gpt-oss-120b")).Total(), 116'829'156'672);
+  for (const auto& [name, active] : {std::pair{"gpt-oss-20b", 3.61e9}, std::pair{"gpt-oss-120b", 5.13e9}}) {
+    const ModelSpec m = testing::CatalogModel(name);
+    const double without_embedding = static_cast<double>(ActiveParametersPerToken(m) - CountParameters(m).embedding);
+    EXPECT_NEAR(without_embedding / active, 1.0, 0.002) << name;
+  }
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gemma-2-9b")).Total(), 9'241'705'984);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gemma-2-27b")).Total(), 27'227'128'320);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gemma-3-1b")).Total(), 999'885'952);
+  const int64_t vision = 27 * 15'239'504 + 678'528 + 4'718'592 + 2'304 + 1'152 * 5'376 + 1'152;
+  EXPECT_EQ(vision, 423'060'336);
+  EXPECT_EQ(CountParameters(testing::CatalogModel("gemma-3-27b")).Total(), 27'432'406'640 - vision);
+  // Published in rounded form only: Qwen3-235B-A22B 235B total, 22B active; Kimi-K2 1T, 32B.
+  EXPECT_NEAR(CountParameters(testing::CatalogModel("qwen3-235b-a22b")).Total() / 235e9, 1.0, 0.005);
+  EXPECT_NEAR(ActiveParametersPerToken(testing::CatalogModel("qwen3-235b-a22b")) / 22e9, 1.0, 0.025);
+  EXPECT_NEAR(CountParameters(testing::CatalogModel("kimi-k2")).Total() / 1.0e12, 1.0, 0.05);
+  EXPECT_NEAR(ActiveParametersPerToken(testing::CatalogModel("kimi-k2")) / 32e9, 1.0, 0.03);
+  // GLM-4.5 (and 4.6): 352.8B by its 92 layers, Zhipu's "355B" with the MTP layer left out
+  // (about 1%); "32B active" without the embedding and LM head.
+  for (const char* glm : {"glm-4.5", "glm-4.6"}) {
+    const ModelSpec m = testing::CatalogModel(glm);
+    const ParameterBreakdown count = CountParameters(m);
+    EXPECT_NEAR(count.Total() / 355e9, 1.0, 0.01) << glm;
+    EXPECT_NEAR((ActiveParametersPerToken(m) - count.embedding - count.lm_head) / 32e9, 1.0, 0.01) << glm;
+  }
+  // Only the experts are MXFP4: 19,116,933,120 expert parameters at 4.25 bits.
+  EXPECT_EQ(RoutedExpertParameters(testing::CatalogModel("gpt-oss-20b")), 24LL * 32 * (3 * 2880 * 2880 + 3 * 2880));
+}
+
 }  // namespace
 }  // namespace infergrid

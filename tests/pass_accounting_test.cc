@@ -22,6 +22,7 @@ namespace infergrid {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::WithoutWindows;
 
 PassInputs Nominal8B(const ModelSpec& m, DType kv) { return PassInputs{8e9, 16e9, KvBytesPerToken(m, kv)}; }
 
@@ -87,6 +88,22 @@ TEST(PassAccounting, LatentAttentionPairsDifferByPath) {
   const ModelSpec llama = testing::CatalogModel("llama-3-8b");
   EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(llama, false), 4.0 * 32 * 32 * 128);
   EXPECT_DOUBLE_EQ(AttentionFlopsPerPair(llama, true), AttentionFlopsPerPair(llama, false));
+}
+
+// The roofline's pass accounting: gpt-oss-20b decoding at S = 32,768, batch 8: 12 full layers
+// read 32,768 keys, 12 windowed ones 128; 4 x 64 heads x 64 = 16,384 FLOPs and 2,048 B of K and V
+// per key and layer. Below the window the windowed model's numbers are the full model's.
+TEST(PassAccounting, WindowedLayersCountTheirWindow) {
+  const ModelSpec oss = testing::CatalogModel("gpt-oss-20b");
+  const PassInputs inputs{1e9, 1e9, KvBytesPerToken(oss, DType::BF16)};
+  const PassAccounting decode = DecodeStep(oss, inputs, 32768, 8);
+  EXPECT_EQ(decode.attention_flops, 16384.0 * (12 * 32768 + 12 * 128) * 8);
+  EXPECT_EQ(decode.kv_read_bytes, 2048.0 * (12 * 32768 + 12 * 128) * 8);
+  const ModelSpec full = WithoutWindows(oss);
+  EXPECT_EQ(DecodeStep(oss, inputs, 100, 8).attention_flops, DecodeStep(full, inputs, 100, 8).attention_flops);
+  EXPECT_EQ(DecodeStep(oss, inputs, 100, 8).kv_read_bytes, DecodeStep(full, inputs, 100, 8).kv_read_bytes);
+  EXPECT_EQ(PrefillPass(oss, inputs, 100, 2).attention_flops, PrefillPass(full, inputs, 100, 2).attention_flops);
+  EXPECT_LT(PrefillPass(oss, inputs, 8192, 2).attention_flops, PrefillPass(full, inputs, 8192, 2).attention_flops);
 }
 
 }  // namespace

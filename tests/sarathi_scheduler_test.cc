@@ -1,4 +1,5 @@
-// sim/core/serving/sarathi_scheduler.cc: chunked prefills under the budget, guaranteed no-evict.
+// sim/core/serving/sarathi_scheduler.cc: chunked prefills under the budget, guaranteed no-evict (also across
+// window pools).
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -43,6 +44,37 @@ TEST(SarathiScheduler, GuaranteedNoEvictAdmitsOnlyWhatCanRunToCompletion) {
       ++steps;
     }
     EXPECT_EQ(preempted > 0, !no_evict) << (no_evict ? "no-evict" : "paged");
+  }
+}
+
+// guaranteed_no_evict reserves each admitted request's whole length in every pool: with 12
+// window blocks and 4 per request (210 tokens: 7 blocks, min(7, 4) of the window's), three
+// requests start although the first pool could hold a hundred more.
+TEST(WindowPools, GuaranteedNoEvictReservesEveryPool) {
+  const SchedulerLimits limits{
+      .max_num_seqs = 100, .max_num_batched_tokens = 100000, .chunk_size = 100000, .guaranteed_no_evict = true};
+  for (const int64_t window_blocks : {int64_t{12}, int64_t{0}}) {
+    BlockManagerOptions options = TwoPools();
+    options.num_gpu_blocks = 1000;
+    if (window_blocks > 0) {
+      options.window_pools[0].num_blocks = window_blocks;
+    } else {
+      options.window_pools.clear();
+    }
+    BlockManager blocks(options);
+    std::unique_ptr<Scheduler> scheduler = MakeScheduler(SchedulerKind::kSarathi, limits);
+    std::vector<std::unique_ptr<Sequence>> owned;
+    ReplicaQueues queues;
+    for (int i = 0; i < 10; ++i) {
+      owned.push_back(std::make_unique<Sequence>());
+      owned.back()->record = i;
+      owned.back()->prompt_tokens = 200;
+      owned.back()->output_tokens = 10;
+      queues.waiting.push_back(owned.back().get());
+    }
+    BatchPlan plan;
+    scheduler->Plan(queues, blocks, plan);
+    EXPECT_EQ(plan.work.size(), window_blocks > 0 ? 3u : 10u) << window_blocks;
   }
 }
 

@@ -81,6 +81,17 @@ inline Sequence* PooledSeq(SequencePool& pool, int64_t record, int32_t prompt, i
   return pool.Acquire(std::move(seq));
 }
 
+// A first pool of 100 blocks and a 128-token window pool of 10 blocks of 32 tokens: a sequence
+// holding g blocks of the first pool holds min(g, 4) of the window pool.
+inline BlockManagerOptions TwoPools() {
+  BlockManagerOptions options{.num_gpu_blocks = 100, .block_size = 32, .watermark = 0};
+  KvWindowPool window;
+  window.window_tokens = 128;
+  window.num_blocks = 10;
+  options.window_pools.push_back(window);
+  return options;
+}
+
 // ---------------------------------------------------------------- schedulers
 
 struct SchedulerFixture {

@@ -1,6 +1,6 @@
-// Trace readers: every format, detection, and every class of hostile input the workload issue
-// lists, on fixtures the tests write themselves; the real traces in ../shared/data/traces when
-// present (skipped otherwise).
+// traces/trace_reader.h: the trace readers: every format, detection, and every class of hostile
+// input the workload issue lists, on fixtures the tests write themselves; the real traces in
+// ../shared/data/traces when present (skipped otherwise).
 #include <sys/resource.h>
 
 #include <filesystem>
@@ -13,8 +13,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/test_files.h"
+#include "tests/trace_reader_helpers.h"
 #include "traces/trace_reader.h"
-#include "traces/trace_transforms.h"
 #include "traces/trace_writer.h"
 
 namespace infergrid {
@@ -26,25 +26,6 @@ using testing::WriteFile;
 
 std::string SharedTrace(const std::string& name) {
   return std::string(INFERGRID_SOURCE_DIR) + "/../shared/data/traces/" + name;
-}
-
-struct ReadResult {
-  std::vector<Request> requests;
-  TraceReadStats stats;
-};
-
-absl::StatusOr<ReadResult> ReadAllRequests(const std::string& path, TraceOptions options = {}) {
-  ReadResult result;
-  absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenTrace(path, options, &result.stats);
-  if (!source.ok()) return source.status();
-  Request request;
-  while (true) {
-    absl::StatusOr<bool> more = (*source)->Next(&request);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    result.requests.push_back(request);
-  }
-  return result;
 }
 
 // Reads a fixture and expects it to fail with all of `parts` in the message.
@@ -460,35 +441,6 @@ TEST(Detection, EachFormatFromItsHeader) {
   }
 }
 
-TEST(InfergridFormat, RoundTripsEveryField) {
-  std::vector<Request> requests(3);
-  requests[0] = {0, 0.0, 100, 10, {1, 2, 18446744073709551615u}, 0, "s1", "ChatGPT", "API log"};
-  requests[1] = {1, 0.1 + 0.2, 7, 1, {}, -3, "a,b%c\"d\n\xC3\xA9", "", ""};
-  requests[2] = {2, 1234.000000123456789, 2147483647, 5, {42}, 7, "", "GPT-4", "Conversation log"};
-  const std::string path = (TestDir() / "rt.csv").string();
-  absl::StatusOr<std::unique_ptr<TraceWriter>> writer = TraceWriter::Create(path);
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  for (const Request& r : requests) ASSERT_TRUE((*writer)->Write(r).ok());
-  ASSERT_TRUE((*writer)->Close().ok());
-  absl::StatusOr<ReadResult> back = ReadAllRequests(path);
-  ASSERT_TRUE(back.ok()) << back.status();
-  ASSERT_EQ(back->requests.size(), 3u);
-  for (size_t i = 0; i < 3; ++i) {
-    const Request& a = requests[i];
-    const Request& b = back->requests[i];
-    EXPECT_EQ(a.id, b.id);
-    EXPECT_EQ(a.arrival_s, b.arrival_s);  // bit-exact
-    EXPECT_EQ(a.input_tokens, b.input_tokens);
-    EXPECT_EQ(a.output_tokens, b.output_tokens);
-    EXPECT_EQ(a.prefix_block_hashes, b.prefix_block_hashes);
-    EXPECT_EQ(a.priority, b.priority);
-    EXPECT_EQ(a.session, b.session);
-    EXPECT_EQ(a.model, b.model);
-    EXPECT_EQ(a.log_type, b.log_type);
-  }
-  EXPECT_TRUE(back->stats.warnings.empty());
-}
-
 TEST(InfergridFormat, BadEscapesAndHashes) {
   const std::string dir = TestDir();
   const std::string header = absl::StrCat(kInfergridTraceHeader, "\n");
@@ -513,51 +465,6 @@ TEST(RealTraces, AzureAndSplitwiseConvAgree) {
     ASSERT_EQ(azure->requests[i].input_tokens, vidur->requests[i].input_tokens) << i;
     ASSERT_EQ(azure->requests[i].output_tokens, vidur->requests[i].output_tokens) << i;
   }
-}
-
-std::unique_ptr<RequestSource> Arrivals(const std::vector<double>& times) {
-  std::vector<Request> requests;
-  for (double t : times) {
-    Request r;
-    r.id = static_cast<int64_t>(requests.size());
-    r.arrival_s = t;
-    r.input_tokens = r.output_tokens = 1;
-    requests.push_back(r);
-  }
-  return std::make_unique<VectorRequestSource>(std::move(requests));
-}
-
-std::vector<double> Drain(RequestSource& source) {
-  std::vector<double> times;
-  Request r;
-  while (true) {
-    absl::StatusOr<bool> more = source.Next(&r);
-    EXPECT_TRUE(more.ok()) << more.status();
-    if (!more.ok() || !*more) break;
-    EXPECT_EQ(r.id, static_cast<int64_t>(times.size()));
-    times.push_back(r.arrival_s);
-  }
-  return times;
-}
-
-TEST(Transforms, ScaleTimeRateAndLimit) {
-  auto scaled = ScaleTime(Arrivals({0, 1, 3}), 2.0);
-  ASSERT_TRUE(scaled.ok());
-  EXPECT_EQ(Drain(**scaled), (std::vector<double>{0, 2, 6}));
-  // 5 requests over 2 s is 2 per s; to 8 per s the span becomes 0.5 s.
-  auto rated = ScaleToRate(Arrivals({0, 0.5, 1, 1.5, 2}), 8.0, 3);
-  ASSERT_TRUE(rated.ok());
-  EXPECT_EQ(Drain(**rated), (std::vector<double>{0, 0.125, 0.25, 0.375, 0.5}));
-  // A length-only table (all arrivals 0) is spread at the target rate.
-  auto spread = ScaleToRate(Arrivals({0, 0, 0, 0}), 4.0);
-  ASSERT_TRUE(spread.ok());
-  EXPECT_EQ(Drain(**spread), (std::vector<double>{0, 0.25, 0.5, 0.75}));
-  auto limited = LimitRequests(Arrivals({0, 1, 2, 3}), 2);
-  ASSERT_TRUE(limited.ok());
-  EXPECT_EQ(Drain(**limited), (std::vector<double>{0, 1}));
-  EXPECT_FALSE(ScaleTime(Arrivals({0}), 0).ok());
-  EXPECT_FALSE(ScaleToRate(Arrivals({0}), -1).ok());
-  EXPECT_FALSE(LimitRequests(Arrivals({0}), -1).ok());
 }
 
 TEST(RealTraces, AllReadWithExpectedCounts) {

@@ -1,7 +1,7 @@
-// Output files are written safely (base/output_file.h, sim/app/output/output_dir.h): a device or
-// a symbolic link given as an output is never replaced, temporaries are unique to the run, one
-// run per --out folder at a time, a run's files are committed all or nothing and a rerun leaves
-// no file of the previous run, SIGINT/SIGTERM leave nothing behind.
+// The commands' output files are written safely, as users run them: a device or a symbolic link
+// given as an output is never replaced, one run per --out folder at a time, a rerun leaves no file
+// of the previous run, SIGINT/SIGTERM leave nothing behind. Temporaries unique to the run:
+// output_file_test.cc; a failed commit: output_dir_test.cc.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "sim/app/output/output_dir.h"
 #include "tests/command_runner.h"
+#include "tests/output_files_helpers.h"
 #include "tests/test_files.h"
 
 namespace infergrid {
@@ -32,15 +33,6 @@ using testing::ReadAll;
 using testing::RunInfergrid;
 
 const char kOutputRun[] = "simulate --max-requests=30 --rate=6 --record-wall-time=false --quiet";
-
-std::vector<std::string> Names(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-void Write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 TEST(OutputFiles, DevicesAreWrittenThroughNeverReplaced) {
   // Before anything is written: the path must be one the code writes through, not renames over.
@@ -94,18 +86,6 @@ TEST(OutputFiles, SymbolicLinksAreFollowedAndStayLinks) {
   EXPECT_TRUE(fs::is_regular_file(dir / "pages" / "new.html"));
 }
 
-TEST(OutputFiles, TemporariesAreUniqueToTheRun) {
-  const fs::path dir = testing::TestDir();
-  absl::StatusOr<OutputPlacement> a = PlaceOutput((dir / "summary.json").string());
-  absl::StatusOr<OutputPlacement> b = PlaceOutput((dir / "summary.json").string());
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_NE(a->temporary, b->temporary);  // the random part
-  EXPECT_THAT(fs::path(a->temporary).filename().string(), HasSubstr(absl::StrCat(".", getpid(), ".")));
-  EXPECT_EQ(fs::path(a->temporary).parent_path(), dir);
-  DiscardOutput(*a);
-  DiscardOutput(*b);
-}
-
 TEST(OutputFiles, OneRunPerFolderAtATime) {
   const fs::path dir = testing::TestDir() / "run";
   ASSERT_EQ(RunInfergrid(absl::StrCat(kOutputRun, " --out=", dir.string())).exit_code, 0);
@@ -139,27 +119,6 @@ TEST(OutputFiles, ARerunLeavesNoFileOfThePreviousRun) {
   EXPECT_EQ(
       RunInfergrid(absl::StrCat("report ", dir.string(), " --out=", (dir.parent_path() / "r.html").string())).exit_code,
       0);
-}
-
-TEST(OutputFiles, AFailedCommitLeavesThePreviousRunWhole) {
-  const fs::path dir = testing::TestDir();
-  Write(dir / "summary.json", "old summary");
-  Write(dir / "requests.csv", "old requests");
-  {
-    absl::StatusOr<OutputDir> out = OutputDir::Open(dir.string());
-    ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_TRUE(out->WriteFile("summary.json", "new summary").ok());
-    ASSERT_TRUE(out->WriteFile("timeline.pftrace", "new timeline").ok());
-    // The last rename (alphabetical order: summary.json, then timeline.pftrace) fails: a folder
-    // with a file in it took the name after the run placed it.
-    fs::create_directories(dir / "timeline.pftrace" / "x");
-    const absl::Status commit = out->Commit();
-    EXPECT_FALSE(commit.ok());
-    EXPECT_THAT(std::string(commit.message()), HasSubstr("timeline.pftrace: cannot rename into place"));
-  }
-  EXPECT_EQ(ReadAll(dir / "summary.json"), "old summary");
-  EXPECT_EQ(ReadAll(dir / "requests.csv"), "old requests");  // set aside as stale, then put back
-  EXPECT_EQ(Names(dir), (std::vector<std::string>{"requests.csv", "summary.json", "timeline.pftrace"}));
 }
 
 // Starts `args` in the background, waits until its temporaries exist, sends `signal_number`.

@@ -1,9 +1,9 @@
-// TensorRT-LLM's pools per attention window (--max-attention-window): how the memory plan splits
-// the KV budget among them (worked examples from the C++ KV cache manager's rule), what it
-// refuses, and how the block manager and the guaranteed_no_evict scheduler hold a sequence in
-// each pool.
+// sim/core/memory_plan/trtllm_window_pools.h: TensorRT-LLM's pools per attention window
+// (--max-attention-window): how the memory plan splits the KV budget among them (worked examples
+// from the C++ KV cache manager's rule) and what it refuses. How the block manager and the
+// guaranteed_no_evict scheduler hold a sequence in each pool: block_manager_test.cc,
+// sarathi_scheduler_test.cc.
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,8 +14,6 @@
 #include "models/attention_layout.h"
 #include "models/kv_cache_size.h"
 #include "sim/core/memory_plan/memory_plan_detail.h"
-#include "sim/core/serving/block_manager.h"
-#include "sim/core/serving/scheduler.h"
 #include "tests/memory_plan_request.h"
 
 namespace infergrid {
@@ -125,82 +123,6 @@ TEST(WindowPools, ListsTheEngineOrTheModelCannotTakeAreRefused) {
   MemoryPlanRequest mistral = testing::Deployment("mistral-7b", "h100-sxm", 1, 32768, "trtllm@pytorch");
   mistral.max_attention_window = {4096};
   EXPECT_THAT(refusal(mistral), HasSubstr("one cyclic pool, is not modelled"));
-}
-
-// A first pool of 100 blocks and a 128-token window pool of 10 blocks of 32 tokens: a sequence
-// holding g blocks of the first pool holds min(g, 4) of the window pool.
-BlockManagerOptions TwoPools() {
-  BlockManagerOptions options{.num_gpu_blocks = 100, .block_size = 32, .watermark = 0};
-  KvWindowPool window;
-  window.window_tokens = 128;
-  window.num_blocks = 10;
-  options.window_pools.push_back(window);
-  return options;
-}
-
-TEST(WindowPools, BlockManagerHoldsEachWindowCyclically) {
-  BlockManager blocks(TwoPools());
-  ASSERT_EQ(blocks.window_pool_count(), 1);
-  Sequence a, b, c;
-  ASSERT_TRUE(blocks.CanAdmit(8));
-  blocks.Grow(a, 8);  // 8 of the first pool, 4 of the window's
-  blocks.Grow(b, 8);
-  EXPECT_EQ(blocks.PoolFree(0), 84);
-  EXPECT_EQ(blocks.PoolFree(1), 2);
-  EXPECT_EQ(blocks.PoolHeld(1, 8), 4);
-  // The window pool binds admission while the first has room.
-  EXPECT_TRUE(blocks.CanAdmit(2));
-  EXPECT_FALSE(blocks.CanAdmit(3));
-  // A sequence past its window grows in the first pool only.
-  EXPECT_TRUE(blocks.CanGrow(a, 50));
-  EXPECT_EQ(blocks.GrowthRoom(a), 84);
-  blocks.Grow(a, 50);
-  EXPECT_EQ(blocks.PoolFree(0), 34);
-  EXPECT_EQ(blocks.PoolFree(1), 2);
-  // One still inside its window needs a window block for each new block, up to the window.
-  blocks.Grow(c, 2);
-  EXPECT_EQ(blocks.PoolFree(1), 0);
-  EXPECT_FALSE(blocks.CanGrow(c, 1));
-  EXPECT_EQ(blocks.GrowthRoom(c), 0);
-  const BlockManager::PoolUsage fullest = blocks.FullestPool();
-  EXPECT_EQ(fullest.used, 10);
-  EXPECT_EQ(fullest.total, 10);
-  blocks.Release(a);
-  EXPECT_EQ(blocks.PoolFree(0), 90);
-  EXPECT_EQ(blocks.PoolFree(1), 4);
-  EXPECT_TRUE(blocks.CanGrow(c, 2));
-  EXPECT_EQ(blocks.GrowthRoom(c), 90);  // the 2 blocks c can still take there are free
-}
-
-// guaranteed_no_evict reserves each admitted request's whole length in every pool: with 12
-// window blocks and 4 per request (210 tokens: 7 blocks, min(7, 4) of the window's), three
-// requests start although the first pool could hold a hundred more.
-TEST(WindowPools, GuaranteedNoEvictReservesEveryPool) {
-  const SchedulerLimits limits{
-      .max_num_seqs = 100, .max_num_batched_tokens = 100000, .chunk_size = 100000, .guaranteed_no_evict = true};
-  for (const int64_t window_blocks : {int64_t{12}, int64_t{0}}) {
-    BlockManagerOptions options = TwoPools();
-    options.num_gpu_blocks = 1000;
-    if (window_blocks > 0) {
-      options.window_pools[0].num_blocks = window_blocks;
-    } else {
-      options.window_pools.clear();
-    }
-    BlockManager blocks(options);
-    std::unique_ptr<Scheduler> scheduler = MakeScheduler(SchedulerKind::kSarathi, limits);
-    std::vector<std::unique_ptr<Sequence>> owned;
-    ReplicaQueues queues;
-    for (int i = 0; i < 10; ++i) {
-      owned.push_back(std::make_unique<Sequence>());
-      owned.back()->record = i;
-      owned.back()->prompt_tokens = 200;
-      owned.back()->output_tokens = 10;
-      queues.waiting.push_back(owned.back().get());
-    }
-    BatchPlan plan;
-    scheduler->Plan(queues, blocks, plan);
-    EXPECT_EQ(plan.work.size(), window_blocks > 0 ? 3u : 10u) << window_blocks;
-  }
 }
 
 }  // namespace
