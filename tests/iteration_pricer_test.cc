@@ -33,7 +33,7 @@ TEST(IterationPricer, PricesAnchorsAndInterpolatesBetween) {
   for (int step = 0; step < 6; ++step) {
     a.computed = b.computed = 10 + step;
     a.generated = b.generated = 1 + step;
-    BatchPlan plan;
+    ScheduledBatch plan;
     plan.Add(&a, 1);
     plan.Add(&b, 1);
     BatchShape shape;
@@ -49,7 +49,7 @@ TEST(IterationPricer, PricesAnchorsAndInterpolatesBetween) {
   EXPECT_DOUBLE_EQ(durations[2], exact(20) + 0.5 * (exact(28) - exact(20)));
   // A new member starts a new run with an exact price.
   Sequence c = a;
-  BatchPlan plan;
+  ScheduledBatch plan;
   plan.Add(&a, 1);
   plan.Add(&c, 1);
   BatchShape shape;

@@ -22,7 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
 #include "sim/app/report/assets.h"
 #include "sim/app/report/csv_columns.h"
 #include "sim/app/report/html_page.h"
@@ -621,8 +621,8 @@ TEST_F(ReportCommand, SimulateWithoutOutAndAFailedRunLeaveNothingBehind) {
 
 // A plan by hand: h100-sxm (measured) and h200-sxm (extrapolated) ok and priced, an a100 one ok
 // but dominated (dearer per hour than h100 at a lower rate), and one infeasible.
-PlanReport HandMadePlan() {
-  PlanReport plan;
+PlanResult HandMadePlan() {
+  PlanResult plan;
   SloTerm& term = *plan.add_slo();
   term.set_text("ttft_p99<=2s");
   term.set_metric("ttft");
@@ -671,7 +671,7 @@ PlanReport HandMadePlan() {
   return plan;
 }
 
-std::string PlanJson(const PlanReport& plan) {
+std::string PlanJson(const PlanResult& plan) {
   std::string json;
   EXPECT_TRUE(google::protobuf::util::MessageToJsonString(plan, &json).ok());
   return json;
@@ -727,7 +727,7 @@ TEST_F(ReportCommand, DrawsAPlanFolder) {
 // With a target every candidate serves the same rate: capacity is GPUs, cost is per hour, and
 // the frontier is cost against the SLO's closest term (less of the limit used is better).
 TEST(ReportPlan, ATargetDrawsGpusAndCostPerHour) {
-  PlanReport plan = HandMadePlan();
+  PlanResult plan = HandMadePlan();
   plan.set_target_rate(20);
   plan.mutable_candidates(2)->mutable_slo_values(0)->set_mean_s(0.2);  // a100: dearer, more headroom
   const std::vector<report::PlanPoint> points = report::PlanPoints(plan);
@@ -747,9 +747,9 @@ TEST(ReportPlan, ATargetDrawsGpusAndCostPerHour) {
 TEST_F(ReportCommand, BadPlanFilesAreOneLineAndNoPage) {
   const fs::path dir = testing::TestDir();
   const std::string page = (dir / "p.html").string();
-  PlanReport weird = HandMadePlan();
+  PlanResult weird = HandMadePlan();
   weird.mutable_candidates(1)->set_status("pending");
-  PlanReport negative = HandMadePlan();
+  PlanResult negative = HandMadePlan();
   negative.mutable_candidates(0)->set_rate(-1);
   testing::WriteFile(dir / "not-json" / "plan.json", "{\"candidates\": [");
   testing::WriteFile(dir / "empty" / "plan.json", "{}");

@@ -94,8 +94,8 @@ struct SchedulerFixture {
     for (Sequence* s : queues.running) delete s;
   }
   // Plans, then applies the planned tokens as the replica does.
-  BatchPlan Step() {
-    BatchPlan plan;
+  ScheduledBatch Step() {
+    ScheduledBatch plan;
     scheduler->Plan(queues, manager, plan);
     for (const ScheduledWork& w : plan.work) {
       w.seq->computed += w.new_tokens;

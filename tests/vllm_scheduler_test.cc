@@ -16,15 +16,15 @@ TEST(VllmScheduler, PrefillsRunAloneAndFirst) {
   f.Step();  // prefill of request 0
   f.queues.waiting.push_back(NewSeq(1, 150, 2));
   f.queues.waiting.push_back(NewSeq(2, 160, 2));
-  const BatchPlan p1 = f.Step();
+  const ScheduledBatch p1 = f.Step();
   // Request 1 fits the 300-token budget, request 2 does not: a prefill-only iteration.
   ASSERT_EQ(p1.work.size(), 1u);
   EXPECT_EQ(p1.work[0].seq->record, 1);
   EXPECT_EQ(p1.work[0].new_tokens, 150);
-  const BatchPlan p2 = f.Step();
+  const ScheduledBatch p2 = f.Step();
   ASSERT_EQ(p2.work.size(), 1u);
   EXPECT_EQ(p2.work[0].seq->record, 2);
-  const BatchPlan p3 = f.Step();  // all three decode together
+  const ScheduledBatch p3 = f.Step();  // all three decode together
   EXPECT_EQ(p3.work.size(), 3u);
   for (const ScheduledWork& w : p3.work) EXPECT_TRUE(w.decode);
 }
@@ -40,7 +40,7 @@ TEST(VllmScheduler, PreemptsTheLastAdmittedByRecompute) {
   // Decode: request 0 needs a fifth block, request 1 crosses 64 tokens and needs one too.
   f.Step();
   f.Step();
-  BatchPlan plan;
+  ScheduledBatch plan;
   int steps = 0;
   do {
     plan = f.Step();
@@ -60,7 +60,7 @@ TEST(VllmScheduler, SwapModeMovesTheVictimToHostMemory) {
                      /*cpu_blocks=*/100);
   f.queues.waiting.push_back(NewSeq(0, 64, 100));
   f.queues.waiting.push_back(NewSeq(1, 63, 100));
-  BatchPlan plan;
+  ScheduledBatch plan;
   int steps = 0;
   do {
     plan = f.Step();

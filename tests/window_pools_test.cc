@@ -197,7 +197,7 @@ TEST(WindowPools, GuaranteedNoEvictReservesEveryPool) {
       owned.back()->output_tokens = 10;
       queues.waiting.push_back(owned.back().get());
     }
-    BatchPlan plan;
+    ScheduledBatch plan;
     scheduler->Plan(queues, blocks, plan);
     EXPECT_EQ(plan.work.size(), window_blocks > 0 ? 3u : 10u) << window_blocks;
   }

@@ -16,7 +16,7 @@
 #include "models/model_spec.pb.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/core/memory_plan/memory_plan.h"
-#include "sim/app/results/accounting_reports.pb.h"
+#include "sim/app/results/accounting_results.pb.h"
 #include "sim/core/simulator/accounting_setup.h"
 
 namespace infergrid::cli {

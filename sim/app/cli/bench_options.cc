@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/decimal_number.h"
-#include "sim/app/bench/serve_report.h"
+#include "sim/app/bench/serve_result.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/aiperf_options.h"
 #include "sim/app/cli/bench_flags.h"

@@ -1,6 +1,7 @@
 // A `simulate` run as the product runs it: the checked options (the core's settings plus the
 // files and format), the setup the core resolves from them (sim/core/simulator/
 // simulation_setup.h) and the configuration echo of summary.json, read from the same members.
+// (The file keeps its older name until docs/development.md, which names it, can follow.)
 #ifndef INFERGRID_SIM_APP_RUN_SIMULATION_PLAN_H_
 #define INFERGRID_SIM_APP_RUN_SIMULATION_PLAN_H_
 
@@ -11,14 +12,14 @@
 
 namespace infergrid {
 
-struct SimulationPlan {
+struct ResolvedSimulation {
   cli::SimulateOptions options;
   SimulationSetup setup;
   SimulationConfig config;  // the echo in summary.json (seed set per run)
 };
 
 // ResolveSimulation, and the echo of what it resolved.
-absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions& options);
+absl::StatusOr<ResolvedSimulation> ResolveSimulationOptions(const cli::SimulateOptions& options);
 
 }  // namespace infergrid
 

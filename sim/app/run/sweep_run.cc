@@ -15,21 +15,21 @@
 namespace infergrid {
 namespace {
 
-// The plan of a run, as `simulate` resolves it; no progress line (the sweep shows its own).
-absl::StatusOr<SimulationPlan> PlanOf(const cli::FlagValues& flags) {
+// A run resolved as `simulate` resolves it; no progress line (the sweep shows its own).
+absl::StatusOr<ResolvedSimulation> ResolveRunFlags(const cli::FlagValues& flags) {
   absl::StatusOr<cli::SimulateOptions> options = cli::ReadSimulateOptions(flags);
   if (!options.ok()) return options.status();
   options->progress = false;
-  return ResolveSimulationPlan(*options);
+  return ResolveSimulationOptions(*options);
 }
 
 }  // namespace
 
 absl::StatusOr<std::string> SimulateSweepRun(const cli::FlagValues& flags) {
-  absl::StatusOr<SimulationPlan> plan = PlanOf(flags);
-  if (!plan.ok()) return plan.status();
+  absl::StatusOr<ResolvedSimulation> resolved = ResolveRunFlags(flags);
+  if (!resolved.ok()) return resolved.status();
   absl::StatusOr<SimulationSummary> summary =
-      ExecuteSimulation(*plan, plan->options.workload.synthetic.seed, /*out=*/nullptr);
+      ExecuteSimulation(*resolved, resolved->options.workload.synthetic.seed, /*out=*/nullptr);
   if (!summary.ok()) return summary.status();
   return format::ToJson(*summary);
 }
@@ -39,7 +39,7 @@ absl::Status CheckSweepPoints(const sweep::SweepDesign& design, const sweep::Swe
   for (const int index : plan.unique_runs) {
     const sweep::PlannedRun& run = plan.runs[index];
     if (run.run.replication() != 0) continue;
-    absl::StatusOr<SimulationPlan> resolved = PlanOf(run.flags);
+    absl::StatusOr<ResolvedSimulation> resolved = ResolveRunFlags(run.flags);
     if (!resolved.ok()) return sweep::PointError(design, run, resolved.status());
   }
   return absl::OkStatus();

@@ -60,7 +60,7 @@ void ReplicaWorker::Run() {
 
 void ReplicaWorker::RunOne(double begin) {
   replica_.Publish();
-  const BatchPlan& plan = replica_.plan();
+  const ScheduledBatch& plan = replica_.plan();
   const IterationDuration& d = replica_.duration();
   const double t0 = sg::Engine::get_clock();
   devices_.HostTransfer(static_cast<double>(plan.swap_out_blocks) * block_bytes_,

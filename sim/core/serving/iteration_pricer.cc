@@ -26,7 +26,7 @@ IterationCost Lerp(const IterationCost& a, const IterationCost& b, double f) {
 
 }  // namespace
 
-bool IterationPricer::ContinuesRun(const BatchPlan& plan) const {
+bool IterationPricer::ContinuesRun(const ScheduledBatch& plan) const {
   if (members_.empty() || plan.work.size() != members_.size()) return false;
   for (size_t i = 0; i < members_.size(); ++i) {
     if (plan.work[i].seq != members_[i]) return false;
@@ -34,7 +34,7 @@ bool IterationPricer::ContinuesRun(const BatchPlan& plan) const {
   return PureDecode(plan);
 }
 
-IterationCost IterationPricer::Price(const BatchPlan& plan, const BatchShape& shape) {
+IterationCost IterationPricer::Price(const ScheduledBatch& plan, const BatchShape& shape) {
   // Speculative steps advance contexts by the accepted tokens, not by one: priced exactly.
   if (stride_ == 1 || shape.speculative_tokens > 0) return Exact(shape);
   // A run also keeps how the engine launches the batch (graph size, launch mode, scheduling).

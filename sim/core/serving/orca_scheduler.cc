@@ -15,7 +15,7 @@ class OrcaScheduler final : public Scheduler {
   explicit OrcaScheduler(const SchedulerLimits& limits) : limits_(limits) {}
   bool reserves_kv() const override { return true; }
 
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+  void Plan(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& plan) override {
     for (Sequence* seq : queues.running) plan.Add(seq, 1);
     int64_t tokens = 0;
     while (!queues.waiting.empty() && static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {

@@ -16,7 +16,7 @@
 #include "sim/core/cost/iteration_cost.h"
 #include "sim/core/metrics/iteration_record.h"
 #include "sim/core/metrics/request_log.h"
-#include "sim/core/serving/batch_plan.h"
+#include "sim/core/serving/scheduled_batch.h"
 #include "sim/core/serving/block_manager.h"
 #include "sim/core/serving/execution_policy.h"
 #include "sim/core/serving/front_end.h"
@@ -103,7 +103,7 @@ class Replica {
   // num_scheduler_steps steps before the scheduler runs again (arrivals wait; members that
   // finish keep their slot as padding until the group ends).
   bool Plan(double start_s);
-  const BatchPlan& plan() const { return plan_; }
+  const ScheduledBatch& plan() const { return plan_; }
   const BatchShape& shape() const { return shape_; }
   // The planned batch's price, varied by the run (noise, front-end work), and its duration
   // (DecideIterationDuration, decided once in Plan).
@@ -182,7 +182,7 @@ class Replica {
   IterationSink& sink_;
   SequencePool& sequences_;
   ReplicaQueues queues_;
-  BatchPlan plan_;
+  ScheduledBatch plan_;
   BatchShape shape_;
   IterationCost cost_;
   IterationDuration duration_;

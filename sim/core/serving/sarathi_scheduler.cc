@@ -20,7 +20,7 @@ class SarathiScheduler final : public Scheduler {
   explicit SarathiScheduler(const SchedulerLimits& limits)
       : limits_(limits), budget_(std::max<int64_t>(1, std::min(limits.chunk_size, limits.max_num_batched_tokens))) {}
 
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+  void Plan(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& plan) override {
     bool all_decoding = false;
     int64_t tokens = scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, plan,
                                                  limits_.lookahead_slots, &all_decoding);

@@ -33,7 +33,7 @@ std::unique_ptr<Scheduler> MakeScheduler(SchedulerKind kind, const SchedulerLimi
 
 namespace scheduling {
 
-bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan) {
+bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& plan) {
   const int64_t room = (seq.gpu_blocks + blocks.GrowthRoom(seq)) * blocks.block_size() - seq.computed;
   const int64_t new_tokens = std::min({seq.Remaining(), max_tokens, room});
   if (new_tokens <= 0) return false;
@@ -42,7 +42,7 @@ bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, Ba
   return true;
 }
 
-int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan) {
+int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& plan) {
   int64_t tokens = 0;
   for (Sequence* seq : queues.running) {
     if (tokens >= max_tokens) break;
@@ -52,7 +52,8 @@ int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t ma
   return tokens;
 }
 
-bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, bool allow_partial, BatchPlan& plan) {
+bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, bool allow_partial,
+                ScheduledBatch& plan) {
   Sequence* seq = queues.waiting.front();
   const int64_t total = seq->TotalTokens();
   if (seq->computed > 0) {
@@ -98,7 +99,7 @@ bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
   return true;
 }
 
-Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, BatchPlan& plan) {
+Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, ScheduledBatch& plan) {
   Sequence* victim = queues.running.back();
   queues.running.pop_back();
   if (mode == PreemptionMode::kSwap && blocks.CanSwapOut(*victim)) {
@@ -118,7 +119,7 @@ Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMod
   return victim;
 }
 
-void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan) {
+void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, ScheduledBatch& plan) {
   ++victim.preemptions;
   blocks.Release(victim);
   victim.computed = 0;
@@ -127,7 +128,7 @@ void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan
 }
 
 int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, int64_t max_tokens,
-                        BatchPlan& plan, int64_t lookahead, bool* all_decoding) {
+                        ScheduledBatch& plan, int64_t lookahead, bool* all_decoding) {
   int64_t tokens = 0;
   bool decoding = true;
   // Index loop: preemption pops from the back, never before `i`.
@@ -157,7 +158,7 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
 }
 
 int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs, int64_t max_tokens,
-                        BatchPlan& plan, int64_t lookahead) {
+                        ScheduledBatch& plan, int64_t lookahead) {
   int64_t tokens = 0;
   while (!queues.swapped.empty() && tokens < max_tokens && static_cast<int64_t>(queues.running.size()) < max_num_seqs) {
     Sequence* seq = queues.swapped.front();

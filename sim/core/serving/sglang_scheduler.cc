@@ -46,7 +46,7 @@ class SglangScheduler final : public Scheduler {
 
   // SGLang has no swap: every preemption is a retraction, prefilled again later (simulate
   // refuses --preemption-mode=swap with this scheduler).
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+  void Plan(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& plan) override {
     if (queues.running.empty()) new_token_ratio_ = kInitNewTokenRatio;
     PlanPrefill(queues, blocks, plan);
     if (!plan.work.empty()) return;
@@ -63,7 +63,7 @@ class SglangScheduler final : public Scheduler {
   }
 
  private:
-  void PlanPrefill(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) {
+  void PlanPrefill(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& plan) {
     // KV left for new prompts, counted only when one waits (most iterations decode).
     double rem_total = queues.waiting.empty() ? 0 : UnreservedTokens(queues, blocks);
     // The prompt under way, then new ones.
@@ -108,7 +108,7 @@ class SglangScheduler final : public Scheduler {
   }
 
   // ScheduleBatch.retract_decode's order and stopping rule (see the top of the file).
-  void Retract(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) {
+  void Retract(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& plan) {
     victims_.clear();
     for (Sequence* seq : queues.running) {
       if (seq->InDecode()) victims_.push_back(seq);

@@ -16,7 +16,7 @@ class StaticScheduler final : public Scheduler {
   explicit StaticScheduler(const SchedulerLimits& limits) : limits_(limits) {}
   bool reserves_kv() const override { return true; }
 
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+  void Plan(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& plan) override {
     if (queues.running.empty()) FormBatch(queues, blocks);
     int64_t tokens = 0;
     for (Sequence* seq : queues.running) {

@@ -15,7 +15,7 @@ class VllmScheduler final : public Scheduler {
  public:
   explicit VllmScheduler(const SchedulerLimits& limits) : limits_(limits) {}
 
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+  void Plan(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& plan) override {
     if (queues.swapped.empty()) {
       int64_t tokens = 0;
       while (!queues.waiting.empty() && static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
