@@ -219,7 +219,7 @@ TEST(SpeculativeReplica, RequestsFinishAtTheirOutputLengthWithTokensInBursts) {
   double t = 0;
   int iterations = 0;
   while (replica.HasWork() && iterations < 1000) {
-    ASSERT_TRUE(replica.Plan(t));
+    ASSERT_TRUE(replica.Schedule(t));
     const double end = t + replica.cost().duration_s;
     replica.Complete(t, end, 0);
     t = end;
@@ -284,9 +284,9 @@ TEST(SpeculativeScheduling, DecodesReserveLookaheadSlots) {
     seq.status = SequenceStatus::kRunning;
     blocks.Grow(seq, 1);
     queues.running.push_back(&seq);
-    ScheduledBatch plan;
+    ScheduledBatch scheduled;
     const int64_t tokens =
-        scheduling::ScheduleDecodes(queues, blocks, PreemptionMode::kRecompute, 100, plan, lookahead);
+        scheduling::ScheduleDecodes(queues, blocks, PreemptionMode::kRecompute, 100, scheduled, lookahead);
     EXPECT_EQ(tokens, 1 + lookahead);
     EXPECT_EQ(seq.gpu_blocks, lookahead == 0 ? 1 : 2) << lookahead;  // 16 or 20 tokens of 16-token blocks
     blocks.Release(seq);

@@ -40,13 +40,13 @@ TEST(VllmScheduler, PreemptsTheLastAdmittedByRecompute) {
   // Decode: request 0 needs a fifth block, request 1 crosses 64 tokens and needs one too.
   f.Step();
   f.Step();
-  ScheduledBatch plan;
+  ScheduledBatch scheduled;
   int steps = 0;
   do {
-    plan = f.Step();
+    scheduled = f.Step();
     ++steps;
-  } while (plan.preempted_recompute == 0 && steps < 100);
-  ASSERT_EQ(plan.preempted_recompute, 1);
+  } while (scheduled.preempted_recompute == 0 && steps < 100);
+  ASSERT_EQ(scheduled.preempted_recompute, 1);
   ASSERT_EQ(f.queues.waiting.size(), 1u);
   EXPECT_EQ(f.queues.waiting.front()->record, 1);
   EXPECT_EQ(f.queues.waiting.front()->computed, 0);
@@ -60,17 +60,17 @@ TEST(VllmScheduler, SwapModeMovesTheVictimToHostMemory) {
                      /*cpu_blocks=*/100);
   f.queues.waiting.push_back(NewSeq(0, 64, 100));
   f.queues.waiting.push_back(NewSeq(1, 63, 100));
-  ScheduledBatch plan;
+  ScheduledBatch scheduled;
   int steps = 0;
   do {
-    plan = f.Step();
+    scheduled = f.Step();
     ++steps;
-  } while (plan.preempted_swap == 0 && steps < 100);
-  ASSERT_EQ(plan.preempted_swap, 1);
-  EXPECT_GT(plan.swap_out_blocks, 0);
+  } while (scheduled.preempted_swap == 0 && steps < 100);
+  ASSERT_EQ(scheduled.preempted_swap, 1);
+  EXPECT_GT(scheduled.swap_out_blocks, 0);
   ASSERT_EQ(f.queues.swapped.size(), 1u);
   EXPECT_EQ(f.queues.swapped.front()->record, 1);
-  EXPECT_EQ(f.queues.swapped.front()->cpu_blocks, plan.swap_out_blocks);
+  EXPECT_EQ(f.queues.swapped.front()->cpu_blocks, scheduled.swap_out_blocks);
 }
 
 }  // namespace

@@ -197,9 +197,9 @@ TEST(WindowPools, GuaranteedNoEvictReservesEveryPool) {
       owned.back()->output_tokens = 10;
       queues.waiting.push_back(owned.back().get());
     }
-    ScheduledBatch plan;
-    scheduler->Plan(queues, blocks, plan);
-    EXPECT_EQ(plan.work.size(), window_blocks > 0 ? 3u : 10u) << window_blocks;
+    ScheduledBatch scheduled;
+    scheduler->Schedule(queues, blocks, scheduled);
+    EXPECT_EQ(scheduled.work.size(), window_blocks > 0 ? 3u : 10u) << window_blocks;
   }
 }
 

@@ -41,9 +41,9 @@ struct ScheduledBatch {
 
 // A batch of decodes only (one new token per sequence, no padding rows): what multi-step
 // scheduling groups, and what --cost-stride may price from an earlier step.
-inline bool PureDecode(const ScheduledBatch& plan) {
-  if (plan.work.empty() || !plan.padding_contexts.empty()) return false;
-  for (const ScheduledWork& w : plan.work) {
+inline bool PureDecode(const ScheduledBatch& scheduled) {
+  if (scheduled.work.empty() || !scheduled.padding_contexts.empty()) return false;
+  for (const ScheduledWork& w : scheduled.work) {
     if (!w.decode) return false;
   }
   return true;

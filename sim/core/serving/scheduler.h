@@ -76,9 +76,9 @@ class Scheduler {
   virtual ~Scheduler() = default;
   // Whether KV is reserved for prompt + output at admission (orca, static) rather than paged.
   virtual bool reserves_kv() const { return false; }
-  // Forms the next batch into `plan` (cleared by the caller). An empty plan means nothing can
+  // Forms the next batch into `scheduled` (cleared by the caller). An empty batch means nothing can
   // run until a sequence arrives.
-  virtual void Plan(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& plan) = 0;
+  virtual void Schedule(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& scheduled) = 0;
   // After an iteration's tokens were applied: takes finished sequences out of the queues,
   // frees their blocks and appends them to `released` (the engine deletes them).
   virtual void Retire(ReplicaQueues& queues, BlockManager& blocks, std::vector<Sequence*>& released);
@@ -93,22 +93,22 @@ namespace scheduling {
 // max_tokens of them when `allow_partial` (chunked prefill). Returns false (nothing changed)
 // otherwise.
 bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, bool allow_partial,
-                ScheduledBatch& plan);
+                ScheduledBatch& scheduled);
 
 // Schedules the next chunk of `seq`, whose prompt is under way: up to `max_tokens` of it, as
 // many as the free blocks hold. Returns false (nothing changed) when none fits.
-bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& plan);
+bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& scheduled);
 // Schedules the next chunk of every running sequence whose prompt is under way (a chunked
 // prefill), front to back, as much of `max_tokens` as the free blocks hold. Returns the tokens
 // scheduled.
-int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& plan);
+int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& scheduled);
 // Preempts the last running sequence (swap if the mode and host space allow, else recompute).
 // Returns the victim.
-Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, ScheduledBatch& plan);
+Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, ScheduledBatch& scheduled);
 // Frees a preempted sequence's blocks so that it is prefilled again (prompt and the tokens it
-// generated) and counts the preemption, the sequence's and the plan's; the caller has taken it out of `running` and puts it
+// generated) and counts the preemption, the sequence's and the batch's; the caller has taken it out of `running` and puts it
 // back in a queue.
-void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, ScheduledBatch& plan);
+void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, ScheduledBatch& scheduled);
 
 // Schedules one decode token for every running sequence in decode, front to back, preempting
 // from the back when blocks run out (vLLM's _schedule_running). Stops at `max_tokens`. Each
@@ -116,12 +116,12 @@ void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, ScheduledBatch&
 // Returns the tokens scheduled. `all_decoding`, when given, is set to whether every running
 // sequence was seen and in decode (then ContinuePrefills has nothing to do).
 int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, int64_t max_tokens,
-                        ScheduledBatch& plan, int64_t lookahead = 0, bool* all_decoding = nullptr);
+                        ScheduledBatch& scheduled, int64_t lookahead = 0, bool* all_decoding = nullptr);
 
 // Swaps sequences back in, front first, while the watermark and max_num_seqs allow; each is
 // scheduled for its next step (a decode with its `lookahead` slots). Returns the tokens scheduled.
 int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs, int64_t max_tokens,
-                        ScheduledBatch& plan, int64_t lookahead = 0);
+                        ScheduledBatch& scheduled, int64_t lookahead = 0);
 
 }  // namespace scheduling
 
