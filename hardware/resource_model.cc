@@ -83,7 +83,7 @@ absl::Status ResourceModel::SetGemmTiles(const GemmModel& g, const std::string& 
     tiles_.push_back({t.bm(), t.bn(), 1.0 / (1.0 + g.tile_penalty() * (bm + bn) / (bm * bn))});
   }
   double best_efficiency = 0;
-  for (const TilePlan& t : tiles_) best_efficiency = std::max(best_efficiency, t.efficiency);
+  for (const TileEfficiency& t : tiles_) best_efficiency = std::max(best_efficiency, t.efficiency);
   best_tile_fraction_ = g.peak_fraction() * best_efficiency;
   return absl::OkStatus();
 }
@@ -398,7 +398,7 @@ KernelTime ResourceModel::GemmTime(const Kernel& kernel) const {
 
   KernelTime best;
   best.seconds = -1;
-  for (const TilePlan& tile : tiles_) {
+  for (const TileEfficiency& tile : tiles_) {
     const double cannot_beat = best.seconds < 0 ? std::numeric_limits<double>::infinity() : best.busy_s;
     const TileCost c = CostOfTile(in, tile.bm, tile.bn, tile.efficiency, rates, cannot_beat);
     if (best.seconds < 0 || c.busy < best.busy_s) {

@@ -124,12 +124,12 @@ class ResourceModel {
   double l2_usable_ = 0;
   double sms_ = 1;
   double cuda_peak_ = 0;
-  struct TilePlan {
+  struct TileEfficiency {
     int bm = 0;
     int bn = 0;
     double efficiency = 1;  // 1 / (1 + tile_penalty (bm + bn) / (bm bn)): fixed per profile
   };
-  std::vector<TilePlan> tiles_;
+  std::vector<TileEfficiency> tiles_;
   // peak_fraction x the most efficient tile's efficiency: the share of the tensor peak a
   // well-tiled GEMM reaches, used for tensor work of kernels without a compute_fraction.
   double best_tile_fraction_ = 1;

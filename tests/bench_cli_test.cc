@@ -35,7 +35,7 @@ void ExpectGolden(const std::string& actual, const std::string& golden, const st
   EXPECT_EQ(actual, expected) << "regenerate with: infergrid " << command << " (" << golden << ")";
 }
 
-TEST(BenchCli, LatencyReportAndJsonGolden) {
+TEST(BenchCli, LatencyResultAndJsonGolden) {
   const fs::path json = testing::TestDir() / "latency.json";
   const std::string command = absl::StrCat("bench latency ", kModel, " --batch-size=8 --input-len=32 --output-len=128");
   const testing::CommandResult r = RunInfergrid(absl::StrCat(command, " --output-json=", json.string()));
@@ -47,7 +47,7 @@ TEST(BenchCli, LatencyReportAndJsonGolden) {
   EXPECT_NEAR(j["percentiles"]["50"].get<double>(), j["avg_latency"].get<double>(), 1e-12);
 }
 
-TEST(BenchCli, ThroughputReportAndJsonGolden) {
+TEST(BenchCli, ThroughputResultAndJsonGolden) {
   const fs::path json = testing::TestDir() / "throughput.json";
   const std::string command =
       absl::StrCat("bench throughput ", kModel, " --input-len=256 --output-len=64 --num-prompts=100");
@@ -240,7 +240,7 @@ const char kServe[] =
     "--percentile-metrics=ttft,tpot,itl,e2el --metric-percentiles=50,90,99 --goodput=ttft:50,tpot:10 "
     "--result-date=20261201-120000";
 
-TEST(BenchCli, ServeReportAndSavedResultGolden) {
+TEST(BenchCli, ServeResultAndSavedJsonGolden) {
   const fs::path dir = testing::TestDir();
   const testing::CommandResult r = RunInfergrid(
       absl::StrCat(kServe, " --save-result --save-detailed --result-dir=", dir.string(), " --result-filename=r.json"));

@@ -15,14 +15,14 @@
 #include "sim/app/bench/compare_result.h"
 #include "sim/app/bench/numpy_random.h"
 #include "sim/app/bench/numpy_stats.h"
-#include "sim/app/bench/offline_reports.h"
-#include "sim/app/bench/one_batch_report.h"
+#include "sim/app/bench/offline_results.h"
+#include "sim/app/bench/one_batch_result.h"
 #include "sim/app/bench/perf_windows.h"
 #include "sim/app/bench/python_json.h"
 #include "sim/app/bench/python_random.h"
 #include "sim/app/bench/request_schedule.h"
 #include "sim/app/bench/serve_metrics.h"
-#include "sim/app/bench/serve_report.h"
+#include "sim/app/bench/serve_result.h"
 #include "sim/app/bench/sglang_serving.h"
 #include "sim/app/bench/token_estimate.h"
 #include "tests/test_files.h"
@@ -427,7 +427,7 @@ TEST(ServeMetrics, FollowVllmsDefinitions) {
 
 // SGLang bench_one_batch's lines and result line, as Python's f-strings, np.median and
 // json.dumps write them (the expected text was printed by Python from the same numbers).
-TEST(OneBatchReport, PrintsAndSavesWhatTheScriptDoes) {
+TEST(OneBatchResultOutput, PrintsAndSavesWhatTheScriptDoes) {
   OneBatchResult r;
   r.run_name = "x";
   r.batch_size = 4;
@@ -435,7 +435,7 @@ TEST(OneBatchReport, PrintsAndSavesWhatTheScriptDoes) {
   r.output_len = 4;
   r.prefill_latency = 0.0312345;
   r.decode_latencies = {0.0071, 0.00705, 0.0069};
-  EXPECT_EQ(OneBatchReportText(r),
+  EXPECT_EQ(OneBatchResultText(r),
             "Prefill. latency: 0.03123 s, throughput:  32784.26 token/s\n"
             "Decode 0. Batch size: 4, latency: 0.00710 s, throughput:    563.38 token/s\n"
             "Decode 1. Batch size: 4, latency: 0.00705 s, throughput:    567.38 token/s\n"
@@ -455,16 +455,16 @@ TEST(OneBatchReport, PrintsAndSavesWhatTheScriptDoes) {
   EXPECT_EQ(DumpPythonJson(OneBatchResultJson(one)),
             R"({"run_name": "default", "batch_size": 1, "input_len": 8, "output_len": 1, "prefill_latency": 0.5, )"
             R"("prefill_throughput": 16.0, "total_latency": 0.5, "overall_throughput": 18.0})");
-  EXPECT_THAT(OneBatchReportText(one), ::testing::Not(::testing::HasSubstr("Decode")));
+  EXPECT_THAT(OneBatchResultText(one), ::testing::Not(::testing::HasSubstr("Decode")));
 }
 
-TEST(ServeReport, PrintsVllmsBlock) {
+TEST(ServeResultOutput, PrintsVllmsBlock) {
   ServeRunInfo info;
   info.request_rate = 2.0;
   info.duration_s = 2.0;
   info.percentiles = {50, 99};
   const ServeMetrics m = CalculateServeMetrics(HandOutcomes(), 2.0, info.percentiles, {});
-  const std::string text = ServeReportText(m, info);
+  const std::string text = ServeResultText(m, info);
   EXPECT_THAT(text, HasSubstr("============ Serving Benchmark Result ============\n"));
   EXPECT_THAT(text, HasSubstr("Successful requests:                     2         \n"));
   EXPECT_THAT(text, HasSubstr("Request rate configured (RPS):           2.00      \n"));

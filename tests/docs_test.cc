@@ -12,12 +12,14 @@
 
 #include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
-#include "sim/app/plan/plan_report.pb.h"
-#include "sim/app/results/accounting_reports.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
+#include "sim/app/results/accounting_results.pb.h"
 #include "sim/app/results/catalog_listing.pb.h"
-#include "sim/app/results/extras_reports.pb.h"
 #include "sim/app/results/simulation.pb.h"
 #include "sim/app/results/sweep.pb.h"
+#include "sim/app/results/train_result.pb.h"
+#include "sim/app/results/validation_result.pb.h"
+#include "sim/app/results/vector_index_result.pb.h"
 #include "tests/command_runner.h"
 #include "tests/test_files.h"
 
@@ -114,18 +116,18 @@ TEST(docs, SummaryJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(Simulatio
 
 TEST(docs, CompareJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(Comparison::descriptor()); }
 
-TEST(docs, PlanJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(PlanReport::descriptor()); }
+TEST(docs, PlanJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(PlanResult::descriptor()); }
 
-TEST(docs, MemoryJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(MemoryReport::descriptor()); }
+TEST(docs, MemoryJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(MemoryResult::descriptor()); }
 
-TEST(docs, RooflineJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(RooflineReport::descriptor()); }
+TEST(docs, RooflineJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(RooflineResult::descriptor()); }
 
-TEST(docs, EngineMemoryJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(EngineMemoryReport::descriptor()); }
+TEST(docs, EngineMemoryJsonFieldsAreDocumented) { ExpectAllFieldsDocumented(EngineMemoryResult::descriptor()); }
 
 TEST(docs, TrainVectorIndexValidateJsonFieldsAreDocumented) {
-  ExpectAllFieldsDocumented(TrainingReport::descriptor());
-  ExpectAllFieldsDocumented(VectorIndexReport::descriptor());
-  ExpectAllFieldsDocumented(ValidationReport::descriptor());
+  ExpectAllFieldsDocumented(TrainingResult::descriptor());
+  ExpectAllFieldsDocumented(VectorIndexResult::descriptor());
+  ExpectAllFieldsDocumented(ValidationResult::descriptor());
 }
 
 TEST(docs, CatalogListingJsonFieldsAreDocumented) {

@@ -33,12 +33,12 @@ TEST(IterationPricer, PricesAnchorsAndInterpolatesBetween) {
   for (int step = 0; step < 6; ++step) {
     a.computed = b.computed = 10 + step;
     a.generated = b.generated = 1 + step;
-    BatchPlan plan;
-    plan.Add(&a, 1);
-    plan.Add(&b, 1);
+    ScheduledBatch scheduled;
+    scheduled.Add(&a, 1);
+    scheduled.Add(&b, 1);
     BatchShape shape;
     shape.decode_context_tokens = {a.computed, b.computed};
-    durations.push_back(pricer.Price(plan, shape).duration_s);
+    durations.push_back(pricer.Price(scheduled, shape).duration_s);
   }
   // Anchors at steps 0 and 4 (contexts 20 and 28 in total), one call for step 4 ahead of time,
   // one for step 8 once step 5 needs it.
@@ -49,12 +49,12 @@ TEST(IterationPricer, PricesAnchorsAndInterpolatesBetween) {
   EXPECT_DOUBLE_EQ(durations[2], exact(20) + 0.5 * (exact(28) - exact(20)));
   // A new member starts a new run with an exact price.
   Sequence c = a;
-  BatchPlan plan;
-  plan.Add(&a, 1);
-  plan.Add(&c, 1);
+  ScheduledBatch scheduled;
+  scheduled.Add(&a, 1);
+  scheduled.Add(&c, 1);
   BatchShape shape;
   shape.decode_context_tokens = {16, 16};
-  EXPECT_DOUBLE_EQ(pricer.Price(plan, shape).duration_s, exact(32));
+  EXPECT_DOUBLE_EQ(pricer.Price(scheduled, shape).duration_s, exact(32));
 }
 
 }  // namespace

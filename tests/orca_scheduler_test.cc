@@ -16,7 +16,7 @@ TEST(OrcaScheduler, MixesNewPromptsWithDecodesAndReservesKv) {
   f.Step();
   EXPECT_EQ(f.manager.used_blocks(), 10);  // ceil(160 / 16), reserved up front
   f.queues.waiting.push_back(NewSeq(1, 200, 8));
-  const BatchPlan p = f.Step();
+  const ScheduledBatch p = f.Step();
   ASSERT_EQ(p.work.size(), 2u);
   EXPECT_TRUE(p.work[0].decode);
   EXPECT_FALSE(p.work[1].decode);

@@ -38,7 +38,7 @@ TEST(PlanAssumptions, TheWorkloadLineNamesSourceLengthsArrivalsRequestsAndSeed) 
 }
 
 TEST(PlanAssumptions, ProfileMarksAndTheNoteNameWhatIsExtrapolated) {
-  PlanReport report;
+  PlanResult report;
   PlanCandidate& measured = *report.add_candidates();
   measured.set_gpu("h100-sxm");
   measured.set_cost_model("calibrated");

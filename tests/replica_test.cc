@@ -53,7 +53,7 @@ TEST(SpeculativeReplica, RequestsFinishAtTheirOutputLengthWithTokensInBursts) {
   double t = 0;
   int iterations = 0;
   while (replica.HasWork() && iterations < 1000) {
-    ASSERT_TRUE(replica.Plan(t));
+    ASSERT_TRUE(replica.Schedule(t));
     const double end = t + replica.cost().duration_s;
     replica.Complete(t, end, 0);
     t = end;

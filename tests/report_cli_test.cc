@@ -18,7 +18,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
 #include "sim/app/results/simulation.pb.h"
 #include "sim/app/results/sweep.pb.h"
 #include "tests/command_runner.h"
@@ -68,7 +68,7 @@ grid { flag: "tensor-parallel-size" values: ["1", "2"] }
 replications: 2
 )";
 
-std::string PlanJson(const PlanReport& plan) {
+std::string PlanJson(const PlanResult& plan) {
   std::string json;
   EXPECT_TRUE(google::protobuf::util::MessageToJsonString(plan, &json).ok());
   return json;
@@ -397,9 +397,9 @@ TEST_F(ReportCommand, DrawsAPlanFolder) {
 TEST_F(ReportCommand, BadPlanFilesAreOneLineAndNoPage) {
   const fs::path dir = testing::TestDir();
   const std::string page = (dir / "p.html").string();
-  PlanReport weird = HandMadePlan();
+  PlanResult weird = HandMadePlan();
   weird.mutable_candidates(1)->set_status("pending");
-  PlanReport negative = HandMadePlan();
+  PlanResult negative = HandMadePlan();
   negative.mutable_candidates(0)->set_rate(-1);
   testing::WriteFile(dir / "not-json" / "plan.json", "{\"candidates\": [");
   testing::WriteFile(dir / "empty" / "plan.json", "{}");

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
 
 namespace infergrid {
 
@@ -19,8 +19,8 @@ inline size_t Count(const std::string& text, const std::string& what) {
 
 // A plan by hand: h100-sxm (measured) and h200-sxm (extrapolated) ok and priced, an a100 one ok
 // but dominated (dearer per hour than h100 at a lower rate), and one infeasible.
-inline PlanReport HandMadePlan() {
-  PlanReport plan;
+inline PlanResult HandMadePlan() {
+  PlanResult plan;
   SloTerm& term = *plan.add_slo();
   term.set_text("ttft_p99<=2s");
   term.set_metric("ttft");

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
 #include "sim/app/report/assets.h"
 #include "sim/app/report/csv_columns.h"
 #include "sim/app/report/html_page.h"
@@ -301,7 +301,7 @@ TEST(ReportAssets, BundlesAreCompiledInWithTheirLicenses) {
 // With a target every candidate serves the same rate: capacity is GPUs, cost is per hour, and
 // the frontier is cost against the SLO's closest term (less of the limit used is better).
 TEST(ReportPlan, ATargetDrawsGpusAndCostPerHour) {
-  PlanReport plan = HandMadePlan();
+  PlanResult plan = HandMadePlan();
   plan.set_target_rate(20);
   plan.mutable_candidates(2)->mutable_slo_values(0)->set_mean_s(0.2);  // a100: dearer, more headroom
   const std::vector<report::PlanPoint> points = report::PlanPoints(plan);

@@ -34,7 +34,7 @@ TEST(Routers, LeastOutstandingAndLeastKvUsePublishedLoads) {
   replicas[1]->Enqueue(PooledSeq(sequences, 1, 10, 5));
   EXPECT_EQ(least->Route(view), 2);
   // Replica 1 runs its prefill: 1 block in use, published; least-kv avoids it.
-  ASSERT_TRUE(replicas[1]->Plan(0));
+  ASSERT_TRUE(replicas[1]->Schedule(0));
   replicas[1]->Publish();
   auto kv = MakeRouter(RouterKind::kLeastKv);
   EXPECT_EQ(kv->Route(view), 2);  // tie on KV between 0 and 2 (none used): fewer outstanding

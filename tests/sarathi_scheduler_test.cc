@@ -16,11 +16,11 @@ TEST(SarathiScheduler, ChunksPrefillsUnderTheBudgetAfterDecodes) {
   f.queues.waiting.push_back(NewSeq(0, 10, 50));
   f.Step();  // 10-token prompt
   f.queues.waiting.push_back(NewSeq(1, 1000, 5));
-  const BatchPlan p1 = f.Step();
+  const ScheduledBatch p1 = f.Step();
   ASSERT_EQ(p1.work.size(), 2u);
   EXPECT_TRUE(p1.work[0].decode);
   EXPECT_EQ(p1.work[1].new_tokens, 511);  // 512 - one decode token
-  const BatchPlan p2 = f.Step();
+  const ScheduledBatch p2 = f.Step();
   ASSERT_EQ(p2.work.size(), 2u);
   EXPECT_EQ(p2.work[1].new_tokens, 489);
   EXPECT_EQ(p2.work[1].seq->generated, 1);  // the last chunk samples the first token
@@ -36,7 +36,7 @@ TEST(SarathiScheduler, GuaranteedNoEvictAdmitsOnlyWhatCanRunToCompletion) {
         {.max_num_seqs = 8, .max_num_batched_tokens = 1000, .chunk_size = 1000, .guaranteed_no_evict = no_evict});
     f.queues.waiting.push_back(NewSeq(0, 64, 100));
     f.queues.waiting.push_back(NewSeq(1, 64, 100));
-    const BatchPlan first = f.Step();
+    const ScheduledBatch first = f.Step();
     EXPECT_EQ(first.work.size(), no_evict ? 1u : 2u);
     int preempted = 0, steps = 0;
     while ((!f.queues.running.empty() || !f.queues.waiting.empty()) && steps < 1000) {
@@ -72,8 +72,8 @@ TEST(WindowPools, GuaranteedNoEvictReservesEveryPool) {
       owned.back()->output_tokens = 10;
       queues.waiting.push_back(owned.back().get());
     }
-    BatchPlan plan;
-    scheduler->Plan(queues, blocks, plan);
+    ScheduledBatch plan;
+    scheduler->Schedule(queues, blocks, plan);
     EXPECT_EQ(plan.work.size(), window_blocks > 0 ? 3u : 10u) << window_blocks;
   }
 }

@@ -35,7 +35,7 @@ TEST(SpeculativeScheduling, DecodesReserveLookaheadSlots) {
     seq.status = SequenceStatus::kRunning;
     blocks.Grow(seq, 1);
     queues.running.push_back(&seq);
-    BatchPlan plan;
+    ScheduledBatch plan;
     const int64_t tokens =
         scheduling::ScheduleDecodes(queues, blocks, PreemptionMode::kRecompute, 100, plan, lookahead);
     EXPECT_EQ(tokens, 1 + lookahead);

@@ -105,17 +105,17 @@ struct SchedulerFixture {
     for (Sequence* s : queues.running) delete s;
   }
   // Plans, then applies the planned tokens as the replica does.
-  BatchPlan Step() {
-    BatchPlan plan;
-    scheduler->Plan(queues, manager, plan);
-    for (const ScheduledWork& w : plan.work) {
+  ScheduledBatch Step() {
+    ScheduledBatch scheduled;
+    scheduler->Schedule(queues, manager, scheduled);
+    for (const ScheduledWork& w : scheduled.work) {
       w.seq->computed += w.new_tokens;
       if (w.seq->computed == w.seq->TotalTokens()) ++w.seq->generated;
     }
     std::vector<Sequence*> released;
     scheduler->Retire(queues, manager, released);
     for (Sequence* s : released) delete s;
-    return plan;
+    return scheduled;
   }
   BlockManager manager;
   std::unique_ptr<Scheduler> scheduler;

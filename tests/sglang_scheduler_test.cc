@@ -19,21 +19,21 @@ TEST(SglangScheduler, CutsThePromptThatDoesNotFitAndRunsItsChunksBeforeAnyDecode
   f.queues.waiting.push_back(NewSeq(2, 450, 5));
   f.queues.waiting.push_back(NewSeq(3, 40, 5));
   // Request 1 whole, then request 2 cut to the 200 tokens left; request 3 waits behind it.
-  const BatchPlan p1 = f.Step();
+  const ScheduledBatch p1 = f.Step();
   ASSERT_EQ(p1.work.size(), 2u);
   EXPECT_EQ(p1.work[0].new_tokens, 100);
   EXPECT_EQ(p1.work[1].seq->record, 2);
   EXPECT_EQ(p1.work[1].new_tokens, 200);
   for (const ScheduledWork& w : p1.work) EXPECT_FALSE(w.decode);
   // Request 2's last 250 tokens first, then request 3 whole in the 50 left; no decode yet.
-  const BatchPlan p2 = f.Step();
+  const ScheduledBatch p2 = f.Step();
   ASSERT_EQ(p2.work.size(), 2u);
   EXPECT_EQ(p2.work[0].seq->record, 2);
   EXPECT_EQ(p2.work[0].new_tokens, 250);
   EXPECT_EQ(p2.work[0].seq->generated, 1);  // the last chunk samples the first token
   EXPECT_EQ(p2.work[1].seq->record, 3);
   EXPECT_EQ(p2.work[1].new_tokens, 40);
-  const BatchPlan p3 = f.Step();  // nothing left to prefill: all four decode together
+  const ScheduledBatch p3 = f.Step();  // nothing left to prefill: all four decode together
   EXPECT_EQ(p3.work.size(), 4u);
   for (const ScheduledWork& w : p3.work) EXPECT_TRUE(w.decode);
 }
@@ -49,7 +49,7 @@ TEST(SglangScheduler, ReservesKvForTheOutputsOfRunningRequests) {
     f.Step();
     ASSERT_EQ(f.manager.used_blocks(), 7);
     f.queues.waiting.push_back(NewSeq(1, 600, output));
-    const BatchPlan p = f.Step();
+    const ScheduledBatch p = f.Step();
     ASSERT_EQ(p.work.size(), 1u);
     EXPECT_EQ(p.work[0].seq->record, output == 300 ? 0 : 1);
     EXPECT_EQ(p.work[0].decode, output == 300);
@@ -92,7 +92,7 @@ TEST(SglangScheduler, RetractsTheFewestOutputsFirstUntilTwentyStepsFit) {
   }
   f.queues.waiting.push_back(NewSeq(9, 500, 10));  // does not fit: waits ahead of the retracted
   ASSERT_EQ(f.manager.free_blocks(), 3);
-  const BatchPlan p = f.Step();
+  const ScheduledBatch p = f.Step();
   // Fewest outputs first, the longer input of the two with 5: request 2 (3 + 44 = 47 free for
   // 3 requests, under 3 x 20), then request 1 (81 free, at least 2 x 20). vLLM's order would
   // have preempted request 3, the last admitted, alone.

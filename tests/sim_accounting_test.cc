@@ -7,8 +7,8 @@
 #include "gtest/gtest.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/commands/command.h"
-#include "sim/app/accounting/memory_report.h"
-#include "sim/app/accounting/roofline_report.h"
+#include "sim/app/accounting/memory_result.h"
+#include "sim/app/accounting/roofline_result.h"
 
 namespace infergrid {
 namespace {
@@ -43,7 +43,7 @@ class AccountingTest : public ::testing::Test {
 
 // Lesson section 5: Llama 3 8B on H100 SXM, batch 1, S = 8,192, FP16 KV.
 TEST_F(AccountingTest, MemoryPayloadTable) {
-  const MemoryReport r = BuildMemoryReport(Setup(), 8192, 1);
+  const MemoryResult r = BuildMemoryResult(Setup(), 8192, 1);
   EXPECT_EQ(r.parameters().used(), "nominal");
   EXPECT_DOUBLE_EQ(r.weights().bytes(), 16e9);
   EXPECT_NEAR(r.weights().bytes() / kGiB, 14.90, 0.005);
@@ -64,13 +64,13 @@ TEST_F(AccountingTest, WeightBytesByPrecision) {
   const std::pair<const char*, double> cases[] = {{"fp16", 16e9}, {"fp8", 8e9}, {"int4", 4e9}, {"fp32", 32e9}};
   for (const auto& [format, bytes] : cases) {
     Set("weight_dtype", format);
-    const MemoryReport r = BuildMemoryReport(Setup(), 8192, 1);
+    const MemoryResult r = BuildMemoryResult(Setup(), 8192, 1);
     EXPECT_DOUBLE_EQ(r.weights().bytes(), bytes) << format;
   }
   Set("weight_dtype", "fp8");
-  EXPECT_NEAR(BuildMemoryReport(Setup(), 8192, 1).weights().bytes() / kGiB, 7.45, 0.005);
+  EXPECT_NEAR(BuildMemoryResult(Setup(), 8192, 1).weights().bytes() / kGiB, 7.45, 0.005);
   Set("weight_dtype", "int4");
-  const MemoryReport int4 = BuildMemoryReport(Setup(), 8192, 1);
+  const MemoryResult int4 = BuildMemoryResult(Setup(), 8192, 1);
   EXPECT_NEAR(int4.weights().bytes() / kGiB, 3.73, 0.005);
   EXPECT_TRUE(int4.weights().raw_floor());
 }
@@ -79,11 +79,11 @@ TEST_F(AccountingTest, WeightBytesByPrecision) {
 TEST_F(AccountingTest, Fp8CheckpointWithEitherKvDtype) {
   Set("weight_dtype", "fp8");
   Set("kv_cache_dtype", "fp16");
-  MemoryReport r = BuildMemoryReport(Setup(), 8192, 1);
+  MemoryResult r = BuildMemoryResult(Setup(), 8192, 1);
   EXPECT_NEAR(r.weights().bytes() / kGiB, 7.45, 0.005);
   EXPECT_DOUBLE_EQ(r.kv_cache().bytes() / kGiB, 1.00);
   Set("kv_cache_dtype", "fp8");
-  r = BuildMemoryReport(Setup(), 8192, 1);
+  r = BuildMemoryResult(Setup(), 8192, 1);
   EXPECT_DOUBLE_EQ(r.kv_cache().bytes() / kGiB, 0.50);
   EXPECT_NEAR(r.kv_cache().bytes() / 1e9, 0.54, 0.005);
 }
@@ -93,20 +93,20 @@ TEST_F(AccountingTest, Fp8CheckpointWithEitherKvDtype) {
 TEST_F(AccountingTest, Fp4WeightsCountScalesAndComputeInFp4OnlyOnBlackwell) {
   Set("weight_dtype", "nvfp4");
   AccountingSetup h100 = Setup("exact");
-  EXPECT_DOUBLE_EQ(BuildMemoryReport(h100, 8192, 1).weights().bytes(), 8'030'261'248 * 4.5 / 8);
+  EXPECT_DOUBLE_EQ(BuildMemoryResult(h100, 8192, 1).weights().bytes(), 8'030'261'248 * 4.5 / 8);
   EXPECT_EQ(h100.compute_dtype, DType::BF16);
   Set("gpu", "b200");
   AccountingSetup b200 = Setup("exact");
   EXPECT_EQ(b200.compute_dtype, DType::FP4_E2M1);
   RooflineQuery q;
   q.context_tokens = 8192;
-  const RooflineReport r = BuildRooflineReport(b200, q);
+  const RooflineResult r = BuildRooflineResult(b200, q);
   EXPECT_DOUBLE_EQ(r.bounds().peak_flops(), 9e15);
   EXPECT_EQ(r.bounds().compute_dtype(), "fp4_e2m1");
   Set("weight_dtype", "");
   Set("quantization", "mxfp4");
   AccountingSetup mx = Setup("exact");
-  EXPECT_DOUBLE_EQ(BuildMemoryReport(mx, 8192, 1).weights().bytes(), 8'030'261'248 * 4.25 / 8);
+  EXPECT_DOUBLE_EQ(BuildMemoryResult(mx, 8192, 1).weights().bytes(), 8'030'261'248 * 4.25 / 8);
   EXPECT_EQ(mx.compute_dtype, DType::FP4_E2M1);
   Set("quantization", "int3");
   absl::StatusOr<AccountingSetup> bad = Resolve();
@@ -118,7 +118,7 @@ TEST_F(AccountingTest, ExactCountIsTheDefaultAndIsLabelled) {
   Set("params", "exact");
   absl::StatusOr<AccountingSetup> setup = Resolve();
   ASSERT_TRUE(setup.ok());
-  const MemoryReport r = BuildMemoryReport(*setup, 8192, 1);
+  const MemoryResult r = BuildMemoryResult(*setup, 8192, 1);
   EXPECT_EQ(r.parameters().used(), "exact");
   EXPECT_DOUBLE_EQ(r.weights().bytes(), 2.0 * 8'030'261'248);
   EXPECT_DOUBLE_EQ(r.parameters().nominal(), 8e9);
@@ -128,7 +128,7 @@ TEST_F(AccountingTest, DecodeRooflineAt8K) {
   RooflineQuery q;
   q.context_tokens = 8192;
   q.batch = 1;
-  const RooflineReport r = BuildRooflineReport(Setup(), q);
+  const RooflineResult r = BuildRooflineResult(Setup(), q);
   EXPECT_NEAR(r.flops().total() / 1e9, 20.29, 0.005);
   EXPECT_NEAR(r.bytes().payload() / 1e9, 17.07, 0.005);
   EXPECT_NEAR(r.intensity(), 1.19, 0.005);
@@ -143,18 +143,18 @@ TEST_F(AccountingTest, PrefillRooflineTableRows) {
   q.prefill = true;
   q.batch = 1;
   q.prompt_tokens = 256;
-  RooflineReport r = BuildRooflineReport(Setup(), q);
+  RooflineResult r = BuildRooflineResult(Setup(), q);
   EXPECT_NEAR(r.flops().attention() / 1e12, 0.017, 0.0005);
   EXPECT_NEAR(r.flops().linear() / 1e12, 4.10, 0.005);
   EXPECT_NEAR(r.flops().total() / 1e12, 4.11, 0.005);
   EXPECT_NEAR(100 * r.flops().attention_share(), 0.4, 0.05);
   q.prompt_tokens = 2048;
-  r = BuildRooflineReport(Setup(), q);
+  r = BuildRooflineResult(Setup(), q);
   EXPECT_NEAR(r.flops().total() / 1e12, 33.87, 0.005);
   EXPECT_NEAR(100 * r.flops().attention_share(), 3.2, 0.05);
   EXPECT_EQ(r.bounds().larger(), "compute");
   q.causal = true;
-  r = BuildRooflineReport(Setup(), q);
+  r = BuildRooflineResult(Setup(), q);
   EXPECT_EQ(r.flops().attention_mode(), "causal");
   EXPECT_NEAR(r.flops().total() / 1e12, 32.77 + 0.55, 0.005);
 }
@@ -164,9 +164,9 @@ TEST_F(AccountingTest, KvDecisionTableFromTheReports) {
   q.context_tokens = 8192;
   q.batch = 4;
   Set("kv_cache_dtype", "fp16");
-  const RooflineReport fp16 = BuildRooflineReport(Setup(), q);
+  const RooflineResult fp16 = BuildRooflineResult(Setup(), q);
   Set("kv_cache_dtype", "fp8_e4m3");
-  const RooflineReport fp8 = BuildRooflineReport(Setup(), q);
+  const RooflineResult fp8 = BuildRooflineResult(Setup(), q);
   EXPECT_NEAR(fp16.bytes().payload() / 1e9, 20.29, 0.005);
   EXPECT_NEAR(fp8.bytes().payload() / 1e9, 18.15, 0.005);
   EXPECT_NEAR(100 * (1 - fp8.bytes().payload() / fp16.bytes().payload()), 10.6, 0.05);

@@ -31,7 +31,7 @@ std::string WriteSpec(absl::string_view text) {
   return testing::WriteFile(testing::TestDir() / "sweep.textproto", text);
 }
 
-absl::StatusOr<SweepPlan> Expand(absl::string_view text) {
+absl::StatusOr<ExpandedSweep> Expand(absl::string_view text) {
   absl::StatusOr<SweepDesign> design = ReadSweepSpec(WriteSpec(text));
   if (!design.ok()) return design.status();
   return ExpandSweep(*design);
@@ -45,7 +45,7 @@ std::string ValueOf(const SweepRun& run, absl::string_view flag) {
 }
 
 TEST(SweepSpec, GridZipRandomAndReplicationsExpandAsAProduct) {
-  absl::StatusOr<SweepPlan> plan = Expand(R"(
+  absl::StatusOr<ExpandedSweep> expanded = Expand(R"(
 base: "--max-requests=20"
 base: "--seed=7"
 grid { flag: "rate" values: ["2", "4", "8"] }
@@ -60,30 +60,30 @@ random {
 }
 replications: 2
 )");
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(plan->manifest.points(), 3 * 2 * 4);
-  EXPECT_EQ(plan->runs.size(), 3u * 2 * 4 * 2);
-  EXPECT_THAT(plan->manifest.axes(), ElementsAre("rate", "max_num_seqs", "scheduler", "cv"));
+  ASSERT_TRUE(expanded.ok()) << expanded.status();
+  EXPECT_EQ(expanded->manifest.points(), 3 * 2 * 4);
+  EXPECT_EQ(expanded->runs.size(), 3u * 2 * 4 * 2);
+  EXPECT_THAT(expanded->manifest.axes(), ElementsAre("rate", "max_num_seqs", "scheduler", "cv"));
   // The first dimension varies slowest; replications innermost.
-  const SweepRun& first = plan->runs[0].run;
-  const SweepRun& second = plan->runs[1].run;
+  const SweepRun& first = expanded->runs[0].run;
+  const SweepRun& second = expanded->runs[1].run;
   EXPECT_EQ(ValueOf(first, "rate"), "2");
   EXPECT_EQ(first.replication(), 0);
   EXPECT_EQ(second.point(), 0);
   EXPECT_EQ(second.replication(), 1);
   // The zip's second setting: after 4 random draws x 2 replications.
-  EXPECT_EQ(ValueOf(plan->runs[4 * 2].run, "max_num_seqs"), "32");  // zip advances together
-  EXPECT_EQ(ValueOf(plan->runs[4 * 2].run, "scheduler"), "sarathi");
-  EXPECT_EQ(ValueOf(plan->runs[4 * 2].run, "rate"), "2");
-  EXPECT_EQ(ValueOf(plan->runs[2 * 4 * 2].run, "rate"), "4");
-  EXPECT_EQ(ValueOf(plan->runs.back().run, "rate"), "8");
+  EXPECT_EQ(ValueOf(expanded->runs[4 * 2].run, "max_num_seqs"), "32");  // zip advances together
+  EXPECT_EQ(ValueOf(expanded->runs[4 * 2].run, "scheduler"), "sarathi");
+  EXPECT_EQ(ValueOf(expanded->runs[4 * 2].run, "rate"), "2");
+  EXPECT_EQ(ValueOf(expanded->runs[2 * 4 * 2].run, "rate"), "4");
+  EXPECT_EQ(ValueOf(expanded->runs.back().run, "rate"), "8");
   // Common random numbers: replication r has seed 7 + r at every point.
-  for (const PlannedRun& run : plan->runs) {
+  for (const ExpandedRun& run : expanded->runs) {
     EXPECT_EQ(run.run.seed(), 7u + static_cast<uint64_t>(run.run.replication()));
     EXPECT_THAT(run.run.command_line(), HasSubstr(absl::StrCat("--seed=", run.run.seed())));
   }
   // Every run is its own configuration.
-  EXPECT_EQ(plan->unique_runs.size(), plan->runs.size());
+  EXPECT_EQ(expanded->unique_runs.size(), expanded->runs.size());
 }
 
 TEST(SweepSpec, RandomDrawsAreSeededAndReproducible) {
@@ -97,8 +97,8 @@ random {
   axis { flag: "scheduler" choices: ["vllm", "sarathi", "orca"] }
 }
 )";
-  absl::StatusOr<SweepPlan> a = Expand(spec);
-  absl::StatusOr<SweepPlan> b = Expand(spec);
+  absl::StatusOr<ExpandedSweep> a = Expand(spec);
+  absl::StatusOr<ExpandedSweep> b = Expand(spec);
   ASSERT_TRUE(a.ok()) << a.status();
   ASSERT_TRUE(b.ok()) << b.status();
   ASSERT_EQ(a->runs.size(), 6u);
@@ -118,17 +118,17 @@ random {
   // Another seed, other draws.
   std::string reseeded = spec;
   reseeded.replace(reseeded.find("seed: 11"), 8, "seed: 12");
-  absl::StatusOr<SweepPlan> c = Expand(reseeded);
+  absl::StatusOr<ExpandedSweep> c = Expand(reseeded);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_NE(ValueOf(c->runs[0].run, "rate"), ValueOf(a->runs[0].run, "rate"));
 }
 
 TEST(SweepSpec, NoDimensionsIsOnePointWithReplications) {
-  absl::StatusOr<SweepPlan> plan = Expand("base: \"--max-requests=20\"\nreplications: 3\n");
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(plan->manifest.points(), 1);
-  ASSERT_EQ(plan->runs.size(), 3u);
-  EXPECT_EQ(plan->runs[2].run.seed(), 2u);
+  absl::StatusOr<ExpandedSweep> expanded = Expand("base: \"--max-requests=20\"\nreplications: 3\n");
+  ASSERT_TRUE(expanded.ok()) << expanded.status();
+  EXPECT_EQ(expanded->manifest.points(), 1);
+  ASSERT_EQ(expanded->runs.size(), 3u);
+  EXPECT_EQ(expanded->runs[2].run.seed(), 2u);
 }
 
 // Each invalid spec: one error naming the file, the line and the field or flag.
@@ -179,9 +179,9 @@ TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
        "sweep.textproto:2: point 0 (rate=4)", "--time-scale"},
   };
   for (const Case& c : cases) {
-    absl::StatusOr<SweepPlan> plan = Expand(c.spec);
-    ASSERT_FALSE(plan.ok()) << c.spec;
-    const std::string message(plan.status().message());
+    absl::StatusOr<ExpandedSweep> expanded = Expand(c.spec);
+    ASSERT_FALSE(expanded.ok()) << c.spec;
+    const std::string message(expanded.status().message());
     EXPECT_THAT(message, HasSubstr(c.where)) << c.spec;
     EXPECT_THAT(message, HasSubstr(c.message)) << c.spec;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
@@ -191,10 +191,10 @@ TEST(SweepSpec, InvalidSpecsNameFileLineAndField) {
 TEST(SweepSpec, TooManyRunsAreRefusedBeforeExpanding) {
   std::string values;
   for (int i = 1; i <= 400; ++i) absl::StrAppend(&values, i == 1 ? "" : ", ", "\"", i, "\"");
-  absl::StatusOr<SweepPlan> plan = Expand(
+  absl::StatusOr<ExpandedSweep> expanded = Expand(
       absl::StrCat("grid { flag: \"rate\" values: [", values, "] }\ngrid { flag: \"cv\" values: [", values, "] }\n"));
-  ASSERT_FALSE(plan.ok());
-  EXPECT_THAT(plan.status().message(), HasSubstr("sweep.textproto:2: the sweep has more than 100000 runs"));
+  ASSERT_FALSE(expanded.ok());
+  EXPECT_THAT(expanded.status().message(), HasSubstr("sweep.textproto:2: the sweep has more than 100000 runs"));
 }
 
 TEST(SweepSpec, FlagNamesAreCanonical) {
@@ -213,29 +213,30 @@ TEST(PointHash, IsFnv1aOfTheConfiguration) {
 }
 
 TEST(PointHash, SameConfigurationSameHashWhateverTheSpelling) {
-  absl::StatusOr<SweepPlan> a = Expand("base: \"--max-requests=20\"\ngrid { flag: \"rate\" values: [\"4\"] }\n");
-  absl::StatusOr<SweepPlan> b = Expand("grid { flag: \"--rate\" values: [\"4.0\"] }\nbase: \"--max_requests=20\"\n");
+  absl::StatusOr<ExpandedSweep> a = Expand("base: \"--max-requests=20\"\ngrid { flag: \"rate\" values: [\"4\"] }\n");
+  absl::StatusOr<ExpandedSweep> b =
+      Expand("grid { flag: \"--rate\" values: [\"4.0\"] }\nbase: \"--max_requests=20\"\n");
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->runs[0].run.hash(), b->runs[0].run.hash());
   EXPECT_EQ(a->runs[0].run.command_line(), b->runs[0].run.command_line());
   // A value equal to the default is the default.
-  absl::StatusOr<SweepPlan> c =
+  absl::StatusOr<ExpandedSweep> c =
       Expand("base: \"--max-requests=20\"\nbase: \"--cv=1\"\ngrid { flag: \"rate\" values: \"4\" }\n");
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->runs[0].run.hash(), a->runs[0].run.hash());
   // Another value, another hash; 16 hex digits.
-  absl::StatusOr<SweepPlan> d = Expand("base: \"--max-requests=20\"\ngrid { flag: \"rate\" values: \"5\" }\n");
+  absl::StatusOr<ExpandedSweep> d = Expand("base: \"--max-requests=20\"\ngrid { flag: \"rate\" values: \"5\" }\n");
   ASSERT_TRUE(d.ok());
   EXPECT_NE(d->runs[0].run.hash(), a->runs[0].run.hash());
   EXPECT_EQ(a->runs[0].run.hash().size(), 16u);
 }
 
 TEST(SweepSpec, PointsWithOneConfigurationShareOneRun) {
-  absl::StatusOr<SweepPlan> plan =
+  absl::StatusOr<ExpandedSweep> expanded =
       Expand("base: \"--max-requests=20\"\ngrid { flag: \"rate\" values: [\"4\", \"4.0\", \"5\"] }\n");
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(plan->runs.size(), 3u);
-  EXPECT_THAT(plan->unique_runs, ElementsAre(0, 2));
+  ASSERT_TRUE(expanded.ok()) << expanded.status();
+  EXPECT_EQ(expanded->runs.size(), 3u);
+  EXPECT_THAT(expanded->unique_runs, ElementsAre(0, 2));
 }
 
 TEST(SweepShard, ParsedFromTheFlag) {
@@ -293,31 +294,31 @@ TEST(SweepShard, ShardsAreDisjointAndComplete) {
 // A new manifest takes the old results with it: a sweep killed between writing its sweep.json
 // and rebuilding the results would otherwise leave another spec's results.csv beside it.
 TEST(PointStore, AManifestRemovesTheResultsOfTheOneBefore) {
-  absl::StatusOr<SweepPlan> plan = Expand("grid { flag: \"rate\" values: [\"1\"] }\n");
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<ExpandedSweep> expanded = Expand("grid { flag: \"rate\" values: [\"1\"] }\n");
+  ASSERT_TRUE(expanded.ok()) << expanded.status();
   const fs::path dir = testing::TestDir() / "out";
   absl::StatusOr<PointStore> store = PointStore::Open(dir.string(), true);
   ASSERT_TRUE(store.ok());
   ASSERT_TRUE(store->WriteFile("results.csv", "point,status\n0,ok\n").ok());
   ASSERT_TRUE(store->WriteFile("results.jsonl", "{}\n").ok());
-  ASSERT_TRUE(store->WriteManifest(plan->manifest).ok());
+  ASSERT_TRUE(store->WriteManifest(expanded->manifest).ok());
   EXPECT_FALSE(fs::exists(dir / "results.csv"));
   EXPECT_FALSE(fs::exists(dir / "results.jsonl"));
   EXPECT_TRUE(fs::exists(dir / "sweep.json"));
 }
 
 TEST(SweepResults, RowsFromRunFoldersInManifestOrder) {
-  absl::StatusOr<SweepPlan> plan =
+  absl::StatusOr<ExpandedSweep> expanded =
       Expand("base: \"--max-requests=20\"\ngrid { flag: \"slo-ttft\" values: [\"1\", \"2\", \"3\"] }\n");
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_TRUE(expanded.ok()) << expanded.status();
   const fs::path dir = testing::TestDir() / "out";
   absl::StatusOr<PointStore> store = PointStore::Open(dir.string(), true);
   ASSERT_TRUE(store.ok());
-  ASSERT_TRUE(store->PrepareRun(plan->runs[2].run).ok());
-  ASSERT_TRUE(store->RecordSuccess(plan->runs[2].run, R"({"requests": 20, "ttft": {"p99": 0.25}})").ok());
-  ASSERT_TRUE(store->PrepareRun(plan->runs[0].run).ok());
-  ASSERT_TRUE(store->RecordFailure(plan->runs[0].run, "it broke, badly").ok());
-  absl::StatusOr<SweepResults> results = CollectResults(plan->manifest, {&*store});
+  ASSERT_TRUE(store->PrepareRun(expanded->runs[2].run).ok());
+  ASSERT_TRUE(store->RecordSuccess(expanded->runs[2].run, R"({"requests": 20, "ttft": {"p99": 0.25}})").ok());
+  ASSERT_TRUE(store->PrepareRun(expanded->runs[0].run).ok());
+  ASSERT_TRUE(store->RecordFailure(expanded->runs[0].run, "it broke, badly").ok());
+  absl::StatusOr<SweepResults> results = CollectResults(expanded->manifest, {&*store});
   ASSERT_TRUE(results.ok()) << results.status();
   EXPECT_EQ(results->ok, 1);
   EXPECT_EQ(results->failed, 1);
@@ -332,9 +333,9 @@ TEST(SweepResults, RowsFromRunFoldersInManifestOrder) {
   ASSERT_EQ(json.size(), 2u);
   EXPECT_THAT(json[0], HasSubstr("\"error\":\"it broke, badly\""));
   // A later success replaces the failure.
-  ASSERT_TRUE(store->RecordSuccess(plan->runs[0].run, R"({"requests": 20})").ok());
-  EXPECT_EQ(store->StateOf(plan->runs[0].run), RunState::kDone);
-  EXPECT_FALSE(fs::exists(fs::path(store->RunFolder(plan->runs[0].run)) / "error.txt"));
+  ASSERT_TRUE(store->RecordSuccess(expanded->runs[0].run, R"({"requests": 20})").ok());
+  EXPECT_EQ(store->StateOf(expanded->runs[0].run), RunState::kDone);
+  EXPECT_FALSE(fs::exists(fs::path(store->RunFolder(expanded->runs[0].run)) / "error.txt"));
 }
 
 TEST(SweepProgress, BarOnATerminalPlainLineElsewhere) {

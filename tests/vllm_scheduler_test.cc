@@ -16,15 +16,15 @@ TEST(VllmScheduler, PrefillsRunAloneAndFirst) {
   f.Step();  // prefill of request 0
   f.queues.waiting.push_back(NewSeq(1, 150, 2));
   f.queues.waiting.push_back(NewSeq(2, 160, 2));
-  const BatchPlan p1 = f.Step();
+  const ScheduledBatch p1 = f.Step();
   // Request 1 fits the 300-token budget, request 2 does not: a prefill-only iteration.
   ASSERT_EQ(p1.work.size(), 1u);
   EXPECT_EQ(p1.work[0].seq->record, 1);
   EXPECT_EQ(p1.work[0].new_tokens, 150);
-  const BatchPlan p2 = f.Step();
+  const ScheduledBatch p2 = f.Step();
   ASSERT_EQ(p2.work.size(), 1u);
   EXPECT_EQ(p2.work[0].seq->record, 2);
-  const BatchPlan p3 = f.Step();  // all three decode together
+  const ScheduledBatch p3 = f.Step();  // all three decode together
   EXPECT_EQ(p3.work.size(), 3u);
   for (const ScheduledWork& w : p3.work) EXPECT_TRUE(w.decode);
 }
@@ -40,13 +40,13 @@ TEST(VllmScheduler, PreemptsTheLastAdmittedByRecompute) {
   // Decode: request 0 needs a fifth block, request 1 crosses 64 tokens and needs one too.
   f.Step();
   f.Step();
-  BatchPlan plan;
+  ScheduledBatch scheduled;
   int steps = 0;
   do {
-    plan = f.Step();
+    scheduled = f.Step();
     ++steps;
-  } while (plan.preempted_recompute == 0 && steps < 100);
-  ASSERT_EQ(plan.preempted_recompute, 1);
+  } while (scheduled.preempted_recompute == 0 && steps < 100);
+  ASSERT_EQ(scheduled.preempted_recompute, 1);
   ASSERT_EQ(f.queues.waiting.size(), 1u);
   EXPECT_EQ(f.queues.waiting.front()->record, 1);
   EXPECT_EQ(f.queues.waiting.front()->computed, 0);
@@ -60,17 +60,17 @@ TEST(VllmScheduler, SwapModeMovesTheVictimToHostMemory) {
                      /*cpu_blocks=*/100);
   f.queues.waiting.push_back(NewSeq(0, 64, 100));
   f.queues.waiting.push_back(NewSeq(1, 63, 100));
-  BatchPlan plan;
+  ScheduledBatch scheduled;
   int steps = 0;
   do {
-    plan = f.Step();
+    scheduled = f.Step();
     ++steps;
-  } while (plan.preempted_swap == 0 && steps < 100);
-  ASSERT_EQ(plan.preempted_swap, 1);
-  EXPECT_GT(plan.swap_out_blocks, 0);
+  } while (scheduled.preempted_swap == 0 && steps < 100);
+  ASSERT_EQ(scheduled.preempted_swap, 1);
+  EXPECT_GT(scheduled.swap_out_blocks, 0);
   ASSERT_EQ(f.queues.swapped.size(), 1u);
   EXPECT_EQ(f.queues.swapped.front()->record, 1);
-  EXPECT_EQ(f.queues.swapped.front()->cpu_blocks, plan.swap_out_blocks);
+  EXPECT_EQ(f.queues.swapped.front()->cpu_blocks, scheduled.swap_out_blocks);
 }
 
 }  // namespace

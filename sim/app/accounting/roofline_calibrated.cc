@@ -8,7 +8,7 @@
 namespace infergrid {
 
 absl::Status AddCalibratedPrediction(const AccountingSetup& setup, const RooflineQuery& query,
-                                     const Calibration& calibration, RooflineReport* report) {
+                                     const Calibration& calibration, RooflineResult* result) {
   BatchShape batch;
   if (query.prefill) {
     batch.prefill.assign(static_cast<size_t>(query.batch), PrefillChunk{query.prompt_tokens, 0});
@@ -18,7 +18,7 @@ absl::Status AddCalibratedPrediction(const AccountingSetup& setup, const Rooflin
   absl::StatusOr<OnePassCost> priced = PriceOnePass(setup, batch, calibration);
   if (!priced.ok()) return priced.status();
   const IterationCost& cost = priced->graphs;
-  CalibratedPrediction& p = *report->mutable_calibrated();
+  CalibratedPrediction& p = *result->mutable_calibrated();
   p.set_profile(CalibrationLabel(calibration));
   p.set_extrapolated(calibration.extrapolated());
   p.set_extrapolated_from(calibration.extrapolated_from());
@@ -32,9 +32,9 @@ absl::Status AddCalibratedPrediction(const AccountingSetup& setup, const Rooflin
   return absl::OkStatus();
 }
 
-std::string RenderCalibratedLines(const RooflineReport& report) {
-  if (!report.has_calibrated()) return "";
-  const CalibratedPrediction& p = report.calibrated();
+std::string RenderCalibratedLines(const RooflineResult& result) {
+  if (!result.has_calibrated()) return "";
+  const CalibratedPrediction& p = result.calibrated();
   std::string out =
       absl::StrCat("calibrated prediction ", format::Duration(p.duration_s()), " with CUDA graphs, ",
                    format::Duration(p.eager_duration_s()), " eager (", p.kernel_launches(), " kernels)\n");

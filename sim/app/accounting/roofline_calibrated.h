@@ -9,19 +9,19 @@
 #include "absl/status/status.h"
 #include "calibration/calibration.pb.h"
 #include "sim/app/cli/accounting_setup.h"
-#include "sim/app/accounting/roofline_report.h"
-#include "sim/app/results/accounting_reports.pb.h"
+#include "sim/app/accounting/roofline_result.h"
+#include "sim/app/results/accounting_results.pb.h"
 
 namespace infergrid {
 
-// Fills report->calibrated: decode = `batch` sequences at `context` tokens each; prefill =
+// Fills result->calibrated: decode = `batch` sequences at `context` tokens each; prefill =
 // `batch` fresh prompts of `prompt` tokens. Errors when the model cannot be laid out as
 // kernels (never for catalog models).
 absl::Status AddCalibratedPrediction(const AccountingSetup& setup, const RooflineQuery& query,
-                                     const Calibration& calibration, RooflineReport* report);
+                                     const Calibration& calibration, RooflineResult* result);
 
-// Text lines for the roofline table ("" when the report has no prediction).
-std::string RenderCalibratedLines(const RooflineReport& report);
+// Text lines for the roofline table ("" when the result has no prediction).
+std::string RenderCalibratedLines(const RooflineResult& result);
 
 }  // namespace infergrid
 

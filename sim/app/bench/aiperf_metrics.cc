@@ -104,7 +104,7 @@ AiperfMetrics ComputeAiperfMetrics(const std::vector<RequestOutcome>& outcomes, 
   return m;
 }
 
-std::string AiperfReportText(const AiperfMetrics& m) {
+std::string AiperfResultText(const AiperfMetrics& m) {
   auto p = [](const AiperfStat& s, int which) {
     for (const auto& [q, v] : s.percentiles) {
       if (q == which) return v;

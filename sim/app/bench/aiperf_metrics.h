@@ -55,7 +55,7 @@ struct AiperfMetrics {
 AiperfMetrics ComputeAiperfMetrics(const std::vector<RequestOutcome>& outcomes, int64_t warmup);
 
 // The console table ("NVIDIA AIPerf | LLM Metrics") as plain text.
-std::string AiperfReportText(const AiperfMetrics& metrics);
+std::string AiperfResultText(const AiperfMetrics& metrics);
 
 // profile_export_aiperf.json: {"request_throughput": {"unit": "requests/sec", "avg": ...},
 // "request_latency": {"unit": "ms", "avg": ..., "p1": ..., ..., "min": ..., "max": ..., "std": ...},

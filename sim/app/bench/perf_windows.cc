@@ -122,7 +122,7 @@ GenaiPerfMetrics ComputeGenaiPerfMetrics(const std::vector<RequestOutcome>& outc
   return g;
 }
 
-std::string GenaiPerfReportText(const GenaiPerfMetrics& g, const PerfMeasurement& m) {
+std::string GenaiPerfResultText(const GenaiPerfMetrics& g, const PerfMeasurement& m) {
   auto p = [](const PerfStat& s, int which) {
     for (const auto& [q, v] : s.percentiles) {
       if (q == which) return v;

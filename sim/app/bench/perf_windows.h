@@ -69,7 +69,7 @@ struct GenaiPerfMetrics {
 GenaiPerfMetrics ComputeGenaiPerfMetrics(const std::vector<RequestOutcome>& outcomes, const PerfMeasurement& m);
 
 // genai-perf's console table ("NVIDIA GenAI-Perf | LLM Metrics") as plain text.
-std::string GenaiPerfReportText(const GenaiPerfMetrics& metrics, const PerfMeasurement& m);
+std::string GenaiPerfResultText(const GenaiPerfMetrics& metrics, const PerfMeasurement& m);
 
 // profile_export_genai_perf.json: {"time_to_first_token": {"unit": "ms", "avg": ..., "p99": ...}, ...}.
 PyJson GenaiPerfJson(const GenaiPerfMetrics& metrics);

@@ -76,7 +76,7 @@ std::vector<double> SglangSendTimes(const DatasetOptions& o, int64_t count, doub
   return times;
 }
 
-std::string SglangServeReportText(const std::vector<RequestOutcome>& outcomes, const ServeMetrics& m,
+std::string SglangServeResultText(const std::vector<RequestOutcome>& outcomes, const ServeMetrics& m,
                                   const ServeRunInfo& info) {
   std::vector<double> itls;
   double e2e_sum = 0;

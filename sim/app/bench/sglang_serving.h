@@ -23,7 +23,7 @@
 #include "absl/status/statusor.h"
 #include "sim/app/bench/bench_dataset.h"
 #include "sim/app/bench/serve_metrics.h"
-#include "sim/app/bench/serve_report.h"
+#include "sim/app/bench/serve_result.h"
 
 namespace infergrid::bench {
 
@@ -33,7 +33,7 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSglangRandom(const DatasetOption
 // dataset's lengths) on the seeded stream.
 std::vector<double> SglangSendTimes(const DatasetOptions& options, int64_t count, double request_rate);
 
-std::string SglangServeReportText(const std::vector<RequestOutcome>& outcomes, const ServeMetrics& metrics,
+std::string SglangServeResultText(const std::vector<RequestOutcome>& outcomes, const ServeMetrics& metrics,
                                   const ServeRunInfo& info);
 
 }  // namespace infergrid::bench

@@ -392,7 +392,7 @@ absl::StatusOr<AccountingSetup> ResolveAccountingSetup(const FlagValues& flags) 
     setup.kv_dtype = *kv_dtype;
   }
 
-  ParameterReport& params = setup.parameters;
+  ParameterCounts& params = setup.parameters;
   params.set_exact(static_cast<double>(CountParameters(setup.model).Total()));
   params.set_nominal(setup.model.nominal_parameters());
   params.set_active_per_token(static_cast<double>(ActiveParametersPerToken(setup.model)));

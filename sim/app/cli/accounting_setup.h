@@ -17,7 +17,7 @@
 #include "sim/app/cli/command_line.h"
 #include "sim/app/cli/number_flags.h"  // CheckRange, for the commands that read these flags
 #include "sim/core/memory_plan/memory_plan.h"
-#include "sim/app/results/accounting_reports.pb.h"
+#include "sim/app/results/accounting_results.pb.h"
 #include "sim/core/simulator/accounting_setup.h"
 
 namespace infergrid::cli {

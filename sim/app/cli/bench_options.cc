@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/decimal_number.h"
-#include "sim/app/bench/serve_report.h"
+#include "sim/app/bench/serve_result.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/aiperf_options.h"
 #include "sim/app/cli/bench_flags.h"
@@ -150,7 +150,7 @@ absl::Status ReadGenaiPerf(const FlagValues& flags, BenchOptions& o) {
   return absl::OkStatus();
 }
 
-absl::Status ReadServeReports(const FlagValues& flags, BenchOptions& o) {
+absl::Status ReadServeResultOptions(const FlagValues& flags, BenchOptions& o) {
   const BenchFlags bench_flags = BenchFlagGroup().Read(flags);
   const std::string metrics = bench_flags.percentile_metrics;
   absl::StatusOr<std::vector<std::string>> names =
@@ -426,7 +426,7 @@ absl::Status ReadServe(const FlagValues& flags, BenchOptions& o) {
   if (o.client == "sglang" && flags.IsSet("burstiness")) {
     return UsageError("--burstiness: SGLang's bench_serving sends a Poisson process (np.random.exponential)");
   }
-  if (absl::Status s = ReadServeReports(flags, o); !s.ok()) return s;
+  if (absl::Status s = ReadServeResultOptions(flags, o); !s.ok()) return s;
   if (o.client == "genai-perf") {
     if (absl::Status s = ReadGenaiPerf(flags, o); !s.ok()) return s;
   }

@@ -8,7 +8,7 @@
 //   serve       a dataset sent at --request-rate (a list runs each), optionally under
 //               --max-concurrency, with TTFT, TPOT, ITL and E2E latency statistics
 //   one-batch   SGLang's static batch through the model runner: the prefill and every decode
-//               step timed on their own (one_batch_plan.h)
+//               step timed on their own (one_batch_simulation.h)
 // The simulator is deterministic: latency's timed iterations all take the same time.
 #include <algorithm>
 #include <filesystem>
@@ -31,21 +31,21 @@
 #include "sim/app/bench/bench_dataset.h"
 #include "sim/app/bench/compare_result.h"
 #include "sim/app/bench/numpy_random.h"
-#include "sim/app/bench/offline_reports.h"
+#include "sim/app/bench/offline_results.h"
 #include "sim/app/bench/perf_windows.h"
-#include "sim/app/bench/one_batch_report.h"
+#include "sim/app/bench/one_batch_result.h"
 #include "sim/app/bench/python_json.h"
 #include "sim/app/bench/request_schedule.h"
 #include "sim/app/bench/serve_metrics.h"
-#include "sim/app/bench/serve_report.h"
+#include "sim/app/bench/serve_result.h"
 #include "sim/app/bench/sglang_serving.h"
 #include "sim/app/cli/bench_flags.h"
 #include "sim/app/cli/bench_options.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/run/bench_run.h"
 #include "sim/app/commands/command.h"
-#include "sim/app/run/one_batch_plan.h"
-#include "sim/app/run/simulation_plan.h"
+#include "sim/app/run/one_batch_simulation.h"
+#include "sim/app/run/resolved_simulation.h"
 #include "sim/app/run/trtllm_bench_settings.h"
 #include "sim/app/report/staged_file.h"
 
@@ -75,10 +75,10 @@ std::string NowDate() {
   return text;
 }
 
-std::string Header(const SimulationPlan& plan, BenchMode mode) {
-  return absl::StrCat("InferGrid bench ", ModeName(mode), " (simulated): ", plan.setup.title, ", engine ",
-                      plan.setup.personality.engine(), "@", plan.setup.personality.version(),
-                      plan.setup.engine_note.empty() ? "" : absl::StrCat("; ", plan.setup.engine_note), "\n");
+std::string Header(const ResolvedSimulation& resolved, BenchMode mode) {
+  return absl::StrCat("InferGrid bench ", ModeName(mode), " (simulated): ", resolved.setup.title, ", engine ",
+                      resolved.setup.personality.engine(), "@", resolved.setup.personality.version(),
+                      resolved.setup.engine_note.empty() ? "" : absl::StrCat("; ", resolved.setup.engine_note), "\n");
 }
 
 // The files of the run, staged, committed once everything else succeeded.
@@ -101,8 +101,8 @@ struct Outputs {
 
 // With prefix caching on, the share of the prompt tokens the cache held (stderr: the report
 // stays the engine's own).
-void NotePrefixCache(const SimulationPlan& plan, const bench::ClientRun& run) {
-  if (!plan.options.prefix_caching || run.prompt_tokens() <= 0) return;
+void NotePrefixCache(const ResolvedSimulation& resolved, const bench::ClientRun& run) {
+  if (!resolved.options.prefix_caching || run.prompt_tokens() <= 0) return;
   std::cerr << "infergrid bench: note: prefix cache hits: " << static_cast<int64_t>(run.cached_prompt_tokens())
             << " of " << static_cast<int64_t>(run.prompt_tokens()) << " prompt tokens ("
             << absl::StrFormat("%.1f", 100 * run.cached_prompt_tokens() / run.prompt_tokens()) << "%)\n";
@@ -127,13 +127,15 @@ std::string ExistingText(const std::string& path) {
 
 // One batch of --batch-size token-id prompts (no special tokens added) of --input-len tokens,
 // --output-len tokens each, all submitted together; every request of it must be served.
-absl::StatusOr<bench::ClientRun> SimulateFixedBatch(const BenchOptions& o, const SimulationPlan& plan, int64_t copies) {
+absl::StatusOr<bench::ClientRun> SimulateFixedBatch(const BenchOptions& o, const ResolvedSimulation& resolved,
+                                                    int64_t copies) {
   std::vector<bench::BenchRequest> batch(static_cast<size_t>(o.batch_size));
   for (bench::BenchRequest& r : batch) {
     r.prompt_len = static_cast<int32_t>(o.input_len);
     r.output_len = static_cast<int32_t>(o.output_len);
   }
-  absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, batch, std::vector<double>(batch.size(), 0.0), copies);
+  absl::StatusOr<bench::ClientRun> run =
+      SimulateClientRun(resolved, batch, std::vector<double>(batch.size(), 0.0), copies);
   if (!run.ok()) return run.status();
   for (const bench::ClientRequestOutcome& r : run->requests()) {
     if (!r.success()) return absl::FailedPreconditionError(absl::StrCat("a request of the batch failed: ", r.error()));
@@ -141,17 +143,17 @@ absl::StatusOr<bench::ClientRun> SimulateFixedBatch(const BenchOptions& o, const
   return run;
 }
 
-absl::Status RunLatency(const BenchOptions& o, const SimulationPlan& plan, const std::vector<nlohmann::json>& real,
-                        Outputs& outputs, std::ostream& out) {
-  if (o.input_len + o.output_len > plan.setup.engine.max_model_len) {
+absl::Status RunLatency(const BenchOptions& o, const ResolvedSimulation& resolved,
+                        const std::vector<nlohmann::json>& real, Outputs& outputs, std::ostream& out) {
+  if (o.input_len + o.output_len > resolved.setup.engine.max_model_len) {
     return cli::UsageError(absl::StrCat("--input-len + --output-len = ", o.input_len + o.output_len,
-                                        " exceeds max_model_len ", plan.setup.engine.max_model_len));
+                                        " exceeds max_model_len ", resolved.setup.engine.max_model_len));
   }
-  absl::StatusOr<bench::ClientRun> run = SimulateFixedBatch(o, plan, o.n);
+  absl::StatusOr<bench::ClientRun> run = SimulateFixedBatch(o, resolved, o.n);
   if (!run.ok()) return run.status();
   bench::LatencyResult result;
   result.latencies.assign(static_cast<size_t>(o.num_iters), run->duration_s());
-  out << Header(plan, BenchMode::kLatency) << bench::LatencyReportText(result);
+  out << Header(resolved, BenchMode::kLatency) << bench::LatencyResultText(result);
   const PyJson json = bench::LatencyResultJson(result);
   if (!o.output_json.empty()) {
     if (absl::Status s = outputs.Stage(o.output_json, bench::DumpPythonJson(json, 4), "--output-json"); !s.ok())
@@ -163,24 +165,24 @@ absl::Status RunLatency(const BenchOptions& o, const SimulationPlan& plan, const
 // SGLang's bench_one_batch: latency_test_run_once for every (batch size, input length, output
 // length) of its lists, in itertools.product order. A point whose tokens do not fit the KV cache
 // is skipped (one line), as the script skips it; every other prints its report, and its JSON
-// line is appended to --result-filename when one is given. The engine is planned once, for the
+// line is appended to --result-filename when one is given. The engine is resolved once, for the
 // largest batch (the script sets cuda_graph_max_bs to it).
-absl::Status RunOneBatch(const BenchOptions& o, const SimulationPlan& engine_plan,
+absl::Status RunOneBatch(const BenchOptions& o, const ResolvedSimulation& engine_sim,
                          const std::vector<nlohmann::json>& real, Outputs& outputs, std::ostream& out) {
   const int64_t largest_batch = *std::max_element(o.batch_sizes.begin(), o.batch_sizes.end());
   const int64_t longest_input = *std::max_element(o.input_lens.begin(), o.input_lens.end());
-  absl::StatusOr<SimulationPlan> plan = OneBatchPlan(engine_plan, largest_batch, longest_input);
-  if (!plan.ok()) return plan.status();
+  absl::StatusOr<ResolvedSimulation> resolved = OneBatchSimulation(engine_sim, largest_batch, longest_input);
+  if (!resolved.ok()) return resolved.status();
   for (const int64_t input_len : o.input_lens) {
     for (const int64_t output_len : o.output_lens) {
-      if (input_len + output_len > plan->setup.engine.max_model_len) {
+      if (input_len + output_len > resolved->setup.engine.max_model_len) {
         return cli::UsageError(absl::StrCat("--input-len + --output-len = ", input_len + output_len,
-                                            " exceeds the context length ", plan->setup.engine.max_model_len));
+                                            " exceeds the context length ", resolved->setup.engine.max_model_len));
       }
     }
   }
-  const int64_t max_total_num_tokens = plan->setup.memory_plan.kv_tokens;
-  out << Header(*plan, BenchMode::kOneBatch) << "max_total_num_tokens=" << max_total_num_tokens << "\n";
+  const int64_t max_total_num_tokens = resolved->setup.memory_plan.kv_tokens;
+  out << Header(*resolved, BenchMode::kOneBatch) << "max_total_num_tokens=" << max_total_num_tokens << "\n";
   out << "Benchmark ...\n";
   std::string lines = o.result_filename.empty() ? "" : ExistingText(o.result_filename);
   bool appended = false;
@@ -197,7 +199,7 @@ absl::Status RunOneBatch(const BenchOptions& o, const SimulationPlan& engine_pla
         point.input_len = input_len;
         point.output_len = output_len;
         // The prefill samples the first token; output_len - 1 decode steps follow.
-        absl::StatusOr<bench::ClientRun> run = SimulateFixedBatch(point, *plan, 1);
+        absl::StatusOr<bench::ClientRun> run = SimulateFixedBatch(point, *resolved, 1);
         if (!run.ok()) return run.status();
         // The batch moves in lockstep: its first request's token times are every request's.
         const bench::ClientRequestOutcome& first = run->requests(0);
@@ -212,7 +214,7 @@ absl::Status RunOneBatch(const BenchOptions& o, const SimulationPlan& engine_pla
           return absl::InternalError(absl::StrCat("bench one-batch: ", result.decode_latencies.size(),
                                                   " decode steps timed, expected ", output_len - 1));
         }
-        out << bench::OneBatchReportText(result);
+        out << bench::OneBatchResultText(result);
         const PyJson json = bench::OneBatchResultJson(result);
         // The script appends one json.dumps line per point.
         lines += bench::DumpPythonJson(json) + "\n";
@@ -234,21 +236,21 @@ struct TrtllmBenchInfo {
   bool trtllm = false;
 };
 
-absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
+absl::Status RunThroughput(const BenchOptions& o, const ResolvedSimulation& resolved,
                            const std::vector<bench::BenchRequest>& requests, const std::vector<nlohmann::json>& real,
                            const TrtllmBenchInfo& trtllm, Outputs& outputs, std::ostream& out) {
   for (size_t i = 0; i < requests.size(); ++i) {
     const bench::BenchRequest& r = requests[i];
-    if (int64_t{r.prompt_len} + r.server_extra + r.output_len > plan.setup.engine.max_model_len) {
+    if (int64_t{r.prompt_len} + r.server_extra + r.output_len > resolved.setup.engine.max_model_len) {
       return absl::InvalidArgumentError(
           absl::StrCat("request ", i, " of the dataset needs ", int64_t{r.prompt_len} + r.server_extra + r.output_len,
-                       " tokens, more than max_model_len ", plan.setup.engine.max_model_len));
+                       " tokens, more than max_model_len ", resolved.setup.engine.max_model_len));
     }
   }
   absl::StatusOr<bench::ClientRun> run =
-      SimulateClientRun(plan, requests, std::vector<double>(requests.size(), 0.0), o.n);
+      SimulateClientRun(resolved, requests, std::vector<double>(requests.size(), 0.0), o.n);
   if (!run.ok()) return run.status();
-  NotePrefixCache(plan, *run);
+  NotePrefixCache(resolved, *run);
   bench::ThroughputResult result;
   result.elapsed_time = run->duration_s();
   result.num_requests = static_cast<int64_t>(requests.size());
@@ -257,18 +259,18 @@ absl::Status RunThroughput(const BenchOptions& o, const SimulationPlan& plan,
     if (!r.success()) return absl::FailedPreconditionError(absl::StrCat("a request failed: ", r.error()));
     result.total_output_tokens += r.output_tokens();
   }
-  out << Header(plan, BenchMode::kThroughput);
+  out << Header(resolved, BenchMode::kThroughput);
   if (trtllm.choice) {
     for (const std::string& line : trtllm.choice->log_lines) out << line << "\n";
   }
-  out << bench::ThroughputReportText(result);
+  out << bench::ThroughputResultText(result);
   PyJson json = bench::ThroughputResultJson(result);
   if (trtllm.trtllm) {
-    const SchedulerLimits& limits = plan.setup.engine.limits;
+    const SchedulerLimits& limits = resolved.setup.engine.limits;
     out << "\n"
-        << TrtllmRuntimeInfoText(plan.options.memory.tensor_parallel * plan.options.memory.attention_data_parallel,
-                                 plan.options.memory.pipeline_parallel, limits.max_num_seqs,
-                                 limits.max_num_batched_tokens);
+        << TrtllmRuntimeInfoText(
+               resolved.options.memory.tensor_parallel * resolved.options.memory.attention_data_parallel,
+               resolved.options.memory.pipeline_parallel, limits.max_num_seqs, limits.max_num_batched_tokens);
     // trtllm-bench's --report_json keeps them under world_info.
     PyJson world = PyJson::object();
     world["max_batch_size"] = limits.max_num_seqs;
@@ -315,8 +317,9 @@ std::vector<bench::RequestOutcome> Outcomes(const bench::ClientRun& run) {
 // genai-perf's run: as many requests as its measurement windows need (doubled until the load is
 // still steady when the last window ends), measured as perf_analyzer measures
 // (sim/app/bench/perf_windows.h).
-absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Outputs& outputs, std::ostream& out) {
-  out << Header(plan, BenchMode::kServe);
+absl::Status RunGenaiPerf(const BenchOptions& o, const ResolvedSimulation& resolved, Outputs& outputs,
+                          std::ostream& out) {
+  out << Header(resolved, BenchMode::kServe);
   const double rate = o.request_rates[0];
   const int64_t concurrency = o.max_concurrency.value_or(0);
   int64_t count = o.perf.request_count > 0 ? o.perf.warmup_requests + o.perf.request_count
@@ -333,7 +336,7 @@ absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Out
         send_times[i] = send_times[i - 1] + (o.poisson ? random.StandardExponential() : 1.0) / rate;
       }
     }
-    absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, *requests, send_times, 1);
+    absl::StatusOr<bench::ClientRun> run = SimulateClientRun(resolved, *requests, send_times, 1);
     if (!run.ok()) return run.status();
     const std::vector<bench::RequestOutcome> outcomes = Outcomes(*run);
     double last_send = 0;
@@ -341,11 +344,11 @@ absl::Status RunGenaiPerf(const BenchOptions& o, const SimulationPlan& plan, Out
     absl::StatusOr<bench::PerfMeasurement> m = bench::MeasureWindows(outcomes, last_send, o.perf);
     if (absl::IsNotFound(m.status())) continue;
     if (!m.ok()) return m.status();
-    NotePrefixCache(plan, *run);
+    NotePrefixCache(resolved, *run);
     const bench::GenaiPerfMetrics metrics = bench::ComputeGenaiPerfMetrics(outcomes, *m);
     out << (concurrency > 0 ? absl::StrCat("concurrency ", concurrency) : absl::StrCat("request rate ", rate)) << ", "
         << count << " requests simulated\n"
-        << bench::GenaiPerfReportText(metrics, *m);
+        << bench::GenaiPerfResultText(metrics, *m);
     if (!o.profile_export_file.empty()) {
       return outputs.Stage(o.profile_export_file, bench::DumpPythonJson(bench::GenaiPerfJson(metrics), 4),
                            "--profile-export-file");
@@ -392,7 +395,7 @@ void AppendAiperfSchedule(const BenchOptions& o, int64_t n, double start, bench:
 // aiperf's two phases: the warm-up requests, then, once every warm-up response is back
 // (credit_issuing_strategy.py waits for a phase's credits before the next), the measured ones on
 // a schedule of their own. The warm-up's end is found by simulating the warm-up alone.
-absl::StatusOr<std::vector<double>> AiperfSendTimes(const BenchOptions& o, const SimulationPlan& plan,
+absl::StatusOr<std::vector<double>> AiperfSendTimes(const BenchOptions& o, const ResolvedSimulation& resolved,
                                                     const std::vector<bench::BenchRequest>& requests) {
   bench::LegacyRandomState random(static_cast<uint32_t>(o.dataset.seed));
   std::vector<double> times;
@@ -401,7 +404,7 @@ absl::StatusOr<std::vector<double>> AiperfSendTimes(const BenchOptions& o, const
   double profiling_start = 0;
   if (warmup > 0) {
     const std::vector<bench::BenchRequest> warmup_requests(requests.begin(), requests.begin() + warmup);
-    absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, warmup_requests, times, 1);
+    absl::StatusOr<bench::ClientRun> run = SimulateClientRun(resolved, warmup_requests, times, 1);
     if (!run.ok()) return run.status();
     for (const bench::RequestOutcome& r : Outcomes(*run)) {
       profiling_start = std::max(profiling_start, r.start_time + r.latency);
@@ -414,17 +417,17 @@ absl::StatusOr<std::vector<double>> AiperfSendTimes(const BenchOptions& o, const
 // NVIDIA aiperf's run: --warmup-request-count requests, then --request-count measured ones, at
 // the concurrency or the rate (constant or Poisson gaps); its metrics, console table and
 // profile_export_aiperf.json / .csv in the artifact folder (sim/app/bench/aiperf_metrics.h).
-absl::Status RunAiperf(const BenchOptions& o, const SimulationPlan& plan, Outputs& outputs, std::ostream& out) {
-  out << Header(plan, BenchMode::kServe);
+absl::Status RunAiperf(const BenchOptions& o, const ResolvedSimulation& resolved, Outputs& outputs, std::ostream& out) {
+  out << Header(resolved, BenchMode::kServe);
   const double rate = o.request_rates[0];
   const int64_t count = o.aiperf.warmup_requests + o.aiperf.request_count;
   absl::StatusOr<std::vector<bench::BenchRequest>> requests = AiperfRequests(o, count);
   if (!requests.ok()) return requests.status();
-  absl::StatusOr<std::vector<double>> send_times = AiperfSendTimes(o, plan, *requests);
+  absl::StatusOr<std::vector<double>> send_times = AiperfSendTimes(o, resolved, *requests);
   if (!send_times.ok()) return send_times.status();
-  absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, *requests, *send_times, 1);
+  absl::StatusOr<bench::ClientRun> run = SimulateClientRun(resolved, *requests, *send_times, 1);
   if (!run.ok()) return run.status();
-  NotePrefixCache(plan, *run);
+  NotePrefixCache(resolved, *run);
   const bench::AiperfMetrics metrics = bench::ComputeAiperfMetrics(Outcomes(*run), o.aiperf.warmup_requests);
   std::string load;
   if (o.max_concurrency) load = absl::StrCat("concurrency ", *o.max_concurrency);
@@ -433,7 +436,7 @@ absl::Status RunAiperf(const BenchOptions& o, const SimulationPlan& plan, Output
                     o.aiperf.poisson ? " (poisson)" : " (constant)");
   }
   out << load << ", " << o.aiperf.warmup_requests << " warm-up + " << o.aiperf.request_count << " requests simulated\n"
-      << bench::AiperfReportText(metrics) << "export: " << o.aiperf.artifact_dir << "/profile_export_aiperf.json\n";
+      << bench::AiperfResultText(metrics) << "export: " << o.aiperf.artifact_dir << "/profile_export_aiperf.json\n";
   const std::string dir = o.aiperf.artifact_dir;
   if (absl::Status s = outputs.Stage(absl::StrCat(dir, "/profile_export_aiperf.json"),
                                      bench::DumpPythonJson(bench::AiperfJson(metrics), 2), "--artifact-dir");
@@ -443,10 +446,10 @@ absl::Status RunAiperf(const BenchOptions& o, const SimulationPlan& plan, Output
   return outputs.Stage(absl::StrCat(dir, "/profile_export_aiperf.csv"), bench::AiperfCsv(metrics), "--artifact-dir");
 }
 
-absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
+absl::Status RunServe(const BenchOptions& o, const ResolvedSimulation& resolved,
                       const std::vector<bench::BenchRequest>& requests, const std::vector<nlohmann::json>& real,
                       Outputs& outputs, std::ostream& out) {
-  out << Header(plan, BenchMode::kServe);
+  out << Header(resolved, BenchMode::kServe);
   const std::string date = o.result_date.empty() ? NowDate() : o.result_date;
   std::map<std::string, std::string> appended;  // result file -> its text so far (--append-result)
   for (size_t k = 0; k < o.request_rates.size(); ++k) {
@@ -464,9 +467,9 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
       send_times = bench::RequestSendTimes(static_cast<int64_t>(requests.size()), rate, o.burstiness,
                                            static_cast<uint32_t>(o.dataset.seed));
     }
-    absl::StatusOr<bench::ClientRun> run = SimulateClientRun(plan, requests, send_times, 1);
+    absl::StatusOr<bench::ClientRun> run = SimulateClientRun(resolved, requests, send_times, 1);
     if (!run.ok()) return run.status();
-    NotePrefixCache(plan, *run);
+    NotePrefixCache(resolved, *run);
     const std::vector<bench::RequestOutcome> outcomes = Outcomes(*run);
     bench::ServeRunInfo info;
     info.request_rate = o.self_timed ? std::numeric_limits<double>::infinity() : rate;
@@ -486,8 +489,8 @@ absl::Status RunServe(const BenchOptions& o, const SimulationPlan& plan,
     const bench::ServeMetrics metrics =
         bench::CalculateServeMetrics(outcomes, info.duration_s, o.percentiles, o.goodput);
     if (k > 0) out << "\n";
-    out << (o.client == "sglang" ? bench::SglangServeReportText(outcomes, metrics, info)
-                                 : bench::ServeReportText(metrics, info));
+    out << (o.client == "sglang" ? bench::SglangServeResultText(outcomes, metrics, info)
+                                 : bench::ServeResultText(metrics, info));
     const PyJson result = bench::ServeResultJson(metrics, info, outcomes, o.save_detailed);
     if (o.save_result || o.append_result) {
       const std::string path = ResultPath(o, info);
@@ -549,28 +552,28 @@ absl::Status RunBench(const cli::ParsedCommandLine& command_line, std::ostream& 
     absl::StatusOr<std::optional<TrtllmBenchChoice>> choice = ApplyTrtllmBenchTuning(*requests, &tuned);
     if (!choice.ok()) return choice.status();
     trtllm.choice = *std::move(choice);
-    absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan(tuned.engine);
-    if (!plan.ok()) return plan.status();
-    trtllm.trtllm = plan->setup.personality.engine() == "trtllm";
-    status = RunThroughput(tuned, *plan, *requests, real, trtllm, outputs, out);
+    absl::StatusOr<ResolvedSimulation> resolved = ResolveSimulationOptions(tuned.engine);
+    if (!resolved.ok()) return resolved.status();
+    trtllm.trtllm = resolved->setup.personality.engine() == "trtllm";
+    status = RunThroughput(tuned, *resolved, *requests, real, trtllm, outputs, out);
     if (!status.ok()) return status;
     return outputs.Commit();
   }
-  absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan(o.engine);
-  if (!plan.ok()) return plan.status();
+  absl::StatusOr<ResolvedSimulation> resolved = ResolveSimulationOptions(o.engine);
+  if (!resolved.ok()) return resolved.status();
   if (*mode == BenchMode::kLatency) {
-    status = RunLatency(o, *plan, real, outputs, out);
+    status = RunLatency(o, *resolved, real, outputs, out);
   } else if (*mode == BenchMode::kOneBatch) {
-    status = RunOneBatch(o, *plan, real, outputs, out);
+    status = RunOneBatch(o, *resolved, real, outputs, out);
   } else {
     absl::StatusOr<std::vector<bench::BenchRequest>> requests = bench::SampleDataset(o.dataset);
     if (!requests.ok()) return requests.status();
     if (o.client == "genai-perf") {
-      status = RunGenaiPerf(o, *plan, outputs, out);
+      status = RunGenaiPerf(o, *resolved, outputs, out);
     } else if (o.client == "aiperf") {
-      status = RunAiperf(o, *plan, outputs, out);
+      status = RunAiperf(o, *resolved, outputs, out);
     } else {
-      status = RunServe(o, *plan, *requests, real, outputs, out);
+      status = RunServe(o, *resolved, *requests, real, outputs, out);
     }
   }
   if (!status.ok()) return status;

@@ -20,7 +20,7 @@
 #include "sim/app/cli/simulate_flags.h"
 #include "sim/app/cli/simulate_options.h"
 #include "sim/app/commands/command.h"
-#include "sim/app/run/simulation_plan.h"
+#include "sim/app/run/resolved_simulation.h"
 #include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/format/text_table.h"
@@ -174,26 +174,27 @@ absl::StatusOr<cli::FlagValues> ParseVariant(const std::string& flags, absl::str
   return parsed->flags;
 }
 
-// One configuration: the shared flags with its own on top, resolved into a plan. Errors keep
+// One configuration: the shared flags with its own on top, resolved into a simulation. Errors keep
 // their exit code and name the configuration.
-absl::StatusOr<SimulationPlan> ResolveVariant(const cli::FlagValues& shared, const std::string& flags,
-                                              absl::string_view which) {
+absl::StatusOr<ResolvedSimulation> ResolveVariant(const cli::FlagValues& shared, const std::string& flags,
+                                                  absl::string_view which) {
   absl::StatusOr<cli::FlagValues> own = ParseVariant(flags, which);
   if (!own.ok()) return own.status();
   absl::StatusOr<cli::SimulateOptions> options = cli::ReadSimulateOptions(shared.With(*own));
-  absl::StatusOr<SimulationPlan> plan =
-      options.ok() ? ResolveSimulationPlan(*options) : absl::StatusOr<SimulationPlan>(options.status());
-  if (!plan.ok()) {
-    const std::string message = absl::StrCat("--", which, ": ", plan.status().message());
-    if (cli::ExitCodeFor(plan.status()) == cli::kExitUsage) return cli::UsageError(message);
-    return absl::Status(plan.status().code(), message);
+  absl::StatusOr<ResolvedSimulation> resolved =
+      options.ok() ? ResolveSimulationOptions(*options) : absl::StatusOr<ResolvedSimulation>(options.status());
+  if (!resolved.ok()) {
+    const std::string message = absl::StrCat("--", which, ": ", resolved.status().message());
+    if (cli::ExitCodeFor(resolved.status()) == cli::kExitUsage) return cli::UsageError(message);
+    return absl::Status(resolved.status().code(), message);
   }
-  return plan;
+  return resolved;
 }
 
 // Runs a resolved configuration with `seed` in a child process (one SimGrid engine per process).
-absl::StatusOr<SimulationSummary> RunVariant(const SimulationPlan& plan, absl::string_view which, uint64_t seed) {
-  absl::StatusOr<SimulationSummary> summary = ExecuteSimulationInChild(plan, seed);
+absl::StatusOr<SimulationSummary> RunVariant(const ResolvedSimulation& resolved, absl::string_view which,
+                                             uint64_t seed) {
+  absl::StatusOr<SimulationSummary> summary = ExecuteSimulationInChild(resolved, seed);
   if (!summary.ok())
     return absl::Status(summary.status().code(), absl::StrCat(which, ": ", summary.status().message()));
   return summary;
@@ -203,9 +204,9 @@ absl::StatusOr<SimulationSummary> RunVariant(const SimulationPlan& plan, absl::s
 // unless --a or --b sets one): common random numbers when they share it.
 absl::Status RunReplications(const cli::FlagValues& flags, const std::string& a_flags, const std::string& b_flags,
                              int replications, Comparison& comparison) {
-  absl::StatusOr<SimulationPlan> a = ResolveVariant(flags, a_flags, "a");
+  absl::StatusOr<ResolvedSimulation> a = ResolveVariant(flags, a_flags, "a");
   if (!a.ok()) return a.status();
-  absl::StatusOr<SimulationPlan> b = ResolveVariant(flags, b_flags, "b");
+  absl::StatusOr<ResolvedSimulation> b = ResolveVariant(flags, b_flags, "b");
   if (!b.ok()) return b.status();
   *comparison.mutable_a() = a->config;
   *comparison.mutable_b() = b->config;

@@ -1,5 +1,5 @@
-// `infergrid memory`: the payload accounting of weights and KV cache (sim/app/accounting/memory_report.h)
-// or, with --engine, the engine's KV-cache plan (engine_memory_report.h), as a table or JSON.
+// `infergrid memory`: the payload accounting of weights and KV cache (sim/app/accounting/memory_result.h)
+// or, with --engine, the engine's KV-cache plan (engine_memory_result.h), as a table or JSON.
 #include <ostream>
 #include <string>
 #include <vector>
@@ -7,8 +7,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "sim/app/accounting/engine_memory_report.h"
-#include "sim/app/accounting/memory_report.h"
+#include "sim/app/accounting/engine_memory_result.h"
+#include "sim/app/accounting/memory_result.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/commands/command.h"
@@ -29,8 +29,8 @@ absl::Status RunEngineMemory(const cli::FlagValues& flags, const AccountingSetup
     if (absl::IsInvalidArgument(detail.status())) return cli::UsageError(detail.status().message());
     return detail.status();
   }
-  const EngineMemoryReport report = BuildEngineMemoryReport(*request, *detail);
-  out << (json ? format::ToJson(report) : RenderEngineMemoryTable(report, setup.model, setup.gpu));
+  const EngineMemoryResult result = BuildEngineMemoryResult(*request, *detail);
+  out << (json ? format::ToJson(result) : RenderEngineMemoryTable(result, setup.model, setup.gpu));
   return absl::OkStatus();
 }
 
@@ -55,8 +55,8 @@ absl::Status RunMemory(const cli::ParsedCommandLine& command_line, std::ostream&
     return cli::UsageError(
         absl::StrCat("--", given[0], " is an engine flag: give --engine=vllm-v1|vllm-v0|sglang|trtllm"));
   }
-  const MemoryReport report = BuildMemoryReport(*setup, context, batch);
-  out << (*json ? format::ToJson(report) : RenderMemoryTable(report, *setup));
+  const MemoryResult result = BuildMemoryResult(*setup, context, batch);
+  out << (*json ? format::ToJson(result) : RenderMemoryTable(result, *setup));
   return absl::OkStatus();
 }
 

@@ -13,7 +13,7 @@
 // stable system's queueing delay does not depend on how long it runs while an overloaded one's
 // grows with it. Candidates are searched --jobs at a time (default: the usable CPUs), each in a
 // child process whose simulations run in children of their own (one SimGrid engine per process).
-// The report names what its numbers rest on: the workload every candidate was searched with, and
+// The result names what its numbers rest on: the workload every candidate was searched with, and
 // each candidate's GPU profile, measured or extrapolated from another GPU (plan_assumed.h).
 #include <algorithm>
 #include <cmath>
@@ -35,7 +35,7 @@
 #include "sim/app/commands/command.h"
 #include "sim/app/run/plan_assumed.h"
 #include "sim/app/run/plan_search.h"
-#include "sim/app/run/simulation_plan.h"
+#include "sim/app/run/resolved_simulation.h"
 #include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/format/text_table.h"
@@ -210,30 +210,30 @@ absl::StatusOr<PlanSettings> ReadSettings(const cli::FlagValues& flags) {
 
 std::string Ms(double seconds) { return absl::StrFormat("%.1f", seconds * 1e3); }
 
-std::string Render(const PlanReport& report) {
+std::string Render(const PlanResult& result) {
   std::vector<std::string> terms;
-  for (const SloTerm& t : report.slo()) terms.push_back(t.text());
-  std::string out = absl::StrCat("InferGrid plan: ", report.candidates_size(), " candidate",
-                                 report.candidates_size() == 1 ? "" : "s", ", SLO ", absl::StrJoin(terms, ", "));
-  absl::StrAppend(&out, report.target_rate() > 0
-                            ? absl::StrCat(", target ", format::Fixed(report.target_rate(), 2), " req/s\n")
+  for (const SloTerm& t : result.slo()) terms.push_back(t.text());
+  std::string out = absl::StrCat("InferGrid plan: ", result.candidates_size(), " candidate",
+                                 result.candidates_size() == 1 ? "" : "s", ", SLO ", absl::StrJoin(terms, ", "));
+  absl::StrAppend(&out, result.target_rate() > 0
+                            ? absl::StrCat(", target ", format::Fixed(result.target_rate(), 2), " req/s\n")
                             : ", the largest rate each sustains\n");
-  absl::StrAppend(&out, "  workload: ", report.assumed_workload().text(), "\n");
-  absl::StrAppend(&out, "  flags: ", report.workload().empty() ? "(simulate's defaults)" : report.workload(), "\n\n");
-  std::vector<std::string> header = {"rank", "deployment", "GPUs", report.target_rate() > 0 ? "replicas" : "req/s",
+  absl::StrAppend(&out, "  workload: ", result.assumed_workload().text(), "\n");
+  absl::StrAppend(&out, "  flags: ", result.workload().empty() ? "(simulate's defaults)" : result.workload(), "\n\n");
+  std::vector<std::string> header = {"rank", "deployment", "GPUs", result.target_rate() > 0 ? "replicas" : "req/s",
                                      "output tok/s"};
-  for (const SloTerm& t : report.slo()) header.push_back(absl::StrCat(t.metric(), " ", t.statistic(), " ms"));
+  for (const SloTerm& t : result.slo()) header.push_back(absl::StrCat(t.metric(), " ", t.statistic(), " ms"));
   for (const char* h : {"$/h", "$/M tok", "profile", "note"}) header.emplace_back(h);
   format::TextTable table(header);
   std::vector<std::string> footnotes;  // long reasons under the table, not in a column
-  for (const PlanCandidate& c : report.candidates()) {
+  for (const PlanCandidate& c : result.candidates()) {
     const bool ok = c.status() == "ok";
     std::vector<std::string> row = {ok ? absl::StrCat(c.rank()) : "-", c.label(), ok ? absl::StrCat(c.gpus()) : "-",
                                     !ok                        ? "-"
-                                    : report.target_rate() > 0 ? absl::StrCat(c.replicas())
+                                    : result.target_rate() > 0 ? absl::StrCat(c.replicas())
                                                                : format::Fixed(c.rate(), 2),
                                     ok ? format::Fixed(c.output_tokens_per_s(), 0) : "-"};
-    for (int t = 0; t < report.slo_size(); ++t) row.push_back(ok ? Ms(c.slo_values(t).mean_s()) : "-");
+    for (int t = 0; t < result.slo_size(); ++t) row.push_back(ok ? Ms(c.slo_values(t).mean_s()) : "-");
     row.push_back(ok && c.usd_per_hour() > 0 ? format::Fixed(c.usd_per_hour(), 2) : "-");
     row.push_back(ok && c.usd_per_million_output_tokens() > 0 ? format::Fixed(c.usd_per_million_output_tokens(), 3)
                                                               : "-");
@@ -248,15 +248,15 @@ std::string Render(const PlanReport& report) {
   }
   absl::StrAppend(&out, table.Render());
   for (const std::string& note : footnotes) absl::StrAppend(&out, note, "\n");
-  absl::StrAppend(&out, "SLO values are means over ", report.replications(), " seed",
-                  report.replications() == 1 ? "" : "s", " at the chosen point (95% intervals in --format=json); ",
-                  report.simulations(), " simulations\n");
-  for (const std::string& note : report.notes()) absl::StrAppend(&out, "note: ", note, "\n");
-  if (!report.best_command().empty()) absl::StrAppend(&out, "best: ", report.best_command(), " --out=plan-best\n");
+  absl::StrAppend(&out, "SLO values are means over ", result.replications(), " seed",
+                  result.replications() == 1 ? "" : "s", " at the chosen point (95% intervals in --format=json); ",
+                  result.simulations(), " simulations\n");
+  for (const std::string& note : result.notes()) absl::StrAppend(&out, "note: ", note, "\n");
+  if (!result.best_command().empty()) absl::StrAppend(&out, "best: ", result.best_command(), " --out=plan-best\n");
   return out;
 }
 
-// The workload flags as the user gave them (without plan's own), for the report's header.
+// The workload flags as the user gave them (without plan's own), for the result's header.
 std::string WorkloadText(const cli::FlagValues& flags) {
   std::vector<std::string> parts;
   for (const std::string& name : flags.GivenNames()) {
@@ -280,16 +280,16 @@ std::string PassRule(double tolerance) {
                       "%; output tokens/s is the rate times the mean output of the completed requests");
 }
 
-// The report's settings, before any candidate is searched.
-PlanReport ReportHeader(const PlanSettings& s) {
-  PlanReport report;
-  for (const SloTerm& t : s.slo) *report.add_slo() = t;
-  report.set_target_rate(s.target_rate);
-  report.set_replications(s.search.verify_seeds);
-  report.set_tolerance(s.search.tolerance);
-  report.set_workload(WorkloadText(s.workload));
-  report.add_notes(PassRule(s.search.tolerance));
-  return report;
+// The result's settings, before any candidate is searched.
+PlanResult ResultHeader(const PlanSettings& s) {
+  PlanResult result;
+  for (const SloTerm& t : s.slo) *result.add_slo() = t;
+  result.set_target_rate(s.target_rate);
+  result.set_replications(s.search.verify_seeds);
+  result.set_tolerance(s.search.tolerance);
+  result.set_workload(WorkloadText(s.workload));
+  result.add_notes(PassRule(s.search.tolerance));
+  return result;
 }
 
 // Each candidate's flags resolved (CandidateFlags) and every --price naming a candidate's GPU.
@@ -327,8 +327,8 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
     if (!opened.ok()) return opened.status();
     dir.emplace(*std::move(opened));
   }
-  PlanReport report = ReportHeader(s);
-  *report.mutable_assumed_workload() = *std::move(workload);
+  PlanResult result = ResultHeader(s);
+  *result.mutable_assumed_workload() = *std::move(workload);
   // Candidates searched side by side, each in a child process of its own (which runs its
   // simulations in children of its own: one SimGrid engine per process).
   std::vector<size_t> pending;
@@ -366,18 +366,18 @@ absl::Status RunPlan(const cli::ParsedCommandLine& command_line, std::ostream& o
     return absl::OkStatus();
   };
   if (absl::Status st = RunConcurrently(runs); !st.ok()) return st;
-  for (const PlanCandidate& c : candidates) report.set_simulations(report.simulations() + c.simulations());
+  for (const PlanCandidate& c : candidates) result.set_simulations(result.simulations() + c.simulations());
   plan::RankCandidates(candidates, s.target_rate > 0);
-  for (PlanCandidate& c : candidates) *report.add_candidates() = std::move(c);
-  if (const std::string note = plan::ProfileNote(report); !note.empty()) report.add_notes(note);
-  if (report.candidates_size() > 0 && report.candidates(0).rank() == 1) {
-    report.set_best_command(report.candidates(0).command_line());
+  for (PlanCandidate& c : candidates) *result.add_candidates() = std::move(c);
+  if (const std::string note = plan::ProfileNote(result); !note.empty()) result.add_notes(note);
+  if (result.candidates_size() > 0 && result.candidates(0).rank() == 1) {
+    result.set_best_command(result.candidates(0).command_line());
   }
   if (dir) {
-    if (absl::Status st = dir->WriteFile("plan.json", format::ToJson(report)); !st.ok()) return st;
+    if (absl::Status st = dir->WriteFile("plan.json", format::ToJson(result)); !st.ok()) return st;
     if (absl::Status st = dir->Commit(); !st.ok()) return st;
   }
-  out << (s.json ? format::ToJson(report) : Render(report));
+  out << (s.json ? format::ToJson(result) : Render(result));
   return absl::OkStatus();
 }
 

@@ -1,5 +1,5 @@
 // `infergrid roofline`: FLOPs, nominal HBM bytes, intensity and the peak lower bounds of one
-// prefill pass or decode step (sim/app/accounting/roofline_report.h), with the calibrated cost
+// prefill pass or decode step (sim/app/accounting/roofline_result.h), with the calibrated cost
 // model's time beside them where the GPU has a profile (roofline_calibrated.h).
 #include <ostream>
 #include <string>
@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "calibration/profile_catalog.h"
 #include "sim/app/accounting/roofline_calibrated.h"
-#include "sim/app/accounting/roofline_report.h"
+#include "sim/app/accounting/roofline_result.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/commands/command.h"
@@ -63,18 +63,18 @@ absl::Status RunRoofline(const cli::ParsedCommandLine& command_line, std::ostrea
   if (absl::Status s = cli::CheckRange("batch", query.batch, 1, 10'000'000); !s.ok()) return s;
   absl::StatusOr<AccountingSetup> setup = cli::ResolveAccountingSetup(flags);
   if (!setup.ok()) return setup.status();
-  RooflineReport report = BuildRooflineReport(*setup, query);
+  RooflineResult result = BuildRooflineResult(*setup, query);
   const std::string calibration_path = accounting_flags.calibration;
   absl::StatusOr<Calibration> calibration = ResolveCalibration(setup->gpu, calibration_path);
   if (calibration.ok()) {
-    if (absl::Status s = AddCalibratedPrediction(*setup, query, *calibration, &report); !s.ok()) return s;
+    if (absl::Status s = AddCalibratedPrediction(*setup, query, *calibration, &result); !s.ok()) return s;
   } else if (!calibration_path.empty() || !absl::IsNotFound(calibration.status())) {
     return calibration.status();
   } else {
-    report.add_notes(
+    result.add_notes(
         absl::StrCat("no calibration profile for ", setup->gpu.name(), ": the calibrated prediction is omitted"));
   }
-  out << (*json ? format::ToJson(report) : RenderRooflineTable(report, *setup));
+  out << (*json ? format::ToJson(result) : RenderRooflineTable(result, *setup));
   return absl::OkStatus();
 }
 

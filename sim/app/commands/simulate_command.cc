@@ -10,7 +10,7 @@
 #include "sim/app/cli/command_line.h"
 #include "sim/app/commands/command.h"
 #include "sim/app/cli/simulate_options.h"
-#include "sim/app/run/simulation_plan.h"
+#include "sim/app/run/resolved_simulation.h"
 #include "sim/app/run/simulation_report.h"
 #include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"
@@ -28,9 +28,9 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
   }
   absl::StatusOr<cli::SimulateOptions> options = cli::ReadSimulateOptions(command_line.flags);
   if (!options.ok()) return options.status();
-  absl::StatusOr<SimulationPlan> plan = ResolveSimulationPlan(*options);
-  if (!plan.ok()) return plan.status();
-  const cli::SimulateOptions& o = plan->options;
+  absl::StatusOr<ResolvedSimulation> resolved = ResolveSimulationOptions(*options);
+  if (!resolved.ok()) return resolved.status();
+  const cli::SimulateOptions& o = resolved->options;
   std::optional<OutputDir> dir;
   if (!o.out_dir.empty()) {
     absl::StatusOr<OutputDir> opened = OutputDir::Open(o.out_dir);
@@ -40,9 +40,9 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
   const std::string& report_path = o.report_path;
   std::optional<report::StagedFile> report;  // committed after --out's files
   absl::StatusOr<SimulationSummary> summary =
-      report_path.empty()
-          ? ExecuteSimulation(*plan, o.workload.synthetic.seed, dir ? &*dir : nullptr)
-          : ExecuteSimulationWithReport(*plan, o.workload.synthetic.seed, dir ? &*dir : nullptr, report_path, &report);
+      report_path.empty() ? ExecuteSimulation(*resolved, o.workload.synthetic.seed, dir ? &*dir : nullptr)
+                          : ExecuteSimulationWithReport(*resolved, o.workload.synthetic.seed, dir ? &*dir : nullptr,
+                                                        report_path, &report);
   if (!summary.ok()) return summary.status();
   {
     CommitSection committing;  // SIGINT/SIGTERM wait until --out's files and the report are in place
@@ -56,7 +56,7 @@ absl::Status RunSimulate(const cli::ParsedCommandLine& command_line, std::ostrea
   if (o.json) {
     out << format::ToJson(*summary);
   } else {
-    out << RenderSummaryTable(*summary, plan->setup.title);
+    out << RenderSummaryTable(*summary, resolved->setup.title);
     if (dir) {
       out << "wrote " << o.out_dir << "/{" << o.outputs.FileList() << "}\n";
     }

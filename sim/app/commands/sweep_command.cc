@@ -73,13 +73,13 @@ absl::Status Run(const cli::FlagValues& flags, std::ostream& out) {
   // Everything is checked before the folder is touched: a bad spec writes nothing.
   absl::StatusOr<sweep::SweepDesign> design = sweep::ReadSweepSpec(spec_path);
   if (!design.ok()) return design.status();
-  absl::StatusOr<sweep::SweepPlan> plan = sweep::ExpandSweep(*design);
-  if (!plan.ok()) return plan.status();
-  if (absl::Status s = CheckSweepPoints(*design, *plan); !s.ok()) return s;
+  absl::StatusOr<sweep::ExpandedSweep> expanded = sweep::ExpandSweep(*design);
+  if (!expanded.ok()) return expanded.status();
+  if (absl::Status s = CheckSweepPoints(*design, *expanded); !s.ok()) return s;
 
   absl::StatusOr<sweep::PointStore> store = sweep::PointStore::Open(dir, /*create=*/true);
   if (!store.ok()) return store.status();
-  if (absl::Status s = store->WriteManifest(plan->manifest); !s.ok()) return s;
+  if (absl::Status s = store->WriteManifest(expanded->manifest); !s.ok()) return s;
   SweepRunOptions options;
   options.jobs = *jobs;
   options.shard = *shard;
@@ -87,9 +87,9 @@ absl::Status Run(const cli::FlagValues& flags, std::ostream& out) {
     options.progress = stderr;
     options.terminal = isatty(STDERR_FILENO) != 0;
   }
-  absl::StatusOr<SweepRunStats> stats = RunSweepRuns(*plan, *store, options);
+  absl::StatusOr<SweepRunStats> stats = RunSweepRuns(*expanded, *store, options);
   if (!stats.ok()) return stats.status();
-  absl::StatusOr<sweep::SweepResults> results = sweep::CollectResults(plan->manifest, {&*store});
+  absl::StatusOr<sweep::SweepResults> results = sweep::CollectResults(expanded->manifest, {&*store});
   if (!results.ok()) return results.status();
   if (absl::Status s = sweep::WriteResults(*store, *results); !s.ok()) return s;
 

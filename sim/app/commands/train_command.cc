@@ -1,5 +1,5 @@
 // `infergrid train`: training FLOPs, the compute-optimal token count and the wall time on G GPUs
-// (sim/app/accounting/train_report.h), N from --model or --params-count, as a table or JSON.
+// (sim/app/accounting/train_result.h), N from --model or --params-count, as a table or JSON.
 #include <filesystem>
 #include <ostream>
 #include <string>
@@ -13,7 +13,7 @@
 #include "models/model_catalog.h"
 #include "models/parameter_count.h"
 #include "models/training_compute.h"
-#include "sim/app/accounting/train_report.h"
+#include "sim/app/accounting/train_result.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/cli/number_flags.h"
@@ -144,8 +144,8 @@ absl::Status RunTrain(const cli::ParsedCommandLine& command_line, std::ostream& 
     return cli::UsageError(
         absl::StrCat("--gpu: ", q.gpu.name(), " has no dense bf16 peak for --mfu; give --effective-flops-per-gpu"));
   }
-  const TrainingReport report = BuildTrainingReport(q);
-  out << (*json ? format::ToJson(report) : RenderTrainingTable(report, q.gpu));
+  const TrainingResult result = BuildTrainingResult(q);
+  out << (*json ? format::ToJson(result) : RenderTrainingTable(result, q.gpu));
   return absl::OkStatus();
 }
 

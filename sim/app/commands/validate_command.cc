@@ -1,5 +1,5 @@
 // `infergrid validate`: predicted per-request latencies against observed ones, joined by request id
-// (sim/app/validation/slo_validation.h), reported by sim/app/validation/validation_report.h as a
+// (sim/app/validation/slo_validation.h), reported by sim/app/validation/validation_result.h as a
 // table or JSON.
 #include <ostream>
 #include <string>
@@ -16,7 +16,7 @@
 #include "sim/app/format/json_output.h"
 #include "sim/app/validation/request_latency_csv.h"
 #include "sim/app/validation/slo_validation.h"
-#include "sim/app/validation/validation_report.h"
+#include "sim/app/validation/validation_result.h"
 
 namespace infergrid {
 namespace {
@@ -69,8 +69,8 @@ absl::Status RunValidate(const cli::ParsedCommandLine& command_line, std::ostrea
   absl::StatusOr<SloValidation> validation =
       ValidateSloPredictions(*predicted, *observed, limits, validate_flags.allow_unmatched);
   if (!validation.ok()) return validation.status();
-  const ValidationReport report = BuildValidationReport(*validation, limits, predicted_path, observed_path);
-  out << (*json ? format::ToJson(report) : RenderValidationTable(report));
+  const ValidationResult result = BuildValidationResult(*validation, limits, predicted_path, observed_path);
+  out << (*json ? format::ToJson(result) : RenderValidationTable(result));
   return absl::OkStatus();
 }
 

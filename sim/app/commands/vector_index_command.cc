@@ -1,5 +1,5 @@
 // `infergrid vector-index`: the memory of a vector store, raw vectors plus an HNSW graph, and the
-// graph's overhead table (sim/app/accounting/vector_index_report.h), as a table or JSON.
+// graph's overhead table (sim/app/accounting/vector_index_result.h), as a table or JSON.
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -13,7 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "models/vector_index_memory.h"
-#include "sim/app/accounting/vector_index_report.h"
+#include "sim/app/accounting/vector_index_result.h"
 #include "sim/app/cli/accounting_setup.h"
 #include "sim/app/cli/command_line.h"
 #include "sim/app/commands/command.h"
@@ -93,8 +93,8 @@ absl::Status RunVectorIndex(const cli::ParsedCommandLine& command_line, std::ost
   if (!ms.ok()) return ms.status();
   q.table_dims = *std::move(dims);
   q.table_m = *std::move(ms);
-  const VectorIndexReport report = BuildVectorIndexReport(q);
-  out << (*json ? format::ToJson(report) : RenderVectorIndexTable(report));
+  const VectorIndexResult result = BuildVectorIndexResult(q);
+  out << (*json ? format::ToJson(result) : RenderVectorIndexTable(result));
   return absl::OkStatus();
 }
 

@@ -43,10 +43,10 @@ std::string ProfileMark(const PlanCandidate& c) {
   return c.profile_extrapolated() ? "extrapolated" : "measured";
 }
 
-std::string ProfileNote(const PlanReport& report) {
+std::string ProfileNote(const PlanResult& result) {
   std::map<std::string, std::set<std::string>> by_source;  // measured GPU -> GPUs scaled from it
   std::set<std::string> roofline;
-  for (const PlanCandidate& c : report.candidates()) {
+  for (const PlanCandidate& c : result.candidates()) {
     if (c.profile_extrapolated()) by_source[c.profile_extrapolated_from()].insert(c.gpu());
     if (c.cost_model() == "roofline") roofline.insert(c.gpu());
   }

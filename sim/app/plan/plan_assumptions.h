@@ -1,13 +1,13 @@
-// What a plan's numbers rest on besides its candidates, in words for the table and the report:
+// What a plan's numbers rest on besides its candidates, in words for the table and the HTML report:
 // the workload every candidate was searched with, and whether a candidate's GPU profile was
 // measured on that GPU or extrapolated from another's measurements (docs/plan.md#what-a-plan-assumes).
-// Pure functions of the report message; sim/app/run/plan_assumed.h fills the fields.
+// Pure functions of the result message; sim/app/run/plan_assumed.h fills the fields.
 #ifndef INFERGRID_SIM_APP_PLAN_PLAN_ASSUMPTIONS_H_
 #define INFERGRID_SIM_APP_PLAN_PLAN_ASSUMPTIONS_H_
 
 #include <string>
 
-#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
 
 namespace infergrid::plan {
 
@@ -21,7 +21,7 @@ std::string ProfileMark(const PlanCandidate& candidate);
 
 // The note under the table naming the extrapolated GPUs, their sources and what that means for
 // accuracy, and the roofline candidates; "" when every candidate runs on a measured profile.
-std::string ProfileNote(const PlanReport& report);
+std::string ProfileNote(const PlanResult& result);
 
 }  // namespace infergrid::plan
 

@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
 
 namespace infergrid::plan {
 

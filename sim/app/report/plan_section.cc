@@ -16,7 +16,7 @@ namespace {
 
 using vl::Json;
 
-bool TargetMode(const PlanReport& plan) { return plan.target_rate() > 0; }
+bool TargetMode(const PlanResult& plan) { return plan.target_rate() > 0; }
 
 // The SLO's closest term at the chosen point: its mean as a fraction of its limit.
 double ClosestSloFraction(const PlanCandidate& c) {
@@ -63,7 +63,7 @@ Chart PlanBars(const std::vector<const PlanPoint*>& points, const std::vector<Pl
 
 }  // namespace
 
-std::vector<PlanPoint> PlanPoints(const PlanReport& plan) {
+std::vector<PlanPoint> PlanPoints(const PlanResult& plan) {
   const bool target = TargetMode(plan);
   std::vector<PlanPoint> points;
   for (const PlanCandidate& c : plan.candidates()) {
@@ -92,7 +92,7 @@ std::vector<PlanPoint> PlanPoints(const PlanReport& plan) {
 namespace {
 
 // Cost per hour against capacity (or SLO use), every priced candidate marked, the front joined.
-std::optional<Chart> FrontierChart(const PlanReport& plan, const std::vector<PlanPoint>& points) {
+std::optional<Chart> FrontierChart(const PlanResult& plan, const std::vector<PlanPoint>& points) {
   const bool target = TargetMode(plan);
   Json rows = Json::array(), front = Json::array();
   std::vector<const PlanPoint*> on_front;
@@ -149,7 +149,7 @@ std::optional<Chart> FrontierChart(const PlanReport& plan, const std::vector<Pla
 
 }  // namespace
 
-std::vector<Chart> PlanCharts(const PlanReport& plan, const std::vector<PlanPoint>& points) {
+std::vector<Chart> PlanCharts(const PlanResult& plan, const std::vector<PlanPoint>& points) {
   const bool target = TargetMode(plan);
   std::vector<const PlanPoint*> all, priced;
   for (const PlanPoint& p : points) {
@@ -188,7 +188,7 @@ std::vector<Chart> PlanCharts(const PlanReport& plan, const std::vector<PlanPoin
 namespace {
 
 // The candidates as plan's table lists them, with the profile and the Pareto mark.
-void AddPlanTable(const PlanReport& plan, const std::vector<PlanPoint>& points, HtmlPage* page) {
+void AddPlanTable(const PlanResult& plan, const std::vector<PlanPoint>& points, HtmlPage* page) {
   const bool target = TargetMode(plan);
   std::vector<std::vector<std::string>> rows;
   for (const PlanCandidate& c : plan.candidates()) {
@@ -226,7 +226,7 @@ void AddPlanTable(const PlanReport& plan, const std::vector<PlanPoint>& points, 
 }  // namespace
 
 void AddPlanSection(const PlanInput& input, HtmlPage* page) {
-  const PlanReport& plan = input.plan;
+  const PlanResult& plan = input.plan;
   std::vector<std::string> terms;
   for (const SloTerm& t : plan.slo()) terms.push_back(t.text());
   page->AddHeading(2, absl::StrCat("Plan: ", input.label));

@@ -36,10 +36,10 @@ struct PlanPoint {
 };
 
 // The ok candidates in rank order, with the Pareto front marked among the priced ones.
-std::vector<PlanPoint> PlanPoints(const PlanReport& plan);
+std::vector<PlanPoint> PlanPoints(const PlanResult& plan);
 
 // Capacity and cost bars, and the frontier (absent when no candidate has a price).
-std::vector<Chart> PlanCharts(const PlanReport& plan, const std::vector<PlanPoint>& points);
+std::vector<Chart> PlanCharts(const PlanResult& plan, const std::vector<PlanPoint>& points);
 
 void AddPlanSection(const PlanInput& input, HtmlPage* page);
 

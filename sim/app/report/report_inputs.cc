@@ -90,7 +90,7 @@ absl::StatusOr<SweepInput> ReadSweep(const std::string& source, const std::strin
 
 // The numbers of a plan.json the page draws: finite, not negative, at most 1e18 (an SLO value's
 // 95% interval may go below zero with few seeds, and is not drawn).
-absl::Status CheckPlanNumbers(const PlanReport& plan, const std::string& path) {
+absl::Status CheckPlanNumbers(const PlanResult& plan, const std::string& path) {
   const auto check = [&](double value, const std::string& name) -> absl::Status {
     if (std::isfinite(value) && value >= 0 && value <= 1e18) return absl::OkStatus();
     return absl::InvalidArgumentError(
@@ -122,8 +122,8 @@ absl::Status CheckPlanNumbers(const PlanReport& plan, const std::string& path) {
 // A plan.json as plan writes it: at least one candidate and one SLO term, each candidate's status
 // one plan writes, the numbers drawn in range.
 absl::StatusOr<PlanInput> ReadPlan(const std::string& source, const std::string& path, const std::string& label) {
-  absl::StatusOr<PlanReport> plan = ReadJson<PlanReport>(
-      path, "plan.json", [](const PlanReport& p) { return p.candidates_size() > 0 && p.slo_size() > 0; });
+  absl::StatusOr<PlanResult> plan = ReadJson<PlanResult>(
+      path, "plan.json", [](const PlanResult& p) { return p.candidates_size() > 0 && p.slo_size() > 0; });
   if (!plan.ok()) return plan.status();
   if (absl::Status status = CheckPlanNumbers(*plan, path); !status.ok()) return status;
   for (int i = 0; i < plan->candidates_size(); ++i) {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
 #include "sim/app/report/iteration_bins.h"
 #include "sim/app/report/request_samples.h"
 #include "sim/app/results/simulation.pb.h"
@@ -48,7 +48,7 @@ struct SweepInput {
 struct PlanInput {
   std::string source;
   std::string label;
-  PlanReport plan;
+  PlanResult plan;
 };
 
 struct ReportInputs {

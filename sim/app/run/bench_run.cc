@@ -13,12 +13,12 @@
 namespace infergrid {
 namespace {
 
-absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
+absl::StatusOr<bench::ClientRun> RunInThisProcess(const ResolvedSimulation& resolved,
                                                   const std::vector<bench::BenchRequest>& requests,
                                                   const std::vector<double>& send_times, int64_t copies) {
   bench::ClientRun run;
-  run.set_title(plan.setup.title);
-  const int64_t max_model_len = plan.setup.engine.max_model_len;
+  run.set_title(resolved.setup.title);
+  const int64_t max_model_len = resolved.setup.engine.max_model_len;
   // Requests the engine serves, in send order, and which outcome each fills.
   std::vector<Request> served;
   std::vector<int> outcome_of;
@@ -52,7 +52,7 @@ absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
     RunRecording recording;
     recording.record_chunk_times = true;  // the client's inter-token latencies
     absl::StatusOr<SimulationRun> simulated =
-        Simulate(plan.setup, plan.options.workload.synthetic.seed, source, recording);
+        Simulate(resolved.setup, resolved.options.workload.synthetic.seed, source, recording);
     if (!simulated.ok()) return simulated.status();
     const SimulationResult* result = &simulated->result;
     const std::vector<RequestRecord>& records = result->log.records();
@@ -84,11 +84,11 @@ absl::StatusOr<bench::ClientRun> RunInThisProcess(const SimulationPlan& plan,
 
 }  // namespace
 
-absl::StatusOr<bench::ClientRun> SimulateClientRun(const SimulationPlan& plan,
+absl::StatusOr<bench::ClientRun> SimulateClientRun(const ResolvedSimulation& resolved,
                                                    const std::vector<bench::BenchRequest>& requests,
                                                    const std::vector<double>& send_times, int64_t copies) {
   absl::StatusOr<std::string> bytes = RunInChildProcess([&]() -> absl::StatusOr<std::string> {
-    absl::StatusOr<bench::ClientRun> run = RunInThisProcess(plan, requests, send_times, copies);
+    absl::StatusOr<bench::ClientRun> run = RunInThisProcess(resolved, requests, send_times, copies);
     if (!run.ok()) return run.status();
     return run->SerializeAsString();
   });

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "sim/app/cli/command_line.h"
-#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
 #include "sim/core/cost/cost_model_factory.h"
 
 namespace infergrid {

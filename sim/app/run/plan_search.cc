@@ -11,7 +11,7 @@
 #include "sim/app/cli/simulate_flags.h"
 #include "sim/app/cli/simulate_options.h"
 #include "sim/app/run/plan_assumed.h"
-#include "sim/app/run/simulation_plan.h"
+#include "sim/app/run/resolved_simulation.h"
 #include "sim/app/run/simulation_run.h"
 
 namespace infergrid {
@@ -24,8 +24,8 @@ absl::StatusOr<cli::FlagValues> ParseFlagList(const std::vector<std::string>& ar
 }
 
 // The simulate flags of one run: the workload, the candidate, then the point.
-absl::StatusOr<SimulationPlan> ResolvePoint(const cli::FlagValues& base, double rate, int32_t replicas, uint64_t seed,
-                                            int64_t max_requests) {
+absl::StatusOr<ResolvedSimulation> ResolvePoint(const cli::FlagValues& base, double rate, int32_t replicas,
+                                                uint64_t seed, int64_t max_requests) {
   std::vector<std::string> args = {absl::StrCat("--rate=", rate), absl::StrCat("--num_replicas=", replicas),
                                    absl::StrCat("--seed=", seed), "--quiet"};
   if (max_requests > 0) args.push_back(absl::StrCat("--max_requests=", max_requests));
@@ -33,7 +33,7 @@ absl::StatusOr<SimulationPlan> ResolvePoint(const cli::FlagValues& base, double 
   if (!point.ok()) return point.status();
   absl::StatusOr<cli::SimulateOptions> options = cli::ReadSimulateOptions(base.With(*point));
   if (!options.ok()) return options.status();
-  return ResolveSimulationPlan(*options);
+  return ResolveSimulationOptions(*options);
 }
 
 // The full run at `rate`, with as many requests as it takes for its arrivals to last
@@ -50,14 +50,15 @@ absl::StatusOr<FullRun> RunLongEnough(const cli::FlagValues& base, double rate, 
   FullRun run;
   int64_t requests = 0;  // the workload's own count first
   while (true) {
-    absl::StatusOr<SimulationPlan> plan = ResolvePoint(base, rate, replicas, seed, requests);
-    if (!plan.ok()) return plan.status();
-    absl::StatusOr<SimulationSummary> summary = ExecuteSimulationInChild(*plan, plan->options.workload.synthetic.seed);
+    absl::StatusOr<ResolvedSimulation> resolved = ResolvePoint(base, rate, replicas, seed, requests);
+    if (!resolved.ok()) return resolved.status();
+    absl::StatusOr<SimulationSummary> summary =
+        ExecuteSimulationInChild(*resolved, resolved->options.workload.synthetic.seed);
     if (!summary.ok()) return summary.status();
     ++run.simulations;
     const int64_t arrived = summary->requests();
     run.summary = *std::move(summary);
-    run.command_line = plan->config.command_line();
+    run.command_line = resolved->config.command_line();
     const double window = arrived > 1 ? static_cast<double>(arrived - 1) / rate : 0;
     run.shows_rate = window >= plan::kWindowLatencies * run.summary.e2e().p99();
     // The requests whose arrivals would last long enough at this latency (which only grows with
@@ -91,10 +92,10 @@ absl::StatusOr<plan::ProbeResult> RunPoint(const cli::FlagValues& base, const st
     r.stable = true;
     return r;
   }
-  absl::StatusOr<SimulationPlan> half_plan = ResolvePoint(base, rate, replicas, seed, half_requests);
-  if (!half_plan.ok()) return half_plan.status();
+  absl::StatusOr<ResolvedSimulation> half_resolved = ResolvePoint(base, rate, replicas, seed, half_requests);
+  if (!half_resolved.ok()) return half_resolved.status();
   absl::StatusOr<SimulationSummary> half =
-      ExecuteSimulationInChild(*half_plan, half_plan->options.workload.synthetic.seed);
+      ExecuteSimulationInChild(*half_resolved, half_resolved->options.workload.synthetic.seed);
   if (!half.ok()) return half.status();
   ++r.simulations;
   r.stable = full->queueing().mean() <= kStableGrowth * half->queueing().mean() + kStableSlackS;
@@ -140,27 +141,27 @@ absl::StatusOr<cli::FlagValues> CandidateFlags(const PlanSettings& s, const plan
   if (!own.ok()) return own.status();
   const cli::FlagValues flags = s.workload.With(*own);
   const int32_t replicas = c.replicas > 0 ? c.replicas : 1;
-  absl::StatusOr<SimulationPlan> plan = ResolvePoint(flags, s.search.start_rate, replicas, 0, 0);
+  absl::StatusOr<ResolvedSimulation> resolved = ResolvePoint(flags, s.search.start_rate, replicas, 0, 0);
   out.set_label(c.label);
   for (const auto& [name, value] : c.flags) out.add_flags(absl::StrCat("--", name, "=", value));
-  if (!plan.ok()) {
-    if (plan.status().code() == absl::StatusCode::kFailedPrecondition) {
+  if (!resolved.ok()) {
+    if (resolved.status().code() == absl::StatusCode::kFailedPrecondition) {
       out.set_status("infeasible");
-      out.set_error(std::string(plan.status().message()));
+      out.set_error(std::string(resolved.status().message()));
       return flags;
     }
-    const std::string message = absl::StrCat(c.label, ": ", plan.status().message());
-    if (cli::ExitCodeFor(plan.status()) == cli::kExitUsage) return cli::UsageError(message);
-    return absl::Status(plan.status().code(), message);
+    const std::string message = absl::StrCat(c.label, ": ", resolved.status().message());
+    if (cli::ExitCodeFor(resolved.status()) == cli::kExitUsage) return cli::UsageError(message);
+    return absl::Status(resolved.status().code(), message);
   }
   out.set_status("pending");
-  out.set_gpu(plan->setup.cost_request.gpu.name());
-  out.set_tensor_parallel_size(plan->setup.cost_request.tensor_parallel);
+  out.set_gpu(resolved->setup.cost_request.gpu.name());
+  out.set_tensor_parallel_size(resolved->setup.cost_request.tensor_parallel);
   out.set_replicas(replicas);
-  SetAssumedProfile(plan->setup.cost_request, out);
+  SetAssumedProfile(resolved->setup.cost_request, out);
   auto price = s.prices.find(out.gpu());
   out.set_price_usd_per_gpu_hour(price != s.prices.end() ? price->second
-                                                         : plan->setup.cost_request.gpu.price_usd_per_gpu_hour());
+                                                         : resolved->setup.cost_request.gpu.price_usd_per_gpu_hour());
   return flags;
 }
 

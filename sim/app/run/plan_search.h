@@ -19,7 +19,7 @@
 #include "sim/app/cli/flag_values.h"
 #include "sim/app/plan/candidates.h"
 #include "sim/app/plan/capacity_search.h"
-#include "sim/app/plan/plan_report.pb.h"
+#include "sim/app/plan/plan_result.pb.h"
 #include "sim/app/plan/slo.h"
 
 namespace infergrid {

@@ -41,17 +41,17 @@ absl::Status MoveTemporary(OutputDir& from, OutputDir& to, absl::string_view nam
 
 }  // namespace
 
-absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPlan& plan, uint64_t seed, OutputDir* out,
-                                                              const std::string& report_path,
+absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const ResolvedSimulation& resolved, uint64_t seed,
+                                                              OutputDir* out, const std::string& report_path,
                                                               std::optional<report::StagedFile>* report) {
   absl::StatusOr<OutputDir> scratch = OutputDir::Open(ScratchFolder());
   if (!scratch.ok()) return scratch.status();
-  SimulationPlan run_plan = plan;
-  cli::OutputSelection& files = run_plan.options.outputs;
+  ResolvedSimulation scratch_run = resolved;
+  cli::OutputSelection& files = scratch_run.options.outputs;
   if (out == nullptr) files = {false, false, false, false};
   files.requests = files.iterations = true;
   files.zstd = false;  // the report reads the plain tables; they are compressed as they move
-  absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(run_plan, seed, &*scratch);
+  absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(scratch_run, seed, &*scratch);
   if (!summary.ok()) return summary.status();
 
   fs::path named = out != nullptr ? fs::path(out->dir()).lexically_normal() : fs::path(report_path);
@@ -69,7 +69,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulationWithReport(const SimulationPl
   report->emplace(*std::move(staged));
 
   if (out != nullptr) {
-    const cli::OutputSelection& wanted = plan.options.outputs;
+    const cli::OutputSelection& wanted = resolved.options.outputs;
     for (const auto& [selected, name] :
          {std::pair{wanted.summary, std::string("summary.json")}, std::pair{wanted.timeline, wanted.TimelineFile()}}) {
       if (!selected) continue;

@@ -81,8 +81,8 @@ const TraceReadStats* TraceStatsForSummary(const WorkloadSettings& w, uint64_t s
 
 }  // namespace
 
-absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, uint64_t seed, OutputDir* out) {
-  const cli::SimulateOptions& o = plan.options;
+absl::StatusOr<SimulationSummary> ExecuteSimulation(const ResolvedSimulation& resolved, uint64_t seed, OutputDir* out) {
+  const cli::SimulateOptions& o = resolved.options;
   TraceReadStats trace_stats;
   absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenWorkload(o.workload, seed, &trace_stats);
   if (!source.ok()) return source.status();
@@ -94,8 +94,8 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   std::unique_ptr<Timeline> timeline;
   const Compression compression = o.outputs.zstd ? Compression::kZstd : Compression::kNone;
   if (out != nullptr && o.outputs.iterations) {
-    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv =
-        IterationsCsv::Open(out->TempPath(o.outputs.IterationsFile()), plan.options.speculative.enabled(), compression);
+    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv = IterationsCsv::Open(
+        out->TempPath(o.outputs.IterationsFile()), resolved.options.speculative.enabled(), compression);
     if (!csv.ok()) return csv.status();
     iterations_csv = *std::move(csv);
     iteration_outputs.push_back(iterations_csv.get());
@@ -103,7 +103,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   if (out != nullptr && o.outputs.timeline) {
     absl::StatusOr<std::unique_ptr<Timeline>> t =
         OpenTimeline(o.outputs.timeline_json ? TimelineFormat::kJson : TimelineFormat::kPerfetto,
-                     out->TempPath(o.outputs.TimelineFile()), plan.setup.engine.ranks(), o.timeline_max_iterations);
+                     out->TempPath(o.outputs.TimelineFile()), resolved.setup.engine.ranks(), o.timeline_max_iterations);
     if (!t.ok()) return t.status();
     timeline = *std::move(t);
     iteration_outputs.push_back(timeline.get());
@@ -114,7 +114,7 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   RunRecording recording;
   recording.sink = writers ? &*writers : nullptr;
   if (o.progress) recording.on_progress = progress_line.emplace().Callback();
-  absl::StatusOr<SimulationRun> run = Simulate(plan.setup, seed, **source, recording);
+  absl::StatusOr<SimulationRun> run = Simulate(resolved.setup, seed, **source, recording);
   if (!run.ok()) return run.status();
   const SimulationResult* result = &run->result;
   // requests.csv is written beside the writers' last records, the closing of the other files
@@ -129,17 +129,17 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   if (writers) writers->Finish();
 
   SummaryContext context;
-  context.config = plan.config;
+  context.config = resolved.config;
   context.config.set_seed(seed);
-  context.engine = &plan.setup.engine;
-  context.memory_plan = &plan.setup.memory_plan;
+  context.engine = &resolved.setup.engine;
+  context.memory_plan = &resolved.setup.memory_plan;
   context.cost_model = &run->cost;
   context.slo_ttft_s = o.slo_ttft_s;
   context.slo_tpot_s = o.slo_tpot_s;
   context.record_wall_time = o.record_wall_time;
   context.trace_stats = TraceStatsForSummary(o.workload, seed, trace_stats);
-  context.model_notes = AttentionNotes(o.setup.model, plan.setup.memory_plan);
-  context.engine_note = plan.setup.engine_note;
+  context.model_notes = AttentionNotes(o.setup.model, resolved.setup.memory_plan);
+  context.engine_note = resolved.setup.engine_note;
   if (iterations_csv) {
     if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
   }
@@ -160,9 +160,9 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const SimulationPlan& plan, 
   return summary;
 }
 
-absl::StatusOr<SimulationSummary> ExecuteSimulationInChild(const SimulationPlan& plan, uint64_t seed) {
+absl::StatusOr<SimulationSummary> ExecuteSimulationInChild(const ResolvedSimulation& resolved, uint64_t seed) {
   absl::StatusOr<std::string> bytes = RunInChildProcess([&]() -> absl::StatusOr<std::string> {
-    absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(plan, seed, nullptr);
+    absl::StatusOr<SimulationSummary> summary = ExecuteSimulation(resolved, seed, nullptr);
     if (!summary.ok()) return summary.status();
     return summary->SerializeAsString();
   });

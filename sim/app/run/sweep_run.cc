@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/app/cli/simulate_options.h"
 #include "sim/app/run/child_process.h"
-#include "sim/app/run/simulation_plan.h"
+#include "sim/app/run/resolved_simulation.h"
 #include "sim/app/run/simulation_run.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/sweep/sweep_progress.h"
@@ -15,49 +15,49 @@
 namespace infergrid {
 namespace {
 
-// The plan of a run, as `simulate` resolves it; no progress line (the sweep shows its own).
-absl::StatusOr<SimulationPlan> PlanOf(const cli::FlagValues& flags) {
+// A run resolved as `simulate` resolves it; no progress line (the sweep shows its own).
+absl::StatusOr<ResolvedSimulation> ResolveRunFlags(const cli::FlagValues& flags) {
   absl::StatusOr<cli::SimulateOptions> options = cli::ReadSimulateOptions(flags);
   if (!options.ok()) return options.status();
   options->progress = false;
-  return ResolveSimulationPlan(*options);
+  return ResolveSimulationOptions(*options);
 }
 
 }  // namespace
 
 absl::StatusOr<std::string> SimulateSweepRun(const cli::FlagValues& flags) {
-  absl::StatusOr<SimulationPlan> plan = PlanOf(flags);
-  if (!plan.ok()) return plan.status();
+  absl::StatusOr<ResolvedSimulation> resolved = ResolveRunFlags(flags);
+  if (!resolved.ok()) return resolved.status();
   absl::StatusOr<SimulationSummary> summary =
-      ExecuteSimulation(*plan, plan->options.workload.synthetic.seed, /*out=*/nullptr);
+      ExecuteSimulation(*resolved, resolved->options.workload.synthetic.seed, /*out=*/nullptr);
   if (!summary.ok()) return summary.status();
   return format::ToJson(*summary);
 }
 
-absl::Status CheckSweepPoints(const sweep::SweepDesign& design, const sweep::SweepPlan& plan) {
-  // The plan does not depend on the seed: one check per point.
-  for (const int index : plan.unique_runs) {
-    const sweep::PlannedRun& run = plan.runs[index];
+absl::Status CheckSweepPoints(const sweep::SweepDesign& design, const sweep::ExpandedSweep& expanded) {
+  // The expansion does not depend on the seed: one check per point.
+  for (const int index : expanded.unique_runs) {
+    const sweep::ExpandedRun& run = expanded.runs[index];
     if (run.run.replication() != 0) continue;
-    absl::StatusOr<SimulationPlan> resolved = PlanOf(run.flags);
+    absl::StatusOr<ResolvedSimulation> resolved = ResolveRunFlags(run.flags);
     if (!resolved.ok()) return sweep::PointError(design, run, resolved.status());
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<SweepRunStats> RunSweepRuns(const sweep::SweepPlan& plan, const sweep::PointStore& store,
+absl::StatusOr<SweepRunStats> RunSweepRuns(const sweep::ExpandedSweep& expanded, const sweep::PointStore& store,
                                            const SweepRunOptions& options) {
   SweepRunStats stats;
   std::vector<int> todo;
-  for (size_t k = 0; k < plan.unique_runs.size(); ++k) {
+  for (size_t k = 0; k < expanded.unique_runs.size(); ++k) {
     if (!options.shard.Owns(static_cast<int64_t>(k))) continue;
-    const sweep::PlannedRun& run = plan.runs[plan.unique_runs[k]];
+    const sweep::ExpandedRun& run = expanded.runs[expanded.unique_runs[k]];
     ++stats.runs;
     if (store.StateOf(run.run) == sweep::RunState::kDone) {
       if (absl::Status s = store.CheckSameRun(run.run); !s.ok()) return s;
       ++stats.skipped;
     } else {
-      todo.push_back(plan.unique_runs[k]);
+      todo.push_back(expanded.unique_runs[k]);
     }
   }
   std::optional<sweep::SweepProgress> progress;
@@ -67,10 +67,10 @@ absl::StatusOr<SweepRunStats> RunSweepRuns(const sweep::SweepPlan& plan, const s
   ConcurrentRuns runs;
   runs.count = todo.size();
   runs.jobs = options.jobs;
-  runs.prepare = [&](size_t i) { return store.PrepareRun(plan.runs[todo[i]].run); };
-  runs.body = [&](size_t i) { return SimulateSweepRun(plan.runs[todo[i]].flags); };
+  runs.prepare = [&](size_t i) { return store.PrepareRun(expanded.runs[todo[i]].run); };
+  runs.body = [&](size_t i) { return SimulateSweepRun(expanded.runs[todo[i]].flags); };
   runs.finished = [&](size_t i, absl::StatusOr<std::string> summary) {
-    const SweepRun& run = plan.runs[todo[i]].run;
+    const SweepRun& run = expanded.runs[todo[i]].run;
     ++stats.ran;
     if (summary.ok()) return store.RecordSuccess(run, *summary);
     ++stats.failed;

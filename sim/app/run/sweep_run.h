@@ -34,11 +34,11 @@ struct SweepRunStats {
 // One run's simulation in this process: summary.json's text, or why not. Call it in a child.
 absl::StatusOr<std::string> SimulateSweepRun(const cli::FlagValues& flags);
 
-// Whether every distinct point of `plan` would run: the plan `simulate` would resolve (memory
+// Whether every distinct point of `expanded` would run: what `simulate` would resolve (memory
 // plan, deployment, engine limits) for replication 0 of each. Errors name the spec line.
-absl::Status CheckSweepPoints(const sweep::SweepDesign& design, const sweep::SweepPlan& plan);
+absl::Status CheckSweepPoints(const sweep::SweepDesign& design, const sweep::ExpandedSweep& expanded);
 
-absl::StatusOr<SweepRunStats> RunSweepRuns(const sweep::SweepPlan& plan, const sweep::PointStore& store,
+absl::StatusOr<SweepRunStats> RunSweepRuns(const sweep::ExpandedSweep& expanded, const sweep::PointStore& store,
                                            const SweepRunOptions& options);
 
 }  // namespace infergrid

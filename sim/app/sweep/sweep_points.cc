@@ -47,7 +47,7 @@ std::string SettingsText(const SweepRun& run) {
 
 }  // namespace
 
-absl::Status PointError(const SweepDesign& design, const PlannedRun& run, const absl::Status& error) {
+absl::Status PointError(const SweepDesign& design, const ExpandedRun& run, const absl::Status& error) {
   // The flag the message names first is the one it is about ("--time-scale applies to
   // --trace; a synthetic workload takes --rate" is about --time-scale).
   int line = 0;
@@ -71,7 +71,7 @@ absl::Status PointError(const SweepDesign& design, const PlannedRun& run, const 
                                    settings.empty() ? "" : absl::StrCat(" (", settings, ")"), ": ", error.message()));
 }
 
-absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design) {
+absl::StatusOr<ExpandedSweep> ExpandSweep(const SweepDesign& design) {
   int64_t points = 1;
   for (const SweepDimension& dimension : design.dimensions) {
     points *= static_cast<int64_t>(dimension.settings.size());
@@ -80,8 +80,8 @@ absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design) {
                                                      kMaxSweepRuns, " runs; split it into several specs"));
     }
   }
-  SweepPlan plan;
-  SweepManifest& manifest = plan.manifest;
+  ExpandedSweep expanded;
+  SweepManifest& manifest = expanded.manifest;
   manifest.set_spec(design.path);
   for (const std::string& axis : design.axes) manifest.add_axes(axis);
   manifest.set_points(static_cast<int32_t>(points));
@@ -89,7 +89,7 @@ absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design) {
   std::map<std::string, int> first_of_hash;
   std::vector<size_t> position(design.dimensions.size(), 0);  // mixed-radix counter, last fastest
   for (int64_t p = 0; p < points; ++p) {
-    PlannedRun point;
+    ExpandedRun point;
     point.run.set_point(static_cast<int32_t>(p));
     point.flags = design.base;
     for (size_t d = 0; d < design.dimensions.size(); ++d) {
@@ -106,7 +106,7 @@ absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design) {
     }
     const uint64_t point_seed = cli::SimulateFlagGroup().Read(point.flags).seed;
     for (int r = 0; r < design.replications; ++r) {
-      PlannedRun run = point;
+      ExpandedRun run = point;
       run.run.set_replication(r);
       run.run.set_seed(point_seed + static_cast<uint64_t>(r));
       run.flags = point.flags.With(SeedFlag(run.run.seed()));
@@ -114,10 +114,10 @@ absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design) {
       if (!options.ok()) return PointError(design, run, options.status());
       run.run.set_command_line(options->command_line);
       run.run.set_hash(PointHash(options->command_line));
-      const int index = static_cast<int>(plan.runs.size());
-      if (first_of_hash.emplace(run.run.hash(), index).second) plan.unique_runs.push_back(index);
+      const int index = static_cast<int>(expanded.runs.size());
+      if (first_of_hash.emplace(run.run.hash(), index).second) expanded.unique_runs.push_back(index);
       *manifest.add_runs() = run.run;
-      plan.runs.push_back(std::move(run));
+      expanded.runs.push_back(std::move(run));
     }
     for (size_t d = design.dimensions.size(); d-- > 0;) {
       if (++position[d] < design.dimensions[d].settings.size()) break;
@@ -125,9 +125,9 @@ absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design) {
     }
   }
   std::string all_hashes;
-  for (const PlannedRun& run : plan.runs) absl::StrAppend(&all_hashes, run.run.hash(), "\n");
+  for (const ExpandedRun& run : expanded.runs) absl::StrAppend(&all_hashes, run.run.hash(), "\n");
   manifest.set_sweep_id(PointHash(all_hashes));
-  return plan;
+  return expanded;
 }
 
 }  // namespace infergrid::sweep

@@ -20,25 +20,25 @@
 namespace infergrid::sweep {
 
 // One run: a point at one replication, with the simulate flags that run it.
-struct PlannedRun {
+struct ExpandedRun {
   SweepRun run;  // also in the manifest
   cli::FlagValues flags;  // base, then the point's settings, then --seed
   std::vector<int> setting_lines;  // the spec line of each of run.settings
 };
 
-struct SweepPlan {
+struct ExpandedSweep {
   SweepManifest manifest;  // runs in order: point-major, replication-minor
-  std::vector<PlannedRun> runs;  // the same order
+  std::vector<ExpandedRun> runs;  // the same order
   std::vector<int> unique_runs;  // indexes into runs: the first run of each hash, in order
 };
 
 // Expands and checks `design`. Errors name the spec file and line (point_error below).
-absl::StatusOr<SweepPlan> ExpandSweep(const SweepDesign& design);
+absl::StatusOr<ExpandedSweep> ExpandSweep(const SweepDesign& design);
 
 // `error` of `run` as one line: "SPEC:LINE: point 3 (rate=4, max_num_seqs=8): MESSAGE", the
 // line of the setting or base flag the message names first, else of the point's first setting.
 // Keeps the error's code.
-absl::Status PointError(const SweepDesign& design, const PlannedRun& run, const absl::Status& error);
+absl::Status PointError(const SweepDesign& design, const ExpandedRun& run, const absl::Status& error);
 
 }  // namespace infergrid::sweep
 

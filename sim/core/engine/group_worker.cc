@@ -15,7 +15,7 @@ GroupWorker::GroupWorker(RunContext& ctx, Client& client, FrontEndQueues& front_
       group_(group),
       dp_(ctx.config.attention_data_parallel),
       first_(group * ctx.config.attention_data_parallel),
-      planned_(static_cast<size_t>(ctx.config.attention_data_parallel), 0) {}
+      scheduled_(static_cast<size_t>(ctx.config.attention_data_parallel), 0) {}
 
 void GroupWorker::Run() {
   WorkerWake& wake = ctx_.workers[static_cast<size_t>(group_)];
@@ -26,8 +26,8 @@ void GroupWorker::Run() {
     bool any = false;
     for (int r = 0; r < dp_; ++r) {
       front_ends_.TakeReady(first_ + r, now);
-      planned_[static_cast<size_t>(r)] = rank(r).HasWork() && rank(r).Plan(now);
-      any = any || planned_[static_cast<size_t>(r)];
+      scheduled_[static_cast<size_t>(r)] = rank(r).HasWork() && rank(r).Schedule(now);
+      any = any || scheduled_[static_cast<size_t>(r)];
     }
     if (any) {
       RunStep(now);
@@ -71,13 +71,13 @@ void GroupWorker::RunStep(double begin) {
   // slowest, so the step lasts as long as the longest rank's (its collectives included).
   double duration_s = 0, hbm_bytes = 0, swap_out = 0, swap_in = 0;
   for (int r = 0; r < dp_; ++r) {
-    if (!planned_[static_cast<size_t>(r)]) continue;
+    if (!scheduled_[static_cast<size_t>(r)]) continue;
     Replica& replica = rank(r);
     replica.Publish();
     duration_s = std::max(duration_s, replica.duration().step_s);
     hbm_bytes = std::max(hbm_bytes, replica.cost().hbm_bytes);
-    swap_out += static_cast<double>(replica.plan().swap_out_blocks) * block_bytes;
-    swap_in += static_cast<double>(replica.plan().swap_in_blocks) * block_bytes;
+    swap_out += static_cast<double>(replica.scheduled().swap_out_blocks) * block_bytes;
+    swap_in += static_cast<double>(replica.scheduled().swap_in_blocks) * block_bytes;
   }
   const double t0 = sg::Engine::get_clock();
   devices.HostTransfer(swap_out, swap_in);
@@ -86,7 +86,7 @@ void GroupWorker::RunStep(double begin) {
   const double end = sg::Engine::get_clock();
   ctx_.DrainArrivalsAt(end);
   for (int r = 0; r < dp_; ++r) {
-    if (!planned_[static_cast<size_t>(r)]) continue;
+    if (!scheduled_[static_cast<size_t>(r)]) continue;
     Replica& replica = rank(r);
     replica.Complete(begin, end, (t1 - t0) + replica.cost().network_s);
   }

@@ -27,7 +27,7 @@ class GroupWorker {
 
  private:
   Replica& rank(int r) { return ctx_.replica(first_ + r); }
-  // Executes the step of the ranks whose `planned_` entry is set, begun at `begin`, and
+  // Executes the step of the ranks whose `scheduled_` entry is set, begun at `begin`, and
   // completes them.
   void RunStep(double begin);
   // Nothing can reach any rank: fails the run if a rank still holds requests it cannot schedule.
@@ -39,7 +39,7 @@ class GroupWorker {
   const int group_;
   const int dp_;
   const int first_;  // the group's first rank
-  std::vector<char> planned_;  // per rank of the group: whether it planned the step in flight
+  std::vector<char> scheduled_;  // per rank of the group: whether it scheduled the step in flight
 };
 
 }  // namespace infergrid

@@ -34,7 +34,7 @@ void ReplicaWorker::Run() {
     ctx_.DrainArrivalsAt(now);
     if (!ctx_.error.ok()) return;
     front_ends_.TakeReady(index_, now);
-    if (replica_.HasWork() && replica_.Plan(now)) {
+    if (replica_.HasWork() && replica_.Schedule(now)) {
       RunIterations(now);
       continue;
     }
@@ -60,11 +60,11 @@ void ReplicaWorker::Run() {
 
 void ReplicaWorker::RunOne(double begin) {
   replica_.Publish();
-  const BatchPlan& plan = replica_.plan();
+  const ScheduledBatch& scheduled = replica_.scheduled();
   const IterationDuration& d = replica_.duration();
   const double t0 = sg::Engine::get_clock();
-  devices_.HostTransfer(static_cast<double>(plan.swap_out_blocks) * block_bytes_,
-                        static_cast<double>(plan.swap_in_blocks) * block_bytes_);
+  devices_.HostTransfer(static_cast<double>(scheduled.swap_out_blocks) * block_bytes_,
+                        static_cast<double>(scheduled.swap_in_blocks) * block_bytes_);
   const double t1 = sg::Engine::get_clock();
   devices_.Compute(d.compute_s, replica_.cost().hbm_bytes);
   const double t2 = sg::Engine::get_clock();
@@ -121,7 +121,7 @@ void ReplicaWorker::RunIterations(double start) {
       front_ends_.TakeReady(index_, t);
       horizon = front_ends_.NextInput(index_);
     }
-    if (last || !replica_.HasWork() || !replica_.Plan(t)) break;
+    if (last || !replica_.HasWork() || !replica_.Schedule(t)) break;
     if (!MayRunAhead()) {
       one_more = true;
       break;

@@ -1,4 +1,4 @@
-// One replica's worker actor: forms batches with the replica's scheduler (Replica::Plan, which
+// One replica's worker actor: forms batches with the replica's scheduler (Replica::Schedule, which
 // also prices the batch and decides its duration, sim/core/serving/iteration_duration.h) and
 // executes them on the replica's devices as SimGrid activities (KV swaps over PCIe, compute on
 // the GPUs and their HBM links, the tensor-parallel ring), then completes them (tokens,
@@ -34,15 +34,15 @@ class ReplicaWorker {
   void Run();
 
  private:
-  // Whether the planned iteration may start a run ahead: allowed for this replica and no KV
-  // swap planned (a swap's transfer is timed on its own).
+  // Whether the scheduled iteration may start a run ahead: allowed for this replica and no KV
+  // swap scheduled (a swap's transfer is timed on its own).
   bool MayRunAhead() const {
-    return run_ahead_allowed_ && replica_.plan().swap_out_blocks == 0 && replica_.plan().swap_in_blocks == 0;
+    return run_ahead_allowed_ && replica_.scheduled().swap_out_blocks == 0 && replica_.scheduled().swap_in_blocks == 0;
   }
   // Runs ahead from `start` through uninterruptible iterations (or one iteration when running
   // ahead is not allowed) and executes them.
   void RunIterations(double start);
-  // Executes the planned iteration, begun at `begin`, as its own activities (KV swaps,
+  // Executes the scheduled iteration, begun at `begin`, as its own activities (KV swaps,
   // compute, the all-reduce ring) and completes it.
   void RunOne(double begin);
   // No request can reach this replica any more.

@@ -9,7 +9,7 @@
 // client and router (client.h), the front ends' queues (front_end_queue.h), disaggregation's KV
 // transfers (kv_transfer.h), the replica workers (replica_worker.h: where run-ahead is decided)
 // and the attention-DP group worker (group_worker.h). Sequences belong to one SequencePool;
-// an iteration's duration is decided once, when it is planned (iteration_duration.h).
+// an iteration's duration is decided once, when it is scheduled (iteration_duration.h).
 //
 // Iteration granularity: by default a worker runs ahead through the iterations that nothing
 // can interrupt (until the next arrival anywhere, a KV swap, or 65,536 iterations) and executes

@@ -4,7 +4,7 @@
 // in the engine's own thread spent between the steps) and splits it into what the replica's
 // devices execute: GPU time with the fixed latency of its collectives, and the tensor-parallel
 // ring's (and expert all-to-all's) bytes that travel over the ring's links, where another
-// replica's transfers may contend. Replica::Plan decides it once per planned iteration; the
+// replica's transfers may contend. Replica::Schedule decides it once per scheduled iteration; the
 // engine executes it as priced (one iteration), summed with the iterations it runs ahead with,
 // or as the slowest rank's step under attention data parallelism.
 #ifndef INFERGRID_SIM_CORE_SERVING_ITERATION_DURATION_H_
@@ -49,7 +49,7 @@ struct IterationDuration {
 // Bytes each GPU sends over the ring for an iteration of `new_tokens` (0 without tensor
 // parallelism): 2 (k - 1) / k of each all-reduce's message, two all-reduces per layer, plus the
 // expert all-to-all's.
-// Inline (forced below): decided once per planned iteration, on the engine's hot path, where an
+// Inline (forced below): decided once per scheduled iteration, on the engine's hot path, where an
 // out-of-line call measurably cost instructions per iteration (callgrind).
 [[gnu::always_inline]] inline double RingBytes(int64_t new_tokens, const CollectiveTiming& c) {
   const int tp = c.tensor_parallel;

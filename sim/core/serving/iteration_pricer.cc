@@ -26,21 +26,21 @@ IterationCost Lerp(const IterationCost& a, const IterationCost& b, double f) {
 
 }  // namespace
 
-bool IterationPricer::ContinuesRun(const BatchPlan& plan) const {
-  if (members_.empty() || plan.work.size() != members_.size()) return false;
+bool IterationPricer::ContinuesRun(const ScheduledBatch& scheduled) const {
+  if (members_.empty() || scheduled.work.size() != members_.size()) return false;
   for (size_t i = 0; i < members_.size(); ++i) {
-    if (plan.work[i].seq != members_[i]) return false;
+    if (scheduled.work[i].seq != members_[i]) return false;
   }
-  return PureDecode(plan);
+  return PureDecode(scheduled);
 }
 
-IterationCost IterationPricer::Price(const BatchPlan& plan, const BatchShape& shape) {
+IterationCost IterationPricer::Price(const ScheduledBatch& scheduled, const BatchShape& shape) {
   // Speculative steps advance contexts by the accepted tokens, not by one: priced exactly.
   if (stride_ == 1 || shape.speculative_tokens > 0) return Exact(shape);
   // A run also keeps how the engine launches the batch (graph size, launch mode, scheduling).
   const bool same_launch =
       shape.padding_rows == ahead_.padding_rows && shape.launch == ahead_.launch && shape.schedules == ahead_.schedules;
-  if (same_launch && ContinuesRun(plan)) {
+  if (same_launch && ContinuesRun(scheduled)) {
     ++step_;
     if (!have_next_) {
       // Priced only once the run lasts beyond its first batch.
@@ -55,8 +55,8 @@ IterationCost IterationPricer::Price(const BatchPlan& plan, const BatchShape& sh
     anchor_ = next_;
   } else {
     members_.clear();
-    if (PureDecode(plan)) {
-      for (const ScheduledWork& w : plan.work) members_.push_back(w.seq);
+    if (PureDecode(scheduled)) {
+      for (const ScheduledWork& w : scheduled.work) members_.push_back(w.seq);
     }
     anchor_ = Exact(shape);
   }

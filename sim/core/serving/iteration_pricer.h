@@ -15,19 +15,19 @@
 #include <vector>
 
 #include "sim/core/cost/iteration_cost.h"
-#include "sim/core/serving/batch_plan.h"
+#include "sim/core/serving/scheduled_batch.h"
 
 namespace infergrid {
 
 class IterationPricer {
  public:
   IterationPricer(const IterationCostModel& model, int stride) : model_(model), stride_(stride < 1 ? 1 : stride) {}
-  // The cost of `shape`, the batch of `plan`.
-  IterationCost Price(const BatchPlan& plan, const BatchShape& shape);
+  // The cost of `shape`, the batch of `scheduled`.
+  IterationCost Price(const ScheduledBatch& scheduled, const BatchShape& shape);
   int64_t exact_calls() const { return exact_calls_; }
 
  private:
-  bool ContinuesRun(const BatchPlan& plan) const;
+  bool ContinuesRun(const ScheduledBatch& scheduled) const;
   IterationCost Exact(const BatchShape& shape) {
     ++exact_calls_;
     return model_.Cost(shape);

@@ -15,8 +15,8 @@ class OrcaScheduler final : public Scheduler {
   explicit OrcaScheduler(const SchedulerLimits& limits) : limits_(limits) {}
   bool reserves_kv() const override { return true; }
 
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
-    for (Sequence* seq : queues.running) plan.Add(seq, 1);
+  void Schedule(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& scheduled) override {
+    for (Sequence* seq : queues.running) scheduled.Add(seq, 1);
     int64_t tokens = 0;
     while (!queues.waiting.empty() && static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
       Sequence* seq = queues.waiting.front();
@@ -28,7 +28,7 @@ class OrcaScheduler final : public Scheduler {
       seq->status = SequenceStatus::kRunning;
       queues.running.push_back(seq);
       tokens += seq->Remaining();
-      plan.Add(seq, seq->Remaining());
+      scheduled.Add(seq, seq->Remaining());
     }
   }
 

@@ -51,18 +51,18 @@ bool Replica::ContinueGroup() {
   }
   // The members still running take one more token each, if their KV can grow.
   int64_t needed = 0;
-  for (const ScheduledWork& w : plan_.work) needed += blocks_.Needed(*w.seq, w.seq->computed + 1);
+  for (const ScheduledWork& w : scheduled_.work) needed += blocks_.Needed(*w.seq, w.seq->computed + 1);
   if (!blocks_.CanGrow(needed)) return false;
-  for (const ScheduledWork& w : plan_.work) blocks_.Grow(*w.seq, blocks_.Needed(*w.seq, w.seq->computed + 1));
-  plan_.swap_out_blocks = plan_.swap_in_blocks = 0;
-  plan_.preempted_recompute = plan_.preempted_swap = 0;
-  plan_.padding_contexts.clear();
-  for (int64_t& context : group_finished_) plan_.padding_contexts.push_back(++context);
+  for (const ScheduledWork& w : scheduled_.work) blocks_.Grow(*w.seq, blocks_.Needed(*w.seq, w.seq->computed + 1));
+  scheduled_.swap_out_blocks = scheduled_.swap_in_blocks = 0;
+  scheduled_.preempted_recompute = scheduled_.preempted_swap = 0;
+  scheduled_.padding_contexts.clear();
+  for (int64_t& context : group_finished_) scheduled_.padding_contexts.push_back(++context);
   return true;
 }
 
-void Replica::PlanFromQueues(double start_s) {
-  plan_.Clear();
+void Replica::ScheduleFromQueues(double start_s) {
+  scheduled_.Clear();
   // Back to back with the last iteration (to the engine clock's rounding): this batch was
   // formed when that one started.
   if (policy_ != nullptr && policy_->schedules_ahead && last_end_s_ >= start_s - 1e-9) {
@@ -72,32 +72,32 @@ void Replica::PlanFromQueues(double start_s) {
       waiting.pop_back();
     }
   }
-  scheduler_->Plan(queues_, blocks_, plan_);
+  scheduler_->Schedule(queues_, blocks_, scheduled_);
   if (held_.empty()) return;
   for (auto it = held_.rbegin(); it != held_.rend(); ++it) queues_.waiting.push_back(*it);
   held_.clear();
   // Nothing was formed ahead: the engine waited on its last batch, then scheduled afresh.
-  if (plan_.empty()) {
-    plan_.Clear();
-    scheduler_->Plan(queues_, blocks_, plan_);
+  if (scheduled_.empty()) {
+    scheduled_.Clear();
+    scheduler_->Schedule(queues_, blocks_, scheduled_);
   }
 }
 
-bool Replica::Plan(double start_s) {
+bool Replica::Schedule(double start_s) {
   const bool continues = ContinueGroup();
   if (!continues) {
     FlushPending(last_delivered_s_);  // a group cut short (its KV could not grow): at its last step
     group_step_ = 0;
     group_finished_.clear();
-    PlanFromQueues(start_s);
-    if (plan_.empty()) return false;
-    if (policy_ != nullptr && policy_->num_scheduler_steps > 1 && PureDecode(plan_)) group_step_ = 1;
+    ScheduleFromQueues(start_s);
+    if (scheduled_.empty()) return false;
+    if (policy_ != nullptr && policy_->num_scheduler_steps > 1 && PureDecode(scheduled_)) group_step_ = 1;
   } else {
     ++group_step_;
   }
   shape_.prefill.clear();
   shape_.decode_context_tokens.clear();
-  // Every field is assigned below, in RecordPlanned() or in Complete(); the counts start from
+  // Every field is assigned below, in RecordScheduled() or in Complete(); the counts start from
   // zero (clearing the whole record each iteration cost measurably more instructions).
   static_assert(sizeof(IterationRecord) == 192, "a new IterationRecord field must be reset or assigned here");
   IterationRecord& r = record_;
@@ -105,7 +105,7 @@ bool Replica::Plan(double start_s) {
   r.prefill_tokens = 0;
   r.speculative_seqs = r.draft_tokens = r.accepted_tokens = r.emitted_tokens = 0;
   emitting_ = 0;
-  for (const ScheduledWork& w : plan_.work) {
+  for (const ScheduledWork& w : scheduled_.work) {
     emitting_ += w.seq->computed + w.new_tokens == w.seq->TotalTokens() ? 1 : 0;  // drafts ride along
     if (w.decode) {
       shape_.decode_context_tokens.push_back(w.seq->computed);
@@ -120,8 +120,8 @@ bool Replica::Plan(double start_s) {
       log_.OnScheduled(w.seq->record, start_s);
     }
   }
-  for (int64_t context : plan_.padding_contexts) shape_.decode_context_tokens.push_back(context);
-  r.padding_seqs = static_cast<int32_t>(plan_.padding_contexts.size());
+  for (int64_t context : scheduled_.padding_contexts) shape_.decode_context_tokens.push_back(context);
+  r.padding_seqs = static_cast<int32_t>(scheduled_.padding_contexts.size());
   shape_.schedules = !continues;
   shape_.speculative_tokens = speculative_tokens();
   if (policy_ != nullptr) {
@@ -130,18 +130,18 @@ bool Replica::Plan(double start_s) {
     shape_.launch = LaunchMode::kGraph;
     shape_.padding_rows = 0;
   }
-  cost_ = pricer_.Price(plan_, shape_);
+  cost_ = pricer_.Price(scheduled_, shape_);
   IterationVariation variation;
   if (noise_ != nullptr) variation.noise_factor = noise_->IterationFactor();
   if (front_end_ != nullptr) variation.front_end_work_s = front_end_->TakeEngineWork();
   // Only a ring needs the batch's new tokens (summing them is a loop over its prefill chunks).
   const int64_t ring_tokens = collectives_.tensor_parallel > 1 ? shape_.TotalNewTokens() : 0;
   duration_ = DecideIterationDuration(cost_, variation, ring_tokens, collectives_);
-  RecordPlanned();
+  RecordScheduled();
   return true;
 }
 
-void Replica::RecordPlanned() {
+void Replica::RecordScheduled() {
   IterationRecord& r = record_;
   r.replica = index_;
   r.index = iterations_;
@@ -155,10 +155,10 @@ void Replica::RecordPlanned() {
   r.waiting = static_cast<int32_t>(queues_.waiting.size());
   r.running = static_cast<int32_t>(queues_.running.size());
   r.swapped = static_cast<int32_t>(queues_.swapped.size());
-  r.preempted = plan_.preempted_recompute + plan_.preempted_swap;
-  r.preempted_swap = plan_.preempted_swap;
-  r.swap_out_blocks = plan_.swap_out_blocks;
-  r.swap_in_blocks = plan_.swap_in_blocks;
+  r.preempted = scheduled_.preempted_recompute + scheduled_.preempted_swap;
+  r.preempted_swap = scheduled_.preempted_swap;
+  r.swap_out_blocks = scheduled_.swap_out_blocks;
+  r.swap_in_blocks = scheduled_.swap_in_blocks;
   r.binding = cost_.binding;
   r.hbm_fraction = cost_.hbm_fraction();
   r.compute_fraction = cost_.compute_fraction();
@@ -194,7 +194,7 @@ void Replica::Complete(double start_s, double end_s, double communication_s) {
   if (front_end_ != nullptr && !handoff_ && emitting_ > 0) delivered_s = front_end_->Outbound(delivered_s, emitting_);
   if (record_.decode_seqs > 0) ++decode_batches_;
   bool finished = false;
-  for (const ScheduledWork& w : plan_.work) {
+  for (const ScheduledWork& w : scheduled_.work) {
     Sequence* seq = w.seq;
     seq->computed += w.new_tokens;
     if (!seq->prefix_keys.empty()) blocks_.PublishComputed(*seq);
@@ -213,14 +213,14 @@ void Replica::Complete(double start_s, double end_s, double communication_s) {
   // Finished members leave the group's batch; the rest continue.
   if (group_step_ > 0 && !released_.empty()) {
     size_t kept = 0;
-    for (const ScheduledWork& w : plan_.work) {
-      if (std::find(released_.begin(), released_.end(), w.seq) == released_.end()) plan_.work[kept++] = w;
+    for (const ScheduledWork& w : scheduled_.work) {
+      if (std::find(released_.begin(), released_.end(), w.seq) == released_.end()) scheduled_.work[kept++] = w;
     }
-    plan_.work.resize(kept);
-    if (plan_.work.empty()) group_step_ = policy_->num_scheduler_steps;  // nothing left to continue
+    scheduled_.work.resize(kept);
+    if (scheduled_.work.empty()) group_step_ = policy_->num_scheduler_steps;  // nothing left to continue
   }
   // The group's held tokens leave with its last step, also when its last members finished
-  // early (the replica may then have nothing left to plan).
+  // early (the replica may then have nothing left to schedule).
   last_delivered_s_ = delivered_s;
   if (group_step_ > 0 && group_step_ >= policy_->num_scheduler_steps) FlushPending(delivered_s);
   for (Sequence* seq : released_) {

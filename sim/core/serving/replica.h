@@ -1,8 +1,8 @@
 // One serving replica (one model instance on its tensor-parallel GPUs) as the scheduler sees
 // it, without time: its queues, KV block manager and scheduling policy. The engine drives it
-// at iteration boundaries: Plan() forms and prices the next batch, Complete() applies the
+// at iteration boundaries: Schedule() forms and prices the next batch, Complete() applies the
 // tokens that batch produced once the engine knows when it ended. The engine may Complete a
-// planned iteration before simulated time reaches its end (running ahead through iterations
+// scheduled iteration before simulated time reaches its end (running ahead through iterations
 // nothing can interrupt), so the load a router sees is the published one, not the live one.
 #ifndef INFERGRID_SIM_CORE_SERVING_REPLICA_H_
 #define INFERGRID_SIM_CORE_SERVING_REPLICA_H_
@@ -16,7 +16,7 @@
 #include "sim/core/cost/iteration_cost.h"
 #include "sim/core/metrics/iteration_record.h"
 #include "sim/core/metrics/request_log.h"
-#include "sim/core/serving/batch_plan.h"
+#include "sim/core/serving/scheduled_batch.h"
 #include "sim/core/serving/block_manager.h"
 #include "sim/core/serving/execution_policy.h"
 #include "sim/core/serving/front_end.h"
@@ -71,7 +71,7 @@ class Replica {
   // The serving front end this replica's tokens pass on their way to the client (and, for a
   // front end in the engine's process, whose CPU time delays the next step); not owned.
   void SetFrontEnd(FrontEnd* front_end) { front_end_ = front_end; }
-  // The devices' collectives, for the planned iteration's duration (default: none).
+  // The devices' collectives, for the scheduled iteration's duration (default: none).
   void SetCollectives(const CollectiveTiming& collectives) { collectives_ = collectives; }
   // Run-to-run variation: every iteration's time times a seeded random factor of mean 1.
   void SetNoise(const RunNoiseSpec& spec) {
@@ -102,17 +102,17 @@ class Replica {
   // all reaching the client together. Under multi-step scheduling a decode batch runs
   // num_scheduler_steps steps before the scheduler runs again (arrivals wait; members that
   // finish keep their slot as padding until the group ends).
-  bool Plan(double start_s);
-  const BatchPlan& plan() const { return plan_; }
+  bool Schedule(double start_s);
+  const ScheduledBatch& scheduled() const { return scheduled_; }
   const BatchShape& shape() const { return shape_; }
-  // The planned batch's price, varied by the run (noise, front-end work), and its duration
-  // (DecideIterationDuration, decided once in Plan).
+  // The scheduled batch's price, varied by the run (noise, front-end work), and its duration
+  // (DecideIterationDuration, decided once in Schedule).
   const IterationCost& cost() const { return cost_; }
   const IterationDuration& duration() const { return duration_; }
-  // New tokens of the planned batch (for tensor-parallel all-reduce sizes).
-  int64_t planned_tokens() const { return shape_.TotalNewTokens(); }
+  // New tokens of the scheduled batch (for tensor-parallel all-reduce sizes).
+  int64_t scheduled_tokens() const { return shape_.TotalNewTokens(); }
 
-  // Applies the planned iteration, which ran from start_s to end_s (communication_s of it
+  // Applies the scheduled iteration, which ran from start_s to end_s (communication_s of it
   // spent in all-reduces and swap transfers): tokens are produced at end_s and reach the client
   // the cost's output_delay_s later, then through the front end (a multi-step group that does
   // not stream each step: all at its end), finished requests leave and the iteration goes to
@@ -127,9 +127,9 @@ class Replica {
   // Multi-step: the next step of the running group, without the scheduler; false when there
   // is none (no group, its last step done, or a member's KV cannot grow).
   bool ContinueGroup();
-  // The scheduler's plan at `start_s`; a schedule-ahead engine formed it when the iteration
+  // The scheduler's batch at `start_s`; a schedule-ahead engine formed it when the iteration
   // before started, so requests that arrived after that wait (unless nothing else could run).
-  void PlanFromQueues(double start_s);
+  void ScheduleFromQueues(double start_s);
   // Once per token of every iteration: inline. A token reaches the client in a message of its
   // own, with the other tokens of its multi-step group at the group's end, or (stream interval
   // K > 1) with the tokens held since the request's last message. Tokens that reach the client
@@ -163,8 +163,8 @@ class Replica {
   void Speculate(Sequence& seq, double time_s);
   int speculative_tokens() const { return policy_ != nullptr ? policy_->speculation.num_speculative_tokens : 0; }
   void FlushPending(double time_s);
-  // The planned iteration's record: its cost, the queues and KV use it starts with.
-  void RecordPlanned();
+  // The scheduled iteration's record: its cost, the queues and KV use it starts with.
+  void RecordScheduled();
 
   // A token held back until its multi-step group ends.
   struct PendingToken {
@@ -182,7 +182,7 @@ class Replica {
   IterationSink& sink_;
   SequencePool& sequences_;
   ReplicaQueues queues_;
-  BatchPlan plan_;
+  ScheduledBatch scheduled_;
   BatchShape shape_;
   IterationCost cost_;
   IterationDuration duration_;
@@ -203,7 +203,7 @@ class Replica {
   Handoff handoff_;  // set on prefill-only replicas
   int64_t incoming_ = 0;  // sequences whose KV is in transfer to here
   FrontEnd* front_end_ = nullptr;
-  int64_t emitting_ = 0;  // sequences of the planned batch that sample a token
+  int64_t emitting_ = 0;  // sequences of the scheduled batch that sample a token
   std::unique_ptr<RunNoise> noise_;
 };
 

@@ -20,13 +20,13 @@ class SarathiScheduler final : public Scheduler {
   explicit SarathiScheduler(const SchedulerLimits& limits)
       : limits_(limits), budget_(std::max<int64_t>(1, std::min(limits.chunk_size, limits.max_num_batched_tokens))) {}
 
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+  void Schedule(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& scheduled) override {
     bool all_decoding = false;
-    int64_t tokens = scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, plan,
+    int64_t tokens = scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, budget_, scheduled,
                                                  limits_.lookahead_slots, &all_decoding);
-    if (!all_decoding) tokens += scheduling::ContinuePrefills(queues, blocks, budget_ - tokens, plan);
-    if (plan.preempted_recompute + plan.preempted_swap == 0) {
-      tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, plan,
+    if (!all_decoding) tokens += scheduling::ContinuePrefills(queues, blocks, budget_ - tokens, scheduled);
+    if (scheduled.preempted_recompute + scheduled.preempted_swap == 0) {
+      tokens += scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, budget_ - tokens, scheduled,
                                             limits_.lookahead_slots);
     }
     // Without guaranteed_no_evict nothing is reserved: every pool's count stays 0. With window
@@ -41,8 +41,8 @@ class SarathiScheduler final : public Scheduler {
       bool fits = true;
       for (int p = 0; p < pools; ++p) fits = fits && blocks.PoolHeld(p, whole) <= unreserved[static_cast<size_t>(p)];
       if (!fits) break;
-      if (!scheduling::AdmitFront(queues, blocks, budget_ - tokens, /*allow_partial=*/true, plan)) break;
-      tokens += plan.work.back().new_tokens;
+      if (!scheduling::AdmitFront(queues, blocks, budget_ - tokens, /*allow_partial=*/true, scheduled)) break;
+      tokens += scheduled.work.back().new_tokens;
       for (int p = 0; p < pools; ++p) unreserved[static_cast<size_t>(p)] -= blocks.PoolHeld(p, whole);
     }
   }

@@ -33,26 +33,27 @@ std::unique_ptr<Scheduler> MakeScheduler(SchedulerKind kind, const SchedulerLimi
 
 namespace scheduling {
 
-bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan) {
+bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& scheduled) {
   const int64_t room = (seq.gpu_blocks + blocks.GrowthRoom(seq)) * blocks.block_size() - seq.computed;
   const int64_t new_tokens = std::min({seq.Remaining(), max_tokens, room});
   if (new_tokens <= 0) return false;
   blocks.Grow(seq, blocks.Needed(seq, seq.computed + new_tokens));
-  plan.Add(&seq, new_tokens);
+  scheduled.Add(&seq, new_tokens);
   return true;
 }
 
-int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan) {
+int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& scheduled) {
   int64_t tokens = 0;
   for (Sequence* seq : queues.running) {
     if (tokens >= max_tokens) break;
     if (seq->InDecode()) continue;
-    if (ContinuePrefill(*seq, blocks, max_tokens - tokens, plan)) tokens += plan.work.back().new_tokens;
+    if (ContinuePrefill(*seq, blocks, max_tokens - tokens, scheduled)) tokens += scheduled.work.back().new_tokens;
   }
   return tokens;
 }
 
-bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, bool allow_partial, BatchPlan& plan) {
+bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, bool allow_partial,
+                ScheduledBatch& scheduled) {
   Sequence* seq = queues.waiting.front();
   const int64_t total = seq->TotalTokens();
   if (seq->computed > 0) {
@@ -70,7 +71,7 @@ bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
     blocks.Grow(*seq, needed);
     seq->status = SequenceStatus::kRunning;
     queues.running.push_back(seq);
-    plan.Add(seq, fresh);
+    scheduled.Add(seq, fresh);
     return true;
   }
   // At least one token must be computed to sample from, so a hit never covers the whole
@@ -94,40 +95,40 @@ bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens,
   blocks.Grow(*seq, needed);
   seq->status = SequenceStatus::kRunning;
   queues.running.push_back(seq);
-  plan.Add(seq, new_tokens);
+  scheduled.Add(seq, new_tokens);
   return true;
 }
 
-Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, BatchPlan& plan) {
+Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, ScheduledBatch& scheduled) {
   Sequence* victim = queues.running.back();
   queues.running.pop_back();
   if (mode == PreemptionMode::kSwap && blocks.CanSwapOut(*victim)) {
     ++victim->preemptions;
-    plan.swap_out_blocks += victim->gpu_blocks;
+    scheduled.swap_out_blocks += victim->gpu_blocks;
     blocks.SwapOut(*victim);
     victim->status = SequenceStatus::kSwapped;
     // Keep the swapped queue in arrival order: the earliest request resumes first.
     auto at = std::upper_bound(queues.swapped.begin(), queues.swapped.end(), victim,
                                [](const Sequence* a, const Sequence* b) { return a->record < b->record; });
     queues.swapped.insert(at, victim);
-    ++plan.preempted_swap;
+    ++scheduled.preempted_swap;
   } else {
-    ReleaseForRecompute(*victim, blocks, plan);
+    ReleaseForRecompute(*victim, blocks, scheduled);
     queues.waiting.push_front(victim);
   }
   return victim;
 }
 
-void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan) {
+void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, ScheduledBatch& scheduled) {
   ++victim.preemptions;
   blocks.Release(victim);
   victim.computed = 0;
   victim.status = SequenceStatus::kWaiting;
-  ++plan.preempted_recompute;
+  ++scheduled.preempted_recompute;
 }
 
 int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, int64_t max_tokens,
-                        BatchPlan& plan, int64_t lookahead, bool* all_decoding) {
+                        ScheduledBatch& scheduled, int64_t lookahead, bool* all_decoding) {
   int64_t tokens = 0;
   bool decoding = true;
   // Index loop: preemption pops from the back, never before `i`.
@@ -142,14 +143,14 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
     bool preempted_itself = false;
     // Growing by nothing always fits (most steps fill a block already held).
     while (needed > 0 && !blocks.CanGrow(*seq, needed)) {
-      if (PreemptLast(queues, blocks, mode, plan) == seq) {
+      if (PreemptLast(queues, blocks, mode, scheduled) == seq) {
         preempted_itself = true;
         break;
       }
     }
     if (preempted_itself) break;
     if (needed > 0) blocks.Grow(*seq, needed);
-    plan.AddDecode(seq);
+    scheduled.AddDecode(seq);
     tokens += 1 + lookahead;
   }
   if (all_decoding != nullptr) *all_decoding = decoding && i >= queues.running.size();
@@ -157,7 +158,7 @@ int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionM
 }
 
 int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs, int64_t max_tokens,
-                        BatchPlan& plan, int64_t lookahead) {
+                        ScheduledBatch& scheduled, int64_t lookahead) {
   int64_t tokens = 0;
   while (!queues.swapped.empty() && tokens < max_tokens && static_cast<int64_t>(queues.running.size()) < max_num_seqs) {
     Sequence* seq = queues.swapped.front();
@@ -166,12 +167,12 @@ int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max
     const int64_t gpu_blocks = std::max(blocks.BlocksFor(seq->computed + new_tokens + slots), seq->cpu_blocks);
     if (!blocks.CanAdmit(gpu_blocks)) break;
     queues.swapped.pop_front();
-    plan.swap_in_blocks += seq->cpu_blocks;
+    scheduled.swap_in_blocks += seq->cpu_blocks;
     blocks.SwapIn(*seq);
     blocks.Grow(*seq, gpu_blocks - seq->gpu_blocks);
     seq->status = SequenceStatus::kRunning;
     queues.running.push_back(seq);
-    plan.Add(seq, new_tokens);
+    scheduled.Add(seq, new_tokens);
     tokens += new_tokens + slots;
   }
   return tokens;

@@ -26,7 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "base/enum_names.h"
-#include "sim/core/serving/batch_plan.h"
+#include "sim/core/serving/scheduled_batch.h"
 #include "sim/core/serving/block_manager.h"
 #include "sim/core/serving/sequence.h"
 
@@ -76,9 +76,9 @@ class Scheduler {
   virtual ~Scheduler() = default;
   // Whether KV is reserved for prompt + output at admission (orca, static) rather than paged.
   virtual bool reserves_kv() const { return false; }
-  // Forms the next batch into `plan` (cleared by the caller). An empty plan means nothing can
+  // Forms the next batch into `scheduled` (cleared by the caller). An empty batch means nothing can
   // run until a sequence arrives.
-  virtual void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) = 0;
+  virtual void Schedule(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& scheduled) = 0;
   // After an iteration's tokens were applied: takes finished sequences out of the queues,
   // frees their blocks and appends them to `released` (the engine deletes them).
   virtual void Retire(ReplicaQueues& queues, BlockManager& blocks, std::vector<Sequence*>& released);
@@ -92,22 +92,23 @@ namespace scheduling {
 // longest cached prefix (prefix caching). It is scheduled for all its remaining tokens, or for
 // max_tokens of them when `allow_partial` (chunked prefill). Returns false (nothing changed)
 // otherwise.
-bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, bool allow_partial, BatchPlan& plan);
+bool AdmitFront(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, bool allow_partial,
+                ScheduledBatch& scheduled);
 
 // Schedules the next chunk of `seq`, whose prompt is under way: up to `max_tokens` of it, as
 // many as the free blocks hold. Returns false (nothing changed) when none fits.
-bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan);
+bool ContinuePrefill(Sequence& seq, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& scheduled);
 // Schedules the next chunk of every running sequence whose prompt is under way (a chunked
 // prefill), front to back, as much of `max_tokens` as the free blocks hold. Returns the tokens
 // scheduled.
-int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, BatchPlan& plan);
+int64_t ContinuePrefills(ReplicaQueues& queues, BlockManager& blocks, int64_t max_tokens, ScheduledBatch& scheduled);
 // Preempts the last running sequence (swap if the mode and host space allow, else recompute).
 // Returns the victim.
-Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, BatchPlan& plan);
+Sequence* PreemptLast(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, ScheduledBatch& scheduled);
 // Frees a preempted sequence's blocks so that it is prefilled again (prompt and the tokens it
-// generated) and counts the preemption, the sequence's and the plan's; the caller has taken it out of `running` and puts it
+// generated) and counts the preemption, the sequence's and the batch's; the caller has taken it out of `running` and puts it
 // back in a queue.
-void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan);
+void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, ScheduledBatch& scheduled);
 
 // Schedules one decode token for every running sequence in decode, front to back, preempting
 // from the back when blocks run out (vLLM's _schedule_running). Stops at `max_tokens`. Each
@@ -115,12 +116,12 @@ void ReleaseForRecompute(Sequence& victim, BlockManager& blocks, BatchPlan& plan
 // Returns the tokens scheduled. `all_decoding`, when given, is set to whether every running
 // sequence was seen and in decode (then ContinuePrefills has nothing to do).
 int64_t ScheduleDecodes(ReplicaQueues& queues, BlockManager& blocks, PreemptionMode mode, int64_t max_tokens,
-                        BatchPlan& plan, int64_t lookahead = 0, bool* all_decoding = nullptr);
+                        ScheduledBatch& scheduled, int64_t lookahead = 0, bool* all_decoding = nullptr);
 
 // Swaps sequences back in, front first, while the watermark and max_num_seqs allow; each is
 // scheduled for its next step (a decode with its `lookahead` slots). Returns the tokens scheduled.
 int64_t ScheduleSwapIns(ReplicaQueues& queues, BlockManager& blocks, int64_t max_num_seqs, int64_t max_tokens,
-                        BatchPlan& plan, int64_t lookahead = 0);
+                        ScheduledBatch& scheduled, int64_t lookahead = 0);
 
 }  // namespace scheduling
 

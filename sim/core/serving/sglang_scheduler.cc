@@ -46,16 +46,16 @@ class SglangScheduler final : public Scheduler {
 
   // SGLang has no swap: every preemption is a retraction, prefilled again later (simulate
   // refuses --preemption-mode=swap with this scheduler).
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+  void Schedule(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& scheduled) override {
     if (queues.running.empty()) new_token_ratio_ = kInitNewTokenRatio;
-    PlanPrefill(queues, blocks, plan);
-    if (!plan.work.empty()) return;
-    if (!DecodeStepFits(queues, blocks)) Retract(queues, blocks, plan);
+    SchedulePrefill(queues, blocks, scheduled);
+    if (!scheduled.work.empty()) return;
+    if (!DecodeStepFits(queues, blocks)) Retract(queues, blocks, scheduled);
     // Retraction leaves room for this step; with blocks of several tokens a sequence may still
     // need one more, and the last admitted gives it up.
-    scheduling::ScheduleDecodes(queues, blocks, PreemptionMode::kRecompute, limits_.max_num_batched_tokens, plan,
+    scheduling::ScheduleDecodes(queues, blocks, PreemptionMode::kRecompute, limits_.max_num_batched_tokens, scheduled,
                                 limits_.lookahead_slots);
-    if (plan.preempted_recompute == 0) {
+    if (scheduled.preempted_recompute == 0) {
       new_token_ratio_ = std::max(new_token_ratio_ - kNewTokenRatioDecay, kMinNewTokenRatio);
     } else {
       RaiseRatioAfterRetraction(queues);
@@ -63,7 +63,7 @@ class SglangScheduler final : public Scheduler {
   }
 
  private:
-  void PlanPrefill(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) {
+  void SchedulePrefill(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& scheduled) {
     // KV left for new prompts, counted only when one waits (most iterations decode).
     double rem_total = queues.waiting.empty() ? 0 : UnreservedTokens(queues, blocks);
     // The prompt under way, then new ones.
@@ -71,8 +71,8 @@ class SglangScheduler final : public Scheduler {
     for (Sequence* seq : queues.running) {
       if (seq->InDecode() || tokens >= chunk_) continue;
       const int64_t left = seq->Remaining();
-      if (!scheduling::ContinuePrefill(*seq, blocks, chunk_ - tokens, plan)) continue;
-      const int64_t n = plan.work.back().new_tokens;
+      if (!scheduling::ContinuePrefill(*seq, blocks, chunk_ - tokens, scheduled)) continue;
+      const int64_t n = scheduled.work.back().new_tokens;
       tokens += n;
       rem_total -= static_cast<double>(n + (n == left ? OutputEstimate(*seq) : 0));
     }
@@ -82,8 +82,8 @@ class SglangScheduler final : public Scheduler {
       if (static_cast<double>(front.Remaining() + OutputEstimate(front)) >= rem_total) break;
       int64_t room = chunk_ - tokens;
       if (whole_prompts_ && tokens == 0) room = std::max(room, front.Remaining());  // a long prompt alone
-      if (!scheduling::AdmitFront(queues, blocks, room, /*allow_partial=*/!whole_prompts_, plan)) break;
-      const ScheduledWork& w = plan.work.back();
+      if (!scheduling::AdmitFront(queues, blocks, room, /*allow_partial=*/!whole_prompts_, scheduled)) break;
+      const ScheduledWork& w = scheduled.work.back();
       tokens += w.new_tokens;
       const bool whole = w.new_tokens == w.seq->Remaining();
       rem_total -= static_cast<double>(w.new_tokens + (whole ? OutputEstimate(*w.seq) : 0));
@@ -108,7 +108,7 @@ class SglangScheduler final : public Scheduler {
   }
 
   // ScheduleBatch.retract_decode's order and stopping rule (see the top of the file).
-  void Retract(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) {
+  void Retract(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& scheduled) {
     victims_.clear();
     for (Sequence* seq : queues.running) {
       if (seq->InDecode()) victims_.push_back(seq);
@@ -126,7 +126,7 @@ class SglangScheduler final : public Scheduler {
       Sequence* victim = victims_.back();
       victims_.pop_back();
       queues.running.erase(std::find(queues.running.begin(), queues.running.end(), victim));
-      scheduling::ReleaseForRecompute(*victim, blocks, plan);
+      scheduling::ReleaseForRecompute(*victim, blocks, scheduled);
       queues.waiting.push_back(victim);
     }
   }

@@ -16,21 +16,21 @@ class StaticScheduler final : public Scheduler {
   explicit StaticScheduler(const SchedulerLimits& limits) : limits_(limits) {}
   bool reserves_kv() const override { return true; }
 
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+  void Schedule(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& scheduled) override {
     if (queues.running.empty()) FormBatch(queues, blocks);
     int64_t tokens = 0;
     for (Sequence* seq : queues.running) {
       if (seq->generated > 0) continue;
       if (tokens > 0 && tokens + seq->Remaining() > limits_.max_num_batched_tokens) break;
       tokens += seq->Remaining();
-      plan.Add(seq, seq->Remaining());
+      scheduled.Add(seq, seq->Remaining());
     }
-    if (!plan.work.empty()) return;
+    if (!scheduled.work.empty()) return;
     for (Sequence* seq : queues.running) {
       if (seq->Finished()) {
-        plan.padding_contexts.push_back(seq->TotalTokens());
+        scheduled.padding_contexts.push_back(seq->TotalTokens());
       } else {
-        plan.Add(seq, 1);
+        scheduled.Add(seq, 1);
       }
     }
     // A batch of finished members only is retired before planning, so padding never runs alone.

@@ -15,22 +15,22 @@ class VllmScheduler final : public Scheduler {
  public:
   explicit VllmScheduler(const SchedulerLimits& limits) : limits_(limits) {}
 
-  void Plan(ReplicaQueues& queues, BlockManager& blocks, BatchPlan& plan) override {
+  void Schedule(ReplicaQueues& queues, BlockManager& blocks, ScheduledBatch& scheduled) override {
     if (queues.swapped.empty()) {
       int64_t tokens = 0;
       while (!queues.waiting.empty() && static_cast<int64_t>(queues.running.size()) < limits_.max_num_seqs) {
         if (!scheduling::AdmitFront(queues, blocks, limits_.max_num_batched_tokens - tokens,
-                                    /*allow_partial=*/false, plan)) {
+                                    /*allow_partial=*/false, scheduled)) {
           break;
         }
-        tokens += plan.work.back().new_tokens;
+        tokens += scheduled.work.back().new_tokens;
       }
-      if (!plan.work.empty()) return;
+      if (!scheduled.work.empty()) return;
     }
-    scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, limits_.max_num_batched_tokens, plan,
+    scheduling::ScheduleDecodes(queues, blocks, limits_.preemption, limits_.max_num_batched_tokens, scheduled,
                                 limits_.lookahead_slots);
-    if (plan.preempted_recompute + plan.preempted_swap == 0) {
-      scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, std::numeric_limits<int64_t>::max(), plan,
+    if (scheduled.preempted_recompute + scheduled.preempted_swap == 0) {
+      scheduling::ScheduleSwapIns(queues, blocks, limits_.max_num_seqs, std::numeric_limits<int64_t>::max(), scheduled,
                                   limits_.lookahead_slots);
     }
   }

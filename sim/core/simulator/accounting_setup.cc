@@ -15,7 +15,7 @@ DType ComputeDType(const WeightFormat& weights, const GpuSpec& gpu) {
 }
 
 double WeightBytes(const AccountingSetup& setup) {
-  const ParameterReport& params = setup.parameters;
+  const ParameterCounts& params = setup.parameters;
   if (params.used() == "checkpoint") return setup.checkpoint_bytes;
   const DType float_dtype = setup.model.dtype() == DType::DTYPE_UNSPECIFIED ? DType::BF16 : setup.model.dtype();
   const double quantized_share = setup.weights.experts_only && params.exact() > 0

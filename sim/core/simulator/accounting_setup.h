@@ -7,7 +7,7 @@
 #include "base/dtype.h"
 #include "hardware/hardware_spec.pb.h"
 #include "models/model_spec.pb.h"
-#include "models/parameter_report.pb.h"
+#include "models/parameter_counts.pb.h"
 
 namespace infergrid {
 
@@ -18,7 +18,7 @@ struct AccountingSetup {
   DType kv_dtype = DType::BF16;
   // Tensor-core math (ComputeDType).
   DType compute_dtype = DType::BF16;
-  ParameterReport parameters;  // counts, and which one is used
+  ParameterCounts parameters;  // counts, and which one is used
   double weight_bytes = 0;  // WeightBytes
   double checkpoint_bytes = 0;  // payload bytes in --safetensors (0: none)
 };

@@ -69,7 +69,7 @@ struct EngineLimits {
   DraftMemory draft;  // speculative decoding's proposer (zero without one)
 };
 
-absl::StatusOr<EngineLimits> PlanEngine(const SimulationSettings& o, const EnginePersonality& p) {
+absl::StatusOr<EngineLimits> ResolveEngineLimits(const SimulationSettings& o, const EnginePersonality& p) {
   // Each flag belongs to the engines whose personality has the behaviour it configures.
   if (o.chunked_prefill_size != 0 && p.execution().batch_policy() != PREFILL_FIRST_CHUNKED) {
     return UsageError(absl::StrCat("--chunked-prefill-size is not a ", PersonalityName(p),
@@ -417,7 +417,7 @@ absl::StatusOr<SimulationSetup> ResolveSimulation(const SimulationSettings& opti
   absl::StatusOr<ResolvedEngine> resolved = ResolveEngine(options.memory.engine);
   if (!resolved.ok()) return UsageError(absl::StrCat("--engine: ", resolved.status().message()));
   const EnginePersonality& personality = resolved->personality;
-  absl::StatusOr<EngineLimits> limits = PlanEngine(options, personality);
+  absl::StatusOr<EngineLimits> limits = ResolveEngineLimits(options, personality);
   if (!limits.ok()) return limits.status();
   absl::StatusOr<ExecutionPolicy> policy = BuildExecutionPolicy(options, personality, *limits);
   if (!policy.ok()) return policy.status();

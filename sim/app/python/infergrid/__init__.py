@@ -39,15 +39,15 @@ def flags(command):
 
 def memory(**flags):
     """`infergrid memory --format=json`: weights and KV accounting, or with engine=... the
-    engine's KV-cache plan. Returns the MemoryReport (or EngineMemoryReport) as a dict."""
-    message = "EngineMemoryReport" if flags.get("engine") else "MemoryReport"  # as the command chooses
+    engine's KV-cache plan. Returns the MemoryResult (or EngineMemoryResult) as a dict."""
+    message = "EngineMemoryResult" if flags.get("engine") else "MemoryResult"  # as the command chooses
     return _json_command("memory", [], flags, message)
 
 
 def roofline(**flags):
     """`infergrid roofline --format=json`: FLOPs, bytes and the two lower bounds of one pass,
-    with the calibrated prediction. Returns the RooflineReport as a dict."""
-    return _json_command("roofline", [], flags, "RooflineReport")
+    with the calibrated prediction. Returns the RooflineResult as a dict."""
+    return _json_command("roofline", [], flags, "RooflineResult")
 
 
 def simulate(*, tables=True, **flags):

@@ -1,4 +1,4 @@
-#include "sim/app/bench/serve_report.h"
+#include "sim/app/bench/serve_result.h"
 
 #include <cmath>
 #include <cstdio>
@@ -74,7 +74,7 @@ std::string PercentileWord(double p) {
   return PythonFloatRepr(p);
 }
 
-std::string ServeReportText(const ServeMetrics& m, const ServeRunInfo& info) {
+std::string ServeResultText(const ServeMetrics& m, const ServeRunInfo& info) {
   std::string out;
   absl::StrAppend(
       &out, "Traffic request rate: ", std::isinf(info.request_rate) ? "inf" : PythonFloatRepr(info.request_rate), "\n");

@@ -2,8 +2,8 @@
 // character for character: latency's average, standard deviation and percentiles of the
 // per-iteration latencies (Python's repr of each number) and its indented JSON; throughput's
 // one line of requests/s, total and output tokens/s with its token totals, and its JSON.
-#ifndef INFERGRID_SIM_APP_BENCH_OFFLINE_REPORTS_H_
-#define INFERGRID_SIM_APP_BENCH_OFFLINE_REPORTS_H_
+#ifndef INFERGRID_SIM_APP_BENCH_OFFLINE_RESULTS_H_
+#define INFERGRID_SIM_APP_BENCH_OFFLINE_RESULTS_H_
 
 #include <cstdint>
 #include <string>
@@ -16,7 +16,7 @@ namespace infergrid::bench {
 struct LatencyResult {
   std::vector<double> latencies;  // seconds, one per timed iteration
 };
-std::string LatencyReportText(const LatencyResult& result);
+std::string LatencyResultText(const LatencyResult& result);
 PyJson LatencyResultJson(const LatencyResult& result);
 
 struct ThroughputResult {
@@ -25,9 +25,9 @@ struct ThroughputResult {
   int64_t total_prompt_tokens = 0;
   int64_t total_output_tokens = 0;
 };
-std::string ThroughputReportText(const ThroughputResult& result);
+std::string ThroughputResultText(const ThroughputResult& result);
 PyJson ThroughputResultJson(const ThroughputResult& result);
 
 }  // namespace infergrid::bench
 
-#endif  // INFERGRID_SIM_APP_BENCH_OFFLINE_REPORTS_H_
+#endif  // INFERGRID_SIM_APP_BENCH_OFFLINE_RESULTS_H_

@@ -1,4 +1,4 @@
-#include "sim/app/validation/validation_report.h"
+#include "sim/app/validation/validation_result.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -17,8 +17,8 @@ std::string SignedPercent(double fraction) {
   return absl::StrCat(fraction >= 0 ? "+" : "", Fixed(100 * fraction, 1), "%");
 }
 
-LatencyErrorReport ToReport(absl::string_view metric, const LatencyErrors& e) {
-  LatencyErrorReport r;
+LatencyErrorSummary ToSummary(absl::string_view metric, const LatencyErrors& e) {
+  LatencyErrorSummary r;
   r.set_metric(std::string(metric));
   r.set_requests(static_cast<double>(e.pairs));
   r.set_mape_requests(static_cast<double>(e.mape_pairs));
@@ -26,7 +26,7 @@ LatencyErrorReport ToReport(absl::string_view metric, const LatencyErrors& e) {
   r.set_median_absolute_error_s(e.median_absolute_error);
   r.set_mean_error_s(e.mean_error);
   for (const QuantileComparison& q : e.quantiles) {
-    QuantileErrorReport& out = *r.add_quantiles();
+    QuantileErrors& out = *r.add_quantiles();
     out.set_quantile(absl::StrCat("p", Fixed(q.percentile, 0)));
     out.set_observed_s(q.observed);
     out.set_predicted_s(q.predicted);
@@ -41,9 +41,9 @@ std::string Metric(double value, bool defined) {
 
 }  // namespace
 
-ValidationReport BuildValidationReport(const SloValidation& v, const SloLimits& limits,
+ValidationResult BuildValidationResult(const SloValidation& v, const SloLimits& limits,
                                        const std::string& predicted_path, const std::string& observed_path) {
-  ValidationReport r;
+  ValidationResult r;
   r.set_predicted(predicted_path);
   r.set_observed(observed_path);
   r.set_slo_ttft_s(limits.ttft_s);
@@ -51,13 +51,13 @@ ValidationReport BuildValidationReport(const SloValidation& v, const SloLimits& 
   r.set_requests(static_cast<double>(v.joined));
   r.set_predicted_only(static_cast<double>(v.predicted_only));
   r.set_observed_only(static_cast<double>(v.observed_only));
-  ConfusionReport& c = *r.mutable_confusion();
+  ConfusionCounts& c = *r.mutable_confusion();
   c.set_true_positives(static_cast<double>(v.confusion.true_positives));
   c.set_false_positives(static_cast<double>(v.confusion.false_positives));
   c.set_false_negatives(static_cast<double>(v.confusion.false_negatives));
   c.set_true_negatives(static_cast<double>(v.confusion.true_negatives));
   const ClassificationMetrics& m = v.metrics;
-  ClassificationReport& k = *r.mutable_classification();
+  ClassificationScores& k = *r.mutable_classification();
   k.set_precision(m.precision);
   k.set_recall(m.recall);
   k.set_f1(m.f1);
@@ -69,8 +69,8 @@ ValidationReport BuildValidationReport(const SloValidation& v, const SloLimits& 
   k.set_recall_defined(m.recall_defined);
   k.set_f1_defined(m.f1_defined);
   k.set_mcc_defined(m.mcc_defined);
-  *r.add_latency() = ToReport("ttft", v.ttft);
-  *r.add_latency() = ToReport("tpot", v.tpot);
+  *r.add_latency() = ToSummary("ttft", v.ttft);
+  *r.add_latency() = ToSummary("tpot", v.tpot);
 
   // Notes: undefined metrics, and what accuracy hides.
   const int64_t observed_misses = v.confusion.true_positives + v.confusion.false_negatives;
@@ -111,7 +111,7 @@ ValidationReport BuildValidationReport(const SloValidation& v, const SloLimits& 
   return r;
 }
 
-std::string RenderValidationTable(const ValidationReport& r) {
+std::string RenderValidationTable(const ValidationResult& r) {
   std::string slo;
   if (r.slo_ttft_s() > 0) slo = absl::StrCat("TTFT <= ", format::Duration(r.slo_ttft_s()));
   if (r.slo_tpot_s() > 0) {
@@ -120,11 +120,11 @@ std::string RenderValidationTable(const ValidationReport& r) {
   std::string out = absl::StrCat("InferGrid validate: ", r.predicted(), " (predicted) vs ", r.observed(),
                                  " (observed), ", Grouped(r.requests()), " requests joined by id\n");
   absl::StrAppend(&out, "  SLO            ", slo, "; a request misses it when a limit is exceeded\n");
-  const ClassificationReport& k = r.classification();
+  const ClassificationScores& k = r.classification();
   absl::StrAppend(&out, "  misses         observed ", Percent(k.observed_miss_rate()), ", predicted ",
                   Percent(k.predicted_miss_rate()), "\n\n");
 
-  const ConfusionReport& c = r.confusion();
+  const ConfusionCounts& c = r.confusion();
   format::TextTable confusion({"confusion matrix", "observed miss", "observed met"});
   confusion.AddRow({"predicted miss", absl::StrCat("TP ", Grouped(c.true_positives())),
                     absl::StrCat("FP ", Grouped(c.false_positives()))});
@@ -141,7 +141,7 @@ std::string RenderValidationTable(const ValidationReport& r) {
   absl::StrAppend(&out, metrics.Render(), "\n");
 
   format::TextTable latency({"latency error", "requests", "MAPE", "median |error|", "mean error (pred - obs)"});
-  for (const LatencyErrorReport& e : r.latency()) {
+  for (const LatencyErrorSummary& e : r.latency()) {
     latency.AddRow({e.metric() == "ttft" ? "TTFT" : "TPOT", Grouped(e.requests()),
                     e.mape_requests() > 0 ? Percent(e.mape()) : "-", format::Duration(e.median_absolute_error_s()),
                     format::Duration(e.mean_error_s())});
@@ -149,15 +149,15 @@ std::string RenderValidationTable(const ValidationReport& r) {
   absl::StrAppend(&out, latency.Render(), "\n");
 
   // Quantiles of each distribution over the same requests (linear interpolation, numpy's default).
-  const LatencyErrorReport& ttft = r.latency(0);
-  const LatencyErrorReport& tpot = r.latency(1);
+  const LatencyErrorSummary& ttft = r.latency(0);
+  const LatencyErrorSummary& tpot = r.latency(1);
   format::TextTable quantiles(
       {"quantile", "TTFT observed", "TTFT predicted", "error", "TPOT observed", "TPOT predicted", "error"});
   for (int i = 0; i < ttft.quantiles_size(); ++i) {
     std::vector<std::string> row = {ttft.quantiles(i).quantile()};
-    for (const LatencyErrorReport* e : {&ttft, &tpot}) {
+    for (const LatencyErrorSummary* e : {&ttft, &tpot}) {
       if (i < e->quantiles_size()) {
-        const QuantileErrorReport& q = e->quantiles(i);
+        const QuantileErrors& q = e->quantiles(i);
         row.insert(row.end(), {format::Duration(q.observed_s()), format::Duration(q.predicted_s()),
                                SignedPercent(q.relative_error())});
       } else {

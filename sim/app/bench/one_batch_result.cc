@@ -1,4 +1,4 @@
-#include "sim/app/bench/one_batch_report.h"
+#include "sim/app/bench/one_batch_result.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,7 +16,7 @@ double TotalLatency(const OneBatchResult& r) {
 
 }  // namespace
 
-std::string OneBatchReportText(const OneBatchResult& r) {
+std::string OneBatchResultText(const OneBatchResult& r) {
   const double batch = static_cast<double>(r.batch_size);
   std::string out = absl::StrFormat("Prefill. latency: %6.5f s, throughput: %9.2f token/s\n", r.prefill_latency,
                                     static_cast<double>(r.input_len) * batch / r.prefill_latency);

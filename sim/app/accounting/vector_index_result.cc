@@ -1,4 +1,4 @@
-#include "sim/app/accounting/vector_index_report.h"
+#include "sim/app/accounting/vector_index_result.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -17,8 +17,8 @@ bool InClaimedRange(double overhead) { return overhead >= kClaimedOverheadLow &&
 
 }  // namespace
 
-VectorIndexReport BuildVectorIndexReport(const VectorIndexQuery& q) {
-  VectorIndexReport r;
+VectorIndexResult BuildVectorIndexResult(const VectorIndexQuery& q) {
+  VectorIndexResult r;
   r.set_vectors(q.vectors);
   r.set_dim(static_cast<int>(q.dim));
   r.set_element(std::string(VectorElementName(q.element)));
@@ -27,7 +27,7 @@ VectorIndexReport BuildVectorIndexReport(const VectorIndexQuery& q) {
   r.set_m0(static_cast<int>(q.layout.m0()));
   r.set_id_bytes(static_cast<int>(q.layout.id_bytes));
   const HnswNodeBytes node = HnswBytesPerNode(q.layout);
-  HnswNodeReport& n = *r.mutable_per_node();
+  HnswNodeSize& n = *r.mutable_per_node();
   n.set_layer0_bytes(node.layer0);
   n.set_expected_upper_layers(ExpectedUpperLayersPerNode(q.layout.m));
   n.set_upper_bytes(node.upper);
@@ -83,10 +83,10 @@ VectorIndexReport BuildVectorIndexReport(const VectorIndexQuery& q) {
   return r;
 }
 
-std::string RenderVectorIndexTable(const VectorIndexReport& r) {
+std::string RenderVectorIndexTable(const VectorIndexResult& r) {
   std::string out = absl::StrCat("InferGrid vector-index: ", Grouped(r.vectors()), " vectors x ", r.dim(), " dims, ",
                                  r.element(), ", HNSW M = ", r.m(), " (M0 = ", r.m0(), "), ", r.id_bytes(), " B ids\n");
-  const HnswNodeReport& n = r.per_node();
+  const HnswNodeSize& n = r.per_node();
   absl::StrAppend(&out, "  vector         ", Fixed(r.bytes_per_vector(), 0), " B\n");
   absl::StrAppend(&out, "  graph per node ", Fixed(n.total_bytes(), 2), " B = layer 0 ", Fixed(n.layer0_bytes(), 0),
                   " B (4 + ", r.m0(), " x ", r.id_bytes(), ") + upper ", Fixed(n.upper_bytes(), 2), " B (",

@@ -2,8 +2,8 @@
 // the "Serving Benchmark Result" block character for character (labels padded to 40, values
 // to 10, two decimals), and the result JSON with vLLM's keys in vLLM's order (--save-result;
 // per-request lists only with --save-detailed), written as Python's json.dump writes it.
-#ifndef INFERGRID_SIM_APP_BENCH_SERVE_REPORT_H_
-#define INFERGRID_SIM_APP_BENCH_SERVE_REPORT_H_
+#ifndef INFERGRID_SIM_APP_BENCH_SERVE_RESULT_H_
+#define INFERGRID_SIM_APP_BENCH_SERVE_RESULT_H_
 
 #include <cstdint>
 #include <optional>
@@ -35,7 +35,7 @@ struct ServeRunInfo {
 };
 
 // "Traffic request rate: inf" ... through the closing line of '='.
-std::string ServeReportText(const ServeMetrics& metrics, const ServeRunInfo& info);
+std::string ServeResultText(const ServeMetrics& metrics, const ServeRunInfo& info);
 
 // The result dictionary vLLM saves (its `result_json`).
 PyJson ServeResultJson(const ServeMetrics& metrics, const ServeRunInfo& info,
@@ -44,9 +44,9 @@ PyJson ServeResultJson(const ServeMetrics& metrics, const ServeRunInfo& info,
 // The metric names --percentile-metrics accepts.
 const std::vector<std::string>& PercentileMetricNames();
 
-// Python's str() of a float as the report prints it ("99", "99.9": P{p}).
+// Python's str() of a float as the result block prints it ("99", "99.9": P{p}).
 std::string PercentileWord(double p);
 
 }  // namespace infergrid::bench
 
-#endif  // INFERGRID_SIM_APP_BENCH_SERVE_REPORT_H_
+#endif  // INFERGRID_SIM_APP_BENCH_SERVE_RESULT_H_

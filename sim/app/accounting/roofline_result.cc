@@ -1,10 +1,10 @@
-#include "sim/app/accounting/roofline_report.h"
+#include "sim/app/accounting/roofline_result.h"
 
 #include "absl/strings/str_cat.h"
 #include "hardware/lower_bounds.h"
 #include "models/kv_cache_size.h"
 #include "models/pass_accounting.h"
-#include "sim/app/accounting/report_parts.h"
+#include "sim/app/accounting/result_parts.h"
 #include "sim/app/accounting/roofline_calibrated.h"
 #include "sim/app/format/text_table.h"
 #include "sim/app/format/units.h"
@@ -14,41 +14,41 @@ namespace infergrid {
 using format::Fixed;
 using format::Grouped;
 
-RooflineReport BuildRooflineReport(const AccountingSetup& setup, const RooflineQuery& query) {
-  RooflineReport report;
-  report.set_model(setup.model.name());
-  report.set_gpu(setup.gpu.name());
-  report.set_phase(query.prefill ? "prefill" : "decode");
-  report.set_prompt_tokens(query.prefill ? query.prompt_tokens : 0);
-  report.set_context_tokens(query.prefill ? 0 : query.context_tokens);
-  report.set_batch(query.batch);
-  *report.mutable_parameters() = setup.parameters;
-  *report.mutable_weights() = BuildWeightReport(setup);
-  report.set_kv_cache_dtype(std::string(DTypeName(setup.kv_dtype)));
+RooflineResult BuildRooflineResult(const AccountingSetup& setup, const RooflineQuery& query) {
+  RooflineResult result;
+  result.set_model(setup.model.name());
+  result.set_gpu(setup.gpu.name());
+  result.set_phase(query.prefill ? "prefill" : "decode");
+  result.set_prompt_tokens(query.prefill ? query.prompt_tokens : 0);
+  result.set_context_tokens(query.prefill ? 0 : query.context_tokens);
+  result.set_batch(query.batch);
+  *result.mutable_parameters() = setup.parameters;
+  *result.mutable_weights() = BuildWeightStorage(setup);
+  result.set_kv_cache_dtype(std::string(DTypeName(setup.kv_dtype)));
   const int64_t kv_per_token = KvBytesPerToken(setup.model, setup.kv_dtype);
-  report.set_kv_bytes_per_token(static_cast<double>(kv_per_token));
+  result.set_kv_bytes_per_token(static_cast<double>(kv_per_token));
 
   const PassInputs inputs{setup.parameters.active_per_token(), setup.weight_bytes, kv_per_token};
   const PassAccounting pass = query.prefill ? PrefillPass(setup.model, inputs, query.prompt_tokens, query.batch)
                                             : DecodeStep(setup.model, inputs, query.context_tokens, query.batch);
   const bool causal = query.prefill && query.causal;
-  FlopReport& flops = *report.mutable_flops();
+  FlopCounts& flops = *result.mutable_flops();
   flops.set_linear(pass.linear_flops);
   flops.set_attention(pass.attention_flops);
   flops.set_attention_causal(pass.attention_flops_causal);
   flops.set_attention_mode(causal ? "causal" : "full");
   flops.set_total(pass.TotalFlops(causal));
   flops.set_attention_share((causal ? pass.attention_flops_causal : pass.attention_flops) / flops.total());
-  ByteReport& bytes = *report.mutable_bytes();
+  ByteCounts& bytes = *result.mutable_bytes();
   bytes.set_weights(pass.weight_bytes);
   bytes.set_kv_read(pass.kv_read_bytes);
   bytes.set_kv_write(pass.kv_write_bytes);
   bytes.set_payload(pass.payload_bytes);
   bytes.set_total(pass.TotalBytes());
-  report.set_intensity(flops.total() / bytes.payload());
+  result.set_intensity(flops.total() / bytes.payload());
 
   const LowerBounds lb = ComputeLowerBounds(setup.gpu, setup.compute_dtype, flops.total(), bytes.payload());
-  BoundReport& bounds = *report.mutable_bounds();
+  TimeBounds& bounds = *result.mutable_bounds();
   bounds.set_compute_dtype(std::string(DTypeName(setup.compute_dtype)));
   bounds.set_peak_flops(lb.peak_flops);
   bounds.set_peak_hbm_bytes_per_s(lb.peak_hbm_bytes_per_s);
@@ -57,18 +57,18 @@ RooflineReport BuildRooflineReport(const AccountingSetup& setup, const RooflineQ
   bounds.set_larger(std::string(lb.larger()));
   bounds.set_machine_balance(lb.machine_balance);
 
-  AddParameterNotes(setup, report.mutable_notes());
-  report.add_notes(
+  AddParameterNotes(setup, result.mutable_notes());
+  result.add_notes(
       "bounds are peak-based lower bounds, not predictions: the larger one is a candidate "
       "constraint to confirm with measured DRAM bytes, FLOPs and duration of the same pass");
   if (lb.peak_flops == 0) {
-    report.add_notes(absl::StrCat(setup.gpu.name(), " has no tensor-core rate for ", DTypeName(setup.compute_dtype),
+    result.add_notes(absl::StrCat(setup.gpu.name(), " has no tensor-core rate for ", DTypeName(setup.compute_dtype),
                                   ": the compute bound is omitted"));
   }
-  return report;
+  return result;
 }
 
-std::string RenderRooflineTable(const RooflineReport& r, const AccountingSetup& setup) {
+std::string RenderRooflineTable(const RooflineResult& r, const AccountingSetup& setup) {
   const bool prefill = r.phase() == "prefill";
   std::string out = absl::StrCat("InferGrid roofline: ", setup.model.display_name(), " on ", setup.gpu.display_name(),
                                  ", ", prefill ? "one prefill pass" : "one decode step", "\n");
@@ -86,7 +86,7 @@ std::string RenderRooflineTable(const RooflineReport& r, const AccountingSetup& 
   const std::string unit_name = prefill ? "TFLOP" : "GFLOP";
   const int decimals = prefill ? 3 : 2;
   format::TextTable flop_table({"FLOPs", "FLOP", unit_name, "share"});
-  const FlopReport& f = r.flops();
+  const FlopCounts& f = r.flops();
   auto share = [&](double v) { return absl::StrCat(Fixed(100.0 * v / f.total(), 1), "%"); };
   flop_table.AddRow({prefill ? "linear (2*N*P per sequence)" : "linear (2*N per sequence)", Grouped(f.linear()),
                      Fixed(f.linear() / flop_unit, decimals), share(f.linear())});
@@ -108,7 +108,7 @@ std::string RenderRooflineTable(const RooflineReport& r, const AccountingSetup& 
   auto byte_row = [&](std::string label, double b) {
     byte_table.AddRow({std::move(label), Grouped(b), Fixed(b / kGB, 2), Fixed(b / kGiB, 2)});
   };
-  const ByteReport& b = r.bytes();
+  const ByteCounts& b = r.bytes();
   byte_row("weights (one pass)", b.weights());
   if (prefill) {
     byte_row("KV write (the prompt's K and V)", b.kv_write());
@@ -120,7 +120,7 @@ std::string RenderRooflineTable(const RooflineReport& r, const AccountingSetup& 
   }
   absl::StrAppend(&out, byte_table.Render(), "\n");
 
-  const BoundReport& lb = r.bounds();
+  const TimeBounds& lb = r.bounds();
   absl::StrAppend(&out, "arithmetic intensity  ", Fixed(r.intensity(), 2),
                   " FLOP/byte (machine balance at peaks: ", Fixed(lb.machine_balance(), 0), " FLOP/byte)\n");
   absl::StrAppend(&out, "lower bound, HBM      ", format::Duration(lb.hbm_s()), " = ", Fixed(b.payload() / kGB, 2),

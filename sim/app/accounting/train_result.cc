@@ -1,4 +1,4 @@
-#include "sim/app/accounting/train_report.h"
+#include "sim/app/accounting/train_result.h"
 
 #include <cmath>
 
@@ -23,7 +23,7 @@ std::string Tflops(double flops_per_s) { return absl::StrCat(Fixed(flops_per_s /
 
 // N, D and the FLOPs of the run: 6ND, its forward and backward parts, and the attention
 // FLOPs 6ND leaves out (with a sequence length).
-void SetCompute(const TrainingQuery& q, TrainingReport* r) {
+void SetCompute(const TrainingQuery& q, TrainingResult* r) {
   r->set_model(q.model.name());
   r->set_parameters_source(q.parameters_source);
   r->set_parameters(q.parameters);
@@ -54,7 +54,7 @@ void SetCompute(const TrainingQuery& q, TrainingReport* r) {
 }
 
 // The GPUs' achieved rate, the wall time at that rate, and what a target time would take.
-void SetRateAndTime(const TrainingQuery& q, TrainingReport* r) {
+void SetRateAndTime(const TrainingQuery& q, TrainingResult* r) {
   r->set_gpu(q.gpu.name());
   r->set_num_gpus(q.num_gpus);
   r->set_peak_bf16_flops_per_gpu(q.gpu.tensor_peaks().fp16_flops());
@@ -90,7 +90,7 @@ void SetRateAndTime(const TrainingQuery& q, TrainingReport* r) {
 }
 
 // Notes: what the numbers include and what they assume.
-void AddTrainingNotes(const TrainingQuery& q, TrainingReport* r) {
+void AddTrainingNotes(const TrainingQuery& q, TrainingResult* r) {
   const double peak = r->peak_bf16_flops_per_gpu();
   if (r->parameters_source() == "active per token") {
     r->add_notes(absl::StrCat("N is the ", Scientific(r->parameters()), " parameters a token passes through (of ",
@@ -128,15 +128,15 @@ void AddTrainingNotes(const TrainingQuery& q, TrainingReport* r) {
 
 }  // namespace
 
-TrainingReport BuildTrainingReport(const TrainingQuery& q) {
-  TrainingReport r;
+TrainingResult BuildTrainingResult(const TrainingQuery& q) {
+  TrainingResult r;
   SetCompute(q, &r);
   SetRateAndTime(q, &r);
   AddTrainingNotes(q, &r);
   return r;
 }
 
-std::string RenderTrainingTable(const TrainingReport& r, const GpuSpec& gpu) {
+std::string RenderTrainingTable(const TrainingResult& r, const GpuSpec& gpu) {
   std::string out =
       absl::StrCat("InferGrid train: ", Scientific(r.parameters()), " parameters on ", Scientific(r.tokens()),
                    " tokens, ", Grouped(r.num_gpus()), " x ", gpu.display_name(), "\n");

@@ -1,4 +1,4 @@
-#include "sim/app/bench/offline_reports.h"
+#include "sim/app/bench/offline_results.h"
 
 #include <algorithm>
 
@@ -11,7 +11,7 @@ namespace {
 constexpr int kPercentages[] = {10, 25, 50, 75, 90, 99};
 }  // namespace
 
-std::string LatencyReportText(const LatencyResult& r) {
+std::string LatencyResultText(const LatencyResult& r) {
   std::string out;
   absl::StrAppend(&out, "Avg latency: ", PythonFloatRepr(NumpyMean(r.latencies)), " seconds\n");
   absl::StrAppend(&out, "Std latency: ", PythonFloatRepr(NumpyStd(r.latencies)), " seconds\n");
@@ -36,7 +36,7 @@ PyJson LatencyResultJson(const LatencyResult& r) {
   return j;
 }
 
-std::string ThroughputReportText(const ThroughputResult& r) {
+std::string ThroughputResultText(const ThroughputResult& r) {
   const int64_t total = r.total_prompt_tokens + r.total_output_tokens;
   return absl::StrFormat(
       "Throughput: %.2f requests/s, %.2f total tokens/s, %.2f output tokens/s\n"

@@ -1,4 +1,4 @@
-#include "sim/app/run/one_batch_plan.h"
+#include "sim/app/run/one_batch_simulation.h"
 
 #include <algorithm>
 #include <vector>
@@ -28,32 +28,33 @@ ExecutionModel OneBatchExecution(const ExecutionModel& engine) {
   return x;
 }
 
-absl::StatusOr<SimulationPlan> OneBatchPlan(SimulationPlan plan, int64_t batch_size, int64_t input_len) {
-  if (plan.setup.personality.engine() != "sglang") {
+absl::StatusOr<ResolvedSimulation> OneBatchSimulation(ResolvedSimulation resolved, int64_t batch_size,
+                                                      int64_t input_len) {
+  if (resolved.setup.personality.engine() != "sglang") {
     return cli::UsageError(absl::StrCat("bench one-batch is SGLang's bench_one_batch: --engine=sglang[@VERSION], not ",
-                                        PersonalityName(plan.setup.personality)));
+                                        PersonalityName(resolved.setup.personality)));
   }
-  if (plan.setup.cost_request.execution.has_value()) {
-    plan.setup.cost_request.execution = OneBatchExecution(*plan.setup.cost_request.execution);
+  if (resolved.setup.cost_request.execution.has_value()) {
+    resolved.setup.cost_request.execution = OneBatchExecution(*resolved.setup.cost_request.execution);
   }
   // One extend of the whole batch, then every sequence decodes together.
-  plan.setup.engine.limits.max_num_seqs = std::max(plan.setup.engine.limits.max_num_seqs, batch_size);
-  plan.setup.engine.limits.max_num_batched_tokens =
-      std::max(plan.setup.engine.limits.max_num_batched_tokens, batch_size * input_len);
-  plan.setup.engine.limits.chunk_size = std::max(plan.setup.engine.limits.chunk_size, batch_size * input_len);
+  resolved.setup.engine.limits.max_num_seqs = std::max(resolved.setup.engine.limits.max_num_seqs, batch_size);
+  resolved.setup.engine.limits.max_num_batched_tokens =
+      std::max(resolved.setup.engine.limits.max_num_batched_tokens, batch_size * input_len);
+  resolved.setup.engine.limits.chunk_size = std::max(resolved.setup.engine.limits.chunk_size, batch_size * input_len);
   // cuda_graph_max_bs = the batch size: the capture list extends up to it.
-  if (plan.setup.engine.execution.has_value()) {
-    std::vector<int64_t>& sizes = plan.setup.engine.execution->graphs.sizes;
+  if (resolved.setup.engine.execution.has_value()) {
+    std::vector<int64_t>& sizes = resolved.setup.engine.execution->graphs.sizes;
     if (!sizes.empty() && sizes.back() < batch_size) {
       std::vector<SizeRangeSpec> ranges;
-      for (const SizeRange& r : plan.setup.personality.execution().cuda_graphs().sizes()) {
+      for (const SizeRange& r : resolved.setup.personality.execution().cuda_graphs().sizes()) {
         ranges.push_back({r.start(), r.end(), r.step()});
       }
       sizes = CaptureSizes(ranges, batch_size);
       if (sizes.empty() || sizes.back() < batch_size) sizes.push_back(batch_size);
     }
   }
-  return plan;
+  return resolved;
 }
 
 }  // namespace infergrid

@@ -2,14 +2,14 @@
 // count (an assumption: ~20 tokens per parameter), and the wall time on G GPUs of a catalog
 // kind at an MFU or an effective per-GPU rate; with --target-days, what one change (GPU count,
 // rate, tokens, FLOPs per parameter-token) would make the run take that long.
-#ifndef INFERGRID_SIM_APP_ACCOUNTING_TRAIN_REPORT_H_
-#define INFERGRID_SIM_APP_ACCOUNTING_TRAIN_REPORT_H_
+#ifndef INFERGRID_SIM_APP_ACCOUNTING_TRAIN_RESULT_H_
+#define INFERGRID_SIM_APP_ACCOUNTING_TRAIN_RESULT_H_
 
 #include <string>
 
 #include "hardware/hardware_spec.pb.h"
 #include "models/model_spec.pb.h"
-#include "sim/app/results/extras_reports.pb.h"
+#include "sim/app/results/train_result.pb.h"
 
 namespace infergrid {
 
@@ -29,9 +29,9 @@ struct TrainingQuery {
   int sequence_length = 0;  // 0: no attention add-on
 };
 
-TrainingReport BuildTrainingReport(const TrainingQuery& query);
-std::string RenderTrainingTable(const TrainingReport& report, const GpuSpec& gpu);
+TrainingResult BuildTrainingResult(const TrainingQuery& query);
+std::string RenderTrainingTable(const TrainingResult& result, const GpuSpec& gpu);
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_ACCOUNTING_TRAIN_REPORT_H_
+#endif  // INFERGRID_SIM_APP_ACCOUNTING_TRAIN_RESULT_H_

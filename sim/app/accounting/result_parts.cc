@@ -1,12 +1,12 @@
-#include "sim/app/accounting/report_parts.h"
+#include "sim/app/accounting/result_parts.h"
 
 #include "absl/strings/str_cat.h"
 #include "sim/app/format/units.h"
 
 namespace infergrid {
 
-WeightReport BuildWeightReport(const AccountingSetup& setup) {
-  WeightReport weights;
+WeightStorage BuildWeightStorage(const AccountingSetup& setup) {
+  WeightStorage weights;
   weights.set_format(setup.parameters.used() == "checkpoint" ? "checkpoint (as stored)" : setup.weights.label);
   weights.set_bytes_per_parameter(setup.weight_bytes / setup.parameters.count());
   weights.set_bytes(setup.weight_bytes);
@@ -14,7 +14,7 @@ WeightReport BuildWeightReport(const AccountingSetup& setup) {
   return weights;
 }
 
-std::string ParameterLine(const ParameterReport& p) {
+std::string ParameterLine(const ParameterCounts& p) {
   std::string line = absl::StrCat(format::Scientific(p.count()), " (", p.used());
   if (p.used() != "exact") absl::StrAppend(&line, "; exact from the architecture: ", format::Grouped(p.exact()));
   if (p.used() == "exact" && p.nominal() > 0)
@@ -26,14 +26,14 @@ std::string ParameterLine(const ParameterReport& p) {
   return line + ")";
 }
 
-std::string WeightLine(const WeightReport& w) {
+std::string WeightLine(const WeightStorage& w) {
   std::string line = absl::StrCat(w.format(), ", ", format::Fixed(w.bytes_per_parameter(), 4), " B/param");
   if (w.raw_floor()) absl::StrAppend(&line, " (raw 4-bit payload: a floor, no scales or zero points)");
   return line;
 }
 
 void AddParameterNotes(const AccountingSetup& setup, google::protobuf::RepeatedPtrField<std::string>* notes) {
-  const ParameterReport& p = setup.parameters;
+  const ParameterCounts& p = setup.parameters;
   if (p.used() == "nominal") {
     notes->Add(absl::StrCat("bytes and FLOPs use the nominal ", format::Scientific(p.nominal()),
                             " parameters; the architecture has ", format::Grouped(p.exact()), " (",

@@ -1,4 +1,4 @@
-#include "sim/app/accounting/engine_memory_report.h"
+#include "sim/app/accounting/engine_memory_result.h"
 
 #include <algorithm>
 #include <vector>
@@ -37,34 +37,34 @@ double AllocatedKvBytes(const MemoryPlan& plan, const MemoryPlanDetail& detail) 
 
 }  // namespace
 
-EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request, const MemoryPlanDetail& detail) {
+EngineMemoryResult BuildEngineMemoryResult(const MemoryPlanRequest& request, const MemoryPlanDetail& detail) {
   const MemoryPlan& plan = detail.plan;
-  EngineMemoryReport report;
-  report.set_model(request.model.name());
-  report.set_gpu(request.gpu.name());
-  report.set_engine(plan.engine);
-  report.set_engine_covers(detail.personality.covers());
-  report.set_weight_format(request.weights.label.empty() ? std::string(DTypeName(request.weights.dtype))
+  EngineMemoryResult result;
+  result.set_model(request.model.name());
+  result.set_gpu(request.gpu.name());
+  result.set_engine(plan.engine);
+  result.set_engine_covers(detail.personality.covers());
+  result.set_weight_format(request.weights.label.empty() ? std::string(DTypeName(request.weights.dtype))
                                                          : request.weights.label);
-  report.set_kv_cache_dtype(std::string(DTypeName(request.kv_dtype)));
-  report.set_tensor_parallel(request.tensor_parallel);
-  report.set_pipeline_parallel(request.pipeline_parallel);
-  report.set_attention_data_parallel(request.attention_data_parallel);
-  report.set_fraction_flag(detail.fraction_flag);
-  report.set_fraction(detail.fraction);
-  report.set_fraction_origin(detail.fraction_origin);
-  report.set_max_num_batched_tokens(static_cast<int32_t>(detail.max_num_batched_tokens));
-  report.set_max_num_seqs(static_cast<int32_t>(detail.max_num_seqs));
-  report.set_max_model_len(static_cast<int32_t>(detail.max_model_len));
-  report.set_total_bytes(plan.total_bytes);
-  report.set_total_origin(detail.total_origin);
-  report.set_budget_bytes(plan.budget_bytes);
-  report.set_weight_bytes(plan.weight_bytes);
-  report.set_activation_peak_bytes(plan.activation_peak_bytes);
-  report.set_non_torch_bytes(plan.non_torch_bytes);
-  report.set_cuda_graph_bytes(plan.cuda_graph_bytes);
-  report.set_cuda_graph_subtracted(detail.cuda_graph_subtracted);
-  EngineKvCapacity& kv = *report.mutable_kv_cache();
+  result.set_kv_cache_dtype(std::string(DTypeName(request.kv_dtype)));
+  result.set_tensor_parallel(request.tensor_parallel);
+  result.set_pipeline_parallel(request.pipeline_parallel);
+  result.set_attention_data_parallel(request.attention_data_parallel);
+  result.set_fraction_flag(detail.fraction_flag);
+  result.set_fraction(detail.fraction);
+  result.set_fraction_origin(detail.fraction_origin);
+  result.set_max_num_batched_tokens(static_cast<int32_t>(detail.max_num_batched_tokens));
+  result.set_max_num_seqs(static_cast<int32_t>(detail.max_num_seqs));
+  result.set_max_model_len(static_cast<int32_t>(detail.max_model_len));
+  result.set_total_bytes(plan.total_bytes);
+  result.set_total_origin(detail.total_origin);
+  result.set_budget_bytes(plan.budget_bytes);
+  result.set_weight_bytes(plan.weight_bytes);
+  result.set_activation_peak_bytes(plan.activation_peak_bytes);
+  result.set_non_torch_bytes(plan.non_torch_bytes);
+  result.set_cuda_graph_bytes(plan.cuda_graph_bytes);
+  result.set_cuda_graph_subtracted(detail.cuda_graph_subtracted);
+  EngineKvCapacity& kv = *result.mutable_kv_cache();
   kv.set_bytes(plan.kv_cache_bytes);
   kv.set_allocated_bytes(AllocatedKvBytes(plan, detail));
   kv.set_tokens(static_cast<double>(plan.kv_tokens));  // the figure simulate reports too
@@ -101,7 +101,7 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request, con
         std::min(kv.max_concurrency(), static_cast<double>(pool.num_blocks) / static_cast<double>(blocks)));
   }
   for (const StagePlan& s : detail.stages) {
-    EngineStageReport& stage = *report.add_stages();
+    EngineStageMemory& stage = *result.add_stages();
     stage.set_layers(s.layers);
     stage.set_weight_bytes(s.weights.Total());
     stage.set_activation_peak_bytes(s.activation.peak);
@@ -112,22 +112,22 @@ EngineMemoryReport BuildEngineMemoryReport(const MemoryPlanRequest& request, con
     stage.set_num_blocks(static_cast<double>(s.num_blocks));
     stage.set_state_pool_bytes(s.state_pool_bytes);
   }
-  report.set_limiting_stage(detail.limiting_stage);
-  for (const std::string& line : plan.log_lines) report.add_log_lines(line);
-  for (const std::string& note : detail.notes) report.add_notes(note);
-  return report;
+  result.set_limiting_stage(detail.limiting_stage);
+  for (const std::string& line : plan.log_lines) result.add_log_lines(line);
+  for (const std::string& note : detail.notes) result.add_notes(note);
+  return result;
 }
 
 namespace {
 
 // The memory terms, total to KV, as the engine computes them (its fraction flag decides the
 // rows), with the KV the blocks (or SGLang's two pools) hold.
-std::string RenderTermTable(const EngineMemoryReport& r) {
+std::string RenderTermTable(const EngineMemoryResult& r) {
   format::TextTable table({"term (per GPU)", "GiB (2^30)", "bytes"});
   auto row = [&](std::string label, double bytes) {
     table.AddRow({std::move(label), Fixed(bytes / kGiB, 2), Grouped(bytes)});
   };
-  const EngineStageReport& stage = r.stages(r.limiting_stage());
+  const EngineStageMemory& stage = r.stages(r.limiting_stage());
   const std::string fraction = absl::StrFormat("%.3g", r.fraction());
   row("total memory (as the engine reads it)", r.total_bytes());
   if (r.fraction_flag() == "gpu_memory_utilization") {
@@ -181,7 +181,7 @@ std::string RenderTermTable(const EngineMemoryReport& r) {
 }
 
 // The KV capacity in tokens and requests, and how the cache is cut when windows or pools apply.
-std::string RenderCapacity(const EngineMemoryReport& r) {
+std::string RenderCapacity(const EngineMemoryResult& r) {
   const EngineKvCapacity& kv = r.kv_cache();
   std::string out;
   const int groups = kv.groups();
@@ -218,7 +218,7 @@ std::string RenderCapacity(const EngineMemoryReport& r) {
 
 }  // namespace
 
-std::string RenderEngineMemoryTable(const EngineMemoryReport& r, const ModelSpec& model, const GpuSpec& gpu) {
+std::string RenderEngineMemoryTable(const EngineMemoryResult& r, const ModelSpec& model, const GpuSpec& gpu) {
   std::string out = absl::StrCat("InferGrid engine memory plan: ", model.display_name(), " on ", gpu.display_name(),
                                  " as ", r.engine(), "\n");
   absl::StrAppend(&out, "  engine         ", r.engine_covers(), "\n");

@@ -1,8 +1,8 @@
 // What a scheduler decides for one iteration of one replica: which sequences run and how many
 // new tokens each processes, which were preempted, and the KV traffic to and from host memory
 // that must happen before the forward pass (swap in/out over PCIe).
-#ifndef INFERGRID_SIM_CORE_SERVING_BATCH_PLAN_H_
-#define INFERGRID_SIM_CORE_SERVING_BATCH_PLAN_H_
+#ifndef INFERGRID_SIM_CORE_SERVING_SCHEDULED_BATCH_H_
+#define INFERGRID_SIM_CORE_SERVING_SCHEDULED_BATCH_H_
 
 #include <cstdint>
 #include <vector>
@@ -17,7 +17,7 @@ struct ScheduledWork {
   bool decode = false;  // one token after a completed prefill
 };
 
-struct BatchPlan {
+struct ScheduledBatch {
   std::vector<ScheduledWork> work;
   int64_t swap_out_blocks = 0;
   int64_t swap_in_blocks = 0;
@@ -41,9 +41,9 @@ struct BatchPlan {
 
 // A batch of decodes only (one new token per sequence, no padding rows): what multi-step
 // scheduling groups, and what --cost-stride may price from an earlier step.
-inline bool PureDecode(const BatchPlan& plan) {
-  if (plan.work.empty() || !plan.padding_contexts.empty()) return false;
-  for (const ScheduledWork& w : plan.work) {
+inline bool PureDecode(const ScheduledBatch& scheduled) {
+  if (scheduled.work.empty() || !scheduled.padding_contexts.empty()) return false;
+  for (const ScheduledWork& w : scheduled.work) {
     if (!w.decode) return false;
   }
   return true;
@@ -51,4 +51,4 @@ inline bool PureDecode(const BatchPlan& plan) {
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_CORE_SERVING_BATCH_PLAN_H_
+#endif  // INFERGRID_SIM_CORE_SERVING_SCHEDULED_BATCH_H_

@@ -3,8 +3,8 @@
 // the first five decode steps, the median decode step (from the second output token on) and
 // the total, each formatted as its f-strings format them, and the result as one json.dumps
 // line with its keys in its order.
-#ifndef INFERGRID_SIM_APP_BENCH_ONE_BATCH_REPORT_H_
-#define INFERGRID_SIM_APP_BENCH_ONE_BATCH_REPORT_H_
+#ifndef INFERGRID_SIM_APP_BENCH_ONE_BATCH_RESULT_H_
+#define INFERGRID_SIM_APP_BENCH_ONE_BATCH_RESULT_H_
 
 #include <cstdint>
 #include <string>
@@ -24,10 +24,10 @@ struct OneBatchResult {
 };
 
 // The lines latency_test_run_once prints for one (batch, input, output) point.
-std::string OneBatchReportText(const OneBatchResult& result);
+std::string OneBatchResultText(const OneBatchResult& result);
 // Its measurement_results: median_decode_* only when output_len > 1, as the script records them.
 PyJson OneBatchResultJson(const OneBatchResult& result);
 
 }  // namespace infergrid::bench
 
-#endif  // INFERGRID_SIM_APP_BENCH_ONE_BATCH_REPORT_H_
+#endif  // INFERGRID_SIM_APP_BENCH_ONE_BATCH_RESULT_H_

@@ -2,14 +2,14 @@
 // (the accounting lesson's formulas), their ratio, and the two lower bounds on time from
 // datasheet peaks, with the larger one named. Bounds, not predictions: a kernel reaches
 // neither ceiling, and which one binds is for measured or calibrated times to settle.
-#ifndef INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_REPORT_H_
-#define INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_REPORT_H_
+#ifndef INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_RESULT_H_
+#define INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_RESULT_H_
 
 #include <cstdint>
 #include <string>
 
 #include "sim/app/cli/accounting_setup.h"
-#include "sim/app/results/accounting_reports.pb.h"
+#include "sim/app/results/accounting_results.pb.h"
 
 namespace infergrid {
 
@@ -21,9 +21,9 @@ struct RooflineQuery {
   bool causal = false;  // total uses the causal-halved attention term
 };
 
-RooflineReport BuildRooflineReport(const AccountingSetup& setup, const RooflineQuery& query);
-std::string RenderRooflineTable(const RooflineReport& report, const AccountingSetup& setup);
+RooflineResult BuildRooflineResult(const AccountingSetup& setup, const RooflineQuery& query);
+std::string RenderRooflineTable(const RooflineResult& result, const AccountingSetup& setup);
 
 }  // namespace infergrid
 
-#endif  // INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_REPORT_H_
+#endif  // INFERGRID_SIM_APP_ACCOUNTING_ROOFLINE_RESULT_H_

@@ -1,4 +1,4 @@
-#include "sim/app/run/simulation_plan.h"
+#include "sim/app/run/resolved_simulation.h"
 
 #include <string>
 #include <utility>
@@ -81,16 +81,16 @@ SimulationConfig BuildConfigEcho(const cli::SimulateOptions& o, const EngineConf
 
 }  // namespace
 
-absl::StatusOr<SimulationPlan> ResolveSimulationPlan(const cli::SimulateOptions& options) {
+absl::StatusOr<ResolvedSimulation> ResolveSimulationOptions(const cli::SimulateOptions& options) {
   absl::StatusOr<SimulationSetup> setup = ResolveSimulation(options);
   if (!setup.ok()) return setup.status();
-  SimulationPlan plan;
-  plan.options = options;
-  plan.setup = *std::move(setup);
-  plan.config = BuildConfigEcho(options, plan.setup.engine);
-  plan.config.set_engine(PersonalityName(plan.setup.personality));
-  plan.config.set_engine_requested(options.memory.engine);
-  return plan;
+  ResolvedSimulation resolved;
+  resolved.options = options;
+  resolved.setup = *std::move(setup);
+  resolved.config = BuildConfigEcho(options, resolved.setup.engine);
+  resolved.config.set_engine(PersonalityName(resolved.setup.personality));
+  resolved.config.set_engine_requested(options.memory.engine);
+  return resolved;
 }
 
 }  // namespace infergrid

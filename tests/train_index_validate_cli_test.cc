@@ -207,7 +207,7 @@ TEST(ValidateCli, AllNegativeData) {
   EXPECT_TRUE(noted) << j["notes"];
 }
 
-TEST(ExtrasCli, BadInputGivesOneLineAndNoOutput) {
+TEST(TrainIndexValidateCli, BadInputGivesOneLineAndNoOutput) {
   const std::filesystem::path dir = testing::TestDir();
   const std::string good = testing::WriteFile(dir / "good.csv", "id,ttft_s,tpot_s\na,0.5,0.03\n");
   const std::string bad = testing::WriteFile(dir / "bad.csv", "id,ttft_s,tpot_s\na,0.5,0.03\nb,soon,0.03\n");
@@ -246,7 +246,7 @@ TEST(ExtrasCli, BadInputGivesOneLineAndNoOutput) {
   for (const testing::CliErrorCase& c : cases) testing::ExpectOneLineError(c);
 }
 
-TEST(ExtrasCli, UsageListsTheCommands) {
+TEST(TrainIndexValidateCli, UsageListsTheCommands) {
   const testing::CommandResult r = RunInfergrid("--help");
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, HasSubstr("  vector-index  memory of a vector store"));
