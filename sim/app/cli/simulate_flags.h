@@ -65,6 +65,7 @@ struct SimulateFlags {
   std::string compress = "none";
   bool quiet = false;
   bool coalesce = true;
+  bool fleet_run_ahead = false;
   int32_t cost_stride = 1;
   int64_t timeline_max_iterations = 200000;
   bool record_wall_time = true;

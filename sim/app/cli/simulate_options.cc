@@ -193,6 +193,7 @@ absl::Status ReadPolicies(const FlagValues& flags, SimulateOptions& o) {
   o.cuda_graphs = simulate_flags.enable_cuda_graphs && !engine_flags.enforce_eager;
   o.calibration_path = accounting_flags.calibration;
   o.coalesce = simulate_flags.coalesce;
+  o.fleet_run_ahead = simulate_flags.fleet_run_ahead;
   o.cost_stride = simulate_flags.cost_stride;
   if (absl::Status s = CheckRange("cost_stride", o.cost_stride, 1, 4096); !s.ok()) return s;
   o.max_concurrency = simulate_flags.max_concurrency;
