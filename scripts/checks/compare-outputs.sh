@@ -93,10 +93,11 @@ check fleet-pd-2p2d "${fleet[@]}" --pd=2P2D --rate=20 --router=least-outstanding
 check fleet-closed-loop "${fleet[@]}" --num-replicas=4 --rate=20 --max-concurrency=32
 check fleet-noise "${fleet[@]}" --num-replicas=4 --rate=20 --noise=true
 check fleet-noise-lkv "${fleet[@]}" --num-replicas=4 --rate=20 --noise=true --router=least-kv
+check fleet-iteration-noise "${fleet[@]}" --num-replicas=4 --rate=20 --iteration-noise=0.05 --send-jitter=0
 check fleet-prefix-mooncake "${sim[@]}" --workload=mooncake-conv --max-requests=1500 --num-replicas=4 --rate=8 --enable-prefix-caching=true --out=@OUT@
 check fleet-prefix-mooncake-lkv "${sim[@]}" --workload=mooncake-conv --max-requests=1500 --num-replicas=4 --rate=8 --enable-prefix-caching=true --router=least-kv --out=@OUT@
 check fleet-tp2-sarathi "${fleet[@]}" --num-replicas=8 --rate=40 --tensor-parallel-size=2 --scheduler=sarathi --chunk-size=512
-check fleet-multistep "${fleet[@]}" --num-replicas=4 --rate=20 --num-scheduler-steps=8
+check fleet-multistep "${fleet[@]}" --num-replicas=4 --rate=20 --engine=vllm-v0@0.6.5 --num-scheduler-steps=8
 check bad-flag simulate --scheduler=nope
 check bad-model memory --model=no-such
 check bad-int memory --tensor-parallel-size=abc
