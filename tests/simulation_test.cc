@@ -1,5 +1,6 @@
 // sim/core/engine/simulation.h: whole runs with the linear test cost model (each in a forked
 // child): priced iterations, running ahead and inline arrivals against iteration by iteration,
+// fleet run-ahead against runs cut at every arrival and against one replica alone,
 // cost stride, tensor parallelism, disaggregation and KV transfers, swaps, the front end, noise.
 
 #include "gmock/gmock.h"
@@ -91,7 +92,8 @@ std::string RunAndDescribe(const EngineConfig& config, const std::vector<Request
   if (!result.ok()) return absl::StrCat("error: ", result.status().message());
   std::string out =
       absl::StrCat("iterations ", result->stats.iterations, " preemptions ", result->stats.preemptions, " swap_out ",
-                   result->stats.swap_out_blocks, " duration ", absl::StrFormat("%.12f", result->duration_s), "\n");
+                   result->stats.swap_out_blocks, " duration ", absl::StrFormat("%.12f", result->duration_s),
+                   " activities ", result->activities, "\n");
   for (const RequestRecord& r : result->log.records()) {
     absl::StrAppendFormat(&out, "%d %d %.12f %.12f %.12f %d\n", r.replica, static_cast<int>(r.outcome), r.scheduled_s,
                           r.first_token_s, r.finish_s, r.preemptions);
@@ -178,6 +180,94 @@ TEST(Engine, InlineArrivalsGiveTheSameTimesAsIterationByIteration) {
     config.coalesce = false;
     const std::string single = InChild([&] { return RunAndDescribe(config, requests); });
     ExpectSameTimes(ahead, single);
+  }
+}
+
+// The SimGrid activities a description (RunAndDescribe) counts.
+int64_t Activities(const std::string& text) {
+  const size_t at = text.find(" activities ");
+  return at == std::string::npos ? -1 : std::strtoll(text.c_str() + at + 12, nullptr, 10);
+}
+
+// Fleet run-ahead (issue 47): under round-robin each replica runs ahead to its own next arrival,
+// through the other replicas' arrivals: the same times as cutting every replica's run at every
+// arrival, with a front end and a schedule-ahead engine too.
+TEST(Engine, FleetRunAheadGivesTheSameTimesAsCuttingAtEveryArrival) {
+  const std::vector<Request> requests = Requests(200, 0.003, 300, 40);
+  for (const int variant : {0, 1, 2}) {
+    SCOPED_TRACE(variant);
+    EngineConfig config = TestConfig();
+    config.layout.num_replicas = 4;
+    if (variant == 1)
+      config.front_end.processes = {{.name = "api", .request_s = 2e-3, .prompt_token_s = 1e-6, .output_token_s = 1e-4}};
+    if (variant == 2) {
+      config.execution = ExecutionPolicy{};
+      config.execution->schedules_ahead = true;
+    }
+    const std::string cut = InChild([&] { return RunAndDescribe(config, requests); });
+    config.fleet_run_ahead = true;
+    const std::string fleet = InChild([&] { return RunAndDescribe(config, requests); });
+    ExpectSameTimes(cut, fleet);
+    // Fewer runs, each through the other replicas' arrivals.
+    EXPECT_LT(Activities(fleet), Activities(cut)) << fleet << cut;
+  }
+}
+
+// The request lines of a description (RunAndDescribe) served by `replica`, without the replica.
+std::vector<std::string> RequestLinesOf(const std::string& text, int replica) {
+  std::vector<std::string> lines;
+  const std::vector<std::string> all = absl::StrSplit(text, '\n');
+  for (size_t i = 1; i < all.size(); ++i) {
+    int r = -1;
+    char rest[256] = {};
+    if (std::sscanf(all[i].c_str(), "%d %255[^\n]", &r, rest) == 2 && r == replica) lines.push_back(rest);
+  }
+  return lines;
+}
+
+// Under round-robin with fleet run-ahead a replica advances on its own between its arrivals:
+// what it serves does not depend on how many replicas run beside it. Replica k of 4 gives the
+// requests it was sent the times one replica alone gives them (1 ns).
+TEST(Engine, UnderFleetRunAheadAReplicaServesAsIfAlone) {
+  const std::vector<Request> requests = Requests(160, 0.002, 300, 40);
+  EngineConfig config = TestConfig();
+  config.layout.num_replicas = 4;
+  config.fleet_run_ahead = true;
+  const std::string fleet = InChild([&] { return RunAndDescribe(config, requests); });
+  ASSERT_THAT(fleet, HasSubstr("iterations")) << fleet;
+  for (int k = 0; k < 4; ++k) {
+    SCOPED_TRACE(k);
+    std::vector<Request> own;
+    for (size_t i = static_cast<size_t>(k); i < requests.size(); i += 4) own.push_back(requests[i]);
+    EngineConfig alone = TestConfig();
+    const std::string single = InChild([&] { return RunAndDescribe(alone, own); });
+    const std::vector<std::string> a = RequestLinesOf(fleet, k);
+    const std::vector<std::string> b = RequestLinesOf(single, 0);
+    ASSERT_EQ(a.size(), own.size());
+    ASSERT_EQ(b.size(), own.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      double x[5], y[5];
+      ASSERT_EQ(std::sscanf(a[i].c_str(), "%lf %lf %lf %lf %lf", &x[0], &x[1], &x[2], &x[3], &x[4]), 5) << a[i];
+      ASSERT_EQ(std::sscanf(b[i].c_str(), "%lf %lf %lf %lf %lf", &y[0], &y[1], &y[2], &y[3], &y[4]), 5) << b[i];
+      for (int f = 0; f < 5; ++f) EXPECT_NEAR(x[f], y[f], 1e-9) << a[i] << " vs " << b[i];
+    }
+  }
+}
+
+// Load-aware routers read every replica's load at each arrival: fleet run-ahead leaves them on
+// the horizon of the next arrival anywhere, so their runs (routing decisions included) keep
+// every bit.
+TEST(Engine, FleetRunAheadLeavesLoadAwareRoutersAsTheyWere) {
+  const std::vector<Request> requests = Requests(150, 0.004, 300, 40);
+  for (const RouterKind router : {RouterKind::kLeastOutstanding, RouterKind::kLeastKv}) {
+    EngineConfig config = TestConfig();
+    config.layout.num_replicas = 3;
+    config.router = router;
+    const std::string cut = InChild([&] { return RunAndDescribe(config, requests); });
+    config.fleet_run_ahead = true;
+    const std::string fleet = InChild([&] { return RunAndDescribe(config, requests); });
+    ASSERT_THAT(cut, HasSubstr("iterations")) << cut;
+    EXPECT_EQ(cut, fleet);
   }
 }
 

@@ -9,6 +9,9 @@
 # roofline model. FULL=1 adds the 1M run with the calibrated model priced at every iteration.
 # Prints wall time, peak resident memory (/usr/bin/time -v), events/s and requests/s of each
 # run. REPEAT=N runs each N times and reports the fastest (the machine's noise).
+# FLEET=1 adds fleets (issue 47): the synthetic azure-conv workload at 5 req/s per replica on
+# 1, 16 and 64 replicas (round-robin; FLEET_REQUESTS requests, default 200,000), each fleet also
+# with --fleet-run-ahead; FLEET=only runs just those (no trace needed).
 # Usage: scripts/bench/bench-simulate.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 # Needs ../shared/data/traces/splitwise_conv.csv (the Azure conversation trace, re-based).
 
@@ -18,14 +21,28 @@ BIN="${1:-./build/sim/infergrid}"
 TRACE="${TRACE:-../shared/data/traces/splitwise_conv.csv}"
 REQUESTS="${REQUESTS:-1000000}"
 [[ -x "$BIN" ]] || { echo "no binary at $BIN (build with scripts/build.sh infergrid)" >&2; exit 1; }
-[[ -r "$TRACE" ]] || { echo "no trace at $TRACE" >&2; exit 1; }
+[[ "${FLEET:-0}" == only || -r "$TRACE" ]] || { echo "no trace at $TRACE" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 WORK="$(mktemp -d)"
 RUNS=0
 trap 'rm -rf "$WORK"' EXIT
 
+# Fleets: the same per-replica load on 1, 16 and 64 replicas, cut at every arrival anywhere and
+# (--fleet-run-ahead) at each replica's own arrivals.
+fleets() {
+  local requests="${FLEET_REQUESTS:-200000}"
+  for n in 1 16 64; do
+    local fleet=(--workload=azure-conv --rate=$((5 * n)) --num-replicas=$n --max-requests="$requests")
+    run "azure-conv synthetic, $n replicas at $((5 * n)) req/s, $requests requests" "${fleet[@]}"
+    if ((n > 1)); then
+      run "azure-conv synthetic, $n replicas at $((5 * n)) req/s, $requests requests, --fleet-run-ahead" \
+        "${fleet[@]}" --fleet-run-ahead
+    fi
+  done
+}
+
 # The trace repeated: copy k starts where copy k-1 ended plus one mean inter-arrival gap.
-awk -F, -v want="$REQUESTS" '
+[[ "${FLEET:-0}" == only ]] || awk -F, -v want="$REQUESTS" '
   BEGIN { n = 0; written = 0 }
   NR == 1 { header = $0; next }
   { t[n] = $1; p[n] = $2; d[n] = $3; n++ }
@@ -78,6 +95,10 @@ PY
 }
 
 echo "infergrid simulate speed ($(nproc) CPUs, $(uname -m)); $BIN"
+if [[ "${FLEET:-0}" == only ]]; then
+  fleets
+  exit 0
+fi
 x="x$(( (REQUESTS + 19365) / 19366 ))"
 run "azure-conv, calibrated" --trace="$TRACE"
 # The output files: each alone, then all four (default timeline.pftrace), the JSON timeline and
@@ -94,4 +115,7 @@ run "azure-conv $x, roofline" --trace="$WORK/repeated.csv" --cost-model=roofline
 run "azure-conv $x, calibrated, --cost-stride=16" --trace="$WORK/repeated.csv" --cost-stride=16
 if [[ "${FULL:-0}" == 1 ]]; then
   run "azure-conv $x, calibrated" --trace="$WORK/repeated.csv"
+fi
+if [[ "${FLEET:-0}" == 1 ]]; then
+  fleets
 fi

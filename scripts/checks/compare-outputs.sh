@@ -5,10 +5,12 @@
 # --cost-stride=16, roofline; the 1M-request runs with --outputs=summary) and deployment
 # variants (70B TP4 x 2 replicas, Mixtral TP2 on mooncake-conv, fp8 KV with sarathi, SGLang with
 # swap, TensorRT-LLM's guaranteed_no_evict, gpt-oss's hybrid KV groups, the schedulers, engine
-# memory plans), plus the stdout of the accounting, trace and calibration commands.
+# memory plans, fleets of 4 and 16 replicas under each router, disaggregation, a closed loop,
+# noise and prefix caching with replicas), plus the stdout of the accounting, trace and calibration commands.
 # summary.json is compared with --record-wall-time=false (wall time is the one
 # non-deterministic field).
-# Usage: scripts/checks/compare-outputs.sh OLD_BIN NEW_BIN [WORKDIR]   (FULL=1 adds the 1M runs)
+# Usage: scripts/checks/compare-outputs.sh OLD_BIN NEW_BIN [WORKDIR]   (FULL=1 adds the 1M runs;
+# ONLY=REGEX runs only the checks whose name matches, e.g. ONLY=fleet)
 # Needs ../shared/data (the Azure conversation trace).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,6 +26,7 @@ n=0
 # the exit code and the files written; @OUT@ in an argument stands for the output folder.
 check() {
   local name="$1"; shift
+  if [[ -n "${ONLY:-}" && ! "$name" =~ ${ONLY} ]]; then return 0; fi
   n=$((n + 1))
   local o="$WORK/old/$name" w="$WORK/new/$name"
   rm -rf "$o" "$w"; mkdir -p "$o" "$w"
@@ -73,6 +76,28 @@ check bench-throughput bench throughput --dataset-name=random --input-len=256 --
 check bench-serve bench serve --dataset-name=random --random-input-len=256 --random-output-len=64 --num-prompts=60 --request-rate=8 --concurrency=16 --result-date=20261205-000000
 check bench-one-batch bench one-batch --model-path=llama-3-8b --batch-size 1 8 --input-len 128 256 --output-len 8
 check plan plan --slo=ttft_p99\<=2s --gpus=h100-sxm --tp-sizes=1 --max-requests=200 --verify-seeds=1 --max-rate=50 --jobs=1 --quiet
+# Fleets (issue 47): replicas advancing on their own between the moments the router, a KV
+# transfer or a closed-loop client needs their state must give the same bytes as replicas cut
+# at every arrival anywhere.
+fleet=("${sim[@]}" --workload=azure-conv --max-requests=3000 --out=@OUT@)
+for r in 4 16; do
+  for router in round-robin least-outstanding least-kv; do
+    check "fleet-$r-$router" "${fleet[@]}" --num-replicas=$r --rate=$((5 * r)) --router=$router
+  done
+done
+check fleet-4-rr-frontend "${fleet[@]}" --num-replicas=4 --rate=20 --front-end=true
+check fleet-4-lo-frontend "${fleet[@]}" --num-replicas=4 --rate=20 --router=least-outstanding --front-end=true
+check fleet-4-rr-nocoalesce "${fleet[@]}" --num-replicas=4 --rate=20 --coalesce=false
+check fleet-pd-1p3d "${fleet[@]}" --pd=1P3D --rate=20
+check fleet-pd-2p2d "${fleet[@]}" --pd=2P2D --rate=20 --router=least-outstanding
+check fleet-closed-loop "${fleet[@]}" --num-replicas=4 --rate=20 --max-concurrency=32
+check fleet-noise "${fleet[@]}" --num-replicas=4 --rate=20 --noise=true
+check fleet-noise-lkv "${fleet[@]}" --num-replicas=4 --rate=20 --noise=true --router=least-kv
+check fleet-iteration-noise "${fleet[@]}" --num-replicas=4 --rate=20 --iteration-noise=0.05 --send-jitter=0
+check fleet-prefix-mooncake "${sim[@]}" --workload=mooncake-conv --max-requests=1500 --num-replicas=4 --rate=8 --enable-prefix-caching=true --out=@OUT@
+check fleet-prefix-mooncake-lkv "${sim[@]}" --workload=mooncake-conv --max-requests=1500 --num-replicas=4 --rate=8 --enable-prefix-caching=true --router=least-kv --out=@OUT@
+check fleet-tp2-sarathi "${fleet[@]}" --num-replicas=8 --rate=40 --tensor-parallel-size=2 --scheduler=sarathi --chunk-size=512
+check fleet-multistep "${fleet[@]}" --num-replicas=4 --rate=20 --engine=vllm-v0@0.6.5 --num-scheduler-steps=8
 check bad-flag simulate --scheduler=nope
 check bad-model memory --model=no-such
 check bad-int memory --tensor-parallel-size=abc

@@ -26,9 +26,25 @@ Client::Client(RunContext& ctx, RequestSource& source, FrontEndQueues& front_end
   }
   inline_arrivals_ = ctx.replicas.size() == 1 && config.prefill_replicas == 0 && config.max_concurrency <= 0 &&
                      config.noise.send_jitter_s <= 0 && config.coalesce;
+  fleet_ = config.fleet_run_ahead && config.router == RouterKind::kRoundRobin && routed_.size() > 1 &&
+           config.attention_data_parallel == 1 && config.prefill_replicas == 0 && config.max_concurrency <= 0 &&
+           config.noise.send_jitter_s <= 0 && config.coalesce;
 }
 
 bool Client::ReadNext() {
+  if (!ReadRequest()) {
+    if (source_done_) {
+      ctx_.next_arrival_s = kRunNever;
+      ctx_.arrivals_done = true;
+    }
+    return false;
+  }
+  ctx_.next_arrival_s = pending_.arrival_s;
+  have_pending_ = true;
+  return true;
+}
+
+bool Client::ReadRequest() {
   if (source_done_ || !ctx_.error.ok()) return false;
   absl::StatusOr<bool> more = source_.Next(&pending_);
   absl::Status bad;
@@ -36,8 +52,6 @@ bool Client::ReadNext() {
     bad = more.status();
   } else if (!*more) {
     source_done_ = true;
-    ctx_.next_arrival_s = kRunNever;
-    ctx_.arrivals_done = true;
     return false;
   } else if (!std::isfinite(pending_.arrival_s) || pending_.arrival_s < last_arrival_s_) {
     bad = absl::InvalidArgumentError(absl::StrCat("request ", pending_.id, ": arrival time ", pending_.arrival_s,
@@ -53,9 +67,52 @@ bool Client::ReadNext() {
     return false;
   }
   last_arrival_s_ = pending_.arrival_s;
-  ctx_.next_arrival_s = pending_.arrival_s;
-  have_pending_ = true;
   return true;
+}
+
+void Client::FillAhead() {
+  while (ranks_without_ahead_ > 0 && ReadRequest()) {
+    // Admission depends on the request and the replicas' fixed capacity only, and round-robin
+    // on how many requests it routed before: both decide now as they would at the send.
+    RequestRecord scratch;
+    const bool admitted = AdmitRequest(pending_, admission_, 0, &scratch) != nullptr;
+    const int rank = admitted ? router_->Route(routed_) : -1;
+    if (admitted) {
+      std::deque<double>& own = ctx_.rank_arrivals[static_cast<size_t>(rank)];
+      if (own.empty()) --ranks_without_ahead_;
+      own.push_back(pending_.arrival_s);
+    }
+    ahead_.push_back({pending_, rank});
+  }
+  if (ahead_.empty()) {
+    ctx_.next_arrival_s = kRunNever;
+    ctx_.arrivals_done = true;
+  } else {
+    ctx_.next_arrival_s = ahead_.front().request.arrival_s;
+  }
+}
+
+void Client::RunFleet() {
+  ctx_.rank_arrivals.assign(routed_.size(), {});
+  ranks_without_ahead_ = routed_.size();
+  FillAhead();
+  while (ctx_.error.ok() && !ahead_.empty()) {
+    if (ahead_.front().request.arrival_s > sg::Engine::get_clock()) {
+      sg::this_actor::sleep_until(ahead_.front().request.arrival_s);
+    }
+    Routed next = std::move(ahead_.front());
+    ahead_.pop_front();
+    ++taken_;
+    if (next.rank >= 0) {
+      std::deque<double>& own = ctx_.rank_arrivals[static_cast<size_t>(next.rank)];
+      own.pop_front();
+      if (own.empty()) ++ranks_without_ahead_;
+    }
+    // As Run sends it: its latencies count from when it is sent.
+    next.request.arrival_s = std::max(next.request.arrival_s, sg::Engine::get_clock());
+    Deliver(next.request, sg::Engine::get_clock(), next.rank);
+    FillAhead();
+  }
 }
 
 void Client::SendArrivalsUntil(double time_s) {
@@ -67,6 +124,13 @@ void Client::SendArrivalsUntil(double time_s) {
 }
 
 void Client::Run() {
+  if (fleet_) {
+    RunFleet();
+    ctx_.next_arrival_s = kRunNever;
+    ctx_.arrivals_done = true;
+    ctx_.WakeIdleWorkers();
+    return;
+  }
   RunNoise client_noise(ctx_.config.noise, "client");
   while (ctx_.error.ok() && (have_pending_ || ReadNext())) {
     if (pending_.arrival_s > sg::Engine::get_clock()) {
@@ -128,7 +192,7 @@ void Client::NoteCompletions() {
   }
 }
 
-void Client::Deliver(const Request& request, double now) {
+void Client::Deliver(const Request& request, double now, int routed_to) {
   SimulationResult& result = ctx_.result;
   ++result.arrivals;
   const int64_t index = result.log.Add(RequestRecord{});
@@ -137,6 +201,8 @@ void Client::Deliver(const Request& request, double now) {
   if (stored.truncated) ++result.truncated;
   if (admitted == nullptr) {
     ++result.rejected;
+    if (routed_to >= 0)
+      ctx_.Fail(absl::InternalError(absl::StrCat("request ", request.id, ": rejected at its send only")));
     return;
   }
   ++in_flight_;
@@ -145,7 +211,11 @@ void Client::Deliver(const Request& request, double now) {
     seq->decode_output_tokens = seq->output_tokens;
     seq->output_tokens = 1;
   }
-  const int chosen = routed_.size() == 1 ? 0 : router_->Route(routed_);
+  const int chosen = routed_to != kRouteNow ? routed_to : routed_.size() == 1 ? 0 : router_->Route(routed_);
+  if (chosen < 0) {  // fleet run-ahead found it rejected when it read it: it cannot be admitted now
+    ctx_.Fail(absl::InternalError(absl::StrCat("request ", request.id, ": admitted at its send, not when read ahead")));
+    return;
+  }
   stored.replica = chosen;
   ++result.requests_per_replica[static_cast<size_t>(chosen)];
   if (front_ends_.enabled()) {

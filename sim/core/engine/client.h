@@ -11,11 +11,21 @@
 // the requests arriving meanwhile itself (SendArrivalsUntil), each at its own arrival time; the
 // client actor then finds them taken and goes on. This is what lets a busy period of a lone
 // replica be one SimGrid activity (replica_worker.h decides when a worker runs ahead).
+//
+// Fleet run-ahead (EngineConfig::fleet_run_ahead, issue 47): with several replicas, a router
+// that reads no replica's state (round-robin) and nothing that delays a send, the client reads
+// the source ahead and routes each request when it reads it (admission decides the same then as
+// at the send), until every replica has a request on its way or the source has ended. Each
+// replica's horizon is then its own next arrival (RunContext::NextArrivalFor), so a worker runs
+// ahead through the other replicas' arrivals. The requests are still sent one by one at their
+// arrival times, in arrival order, by this actor. Load-aware routers keep the horizon of the
+// next arrival anywhere: they read every replica's load at each arrival.
 #ifndef INFERGRID_SIM_CORE_ENGINE_CLIENT_H_
 #define INFERGRID_SIM_CORE_ENGINE_CLIENT_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <queue>
@@ -47,11 +57,21 @@ class Client {
   void NoteCompletions();
 
  private:
-  // Sends `request` at `now`: admission, the router, the front end or the replica's queue.
-  void Deliver(const Request& request, double now);
-  // Reads the source's next request into pending_ (checked); false at its end (arrivals are
-  // then done) or on a bad request (the run fails).
+  // Sends `request` at `now`: admission, the router (unless `routed_to` says where fleet
+  // run-ahead routed it: a rank, or -1 for a request admission rejects), the front end or the
+  // replica's queue.
+  void Deliver(const Request& request, double now, int routed_to = kRouteNow);
+  // Reads the source's next request into pending_ (checked); false at its end or on a bad
+  // request (the run fails). ReadNext also moves the horizon: the request's arrival, or at the
+  // source's end no arrival any more.
+  bool ReadRequest();
   bool ReadNext();
+  // Fleet run-ahead: the client's body, and reading ahead until every rank has a request routed
+  // to it (or the source has ended), then the horizon: the earliest request read and not sent.
+  void RunFleet();
+  void FillAhead();
+
+  static constexpr int kRouteNow = -2;
   // Closed loop: waits until fewer than max_concurrency requests are in flight; returns when
   // the slot it takes freed (-inf when one was free already).
   double WaitForSlot();
@@ -70,6 +90,15 @@ class Client {
   double last_arrival_s_ = 0;
   int64_t taken_ = 0;
   bool inline_arrivals_ = false;
+  // Fleet run-ahead: requests read and routed, not yet sent (arrival order), each with its rank
+  // (-1: rejected at admission), and how many ranks have none of them.
+  struct Routed {
+    Request request;
+    int rank = -1;
+  };
+  bool fleet_ = false;
+  std::deque<Routed> ahead_;
+  size_t ranks_without_ahead_ = 0;
   // Closed loop: requests sent and not finished, finish times not yet handed to the client
   // (earliest first), and the semaphore the client waits on for them.
   int64_t in_flight_ = 0;

@@ -39,12 +39,13 @@ class FrontEndQueues {
   double NextReady(int rank) const {
     return Empty(rank) ? kRunNever : queues_[static_cast<size_t>(rank)].pending.top().ready_s;
   }
-  // When the next input can reach rank `rank`'s queue: the next arrival anywhere, or a
-  // request already in its front end.
+  // When the next input can reach rank `rank`'s queue: the next arrival that can reach it
+  // (RunContext::NextArrivalFor), or a request already in its front end.
   double NextInput(int rank) const {
-    if (queues_.empty()) return ctx_.next_arrival_s;
+    const double arrival = ctx_.NextArrivalFor(rank);
+    if (queues_.empty()) return arrival;
     const Queue& q = queues_[static_cast<size_t>(rank)];
-    return q.pending.empty() ? ctx_.next_arrival_s : std::min(ctx_.next_arrival_s, q.pending.top().ready_s);
+    return q.pending.empty() ? arrival : std::min(arrival, q.pending.top().ready_s);
   }
 
  private:

@@ -7,12 +7,12 @@
 //
 // Run-ahead is decided here (MayRunAhead and RunIterations): a replica whose links no other
 // replica's transfers can cross (ReplicaDevices::exclusive), outside disaggregation and a
-// closed-loop client, runs the iterations ending before its next input (NextInput: an arrival
-// anywhere, or a request its front end has ready) as one activity carrying their summed work,
-// completing each at its own time; a KV swap or the 65,536th iteration ends a run. The horizon
-// is the only thing tying a replica to the others, so a replica advancing on its own between
-// interaction points (fleet scale, issue 47) would change NextInput and the wake-ups, not the
-// execution below them.
+// closed-loop client, runs the iterations ending before its next input (NextInput: the next
+// arrival that can reach it, or a request its front end has ready) as one activity carrying
+// their summed work, completing each at its own time; a KV swap or the 65,536th iteration ends a
+// run. The horizon is the only thing tying a replica to the others: the next arrival anywhere,
+// or under fleet run-ahead (round-robin, client.h) the replica's own next arrival, so that a
+// replica advances on its own between the moments something reaches it (issue 47).
 #ifndef INFERGRID_SIM_CORE_ENGINE_REPLICA_WORKER_H_
 #define INFERGRID_SIM_CORE_ENGINE_REPLICA_WORKER_H_
 

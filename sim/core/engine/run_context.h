@@ -8,6 +8,7 @@
 #ifndef INFERGRID_SIM_CORE_ENGINE_RUN_CONTEXT_H_
 #define INFERGRID_SIM_CORE_ENGINE_RUN_CONTEXT_H_
 
+#include <deque>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -71,6 +72,13 @@ struct RunContext {
   void DrainArrivalsAt(double now) {
     while (!arrivals_done && next_arrival_s <= now) simgrid::s4u::this_actor::yield();
   }
+  // When the next request can reach rank `rank`: its own next arrival under fleet run-ahead,
+  // otherwise the next arrival anywhere.
+  double NextArrivalFor(int rank) const {
+    if (rank_arrivals.empty()) return next_arrival_s;
+    const std::deque<double>& own = rank_arrivals[static_cast<size_t>(rank)];
+    return own.empty() ? kRunNever : own.front();
+  }
   void ReportProgress() {
     progress.Update(result.arrivals, result.stats.iterations, simgrid::s4u::Engine::get_clock());
   }
@@ -87,6 +95,10 @@ struct RunContext {
   // when none can come before something else happens), and whether none will come any more.
   double next_arrival_s = 0;
   bool arrivals_done = false;
+  // Per-rank horizons (fleet run-ahead, client.h): when not empty, the arrival times of the
+  // requests the client has read and routed ahead to each rank, earliest first; a rank with none
+  // gets no request before the source ends (the client reads ahead until each rank has one).
+  std::vector<std::deque<double>> rank_arrivals;
   absl::Status error;
 };
 

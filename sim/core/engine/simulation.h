@@ -19,8 +19,10 @@
 // replica and nothing that delays a send (no closed loop, no send jitter) the worker does not
 // even stop at arrivals: it sends the requests that arrived by the end of an iteration itself,
 // each at its own arrival time, and goes on (inline arrivals), so a busy period costs SimGrid
-// one activity. coalesce = false executes every iteration as its own activities; all give the
-// same times (to SimGrid's 1 ns timing precision).
+// one activity. With several replicas under round-robin, fleet_run_ahead ends a replica's runs
+// at its own next arrival instead of the next arrival anywhere (client.h). coalesce = false
+// executes every iteration as its own activities; all give the same times (to SimGrid's 1 ns
+// timing precision), not the same bits: a run cut at an arrival reads the SimGrid clock there.
 //
 // One SimGrid Engine per process, ever: RunSimulation fails if called twice in a process (the
 // `compare` command and the tests run each simulation in a child process).
@@ -84,6 +86,11 @@ struct EngineConfig {
   double allreduce_latency_s = 0;  // fixed time per all-reduce (NCCL launch + sync)
   int64_t kv_bytes_per_token = 0;  // per GPU, for swap transfers
   bool coalesce = true;
+  // Fleet run-ahead (client.h): under round-robin, each replica runs ahead to its own next
+  // arrival instead of the next arrival anywhere. The same times to SimGrid's 1 ns precision (as
+  // coalesce), not the same bits: a run cut at another replica's arrival reads the SimGrid clock
+  // there, and iterations reach the sinks in the order they are completed.
+  bool fleet_run_ahead = false;
   int cost_stride = 1;  // IterationPricer: exact price every Nth decode step
   // > 0: a closed-loop client with at most this many requests in flight: a request is sent at
   // its arrival time or, when that many are outstanding, when one finishes (its last token

@@ -303,6 +303,7 @@ absl::StatusOr<EngineConfig> BuildEngineConfig(const SimulationSettings& o, cons
   }
   e.kv_bytes_per_token = kv.bytes_per_token;
   e.coalesce = o.coalesce;
+  e.fleet_run_ahead = o.fleet_run_ahead;
   e.max_concurrency = o.max_concurrency;
   e.cost_stride = o.cost_stride;
   e.execution = std::move(policy);
