@@ -24,6 +24,7 @@
 #include "hardware/gpu_catalog.h"
 #include "hardware/topology.h"
 #include "sim/core/engine/platform.h"
+#include "sim/core/engine/run_ahead_clock.h"
 #include "sim/core/engine/simulation.h"
 #include "sim/core/metrics/latency_stats.h"
 #include "sim/core/metrics/log_histogram.h"

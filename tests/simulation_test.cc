@@ -1,6 +1,6 @@
 // sim/core/engine/simulation.h: whole runs with the linear test cost model (each in a forked
 // child): priced iterations, running ahead and inline arrivals against iteration by iteration,
-// fleet run-ahead against runs cut at every arrival and against one replica alone,
+// fleet run-ahead against runs cut at every arrival and against one replica alone, its clock,
 // cost stride, tensor parallelism, disaggregation and KV transfers, swaps, the front end, noise.
 
 #include "gmock/gmock.h"
@@ -252,6 +252,40 @@ TEST(Engine, UnderFleetRunAheadAReplicaServesAsIfAlone) {
       for (int f = 0; f < 5; ++f) EXPECT_NEAR(x[f], y[f], 1e-9) << a[i] << " vs " << b[i];
     }
   }
+}
+
+// The fleet's run-ahead clock (run_ahead_clock.h) wakes each waiter at its own time: in time
+// order, ties in the order they came, one that comes for an earlier time while the keeper
+// sleeps to a later one at its own time, and a time already past at once.
+TEST(Engine, RunAheadClockWakesEachWaiterAtItsTime) {
+  const std::string woken = InChild([] {
+    int argc = 2;
+    char arg0[] = "test";
+    char arg1[] = "--log=root.thres:critical";
+    char* argv[] = {arg0, arg1, nullptr};
+    simgrid::s4u::Engine engine(&argc, argv);
+    simgrid::s4u::NetZone* zone = simgrid::s4u::create_full_zone("zone");
+    simgrid::s4u::Host* host = zone->create_host("host", 1e9);
+    zone->seal();
+    RunAheadClock clock;
+    std::string out;
+    const auto waiter = [&](const std::string& name, double start, double until) {
+      simgrid::s4u::Actor::create(name, host, [&, name, start, until] {
+        if (start > 0) simgrid::s4u::this_actor::sleep_for(start);
+        clock.WaitUntil(until, simgrid::s4u::Semaphore::create(0));
+        absl::StrAppend(&out, name, "@", simgrid::s4u::Engine::get_clock(), " ");
+      });
+    };
+    clock.Start(host);
+    waiter("late", 0, 5);
+    waiter("first-at-3", 0, 3);
+    waiter("earlier", 1, 2);  // comes at 1 while the keeper sleeps to 3
+    waiter("second-at-3", 0.5, 3);
+    waiter("past", 1.5, 1);
+    engine.run();
+    return absl::StrCat(out, "timed waits ", clock.activities());
+  });
+  EXPECT_EQ(woken, "past@1.5 earlier@2 first-at-3@3 second-at-3@3 late@5 timed waits 4");
 }
 
 // Load-aware routers read every replica's load at each arrival: fleet run-ahead leaves them on

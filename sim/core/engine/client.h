@@ -50,6 +50,8 @@ class Client {
   void Run();
   // Whether a worker running ahead sends arrivals itself (see above).
   bool inline_arrivals() const { return inline_arrivals_; }
+  // Whether fleet run-ahead is in effect (see above; the flag alone does not decide it).
+  bool fleet_run_ahead() const { return fleet_; }
   // Inline arrivals: sends, each at its own arrival time, every request arriving by `time_s`.
   void SendArrivalsUntil(double time_s);
   // Hands the requests finished since the last call to a closed-loop client (no-op otherwise);

@@ -144,9 +144,9 @@ std::vector<LinkUse> ToUses(const TopologyGraph& g, const HostRoutes& routes, co
 }
 
 // Every topology edge as a split-duplex link, and every pair of hosts routed along its
-// shortest path.
+// shortest path (only pairs inside one NVLink domain unless `between_domains`).
 HostRoutes CreateLinksAndRoutes(sg::NetZone* zone, const ClusterTopology& topology,
-                                const std::map<TopologyVertexId, sg::Host*>& hosts) {
+                                const std::map<TopologyVertexId, sg::Host*>& hosts, bool between_domains) {
   const TopologyGraph& g = topology.graph;
   HostRoutes out;
   std::map<size_t, sg::SplitDuplexLink*> links;  // by edge index (edges in insertion order)
@@ -156,10 +156,12 @@ HostRoutes CreateLinksAndRoutes(sg::NetZone* zone, const ClusterTopology& topolo
     links[edge_index]->set_latency(0);
     out.edge_ids[{g[*it].a, g[*it].b}] = edge_index;
   }
+  const auto domain = [&](TopologyVertexId v) { return g[v].node / topology.nodes_per_nvlink_domain; };
   std::vector<TopologyVertexId> all_hosts(topology.gpus);
   all_hosts.insert(all_hosts.end(), topology.cpus.begin(), topology.cpus.end());
   for (size_t i = 0; i < all_hosts.size(); ++i) {
     for (size_t j = i + 1; j < all_hosts.size(); ++j) {
+      if (!between_domains && domain(all_hosts[i]) != domain(all_hosts[j])) continue;
       const std::vector<RouteHop> route = ShortestRoute(topology, all_hosts[i], all_hosts[j]);
       std::vector<sg::LinkInRoute> link_list;
       for (const LinkUse& use : ToUses(g, out, route)) {
@@ -252,7 +254,7 @@ absl::StatusOr<std::vector<ReplicaDevices>> BuildPlatform(const GpuSpec& gpu, co
   // GPU hosts run at the tensor peak: a second of GPU time is `speed` units of work.
   const double speed = std::max(1.0, PeakTensorFlops(gpu, DType::BF16));
   std::map<TopologyVertexId, sg::Host*> hosts = CreateHosts(zone, topology, gpu, speed);
-  const HostRoutes routes = CreateLinksAndRoutes(zone, topology, hosts);
+  const HostRoutes routes = CreateLinksAndRoutes(zone, topology, hosts, layout.route_between_domains);
   zone->seal();
 
   const std::vector<ReplicaGroup> groups = ReplicaGroups(topology, layout, routes);

@@ -1,6 +1,7 @@
 // The SimGrid platform of a deployment, built in code from the cluster topology: every GPU is
 // a host with a zero-latency HBM loopback link, every topology edge a split-duplex link, every
-// host pair a route along the topology's shortest path. Replicas own `tensor_parallel` GPUs of
+// host pair of one NVLink domain (every pair, with route_between_domains) a route along the
+// topology's shortest path. Replicas own `tensor_parallel` GPUs of
 // one node each, or whole nodes of one NVLink domain when TP exceeds a node. ReplicaDevices runs a replica's work as SimGrid parallel tasks (ptask_L07),
 // so concurrent transfers that cross the same link share its bandwidth.
 //
@@ -68,6 +69,10 @@ struct PlatformLayout {
   int nvlink_domain_gpus = 0;  // GPUs one NVLink fabric joins (0: one node)
   double fabric_bytes_per_s = kNicBytesPerS;  // inter-node network per GPU, each way
   double fabric_latency_s = kFabricLatencyS;  // added to a transfer between NVLink domains
+  // Whether hosts of different NVLink domains get routes. Only disaggregation sends data
+  // between replicas; without it a fleet of N nodes needs N small route tables, not one of
+  // (N x hosts per node)^2 / 2 routes (1,024 GPUs: 5,000 routes instead of 660,000).
+  bool route_between_domains = true;
 };
 
 // The per-node GPU counts of a layout. TP up to a node: floor(gpus_per_node / TP) replicas per

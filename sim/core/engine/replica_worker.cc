@@ -63,6 +63,18 @@ void ReplicaWorker::RunOne(double begin) {
   const ScheduledBatch& scheduled = replica_.scheduled();
   const IterationDuration& d = replica_.duration();
   const double t0 = sg::Engine::get_clock();
+  if (run_ahead_allowed_ && ctx_.run_ahead_clock != nullptr && scheduled.swap_out_blocks == 0 &&
+      scheduled.swap_in_blocks == 0) {
+    // Fleet run-ahead: the links are the replica's own (run ahead is allowed only then), so the
+    // iteration's time is its duration; the clock lets SimGrid's reach its end.
+    ctx_.run_ahead_clock->WaitUntil(t0 + d.compute_s + d.ring_s, clock_wake_);
+    const double end = sg::Engine::get_clock();
+    ctx_.DrainArrivalsAt(end);
+    replica_.Complete(begin, end, d.latency_s + d.ring_s);
+    client_.NoteCompletions();
+    replica_.Publish();
+    return;
+  }
   devices_.HostTransfer(static_cast<double>(scheduled.swap_out_blocks) * block_bytes_,
                         static_cast<double>(scheduled.swap_in_blocks) * block_bytes_);
   const double t1 = sg::Engine::get_clock();
@@ -127,8 +139,12 @@ void ReplicaWorker::RunIterations(double start) {
       break;
     }
   }
-  devices_.Compute(compute_s, hbm_bytes);
-  devices_.AllReduce(ring_bytes);
+  if (ctx_.run_ahead_clock != nullptr) {
+    ctx_.run_ahead_clock->WaitUntil(t, clock_wake_);
+  } else {
+    devices_.Compute(compute_s, hbm_bytes);
+    devices_.AllReduce(ring_bytes);
+  }
   ctx_.DrainArrivalsAt(sg::Engine::get_clock());
   replica_.Publish();
   if (one_more) RunOne(t);

@@ -58,6 +58,7 @@ class ReplicaWorker {
   WorkerWake& wake_;
   double block_bytes_;  // one KV block on one GPU, for swaps
   bool run_ahead_allowed_;  // coalescing on, exclusive links, no closed loop, no disaggregation
+  simgrid::s4u::SemaphorePtr clock_wake_ = simgrid::s4u::Semaphore::create(0);  // RunAheadClock's
 };
 
 }  // namespace infergrid

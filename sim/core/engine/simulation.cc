@@ -54,6 +54,14 @@ absl::Status CheckEngineConfig(const EngineConfig& config) {
   return absl::OkStatus();
 }
 
+// The platform of the run: routes between NVLink domains only where replicas send each other
+// KV (disaggregation).
+PlatformLayout PlatformLayoutOf(const EngineConfig& config) {
+  PlatformLayout layout = config.layout;
+  layout.route_between_domains = config.prefill_replicas > 0;
+  return layout;
+}
+
 // The collectives of a replica on `devices` (Replica::SetCollectives).
 CollectiveTiming CollectivesOf(const EngineConfig& config, const ReplicaDevices& devices) {
   CollectiveTiming c;
@@ -89,6 +97,7 @@ void AddReplicas(RunContext& ctx, const IterationCostModel& cost_model) {
 struct RunUnits {
   RunUnits(RunContext& ctx, RequestSource& source)
       : front_ends(ctx), client(ctx, source, front_ends), kv_transfer(ctx, client) {
+    if (client.fleet_run_ahead()) ctx.run_ahead_clock = &clock;
     const int dp = ctx.config.attention_data_parallel;
     for (int i = 0; i < ctx.config.layout.num_replicas; ++i) {
       if (dp > 1) {
@@ -101,6 +110,7 @@ struct RunUnits {
   // The client first, then each replica's worker: SimGrid runs actors in creation order.
   void CreateActors(sg::Host* host) {
     sg::Actor::create("arrivals", host, [this] { client.Run(); });
+    if (client.fleet_run_ahead()) clock.Start(host);
     for (size_t i = 0; i < workers.size(); ++i) {
       sg::Actor::create(absl::StrCat("replica", i), host, [w = workers[i].get()] { w->Run(); });
     }
@@ -109,6 +119,7 @@ struct RunUnits {
     }
   }
 
+  RunAheadClock clock;  // fleet run-ahead only
   FrontEndQueues front_ends;
   Client client;
   KvTransfer kv_transfer;
@@ -145,7 +156,7 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   sg::Engine engine(&argc, argv);
   sigaction(SIGINT, &interrupt_handler, nullptr);
 
-  absl::StatusOr<std::vector<ReplicaDevices>> devices = BuildPlatform(gpu, config.layout);
+  absl::StatusOr<std::vector<ReplicaDevices>> devices = BuildPlatform(gpu, PlatformLayoutOf(config));
   if (!devices.ok()) return devices.status();
   if (absl::Status s = CheckEngineConfig(config); !s.ok()) return s;
   sg::Host* host = (*devices)[0].host();
@@ -168,6 +179,7 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   for (const auto& replica : ctx->replicas) cost_model_calls += replica->pricer().exact_calls();
   int64_t activities = 0;
   for (const ReplicaDevices& d : ctx->devices) activities += d.activities();
+  activities += units->clock.activities();
   SimulationResult result = std::move(ctx->result);
   // The run lasts from the first arrival (time 0) to its last response: the front end hands a
   // request its last tokens after the engine's last step (its CPU queues), so the engine's clock
