@@ -11,7 +11,9 @@
 # run. REPEAT=N runs each N times and reports the fastest (the machine's noise).
 # FLEET=1 adds fleets (issue 47): the synthetic azure-conv workload at 5 req/s per replica on
 # 1, 16 and 64 replicas (round-robin; FLEET_REQUESTS requests, default 200,000), each fleet also
-# with --fleet-run-ahead; FLEET=only runs just those (no trace needed).
+# with --fleet-run-ahead=false (runs cut at every arrival anywhere), then 1,024 replicas with
+# FLEET_BIG_REQUESTS (default 1,000,000; 0 leaves it out); FLEET=only runs just those (no trace
+# needed).
 # Usage: scripts/bench/bench-simulate.sh [path/to/infergrid]   (default: ./build/sim/infergrid)
 # Needs ../shared/data/traces/splitwise_conv.csv (the Azure conversation trace, re-based).
 
@@ -27,18 +29,24 @@ WORK="$(mktemp -d)"
 RUNS=0
 trap 'rm -rf "$WORK"' EXIT
 
-# Fleets: the same per-replica load on 1, 16 and 64 replicas, cut at every arrival anywhere and
-# (--fleet-run-ahead) at each replica's own arrivals.
+# Fleets: the same per-replica load on 1, 16 and 64 replicas, each replica running ahead to its
+# own arrivals (the default) and cut at every arrival anywhere (--fleet-run-ahead=false); then
+# 1,024 replicas.
 fleets() {
   local requests="${FLEET_REQUESTS:-200000}"
   for n in 1 16 64; do
     local fleet=(--workload=azure-conv --rate=$((5 * n)) --num-replicas=$n --max-requests="$requests")
     run "azure-conv synthetic, $n replicas at $((5 * n)) req/s, $requests requests" "${fleet[@]}"
     if ((n > 1)); then
-      run "azure-conv synthetic, $n replicas at $((5 * n)) req/s, $requests requests, --fleet-run-ahead" \
-        "${fleet[@]}" --fleet-run-ahead
+      run "azure-conv synthetic, $n replicas at $((5 * n)) req/s, $requests requests, --fleet-run-ahead=false" \
+        "${fleet[@]}" --fleet-run-ahead=false
     fi
   done
+  local big="${FLEET_BIG_REQUESTS:-1000000}"
+  if ((big > 0)); then
+    run "azure-conv synthetic, 1024 replicas at 5120 req/s, $big requests" \
+      --workload=azure-conv --rate=5120 --num-replicas=1024 --max-requests="$big"
+  fi
 }
 
 # The trace repeated: copy k starts where copy k-1 ended plus one mean inter-arrival gap.
@@ -85,11 +93,12 @@ wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", t).g
 parts = [float(x) for x in wall.split(":")]
 wall_s = sum(v * 60 ** i for i, v in enumerate(reversed(parts)))
 rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
+user_s = float(re.search(r"User time \(seconds\): (\S+)", t).group(1))
 perf = s["performance"]
 print(f"{name}: {s['requests']:,} requests, {s['simulated_duration_s'] / 3600:.1f} h simulated, "
       f"{s['iterations']['iterations']:,} iterations ({s['cost_model_calls']:,} priced by the model), "
       f"{s['events']:,} events, {s['simgrid_activities']:,} SimGrid activities")
-print(f"  process wall {wall_s:.2f} s, peak RSS {rss_kb / 1024:.0f} MiB; engine run {perf['wall_time_s']:.2f} s: "
+print(f"  process wall {wall_s:.2f} s, user CPU {user_s:.2f} s, peak RSS {rss_kb / 1024:.0f} MiB; engine run {perf['wall_time_s']:.2f} s: "
       f"{perf['events_per_s']:,.0f} events/s, {perf['requests_per_s']:,.0f} requests/s")
 PY
 }

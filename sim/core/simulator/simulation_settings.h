@@ -71,7 +71,7 @@ struct SimulationSettings {
   CostModelKind cost_model = CostModelKind::kAuto;
   std::string calibration_path;  // --calibration; empty: the bundled profile
   bool coalesce = true;
-  bool fleet_run_ahead = false;  // --fleet-run-ahead (EngineConfig::fleet_run_ahead)
+  bool fleet_run_ahead = true;  // --fleet-run-ahead (EngineConfig::fleet_run_ahead)
   int cost_stride = 1;
   SpeculativeSettings speculative;  // --num-speculative-tokens and its proposer
   WorkloadSettings workload;
