@@ -1,4 +1,5 @@
-// The clock of replicas that run ahead in a fleet (EngineConfig::fleet_run_ahead, issue 47).
+// The clock of replicas that run ahead in a fleet (EngineConfig::fleet_run_ahead with several
+// replicas, whatever the router; issue 47).
 // A replica running ahead has timed its iterations already (its links are its own); what is left
 // is to let SimGrid's clock reach the end of the run. As a parallel task per replica that costs
 // every event of the run a solve over all of them (the ptask model re-solves every activity in

@@ -100,8 +100,8 @@ struct RunContext {
   // requests the client has read and routed ahead to each rank, earliest first; a rank with none
   // gets no request before the source ends (the client reads ahead until each rank has one).
   std::vector<std::deque<double>> rank_arrivals;
-  // Fleet run-ahead: the clock replicas wait on at the end of a run instead of executing its
-  // work as an activity (run_ahead_clock.h); null otherwise.
+  // Fleet run-ahead with several replicas: the clock replicas wait on at the end of a run
+  // instead of executing its work as an activity (run_ahead_clock.h); null otherwise.
   RunAheadClock* run_ahead_clock = nullptr;
   absl::Status error;
 };

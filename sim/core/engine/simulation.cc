@@ -93,11 +93,16 @@ void AddReplicas(RunContext& ctx, const IterationCostModel& cost_model) {
   }
 }
 
+// Whether replicas running ahead wait on the fleet's clock instead of executing their runs as
+// parallel tasks (run_ahead_clock.h): with several replicas under fleet run-ahead, whatever
+// the router (a load-aware one still cuts every run at every arrival).
+bool UsesRunAheadClock(const EngineConfig& config) { return config.fleet_run_ahead && config.layout.num_replicas > 1; }
+
 // One run's units, wired to one context; the actors run their bodies.
 struct RunUnits {
   RunUnits(RunContext& ctx, RequestSource& source)
-      : front_ends(ctx), client(ctx, source, front_ends), kv_transfer(ctx, client) {
-    if (client.fleet_run_ahead()) ctx.run_ahead_clock = &clock;
+      : context(ctx), front_ends(ctx), client(ctx, source, front_ends), kv_transfer(ctx, client) {
+    if (UsesRunAheadClock(ctx.config)) ctx.run_ahead_clock = &clock;
     const int dp = ctx.config.attention_data_parallel;
     for (int i = 0; i < ctx.config.layout.num_replicas; ++i) {
       if (dp > 1) {
@@ -110,7 +115,7 @@ struct RunUnits {
   // The client first, then each replica's worker: SimGrid runs actors in creation order.
   void CreateActors(sg::Host* host) {
     sg::Actor::create("arrivals", host, [this] { client.Run(); });
-    if (client.fleet_run_ahead()) clock.Start(host);
+    if (context.run_ahead_clock != nullptr) clock.Start(host);
     for (size_t i = 0; i < workers.size(); ++i) {
       sg::Actor::create(absl::StrCat("replica", i), host, [w = workers[i].get()] { w->Run(); });
     }
@@ -119,6 +124,7 @@ struct RunUnits {
     }
   }
 
+  RunContext& context;
   RunAheadClock clock;  // fleet run-ahead only
   FrontEndQueues front_ends;
   Client client;

@@ -89,7 +89,9 @@ struct EngineConfig {
   // Fleet run-ahead (client.h): under round-robin, each replica runs ahead to its own next
   // arrival instead of the next arrival anywhere. The same times to SimGrid's 1 ns precision (as
   // coalesce), not the same bits: a run cut at another replica's arrival reads the SimGrid clock
-  // there, and iterations reach the sinks in the order they are completed. Off here, so that a
+  // there, and iterations reach the sinks in the order they are completed. With several
+  // replicas under any router, replicas running ahead also wait on one clock instead of a
+  // parallel task each (run_ahead_clock.h). Off here, so that a
   // run states it; simulate turns it on unless --fleet-run-ahead=false (SimulationSettings).
   bool fleet_run_ahead = false;
   int cost_stride = 1;  // IterationPricer: exact price every Nth decode step
