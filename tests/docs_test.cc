@@ -162,16 +162,17 @@ std::vector<std::string> CsvColumns(const fs::path& path) {
   return columns;
 }
 
-// Plain and disaggregated runs (--pd adds requests.csv columns).
+// Plain and disaggregated runs (--pd adds requests.csv columns), with fleet.csv.
 TEST(docs, CsvColumnsAreDocumented) {
   const OutputsDoc doc(ReadOutputsDoc());
   for (const std::string flags : {"", "--pd=1P1D"}) {
     SCOPED_TRACE(flags);
     const fs::path dir = testing::TestDir() / (flags.empty() ? "out" : "out-pd");
-    const testing::CommandResult r =
-        testing::RunInfergrid("simulate --max-requests=20 --quiet --out=" + dir.string() + " " + flags);
+    const testing::CommandResult r = testing::RunInfergrid(
+        "simulate --max-requests=20 --quiet --outputs=summary,requests,iterations,fleet --out=" + dir.string() + " " +
+        flags);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    for (const std::string file : {"requests.csv", "iterations.csv"}) {
+    for (const std::string file : {"requests.csv", "iterations.csv", "fleet.csv"}) {
       const std::vector<std::string> columns = CsvColumns(dir / file);
       ASSERT_FALSE(columns.empty()) << file;
       const std::set<std::string>* rows = doc.Section("`" + file + "`");
