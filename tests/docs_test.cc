@@ -1,5 +1,5 @@
 // docs/outputs.md documents every output: each field of the result protos, walked through their
-// descriptors (recursively into sub-messages), and each column of requests.csv and
+// descriptors (recursively into sub-messages), and each column of requests.csv, fleet.csv and
 // iterations.csv as `infergrid simulate --out` writes them. A field or column is documented when
 // the section under a heading that names it (`SimulationSummary`, `requests.csv`, ...) has a
 // table row starting with it in backticks: "| `p99_9` | ...". Run by ctest as docs.*.
