@@ -1,5 +1,5 @@
 // docs/outputs.md documents every output: each field of the result protos, walked through their
-// descriptors (recursively into sub-messages), and each column of requests.csv and
+// descriptors (recursively into sub-messages), and each column of requests.csv, fleet.csv and
 // iterations.csv as `infergrid simulate --out` writes them. A field or column is documented when
 // the section under a heading that names it (`SimulationSummary`, `requests.csv`, ...) has a
 // table row starting with it in backticks: "| `p99_9` | ...". Run by ctest as docs.*.
@@ -162,16 +162,17 @@ std::vector<std::string> CsvColumns(const fs::path& path) {
   return columns;
 }
 
-// Plain and disaggregated runs (--pd adds requests.csv columns).
+// Plain and disaggregated runs (--pd adds requests.csv columns), with fleet.csv.
 TEST(docs, CsvColumnsAreDocumented) {
   const OutputsDoc doc(ReadOutputsDoc());
   for (const std::string flags : {"", "--pd=1P1D"}) {
     SCOPED_TRACE(flags);
     const fs::path dir = testing::TestDir() / (flags.empty() ? "out" : "out-pd");
-    const testing::CommandResult r =
-        testing::RunInfergrid("simulate --max-requests=20 --quiet --out=" + dir.string() + " " + flags);
+    const testing::CommandResult r = testing::RunInfergrid(
+        "simulate --max-requests=20 --quiet --outputs=summary,requests,iterations,fleet --out=" + dir.string() + " " +
+        flags);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    for (const std::string file : {"requests.csv", "iterations.csv"}) {
+    for (const std::string file : {"requests.csv", "iterations.csv", "fleet.csv"}) {
       const std::vector<std::string> columns = CsvColumns(dir / file);
       ASSERT_FALSE(columns.empty()) << file;
       const std::set<std::string>* rows = doc.Section("`" + file + "`");

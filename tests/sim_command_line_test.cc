@@ -287,7 +287,7 @@ TEST(CommandLine, EachCommandsHelpFitsTheCommand) {
   EXPECT_THAT(MemoryCommand().flags.Find("engine")->help, HasSubstr("serving engine's KV-cache plan"));
   EXPECT_THAT(PlanCommand().flags.Find("rate")->help, HasSubstr("not taken: plan searches the arrival rate"));
   for (const Command* command : {&CompareCommand(), &PlanCommand()}) {
-    for (const char* name : {"outputs", "timeline_format", "compress", "timeline_max_iterations"}) {
+    for (const char* name : {"outputs", "timeline_format", "compress", "timeline_max_iterations", "fleet_window"}) {
       EXPECT_EQ(command->flags.Find(name), nullptr) << command->name << " --" << name;
     }
   }

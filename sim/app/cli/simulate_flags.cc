@@ -168,8 +168,8 @@ void AddOutputFlags(FlagGroup<SimulateFlags>& group) {
       .Add("out", &SimulateOptions::out_dir,
            "write summary.json, requests.csv, iterations.csv and timeline.pftrace into this folder")
       .Add("outputs", &SimulateFlags::output_list,
-           "with --out: the files to write, a comma list of summary, requests, iterations and "
-           "timeline (a sweep that needs only the metrics: --outputs=summary)")
+           "with --out: the files to write, a comma list of summary, requests, iterations, timeline and "
+           "fleet (fleet.csv, written only when listed; a sweep that needs only the metrics: --outputs=summary)")
       .Add("timeline_format", &SimulateFlags::timeline_format,
            "with --out: the timeline's format: perfetto (timeline.pftrace, Perfetto's protobuf trace) or "
            "json (timeline.json, Chrome trace-event JSON); both open in ui.perfetto.dev")
@@ -190,6 +190,9 @@ void AddOutputFlags(FlagGroup<SimulateFlags>& group) {
       .Add("timeline_max_iterations", &SimulateOptions::timeline_max_iterations,
            "iterations written to the timeline at most")
       .Within(0, int64_t{1} << 40)
+      .Add("fleet_window", &SimulateOptions::fleet_window_s,
+           "with --outputs listing fleet: fleet.csv's window, seconds of simulated time (one row each)")
+      .Within(0.1, 1e6)
       .Add("record_wall_time", &SimulateOptions::record_wall_time,
            "put wall-clock time and events/s in summary.json (the only non-deterministic fields)")
       .Add("report", &SimulateOptions::report_path,
@@ -240,8 +243,8 @@ const CommandFlags& SimulationFlags() {
 }
 
 const std::vector<absl::string_view>& SimulationFileFlags() {
-  static const std::vector<absl::string_view> names = {"out", "outputs", "timeline_format", "compress",
-                                                       "timeline_max_iterations"};
+  static const std::vector<absl::string_view> names = {
+      "out", "outputs", "timeline_format", "compress", "timeline_max_iterations", "fleet_window"};
   return names;
 }
 

@@ -38,13 +38,14 @@ std::string CommandLineEcho(const FlagValues& flags) {
 
 // "summary,requests,..." (any order, no repeats) into a selection.
 absl::StatusOr<OutputSelection> ParseOutputs(absl::string_view list) {
-  constexpr absl::string_view kExpected = "expected a comma list of summary, requests, iterations and timeline";
+  constexpr absl::string_view kExpected = "expected a comma list of summary, requests, iterations, timeline and fleet";
   OutputSelection selection{false, false, false, false};
   for (absl::string_view name : absl::StrSplit(list, ',')) {
     bool* wanted = name == "summary"      ? &selection.summary
                    : name == "requests"   ? &selection.requests
                    : name == "iterations" ? &selection.iterations
                    : name == "timeline"   ? &selection.timeline
+                   : name == "fleet"      ? &selection.fleet
                                           : nullptr;
     if (wanted == nullptr) {
       return UsageError(absl::StrCat("--outputs: unknown output '", name, "': ", kExpected));
@@ -149,7 +150,8 @@ absl::Status ReadOutputs(const FlagValues& flags, const SimulateFlags& simulate_
   }
   for (const auto& [name, flag] :
        {std::pair{"timeline_format", "--timeline-format"}, std::pair{"compress", "--compress"},
-        std::pair{"timeline_max_iterations", "--timeline-max-iterations"}}) {
+        std::pair{"timeline_max_iterations", "--timeline-max-iterations"},
+        std::pair{"fleet_window", "--fleet-window"}}) {
     if (o.out_dir.empty() && flags.IsSet(name)) {
       return UsageError(absl::StrCat(flag, " needs --out=DIR (without it no file is written)"));
     }
@@ -159,7 +161,7 @@ absl::Status ReadOutputs(const FlagValues& flags, const SimulateFlags& simulate_
   for (const auto& [name, flag, written] :
        {std::tuple{"timeline_format", "--timeline-format", outputs->timeline},
         std::tuple{"timeline_max_iterations", "--timeline-max-iterations", outputs->timeline},
-        std::tuple{"compress", "--compress", tables}}) {
+        std::tuple{"compress", "--compress", tables}, std::tuple{"fleet_window", "--fleet-window", outputs->fleet}}) {
     if (flags.IsSet(name) && !written) {
       return UsageError(absl::StrCat(flag, " with --outputs=", simulate_flags.output_list,
                                      ": the file it applies to is not written"));
@@ -189,6 +191,7 @@ std::string OutputSelection::FileList() const {
   if (requests) files.push_back(RequestsFile());
   if (iterations) files.push_back(IterationsFile());
   if (timeline) files.push_back(TimelineFile());
+  if (fleet) files.push_back("fleet.csv");
   return absl::StrJoin(files, ", ");
 }
 

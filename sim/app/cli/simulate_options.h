@@ -33,6 +33,7 @@ struct OutputSelection {
   bool iterations = true;  // iterations.csv
   bool timeline = true;  // timeline.pftrace (timeline.json with timeline_json)
   bool timeline_json = false;  // --timeline-format=json
+  bool fleet = false;  // fleet.csv (opt-in)
   bool zstd = false;  // --compress=zstd: requests.csv.zst, iterations.csv.zst
   std::string RequestsFile() const { return zstd ? "requests.csv.zst" : "requests.csv"; }
   std::string IterationsFile() const { return zstd ? "iterations.csv.zst" : "iterations.csv"; }
@@ -52,6 +53,7 @@ struct SimulateOptions : SimulationSettings {
   bool json = false;  // --format=json
   bool progress = false;  // a progress line on stderr (a terminal, not --quiet)
   int64_t timeline_max_iterations = 200000;
+  double fleet_window_s = 60;  // fleet.csv's window, seconds of simulated time
   bool record_wall_time = true;
   // The flags that differ from their defaults, as a command line that reruns the simulation.
   std::string command_line;

@@ -56,9 +56,9 @@ absl::StatusOr<int> LockFolder(const std::string& dir) {
 }  // namespace
 
 const std::vector<std::string>& OutputDir::RunFileNames() {
-  static const std::vector<std::string> names = {"summary.json",   "requests.csv",       "requests.csv.zst",
-                                                 "iterations.csv", "iterations.csv.zst", "timeline.pftrace",
-                                                 "timeline.json",  "comparison.json",    "plan.json"};
+  static const std::vector<std::string> names = {
+      "summary.json",     "requests.csv",  "requests.csv.zst", "iterations.csv",  "iterations.csv.zst",
+      "timeline.pftrace", "timeline.json", "fleet.csv",        "comparison.json", "plan.json"};
   return names;
 }
 

@@ -1,5 +1,7 @@
 #include "sim/app/output/summary_builder.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -218,6 +220,88 @@ void AddRejections(const RequestLog& log, SimulationSummary* summary) {
   }
 }
 
+// The requests one replica delivered: completed, tokens, and latency samples (reused between
+// replicas).
+struct ReplicaRequests {
+  int32_t completed = 0;
+  double input_tokens = 0, output_tokens = 0;
+  std::vector<double> ttft, e2e;
+};
+
+double Mean(const std::vector<double>& samples) {
+  double sum = 0;
+  for (double x : samples) sum += x;
+  return samples.empty() ? 0 : sum / static_cast<double>(samples.size());
+}
+
+// One replica's entry; sorts `served`'s samples.
+void AddReplica(int replica, ReplicaRequests& served, const SimulationResult& result, ReplicaSummary* out) {
+  const double duration = result.duration_s;
+  auto per_s = [duration](double x) { return duration > 0 ? x / duration : 0.0; };
+  const size_t i = static_cast<size_t>(replica);
+  out->set_replica(replica);
+  out->set_requests(i < result.requests_per_replica.size() ? static_cast<int32_t>(result.requests_per_replica[i]) : 0);
+  out->set_completed(served.completed);
+  out->set_input_tokens(served.input_tokens);
+  out->set_output_tokens(served.output_tokens);
+  out->set_output_tokens_per_s(per_s(served.output_tokens));
+  const std::vector<ReplicaIterationStats>& iterations = result.stats.per_replica;
+  const ReplicaIterationStats it = i < iterations.size() ? iterations[i] : ReplicaIterationStats{};
+  out->set_iterations(static_cast<int32_t>(it.iterations));
+  out->set_busy_s(it.busy_s);
+  out->set_utilization(per_s(it.busy_s));
+  out->set_mean_batch_size(it.iterations > 0 ? it.batch_size_sum / static_cast<double>(it.iterations) : 0);
+  out->set_peak_kv_blocks(static_cast<double>(it.peak_kv_blocks));
+  out->set_peak_kv_fraction(it.peak_kv_fraction);
+  out->set_preemptions(static_cast<int32_t>(it.preemptions));
+  std::sort(served.ttft.begin(), served.ttft.end());
+  std::sort(served.e2e.begin(), served.e2e.end());
+  out->set_ttft_mean_s(Mean(served.ttft));
+  out->set_ttft_p99_s(SortedQuantile(served.ttft, 0.99));
+  out->set_e2e_mean_s(Mean(served.e2e));
+  out->set_e2e_p99_s(SortedQuantile(served.e2e, 0.99));
+}
+
+// Each replica's figures (summary.json's `fleet`): finished requests grouped by the replica that
+// delivered their tokens (RequestRecord::replica; with --pd the decode replica), in one pass
+// that orders the log's indices by replica, and the replica's own iteration aggregates.
+void SetFleet(const SimulationResult& result, const SummaryContext& context, SimulationSummary* summary) {
+  const size_t n = static_cast<size_t>(context.engine->ranks());
+  const std::vector<RequestRecord>& records = result.log.records();
+  std::vector<size_t> start(n + 1, 0);  // finished requests of replica i: order[start[i] .. start[i+1])
+  for (const RequestRecord& r : records) {
+    if (r.outcome == RequestOutcome::kFinished && r.replica >= 0 && static_cast<size_t>(r.replica) < n) {
+      ++start[static_cast<size_t>(r.replica) + 1];
+    }
+  }
+  for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  std::vector<uint32_t> order(start[n]);
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t k = 0; k < records.size(); ++k) {
+    const RequestRecord& r = records[k];
+    if (r.outcome == RequestOutcome::kFinished && r.replica >= 0 && static_cast<size_t>(r.replica) < n) {
+      order[next[static_cast<size_t>(r.replica)]++] = static_cast<uint32_t>(k);
+    }
+  }
+  FleetSummary& fleet = *summary->mutable_fleet();
+  ReplicaRequests served;
+  for (size_t i = 0; i < n; ++i) {
+    served.completed = 0;
+    served.input_tokens = served.output_tokens = 0;
+    served.ttft.clear();
+    served.e2e.clear();
+    for (size_t k = start[i]; k < start[i + 1]; ++k) {
+      const RequestRecord& r = records[order[k]];
+      ++served.completed;
+      served.input_tokens += r.input_tokens;
+      served.output_tokens += r.output_tokens;
+      served.ttft.push_back(r.first_token_s - r.arrival_s);
+      served.e2e.push_back(r.finish_s - r.arrival_s);
+    }
+    AddReplica(static_cast<int>(i), served, result, fleet.add_replicas());
+  }
+}
+
 // The run's own figures.
 void AddResults(const SimulationResult& result, const SummaryContext& context, SimulationSummary* summary) {
   FinishedRequests f = TallyFinished(result.log, context);  // latencies sorted as they are summarized
@@ -233,6 +317,7 @@ void AddResults(const SimulationResult& result, const SummaryContext& context, S
   SetLatency(ComputeLatencyStats(f.e2e), summary->mutable_e2e());
   SetLatency(ComputeLatencyStats(f.queueing), summary->mutable_queueing());
   if (context.engine->prefill_replicas > 0) SetDisaggregation(f, context, summary);
+  if (context.engine->ranks() > 1) SetFleet(result, context, summary);
   SetRates(f, result.duration_s, context, summary);
   SetKv(result.stats, f, context, summary);
   SetIterations(result.stats, result.duration_s, context, summary);

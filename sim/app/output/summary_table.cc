@@ -91,6 +91,51 @@ std::string RenderRejections(const SimulationSummary& s) {
   return absl::StrCat("rejected     ", reasons, "\n");
 }
 
+// The spread of one figure across the replicas: min, median, max and the first replica at the max.
+std::vector<std::string> SpreadRow(const std::string& name, const FleetSummary& fleet,
+                                   double (*figure)(const ReplicaSummary&), std::string (*print)(double)) {
+  std::vector<double> values;
+  values.reserve(static_cast<size_t>(fleet.replicas_size()));
+  int at_max = 0;
+  for (const ReplicaSummary& r : fleet.replicas()) {
+    const double x = figure(r);
+    if (values.empty() || x > values[static_cast<size_t>(at_max)]) at_max = static_cast<int>(values.size());
+    values.push_back(x);
+  }
+  const double max = values[static_cast<size_t>(at_max)];
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  const double median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return {name, print(values.front()), print(median), print(max), absl::StrCat(fleet.replicas(at_max).replica())};
+}
+
+// With several replicas: the spread of a few figures across them, one line each whatever their number.
+std::string RenderFleet(const SimulationSummary& s) {
+  if (!s.has_fleet() || s.fleet().replicas().empty()) return "";
+  const FleetSummary& fleet = s.fleet();
+  auto count = [](double x) { return Grouped(x); };
+  auto share = [](double x) { return Percent(x); };
+  auto rate = [](double x) { return Fixed(x, 1); };
+  auto ms = [](double x) { return Fixed(x * 1e3, 2); };
+  format::TextTable table(
+      {absl::StrCat("per replica (", Grouped(fleet.replicas_size()), ")"), "min", "median", "max", "max at replica"});
+  table.AddRow(SpreadRow(
+      "completed", fleet, [](const ReplicaSummary& r) { return static_cast<double>(r.completed()); }, count));
+  table.AddRow(SpreadRow(
+      "output tok/s", fleet, [](const ReplicaSummary& r) { return r.output_tokens_per_s(); }, rate));
+  table.AddRow(SpreadRow(
+      "engine busy", fleet, [](const ReplicaSummary& r) { return r.utilization(); }, share));
+  table.AddRow(SpreadRow(
+      "mean batch", fleet, [](const ReplicaSummary& r) { return r.mean_batch_size(); }, rate));
+  table.AddRow(SpreadRow(
+      "KV peak", fleet, [](const ReplicaSummary& r) { return r.peak_kv_fraction(); }, share));
+  table.AddRow(SpreadRow(
+      "TTFT p99 (ms)", fleet, [](const ReplicaSummary& r) { return r.ttft_p99_s(); }, ms));
+  table.AddRow(SpreadRow(
+      "E2E p99 (ms)", fleet, [](const ReplicaSummary& r) { return r.e2e_p99_s(); }, ms));
+  return absl::StrCat("\n", table.Render(), "\n");
+}
+
 }  // namespace
 
 std::string RenderSummaryTable(const SimulationSummary& s, const std::string& title) {
@@ -158,6 +203,7 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
                     " tokens per step (", Fixed(spec.expected_tokens_per_step(), 2), " expected), acceptance ",
                     Percent(spec.acceptance_rate()), ", drafting ", Percent(spec.draft_share()), " of busy time\n");
   }
+  absl::StrAppend(&out, RenderFleet(s));
   absl::StrAppend(&out, "engine       ", Grouped(s.events()), " events, ", Grouped(s.simgrid_activities()),
                   " SimGrid activities");
   if (s.performance().wall_time_s() > 0) {

@@ -14,6 +14,7 @@
 #include "sim/app/run/child_process.h"
 #include "sim/app/format/json_output.h"
 #include "sim/app/output/background_sink.h"
+#include "sim/app/output/fleet_csv.h"
 #include "sim/app/output/iterations_csv.h"
 #include "sim/app/output/progress_line.h"
 #include "sim/app/output/requests_csv.h"
@@ -79,6 +80,41 @@ const TraceReadStats* TraceStatsForSummary(const WorkloadSettings& w, uint64_t s
   return &stats;
 }
 
+// The files that record iterations, opened under --out: each is formatted and written on a
+// thread of its own, beside the simulation (iterations.csv and the timeline each take about as
+// long as the simulation); fleet.csv's windows are only summed there, and written after the run.
+struct IterationOutputs {
+  std::unique_ptr<IterationsCsv> iterations_csv;
+  std::unique_ptr<Timeline> timeline;
+  std::unique_ptr<FleetSeries> fleet;
+  std::vector<IterationSink*> sinks;  // those of the three that are written
+};
+
+absl::Status OpenIterationOutputs(const ResolvedSimulation& resolved, OutputDir& out, IterationOutputs& files) {
+  const cli::SimulateOptions& o = resolved.options;
+  const Compression compression = o.outputs.zstd ? Compression::kZstd : Compression::kNone;
+  if (o.outputs.iterations) {
+    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv =
+        IterationsCsv::Open(out.TempPath(o.outputs.IterationsFile()), o.speculative.enabled(), compression);
+    if (!csv.ok()) return csv.status();
+    files.iterations_csv = *std::move(csv);
+    files.sinks.push_back(files.iterations_csv.get());
+  }
+  if (o.outputs.timeline) {
+    absl::StatusOr<std::unique_ptr<Timeline>> t =
+        OpenTimeline(o.outputs.timeline_json ? TimelineFormat::kJson : TimelineFormat::kPerfetto,
+                     out.TempPath(o.outputs.TimelineFile()), resolved.setup.engine.ranks(), o.timeline_max_iterations);
+    if (!t.ok()) return t.status();
+    files.timeline = *std::move(t);
+    files.sinks.push_back(files.timeline.get());
+  }
+  if (o.outputs.fleet) {
+    files.fleet = std::make_unique<FleetSeries>(o.fleet_window_s, resolved.setup.engine.ranks());
+    files.sinks.push_back(files.fleet.get());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<SimulationSummary> ExecuteSimulation(const ResolvedSimulation& resolved, uint64_t seed, OutputDir* out) {
@@ -87,29 +123,13 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const ResolvedSimulation& re
   absl::StatusOr<std::unique_ptr<RequestSource>> source = OpenWorkload(o.workload, seed, &trace_stats);
   if (!source.ok()) return source.status();
 
-  // Each file that records iterations (iterations.csv, the timeline) is formatted and written on
-  // a thread of its own, beside the simulation (each takes about as long as the simulation).
-  std::vector<IterationSink*> iteration_outputs;
-  std::unique_ptr<IterationsCsv> iterations_csv;
-  std::unique_ptr<Timeline> timeline;
+  IterationOutputs files;
+  if (out != nullptr) {
+    if (absl::Status s = OpenIterationOutputs(resolved, *out, files); !s.ok()) return s;
+  }
   const Compression compression = o.outputs.zstd ? Compression::kZstd : Compression::kNone;
-  if (out != nullptr && o.outputs.iterations) {
-    absl::StatusOr<std::unique_ptr<IterationsCsv>> csv = IterationsCsv::Open(
-        out->TempPath(o.outputs.IterationsFile()), resolved.options.speculative.enabled(), compression);
-    if (!csv.ok()) return csv.status();
-    iterations_csv = *std::move(csv);
-    iteration_outputs.push_back(iterations_csv.get());
-  }
-  if (out != nullptr && o.outputs.timeline) {
-    absl::StatusOr<std::unique_ptr<Timeline>> t =
-        OpenTimeline(o.outputs.timeline_json ? TimelineFormat::kJson : TimelineFormat::kPerfetto,
-                     out->TempPath(o.outputs.TimelineFile()), resolved.setup.engine.ranks(), o.timeline_max_iterations);
-    if (!t.ok()) return t.status();
-    timeline = *std::move(t);
-    iteration_outputs.push_back(timeline.get());
-  }
   std::optional<BackgroundSink> writers;
-  if (!iteration_outputs.empty()) writers.emplace(std::move(iteration_outputs));
+  if (!files.sinks.empty()) writers.emplace(files.sinks);
   std::optional<ProgressLine> progress_line;  // on a terminal, not --quiet
   RunRecording recording;
   recording.sink = writers ? &*writers : nullptr;
@@ -140,17 +160,21 @@ absl::StatusOr<SimulationSummary> ExecuteSimulation(const ResolvedSimulation& re
   context.trace_stats = TraceStatsForSummary(o.workload, seed, trace_stats);
   context.model_notes = AttentionNotes(o.setup.model, resolved.setup.memory_plan);
   context.engine_note = resolved.setup.engine_note;
-  if (iterations_csv) {
-    if (absl::Status s = iterations_csv->Close(); !s.ok()) return s;
+  if (files.iterations_csv) {
+    if (absl::Status s = files.iterations_csv->Close(); !s.ok()) return s;
   }
-  if (timeline) {
-    if (absl::Status s = timeline->Close(); !s.ok()) return s;
-    if (timeline->truncated()) {
+  if (files.timeline) {
+    if (absl::Status s = files.timeline->Close(); !s.ok()) return s;
+    if (files.timeline->truncated()) {
       context.timeline_file = o.outputs.TimelineFile();
-      context.timeline_written = timeline->written();
+      context.timeline_written = files.timeline->written();
     }
   }
   SimulationSummary summary = BuildSummary(*result, context);
+  if (files.fleet) {
+    if (absl::Status s = files.fleet->Write(result->log, result->duration_s, out->TempPath("fleet.csv")); !s.ok())
+      return s;
+  }
   if (requests_written.valid()) {
     if (absl::Status s = requests_written.get(); !s.ok()) return s;
   }

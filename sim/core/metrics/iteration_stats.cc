@@ -17,10 +17,9 @@ void IterationStats::OnIteration(const IterationRecord& r) {
   if (r.prefill_seqs > 0) ++prefill_iterations;
   max_batch_size = std::max<int64_t>(max_batch_size, r.batch_size());
   peak_kv_blocks = std::max(peak_kv_blocks, r.kv_blocks_used);
-  if (r.kv_blocks_total > 0) {
-    peak_kv_fraction =
-        std::max(peak_kv_fraction, static_cast<double>(r.kv_blocks_used) / static_cast<double>(r.kv_blocks_total));
-  }
+  const double kv_fraction =
+      r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_used) / static_cast<double>(r.kv_blocks_total) : 0;
+  peak_kv_fraction = std::max(peak_kv_fraction, kv_fraction);
   max_waiting = std::max<int64_t>(max_waiting, r.waiting);
   preemptions += r.preempted;
   preemptions_swap += r.preempted_swap;
@@ -34,6 +33,15 @@ void IterationStats::OnIteration(const IterationRecord& r) {
   const size_t b = static_cast<size_t>(r.binding);
   ++binding_iterations[b];
   binding_time_s[b] += duration;
+  const size_t i = static_cast<size_t>(r.replica);
+  if (i >= per_replica.size()) per_replica.resize(i + 1);
+  ReplicaIterationStats& replica = per_replica[i];
+  ++replica.iterations;
+  replica.busy_s += duration;
+  replica.batch_size_sum += r.batch_size();
+  replica.peak_kv_blocks = std::max(replica.peak_kv_blocks, r.kv_blocks_used);
+  replica.peak_kv_fraction = std::max(replica.peak_kv_fraction, kv_fraction);
+  replica.preemptions += r.preempted;
 }
 
 }  // namespace infergrid

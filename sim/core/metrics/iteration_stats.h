@@ -1,14 +1,26 @@
 // Aggregates over every iteration of a run: counts, busy time, batch composition, the share of
-// iterations and of busy time each resource bound, peak KV use, preemptions and swap traffic.
+// iterations and of busy time each resource bound, peak KV use, preemptions and swap traffic;
+// and each replica's own iterations, busy time, batch sizes, peak KV use and preemptions.
 #ifndef INFERGRID_SIM_CORE_METRICS_ITERATION_STATS_H_
 #define INFERGRID_SIM_CORE_METRICS_ITERATION_STATS_H_
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "sim/core/metrics/iteration_record.h"
 
 namespace infergrid {
+
+// One replica's (one rank's) share of the aggregates.
+struct ReplicaIterationStats {
+  int64_t iterations = 0;
+  double busy_s = 0;
+  double batch_size_sum = 0;
+  int64_t peak_kv_blocks = 0;
+  double peak_kv_fraction = 0;
+  int64_t preemptions = 0;
+};
 
 class IterationStats final : public IterationSink {
  public:
@@ -40,6 +52,8 @@ class IterationStats final : public IterationSink {
   int64_t emitted_tokens = 0;
   std::array<int64_t, kNumResources> binding_iterations{};
   std::array<double, kNumResources> binding_time_s{};
+  // Indexed by IterationRecord::replica, up to the highest replica that ran an iteration.
+  std::vector<ReplicaIterationStats> per_replica;
 };
 
 }  // namespace infergrid
