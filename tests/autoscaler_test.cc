@@ -118,6 +118,11 @@ std::string RunAutoscaled(const EngineConfig& config, const std::vector<Request>
   for (const auto& [replica, span] : spans) {
     absl::StrAppendFormat(&out, "replica %d %.12f %.12f\n", replica, span.first, span.second);
   }
+  if (sink.records.size() <= 5000) {
+    for (const IterationRecord& it : sink.records) {
+      absl::StrAppendFormat(&out, "iteration %d %.17g %.17g\n", it.replica, it.start_s, it.end_s);
+    }
+  }
   return out;
 }
 
@@ -131,6 +136,7 @@ struct ScaledRun {
   };
   std::vector<Sent> requests;
   std::map<int, std::pair<double, double>> spans;  // replica: first iteration's start, last's end
+  std::vector<std::pair<double, double>> iterations;  // (start, end), every replica's
 };
 
 ScaledRun Parse(const std::string& text) {
@@ -153,6 +159,8 @@ ScaledRun Parse(const std::string& text) {
       run.requests.push_back(s);
     } else if (std::sscanf(line.c_str(), "replica %d %lf %lf", &replica, &first, &last) == 3) {
       run.spans[replica] = {first, last};
+    } else if (std::sscanf(line.c_str(), "iteration %d %lf %lf", &replica, &first, &last) == 3) {
+      run.iterations.emplace_back(first, last);
     }
   }
   return run;
@@ -198,6 +206,30 @@ TEST(Autoscaler, AddsAReplicaOnlyAfterItsStartupAndCountsItsGpuSeconds) {
   EXPECT_NEAR(run.gpu_seconds, 2 * (end + 3 * (end - 20)), 1e-9);
   EXPECT_NEAR(run.fixed_gpu_seconds, 2 * 4 * end, 1e-9);
   EXPECT_NEAR(run.mean_active, (end + 3 * (end - ready_s)) / end, 1e-9);
+}
+
+// Utilization is the engine-busy fraction of the interval: the durations of the iterations that
+// ended in it, over its length (one routable replica here, under the target: nothing scales).
+TEST(Autoscaler, UtilizationIsTheBusyTimeOfTheIterationsEndedInTheInterval) {
+  EngineConfig config = AutoscaledConfig(2, AutoscaleMetric::kUtilization, 0.9);
+  config.autoscale.interval_s = 7;
+  std::vector<Request> requests;
+  AddArrivals(requests, 0.25, 40, 0.5, 30);
+  const std::string text = InChild([&] { return RunAutoscaled(config, requests); });
+  const ScaledRun run = Parse(text);
+  ASSERT_GE(run.decisions.size(), 5u) << text;
+  ASSERT_FALSE(run.iterations.empty()) << text;
+  EXPECT_EQ(run.scale_ups, 0);
+  for (const AutoscaleDecision& d : run.decisions) {
+    double busy = 0;
+    for (const auto& [start, end] : run.iterations) {
+      if (end > d.time_s - 7 && end <= d.time_s) busy += end - start;
+    }
+    EXPECT_NEAR(d.metric, busy / 7, 1e-9) << d.time_s;
+    EXPECT_GT(d.metric, 0.05) << d.time_s;  // a request every 0.5 s keeps it partly busy
+    EXPECT_EQ(d.desired, 1);
+  }
+  EXPECT_NEAR(run.gpu_seconds, run.duration_s, 1e-9);  // one GPU the whole run
 }
 
 // A burst that needs two replicas, then a trickle: the fleet shrinks only at the first decision
