@@ -15,39 +15,6 @@ using ::testing::HasSubstr;
 
 // ---------------------------------------------------------------- whole runs (one engine per child)
 
-// Runs `body` in a forked child and returns what it wrote, so each test gets its own engine.
-std::string InChild(const std::function<std::string()>& body) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    std::string text;
-    try {
-      text = body();
-    } catch (const std::exception& e) {
-      text = absl::StrCat("exception: ", e.what());
-    }
-    size_t written = 0;
-    while (written < text.size()) {
-      const ssize_t n = write(fds[1], text.data() + written, text.size() - written);
-      if (n <= 0) break;
-      written += static_cast<size_t>(n);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string out;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) out.append(buffer, static_cast<size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return out;
-}
-
 EngineConfig TestConfig() {
   EngineConfig config;
   config.scheduler = SchedulerKind::kVllm;

@@ -98,6 +98,29 @@ void AddServingFlags(FlagGroup<SimulateFlags>& group) {
       .Within(0, int64_t{1} << 30);
 }
 
+// Autoscaling between --min-replicas and --num-replicas (docs/simulation.md#autoscaling).
+void AddAutoscaleFlags(FlagGroup<SimulateFlags>& group) {
+  group
+      .Add("autoscale", &SimulationSettings::autoscale,
+           "turn replicas on and off by a target, METRIC:TARGET: utilization:U (engine-busy fraction per "
+           "active replica, U in (0, 1]) or queue:Q (requests waiting or running per active replica); "
+           "empty: every replica serves the whole run")
+      .Add("min_replicas", &SimulationSettings::min_replicas,
+           "with --autoscale: replicas on at the start and at least (the most: --num-replicas)")
+      .Within(1, kMaxSimulatedGpus)
+      .Add("autoscale_interval", &SimulationSettings::autoscale_interval_s,
+           "with --autoscale: seconds between the autoscaler's decisions")
+      .Within(0.001, 86400)
+      .Add("scale_down_delay", &SimulationSettings::scale_down_delay_s,
+           "with --autoscale: seconds every decision must want fewer replicas before they are removed "
+           "(Kubernetes HPA's scale-down stabilisation window)")
+      .Within(0, 86400)
+      .Add("replica_startup", &SimulationSettings::replica_startup_s,
+           "with --autoscale: seconds from a scale-up to the new replica taking requests (empty: the "
+           "weights per GPU read at 2 GB/s plus 30 s of engine start and CUDA-graph capture)")
+      .Within(0, 86400);
+}
+
 // Replicas, routing, prefill/decode disaggregation and the cost model.
 void AddDeploymentFlags(FlagGroup<SimulateFlags>& group) {
   group.Add("num_replicas", &SimulationSettings::num_replicas, "model replicas (each on --tensor-parallel-size GPUs)")
@@ -125,6 +148,7 @@ void AddDeploymentFlags(FlagGroup<SimulateFlags>& group) {
       .AddEnum("cost_model", &SimulationSettings::cost_model, kCostModelNames,
                "iteration cost model: auto (calibrated when a profile exists for the GPU, else roofline), "
                "roofline or calibrated");
+  AddAutoscaleFlags(group);
 }
 
 // The synthetic workload and the seed.

@@ -302,6 +302,27 @@ void SetFleet(const SimulationResult& result, const SummaryContext& context, Sim
   }
 }
 
+// What the autoscaler did, in GPU-hours (docs/outputs.md).
+void SetAutoscale(const AutoscaleResult& r, const EngineConfig& engine, SimulationSummary* summary) {
+  const AutoscaleConfig& c = engine.autoscale;
+  AutoscaleSummary& a = *summary->mutable_autoscale();
+  a.set_metric(std::string(NameOf(kAutoscaleMetricNames, c.target.metric)));
+  a.set_target(c.target.target);
+  a.set_min_replicas(c.min_replicas);
+  a.set_max_replicas(engine.layout.num_replicas);
+  a.set_interval_s(c.interval_s);
+  a.set_scale_down_delay_s(c.scale_down_delay_s);
+  a.set_replica_startup_s(r.startup_s);
+  a.set_gpu_hours(r.gpu_seconds / 3600);
+  a.set_fixed_gpu_hours(r.fixed_gpu_seconds / 3600);
+  a.set_scale_ups(static_cast<int32_t>(r.scale_ups));
+  a.set_scale_downs(static_cast<int32_t>(r.scale_downs));
+  a.set_replicas_started(static_cast<int32_t>(r.replicas_started));
+  a.set_replicas_stopped(static_cast<int32_t>(r.replicas_stopped));
+  a.set_peak_active_replicas(r.peak_active);
+  a.set_mean_active_replicas(r.mean_active);
+}
+
 // The run's own figures.
 void AddResults(const SimulationResult& result, const SummaryContext& context, SimulationSummary* summary) {
   FinishedRequests f = TallyFinished(result.log, context);  // latencies sorted as they are summarized
@@ -318,6 +339,7 @@ void AddResults(const SimulationResult& result, const SummaryContext& context, S
   SetLatency(ComputeLatencyStats(f.queueing), summary->mutable_queueing());
   if (context.engine->prefill_replicas > 0) SetDisaggregation(f, context, summary);
   if (context.engine->ranks() > 1) SetFleet(result, context, summary);
+  if (result.autoscale.has_value()) SetAutoscale(*result.autoscale, *context.engine, summary);
   SetRates(f, result.duration_s, context, summary);
   SetKv(result.stats, f, context, summary);
   SetIterations(result.stats, result.duration_s, context, summary);

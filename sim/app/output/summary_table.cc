@@ -136,6 +136,16 @@ std::string RenderFleet(const SimulationSummary& s) {
   return absl::StrCat("\n", table.Render(), "\n");
 }
 
+// --autoscale: GPU-hours against the fixed fleet's, and what the autoscaler did.
+void AppendAutoscale(const AutoscaleSummary& a, std::string* out) {
+  absl::StrAppend(out, "autoscale    ", a.metric(), " ", Fixed(a.target(), 2), ", ", a.min_replicas(), "..",
+                  a.max_replicas(), " replicas (start-up ", Fixed(a.replica_startup_s(), 1),
+                  " s): ", Fixed(a.gpu_hours(), 2), " GPU-hours vs ", Fixed(a.fixed_gpu_hours(), 2), " fixed\n");
+  absl::StrAppend(out, "             ", a.scale_ups(), " scale-ups (+", a.replicas_started(), "), ", a.scale_downs(),
+                  " scale-downs (-", a.replicas_stopped(), "), active replicas mean ",
+                  Fixed(a.mean_active_replicas(), 2), ", peak ", a.peak_active_replicas(), "\n");
+}
+
 }  // namespace
 
 std::string RenderSummaryTable(const SimulationSummary& s, const std::string& title) {
@@ -196,6 +206,7 @@ std::string RenderSummaryTable(const SimulationSummary& s, const std::string& ti
                     " ms (", Percent(pd.kv_transfer_share_of_ttft()), " of mean TTFT), ",
                     Fixed(pd.kv_bytes_per_gpu() / 1e6, 1), " MB per GPU\n");
   }
+  if (s.has_autoscale()) AppendAutoscale(s.autoscale(), &out);
   if (s.has_speculation()) {
     const SpeculationSummary& spec = s.speculation();
     absl::StrAppend(&out, "speculation  ", spec.method(), spec.draft_model().empty() ? "" : " ", spec.draft_model(),

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "sim/core/engine/autoscaler.h"
 #include "sim/core/serving/run_noise.h"
 
 namespace infergrid {
@@ -25,10 +26,10 @@ Client::Client(RunContext& ctx, RequestSource& source, FrontEndQueues& front_end
     if (!ctx.IsDecodeOnly(i)) routed_.push_back(&ctx.replica(i));
   }
   inline_arrivals_ = ctx.replicas.size() == 1 && config.prefill_replicas == 0 && config.max_concurrency <= 0 &&
-                     config.noise.send_jitter_s <= 0 && config.coalesce;
+                     config.noise.send_jitter_s <= 0 && config.coalesce && !config.autoscale.enabled;
   fleet_ = config.fleet_run_ahead && config.router == RouterKind::kRoundRobin && routed_.size() > 1 &&
            config.attention_data_parallel == 1 && config.prefill_replicas == 0 && config.max_concurrency <= 0 &&
-           config.noise.send_jitter_s <= 0 && config.coalesce;
+           config.noise.send_jitter_s <= 0 && config.coalesce && !config.autoscale.enabled;
 }
 
 bool Client::ReadNext() {
@@ -211,7 +212,10 @@ void Client::Deliver(const Request& request, double now, int routed_to) {
     seq->decode_output_tokens = seq->output_tokens;
     seq->output_tokens = 1;
   }
-  const int chosen = routed_to != kRouteNow ? routed_to : routed_.size() == 1 ? 0 : router_->Route(routed_);
+  const int chosen = routed_to != kRouteNow       ? routed_to
+                     : ctx_.autoscaler != nullptr ? ctx_.autoscaler->Route(*router_)
+                     : routed_.size() == 1        ? 0
+                                                  : router_->Route(routed_);
   if (chosen < 0) {  // fleet run-ahead found it rejected when it read it: it cannot be admitted now
     ctx_.Fail(absl::InternalError(absl::StrCat("request ", request.id, ": admitted at its send, not when read ahead")));
     return;

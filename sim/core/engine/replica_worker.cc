@@ -1,6 +1,9 @@
 #include "sim/core/engine/replica_worker.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "sim/core/engine/autoscaler.h"
 
 namespace infergrid {
 
@@ -39,6 +42,7 @@ void ReplicaWorker::Run() {
       continue;
     }
     replica_.Publish();
+    if (ctx_.autoscaler != nullptr && front_ends_.Empty(index_)) ctx_.autoscaler->NoteIdle(index_, now);
     if (InputsDone()) {
       if (replica_.HasWork()) {
         ctx_.Fail(absl::InternalError(absl::StrCat("replica ", index_, " cannot schedule its ",
@@ -103,7 +107,8 @@ void ReplicaWorker::RunIterations(double start) {
   // iteration's end itself, completes it, takes what its front end has ready and goes on;
   // otherwise that iteration runs on its own once the run is executed.
   const bool inline_arrivals = client_.inline_arrivals();
-  double horizon = front_ends_.NextInput(index_);
+  // The autoscaler's next decision is a horizon too: it reads the replicas' state at its instant.
+  double horizon = std::min(front_ends_.NextInput(index_), ctx_.next_control_s);
   double t = start;
   double compute_s = 0;
   double hbm_bytes = 0;
@@ -131,7 +136,7 @@ void ReplicaWorker::RunIterations(double start) {
     if (at_input) {
       if (!ctx_.error.ok()) break;
       front_ends_.TakeReady(index_, t);
-      horizon = front_ends_.NextInput(index_);
+      horizon = std::min(front_ends_.NextInput(index_), ctx_.next_control_s);
     }
     if (last || !replica_.HasWork() || !replica_.Schedule(t)) break;
     if (!MayRunAhead()) {

@@ -12,7 +12,8 @@
 // their summed work, completing each at its own time; a KV swap or the 65,536th iteration ends a
 // run. The horizon is the only thing tying a replica to the others: the next arrival anywhere,
 // or under fleet run-ahead (round-robin, client.h) the replica's own next arrival, so that a
-// replica advances on its own between the moments something reaches it (issue 47).
+// replica advances on its own between the moments something reaches it (issue 47); with an
+// autoscaler, its next decision too (it reads every replica's state then, autoscaler.h).
 #ifndef INFERGRID_SIM_CORE_ENGINE_REPLICA_WORKER_H_
 #define INFERGRID_SIM_CORE_ENGINE_REPLICA_WORKER_H_
 

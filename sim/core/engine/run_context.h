@@ -32,12 +32,16 @@ class RunIterationSink final : public IterationSink {
   RunIterationSink(IterationStats& stats, IterationSink* extra) : stats_(stats), extra_(extra) {}
   void OnIteration(const IterationRecord& record) override {
     stats_.OnIteration(record);
+    if (observer_ != nullptr) observer_->OnIteration(record);
     if (extra_ != nullptr) extra_->OnIteration(record);
   }
+  // Also tells `observer` of every iteration (the autoscaler's utilization).
+  void set_observer(IterationSink* observer) { observer_ = observer; }
 
  private:
   IterationStats& stats_;
   IterationSink* extra_;
+  IterationSink* observer_ = nullptr;
 };
 
 // A worker actor's wake-up: it sleeps on `wake` while `idle`; whoever gives it work releases it.
@@ -45,6 +49,8 @@ struct WorkerWake {
   simgrid::s4u::SemaphorePtr wake = simgrid::s4u::Semaphore::create(0);
   bool idle = false;
 };
+
+class Autoscaler;
 
 struct RunContext {
   RunContext(const EngineConfig& engine_config, IterationSink* extra_sink)
@@ -103,6 +109,10 @@ struct RunContext {
   // Fleet run-ahead with several replicas: the clock replicas wait on at the end of a run
   // instead of executing its work as an activity (run_ahead_clock.h); null otherwise.
   RunAheadClock* run_ahead_clock = nullptr;
+  // The autoscaler (autoscaler.h; null without one): routes arrivals and turns draining replicas
+  // off. Its next decision ends every run ahead, as an arrival does.
+  Autoscaler* autoscaler = nullptr;
+  double next_control_s = kRunNever;
   absl::Status error;
 };
 

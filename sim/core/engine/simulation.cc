@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "sim/core/engine/autoscaler.h"
 #include "sim/core/engine/client.h"
 #include "sim/core/engine/front_end_queue.h"
 #include "sim/core/engine/group_worker.h"
@@ -50,6 +51,12 @@ absl::Status CheckEngineConfig(const EngineConfig& config) {
         absl::StrCat("disaggregation needs at least one prefill and one decode replica and a continuous-batching "
                      "scheduler (",
                      config.prefill_replicas, " prefill of ", n, " replicas)"));
+  }
+  if (config.autoscale.enabled && (dp > 1 || config.prefill_replicas > 0 || config.autoscale.min_replicas < 1 ||
+                                   config.autoscale.min_replicas > n || config.autoscale.interval_s <= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("autoscaling needs 1 to ", n, " minimum replicas (", config.autoscale.min_replicas,
+                     "), a positive interval and neither attention data parallelism nor disaggregation"));
   }
   return absl::OkStatus();
 }
@@ -103,6 +110,10 @@ struct RunUnits {
   RunUnits(RunContext& ctx, RequestSource& source)
       : context(ctx), front_ends(ctx), client(ctx, source, front_ends), kv_transfer(ctx, client) {
     if (UsesRunAheadClock(ctx.config)) ctx.run_ahead_clock = &clock;
+    if (ctx.config.autoscale.enabled) {
+      autoscaler = std::make_unique<Autoscaler>(ctx, front_ends);
+      ctx.autoscaler = autoscaler.get();
+    }
     const int dp = ctx.config.attention_data_parallel;
     for (int i = 0; i < ctx.config.layout.num_replicas; ++i) {
       if (dp > 1) {
@@ -122,6 +133,8 @@ struct RunUnits {
     for (size_t i = 0; i < groups.size(); ++i) {
       sg::Actor::create(absl::StrCat("replica", i), host, [g = groups[i].get()] { g->Run(); });
     }
+    // A daemon: SimGrid ends it when the last replica and the client have ended.
+    if (autoscaler != nullptr) sg::Actor::create("autoscaler", host, [a = autoscaler.get()] { a->Run(); })->daemonize();
   }
 
   RunContext& context;
@@ -131,6 +144,7 @@ struct RunUnits {
   KvTransfer kv_transfer;
   std::vector<std::unique_ptr<ReplicaWorker>> workers;
   std::vector<std::unique_ptr<GroupWorker>> groups;
+  std::unique_ptr<Autoscaler> autoscaler;
 };
 
 }  // namespace
@@ -200,6 +214,7 @@ absl::StatusOr<SimulationResult> RunSimulation(const EngineConfig& config, const
   result.events = result.arrivals + result.stats.iterations + finished;
   result.activities = activities;
   result.cost_model_calls = cost_model_calls;
+  if (units->autoscaler != nullptr) result.autoscale = units->autoscaler->Finish(result.duration_s);
   return result;
 }
 

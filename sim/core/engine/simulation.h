@@ -7,8 +7,9 @@
 //
 // The run is split by concern, one unit per file over a shared RunContext (run_context.h): the
 // client and router (client.h), the front ends' queues (front_end_queue.h), disaggregation's KV
-// transfers (kv_transfer.h), the replica workers (replica_worker.h: where run-ahead is decided)
-// and the attention-DP group worker (group_worker.h). Sequences belong to one SequencePool;
+// transfers (kv_transfer.h), the replica workers (replica_worker.h: where run-ahead is decided),
+// the attention-DP group worker (group_worker.h) and, with EngineConfig::autoscale, the
+// autoscaler's controller actor (autoscaler.h). Sequences belong to one SequencePool;
 // an iteration's duration is decided once, when it is scheduled (iteration_duration.h).
 //
 // Iteration granularity: by default a worker runs ahead through the iterations that nothing
@@ -37,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "hardware/hardware_spec.pb.h"
 #include "sim/core/cost/iteration_cost.h"
+#include "sim/core/engine/autoscale_policy.h"
 #include "sim/core/engine/platform.h"
 #include "sim/core/engine/run_progress.h"
 #include "sim/core/metrics/iteration_record.h"
@@ -113,6 +115,34 @@ struct EngineConfig {
   RunNoiseSpec noise;
   // Told how far the run has come (sim/core/engine/run_progress.h); unset: nobody is.
   ProgressCallback on_progress;
+  // Replicas turned on and off by a target (autoscaler.h); off by default. Not with attention
+  // data parallelism or disaggregation; fleet run-ahead and inline arrivals are off under it
+  // (routing reads the fleet at each arrival), whatever fleet_run_ahead says.
+  AutoscaleConfig autoscale;
+};
+
+// What the autoscaler did (autoscaler.h): GPU-seconds held (starting, routable or draining
+// replicas x GPUs per replica, over the run) against the fixed fleet's (every replica over the
+// run), its scale-up and scale-down decisions and the replicas they turned on and off, and the
+// routable replicas' peak and time-weighted mean, and each decision.
+struct AutoscaleDecision {
+  double time_s = 0;
+  double metric = 0;  // mean per routable replica
+  int desired = 0;  // HPA's rule
+  int routable = 0;  // after the decision (the replicas starting come later)
+  int on = 0;  // starting, routable or draining after the decision
+};
+struct AutoscaleResult {
+  double gpu_seconds = 0;
+  double fixed_gpu_seconds = 0;
+  int64_t scale_ups = 0;
+  int64_t scale_downs = 0;
+  int64_t replicas_started = 0;
+  int64_t replicas_stopped = 0;
+  int peak_active = 0;
+  double mean_active = 0;
+  double startup_s = 0;
+  std::vector<AutoscaleDecision> decisions;
 };
 
 struct SimulationResult {
@@ -127,6 +157,7 @@ struct SimulationResult {
   int64_t activities = 0;  // SimGrid activities executed
   int64_t cost_model_calls = 0;  // exact prices (the rest interpolated)
   std::vector<int64_t> requests_per_replica;
+  std::optional<AutoscaleResult> autoscale;  // with EngineConfig::autoscale only
 };
 
 // `sink`, when given, receives every iteration (iterations.csv, timeline).

@@ -72,6 +72,14 @@ struct SimulationSettings {
   std::string calibration_path;  // --calibration; empty: the bundled profile
   bool coalesce = true;
   bool fleet_run_ahead = true;  // --fleet-run-ahead (EngineConfig::fleet_run_ahead)
+  // Autoscaling (EngineConfig::autoscale): METRIC:TARGET (empty: every replica serves the whole
+  // run), the replicas on at least, the seconds between decisions and of the scale-down
+  // window, and a new replica's start-up (unset: DefaultReplicaStartup of the weights per GPU).
+  std::string autoscale;
+  int min_replicas = 1;
+  double autoscale_interval_s = 30;
+  double scale_down_delay_s = 300;
+  std::optional<double> replica_startup_s;
   int cost_stride = 1;
   SpeculativeSettings speculative;  // --num-speculative-tokens and its proposer
   WorkloadSettings workload;

@@ -10,6 +10,7 @@
 #include "base/units.h"
 #include "hardware/gpu_catalog.h"
 #include "models/parameter_count.h"
+#include "sim/core/engine/autoscale_policy.h"
 #include "base/usage_error.h"
 #include "sim/core/memory_plan/memory_plan_detail.h"
 #include "sim/core/memory_plan/speculative_memory.h"
@@ -398,6 +399,36 @@ absl::StatusOr<FrontEndSpec> BuildFrontEnd(const SimulationSettings& o, const En
   return spec;
 }
 
+// The autoscaler's settings (EngineConfig::autoscale); a usage error naming the flag for a
+// combination it does not model.
+absl::StatusOr<AutoscaleConfig> BuildAutoscale(const SimulationSettings& o, const MemoryPlan& memory) {
+  AutoscaleConfig a;
+  const bool given = !o.autoscale.empty();
+  if (!given) {
+    if (o.min_replicas != 1) return UsageError("--min-replicas needs --autoscale");
+    if (o.replica_startup_s.has_value()) return UsageError("--replica-startup needs --autoscale");
+    return a;
+  }
+  absl::StatusOr<AutoscaleTarget> target = ParseAutoscaleTarget(o.autoscale);
+  if (!target.ok()) return UsageError(absl::StrCat("--autoscale=", o.autoscale, ": ", target.status().message()));
+  if (o.min_replicas > o.num_replicas) {
+    return UsageError(absl::StrCat("--min-replicas=", o.min_replicas, " is above --num-replicas=", o.num_replicas,
+                                   " (the most replicas the autoscaler turns on)"));
+  }
+  if (o.prefill_replicas > 0) return UsageError("--autoscale with --pd (disaggregation) is not modelled");
+  if (o.memory.attention_data_parallel > 1) {
+    return UsageError(
+        "--autoscale with attention data parallelism (--data-parallel-size, --enable-dp-attention) is not modelled");
+  }
+  a.enabled = true;
+  a.target = *target;
+  a.min_replicas = o.min_replicas;
+  a.interval_s = o.autoscale_interval_s;
+  a.scale_down_delay_s = o.scale_down_delay_s;
+  a.startup_s = o.replica_startup_s.value_or(DefaultReplicaStartup(memory.weight_bytes));
+  return a;
+}
+
 std::string Title(const SimulationSettings& o) {
   const int replicas = o.num_replicas;
   const int tp = o.memory.tensor_parallel;
@@ -427,6 +458,9 @@ absl::StatusOr<SimulationSetup> ResolveSimulation(const SimulationSettings& opti
   absl::StatusOr<FrontEndSpec> front_end = BuildFrontEnd(options, personality);
   if (!front_end.ok()) return front_end.status();
   engine->front_end = *std::move(front_end);
+  absl::StatusOr<AutoscaleConfig> autoscale = BuildAutoscale(options, limits->memory);
+  if (!autoscale.ok()) return autoscale.status();
+  engine->autoscale = *autoscale;
   if (options.noise) {
     engine->noise.iteration_sigma = options.iteration_noise;
     engine->noise.send_jitter_s = options.send_jitter_s;
