@@ -21,6 +21,7 @@ IterationRecord Step(int replica, double start_s, double end_s, int decode_seqs,
 
 TEST(IterationStats, PerReplicaFiguresAddUpToTheFleets) {
   IterationStats stats;
+  stats.KeepPerReplica(2);
   stats.OnIteration(Step(0, 0, 1, 4, 10, 0));
   stats.OnIteration(Step(2, 0, 0.5, 2, 40, 1));
   stats.OnIteration(Step(0, 1, 1.5, 6, 30, 2));
@@ -50,6 +51,15 @@ TEST(IterationStats, PerReplicaFiguresAddUpToTheFleets) {
   EXPECT_EQ(preemptions, stats.preemptions);
   EXPECT_EQ(stats.peak_kv_blocks, 40);
   EXPECT_DOUBLE_EQ(stats.per_replica[2].peak_kv_fraction, stats.peak_kv_fraction);
+}
+
+// Without KeepPerReplica (one replica) the per-replica share is not kept: the fleet's figures are
+// the replica's.
+TEST(IterationStats, OneReplicaKeepsNoPerReplicaShare) {
+  IterationStats stats;
+  stats.OnIteration(Step(0, 0, 1, 4, 10, 0));
+  EXPECT_TRUE(stats.per_replica.empty());
+  EXPECT_EQ(stats.iterations, 1);
 }
 
 }  // namespace

@@ -89,6 +89,7 @@ void AddReplicas(RunContext& ctx, const IterationCostModel& cost_model) {
   const int n = config.ranks();
   ctx.workers.resize(static_cast<size_t>(config.layout.num_replicas));
   ctx.result.requests_per_replica.assign(static_cast<size_t>(n), 0);
+  if (n > 1) ctx.result.stats.KeepPerReplica(n);  // summary.json's fleet
   if (config.record_chunk_times) ctx.result.log.KeepChunkTimes();
   for (int i = 0; i < n; ++i) {
     auto replica = std::make_unique<Replica>(i, MakeScheduler(config.scheduler, config.limits), config.blocks,

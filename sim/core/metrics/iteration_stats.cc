@@ -33,6 +33,7 @@ void IterationStats::OnIteration(const IterationRecord& r) {
   const size_t b = static_cast<size_t>(r.binding);
   ++binding_iterations[b];
   binding_time_s[b] += duration;
+  if (!keep_per_replica_) return;
   const size_t i = static_cast<size_t>(r.replica);
   if (i >= per_replica.size()) per_replica.resize(i + 1);
   ReplicaIterationStats& replica = per_replica[i];

@@ -24,6 +24,13 @@ struct ReplicaIterationStats {
 
 class IterationStats final : public IterationSink {
  public:
+  // Opt-in before the first iteration: also keep each of `replicas` replicas' own share
+  // (per_replica). A run of one replica leaves it off: its share is the whole, and the hot path
+  // then does none of that work.
+  void KeepPerReplica(int replicas) {
+    keep_per_replica_ = true;
+    per_replica.resize(static_cast<size_t>(replicas));
+  }
   void OnIteration(const IterationRecord& r) override;
 
   int64_t iterations = 0;
@@ -52,8 +59,12 @@ class IterationStats final : public IterationSink {
   int64_t emitted_tokens = 0;
   std::array<int64_t, kNumResources> binding_iterations{};
   std::array<double, kNumResources> binding_time_s{};
-  // Indexed by IterationRecord::replica, up to the highest replica that ran an iteration.
+  // With KeepPerReplica: indexed by IterationRecord::replica (at least the replicas given, or
+  // up to the highest that ran an iteration); empty otherwise.
   std::vector<ReplicaIterationStats> per_replica;
+
+ private:
+  bool keep_per_replica_ = false;
 };
 
 }  // namespace infergrid
