@@ -17,7 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::RunInfergrid;
 
-const char kFleet[] =
+const char kAutoscaledFleet[] =
     "simulate --engine=vllm-v1@0.19 --max-requests=200 --rate=20 --num-replicas=3 --record-wall-time=false --quiet";
 
 TEST(AutoscaleCli, RefusesBadFlagsNamingThem) {
@@ -31,7 +31,7 @@ TEST(AutoscaleCli, RefusesBadFlagsNamingThem) {
       {"--autoscale=queue:4 --scale-down-delay=-1", "--scale-down-delay"},
   };
   for (const auto& [flags, message] : cases) {
-    const testing::CommandResult r = RunInfergrid(absl::StrCat(kFleet, " ", flags));
+    const testing::CommandResult r = RunInfergrid(absl::StrCat(kAutoscaledFleet, " ", flags));
     EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.err;
     EXPECT_THAT(r.err, HasSubstr(message)) << flags;
   }
@@ -42,11 +42,11 @@ TEST(AutoscaleCli, RefusesBadFlagsNamingThem) {
 }
 
 TEST(AutoscaleCli, SummaryHasItsSectionOnlyWithTheFlag) {
-  const testing::CommandResult fixed = RunInfergrid(absl::StrCat(kFleet, " --format=json"));
+  const testing::CommandResult fixed = RunInfergrid(absl::StrCat(kAutoscaledFleet, " --format=json"));
   ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
   EXPECT_FALSE(nlohmann::json::parse(fixed.out).contains("autoscale"));
-  const testing::CommandResult scaled = RunInfergrid(
-      absl::StrCat(kFleet, " --format=json --autoscale=queue:4 --autoscale-interval=2 --replica-startup=1.5"));
+  const testing::CommandResult scaled = RunInfergrid(absl::StrCat(
+      kAutoscaledFleet, " --format=json --autoscale=queue:4 --autoscale-interval=2 --replica-startup=1.5"));
   ASSERT_EQ(scaled.exit_code, 0) << scaled.err;
   const nlohmann::json a = nlohmann::json::parse(scaled.out).at("autoscale");
   EXPECT_EQ(a.at("metric"), "queue");
@@ -58,7 +58,7 @@ TEST(AutoscaleCli, SummaryHasItsSectionOnlyWithTheFlag) {
   EXPECT_LE(a.at("gpu_hours").get<double>(), a.at("fixed_gpu_hours").get<double>());
   EXPECT_GE(a.at("peak_active_replicas").get<int>(), 1);
   const testing::CommandResult table =
-      RunInfergrid(absl::StrCat(kFleet, " --autoscale=queue:4 --autoscale-interval=2 --replica-startup=1.5"));
+      RunInfergrid(absl::StrCat(kAutoscaledFleet, " --autoscale=queue:4 --autoscale-interval=2 --replica-startup=1.5"));
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_THAT(table.out, HasSubstr("autoscale    queue 4.00, 1..3 replicas (start-up 1.5 s)"));
 }
@@ -66,7 +66,8 @@ TEST(AutoscaleCli, SummaryHasItsSectionOnlyWithTheFlag) {
 // Without --replica-startup the start-up is the weights per GPU at 2 GB/s plus 30 s: Llama-3-8B's
 // 16.06 GB of bf16 weights on one GPU take 8.03 s to load.
 TEST(AutoscaleCli, DefaultStartupComesFromTheWeights) {
-  const testing::CommandResult r = RunInfergrid(absl::StrCat(kFleet, " --format=json --autoscale=utilization:0.6"));
+  const testing::CommandResult r =
+      RunInfergrid(absl::StrCat(kAutoscaledFleet, " --format=json --autoscale=utilization:0.6"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const double weights = j.at("memory").at("weight_bytes_per_gpu").get<double>();

@@ -22,7 +22,7 @@ IterationRecord Iteration(int replica, double start_s, double end_s, int64_t kv_
   return r;
 }
 
-RequestRecord Request(double arrival_s, double first_token_s, double finish_s, RequestOutcome outcome) {
+RequestRecord WindowRecord(double arrival_s, double first_token_s, double finish_s, RequestOutcome outcome) {
   RequestRecord r;
   r.arrival_s = arrival_s;
   r.first_token_s = first_token_s;
@@ -36,10 +36,10 @@ TEST(FleetSeries, WindowsTakeIterationsAndRequestsWhereTheyFall) {
   series.OnIteration(Iteration(0, 0, 4, 50));
   series.OnIteration(Iteration(1, 8, 12, 20));  // 2 s in each window
   RequestLog log;
-  log.Add(Request(1, 2, 5, RequestOutcome::kFinished));
-  log.Add(Request(3, -1, -1, RequestOutcome::kRejected));
-  log.Add(Request(9, 11, 15, RequestOutcome::kFinished));  // in flight 1 s, then 5 s
-  log.Add(Request(12, -1, -1, RequestOutcome::kPending));  // in flight to the end
+  log.Add(WindowRecord(1, 2, 5, RequestOutcome::kFinished));
+  log.Add(WindowRecord(3, -1, -1, RequestOutcome::kRejected));
+  log.Add(WindowRecord(9, 11, 15, RequestOutcome::kFinished));  // in flight 1 s, then 5 s
+  log.Add(WindowRecord(12, -1, -1, RequestOutcome::kPending));  // in flight to the end
   const std::string path = (testing::TestDir() / "fleet.csv").string();
   ASSERT_TRUE(series.Write(log, 15, path).ok());
   EXPECT_EQ(testing::ReadAll(path),
@@ -53,8 +53,8 @@ TEST(FleetSeries, AWindowWithoutIterationsOrFinishedArrivalsLeavesThoseFieldsEmp
   FleetSeries series(1, 4);
   series.OnIteration(Iteration(3, 0, 0.5, 10));
   RequestLog log;
-  log.Add(Request(0, 0.25, 0.5, RequestOutcome::kFinished));
-  log.Add(Request(2.5, 2.75, 3, RequestOutcome::kFinished));
+  log.Add(WindowRecord(0, 0.25, 0.5, RequestOutcome::kFinished));
+  log.Add(WindowRecord(2.5, 2.75, 3, RequestOutcome::kFinished));
   const std::string path = (testing::TestDir() / "fleet.csv").string();
   ASSERT_TRUE(series.Write(log, 3, path).ok());
   EXPECT_EQ(testing::ReadAll(path),
